@@ -8,18 +8,26 @@ inputs, handle ``qid``, ``sample_weight``, ``ties``, ``average`` and
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ._engine import Block, Layout, dense_layout, grouped_layout, rank
+from ._engine import (
+    Block,
+    Layout,
+    dense_layout,
+    exact_order_keys,
+    grouped_layout,
+    rank,
+)
 from ._validation import (
     InvalidParameterError,
     as_numeric_array,
     check_qid,
     check_weights,
+    is_nan,
+    plain,
     validate_params,
 )
 
@@ -42,6 +50,14 @@ def _shape_error(caller, y, s):
     )
 
 
+def _scores(y_score, caller):
+    """``y_score`` as float64 keys that order exactly as the input does."""
+    s = as_numeric_array(y_score, "y_score", caller)
+    raw = y_score if isinstance(y_score, np.ndarray) else np.asarray(y_score)
+    keys = exact_order_keys(raw)
+    return s if keys is None else keys
+
+
 def prepare(
     caller: str,
     y_true,
@@ -55,7 +71,7 @@ def prepare(
 ) -> Prepared:
     """Check the arrays and build the layout; nothing is modified in place."""
     y = as_numeric_array(y_true, "y_true", caller)
-    s = as_numeric_array(y_score, "y_score", caller)
+    s = _scores(y_score, caller)
     if y.ndim > 2 or s.ndim > 2:
         raise InvalidParameterError(
             f"y_true and y_score of {caller} must be 2-D (n_queries, n_items), "
@@ -109,6 +125,15 @@ def prepare(
         )
     q = check_qid(qid, y.shape[0], caller)
     layout = grouped_layout(y, s, q)
+    if layout.n_queries == y.shape[0] > 1:
+        warnings.warn(
+            f"Every query given to {caller} holds a single row ({y.shape[0]} "
+            "rows, each with its own qid), so every ranking is trivial and the "
+            "scores play no part. Check that qid holds query ids (rows of one "
+            "query share one id), not row ids.",
+            UserWarning,
+            stacklevel=3,
+        )
     weights = None
     if sample_weight is not None:
         w = check_weights(sample_weight, y.shape[0], caller, "row")
@@ -121,8 +146,8 @@ def prepare(
             raise InvalidParameterError(
                 f"sample_weight of {caller} must be constant within each query "
                 f"(one weight per query, repeated on its rows); query "
-                f"{layout.qid_values[codes[row]]!r} has weights "
-                f"{w[row]!r} and {weights[codes[row]]!r}."
+                f"{plain(layout.qid_values[codes[row]])} has weights "
+                f"{plain(w[row])} and {plain(weights[codes[row]])}."
             )
     return Prepared(layout, weights, grouped=True)
 
@@ -164,22 +189,52 @@ def compute(
     list of floats (``average="mean"``) or of per-query arrays.
     """
     layout = prepared.layout
+    _check_gains(caller, specs, layout)
     need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
     depth = None if need_full else max(spec.k for spec in specs)
     n = layout.n_queries
     values = [np.empty(n) for _ in specs]
     undefined = [np.zeros(n, dtype=bool) for _ in specs]
-    for block in _slices(layout.blocks):
-        ranking = rank(block, ties, depth)
-        for i, spec in enumerate(specs):
-            v, u = spec.measure.compute(ranking, spec.k, **spec.params)
-            values[i][block.rows] = v
-            if u is not None:
-                undefined[i][block.rows] = u
+    # an overflow shows as a non-finite value, reported below
+    with np.errstate(over="ignore", invalid="ignore"):
+        for block in _slices(layout.blocks):
+            ranking = rank(block, ties, depth)
+            for i, spec in enumerate(specs):
+                v, u = spec.measure.compute(ranking, spec.k, **spec.params)
+                values[i][block.rows] = v
+                if u is not None:
+                    undefined[i][block.rows] = u
+    for spec, v, u in zip(specs, values, undefined, strict=True):
+        bad = ~np.isfinite(v) & ~u
+        if bad.any():
+            raise InvalidParameterError(
+                f"{spec.name} of {caller} is not a finite number for "
+                f"{int(bad.sum())} of {n} queries: its sums overflow the "
+                "largest float. Rescale y_true (with gain='exponential', "
+                "lower grades)."
+            )
     return [
         _aggregate(caller, spec, v, u, prepared.weights, average, replace_undefined_by)
         for spec, v, u in zip(specs, values, undefined, strict=True)
     ]
+
+
+# 2**1023 is the largest power of two below the float64 maximum.
+_MAX_EXPONENTIAL_GRADE = 1023
+
+
+def _check_gains(caller, specs, layout):
+    """Exponential gains ``2**y - 1`` must be finite floats."""
+    if not any(spec.params.get("gain") == "exponential" for spec in specs):
+        return
+    top = max(float(block.y.max()) for block in layout.blocks)
+    if top > _MAX_EXPONENTIAL_GRADE:
+        raise InvalidParameterError(
+            f"y_true of {caller} must be at most {_MAX_EXPONENTIAL_GRADE} with "
+            f"gain='exponential', where an item's gain is 2**y_true - 1 (larger "
+            f"values overflow a float); got {plain(top)}. Use gain='linear' or "
+            "rescale the grades."
+        )
 
 
 # Rows ranked at a time: blocks are cut into slices of about this many
@@ -217,13 +272,16 @@ def _slices(blocks, size=None):
 
 
 def _aggregate(caller, spec, values, undefined, weights, average, replace):
-    nan_policy = isinstance(replace, float) and math.isnan(replace)
+    nan_policy = is_nan(replace)
     if undefined.any():
         values[undefined] = np.nan if nan_policy else replace
     if average is None:
         return values
     keep = ~undefined if nan_policy else np.ones(values.shape[0], dtype=bool)
     w = None if weights is None else weights[keep]
+    if w is not None and w.size and w.max() > 0:
+        # only ratios matter; scaled to at most 1, the sum cannot overflow
+        w = w / w.max()
     if not keep.any() or (w is not None and not (w > 0).any()):
         warnings.warn(
             f"{spec.name} is undefined for every query given weight in "

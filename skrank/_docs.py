@@ -21,19 +21,26 @@ DOCS = {
     Predicted scores; higher means ranked earlier. Equal scores form tie
     groups, handled by ``ties``.""",
     "k": """k : int, default=None
-    Only the top ``k`` positions count. ``None`` uses the whole list. A cutoff
-    may fall inside a tie group; with ``ties="average"`` the result is then
-    the exact expectation over the orderings of that group.""",
+    Only the top ``k`` positions count. ``None`` uses the whole list, and so
+    does a cutoff longer than the list (metrics that divide by ``k``, such as
+    precision, still divide by it). A cutoff may fall inside a tie group;
+    with ``ties="average"`` the result is then the exact expectation over the
+    orderings of that group.""",
     "qid": """qid : array-like of shape (n_rows,), default=None
     Query id of each row, for 1-D ``y_true`` and ``y_score`` (grouped layout).
-    Integers or strings; the rows of a query need not be contiguous, and
-    queries may have different numbers of items. Per-query results come in
-    the order of the sorted unique ``qid`` values.""",
+    Integers (up to 64 bits) or strings; floats are read as integers when
+    every one is a whole number (a query-id column of a float feature
+    matrix) and refused otherwise. The rows of a query need not be
+    contiguous, and queries may have different numbers of items. Per-query
+    results come in the order of the sorted unique ``qid`` values. When
+    several rows each have a query of their own, every ranking is trivial,
+    and a ``UserWarning`` says so.""",
     "sample_weight": """sample_weight : array-like, default=None
     Weight of each query in the mean. Dense layout: shape (n_queries,).
     Grouped layout: shape (n_rows,), one weight per row and constant within a
     query, so that scikit-learn's cross-validation can slice it with the
-    rows. Weights must be non-negative and not all zero.""",
+    rows. Weights must be finite, non-negative and not all zero; only their
+    ratios matter (the mean is exact for weights up to the largest float).""",
     "ties": """ties : {"average", "optimistic", "pessimistic", "first"}, default="average"
     How items with equal scores are ordered. ``"average"``: the exact expected
     value over all orderings of each tie group (McSherry & Najork, 2008).
@@ -44,17 +51,19 @@ DOCS = {
     ``"mean"``: the (weighted) mean over queries, a ``float``. ``None``: one
     value per query, an ndarray.""",
     "relevance_level": """relevance_level : float, default=None
-    Which items are relevant: ``None`` means ``y_true > 0``; a number means
-    ``y_true >= relevance_level`` (trec_eval's ``-l``).""",
+    Which items are relevant: ``None`` means ``y_true > 0``; a finite number
+    means ``y_true >= relevance_level`` (trec_eval's ``-l``).""",
     "replace_undefined_by": """replace_undefined_by : float or np.nan, default=0.0
     Value of a query for which the metric is undefined (it has no relevant
     item). ``0.0`` is scikit-learn's and trec_eval's convention and keeps the
-    query in the mean; ``np.nan`` leaves such queries out of the mean (and
-    warns when every query is undefined).""",
+    query in the mean; a NaN of any type (``np.nan``, ``float("nan")``,
+    ``np.float32("nan")``) leaves such queries out of the mean (and warns
+    when every query is undefined).""",
     "gain": """gain : {"linear", "exponential"}, default="linear"
     Gain of an item of relevance ``rel``: ``rel`` (Jarvelin & Kekalainen;
     scikit-learn, trec_eval) or ``2**rel - 1`` (Burges et al.; ranx's
-    ``dcg_burges``).""",
+    ``dcg_burges``). Exponential gains need ``y_true <= 1023``, so that
+    ``2**rel`` is a finite float; larger relevance is an error.""",
     "ignore_ties": """ignore_ties : bool, default=False
     Skip tie handling and order tied items as scikit-learn's
     ``ignore_ties=True`` does. In the dense layout this is the same call,

@@ -27,7 +27,15 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["Block", "Layout", "Ranking", "factorize", "grouped_layout", "rank"]
+__all__ = [
+    "Block",
+    "Layout",
+    "Ranking",
+    "exact_order_keys",
+    "factorize",
+    "grouped_layout",
+    "rank",
+]
 
 # A block is padded only while the padding costs at most this factor of the rows.
 _PAD_FACTOR = 2.0
@@ -100,6 +108,38 @@ def dense_layout(y, s, raw_score=None) -> Layout:
     n = y.shape[0]
     block = Block(rows=np.arange(n), y=y, s=s, raw_score=raw_score)
     return Layout(n_queries=n, blocks=[block])
+
+
+# Integers of larger magnitude than this are not all exact as float64.
+_FLOAT_EXACT = 2**53
+
+
+def exact_order_keys(arr: np.ndarray):
+    """Float64 keys with the order and ties of integer scores, or None.
+
+    Integer scores beyond 2**53 in magnitude are not all exact as float64:
+    ``2**62`` and ``2**62 + 1`` become one float, and a tie. When some score
+    is that large, the scores are replaced by their ranks among the distinct
+    values (a global sort, which keeps the order and the ties within every
+    query); otherwise ``None`` is returned and the plain conversion is exact.
+    ``arr`` is an integer array or an object array of Python ints.
+    """
+    if arr.dtype.kind in "iu":
+        if arr.size == 0:
+            return None
+        lo, hi = int(arr.min()), int(arr.max())
+        if -_FLOAT_EXACT <= lo and hi <= _FLOAT_EXACT:
+            return None
+    elif arr.dtype.kind == "O":
+        values = arr.ravel().tolist()
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            return None
+        if all(-_FLOAT_EXACT <= v <= _FLOAT_EXACT for v in values):
+            return None
+    else:
+        return None
+    _, codes = np.unique(arr.ravel(), return_inverse=True)
+    return codes.reshape(arr.shape).astype(np.float64)
 
 
 def factorize(values: np.ndarray):
@@ -451,6 +491,8 @@ class Ranking:
             return self.size
         if np.ndim(k):
             k = np.asarray(k)[self.row]
+        else:
+            k = min(int(k), self.width)  # a cutoff past the list is the list
         return np.clip(k - self.start, 0, self.size)
 
     # -- per-position views -------------------------------------------------
@@ -527,6 +569,8 @@ class Ranking:
         largest ``t - r + 1`` needed, cut at ``k``; padding has probability 0).
         """
         r = self.relevant(level)
+        if k is not None:
+            k = min(int(k), self.width)  # a cutoff past the list is the list
         if not self.tied:
             found = r > 0
             if k is not None:

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import (
     check_consistent_length,
@@ -26,10 +26,14 @@ from sklearn.utils.validation import (
 
 from ._core import compute, prepare
 from ._registry import get_metric
+from ._response import is_classifier, score_method
 from ._validation import (
+    BOOL,
     InvalidParameterError,
     check_qid,
     check_weights,
+    plain,
+    validate_params,
 )
 
 __all__ = ["RankingEvaluator"]
@@ -93,8 +97,14 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         sees ``X``, so it is never used as a feature. ``None``: the query
         id, if any, comes as ``qid=`` to :meth:`fit` and :meth:`score`
         (directly, or routed by scikit-learn's metadata routing, which
-        requests it by default); without one, all rows form a single
-        ranking.
+        requests it by default). Without a query id :meth:`score` raises,
+        and so does :meth:`fit` of a ranker, since the queries cannot be
+        told apart; see ``single_query``.
+    single_query : bool, default=False
+        Whether all rows of each call are one query, for data that holds a
+        single ranking. Without it, a missing query id is an error rather
+        than one ranking of every row of a cross-validation fold; with it,
+        giving a query id is an error.
 
     Attributes
     ----------
@@ -125,16 +135,18 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
     for 0/1 labels; ``decision_function`` for a binary classifier without
     ``predict_proba``).
 
-    With ``qid=None`` and no ``qid=`` argument, all rows are one query:
-    :meth:`score` ranks them all together. A model fitted with ``qid=`` but
-    scored without it raises an error instead, since scoring the rows as one
-    query would then be a mistake (this is what happens in a search without
-    metadata routing, which passes ``qid`` to ``fit`` only).
+    Scoring without a query id raises an error unless ``single_query=True``:
+    a search that passes ``groups=qid`` to the splitter but gives the
+    estimator neither a query-id column nor routed ``qid`` would otherwise
+    rank each whole fold as one query, and report a number that means
+    nothing.
 
     If :meth:`score` receives rows of a query that was also seen in
-    :meth:`fit` with a different number of rows, the query was split
-    between training and scoring (``KFold`` instead of ``GroupKFold``), and
-    a ``UserWarning`` says so.
+    :meth:`fit` with a different number of rows, the rows of that query id
+    were split between training and scoring, and a ``UserWarning`` gives the
+    counts: either the split was by row (``KFold`` instead of
+    ``GroupKFold``), or the column given as ``qid`` does not hold the ids
+    that the split grouped by.
 
     Examples
     --------
@@ -156,11 +168,11 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
     >>> round(search.score(Xq, y), 4)
     0.9096
 
-    With no query id all rows form one ranking; tied scores count with
-    their expectation over the orderings of the tie:
+    Data holding a single ranking say so with ``single_query=True``; tied
+    scores count with their expectation over the orderings of the tie:
 
     >>> from sklearn.dummy import DummyRegressor
-    >>> model = RankingEvaluator(DummyRegressor(), scoring="P@1")
+    >>> model = RankingEvaluator(DummyRegressor(), scoring="P@1", single_query=True)
     >>> model.fit([[0], [1], [2], [3]], [1, 0, 0, 1]).score([[0], [1], [2], [3]],
     ...                                                      [1, 0, 0, 1])
     0.5
@@ -169,10 +181,11 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
     __metadata_request__fit = {"qid": True}
     __metadata_request__score = {"qid": True}
 
-    def __init__(self, estimator, *, scoring="ndcg@10", qid=None):
+    def __init__(self, estimator, *, scoring="ndcg@10", qid=None, single_query=False):
         self.estimator = estimator
         self.scoring = scoring
         self.qid = qid
+        self.single_query = single_query
 
     # -- parameters and inputs ------------------------------------------------
 
@@ -186,6 +199,11 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
             ) from None
 
     def _check_qid_param(self):
+        validate_params(
+            "RankingEvaluator",
+            {"single_query": self.single_query},
+            {"single_query": [BOOL]},
+        )
         col = self.qid
         if col is None or isinstance(col, str):
             return
@@ -276,9 +294,31 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
                 "when the id is a column)."
             )
         q = column_qid if column_qid is not None else qid
+        if self.single_query:
+            if q is not None:
+                raise InvalidParameterError(
+                    f"RankingEvaluator.{method} got query ids, but "
+                    "single_query=True says all rows are one query. Give one "
+                    "or the other."
+                )
+            return np.zeros(n_rows, dtype=np.int64)
         if q is None:
             return None
         return check_qid(q, n_rows, f"RankingEvaluator.{method}")
+
+    def _no_qid_error(self, method, n_rows):
+        return InvalidParameterError(
+            f"RankingEvaluator.{method} got no query ids, so it cannot tell the "
+            f"queries apart: ranking all {n_rows} rows as one query would mix "
+            "queries and give a meaningless score. Give the query id of each "
+            "row: as a column of X (RankingEvaluator(..., qid=<column>), which "
+            "survives any cross-validation split), as fit(X, y, qid=...) and "
+            "score(X, y, qid=...), or in GridSearchCV and cross_validate "
+            "through metadata routing (sklearn.set_config("
+            "enable_metadata_routing=True), then search.fit(X, y, qid=qid, "
+            "groups=qid)). If all rows really are one query, set "
+            "single_query=True."
+        )
 
     def _qid_from_X(self, X):
         """The query ids held in X (used by ranking scorers), or None."""
@@ -324,22 +364,7 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
                 "None: give the relevance of each row."
             )
         X = self._validate_X(X, reset=True)
-        methods = (
-            ("predict_proba", "decision_function")
-            if is_classifier(self.estimator)
-            else ("predict",)
-        )
-        if not any(hasattr(self.estimator, m) for m in methods):
-            raise InvalidParameterError(
-                "RankingEvaluator needs a score for each row, but the estimator "
-                f"{type(self.estimator).__name__} has no "
-                f"{' or '.join(methods)} method"
-                + (
-                    " (predicted class labels cannot rank items)."
-                    if is_classifier(self.estimator)
-                    else "."
-                )
-            )
+        score_method(self.estimator, "RankingEvaluator")
         check_consistent_length(X, y, sample_weight)
         X_in, column_qid = self._split_X(X)
         y_arr = np.asarray(y)
@@ -348,16 +373,24 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         estimator = clone(self.estimator)
         style = _fit_style(estimator)
 
+        if q is None and style != "pointwise":
+            raise self._no_qid_error("fit", n_rows)
         if q is not None:
             values, codes, counts = np.unique(
                 q, return_inverse=True, return_counts=True
             )
             codes = codes.ravel()
-            self._train_queries = (values, counts)
         else:
             codes = None
-            self._train_queries = None
-        self._fit_qid_routed = q is not None and column_qid is None
+        # the query ids seen in fit, to detect queries split with score
+        self._train_queries = (
+            None
+            if self.single_query or q is None
+            else (
+                values,
+                counts,
+            )
+        )
 
         if style == "pointwise":
             kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
@@ -494,18 +527,8 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         caller = "RankingEvaluator.score"
         q = self._resolve_qid(column_qid, qid, "score", scores.shape[0])
         if q is None:
-            if self._fit_qid_routed:
-                raise InvalidParameterError(
-                    "RankingEvaluator was fitted with qid= but score() got no "
-                    "query id, so it cannot tell the queries apart. Pass qid= to "
-                    "score as well; in GridSearchCV or cross_validate, either put "
-                    "the query id in a column of X (RankingEvaluator(..., "
-                    "qid=<column>)) or enable metadata routing "
-                    "(sklearn.set_config(enable_metadata_routing=True)), which "
-                    "routes qid to both fit and score."
-                )
-            q = np.zeros(scores.shape[0], dtype=np.int64)
-        else:
+            raise self._no_qid_error("score", scores.shape[0])
+        if not self.single_query:
             self._warn_if_queries_split(q)
         spec = get_metric(self.metric_)
         prepared = prepare(
@@ -538,14 +561,29 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         )
         split = train_counts[i_train] != counts[i_test]
         if split.any():
-            examples = common[split][:3].tolist()
+            n_split = int(split.sum())
+            shown = "; ".join(
+                f"query id {plain(q)}: {int(a)} rows in fit, {int(b)} in score"
+                for q, a, b in zip(
+                    common[split][:3],
+                    train_counts[i_train][split][:3],
+                    counts[i_test][split][:3],
+                    strict=True,
+                )
+            )
+            source = (
+                f"the query-id column {self.qid!r} of X"
+                if self.qid is not None
+                else "the qid= given to fit and score"
+            )
             warnings.warn(
-                f"{int(split.sum())} of the {values.shape[0]} queries scored by "
-                "RankingEvaluator also had rows in the data it was fitted on "
-                f"(query ids {examples}{' ...' if split.sum() > 3 else ''}): the "
-                "rows of a query were split between training and scoring, which "
-                "leaks information and mixes queries. Split by query: "
-                "GroupKFold or GroupShuffleSplit with groups=qid.",
+                f"{n_split} of the {values.shape[0]} query ids scored by "
+                "RankingEvaluator also had rows in the data it was fitted on, "
+                f"with other row counts ({shown}{' ...' if n_split > 3 else ''}): "
+                "rows sharing a query id were split between training and "
+                "scoring. Either the split was by row rather than by query "
+                "(use GroupKFold or GroupShuffleSplit with groups=qid), or "
+                f"{source} does not hold the ids the split grouped by.",
                 UserWarning,
                 stacklevel=3,
             )

@@ -5,13 +5,15 @@ with their constraints and defaults, its range, whether a query without
 relevant items leaves it undefined, and a per-query formula written over a
 :class:`~skrank._engine.Ranking`.
 
-The formulas are the tie-aware expectations of ``../METRICS.md`` (McSherry &
-Najork, 2008). Under a deterministic tie rule every position is a tie group of
-its own, and the same formulas reduce to the usual definitions, so each metric
-is written once. Linear metrics need only each position's expected relevance
-(its group's mean); reciprocal rank and hit rate need the probability that the
-first relevant item sits at each position; average precision and bpref need
-each group's start, size and counts.
+The formulas are the tie-aware expectations of McSherry & Najork (2008),
+"Computing information retrieval performance measures efficiently in the
+presence of tied scores", ECIR 2008. Under a deterministic tie rule every
+position is a tie group of its own, and the same formulas reduce to the
+usual definitions, so each metric is written once. Linear metrics need only
+each position's expected relevance (its group's mean); reciprocal rank and
+hit rate need the probability that the first relevant item sits at each
+position; average precision and bpref need each group's start, size and
+counts.
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ def _hits_compute(r, k, relevance_level):
 
 
 def _precision_compute(r, k, relevance_level):
-    depth = r.n_items if k is None else k
+    depth = r.n_items if k is None else float(k)
     return _hits(r, k, relevance_level) / depth, None
 
 
@@ -105,7 +107,7 @@ def _recall_compute(r, k, relevance_level):
 
 
 def _f1_compute(r, k, relevance_level):
-    depth = r.n_items if k is None else k
+    depth = r.n_items if k is None else float(k)
     n_rel = r.n_relevant(relevance_level)
     return 2.0 * _hits(r, k, relevance_level) / (depth + n_rel), None
 

@@ -54,7 +54,7 @@ def _single(
     min_items=1,
     **params,
 ):
-    spec = as_metric(measure, k, **params)
+    spec = as_metric(measure, None if k is None else int(k), **params)
     mode = _resolve_ties(caller, ties, ignore_ties)
     prepared = prepare(
         caller,

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 import sklearn
-from sklearn.base import is_classifier
 from sklearn.metrics import get_scorer_names as _sklearn_scorer_names
 from sklearn.metrics import make_scorer
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ._metrics import evaluate
 from ._registry import MetricSpec, get_metric, get_metric_names
+from ._response import score_method
 from ._validation import (
     COMMON_CONSTRAINTS,
     NONE,
@@ -196,27 +196,6 @@ def _call_metric(metric, params, y, s, qid, sample_weight):
     return metric(y, s, **params, **extra)
 
 
-def _response_method(estimator):
-    if is_classifier(estimator):
-        methods = ("predict_proba", "decision_function")
-    else:
-        methods = ("predict",)
-    for method in methods:
-        if hasattr(estimator, method):
-            return method
-    raise InvalidParameterError(
-        f"A ranking scorer needs scores from the estimator, but "
-        f"{type(estimator).__name__} has no "
-        f"{' or '.join(methods)} method"
-        + (
-            " (a classifier's predicted labels cannot rank items; use one with "
-            "predict_proba or decision_function)."
-            if is_classifier(estimator)
-            else "."
-        )
-    )
-
-
 class _RankingScorer:
     """A scikit-learn scorer for a ranking metric; see make_ranking_scorer."""
 
@@ -263,7 +242,7 @@ class _RankingScorer:
         check_split = getattr(estimator, "_warn_if_queries_split", None)
         if qid is not None and check_split is not None:
             check_split(qid)
-        method = _response_method(estimator)
+        method = score_method(estimator, "A ranking scorer")
         classes = getattr(estimator, "classes_", None) if method != "predict" else None
         scorer = make_scorer(
             _ranking_score,

@@ -30,6 +30,8 @@ __all__ = [
     "check_qid",
     "check_weights",
     "ids_of_one_kind",
+    "is_nan",
+    "plain",
 ]
 
 
@@ -54,11 +56,30 @@ def _is_bool(value) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
+def plain(value) -> str:
+    """``repr`` of a value as the user would write it: numpy scalars and
+    arrays print as Python numbers and lists (``-1.0``, not
+    ``np.float64(-1.0)``)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    elif isinstance(value, np.ndarray):
+        value = value.tolist()
+    return repr(value)
+
+
+def is_nan(value) -> bool:
+    """Whether ``value`` is a real NaN of any type (``float``, ``np.float32``...)."""
+    return isinstance(value, numbers.Real) and not _is_bool(value) and math.isnan(value)
+
+
 @dataclass(frozen=True)
 class Interval(_Constraint):
-    """A number in an interval; ``kind`` is ``"int"`` or ``"real"``.
+    """A finite number in an interval; ``kind`` is ``"int"`` or ``"real"``.
 
-    Booleans never satisfy a numeric interval: ``k=True`` is not ``k=1``.
+    Booleans never satisfy a numeric interval (``k=True`` is not ``k=1``),
+    and neither do NaN and the infinities, even on an unbounded side: no
+    parameter of skrank means anything at ``log_base=inf`` or
+    ``relevance_level=inf``.
     """
 
     kind: str
@@ -75,9 +96,7 @@ class Interval(_Constraint):
         elif not isinstance(value, numbers.Real):
             return False
         if isinstance(value, float | np.floating) and not math.isfinite(value):
-            # inf may satisfy an unbounded side, but NaN never does
-            if math.isnan(value):
-                return False
+            return False
         left_ok = self.left is None or (
             value >= self.left if self.closed in ("left", "both") else value > self.left
         )
@@ -89,7 +108,7 @@ class Interval(_Constraint):
         return bool(left_ok and right_ok)
 
     def __str__(self) -> str:
-        kind = "an int" if self.kind == "int" else "a float"
+        kind = "an int" if self.kind == "int" else "a finite float"
         lb = "[" if self.closed in ("left", "both") and self.left is not None else "("
         rb = "]" if self.closed in ("right", "both") and self.right is not None else ")"
         left = "-inf" if self.left is None else _fmt_number(self.left)
@@ -126,11 +145,7 @@ class _NoneConstraint(_Constraint):
 
 class _NanConstraint(_Constraint):
     def is_satisfied_by(self, value) -> bool:
-        return (
-            isinstance(value, numbers.Real)
-            and not _is_bool(value)
-            and math.isnan(value)
-        )
+        return is_nan(value)
 
     def __str__(self) -> str:
         return "np.nan"
@@ -187,7 +202,7 @@ def validate_params(caller: str, params: dict, constraints: dict | None = None):
         if not any(c.is_satisfied_by(value) for c in cons):
             raise InvalidParameterError(
                 f"The {name!r} parameter of {caller} must be {_describe(cons)}. "
-                f"Got {value!r} instead."
+                f"Got {plain(value)} instead."
             )
 
 
@@ -260,14 +275,32 @@ def ids_of_one_kind(source, arr: np.ndarray, name: str, caller: str) -> np.ndarr
         arr = np.asarray(source, dtype=object).reshape(arr.shape)
     if arr.dtype.kind != "O":
         return arr
-    types = {type(v) for v in arr.ravel().tolist()}
+    values = arr.ravel().tolist()
+    types = {type(v) for v in values}
     if types <= {str}:
         return arr.astype(str)
     if all(issubclass(t, numbers.Integral) and t is not bool for t in types):
-        return arr.astype(np.int64)
+        for dtype in (np.int64, np.uint64):
+            try:
+                return arr.astype(dtype)
+            except OverflowError:
+                continue
+        big = next(v for v in values if not -(2**63) <= v < 2**64)
+        raise InvalidParameterError(
+            f"{name} of {caller} must hold integers that fit in 64 bits (or "
+            f"strings); got {_short_int(big)}."
+        )
     raise InvalidParameterError(
         f"{name} of {caller} must hold only integers or only strings; got "
         f"values of types {sorted(t.__name__ for t in types)}."
+    )
+
+
+def _short_int(v: int) -> str:
+    """An integer as text, shortened past 30 digits."""
+    text = str(int(v)) if abs(v) < 10**4000 else "an integer of over 4000 digits"
+    return (
+        text if len(text) <= 30 else f"{text[:12]}...{text[-6:]} ({len(text)} digits)"
     )
 
 
@@ -300,11 +333,18 @@ def check_qid(qid, n_rows: int, caller: str) -> np.ndarray:
             f"qid of {caller} must hold integer or string query ids; got booleans."
         )
     if kind == "f":
-        if not np.isfinite(arr).all():
+        # whole numbers stored as floats (a query-id column of a float
+        # feature matrix) are integer ids; anything else is not an id
+        bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= 2.0**63)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
             raise InvalidParameterError(
-                f"qid of {caller} must not contain NaN or infinity."
+                f"qid of {caller} must hold integer or string query ids (floats "
+                f"are accepted only when they are whole numbers); got "
+                f"{plain(arr[i])} at index {i}."
             )
-    elif kind not in "iuUS":
+        return arr.astype(np.int64)
+    if kind not in "iuUS":
         raise InvalidParameterError(
             f"qid of {caller} must hold integer or string query ids; got dtype "
             f"{arr.dtype}."
@@ -325,7 +365,7 @@ def check_weights(sample_weight, n: int, caller: str, per: str) -> np.ndarray:
         )
     if (w < 0).any():
         raise InvalidParameterError(
-            f"sample_weight of {caller} must be non-negative; got {w[w < 0][0]!r}."
+            f"sample_weight of {caller} must be non-negative; got {plain(w[w < 0][0])}."
         )
     if not (w > 0).any():
         raise InvalidParameterError(f"sample_weight of {caller} must not be all zero.")

@@ -357,7 +357,8 @@ def test_bad_log_base(log_base):
         ([["a", "b"]], [[0.1, 0.2]], {}, "y_true .* real numbers"),
         ([[1, 0]], [[1 + 1j, 0]], {}, "y_score .* real numbers"),
         ([[[1, 0]]], [[[0.1, 0.2]]], {}, "must be 2-D"),
-        ([1, 0, 1], [0.1, 0.2, 0.3], {"qid": [0.5, np.nan, 1]}, "qid .* NaN"),
+        ([1, 0, 1], [0.1, 0.2, 0.3], {"qid": [1.0, np.nan, 1]}, "qid .* got nan"),
+        ([1, 0, 1], [0.1, 0.2, 0.3], {"qid": [1.0, 0.5, 1]}, "qid .* got 0.5"),
         ([1, 0, 1], [0.1, 0.2, 0.3], {"qid": [True, False, True]}, "qid .* booleans"),
         (
             [1, 0, 1],

@@ -103,10 +103,11 @@ def _expected_failed_checks(estimator):
 
 @parametrize_with_checks(
     [
-        RankingEvaluator(Ridge()),
-        RankingEvaluator(LogisticRegression()),
-        RankingEvaluator(_lgbm()),
-        RankingEvaluator(_xgb()),
+        # scikit-learn's checks give no query ids: their data are one query
+        RankingEvaluator(Ridge(), single_query=True),
+        RankingEvaluator(LogisticRegression(), single_query=True),
+        RankingEvaluator(_lgbm(), single_query=True),
+        RankingEvaluator(_xgb(), single_query=True),
     ],
     expected_failed_checks=_expected_failed_checks,
 )
@@ -399,12 +400,59 @@ def test_classifier_scores():
     )
 
 
-def test_one_ranking_without_qid():
+def test_single_query_ranks_all_rows_as_one():
     X, y, _ = make_ranking(n_queries=1, n_items=30, random_state=2)
-    model = RankingEvaluator(LinearRegression(), scoring="ndcg@5").fit(X, y)
+    model = RankingEvaluator(LinearRegression(), scoring="ndcg@5", single_query=True)
+    model.fit(X, y)
     pred = LinearRegression().fit(X, y).predict(X)
-    # the dense layout with one row is one query
+    # reference: the dense layout with one row is one query
     assert model.score(X, y) == ndcg_score(y[None, :], pred[None, :], k=5)
+    with pytest.raises(ValueError, match="single_query=True says all rows are one"):
+        model.score(X, y, qid=np.zeros(30, dtype=int))
+    with pytest.raises(ValueError, match="'single_query' parameter .* a bool"):
+        RankingEvaluator(Ridge(), single_query=1).fit(X, y)
+
+
+def test_without_qid_scoring_raises(ltr_data):
+    X, y, qid = ltr_data
+    model = RankingEvaluator(Ridge()).fit(X, y)  # a pointwise fit needs no qid
+    with pytest.raises(ValueError, match="got no query ids.*qid=<column>"):
+        model.score(X, y)
+    # a ranker cannot be fitted without its groups
+    for ranker in (_lgbm(), _xgb()):
+        with pytest.raises(ValueError, match="RankingEvaluator.fit got no query ids"):
+            RankingEvaluator(ranker).fit(X, y)
+
+
+def test_group_kfold_without_qid_raises_instead_of_one_query_per_fold():
+    """GroupKFold(groups=qid) with neither a qid column nor routed qid: each
+    fold used to be ranked as one query (CV nDCG@10 0.89 instead of 0.78)."""
+    X, y, qid = make_ranking(
+        n_queries=40, n_items=(5, 15), noise=1.0, shuffle=True, random_state=3
+    )
+    cv = GroupKFold(n_splits=4)
+    with pytest.raises(ValueError, match="got no query ids"):
+        cross_val_score(
+            RankingEvaluator(Ridge()), X, y, groups=qid, cv=cv, error_score="raise"
+        )
+    # the same search with the qid column gives the hand loop's value
+    got = cross_val_score(
+        RankingEvaluator(Ridge(), qid=0), _with_qid(X, qid), y, groups=qid, cv=cv
+    )
+    expected = []
+    for train, test in cv.split(X, y, groups=qid):
+        pred = Ridge().fit(X[train], y[train]).predict(X[test])
+        expected.append(ndcg_score(y[test], pred, qid=qid[test], k=10))
+    assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_objects_without_a_score_method():
+    X, y = np.ones((4, 2)), np.array([0, 1, 0, 1])
+    qid = np.array([0, 0, 1, 1])
+    with pytest.raises(ValueError, match="object has no predict method"):
+        RankingEvaluator(object()).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="object has no predict method"):
+        get_scorer("ndcg@2")(object(), X, y, qid=qid)
 
 
 def test_score_with_query_weights(ltr_data):
@@ -459,9 +507,9 @@ def test_warns_when_a_query_is_split_across_folds(ltr_data):
 def test_fitted_with_qid_scored_without_raises(ltr_data):
     X, y, qid = ltr_data
     model = RankingEvaluator(Ridge()).fit(X, y, qid=qid)
-    with pytest.raises(ValueError, match="fitted with qid= but score"):
+    with pytest.raises(ValueError, match="score got no query ids"):
         model.score(X, y)
-    # what happens in a search without metadata routing
+    # what happens in a search without metadata routing: qid reaches fit only
     search = GridSearchCV(
         RankingEvaluator(Ridge()),
         {"estimator__alpha": [1.0]},
@@ -470,6 +518,17 @@ def test_fitted_with_qid_scored_without_raises(ltr_data):
     )
     with pytest.raises(ValueError, match="enable_metadata_routing"):
         search.fit(X, y, groups=qid, qid=qid)
+
+
+def test_split_warning_reports_the_counts(ltr_data):
+    """GroupKFold grouped by the real query ids, but qid= points at a feature
+    column: the warning gives the row counts, not the advice to use
+    GroupKFold alone."""
+    X, y, qid = ltr_data
+    Xq = _with_qid(np.round(X, 0), qid)
+    model = RankingEvaluator(Ridge(), qid=1)  # a feature column, not the ids
+    with pytest.warns(UserWarning, match=r"rows in fit, \d+ in score.*does not hold"):
+        cross_val_score(model, Xq, y, groups=qid, cv=GroupKFold(n_splits=3))
 
 
 def test_bad_input(ltr_data):
@@ -503,7 +562,7 @@ def test_bad_input(ltr_data):
     with pytest.raises(ValueError, match="numeric labels"):
         RankingEvaluator(LogisticRegression()).fit(X, np.array(["a", "b", "c"])[multi])
     with pytest.raises(ValueError, match="should not be used on negative y_true"):
-        RankingEvaluator(DummyRegressor()).fit(X, y).score(X, y - 5)
+        RankingEvaluator(DummyRegressor()).fit(X, y).score(X, y - 5, qid=qid)
 
 
 def test_unfitted_and_parameters_untouched(ltr_data):
