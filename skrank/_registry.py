@@ -3,22 +3,30 @@
 A name is read by a small grammar of its own (no ``eval``, no substring
 tests)::
 
-    name    := base ["." digits] ["(" param {"," param} ")"] ["@" k]
+    name    := base ["." digits] ["(" param {"," param} ")"] ["@" cutoff]
     param   := key "=" value
+    cutoff  := digits
+    number  := [sign] (digits ["." [digits]] | "." digits) [exponent]
+    exponent:= ("e" | "E") [sign] digits
+    sign    := "+" | "-"
+    digits  := one or more of the ASCII digits 0-9
 
 ``base`` is a metric name or alias (``ndcg``, ``nDCG``, ``P``, ``Rprec``...),
 ``"." digits`` is the ranx/trec spelling of the RBP persistence (``rbp.95``
 is ``p=0.95``), ``key`` is a parameter's short spelling (``rel``, ``gain``,
-``p``, ``log_base``) or its keyword, and ``k`` is a positive integer cutoff.
-Every metric renders back to one canonical spelling, such as
-``ndcg(gain=exponential)@10`` or ``rbp(p=0.8)``; two names are the same metric
-exactly when their canonical spellings are equal.
+``p``, ``log_base``) or its keyword, a numeric ``value`` is a finite
+``number`` and ``cutoff`` is a positive integer of at most 100 digits (leading
+zeros aside). Whitespace may surround the parts. Every metric renders back to
+one canonical spelling, such as ``ndcg(gain=exponential)@10`` or
+``rbp(p=0.8)``; two names are the same metric exactly when their canonical
+spellings are equal.
 """
 
 from __future__ import annotations
 
 import difflib
 import math
+import numbers
 import re
 
 from ._measures import MEASURES, Measure
@@ -46,13 +54,15 @@ _TREC_FAMILIES = {
     "ndcg_cut": "ndcg",
     "success": "hit_rate",
 }
-_TREC_CUTOFFS = re.compile(r"^(P|recall|map_cut|ndcg_cut|success)[._](\d+(?:,\d+)*)$")
+_TREC_CUTOFFS = re.compile(
+    r"(P|recall|map_cut|ndcg_cut|success)[._]([0-9]+(?:,[0-9]+)*)"
+)
 _TREC_PLAIN = {"recip_rank": "mrr"}
 
 
 def _trec_spelling(text: str):
     """skrank names for a trec_eval measure name, or None if it is not one."""
-    match = _TREC_CUTOFFS.match(text)
+    match = _TREC_CUTOFFS.fullmatch(text)
     if match is not None:
         base = _TREC_FAMILIES[match[1]]
         return [f"{base}@{k}" for k in match[2].split(",")]
@@ -64,23 +74,111 @@ def _trec_spelling(text: str):
 # Parameters always written in the canonical spelling, even at their default.
 _ALWAYS_SHOWN = {("rbp", "p")}
 
+# Anchored at both ends (``match`` reads the whole name). No two adjacent
+# parts can match the same text, so that a failing match takes time linear in
+# the name's length.
 _NAME_RE = re.compile(
-    r"""^\s*
+    r"""\A\s*
     (?P<base>[A-Za-z][A-Za-z0-9_]*)
     (?:\.(?P<dot>[0-9]+))?
-    \s*(?:\((?P<params>[^()]*)\))?
-    \s*(?:@\s*(?P<k>[^\s]+))?
-    \s*$""",
+    \s*(?:\((?P<params>[^()]*)\)\s*)?
+    (?:@\s*(?P<k>\S+)\s*)?
+    \Z""",
     re.VERBOSE,
+)
+_DIGITS_RE = re.compile(r"[0-9]+")
+_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NON_FINITE_RE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+
+#: The most digits a cutoff may have, leading zeros aside. A cutoff beyond the
+#: length of a list stops at its end, so no list needs a longer one.
+MAX_CUTOFF_DIGITS = 100
+
+_NUMBER_RULE = (
+    "a number written with the digits 0-9 (an optional sign, a decimal point, "
+    "an exponent; no underscores), such as 2, -1, 0.5 or 1e-3"
 )
 
 
+def read_number(text: str):
+    """A number of the grammar: ``(value, None)`` or ``(None, rule)``.
+
+    ``text`` may be surrounded by whitespace. ``rule`` completes the sentence
+    "... must be <rule>" when ``text`` is not a finite number of the grammar:
+    Python's own spellings (``1_0``, ``infinity``, other scripts' digits) are
+    refused.
+    """
+    text = text.strip()
+    if _NUMBER_RE.fullmatch(text):
+        value = float(text)
+        if math.isfinite(value):
+            return value, None
+        return None, "finite (its size is beyond a float's, about 1.8e308)"
+    if _NON_FINITE_RE.fullmatch(text):
+        return None, "finite"
+    return None, _NUMBER_RULE
+
+
+def _quote(text: str) -> str:
+    """``repr(text)``, shortened if long, for a message."""
+    if len(text) <= 80:
+        return repr(text)
+    return f"{text[:60]!r}... ({len(text)} characters)"
+
+
+def _show(value) -> str:
+    """A value received, as plain text for a message (no numpy reprs)."""
+    if isinstance(value, str):
+        return _quote(str(value))
+    if isinstance(value, numbers.Real):
+        return _format_value(value)
+    text = repr(value)
+    return text if len(text) <= 80 else text[:60] + "..."
+
+
+def _digit_hint(text: str) -> str:
+    """A note for a message when ``text`` holds digits other than 0-9."""
+    other = [ch for ch in text if ch.isnumeric() and not "0" <= ch <= "9"]
+    if not other:
+        return ""
+    return (
+        f" Numbers in a metric name are written with the digits 0-9; got {other[0]!r}."
+    )
+
+
 def _format_value(value) -> str:
+    """A parameter value as written in a canonical name."""
     if isinstance(value, str):
         return value
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, numbers.Integral):
         return str(int(value))
-    return repr(value) if isinstance(value, float) else str(value)
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        if value.is_integer() and abs(value) < 1e16:
+            return str(int(value))
+        return repr(value)
+    return str(value)
+
+
+def split_names(text: str) -> list[str]:
+    """``text`` cut at the commas outside parentheses, parts stripped.
+
+    A metric name has no such comma (trec_eval's ``"P.5,10"`` aside), so more
+    than one part means several names were joined in one string.
+    """
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(depth - 1, 0)
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
 
 
 class MetricSpec:
@@ -274,23 +372,17 @@ def _parse_value(spec, text: str, original: str):
     text = text.strip()
     if spec.kind is str:
         return text
-    try:
-        value = float(text)
-    except ValueError:
+    value, rule = read_number(text)
+    if rule is not None:
         raise InvalidParameterError(
-            f"Parameter {spec.spelling!r} in metric name {original!r} must be a "
-            f"number. Got {text!r} instead."
-        ) from None
-    if not math.isfinite(value):
-        raise InvalidParameterError(
-            f"Parameter {spec.spelling!r} in metric name {original!r} must be "
-            f"finite. Got {text!r} instead."
+            f"Parameter {spec.spelling!r} in metric name {_quote(original)} must "
+            f"be {rule}. Got {_quote(text)} instead."
         )
     if spec.kind is int:
         if not value.is_integer():
             raise InvalidParameterError(
-                f"Parameter {spec.spelling!r} in metric name {original!r} must be "
-                f"an integer. Got {text!r} instead."
+                f"Parameter {spec.spelling!r} in metric name {_quote(original)} "
+                f"must be an integer. Got {_quote(text)} instead."
             )
         return int(value)
     return value
@@ -304,8 +396,120 @@ def _check_param(measure: Measure, spec, value, original: str):
         rules = " or ".join(str(c) for c in spec.constraints)
         raise InvalidParameterError(
             f"Parameter {spec.spelling!r} of metric {measure.name!r} (in "
-            f"{original!r}) must be {rules}. Got {value!r} instead."
+            f"{_quote(original)}) must be {rules}. Got {_show(value)} instead."
         )
+
+
+def read_cutoff(text: str, subject: str) -> int:
+    """The cutoff written ``text`` (after ``@``), as an exact int.
+
+    A positive integer of at most :data:`MAX_CUTOFF_DIGITS` digits 0-9
+    (leading zeros aside); otherwise an error whose message starts with
+    ``subject``, such as ``"The cutoff in metric name 'ndcg@x'"``.
+    """
+    if not _DIGITS_RE.fullmatch(text):
+        raise InvalidParameterError(
+            f"{subject} must be a positive integer written with the digits 0-9. "
+            f"Got {_quote(text)} instead."
+        )
+    digits = text.lstrip("0")
+    if not digits:
+        raise InvalidParameterError(
+            f"{subject} must be a positive integer. Got {_quote(text)} instead."
+        )
+    if len(digits) > MAX_CUTOFF_DIGITS:
+        raise InvalidParameterError(
+            f"{subject} must have at most {MAX_CUTOFF_DIGITS} digits (a cutoff "
+            "beyond the length of a list stops at its end). Got a cutoff of "
+            f"{len(digits)} digits."
+        )
+    return int(digits)
+
+
+def _parse(text: str, original: str) -> MetricSpec:
+    """The metric that ``text`` names; messages quote ``original``."""
+    match = _NAME_RE.match(text)
+    if match is None:
+        raise InvalidParameterError(
+            f"Cannot parse metric name {_quote(original)}. Expected a name such as "
+            "'ndcg@10', 'precision(rel=2)@5' or 'rbp(p=0.9)'." + _digit_hint(text)
+        )
+    measure, implied = _resolve_base(match["base"], original)
+    params = dict(implied)
+    explicit = set(implied)
+    if match["dot"] is not None:
+        if measure.name != "rbp":
+            raise InvalidParameterError(
+                f"Cannot parse metric name {_quote(original)}: only rbp takes its "
+                "persistence after a dot (as in 'rbp.95')."
+            )
+        params["p"] = float("0." + match["dot"])
+        explicit.add("p")
+    if match["params"] is not None and match["params"].strip():
+        by_key = {}
+        for p in measure.params:
+            by_key[p.spelling] = p
+            by_key[p.keyword] = p
+        for item in match["params"].split(","):
+            if "=" not in item:
+                raise InvalidParameterError(
+                    f"Cannot parse metric name {_quote(original)}: parameters are "
+                    f"written key=value, got {_quote(item.strip())}."
+                )
+            key, _, value_text = item.partition("=")
+            key = key.strip()
+            if key not in by_key:
+                allowed = ", ".join(p.spelling for p in measure.params) or "none"
+                raise InvalidParameterError(
+                    f"Metric {measure.name!r} has no parameter {_quote(key)} (in "
+                    f"{_quote(original)}); its parameters are: {allowed}."
+                )
+            spec = by_key[key]
+            if spec.keyword in explicit and spec.keyword not in implied:
+                raise InvalidParameterError(
+                    f"Parameter {key!r} is given twice in metric name "
+                    f"{_quote(original)}."
+                )
+            params[spec.keyword] = _parse_value(spec, value_text, original)
+            explicit.add(spec.keyword)
+    for spec in measure.params:
+        if spec.keyword in params:
+            _check_param(measure, spec, params[spec.keyword], original)
+    k = None
+    if match["k"] is not None:
+        if not measure.cutoff:
+            raise InvalidParameterError(
+                f"Metric {measure.name!r} takes no cutoff; got {_quote(original)}. "
+                f"Write {measure.name!r} without '@k'."
+            )
+        k = read_cutoff(match["k"], f"The cutoff in metric name {_quote(original)}")
+    return MetricSpec(measure, k, params, explicit)
+
+
+def _specs(name: str) -> list[MetricSpec]:
+    """The metrics of one name: one, or one per cutoff of trec_eval's "P.5,10"."""
+    trec = _trec_spelling(name.strip())
+    if trec is not None:
+        return [_parse(text, name) for text in trec]
+    try:
+        return [_parse(name, name)]
+    except InvalidParameterError:
+        parts = split_names(name)
+        if len(parts) < 2 or not all(_parses(part) for part in parts):
+            raise
+    listed = ", ".join(_quote(part) for part in parts)
+    raise InvalidParameterError(
+        f"{_quote(name)} names {len(parts)} metrics; a metric name names one. "
+        f"Give them as a list of names: [{listed}]."
+    )
+
+
+def _parses(name: str) -> bool:
+    try:
+        _specs(name)
+    except InvalidParameterError:
+        return False
+    return True
 
 
 def get_metric(name) -> MetricSpec:
@@ -316,7 +520,16 @@ def get_metric(name) -> MetricSpec:
     name : str or MetricSpec
         A metric name such as ``"ndcg@10"``, ``"nDCG@10"``,
         ``"ndcg(gain=exponential)@10"``, ``"P(rel=2)@5"``, ``"rbp(p=0.9)"``
-        or ``"rbp.9"``. A :class:`MetricSpec` is returned as it is.
+        or ``"rbp.9"``, or trec_eval's spelling of one (``"ndcg_cut_10"``,
+        ``"P.5"``). A :class:`MetricSpec` is returned as it is.
+
+        The cutoff after ``@`` is a positive integer written with the digits
+        0-9, of at most 100 digits (leading zeros aside); it is kept exactly,
+        however large: a cutoff beyond the length of a list stops at its end.
+        A number in parentheses is written with the digits 0-9, an optional
+        sign, decimal point and exponent (``2``, ``-1``, ``0.5``, ``1e-3``)
+        and must be finite; Python's other spellings (``1_0``, ``inf``,
+        other scripts' digits) are refused.
 
     Returns
     -------
@@ -325,10 +538,10 @@ def get_metric(name) -> MetricSpec:
 
     Raises
     ------
-    ValueError
-        If the name does not parse, names no metric (the message lists the
-        closest names), or gives a parameter the metric does not have or a
-        value outside its range.
+    InvalidParameterError
+        A :class:`ValueError` if the name does not parse, names no metric
+        (the message lists the closest names) or several, or gives a
+        parameter the metric does not have or a value outside its range.
 
     See Also
     --------
@@ -346,82 +559,24 @@ def get_metric(name) -> MetricSpec:
     'precision(rel=2)@5'
     >>> get_metric("rbp.95") == get_metric("RBP(p=0.95)")
     True
+    >>> get_metric("ndcg@100000000000000000000").k
+    100000000000000000000
     """
     if isinstance(name, MetricSpec):
         return name
     if not isinstance(name, str):
         raise InvalidParameterError(
-            f"A metric name must be a str. Got {name!r} of type {type(name).__name__}."
+            f"A metric name must be a str. Got {_show(name)} of type "
+            f"{type(name).__name__}."
         )
-    trec = _trec_spelling(name.strip())
-    if trec is not None:
-        if len(trec) > 1:
-            raise InvalidParameterError(
-                f"{name!r} names {len(trec)} metrics ({', '.join(trec)}); give "
-                "it in a list of metrics (evaluate, evaluate_run) or one cutoff."
-            )
-        name = trec[0]
-    match = _NAME_RE.match(name)
-    if match is None:
+    specs = _specs(name)
+    if len(specs) > 1:
+        names = ", ".join(spec.name for spec in specs)
         raise InvalidParameterError(
-            f"Cannot parse metric name {name!r}. Expected a name such as "
-            "'ndcg@10', 'precision(rel=2)@5' or 'rbp(p=0.9)'."
+            f"{_quote(name)} names {len(specs)} metrics ({names}); give it in a "
+            "list of metrics (evaluate, evaluate_run) or one cutoff."
         )
-    measure, implied = _resolve_base(match["base"], name)
-    params = dict(implied)
-    explicit = set(implied)
-    if match["dot"] is not None:
-        if measure.name != "rbp":
-            raise InvalidParameterError(
-                f"Cannot parse metric name {name!r}: only rbp takes its "
-                "persistence after a dot (as in 'rbp.95')."
-            )
-        params["p"] = float("0." + match["dot"])
-        explicit.add("p")
-    if match["params"] is not None and match["params"].strip():
-        by_key = {}
-        for p in measure.params:
-            by_key[p.spelling] = p
-            by_key[p.keyword] = p
-        for item in match["params"].split(","):
-            if "=" not in item:
-                raise InvalidParameterError(
-                    f"Cannot parse metric name {name!r}: parameters are written "
-                    f"key=value, got {item.strip()!r}."
-                )
-            key, _, text = item.partition("=")
-            key = key.strip()
-            if key not in by_key:
-                allowed = ", ".join(p.spelling for p in measure.params) or "none"
-                raise InvalidParameterError(
-                    f"Metric {measure.name!r} has no parameter {key!r} (in "
-                    f"{name!r}); its parameters are: {allowed}."
-                )
-            spec = by_key[key]
-            if spec.keyword in explicit and spec.keyword not in implied:
-                raise InvalidParameterError(
-                    f"Parameter {key!r} is given twice in metric name {name!r}."
-                )
-            params[spec.keyword] = _parse_value(spec, text, name)
-            explicit.add(spec.keyword)
-    for spec in measure.params:
-        if spec.keyword in params:
-            _check_param(measure, spec, params[spec.keyword], name)
-    k = None
-    if match["k"] is not None:
-        if not measure.cutoff:
-            raise InvalidParameterError(
-                f"Metric {measure.name!r} takes no cutoff; got {name!r}. Write "
-                f"{measure.name!r} without '@k'."
-            )
-        text = match["k"]
-        if not text.isdigit() or int(text) < 1:
-            raise InvalidParameterError(
-                f"The cutoff in metric name {name!r} must be a positive integer. "
-                f"Got {text!r} instead."
-            )
-        k = int(text)
-    return MetricSpec(measure, k, params, explicit)
+    return specs[0]
 
 
 def parse_metrics(metrics, caller: str) -> list[MetricSpec]:
@@ -438,7 +593,7 @@ def parse_metrics(metrics, caller: str) -> list[MetricSpec]:
     except TypeError:
         raise InvalidParameterError(
             f"The 'metrics' parameter of {caller} must be a metric name or a "
-            f"list of them. Got {metrics!r} instead."
+            f"list of them. Got {_show(metrics)} instead."
         ) from None
     if not metrics:
         raise InvalidParameterError(
@@ -446,14 +601,16 @@ def parse_metrics(metrics, caller: str) -> list[MetricSpec]:
         )
     specs = []
     for item in metrics:
-        trec = _trec_spelling(item.strip()) if isinstance(item, str) else None
-        for name in trec or [item]:
-            specs.append(get_metric(name))
+        if isinstance(item, str):
+            specs.extend(_specs(item))
+        else:
+            specs.append(get_metric(item))
     names = [spec.name for spec in specs]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise InvalidParameterError(
-            f"{caller} was asked for the same metric more than once: {dupes}."
+            f"{caller} was asked for the same metric more than once: "
+            f"{', '.join(dupes)}."
         )
     return specs
 

@@ -7,6 +7,7 @@ import pytest
 import skrank
 from skrank import get_metric, get_metric_names
 from skrank._measures import MEASURES
+from skrank._validation import InvalidParameterError
 
 
 @pytest.mark.parametrize(
@@ -99,7 +100,7 @@ def test_public_function_names_exist_for_every_measure():
         ("ndcg(gain=cubic)", r"'gain' of metric 'ndcg' .* must be a str among"),
         ("ndcg(p=0.5)", "has no parameter 'p'"),
         ("rbp(p=1.5)", r"'p' of metric 'rbp' .* range \(0, 1\)"),
-        ("rbp(p=abc)", "must be a number. Got 'abc'"),
+        ("rbp(p=abc)", "must be a number written with the digits 0-9 .*Got 'abc'"),
         ("rbp(p=nan)", "must be finite"),
         ("rbp(p=0.5,p=0.6)", "given twice"),
         ("precision(2)@5", "key=value"),
@@ -172,3 +173,189 @@ def test_trec_eval_spellings(name, canonical):
     else:
         with pytest.raises(ValueError, match="names 2 metrics"):
             get_metric(name)
+
+
+@pytest.mark.parametrize(
+    "name, k",
+    [
+        ("ndcg@100000000000000000000", 10**20),
+        ("ndcg_cut.99999999999999999999", 10**20 - 1),
+        ("ndcg_cut_100000000000000000000", 10**20),
+        ("P@9223372036854775808", 2**63),
+        ("ndcg@" + "9" * 100, 10**100 - 1),
+        ("ndcg@" + "0" * 5000 + "7", 7),
+        ("ndcg@010", 10),
+    ],
+)
+def test_large_cutoffs_are_kept_exactly(name, k):
+    """A cutoff beyond a list stops at its end: any size up to 100 digits."""
+    from skrank._registry import parse_metrics
+
+    metric = get_metric(name)
+    assert metric.k == k and type(metric.k) is int
+    assert str(metric).endswith(f"@{k}")
+    assert get_metric(str(metric)) == metric
+    assert parse_metrics(name, "caller") == [metric]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["ndcg@" + "1" * 101, "ndcg@" + "9" * 5000, "ndcg_cut_" + "9" * 5000],
+)
+def test_cutoffs_of_more_than_100_digits_are_refused(name):
+    digits = len(name) - len(name.rstrip("9").rstrip("1"))
+    with pytest.raises(ValueError) as exc:
+        get_metric(name)
+    message = str(exc.value)
+    assert "must have at most 100 digits (a cutoff beyond the length of a list" in (
+        message
+    )
+    assert message.endswith(f"Got a cutoff of {digits} digits.")
+    # the name is shortened in the message
+    assert len(message) < 400 and f"({len(name)} characters)" in message
+
+
+@pytest.mark.parametrize(
+    "name, match",
+    [
+        (
+            "ndcg@²",
+            r"cutoff in metric name 'ndcg@²' must be a positive integer "
+            r"written with the digits 0-9. Got '²' instead.",
+        ),
+        ("ndcg@١٠", "written with the digits 0-9. Got '١٠'"),
+        ("ndcg@１０", "written with the digits 0-9. Got '１０'"),
+        ("ndcg@1٠", "written with the digits 0-9. Got '1٠'"),
+        ("ndcg_cut_١٠", "Cannot parse .* written with the digits 0-9; got '١'"),
+        ("P.１", "Cannot parse .* written with the digits 0-9; got '１'"),
+        ("rbp.９", "Cannot parse .* written with the digits 0-9; got '９'"),
+        ("rbp(p=٠.٥)", r"'p' .* must be a number written with the digits 0-9"),
+        ("map(rel=²)", r"'rel' .* must be a number written with the digits 0-9"),
+        ("map(rel=1e²)", r"'rel' .* must be a number written with the digits 0-9"),
+    ],
+)
+def test_only_ascii_digits(name, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        get_metric(name)
+
+
+@pytest.mark.parametrize(
+    "text, rule",
+    [
+        ("1_0", "a number written with the digits 0-9"),
+        ("0.000_1", "a number written with the digits 0-9"),
+        ("0x10", "a number written with the digits 0-9"),
+        ("1 0", "a number written with the digits 0-9"),
+        ("1e", "a number written with the digits 0-9"),
+        (".", "a number written with the digits 0-9"),
+        ("--1", "a number written with the digits 0-9"),
+        ("", "a number written with the digits 0-9"),
+        ("nan", "finite"),
+        ("-NaN", "finite"),
+        ("inf", "finite"),
+        ("+Infinity", "finite"),
+        ("1e400", "finite"),
+        ("-1" + "0" * 40 + "e300", "finite"),
+    ],
+)
+def test_number_spellings_refused(text, rule):
+    with pytest.raises(InvalidParameterError) as exc:
+        get_metric(f"map(rel={text})")
+    assert f"'rel' in metric name 'map(rel={text})' must be {rule}" in str(exc.value)
+    assert f"Got {text!r} instead." in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    "text, value, canonical",
+    [
+        ("2", 2.0, "map(rel=2)"),
+        ("+1", 1.0, "map(rel=1)"),
+        ("-1", -1.0, "map(rel=-1)"),
+        ("-0", 0.0, "map(rel=0)"),
+        (".5", 0.5, "map(rel=0.5)"),
+        ("5.", 5.0, "map(rel=5)"),
+        ("1e3", 1000.0, "map(rel=1000)"),
+        (" 1E-3 ", 0.001, "map(rel=0.001)"),
+        ("1e-5", 1e-5, "map(rel=1e-05)"),
+        ("1e+300", 1e300, "map(rel=1e+300)"),
+        (
+            "12345678901234567890",
+            1.2345678901234567e19,
+            "map(rel=1.2345678901234567e+19)",
+        ),
+        ("0" * 5000 + "3", 3.0, "map(rel=3)"),
+        ("1e-400", 0.0, "map(rel=0)"),
+    ],
+)
+def test_number_spellings_accepted(text, value, canonical):
+    metric = get_metric(f"map(rel={text})")
+    assert metric.params["relevance_level"] == value
+    assert str(metric) == canonical
+    assert get_metric(canonical) == metric
+
+
+def test_values_in_names_and_messages_are_plain():
+    np = pytest.importorskip("numpy")
+    from skrank._registry import parse_metrics
+
+    spec = get_metric("P@2").with_defaults(relevance_level=np.float64(2.5))
+    assert str(spec) == "precision(rel=2.5)@2"
+    spec = get_metric("P@2").with_defaults(relevance_level=np.int64(2))
+    assert str(spec) == "precision(rel=2)@2"
+    with pytest.raises(ValueError) as exc:
+        get_metric(np.int64(3))
+    assert str(exc.value) == "A metric name must be a str. Got 3 of type int64."
+    with pytest.raises(ValueError) as exc:
+        parse_metrics(np.float64(3.5), "evaluate")
+    assert str(exc.value).endswith("list of them. Got 3.5 instead.")
+    with pytest.raises(ValueError, match=r"\(0, 1\)\. Got 1 instead\.$"):
+        get_metric("rbp(p=1.0)")
+    with pytest.raises(ValueError, match=r"Got 'cubic' instead\.$"):
+        get_metric("ndcg(gain=cubic)")
+
+
+@pytest.mark.parametrize(
+    "name, parts",
+    [
+        ("ndcg@10,map", ["ndcg@10", "map"]),
+        (
+            "ndcg(gain=exponential)@10, P(rel=2)@5",
+            ["ndcg(gain=exponential)@10", "P(rel=2)@5"],
+        ),
+        ("map,P.5", ["map", "P.5"]),
+    ],
+)
+def test_several_names_in_one_string(name, parts):
+    from skrank._registry import parse_metrics, split_names
+
+    assert split_names(name) == parts
+    listed = ", ".join(repr(p) for p in parts)
+    message = (
+        f"{name!r} names {len(parts)} metrics; a metric name names one. Give "
+        f"them as a list of names: [{listed}]."
+    )
+    with pytest.raises(InvalidParameterError) as exc:
+        get_metric(name)
+    assert str(exc.value) == message
+    with pytest.raises(InvalidParameterError) as exc:
+        parse_metrics(name, "evaluate")
+    assert str(exc.value) == message
+    assert [str(m) for m in parse_metrics(parts, "evaluate")] == [
+        str(get_metric(p)) for p in parts
+    ]
+
+
+def test_a_comma_joined_name_with_a_bad_part_reports_the_parse_error():
+    with pytest.raises(InvalidParameterError, match="cutoff .* Got '10,mapp'"):
+        get_metric("ndcg@10,mapp")
+
+
+def test_a_failing_match_takes_linear_time():
+    """Adjacent optional whitespace once made a failing match cubic."""
+    import time
+
+    for name in ("ndcg" + " " * 1500 + "x", "ndcg(" + " " * 1500, "x" * 1500 + "!"):
+        start = time.perf_counter()
+        with pytest.raises(InvalidParameterError, match="Cannot parse"):
+            get_metric(name)
+        assert time.perf_counter() - start < 0.5
