@@ -1,8 +1,28 @@
-"""Fixtures shared by the test modules."""
+"""Fixtures and hypothesis profiles shared by the test modules."""
+
+import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from skrank.datasets import make_ranking
+
+# The suite's profile is bounded and derandomized (a run is repeatable); the
+# long profile searches further: SKRANK_HYPOTHESIS_PROFILE=long.
+settings.register_profile(
+    "ci",
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "long",
+    max_examples=2000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("SKRANK_HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,12 @@
-"""Plain-Python reference definitions, written from METRICS.md, for one ordering.
+"""Plain-Python reference definitions of the metrics, for one ordering.
 
-These are deliberately naive (loops, one query at a time) and share no code
-with skrank: they are the oracle of the brute-force tie tests, which average
-them over every ordering of tied items.
+They follow the published definitions: DCG and nDCG (Jarvelin & Kekalainen,
+2002), average precision, R-precision, reciprocal rank and bpref as
+trec_eval computes them (Buckley & Voorhees, 2004, for bpref), and
+rank-biased precision (Moffat & Zobel, 2008). They are deliberately naive
+(loops, one query at a time) and share no code with skrank: they are the
+oracle of the brute-force tie tests, which average them over every ordering
+of tied items.
 """
 
 from __future__ import annotations

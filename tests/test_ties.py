@@ -1,7 +1,8 @@
 """Tie handling of every metric against brute-force enumeration of orderings.
 
-The oracle is ``reference.brute_force``: the naive one-ordering definitions of
-METRICS.md, averaged over every ordering of the tied items (``"average"``),
+The oracle is ``reference.brute_force``: the naive one-ordering definitions
+of the metrics (as published; see ``reference.py``), averaged over every
+ordering of the tied items (``"average"``, McSherry & Najork, 2008),
 and their minimum, maximum and input-order value (``"pessimistic"``,
 ``"optimistic"``, ``"first"``).
 """
@@ -132,8 +133,10 @@ def test_large_tie_groups_match_brute_force_over_groups():
             assert list(got.values())[0] == pytest.approx(ref[0], rel=1e-12)
 
 
-# The worked anchor of METRICS.md, section 3: scores [3, 2, 2, 2, 1],
-# relevance [0, 1, 0, 1, 0] (R = 2); expectations over the tied orderings.
+# A worked example by hand: scores [3, 2, 2, 2, 1], relevance [0, 1, 0, 1, 0]
+# (R = 2). The tied group at ranks 2-4 holds two relevant items of three, so
+# each of those ranks is relevant with probability 2/3 (P@3 = (2/3 + 2/3)/3 =
+# 4/9); each value is the mean over the 3! orderings of the group.
 ANCHOR_Y = [[0, 1, 0, 1, 0]]
 ANCHOR_S = [[3, 2, 2, 2, 1]]
 ANCHOR = {
@@ -147,7 +150,7 @@ ANCHOR = {
 
 
 @pytest.mark.parametrize("k", sorted(ANCHOR))
-def test_metrics_md_worked_anchor(k):
+def test_worked_tie_example(k):
     res = skrank.evaluate(
         ANCHOR_Y,
         ANCHOR_S,
