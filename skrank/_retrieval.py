@@ -7,11 +7,17 @@ engine: the match mask is the relevance, minus the distance is the score, and
 the number of index items of the query's class is ``R``. Tied distances
 therefore follow the same ``ties`` rules, with the same exact expectations, as
 every other skrank metric; the R-clipped metrics (R-precision, MAP@R) pass
-the engine one cutoff per query. The only formula of its own is the binary
-nDCG whose ideal list is made of the matches inside the top k; under ties
-that ideal depends on the ordering, and its expectation is summed over the
-hypergeometric number of matches that the tie group holding rank k places
-inside the cutoff.
+the engine one cutoff per query, and refuse to run on fewer neighbours than
+the largest ``R`` rather than read a truncated list. The only formula of
+its own is the binary nDCG whose ideal list is made of the matches inside
+the top k; under ties that ideal depends on the ordering, and its
+expectation is summed over the hypergeometric number of matches that the
+tie group holding rank k places inside the cutoff.
+
+When the queries are the index itself (leave-one-out), ``R`` counts the
+other items of the query's class, one less than the index holds; with
+``NearestNeighbors.kneighbors`` output the query's own item is also removed
+from its neighbours wherever it appears.
 
 Nothing loops over queries or labels: macro averaging groups per-query values
 with ``np.unique`` and ``np.bincount``.
@@ -61,11 +67,56 @@ __all__ = [
 # Parameter constraints and shared docstring text
 # --------------------------------------------------------------------------
 
+
+def _plain(value) -> str:
+    """``repr`` of a value as the user would write it: numpy scalars print as
+    Python numbers (``3``, not ``np.int64(3)``), arrays as lists."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    elif isinstance(value, np.ndarray):
+        value = value.tolist()
+    return repr(value)
+
+
+def _python_scalar(value):
+    """A numpy scalar as the Python scalar of the same value, else ``value``."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _is_nan(value) -> bool:
+    """Whether ``value`` is a NaN of any real type (float, np.float32, ...)."""
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, (bool, np.bool_))
+        and math.isnan(value)
+    )
+
+
+class _PositiveInfinity:
+    """``inf``: a distance threshold that keeps every match."""
+
+    def is_satisfied_by(self, value) -> bool:
+        return (
+            isinstance(value, numbers.Real)
+            and not isinstance(value, (bool, np.bool_))
+            and value == math.inf
+        )
+
+    def __str__(self) -> str:
+        return "inf"
+
+
 CONSTRAINTS = {
     "k": [Interval("int", 1, None, "left"), NONE],
-    "distance_threshold": [Interval("real", None, None, "neither"), NONE],
+    "distance_threshold": [
+        Interval("real", None, None, "neither"),
+        _PositiveInfinity(),
+        NONE,
+    ],
     "average": [Options(("micro", "macro")), NONE],
     "drop_closest_lookup": [BOOL],
+    "leave_one_out": [BOOL],
+    "leave_one_out_neighbors": [BOOL, NONE],
     "clip_at_r": [BOOL],
     "ties": [Options(TIES)],
     "replace_undefined_by": COMMON_CONSTRAINTS["replace_undefined_by"],
@@ -111,10 +162,34 @@ RETRIEVAL_DOCS = {
     ``None``: one value per query, an ndarray in input order.""",
     "drop_closest_lookup": """drop_closest_lookup : bool, default=False
     Drop each query's first (closest) neighbour before anything else, for
-    when the queries are the index itself and the closest neighbour is the
-    query. Class counts (``r``, or those taken from the index) are then
-    reduced by one, the query's own entry. ``k`` counts the neighbours that
-    remain.""",
+    neighbours searched with the queries inside the index, whose closest
+    neighbour is then taken to be the query itself. Like
+    ``leave_one_out``, it makes ``R`` count the other items of the query's
+    class (``r[label] - 1``, or the index count minus one); ``k`` counts
+    the neighbours that remain. It cannot be combined with
+    ``leave_one_out``.""",
+    "leave_one_out": """leave_one_out : bool, default=False
+    Whether the queries are items of the index, already left out of their
+    own neighbours (as ``NearestNeighbors.kneighbors()`` called without
+    ``X`` leaves each indexed point out). ``r`` counts the index items of
+    each class, the query included, and ``R`` is then ``r[label] - 1``, the
+    other items of its class: a perfect embedding scores 1. Without ``r``
+    it changes nothing (precision over ``k`` does not depend on ``R``).""",
+    "leave_one_out_neighbors": """leave_one_out : bool or None, default=None
+    Whether the queries are the index itself: query ``i`` is index item
+    ``i`` (``query_labels`` must equal ``index_labels``), scored against the
+    other items. ``True``: each query's own item is removed from its
+    neighbours wherever it appears (rows are then cut to a common number of
+    neighbours), and ``R`` counts the *other* index items of the query's
+    class, its class count minus one. This is exact both for
+    ``kneighbors()`` called without ``X``, which already leaves each point
+    out, and for ``kneighbors(X)`` on the indexed ``X``, where the point is
+    among its own neighbours (not always first when points are
+    duplicated). ``False``: the queries are distinct from the index, and
+    ``R`` is the class count. ``None``: as ``False``, with a
+    ``UserWarning`` when the input looks like the index queried against
+    itself (equal query and index labels, and no query, or every query,
+    among its own neighbours).""",
     "ties_retrieval": (
         'ties : {"average", "optimistic", "pessimistic", "first"}, '
         'default="average"\n'
@@ -129,14 +204,18 @@ RETRIEVAL_DOCS = {
     query label must have an entry.""",
     "clip_at_r": """clip_at_r : bool, default=False
     Read only the first ``min(r[label], k)`` neighbours of each query and
-    divide by ``r[label]``. Needs ``r``.""",
+    divide by ``r[label]``. Needs ``r``. With ``k=None`` the depth is ``R``
+    itself, so as many neighbours as the largest ``R`` among the queries
+    must be given; fewer raise an error instead of a truncated value.""",
     "replace_undefined_by_retrieval": (
         "replace_undefined_by : float or np.nan, "
         "default=0.0\n"
         """    Value of a query whose denominator is 0 (its class has no index item,
-    or ``r`` gives 0). ``0.0`` matches TF Similarity and keeps the query in
-    the mean; ``np.nan`` leaves such queries out of the mean (and out of
-    their label's mean with ``average="macro"``)."""
+    or no other item with ``leave_one_out``, or ``r`` gives 0). ``0.0``
+    matches TF Similarity and keeps the query in the mean; a NaN
+    (``np.nan``, ``float("nan")``, ``np.float32("nan")``...) leaves such
+    queries out of the mean (and out of their label's mean with
+    ``average="macro"``)."""
     ),
     "returns_retrieval": """score : float or ndarray of shape (n_queries,)
     The micro or macro average, or one value per query
@@ -245,7 +324,7 @@ def get_retrieval_metric(name) -> RetrievalMetricSpec:
         return name
     if not isinstance(name, str):
         raise InvalidParameterError(
-            f"A retrieval metric name must be a str. Got {name!r} of type "
+            f"A retrieval metric name must be a str. Got {_plain(name)} of type "
             f"{type(name).__name__}."
         )
     match = _NAME_RE.match(name)
@@ -367,11 +446,46 @@ class Lookup:
     labels: np.ndarray  # (n_queries,)
     match: np.ndarray  # (n_queries, n_neighbors) bool
     distances: np.ndarray | None  # (n_queries, n_neighbors) or None
+    removed: int = 0  # columns taken out of every row before reading
+    removed_by: str = ""  # the parameter that took them out
+
+    @property
+    def n_neighbors(self) -> int:
+        return self.match.shape[1]
+
+    def given(self) -> str:
+        """The number of neighbours per query, and what removed columns."""
+        return f"{self.n_neighbors}{self.after()}"
+
+    def after(self) -> str:
+        """``", after leave_one_out"`` when a parameter removed columns."""
+        return f", after {self.removed_by}" if self.removed else ""
+
+
+def _check_one_leave_out(caller, drop_closest_lookup, leave_one_out, lookups):
+    if drop_closest_lookup and leave_one_out:
+        if lookups:
+            how = (
+                "leave_one_out=True is for neighbours that already leave the "
+                "query out (kneighbors() without X); drop_closest_lookup=True "
+                "for neighbours whose first is the query itself."
+            )
+        else:
+            how = (
+                "leave_one_out=True finds each query's own item by its "
+                "position, wherever it is among the neighbours; "
+                "drop_closest_lookup=True drops the first neighbour."
+            )
+        raise InvalidParameterError(
+            f"drop_closest_lookup=True and leave_one_out=True in {caller} both "
+            f"leave each query out of its own class; pass only one. {how}"
+        )
 
 
 def _finish_lookup(
     caller, labels, match, dist, distance_threshold, drop_closest_lookup
 ) -> Lookup:
+    removed = 0
     if drop_closest_lookup:
         if match.shape[1] < 2:
             raise InvalidParameterError(
@@ -380,14 +494,15 @@ def _finish_lookup(
             )
         match = match[:, 1:]
         dist = None if dist is None else dist[:, 1:]
+        removed = 1
     if distance_threshold is not None:
         if dist is None:
             raise InvalidParameterError(
-                f"distance_threshold={distance_threshold!r} in {caller} needs the "
-                "neighbours' distances (lookup_distances)."
+                f"distance_threshold={_plain(distance_threshold)} in {caller} "
+                "needs the neighbours' distances (lookup_distances)."
             )
         match = match & (dist <= distance_threshold)
-    return Lookup(labels, match, dist)
+    return Lookup(labels, match, dist, removed, "drop_closest_lookup")
 
 
 def lookup_from_arrays(
@@ -444,6 +559,63 @@ def lookup_from_arrays(
     )
 
 
+def _check_self_query(caller, labels, index):
+    """With leave_one_out=True, query i must be index item i."""
+    if labels.shape[0] != index.shape[0]:
+        raise InvalidParameterError(
+            f"leave_one_out=True in {caller} means that query i is index item "
+            f"i, but query_labels has {labels.shape[0]} entries and "
+            f"index_labels {index.shape[0]}. For queries distinct from the "
+            "index, pass leave_one_out=False."
+        )
+    differ = labels != index
+    if differ.any():
+        i = int(np.flatnonzero(differ)[0])
+        raise InvalidParameterError(
+            f"leave_one_out=True in {caller} means that query i is index item "
+            "i, so query_labels must equal index_labels; they differ at "
+            f"position {i} (query label {_plain(labels[i])}, index label "
+            f"{_plain(index[i])})."
+        )
+
+
+def _leave_self_out(caller, idx, dist):
+    """Remove each query's own position from its neighbours, wherever it is.
+
+    Rows keep their order and are cut to a common width, the number of
+    neighbours minus the most own entries any row held (one, or none for
+    ``kneighbors()`` without ``X``). Returns the new arrays and that count.
+    """
+    own = idx == np.arange(idx.shape[0])[:, None]
+    removed = int(np.count_nonzero(own, axis=1).max())
+    if removed == 0:
+        return idx, dist, 0
+    width = idx.shape[1] - removed
+    if width == 0:
+        raise InvalidParameterError(
+            f"leave_one_out=True in {caller} leaves no neighbour: indices give "
+            f"{idx.shape[1]} per query and the query itself is among them. "
+            f"Ask kneighbors for at least {idx.shape[1] + 1} (n_neighbors)."
+        )
+    # stable sort of the own flags: the other neighbours first, in order
+    keep = np.argsort(own, axis=1, kind="stable")[:, :width]
+    return _take(idx, keep), _take(dist, keep), removed
+
+
+def _self_query_look(labels, index, idx):
+    """``"absent"`` / ``"everywhere"`` when the input looks like the index
+    queried against itself with no query / every query among its own
+    neighbours; ``None`` otherwise."""
+    if labels.shape != index.shape or not (labels == index).all():
+        return None
+    own = (idx == np.arange(idx.shape[0])[:, None]).any(axis=1)
+    if not own.any():
+        return "absent"
+    if own.all():
+        return "everywhere"
+    return None
+
+
 def lookup_from_neighbors(
     caller,
     query_labels,
@@ -452,8 +624,13 @@ def lookup_from_neighbors(
     indices,
     distance_threshold,
     drop_closest_lookup,
+    leave_one_out,
 ):
-    """Check ``kneighbors`` output and build the match mask and class counts."""
+    """Check ``kneighbors`` output and build the match mask and class counts.
+
+    Returns the lookup, the class count ``R`` of each query, and how the
+    input looks when ``leave_one_out`` is ``None`` (see ``_self_query_look``).
+    """
     labels = _check_labels(query_labels, "query_labels", caller, 1)
     index = _check_labels(index_labels, "index_labels", caller, 1)
     _check_comparable(labels, "query_labels", index, "index_labels", caller)
@@ -483,20 +660,29 @@ def lookup_from_neighbors(
             f"{index.shape[0] - 1}]; found {int(idx[bad])} at {bad}."
         )
     dist = _check_distances(distances, "distances", idx.shape, caller)
+    look = None
+    removed = 0
+    if leave_one_out:
+        _check_self_query(caller, labels, index)
+        idx, dist, removed = _leave_self_out(caller, idx, dist)
+    elif leave_one_out is None and not drop_closest_lookup:
+        look = _self_query_look(labels, index, idx)
     match = index[idx] == labels[:, None]
     lookup = _finish_lookup(
         caller, labels, match, dist, distance_threshold, drop_closest_lookup
     )
+    if leave_one_out:
+        lookup.removed, lookup.removed_by = removed, "leave_one_out"
     uniques, counts = np.unique(index, return_counts=True)
     pos = np.minimum(np.searchsorted(uniques, labels), uniques.shape[0] - 1)
     n_class = np.where(uniques[pos] == labels, counts[pos], 0)
-    if drop_closest_lookup:
+    if drop_closest_lookup or leave_one_out:
         n_class = np.maximum(n_class - 1, 0)
-    return lookup, n_class.astype(np.intp)
+    return lookup, n_class.astype(np.intp), look
 
 
-def counts_from_mapping(caller, r, labels, drop_closest_lookup) -> np.ndarray:
-    """The count ``r[label]`` of each query, as an integer array."""
+def counts_from_mapping(caller, r, labels, minus_one) -> np.ndarray:
+    """The count ``r[label]`` of each query (less one with ``minus_one``)."""
     if not isinstance(r, Mapping):
         raise InvalidParameterError(
             f"The 'r' parameter of {caller} must be a mapping from class label to "
@@ -514,7 +700,7 @@ def counts_from_mapping(caller, r, labels, drop_closest_lookup) -> np.ndarray:
         ):
             raise InvalidParameterError(
                 f"The 'r' parameter of {caller} must map each label to a "
-                f"non-negative int; got {value!r} for label {key!r}."
+                f"non-negative int; got {_plain(value)} for label {_plain(key)}."
             )
     keys = _check_labels(list(r.keys()), "the keys of r", caller, 1)
     _check_comparable(labels, "query_labels", keys, "the keys of r", caller)
@@ -533,18 +719,40 @@ def counts_from_mapping(caller, r, labels, drop_closest_lookup) -> np.ndarray:
             "query label."
         )
     n_class = counts[pos]
-    if drop_closest_lookup:
+    if minus_one:
         n_class = np.maximum(n_class - 1, 0)
     return n_class
 
 
-def check_k(caller, k, n_neighbors, what="k"):
-    if k is not None and k > n_neighbors:
+def check_k(caller, k, lookup: Lookup, what="k"):
+    if k is not None and k > lookup.n_neighbors:
         raise InvalidParameterError(
             f"{what} of {caller} must not exceed the number of neighbours given "
-            f"per query ({n_neighbors}, after drop_closest_lookup); got {k}. "
-            "Ask NearestNeighbors for more neighbours."
+            f"per query ({lookup.given()}); got {k}. Ask NearestNeighbors for "
+            f"more neighbours (n_neighbors={k + lookup.removed} or more)."
         )
+
+
+def check_r_depth(caller, what, lookup: Lookup, counts, r_text, cap):
+    """Refuse a metric read to depth R on fewer neighbours than the largest R.
+
+    ``what`` names the argument, ``r_text`` says what R is, and ``cap``
+    says how to ask for ``min(R, n_neighbors)`` instead.
+    """
+    n = lookup.n_neighbors
+    q = int(np.argmax(counts))
+    need = int(counts[q])
+    if need <= n:
+        return
+    ask = need + lookup.removed
+    raise InvalidParameterError(
+        f"{what} of {caller} reads the first R neighbours of each query, R "
+        f"being {r_text}; the largest R among the queries is {need} (query "
+        f"{q}, label {_plain(lookup.labels[q])}) but only {n} neighbours per "
+        f"query were given{lookup.after()}, so the value would be truncated. Ask "
+        f"NearestNeighbors for at least {ask} neighbours (n_neighbors={ask}), "
+        f"or {cap} to read only the first min(R, {n})."
+    )
 
 
 # --------------------------------------------------------------------------
@@ -590,7 +798,8 @@ def _bndcg(lookup: Lookup, r: Ranking, k: int, ties: str) -> np.ndarray:
     if ties != "average" or lookup.distances is None:
         top = (r.y[:, :k] > 0).astype(np.float64)
         hits = np.count_nonzero(top, axis=1)
-        dcg = top @ discount(k)
+        # summed in order, as the ideal is: matches first give exactly 1
+        dcg = np.cumsum(top * discount(k), axis=1)[:, -1]
         return np.divide(dcg, ideal[hits], out=np.zeros(m), where=hits > 0)
     # only the first k columns and the tie group holding rank k matter
     kth = lookup.distances[:, k - 1 : k]
@@ -681,10 +890,10 @@ def compute_kind(
 
 def average_values(caller, name, values, undefined, labels, average, replace):
     """Micro or macro average (or per-query values) with the undefined rule."""
-    nan_policy = isinstance(replace, float) and math.isnan(replace)
     values = np.array(values, dtype=np.float64)
     if undefined is not None and undefined.any():
-        values[undefined] = np.nan if nan_policy else replace
+        # any NaN (float, np.float32, np.float64...) leaves the query out
+        values[undefined] = np.nan if _is_nan(replace) else float(replace)
     if average is None:
         return values
     keep = ~np.isnan(values)
@@ -711,6 +920,16 @@ def average_values(caller, name, values, undefined, labels, average, replace):
 # Drivers of the public functions
 # --------------------------------------------------------------------------
 
+_R_DEPTH = ("r_precision", "map_at_r")  # kinds read to depth R
+
+
+def _validate(caller, params, overrides=None):
+    """Check the parameters, numpy scalars read as the Python scalars they
+    hold (so that messages print ``3``, not ``np.int64(3)``)."""
+    params = {name: _python_scalar(value) for name, value in params.items()}
+    validate_params(caller, params, {**CONSTRAINTS, **(overrides or {})})
+    return params
+
 
 def score_lookup(
     caller,
@@ -728,22 +947,29 @@ def score_lookup(
     r=None,
     clip_at_r=False,
     needs_r=False,
+    leave_one_out=False,
     replace_undefined_by=0.0,
 ):
     """One metric over lookup labels or a match mask."""
-    validate_params(
+    p = _validate(
         caller,
         {
             "k": k,
             "distance_threshold": distance_threshold,
             "average": average,
             "drop_closest_lookup": drop_closest_lookup,
+            "leave_one_out": leave_one_out,
             "clip_at_r": clip_at_r,
             "ties": ties,
             "replace_undefined_by": replace_undefined_by,
         },
-        CONSTRAINTS,
     )
+    k, drop_closest_lookup, leave_one_out = (
+        p["k"],
+        p["drop_closest_lookup"],
+        p["leave_one_out"],
+    )
+    _check_one_leave_out(caller, drop_closest_lookup, leave_one_out, lookups=True)
     if r is None and (clip_at_r or needs_r):
         why = "clip_at_r=True" if clip_at_r else f"{caller}"
         raise InvalidParameterError(
@@ -756,22 +982,70 @@ def score_lookup(
         lookup_labels,
         match_mask,
         lookup_distances,
-        distance_threshold,
+        p["distance_threshold"],
         drop_closest_lookup,
     )
-    n_neighbors = lookup.match.shape[1]
-    check_k(caller, k, n_neighbors)
-    k = n_neighbors if k is None else k
+    check_k(caller, k, lookup)
     counts = None
     if r is not None:
-        counts = counts_from_mapping(caller, r, lookup.labels, drop_closest_lookup)
+        counts = counts_from_mapping(
+            caller, r, lookup.labels, drop_closest_lookup or leave_one_out
+        )
     if clip_at_r:
         kind = {"precision": "r_precision", "map": "map_at_r"}[kind]
+        if k is None:
+            less = (
+                " less one (the query itself)"
+                if drop_closest_lookup or leave_one_out
+                else ""
+            )
+            check_r_depth(
+                caller,
+                "clip_at_r=True with k=None",
+                lookup,
+                counts,
+                f"r[label]{less}",
+                f"pass k={lookup.n_neighbors}",
+            )
+    k = lookup.n_neighbors if k is None else k
     ranking = rank_lookup(lookup, ties, k)
     values, undefined = compute_kind(kind, lookup, ranking, k, counts, ties)
     return average_values(
-        caller, kind, values, undefined, lookup.labels, average, replace_undefined_by
+        caller,
+        kind,
+        values,
+        undefined,
+        lookup.labels,
+        average,
+        p["replace_undefined_by"],
     )
+
+
+def _warn_self_query(caller, look, specs):
+    """Warn when the input looks like the index queried against itself."""
+    if look == "absent" and any(spec.kind.uses_counts for spec in specs):
+        warnings.warn(
+            f"query_labels equal index_labels in {caller} and no query is among "
+            "its own neighbours, as when NearestNeighbors.kneighbors() is "
+            "called without X: the queries look like the index itself, each "
+            "left out of its neighbours, but R still counts the query's own "
+            "item, so recall, MAP and R-precision cannot reach 1. Pass "
+            "leave_one_out=True to count only the other items of each class, "
+            "or leave_one_out=False if the queries are distinct from the index.",
+            UserWarning,
+            stacklevel=4,
+        )
+    elif look == "everywhere":
+        warnings.warn(
+            f"query_labels equal index_labels in {caller} and every query is "
+            "among its own neighbours, as when kneighbors(X) is called with "
+            "the indexed X: each query then retrieves and matches itself. Pass "
+            "leave_one_out=True to leave each query out of its neighbours and "
+            "of R, or leave_one_out=False if the queries are distinct from "
+            "the index.",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def evaluate_neighbors(
@@ -785,21 +1059,25 @@ def evaluate_neighbors(
     distance_threshold,
     average,
     drop_closest_lookup,
+    leave_one_out,
     ties,
     replace_undefined_by,
 ):
     """Several metrics over ``kneighbors`` output, with one sort."""
-    validate_params(
+    p = _validate(
         caller,
         {
             "distance_threshold": distance_threshold,
             "average": average,
             "drop_closest_lookup": drop_closest_lookup,
+            "leave_one_out": leave_one_out,
             "ties": ties,
             "replace_undefined_by": replace_undefined_by,
         },
-        CONSTRAINTS,
+        {"leave_one_out": CONSTRAINTS["leave_one_out_neighbors"]},
     )
+    drop_closest_lookup, leave_one_out = p["drop_closest_lookup"], p["leave_one_out"]
+    _check_one_leave_out(caller, drop_closest_lookup, leave_one_out, lookups=False)
     if isinstance(metrics, (str, RetrievalMetricSpec)):
         metrics = [metrics]
     try:
@@ -807,7 +1085,7 @@ def evaluate_neighbors(
     except TypeError:
         raise InvalidParameterError(
             f"The 'metrics' parameter of {caller} must be a metric name or a list "
-            f"of them. Got {metrics!r} instead."
+            f"of them. Got {_plain(metrics)} instead."
         ) from None
     if not metrics:
         raise InvalidParameterError(
@@ -820,19 +1098,33 @@ def evaluate_neighbors(
         raise InvalidParameterError(
             f"{caller} was asked for the same metric more than once: {dupes}."
         )
-    lookup, counts = lookup_from_neighbors(
+    lookup, counts, look = lookup_from_neighbors(
         caller,
         query_labels,
         index_labels,
         distances,
         indices,
-        distance_threshold,
+        p["distance_threshold"],
         drop_closest_lookup,
+        leave_one_out,
     )
-    n_neighbors = lookup.match.shape[1]
+    _warn_self_query(caller, look, specs)
     for spec in specs:
-        check_k(caller, spec.k, n_neighbors, what=f"The cutoff of {spec.name!r}")
-    ks = [n_neighbors if spec.k is None else spec.k for spec in specs]
+        check_k(caller, spec.k, lookup, what=f"The cutoff of {spec.name!r}")
+    less = (
+        " less one (the query itself)" if drop_closest_lookup or leave_one_out else ""
+    )
+    for spec in specs:
+        if spec.kind.name in _R_DEPTH and spec.k is None:
+            check_r_depth(
+                caller,
+                f"The metric {spec.name!r} in metrics",
+                lookup,
+                counts,
+                f"the number of index items of the query's class{less}",
+                f"name a cutoff such as '{spec.name}@{lookup.n_neighbors}'",
+            )
+    ks = [lookup.n_neighbors if spec.k is None else spec.k for spec in specs]
     ranking = rank_lookup(lookup, ties, max(ks))
     results = {}
     for spec, k in zip(specs, ks, strict=True):
@@ -851,6 +1143,6 @@ def evaluate_neighbors(
             undefined,
             lookup.labels,
             average,
-            replace_undefined_by,
+            p["replace_undefined_by"],
         )
     return results

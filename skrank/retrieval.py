@@ -25,6 +25,14 @@ Metric names for :func:`evaluate_retrieval` follow skrank's grammar
 ``"map@5"``, ``"r_precision"``, ``"map_at_r"``); see
 :func:`get_retrieval_metric_names`.
 
+To evaluate an index against itself, each item a query scored against the
+other items, pass ``leave_one_out=True``: ``R`` then counts the other items
+of the query's class, so that a perfect embedding scores 1, and
+:func:`evaluate_retrieval` removes the query's own item from its neighbours
+wherever ``kneighbors`` put it. ``"r_precision"`` and ``"map_at_r"`` read
+``R`` neighbours per query and raise an error when fewer are given, rather
+than return a truncated value.
+
 Where skrank differs from TF Similarity, on purpose:
 
 * ``distance_threshold`` applies to every metric (TF Similarity applies it in
@@ -37,7 +45,10 @@ Where skrank differs from TF Similarity, on purpose:
 * With ``drop_closest_lookup`` every metric reads the ``k`` neighbours that
   follow the dropped one (TF Similarity's ``PrecisionAtK`` and ``MapAtK``
   read neighbours 2 to k, its ``RecallAtK`` neighbours 2 to k + 1, and its
-  ``BNDCG`` does not drop).
+  ``BNDCG`` does not drop), and the class counts lose the query's own item,
+  as with ``leave_one_out``.
+* MAP@R and R-precision without a cutoff refuse fewer neighbours than the
+  largest ``R`` (TF Similarity reads what it is given).
 * A query label missing from ``r`` is an error (TF Similarity counts 0 and
   scores the query 0).
 """
@@ -203,6 +214,7 @@ def retrieval_precision_score(
     distance_threshold: float | None = None,
     average: str | None = "micro",
     drop_closest_lookup: bool = False,
+    leave_one_out: bool = False,
     ties: str = "average",
     replace_undefined_by: float = 0.0,
 ) -> float | np.ndarray:
@@ -228,6 +240,7 @@ def retrieval_precision_score(
     %(distance_threshold)s
     %(average_retrieval)s
     %(drop_closest_lookup)s
+    %(leave_one_out)s
     %(ties_retrieval)s
     %(replace_undefined_by_retrieval)s
 
@@ -239,8 +252,10 @@ def retrieval_precision_score(
     ------
     ValueError
         If ``clip_at_r=True`` without ``r``, a query label has no count in
-        ``r``, or for any bad input that :func:`retrieval_bndcg_score`
-        rejects.
+        ``r``, ``clip_at_r=True`` with ``k=None`` on fewer neighbours than
+        the largest ``R``, both ``leave_one_out`` and
+        ``drop_closest_lookup``, or for any bad input that
+        :func:`retrieval_bndcg_score` rejects.
 
     See Also
     --------
@@ -278,10 +293,19 @@ def retrieval_precision_score(
     >>> retrieval_precision_score(labels, match_mask=mask, k=3, average="macro")
     0.5
 
-    R-precision with two index items of class 1 and five of class 0:
+    R-precision with two index items of class 1 and three of class 0; it
+    reads R neighbours, so the three given are enough:
+
+    >>> retrieval_precision_score(labels, match_mask=mask, r={0: 3, 1: 2},
+    ...                           clip_at_r=True, average=None).round(4)
+    array([1.    , 1.    , 1.    , 0.3333])
+
+    With five items of class 0 it would need five neighbours, and raises
+    rather than read three; ``k=3`` asks for the first ``min(R, 3)``
+    explicitly:
 
     >>> retrieval_precision_score(labels, match_mask=mask, r={0: 5, 1: 2},
-    ...                           clip_at_r=True, average=None)
+    ...                           clip_at_r=True, k=3, average=None)
     array([1. , 1. , 1. , 0.2])
 
     With ties, the expectation over the orderings of tied neighbours:
@@ -301,6 +325,7 @@ def retrieval_precision_score(
         distance_threshold=distance_threshold,
         average=average,
         drop_closest_lookup=drop_closest_lookup,
+        leave_one_out=leave_one_out,
         ties=ties,
         r=r,
         clip_at_r=clip_at_r,
@@ -409,6 +434,7 @@ def retrieval_recall_score(
     distance_threshold: float | None = None,
     average: str | None = "micro",
     drop_closest_lookup: bool = False,
+    leave_one_out: bool = False,
     ties: str = "average",
     replace_undefined_by: float = 0.0,
 ) -> float | np.ndarray:
@@ -432,6 +458,7 @@ def retrieval_recall_score(
     %(distance_threshold)s
     %(average_retrieval)s
     %(drop_closest_lookup)s
+    %(leave_one_out)s
     %(ties_retrieval)s
     %(replace_undefined_by_retrieval)s
 
@@ -442,8 +469,9 @@ def retrieval_recall_score(
     Raises
     ------
     ValueError
-        If ``r`` is missing or lacks a query label, or for any bad input
-        that :func:`retrieval_bndcg_score` rejects.
+        If ``r`` is missing or lacks a query label, both ``leave_one_out``
+        and ``drop_closest_lookup`` are given, or for any bad input that
+        :func:`retrieval_bndcg_score` rejects.
 
     See Also
     --------
@@ -471,6 +499,13 @@ def retrieval_recall_score(
     >>> retrieval_recall_score([7], [[7, 7, 2]], r={7: 4}, k=2,
     ...                        lookup_distances=[[0.1, 0.3, 0.3]])
     0.375
+
+    Neighbours of an indexed item searched among the other items
+    (``kneighbors()`` without ``X``): ``r`` counts the item itself, and
+    ``leave_one_out=True`` divides by the three other items of its class:
+
+    >>> retrieval_recall_score([7], [[7, 7, 7, 2]], r={7: 4}, leave_one_out=True)
+    1.0
     """
     return score_lookup(
         "retrieval_recall_score",
@@ -483,6 +518,7 @@ def retrieval_recall_score(
         distance_threshold=distance_threshold,
         average=average,
         drop_closest_lookup=drop_closest_lookup,
+        leave_one_out=leave_one_out,
         ties=ties,
         r=r,
         needs_r=True,
@@ -503,6 +539,7 @@ def retrieval_map_score(
     distance_threshold: float | None = None,
     average: str | None = "micro",
     drop_closest_lookup: bool = False,
+    leave_one_out: bool = False,
     ties: str = "average",
     replace_undefined_by: float = 0.0,
 ) -> float | np.ndarray:
@@ -527,6 +564,7 @@ def retrieval_map_score(
     %(distance_threshold)s
     %(average_retrieval)s
     %(drop_closest_lookup)s
+    %(leave_one_out)s
     %(ties_retrieval)s
     %(replace_undefined_by_retrieval)s
 
@@ -538,8 +576,10 @@ def retrieval_map_score(
     ------
     ValueError
         If ``clip_at_r=True`` without ``r``, a query label has no count in
-        ``r``, or for any bad input that :func:`retrieval_bndcg_score`
-        rejects.
+        ``r``, ``clip_at_r=True`` with ``k=None`` on fewer neighbours than
+        the largest ``R``, both ``leave_one_out`` and
+        ``drop_closest_lookup``, or for any bad input that
+        :func:`retrieval_bndcg_score` rejects.
 
     See Also
     --------
@@ -598,6 +638,7 @@ def retrieval_map_score(
         distance_threshold=distance_threshold,
         average=average,
         drop_closest_lookup=drop_closest_lookup,
+        leave_one_out=leave_one_out,
         ties=ties,
         r=r,
         clip_at_r=clip_at_r,
@@ -615,6 +656,7 @@ def evaluate_retrieval(
     *,
     distance_threshold: float | None = None,
     average: str | None = "micro",
+    leave_one_out: bool | None = None,
     drop_closest_lookup: bool = False,
     ties: str = "average",
     replace_undefined_by: float = 0.0,
@@ -626,6 +668,12 @@ def evaluate_retrieval(
     labels of the queries and of the index the neighbours were searched in,
     and computes several metrics with one sort. The class sizes ``R`` (for
     recall, MAP, R-precision and MAP@R) are counted from ``index_labels``.
+
+    To score the index against itself, call ``kneighbors()`` without ``X``
+    (or with the indexed ``X``), pass the index labels as both label
+    arguments and ``leave_one_out=True``: each item is then a query
+    retrieving the *other* items, and ``R`` is the number of other items of
+    its class.
 
     Parameters
     ----------
@@ -643,12 +691,15 @@ def evaluate_retrieval(
         Metric names such as ``"bndcg@5"``, ``"precision@5"``,
         ``"hit_rate@5"``, ``"recall@5"``, ``"map@5"``, ``"r_precision"`` or
         ``"map_at_r@100"``; without ``@k`` a metric reads every neighbour
-        given. See :func:`get_retrieval_metric_names`.
+        given. See :func:`get_retrieval_metric_names`. ``"r_precision"``
+        and ``"map_at_r"`` without a cutoff read ``R`` neighbours per query
+        and need at least as many as the largest ``R``.
     %(distance_threshold)s
     %(average_retrieval)s
+    %(leave_one_out_neighbors)s
     %(drop_closest_lookup)s
-        Prefer ``NearestNeighbors.kneighbors()`` without ``X``, which
-        already leaves each indexed point out of its own neighbours.
+        Prefer ``leave_one_out=True``, which finds the query's own item by
+        its position instead of assuming that it comes first.
     %(ties_retrieval)s
     %(replace_undefined_by_retrieval)s
 
@@ -663,8 +714,21 @@ def evaluate_retrieval(
     ValueError
         For an unknown metric name (the message lists the closest names), a
         metric asked twice, a cutoff larger than the neighbours given,
-        ``indices`` outside ``index_labels``, mismatched shapes, NaN or
-        unsorted distances, or query and index labels of different types.
+        ``"r_precision"`` or ``"map_at_r"`` without a cutoff on fewer
+        neighbours than the largest ``R`` (the message gives the
+        ``n_neighbors`` to ask for), ``leave_one_out=True`` with query labels
+        other than the index labels, both ``leave_one_out`` and
+        ``drop_closest_lookup``, ``indices`` outside ``index_labels``,
+        mismatched shapes, NaN or unsorted distances, or query and index
+        labels of different types.
+
+    Warns
+    -----
+    UserWarning
+        With ``leave_one_out=None``, when the query labels equal the index
+        labels and no query, or every query, is among its own neighbours:
+        the signs of an index queried against itself. Pass
+        ``leave_one_out=True`` or ``False`` to say which.
 
     See Also
     --------
@@ -690,10 +754,21 @@ def evaluate_retrieval(
     map_at_r@k     :math:`\\sum_{j \\le \\min(R, k)} m_j \\mathrm{P@j} / R`
     ============== ====================================================
 
+    Without a cutoff, ``r_precision`` and ``map_at_r`` are R-precision and
+    MAP@R (Musgrave et al., 2020): the sums run to :math:`R`, and fewer
+    neighbours than the largest :math:`R` raise an error. With
+    ``leave_one_out=True``, :math:`R` is the class count minus one.
+
     ``kneighbors`` cannot return the index items tied with the last
     neighbour it gives, so ask for more neighbours than the largest cutoff
     when distances may tie (integer features, duplicates): ties at the
     cutoff are then exact.
+
+    References
+    ----------
+    .. [1] TensorFlow Similarity, ``tensorflow_similarity.retrieval_metrics``.
+    .. [2] Musgrave, K., Belongie, S., & Lim, S.-N. (2020). A metric learning
+       reality check. ECCV 2020 (R-precision and MAP@R).
 
     Examples
     --------
@@ -725,6 +800,18 @@ def evaluate_retrieval(
     >>> evaluate_retrieval(y_query, y_index, distances, indices, "hit_rate@1",
     ...                    average=None)
     {'hit_rate@1': array([1. , 1. , 0.5])}
+
+    The index against itself: ``kneighbors()`` without ``X`` leaves each
+    item out of its own neighbours, and ``leave_one_out=True`` leaves it out
+    of ``R``. The two classes are apart, so every metric is 1:
+
+    >>> X = np.array([[0.0], [1.0], [2.0], [10.0], [11.0], [13.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> distances, indices = NearestNeighbors(n_neighbors=2).fit(X).kneighbors()
+    >>> evaluate_retrieval(y, y, distances, indices,
+    ...                    ["recall@2", "map_at_r", "r_precision"],
+    ...                    leave_one_out=True)
+    {'recall@2': 1.0, 'map_at_r': 1.0, 'r_precision': 1.0}
     """
     return evaluate_neighbors(
         "evaluate_retrieval",
@@ -736,6 +823,7 @@ def evaluate_retrieval(
         distance_threshold=distance_threshold,
         average=average,
         drop_closest_lookup=drop_closest_lookup,
+        leave_one_out=leave_one_out,
         ties=ties,
         replace_undefined_by=replace_undefined_by,
     )
