@@ -27,6 +27,7 @@ from ._validation import (
     COMMON_CONSTRAINTS,
     NONE,
     InvalidParameterError,
+    plain,
     validate_params,
 )
 
@@ -57,22 +58,22 @@ def _canonical_name(metric, params):
             if value is not None and not measure.cutoff:
                 raise InvalidParameterError(
                     f"The 'k' parameter of {caller} cannot be used with metric "
-                    f"{measure.name!r}, which takes no cutoff. Got k={value!r}."
+                    f"{measure.name!r}, which takes no cutoff. Got k={plain(value)}."
                 )
             if spec.k is not None and value != spec.k:
                 raise InvalidParameterError(
                     f"The 'k' parameter of {caller} conflicts with the cutoff "
-                    f"written in the metric name {spec.name!r}: got k={value!r}. "
+                    f"written in the metric name {spec.name!r}: got k={plain(value)}. "
                     "Give the cutoff only once."
                 )
-            k = value
+            k = None if value is None else int(value)
         elif key in own:
             constraints = [NONE if c is None else c for c in own[key].constraints]
             validate_params(caller, {key: value}, {key: constraints})
             if key in explicit and values[key] != value:
                 raise InvalidParameterError(
                     f"The {key!r} parameter of {caller} conflicts with the value "
-                    f"written in the metric name {spec.name!r}: got {value!r}. "
+                    f"written in the metric name {spec.name!r}: got {plain(value)}. "
                     "Give it only once."
                 )
             values[key] = value
@@ -322,7 +323,7 @@ class _RankingScorer:
             else getattr(metric, "__name__", repr(metric))
         )
         for key, value in self._params.items():
-            text += f", {key}={value!r}"
+            text += f", {key}={plain(value)}"
         if not self._greater_is_better:
             text += ", greater_is_better=False"
         return f"make_ranking_scorer({text})"

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.special import ndtri
 from sklearn.utils import check_random_state
 
-from ._validation import BOOL, Interval, InvalidParameterError, validate_params
+from ._validation import BOOL, Interval, InvalidParameterError, plain, validate_params
 
 __all__ = ["make_ranking"]
 
@@ -39,7 +39,7 @@ def _check_n_items(n_items):
     raise InvalidParameterError(
         f"The 'n_items' parameter of {_CALLER} must be an int in the range "
         "[1, inf) or a pair (low, high) of ints with 1 <= low <= high. Got "
-        f"{n_items!r} instead."
+        f"{plain(n_items)} instead."
     )
 
 
@@ -61,7 +61,8 @@ def _check_level_weights(level_weights, n_levels):
         raise InvalidParameterError(
             f"The 'level_weights' parameter of {_CALLER} must be None or "
             f"{n_levels} non-negative finite numbers, not all zero (one per "
-            f"relevance level, n_levels={n_levels}). Got {level_weights!r} instead."
+            f"relevance level, n_levels={n_levels}). Got {plain(level_weights)} "
+            "instead."
         )
     return w / w.sum()
 
@@ -207,7 +208,7 @@ def make_ranking(
     if n_informative > n_features:
         raise InvalidParameterError(
             f"The 'n_informative' parameter of {_CALLER} must not exceed "
-            f"n_features={n_features}. Got {n_informative!r} instead."
+            f"n_features={n_features}. Got {plain(n_informative)} instead."
         )
     if not (
         random_state is None
@@ -217,7 +218,7 @@ def make_ranking(
         raise InvalidParameterError(
             f"The 'random_state' parameter of {_CALLER} must be None, an int in "
             "the range [0, 4294967295] or a numpy RandomState instance. Got "
-            f"{random_state!r} instead."
+            f"{plain(random_state)} instead."
         )
     weights = _check_level_weights(level_weights, n_levels)
     rng = check_random_state(random_state)

@@ -569,3 +569,30 @@ def test_label_ranking_digits_example(monkeypatch):
     )
     assert ns["scores"].min() > 0.9
     plt.close("all")
+
+
+@pytest.mark.parametrize("nan", [np.nan, np.float32("nan"), np.float64("nan")])
+def test_any_nan_leaves_undefined_queries_out_of_the_scorer(nan, ltr_data):
+    X, y, qid = ltr_data
+    y = y.copy()
+    y[qid == qid[0]] = 0  # a query without relevant items
+    model = Ridge().fit(X, y)
+    pred = model.predict(X)
+    scorer = make_ranking_scorer("map@5", replace_undefined_by=nan)
+    # reference: the metric on the predictions, leaving that query out
+    expected = skrank.evaluate(y, pred, "map@5", qid=qid, replace_undefined_by=np.nan)[
+        "map@5"
+    ]
+    assert scorer(model, X, y, qid=qid) == expected
+    with_zero = skrank.evaluate(y, pred, "map@5", qid=qid)["map@5"]
+    assert expected != with_zero
+
+
+def test_numpy_integer_cutoff(ltr_data):
+    X, y, qid = ltr_data
+    model = Ridge().fit(X, y)
+    scorer = make_ranking_scorer("ndcg", k=np.uint64(3))
+    assert repr(scorer) == "make_ranking_scorer('ndcg@3')"
+    assert scorer(model, X, y, qid=qid) == skrank.ndcg_score(
+        y, model.predict(X), qid=qid, k=3
+    )
