@@ -51,6 +51,8 @@ from ._validation import (
     Options,
     as_numeric_array,
     ids_of_one_kind,
+    is_nan,
+    plain,
     validate_params,
 )
 
@@ -68,28 +70,9 @@ __all__ = [
 # --------------------------------------------------------------------------
 
 
-def _plain(value) -> str:
-    """``repr`` of a value as the user would write it: numpy scalars print as
-    Python numbers (``3``, not ``np.int64(3)``), arrays as lists."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    elif isinstance(value, np.ndarray):
-        value = value.tolist()
-    return repr(value)
-
-
 def _python_scalar(value):
     """A numpy scalar as the Python scalar of the same value, else ``value``."""
     return value.item() if isinstance(value, np.generic) else value
-
-
-def _is_nan(value) -> bool:
-    """Whether ``value`` is a NaN of any real type (float, np.float32, ...)."""
-    return (
-        isinstance(value, numbers.Real)
-        and not isinstance(value, (bool, np.bool_))
-        and math.isnan(value)
-    )
 
 
 class _PositiveInfinity:
@@ -324,7 +307,7 @@ def get_retrieval_metric(name) -> RetrievalMetricSpec:
         return name
     if not isinstance(name, str):
         raise InvalidParameterError(
-            f"A retrieval metric name must be a str. Got {_plain(name)} of type "
+            f"A retrieval metric name must be a str. Got {plain(name)} of type "
             f"{type(name).__name__}."
         )
     match = _NAME_RE.match(name)
@@ -498,7 +481,7 @@ def _finish_lookup(
     if distance_threshold is not None:
         if dist is None:
             raise InvalidParameterError(
-                f"distance_threshold={_plain(distance_threshold)} in {caller} "
+                f"distance_threshold={plain(distance_threshold)} in {caller} "
                 "needs the neighbours' distances (lookup_distances)."
             )
         match = match & (dist <= distance_threshold)
@@ -574,8 +557,8 @@ def _check_self_query(caller, labels, index):
         raise InvalidParameterError(
             f"leave_one_out=True in {caller} means that query i is index item "
             "i, so query_labels must equal index_labels; they differ at "
-            f"position {i} (query label {_plain(labels[i])}, index label "
-            f"{_plain(index[i])})."
+            f"position {i} (query label {plain(labels[i])}, index label "
+            f"{plain(index[i])})."
         )
 
 
@@ -700,7 +683,7 @@ def counts_from_mapping(caller, r, labels, minus_one) -> np.ndarray:
         ):
             raise InvalidParameterError(
                 f"The 'r' parameter of {caller} must map each label to a "
-                f"non-negative int; got {_plain(value)} for label {_plain(key)}."
+                f"non-negative int; got {plain(value)} for label {plain(key)}."
             )
     keys = _check_labels(list(r.keys()), "the keys of r", caller, 1)
     _check_comparable(labels, "query_labels", keys, "the keys of r", caller)
@@ -748,7 +731,7 @@ def check_r_depth(caller, what, lookup: Lookup, counts, r_text, cap):
     raise InvalidParameterError(
         f"{what} of {caller} reads the first R neighbours of each query, R "
         f"being {r_text}; the largest R among the queries is {need} (query "
-        f"{q}, label {_plain(lookup.labels[q])}) but only {n} neighbours per "
+        f"{q}, label {plain(lookup.labels[q])}) but only {n} neighbours per "
         f"query were given{lookup.after()}, so the value would be truncated. Ask "
         f"NearestNeighbors for at least {ask} neighbours (n_neighbors={ask}), "
         f"or {cap} to read only the first min(R, {n})."
@@ -893,7 +876,7 @@ def average_values(caller, name, values, undefined, labels, average, replace):
     values = np.array(values, dtype=np.float64)
     if undefined is not None and undefined.any():
         # any NaN (float, np.float32, np.float64...) leaves the query out
-        values[undefined] = np.nan if _is_nan(replace) else float(replace)
+        values[undefined] = np.nan if is_nan(replace) else float(replace)
     if average is None:
         return values
     keep = ~np.isnan(values)
@@ -1085,7 +1068,7 @@ def evaluate_neighbors(
     except TypeError:
         raise InvalidParameterError(
             f"The 'metrics' parameter of {caller} must be a metric name or a list "
-            f"of them. Got {_plain(metrics)} instead."
+            f"of them. Got {plain(metrics)} instead."
         ) from None
     if not metrics:
         raise InvalidParameterError(
