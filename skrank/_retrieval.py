@@ -151,6 +151,11 @@ RETRIEVAL_DOCS = {
     class (``r[label] - 1``, or the index count minus one); ``k`` counts
     the neighbours that remain. It cannot be combined with
     ``leave_one_out``.""",
+    "drop_closest_lookup_no_r": """drop_closest_lookup : bool, default=False
+    Drop each query's first (closest) neighbour before anything else, for
+    neighbours searched with the queries inside the index, whose closest
+    neighbour is then taken to be the query itself. ``k`` counts the
+    neighbours that remain.""",
     "leave_one_out": """leave_one_out : bool, default=False
     Whether the queries are items of the index, already left out of their
     own neighbours (as ``NearestNeighbors.kneighbors()`` called without

@@ -107,7 +107,7 @@ def retrieval_bndcg_score(
     %(k_lookup)s
     %(distance_threshold)s
     %(average_retrieval)s
-    %(drop_closest_lookup)s
+    %(drop_closest_lookup_no_r)s
     %(ties_retrieval)s
 
     Returns
@@ -361,7 +361,7 @@ def retrieval_hit_rate_score(
     %(k_lookup)s
     %(distance_threshold)s
     %(average_retrieval)s
-    %(drop_closest_lookup)s
+    %(drop_closest_lookup_no_r)s
     %(ties_retrieval)s
 
     Returns
