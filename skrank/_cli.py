@@ -8,13 +8,26 @@ per run. ``skrank metrics`` lists the metric names.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 import os
+import re
+import shlex
 import sys
+import traceback
 
-from ._registry import get_metric_names
-from ._validation import InvalidParameterError
+from ._registry import (
+    MetricSpec,
+    _quote,
+    get_metric_names,
+    parse_metrics,
+    read_number,
+    split_names,
+)
+from ._trec import _CONSTRAINTS as _RUN_CONSTRAINTS
+from ._trec import evaluate_run, read_qrels, read_run
+from ._validation import InvalidParameterError, Options
 
 __all__ = ["main"]
 
@@ -29,6 +42,43 @@ DEFAULT_METRICS = (
     "recall@100",
     "bpref",
 )
+
+
+#: The most decimals ``--digits`` accepts: a float64 has at most 17
+#: significant digits (``--format csv`` and ``json`` give every one).
+MAX_DIGITS = 17
+
+_PROG = "skrank evaluate"
+
+
+def _choices(parameter: str) -> list[str]:
+    """The values evaluate_run accepts for ``parameter``, from its constraint."""
+    (options,) = [c for c in _RUN_CONSTRAINTS[parameter] if isinstance(c, Options)]
+    return list(options.values)
+
+
+_RUN_DEFAULTS = {
+    name: p.default for name, p in inspect.signature(evaluate_run).parameters.items()
+}
+
+
+def _digits(text: str) -> int:
+    """``--digits``: an integer from 0 to MAX_DIGITS."""
+    text = text.strip()
+    if re.fullmatch("[0-9]{1,3}", text) is None or int(text) > MAX_DIGITS:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer from 0 to {MAX_DIGITS} (--format csv or json "
+            f"gives every digit). Got {_quote(text)} instead."
+        )
+    return int(text)
+
+
+def _level(text: str) -> float:
+    """``-l``: a finite number, spelled as in a metric name (``rel=``)."""
+    value, rule = read_number(text)
+    if rule is not None:
+        raise argparse.ArgumentTypeError(f"must be {rule}. Got {_quote(text)} instead.")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,16 +121,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--ties",
-        default="average",
-        choices=["average", "optimistic", "pessimistic", "first", "trec_eval"],
+        default=_RUN_DEFAULTS["ties"],
+        choices=_choices("ties"),
         help="order of tied scores: the expectation over all orderings "
         "(default), its bounds, the file order, or trec_eval's (docno "
         "descending)",
     )
     ev.add_argument(
         "--queries",
-        default="intersection",
-        choices=["intersection", "qrels", "run"],
+        default=_RUN_DEFAULTS["queries"],
+        choices=_choices("queries"),
         help="queries averaged: those in both files (default, as trec_eval), "
         "every qrels query with missing ones scoring 0 (trec_eval -c), or "
         "every run query",
@@ -88,16 +138,16 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "-l",
         "--relevance-level",
-        type=float,
-        default=None,
+        type=_level,
+        default=_RUN_DEFAULTS["relevance_level"],
         metavar="LEVEL",
         help="relevance >= LEVEL is relevant for the binary metrics "
         "(trec_eval -l); nDCG keeps graded gains",
     )
     ev.add_argument(
         "--score-dtype",
-        default="float64",
-        choices=["float64", "float32"],
+        default=_RUN_DEFAULTS["score_dtype"],
+        choices=_choices("score_dtype"),
         help="float32 reproduces trec_eval 9.0.8 and pytrec_eval",
     )
     ev.add_argument(
@@ -115,9 +165,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--digits",
-        type=int,
+        type=_digits,
         default=4,
-        help="decimals in the table (default: 4, as trec_eval)",
+        help=f"decimals in the table, 0 to {MAX_DIGITS} (default: 4, as trec_eval)",
     )
 
     sub.add_parser(
@@ -149,10 +199,45 @@ def _format_value(value, digits):
     return f"{value:.{digits}f}"
 
 
-def _evaluate(args, out) -> int:
-    from ._trec import evaluate_run, read_qrels, read_run
+def _parses(name: str) -> bool:
+    try:
+        parse_metrics(name, _PROG)
+    except InvalidParameterError:
+        return False
+    return True
 
-    metrics = args.metrics or list(DEFAULT_METRICS)
+
+def _metric_error(value: str, exc: InvalidParameterError) -> str:
+    """The message for a -m value that does not parse.
+
+    Several names joined by commas (``-m ndcg@10,map``) get the command line
+    that gives them (trec_eval's ``P.5,10`` parses, so never comes here).
+    """
+    pieces = split_names(value)
+    parts = [p for p in pieces if p]
+    if len(pieces) < 2 or not parts:
+        return str(exc)
+    hint = "give each metric with its own -m: " + " ".join(
+        f"-m {shlex.quote(p)}" for p in parts
+    )
+    if all(_parses(p) for p in parts):
+        return f"-m {_quote(value)} names {len(parts)} metrics; {hint}"
+    return f"{exc} To give several metrics, {hint}"
+
+
+def _metrics(values) -> list[MetricSpec]:
+    """The -m values as metrics, each checked before any file is read."""
+    specs = []
+    for value in values:
+        try:
+            specs.extend(parse_metrics(value, _PROG))
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(_metric_error(value, exc)) from None
+    return parse_metrics(specs, _PROG)  # a metric asked twice
+
+
+def _evaluate(args, out) -> int:
+    metrics = _metrics(args.metrics or DEFAULT_METRICS)
     qrels = read_qrels(args.qrels)
     runs = [read_run(path) for path in args.runs]
     names = _run_names(runs, args.runs)
@@ -262,6 +347,21 @@ def _json_number(value):
     return None if math.isnan(value) else value
 
 
+def _error(prog: str, message: str) -> None:
+    """One line on standard error, as argparse writes its own errors."""
+    message = " ".join(message.splitlines())
+    sys.stderr.write(f"{prog}: error: {message}\n")
+
+
+def _stdout_to_devnull() -> None:
+    """After a broken pipe (``skrank ... | head``), drop what is left."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # no file descriptor (output captured in-process)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ``skrank`` command line.
 
@@ -274,7 +374,12 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     status : int
-        0 on success, 2 for bad input (the message goes to standard error).
+        0 on success; 2 for bad input, such as a metric name that does not
+        parse or a file that cannot be read (one line ``skrank evaluate:
+        error: ...`` on standard error); 1 for an internal error (a bug: one
+        line naming it, no traceback); 130 if interrupted. A malformed option
+        raises :class:`SystemExit` with status 2, after argparse's usage and
+        error lines.
 
     Examples
     --------
@@ -296,11 +401,31 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command == "metrics":
-        sys.stdout.write("\n".join(get_metric_names()) + "\n")
-        return 0
+    prog = f"skrank {args.command}"
     try:
+        if args.command == "metrics":
+            sys.stdout.write("\n".join(get_metric_names()) + "\n")
+            return 0
         return _evaluate(args, sys.stdout)
-    except InvalidParameterError as exc:
-        sys.stderr.write(f"skrank evaluate: error: {exc}\n")
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return 1
+    except (ValueError, OSError, EOFError) as exc:
+        # skrank's own errors (InvalidParameterError is a ValueError), files
+        # that cannot be read or decoded
+        _error(prog, str(exc) or type(exc).__name__)
         return 2
+    except MemoryError:
+        _error(prog, "not enough memory")
+        return 1
+    except Exception as exc:
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        _error(
+            prog,
+            f"internal error ({type(exc).__name__}: {exc}, at "
+            f"{os.path.basename(frame.filename)}:{frame.lineno}); please report "
+            "it with the command line that raised it",
+        )
+        return 1

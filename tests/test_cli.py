@@ -267,3 +267,223 @@ def test_trec_eval_files_match_pytrec_eval(capsys):
     for qid, row in ref.items():
         for name, key in keys.items():
             assert got[(name, qid)] == pytest.approx(row[key], abs=1e-12)
+
+
+def assert_one_error_line(err, prog="skrank evaluate"):
+    """Exactly one line of ``err`` is an error, the last, and no traceback."""
+    lines = err.splitlines()
+    errors = [line for line in lines if "error:" in line]
+    assert len(errors) == 1 and lines[-1] == errors[0], err
+    assert errors[0].startswith(f"{prog}: error: "), err
+    assert "Traceback" not in err
+    # argparse's usage lines may come before it
+    assert all(line.startswith(("usage:", " ")) for line in lines[:-1]), err
+    return errors[0][len(f"{prog}: error: ") :]
+
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--digits", "-1", "argument --digits: must be an integer from 0 to 17"),
+        ("--digits", "18", "argument --digits: must be an integer from 0 to 17"),
+        ("--digits", "1e3", "Got '1e3' instead."),
+        ("--digits", "9" * 5000, "(5000 characters) instead."),
+        ("-l", "inf", "argument -l/--relevance-level: must be finite. Got 'inf'"),
+        ("-l", "nan", "must be finite. Got 'nan' instead."),
+        ("-l", "1e400", "must be finite"),
+        ("-l", "1_0", "must be a number written with the digits 0-9"),
+        ("-l", "２", "must be a number written with the digits 0-9"),
+        ("--ties", "x", "argument --ties: invalid choice: 'x'"),
+    ],
+)
+def test_malformed_option_values_are_usage_errors(
+    files, capsys, option, value, message
+):
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", str(files["qrels"]), str(files["a.run"]), option, value])
+    assert exc.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert message in assert_one_error_line(err)
+
+
+def test_digits_and_level_in_range(files, capsys):
+    status, out, err = run_main(
+        capsys,
+        "evaluate",
+        files["qrels"],
+        files["a.run"],
+        "-m",
+        "P@1",
+        "--digits",
+        "0",
+        "-l",
+        "+1e0",
+    )
+    assert status == 0 and err == "" and _lines(out)[0][2] == "1"
+
+
+@pytest.mark.parametrize(
+    "metric, message",
+    [
+        (
+            "ndcg@²",
+            "The cutoff in metric name 'ndcg@²' must be a positive integer "
+            "written with the digits 0-9. Got '²' instead.",
+        ),
+        ("ndcg@١٠", "Got '١٠' instead."),
+        ("ndcg@" + "9" * 5000, "must have at most 100 digits"),
+        ("map(rel=1_0)", "must be a number written with the digits 0-9"),
+        ("mapp", "Unknown ranking metric 'mapp'. Did you mean 'map'"),
+        ("", "Cannot parse metric name ''"),
+        ("ndcg@10\nmap", "Cannot parse metric name 'ndcg@10\\nmap'"),
+    ],
+)
+def test_bad_metric_names_are_one_error_line(files, capsys, metric, message):
+    status, out, err = run_main(
+        capsys, "evaluate", files["qrels"], files["a.run"], "-m", metric
+    )
+    assert status == 2 and out == ""
+    assert message in assert_one_error_line(err)
+
+
+def test_metrics_are_checked_before_the_files_are_read(files, tmp_path, capsys):
+    status, _, err = run_main(
+        capsys, "evaluate", tmp_path / "missing", tmp_path / "missing", "-m", "mapp"
+    )
+    assert status == 2 and "Unknown ranking metric 'mapp'" in assert_one_error_line(err)
+    status, _, err = run_main(
+        capsys,
+        "evaluate",
+        files["qrels"],
+        files["a.run"],
+        "-m",
+        "ndcg@10",
+        "-m",
+        "nDCG@10",
+    )
+    assert status == 2
+    assert assert_one_error_line(err) == (
+        "skrank evaluate was asked for the same metric more than once: ndcg@10."
+    )
+
+
+def test_a_huge_cutoff_is_the_whole_list(files, capsys):
+    status, out, err = run_main(
+        capsys,
+        "evaluate",
+        files["qrels"],
+        files["a.run"],
+        "-m",
+        "ndcg@100000000000000000000",
+        "-m",
+        "ndcg",
+        "-m",
+        "ndcg_cut_" + "9" * 30,
+    )
+    assert status == 0 and err == ""
+    rows = [[c.strip() for c in row] for row in _lines(out)]
+    assert [r[0] for r in rows] == [
+        "ndcg@100000000000000000000",
+        "ndcg",
+        "ndcg@" + "9" * 30,
+    ]
+    assert rows[0][2] == rows[1][2] == rows[2][2]
+
+
+@pytest.mark.parametrize(
+    "metric, message",
+    [
+        (
+            "ndcg@10,map",
+            "-m 'ndcg@10,map' names 2 metrics; give each metric with its own -m: "
+            "-m ndcg@10 -m map",
+        ),
+        (
+            "ndcg(gain=exponential)@10, P(rel=2)@5,,recip_rank",
+            "names 3 metrics; give each metric with its own -m: "
+            "-m 'ndcg(gain=exponential)@10' -m 'P(rel=2)@5' -m recip_rank",
+        ),
+        (
+            "ndcg@10,mapp",
+            "Got '10,mapp' instead. To give several metrics, give each metric with "
+            "its own -m: -m ndcg@10 -m mapp",
+        ),
+    ],
+)
+def test_comma_joined_metrics_suggest_repeating_m(files, capsys, metric, message):
+    status, out, err = run_main(
+        capsys, "evaluate", files["qrels"], files["a.run"], "-m", metric
+    )
+    assert status == 2 and out == ""
+    assert assert_one_error_line(err).endswith(message)
+
+
+def test_trec_eval_comma_spelling_still_works(files, capsys):
+    status, out, err = run_main(
+        capsys, "evaluate", files["qrels"], files["a.run"], "-m", "P.1,2"
+    )
+    assert status == 0 and err == ""
+    assert [row[0].strip() for row in _lines(out)] == ["precision@1", "precision@2"]
+
+
+def test_option_choices_and_defaults_are_evaluate_run_s():
+    """--ties, --queries, --score-dtype and -l take evaluate_run's values."""
+    import inspect
+
+    from skrank._cli import _parser
+    from skrank._trec import _CONSTRAINTS, evaluate_run
+    from skrank._validation import TIES
+
+    (commands,) = _parser()._subparsers._group_actions
+    ev = commands.choices["evaluate"]
+    actions = {a.dest: a for a in ev._actions}
+    defaults = inspect.signature(evaluate_run).parameters
+    for name in ("ties", "queries", "score_dtype"):
+        assert tuple(actions[name].choices) == _CONSTRAINTS[name][0].values
+        assert actions[name].default == defaults[name].default
+    assert set(TIES) < set(actions["ties"].choices)
+    assert actions["relevance_level"].default == defaults["relevance_level"].default
+
+
+def test_unexpected_errors_are_one_line(files, capsys, monkeypatch):
+    import skrank._cli
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(skrank._cli, "evaluate_run", broken)
+    status, out, err = run_main(capsys, "evaluate", files["qrels"], files["a.run"])
+    assert status == 1 and out == ""
+    message = assert_one_error_line(err)
+    assert message.startswith("internal error (RuntimeError: boom, at test_cli.py:")
+    assert message.endswith("please report it with the command line that raised it")
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(skrank._cli, "evaluate_run", interrupted)
+    assert run_main(capsys, "evaluate", files["qrels"], files["a.run"]) == (130, "", "")
+
+
+def test_a_closed_output_pipe_is_quiet(files, capsys, monkeypatch):
+    class ClosedPipe(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    status = main(["evaluate", str(files["qrels"]), str(files["a.run"]), "-q"])
+    assert status == 1 and capsys.readouterr().err == ""
+
+
+def test_unreadable_files_are_one_error_line(files, tmp_path, capsys):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    truncated = tmp_path / "run.gz"
+    import gzip
+
+    truncated.write_bytes(gzip.compress(RUN_A.encode())[:20])
+    for path in (folder, truncated, tmp_path / "missing"):
+        status, out, err = run_main(capsys, "evaluate", files["qrels"], path)
+        assert status == 2 and out == ""
+        assert str(path.name) in assert_one_error_line(err)
