@@ -8,11 +8,14 @@ inputs, handle ``qid``, ``sample_weight``, ``ties``, ``average`` and
 
 from __future__ import annotations
 
+import functools
+import inspect
 import warnings
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._docs import fill_doc
 from ._engine import (
     Block,
     Layout,
@@ -21,6 +24,8 @@ from ._engine import (
     grouped_layout,
     rank,
 )
+from ._measures import measure_by_function
+from ._registry import MetricSpec
 from ._validation import (
     InvalidParameterError,
     as_numeric_array,
@@ -31,7 +36,7 @@ from ._validation import (
     validate_params,
 )
 
-__all__ = ["Prepared", "prepare", "compute"]
+__all__ = ["Prepared", "compute", "metric_function", "prepare", "resolve_ties"]
 
 
 class Prepared:
@@ -66,10 +71,14 @@ def prepare(
     sample_weight=None,
     *,
     nonnegative: bool = False,
-    min_items: int = 1,
+    min_items: tuple = (1, ""),
     keep_raw_score: bool = False,
 ) -> Prepared:
-    """Check the arrays and build the layout; nothing is modified in place."""
+    """Check the arrays and build the layout; nothing is modified in place.
+
+    ``min_items`` is the number of items each query of the dense layout
+    needs and the metric it is needed for (scikit-learn's rule for nDCG).
+    """
     y = as_numeric_array(y_true, "y_true", caller)
     s = _scores(y_score, caller)
     if y.ndim > 2 or s.ndim > 2:
@@ -91,10 +100,11 @@ def prepare(
             raise InvalidParameterError(
                 f"{caller} should not be used on negative y_true values."
             )
-        if y.shape[1] < min_items:
+        need, metric = min_items
+        if y.shape[1] < need:
             raise InvalidParameterError(
-                "Computing NDCG is only meaningful when there is more than 1 "
-                f"document. Got {y.shape[1]} instead."
+                f"Computing {metric} is only meaningful when there is more than "
+                f"{need - 1} document. Got {y.shape[1]} instead."
             )
         raw = None
         if keep_raw_score:
@@ -152,26 +162,84 @@ def prepare(
     return Prepared(layout, weights, grouped=True)
 
 
-def check_common(
-    caller,
-    *,
-    k=None,
-    ties="average",
-    average="mean",
-    replace_undefined_by=0.0,
-    relevance_level=None,
-    **extra,
-):
-    """Validate the cross-cutting scalar parameters (one message style)."""
-    params = {
-        "k": k,
-        "ties": ties,
-        "average": average,
-        "replace_undefined_by": replace_undefined_by,
-        "relevance_level": relevance_level,
-    }
-    params.update(extra)
-    validate_params(caller, params)
+# Arguments of every metric function that are data, not options.
+_DATA = ("y_true", "y_score", "qid", "sample_weight")
+# Cross-cutting options, whose constraints are COMMON_CONSTRAINTS.
+_OPTIONS = ("k", "ties", "average", "replace_undefined_by", "ignore_ties")
+
+
+def resolve_ties(caller, ties, ignore_ties=False):
+    """The engine's tie rule for ``ties`` and scikit-learn's ``ignore_ties``."""
+    validate_params(caller, {"ties": ties, "ignore_ties": ignore_ties})
+    if ignore_ties:
+        if ties != "average":
+            raise InvalidParameterError(
+                f"ignore_ties=True cannot be combined with ties={ties!r} in "
+                f"{caller}: ignore_ties=True orders tied items as scikit-learn "
+                "does, ties= chooses another rule. Pass only one of them."
+            )
+        return "sklearn"
+    return ties
+
+
+def metric_function(func):
+    """Make ``func`` the public function of the metric declared with its name.
+
+    ``func`` is a signature and a numpydoc docstring (with ``%(k)s``-style
+    placeholders, see :mod:`skrank._docs`); its body is not run. The metric
+    is the :class:`~skrank._measures.Measure` whose ``function`` is
+    ``func.__name__``. Every call binds the arguments to that signature,
+    validates the cross-cutting options and the metric's own parameters
+    against their declared constraints, and computes through
+    :func:`prepare` and :func:`compute`. The signature seen by
+    ``inspect.signature`` and IDEs is ``func``'s own.
+    """
+    caller = func.__name__
+    measure = measure_by_function(caller)
+    sig = inspect.signature(func)
+    own = {p.keyword: p for p in measure.params}
+    stray = [n for n in sig.parameters if n not in (*_DATA, *_OPTIONS, *own)]
+    if stray or measure.cutoff != ("k" in sig.parameters):
+        raise TypeError(  # a declaration error, raised at import
+            f"{caller}: parameters {stray} are neither shared options nor "
+            f"parameters of metric {measure.name!r}, or 'k' does not match "
+            "its cutoff."
+        )
+    fill_doc(func)
+
+    @functools.wraps(func)
+    def face(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        arg = bound.arguments
+        options = {key: arg[key] for key in _OPTIONS if key in arg}
+        validate_params(caller, options)
+        params = {key: arg[key] for key in own if key in arg}
+        validate_params(caller, params, {key: own[key].constraints for key in params})
+        mode = resolve_ties(caller, options["ties"], options.get("ignore_ties", False))
+        k = options.get("k")
+        spec = MetricSpec(measure, None if k is None else int(k), params)
+        prepared = prepare(
+            caller,
+            arg["y_true"],
+            arg["y_score"],
+            arg["qid"],
+            arg["sample_weight"],
+            nonnegative=measure.nonnegative_relevance,
+            min_items=(measure.min_items, measure.name.upper()),
+            keep_raw_score=mode == "sklearn",
+        )
+        (result,) = compute(
+            caller,
+            [spec],
+            prepared,
+            ties=mode,
+            average=options["average"],
+            replace_undefined_by=options.get("replace_undefined_by", 0.0),
+        )
+        return result
+
+    return face
 
 
 def compute(

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._engine import Ranking, discount, gain_values
-from ._validation import Interval, Options
+from ._validation import COMMON_CONSTRAINTS
 
-__all__ = ["Measure", "MEASURES", "ParamSpec"]
+__all__ = ["Measure", "MEASURES", "ParamSpec", "measure_by_function"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,7 @@ class Measure:
     perfect_is_one: bool = True  # a perfect ranking of the whole list scores 1
     full_list: Callable = _full_without_cutoff
     nonnegative_relevance: bool = False
+    min_items: int = 1  # items each query of the dense layout needs
 
     def param(self, keyword):
         for p in self.params:
@@ -223,18 +224,19 @@ def _ndcg_compute(r, k, gain):
 # Declarations
 # --------------------------------------------------------------------------
 
-_REL = ParamSpec(
-    "relevance_level",
-    "rel",
-    None,
-    (Interval("real", None, None, "neither"), None),
-    float,
-)
-_GAIN = ParamSpec("gain", "gain", "linear", (Options(("linear", "exponential")),), str)
-_LOG_BASE = ParamSpec(
-    "log_base", "log_base", 2, (Interval("real", 1, None, "neither"),), float
-)
-_P = ParamSpec("p", "p", 0.8, (Interval("real", 0.0, 1.0, "neither"),), float)
+
+def _shared(keyword, spelling, default, kind):
+    """A parameter that several metrics share; its constraints are declared
+    once, in :data:`~skrank._validation.COMMON_CONSTRAINTS`."""
+    return ParamSpec(
+        keyword, spelling, default, tuple(COMMON_CONSTRAINTS[keyword]), kind
+    )
+
+
+_REL = _shared("relevance_level", "rel", None, float)
+_GAIN = _shared("gain", "gain", "linear", str)
+_LOG_BASE = _shared("log_base", "log_base", 2, float)
+_P = _shared("p", "p", 0.8, float)
 
 MEASURES: tuple[Measure, ...] = (
     Measure(
@@ -348,5 +350,13 @@ MEASURES: tuple[Measure, ...] = (
         params=(_GAIN,),
         undefined_without_relevant=True,
         nonnegative_relevance=True,
+        min_items=2,
     ),
 )
+
+_BY_FUNCTION = {m.function: m for m in MEASURES}
+
+
+def measure_by_function(name: str) -> Measure:
+    """The metric whose public function is called ``name``."""
+    return _BY_FUNCTION[name]

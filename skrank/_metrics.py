@@ -1,11 +1,16 @@
-"""Public ranking metrics: thin faces over the registry and the engine."""
+"""Public ranking metrics: thin faces over the registry and the engine.
+
+Each ``*_score`` function is a signature and its documentation;
+:func:`~skrank._core.metric_function` binds it to the metric declared with
+its name in :mod:`skrank._measures` and does the rest.
+"""
 
 from __future__ import annotations
 
-from ._core import check_common, compute, prepare
+from ._core import compute, metric_function, prepare, resolve_ties
 from ._docs import fill_doc
-from ._registry import as_metric, parse_metrics
-from ._validation import InvalidParameterError, validate_params
+from ._registry import parse_metrics
+from ._validation import validate_params
 
 __all__ = [
     "bpref_score",
@@ -23,66 +28,12 @@ __all__ = [
     "recall_at_k_score",
 ]
 
-
-def _resolve_ties(caller, ties, ignore_ties):
-    validate_params(caller, {"ignore_ties": ignore_ties})
-    if ignore_ties:
-        if ties != "average":
-            raise InvalidParameterError(
-                f"ignore_ties=True cannot be combined with ties={ties!r} in "
-                f"{caller}: ignore_ties=True orders tied items as scikit-learn "
-                "does, ties= chooses another rule. Pass only one of them."
-            )
-        return "sklearn"
-    return ties
-
-
-def _single(
-    caller,
-    measure,
-    y_true,
-    y_score,
-    *,
-    k,
-    qid,
-    sample_weight,
-    ties,
-    average,
-    replace_undefined_by=0.0,
-    ignore_ties=False,
-    nonnegative=False,
-    min_items=1,
-    **params,
-):
-    spec = as_metric(measure, None if k is None else int(k), **params)
-    mode = _resolve_ties(caller, ties, ignore_ties)
-    prepared = prepare(
-        caller,
-        y_true,
-        y_score,
-        qid,
-        sample_weight,
-        nonnegative=nonnegative,
-        min_items=min_items,
-        keep_raw_score=mode == "sklearn",
-    )
-    (result,) = compute(
-        caller,
-        [spec],
-        prepared,
-        ties=mode,
-        average=average,
-        replace_undefined_by=replace_undefined_by,
-    )
-    return result
-
-
 # --------------------------------------------------------------------------
 # DCG family
 # --------------------------------------------------------------------------
 
 
-@fill_doc
+@metric_function
 def dcg_score(
     y_true,
     y_score,
@@ -181,25 +132,9 @@ def dcg_score(
     ...           qid=[7, 7, 7, 8, 8], average=None)
     array([3.63092975, 1.26185951])
     """
-    caller = "dcg_score"
-    check_common(caller, k=k, ties=ties, average=average, log_base=log_base, gain=gain)
-    return _single(
-        caller,
-        "dcg",
-        y_true,
-        y_score,
-        k=k,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        ignore_ties=ignore_ties,
-        gain=gain,
-        log_base=log_base,
-    )
 
 
-@fill_doc
+@metric_function
 def ndcg_score(
     y_true,
     y_score,
@@ -292,31 +227,6 @@ def ndcg_score(
     ...            replace_undefined_by=np.nan)
     array([0.61990623,        nan])
     """
-    caller = "ndcg_score"
-    check_common(
-        caller,
-        k=k,
-        ties=ties,
-        average=average,
-        replace_undefined_by=replace_undefined_by,
-        gain=gain,
-    )
-    return _single(
-        caller,
-        "ndcg",
-        y_true,
-        y_score,
-        k=k,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        replace_undefined_by=replace_undefined_by,
-        ignore_ties=ignore_ties,
-        nonnegative=True,
-        min_items=2,
-        gain=gain,
-    )
 
 
 # --------------------------------------------------------------------------
@@ -324,47 +234,7 @@ def ndcg_score(
 # --------------------------------------------------------------------------
 
 
-def _binary(
-    caller,
-    measure,
-    y_true,
-    y_score,
-    *,
-    k,
-    qid,
-    sample_weight,
-    ties,
-    average,
-    relevance_level,
-    replace_undefined_by=0.0,
-    **params,
-):
-    check_common(
-        caller,
-        k=k,
-        ties=ties,
-        average=average,
-        replace_undefined_by=replace_undefined_by,
-        relevance_level=relevance_level,
-        **params,
-    )
-    return _single(
-        caller,
-        measure,
-        y_true,
-        y_score,
-        k=k,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        replace_undefined_by=replace_undefined_by,
-        relevance_level=relevance_level,
-        **params,
-    )
-
-
-@fill_doc
+@metric_function
 def hits_score(
     y_true,
     y_score,
@@ -415,21 +285,9 @@ def hits_score(
     >>> hits_score([[0, 1, 0, 1, 0]], [[3, 2, 2, 2, 1]], k=2, ties="optimistic")
     1.0
     """
-    return _binary(
-        "hits_score",
-        "hits",
-        y_true,
-        y_score,
-        k=k,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        relevance_level=relevance_level,
-    )
 
 
-@fill_doc
+@metric_function
 def hit_rate_score(
     y_true,
     y_score,
@@ -485,21 +343,9 @@ def hit_rate_score(
     ...                ties="pessimistic")
     0.0
     """
-    return _binary(
-        "hit_rate_score",
-        "hit_rate",
-        y_true,
-        y_score,
-        k=k,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        relevance_level=relevance_level,
-    )
 
 
-@fill_doc
+@metric_function
 def precision_at_k_score(
     y_true,
     y_score,
@@ -550,21 +396,9 @@ def precision_at_k_score(
     ...                      ties="optimistic")
     0.5
     """
-    return _binary(
-        "precision_at_k_score",
-        "precision",
-        y_true,
-        y_score,
-        k=k,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        relevance_level=relevance_level,
-    )
 
 
-@fill_doc
+@metric_function
 def recall_at_k_score(
     y_true,
     y_score,
@@ -615,22 +449,9 @@ def recall_at_k_score(
     ...                   ties="pessimistic")
     0.5
     """
-    return _binary(
-        "recall_at_k_score",
-        "recall",
-        y_true,
-        y_score,
-        k=k,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        relevance_level=relevance_level,
-        replace_undefined_by=replace_undefined_by,
-    )
 
 
-@fill_doc
+@metric_function
 def f1_at_k_score(
     y_true,
     y_score,
@@ -679,21 +500,9 @@ def f1_at_k_score(
     ...               ties="optimistic")
     0.5
     """
-    return _binary(
-        "f1_at_k_score",
-        "f1",
-        y_true,
-        y_score,
-        k=k,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        relevance_level=relevance_level,
-    )
 
 
-@fill_doc
+@metric_function
 def r_precision_score(
     y_true,
     y_score,
@@ -741,22 +550,9 @@ def r_precision_score(
     >>> r_precision_score([[0, 1, 0, 1, 0]], [[3, 2, 2, 2, 1]], ties="optimistic")
     0.5
     """
-    return _binary(
-        "r_precision_score",
-        "r_precision",
-        y_true,
-        y_score,
-        k=None,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        relevance_level=relevance_level,
-        replace_undefined_by=replace_undefined_by,
-    )
 
 
-@fill_doc
+@metric_function
 def mean_reciprocal_rank_score(
     y_true,
     y_score,
@@ -811,21 +607,9 @@ def mean_reciprocal_rank_score(
     ...                            ties="first")
     0.5
     """
-    return _binary(
-        "mean_reciprocal_rank_score",
-        "mrr",
-        y_true,
-        y_score,
-        k=k,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        relevance_level=relevance_level,
-    )
 
 
-@fill_doc
+@metric_function
 def mean_average_precision_score(
     y_true,
     y_score,
@@ -884,22 +668,9 @@ def mean_average_precision_score(
     ...                              ties="optimistic")
     0.5833333333333333
     """
-    return _binary(
-        "mean_average_precision_score",
-        "map",
-        y_true,
-        y_score,
-        k=k,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        relevance_level=relevance_level,
-        replace_undefined_by=replace_undefined_by,
-    )
 
 
-@fill_doc
+@metric_function
 def bpref_score(
     y_true,
     y_score,
@@ -960,22 +731,9 @@ def bpref_score(
     >>> bpref_score([[0, 1, 0, 1, 0]], [[3, 2, 2, 2, 1]], ties="optimistic")
     0.5
     """
-    return _binary(
-        "bpref_score",
-        "bpref",
-        y_true,
-        y_score,
-        k=None,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        relevance_level=relevance_level,
-        replace_undefined_by=replace_undefined_by,
-    )
 
 
-@fill_doc
+@metric_function
 def rbp_score(
     y_true,
     y_score,
@@ -1035,19 +793,6 @@ def rbp_score(
     ...                 ties="optimistic"), 6)
     0.375
     """
-    return _binary(
-        "rbp_score",
-        "rbp",
-        y_true,
-        y_score,
-        k=k,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        relevance_level=relevance_level,
-        p=p,
-    )
 
 
 # --------------------------------------------------------------------------
@@ -1129,13 +874,15 @@ def evaluate(
     {'mrr': 0.75, 'precision@2': 0.5}
     """
     caller = "evaluate"
-    check_common(
+    validate_params(
         caller,
-        ties=ties,
-        average=average,
-        replace_undefined_by=replace_undefined_by,
-        relevance_level=relevance_level,
+        {
+            "average": average,
+            "replace_undefined_by": replace_undefined_by,
+            "relevance_level": relevance_level,
+        },
     )
+    ties = resolve_ties(caller, ties)
     requested = parse_metrics(metrics, caller)
     names = [spec.name for spec in requested]
     specs = [spec.with_defaults(relevance_level=relevance_level) for spec in requested]
