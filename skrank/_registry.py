@@ -29,6 +29,8 @@ import math
 import numbers
 import re
 
+import numpy as np
+
 from ._measures import MEASURES, Measure
 from ._validation import InvalidParameterError
 
@@ -128,6 +130,8 @@ def _quote(text: str) -> str:
 
 def _show(value) -> str:
     """A value received, as plain text for a message (no numpy reprs)."""
+    if isinstance(value, np.generic):
+        value = value.item()
     if isinstance(value, str):
         return _quote(str(value))
     if isinstance(value, numbers.Real):
@@ -363,7 +367,7 @@ def _resolve_base(base: str, original: str):
     if len(measures) == 1:
         return _ALIASES[candidates[0]]
     raise InvalidParameterError(
-        f"Unknown ranking metric {original!r}.{_suggest(base)} "
+        f"Unknown ranking metric {_quote(original)}.{_suggest(base)} "
         f"Valid names: {', '.join(get_metric_names())} (see get_metric_names())."
     )
 

@@ -308,6 +308,8 @@ def test_values_in_names_and_messages_are_plain():
     with pytest.raises(ValueError) as exc:
         parse_metrics(np.float64(3.5), "evaluate")
     assert str(exc.value).endswith("list of them. Got 3.5 instead.")
+    with pytest.raises(ValueError, match=r"Got True of type bool_?\.$"):
+        get_metric(np.bool_(True))
     with pytest.raises(ValueError, match=r"\(0, 1\)\. Got 1 instead\.$"):
         get_metric("rbp(p=1.0)")
     with pytest.raises(ValueError, match=r"Got 'cubic' instead\.$"):
