@@ -17,12 +17,12 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from ._docs import fill_doc
 from ._engine import (
-    Block,
     Layout,
     dense_layout,
     exact_order_keys,
     grouped_layout,
     rank,
+    slices,
 )
 from ._measures import measure_by_function
 from ._registry import MetricSpec
@@ -42,10 +42,9 @@ __all__ = ["Prepared", "compute", "metric_function", "prepare", "resolve_ties"]
 class Prepared:
     """Validated input: the layout and one weight per query (or None)."""
 
-    def __init__(self, layout: Layout, weights, grouped: bool):
+    def __init__(self, layout: Layout, weights, grouped=None):
         self.layout = layout
         self.weights = weights
-        self.grouped = grouped
 
 
 def _shape_error(caller, y, s):
@@ -115,7 +114,7 @@ def prepare(
         weights = None
         if sample_weight is not None:
             weights = check_weights(sample_weight, y.shape[0], caller, "query")
-        return Prepared(layout, weights, grouped=False)
+        return Prepared(layout, weights)
 
     # grouped layout
     if y.ndim == 2 and y.shape[1] == 1:
@@ -159,7 +158,7 @@ def prepare(
                 f"{plain(layout.qid_values[codes[row]])} has weights "
                 f"{plain(w[row])} and {plain(weights[codes[row]])}."
             )
-    return Prepared(layout, weights, grouped=True)
+    return Prepared(layout, weights)
 
 
 # Arguments of every metric function that are data, not options.
@@ -265,7 +264,7 @@ def compute(
     undefined = [np.zeros(n, dtype=bool) for _ in specs]
     # an overflow shows as a non-finite value, reported below
     with np.errstate(over="ignore", invalid="ignore"):
-        for block in _slices(layout.blocks):
+        for block in slices(layout.blocks):
             ranking = rank(block, ties, depth)
             for i, spec in enumerate(specs):
                 v, u = spec.measure.compute(ranking, spec.k, **spec.params)
@@ -305,38 +304,7 @@ def _check_gains(caller, specs, layout):
         )
 
 
-# Rows ranked at a time: blocks are cut into slices of about this many
-# values, so that the temporaries of each step stay small (in cache, and
-# reused from slice to slice instead of being mapped anew).
-SLICE_VALUES = 1 << 17
-
-
-def _slices(blocks, size=None):
-    """Each block cut into row slices of about ``size`` values (views)."""
-    size = SLICE_VALUES if size is None else size
-    for block in blocks:
-        m, width = block.y.shape
-        step = max(1, size // max(width, 1))
-        if m <= step:
-            yield block
-            continue
-        for lo in range(0, m, step):
-            part = slice(lo, min(lo + step, m))
-            yield Block(
-                rows=block.rows[part],
-                y=block.y[part],
-                s=block.s[part],
-                **{
-                    name: None if value is None else value[part]
-                    for name, value in (
-                        ("n_items", block.n_items),
-                        ("judged", block.judged),
-                        ("raw_score", block.raw_score),
-                        ("pool_y", block.pool_y),
-                        ("pool_n", block.pool_n),
-                    )
-                },
-            )
+_slices = slices
 
 
 def _aggregate(caller, spec, values, undefined, weights, average, replace):

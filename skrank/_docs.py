@@ -9,6 +9,12 @@ from __future__ import annotations
 
 import textwrap
 
+from ._engine import GAINS, TIES
+
+
+def _choices(values) -> str:
+    return "{" + ", ".join(f'"{v}"' for v in values) + "}"
+
 __all__ = ["DOCS", "fill_doc"]
 
 DOCS = {
@@ -41,7 +47,7 @@ DOCS = {
     query, so that scikit-learn's cross-validation can slice it with the
     rows. Weights must be finite, non-negative and not all zero; only their
     ratios matter (the mean is exact for weights up to the largest float).""",
-    "ties": """ties : {"average", "optimistic", "pessimistic", "first"}, default="average"
+    "ties": f"""ties : {_choices(TIES)}, default="average"
     How items with equal scores are ordered. ``"average"``: the exact expected
     value over all orderings of each tie group (McSherry & Najork, 2008).
     ``"optimistic"`` / ``"pessimistic"``: most / least relevant first within
@@ -59,7 +65,7 @@ DOCS = {
     query in the mean; a NaN of any type (``np.nan``, ``float("nan")``,
     ``np.float32("nan")``) leaves such queries out of the mean (and warns
     when every query is undefined).""",
-    "gain": """gain : {"linear", "exponential"}, default="linear"
+    "gain": f"""gain : {_choices(GAINS)}, default="linear"
     Gain of an item of relevance ``rel``: ``rel`` (Jarvelin & Kekalainen;
     scikit-learn, trec_eval) or ``2**rel - 1`` (Burges et al.; ranx's
     ``dcg_burges``). Exponential gains need ``y_true <= 1023``, so that

@@ -22,12 +22,25 @@ rows or tie groups.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 import numpy as np
 
+#: The tie rules a user chooses from (``ties=``). The engine also knows
+#: ``"sklearn"``, scikit-learn's ``ignore_ties=True`` order.
+TIES = ("average", "optimistic", "pessimistic", "first")
+#: The gain functions of DCG-based metrics.
+GAINS = ("linear", "exponential")
+# Values ranked at a time: blocks are cut into row slices of about this many
+# values, so that the temporaries of each step stay small (in cache, and
+# reused from slice to slice instead of being mapped anew).
+SLICE_VALUES = 1 << 17
+
 __all__ = [
+    "GAINS",
+    "SLICE_VALUES",
+    "TIES",
     "Block",
     "Layout",
     "Ranking",
@@ -35,6 +48,7 @@ __all__ = [
     "factorize",
     "grouped_layout",
     "rank",
+    "slices",
 ]
 
 # A block is padded only while the padding costs at most this factor of the rows.
@@ -288,6 +302,30 @@ def _pack(lengths, y, s, judged):
     return blocks
 
 
+def slices(blocks, size=None):
+    """Each block cut into row slices of about ``size`` values (views).
+
+    ``size`` defaults to :data:`SLICE_VALUES`.
+    """
+    size = SLICE_VALUES if size is None else size
+    for block in blocks:
+        m, width = block.y.shape
+        step = max(1, size // max(width, 1))
+        if m <= step:
+            yield block
+            continue
+        for lo in range(0, m, step):
+            part = slice(lo, min(lo + step, m))
+            yield Block(
+                **{
+                    f.name: None
+                    if getattr(block, f.name) is None
+                    else getattr(block, f.name)[part]
+                    for f in fields(Block)
+                }
+            )
+
+
 # --------------------------------------------------------------------------
 # Ranking
 # --------------------------------------------------------------------------
@@ -495,31 +533,6 @@ class Ranking:
             k = min(int(k), self.width)  # a cutoff past the list is the list
         return np.clip(k - self.start, 0, self.size)
 
-    # -- per-position views -------------------------------------------------
-
-    def positions(self) -> np.ndarray:
-        """0-based rank of each column, shape (1, W)."""
-        return np.arange(self.width)[None, :]
-
-    def _per_position(self, values):
-        if not self.tied:
-            return np.broadcast_to(values, (self.m, self.width))
-        return np.repeat(values, self.size).reshape(self.m, self.width)
-
-    def group_mean(self, x: np.ndarray) -> np.ndarray:
-        """Mean of ``x`` over each position's tie group (``x`` itself if none)."""
-        if not self.tied:
-            return x
-        return self._per_position(self.group_sum(x) / self.size)
-
-    def group_start(self) -> np.ndarray:
-        """0-based rank at which each position's group starts (T), shape (m, W)."""
-        return self._per_position(self.start)
-
-    def group_size(self) -> np.ndarray:
-        """Size of each position's group (t), shape (m, W)."""
-        return self._per_position(self.size)
-
     # -- per-group counts ---------------------------------------------------
 
     def _valid(self):
@@ -672,4 +685,6 @@ def gain_values(y: np.ndarray, gain: str) -> np.ndarray:
     """Linear gain ``y`` or exponential (Burges) gain ``2**y - 1``."""
     if gain == "linear":
         return y
-    return np.exp2(y) - 1.0
+    if gain == "exponential":
+        return np.exp2(y) - 1.0
+    raise ValueError(f"unknown gain {gain!r}")  # pragma: no cover

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ._engine import GAINS, TIES
+
 __all__ = [
     "InvalidParameterError",
     "Interval",
@@ -163,8 +165,6 @@ NONE = _NoneConstraint()
 NAN = _NanConstraint()
 BOOL = _BoolConstraint()
 
-TIES = ("average", "optimistic", "pessimistic", "first")
-GAINS = ("linear", "exponential")
 
 #: Constraints of the parameters that many functions share.
 COMMON_CONSTRAINTS: dict[str, list[_Constraint]] = {

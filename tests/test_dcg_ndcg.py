@@ -388,7 +388,7 @@ def test_dcg_accepts_negative_relevance_and_one_column():
 @pytest.mark.parametrize("ignore_ties", [False, True])
 def test_large_input_ranked_in_slices_matches_sklearn(ignore_ties):
     """3,000 x 100 values: more than one slice of rows is ranked."""
-    from skrank._core import SLICE_VALUES
+    from skrank._engine import SLICE_VALUES
 
     rng = np.random.default_rng(12)
     y = rng.integers(0, 4, (3000, 100))
