@@ -25,8 +25,9 @@ from sklearn.utils.validation import (
 )
 
 from ._core import compute, prepare
+from ._engine import factorize, stable_group_order
 from ._registry import get_metric
-from ._response import is_classifier, score_method
+from ._response import expected_relevance, is_classifier, numeric_labels, score_method
 from ._validation import (
     BOOL,
     InvalidParameterError,
@@ -36,7 +37,7 @@ from ._validation import (
     validate_params,
 )
 
-__all__ = ["RankingEvaluator"]
+__all__ = ["RankingEvaluator", "query_ids_in", "warn_if_queries_split"]
 
 
 def _is_dataframe(X) -> bool:
@@ -60,13 +61,6 @@ def _fit_style(estimator) -> str:
     if "group" in params:
         return "group"
     return "pointwise"
-
-
-def _numeric_labels(classes):
-    classes = np.asarray(classes)
-    if classes.ndim == 1 and classes.dtype.kind in "biuf":
-        return classes.astype(np.float64)
-    return None
 
 
 class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
@@ -320,12 +314,6 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
             "single_query=True."
         )
 
-    def _qid_from_X(self, X):
-        """The query ids held in X (used by ranking scorers), or None."""
-        if self.qid is None:
-            return None
-        return self._split_X(X)[1]
-
     # -- fit / predict / score ------------------------------------------------
 
     def fit(self, X, y, *, qid=None, sample_weight=None):
@@ -376,10 +364,8 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         if q is None and style != "pointwise":
             raise self._no_qid_error("fit", n_rows)
         if q is not None:
-            values, codes, counts = np.unique(
-                q, return_inverse=True, return_counts=True
-            )
-            codes = codes.ravel()
+            values, codes = factorize(q)
+            counts = np.bincount(codes, minlength=values.shape[0])
         else:
             codes = None
         # the query ids seen in fit, to detect queries split with score
@@ -398,7 +384,7 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         else:
             if codes is None:
                 codes = np.zeros(n_rows, dtype=np.int64)
-            order = np.argsort(codes, kind="stable")
+            order = stable_group_order(codes, int(codes.max()) + 1)
             in_order = bool((np.diff(codes) >= 0).all())
             X_fit = X_in if in_order else _take_rows(X_in, order)
             y_fit = y_arr if in_order else y_arr[order]
@@ -433,7 +419,7 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
 
         if is_classifier(estimator):
             classes = np.asarray(estimator.classes_)
-            labels = _numeric_labels(classes)
+            labels = numeric_labels(classes)
             multiclass = classes.ndim != 1 or classes.shape[0] > 2
             has_proba = hasattr(estimator, "predict_proba")
             if multiclass and (labels is None or not has_proba):
@@ -472,12 +458,8 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         X_in, _ = self._split_X(X)
         est = self.estimator_
         if is_classifier(est):
-            labels = _numeric_labels(est.classes_)
             if hasattr(est, "predict_proba"):
-                proba = np.asarray(est.predict_proba(X_in))
-                if labels is not None:
-                    return proba @ labels
-                return proba[:, -1]
+                return expected_relevance(est.predict_proba(X_in), est.classes_)
             return np.asarray(est.decision_function(X_in), dtype=np.float64)
         scores = np.asarray(est.predict(X_in))
         if scores.ndim == 2 and scores.shape[1] == 1:
@@ -552,7 +534,8 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
             qid = check_qid(qid, len(qid), "RankingEvaluator")
         except (InvalidParameterError, TypeError):
             return  # the metric reports a bad qid with its own message
-        values, counts = np.unique(qid, return_counts=True)
+        values, codes = factorize(qid)
+        counts = np.bincount(codes, minlength=values.shape[0])
         numeric = "biuf"
         if (train_values.dtype.kind in numeric) != (values.dtype.kind in numeric):
             return
@@ -599,3 +582,16 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
             tags.input_tags.sparse = inner.input_tags.sparse
             tags.input_tags.allow_nan = inner.input_tags.allow_nan
         return tags
+
+
+def query_ids_in(evaluator: RankingEvaluator, X):
+    """The query ids that ``evaluator`` reads from ``X``, or None (scorers)."""
+    if evaluator.qid is None:
+        return None
+    return evaluator._split_X(X)[1]
+
+
+def warn_if_queries_split(evaluator: RankingEvaluator, qid) -> None:
+    """Warn if queries scored with ``qid`` were split with the fitted data."""
+    if not evaluator.single_query:
+        evaluator._warn_if_queries_split(qid)

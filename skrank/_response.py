@@ -7,11 +7,12 @@ none.
 
 from __future__ import annotations
 
+import numpy as np
 from sklearn.base import is_classifier as _sklearn_is_classifier
 
 from ._validation import InvalidParameterError
 
-__all__ = ["is_classifier", "score_method"]
+__all__ = ["expected_relevance", "is_classifier", "numeric_labels", "score_method"]
 
 
 def is_classifier(estimator) -> bool:
@@ -48,3 +49,28 @@ def score_method(estimator, who: str) -> str:
             else "."
         )
     )
+
+
+def numeric_labels(classes):
+    """A classifier's class labels as floats, or None if they are not numbers."""
+    classes = np.asarray(classes)
+    if classes.ndim == 1 and classes.dtype.kind in "biuf":
+        return classes.astype(np.float64)
+    return None
+
+
+def expected_relevance(proba, classes):
+    """One ranking score per row from class probabilities.
+
+    The expected relevance, the probabilities times the class labels, when
+    the labels are numbers (for 0/1 labels, the probability of class 1); the
+    probability of the last class otherwise (binary problems). None when
+    neither applies (several non-numeric classes).
+    """
+    proba = np.asarray(proba)
+    labels = numeric_labels(classes)
+    if labels is not None and proba.ndim == 2 and proba.shape[1] == labels.shape[0]:
+        return proba @ labels
+    if proba.ndim == 2 and proba.shape[1] == 2:
+        return proba[:, -1]
+    return None

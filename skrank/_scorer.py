@@ -20,9 +20,10 @@ from sklearn.metrics import get_scorer_names as _sklearn_scorer_names
 from sklearn.metrics import make_scorer
 from sklearn.utils.metadata_routing import MetadataRequest
 
+from ._evaluator import RankingEvaluator, query_ids_in, warn_if_queries_split
 from ._metrics import evaluate
 from ._registry import MetricSpec, get_metric, get_metric_names
-from ._response import score_method
+from ._response import expected_relevance, numeric_labels, score_method
 from ._validation import (
     COMMON_CONSTRAINTS,
     NONE,
@@ -94,13 +95,6 @@ def _canonical_name(metric, params):
     return name, options
 
 
-def _as_float_labels(classes):
-    classes = np.asarray(classes)
-    if classes.dtype.kind in "biuf":
-        return classes.astype(np.float64)
-    return None
-
-
 def _missing_qid_error(y_shape, s_shape) -> InvalidParameterError:
     return InvalidParameterError(
         "A ranking scorer needs to know which rows belong to which query, and "
@@ -135,16 +129,19 @@ def _ranking_score(
     if qid is not None:
         # query groups: one score per row
         if s.ndim == 2 and s.shape[1] > 1:
-            labels = None if classes is None else _as_float_labels(classes)
-            if method != "predict_proba" or labels is None:
+            scores = None
+            if method == "predict_proba" and classes is not None:
+                if numeric_labels(classes) is not None:
+                    scores = expected_relevance(s, classes)
+            if scores is None:
                 raise InvalidParameterError(
                     "With qid, a ranking scorer needs one score per row. The "
                     f"classifier gives {method} of shape {s.shape}; "
                     "its expected relevance (probabilities times class labels) "
                     "needs predict_proba and numeric class labels. Got "
-                    f"{method} and classes {classes!r}."
+                    f"{method} and classes {plain(classes)}."
                 )
-            s = s @ labels
+            s = scores
         if y.ndim != 1:
             raise InvalidParameterError(
                 "With qid, y_true of a ranking scorer must be 1-D, one "
@@ -236,13 +233,11 @@ class _RankingScorer:
                 f"{self!r} got unexpected argument(s) {sorted(kwargs)}; a "
                 "ranking scorer takes qid and sample_weight."
             )
-        if qid is None:
-            qid_from = getattr(estimator, "_qid_from_X", None)
-            if qid_from is not None:
-                qid = qid_from(X)
-        check_split = getattr(estimator, "_warn_if_queries_split", None)
-        if qid is not None and check_split is not None:
-            check_split(qid)
+        if isinstance(estimator, RankingEvaluator):
+            if qid is None:
+                qid = query_ids_in(estimator, X)
+            if qid is not None:
+                warn_if_queries_split(estimator, qid)
         method = score_method(estimator, "A ranking scorer")
         classes = getattr(estimator, "classes_", None) if method != "predict" else None
         scorer = make_scorer(
