@@ -11,10 +11,19 @@ byte), and scores are parsed by a vectorised decimal parser that is exact: a
 mantissa of at most 15 digits divided by a power of ten is correctly rounded.
 Other spellings (exponents, long mantissas) go through Python's ``float``.
 
+Lines end with LF, CRLF or a lone CR. Fields are separated by spaces and tabs
+(and vertical tabs and form feeds, C's ``isspace``, as in trec_eval); any
+other control byte in a data line is an error, never a separator, so that a
+stray byte cannot shift a column. Ids are kept as bytes, whatever their
+encoding.
+
 Each (query, document) pair gets a 64-bit key, the query's code in the high
 24 bits and a 40-bit hash of the document id below, so that a run is joined
 to its qrels without sorting strings. Every key match is confirmed on the
 bytes of the document id, so a hash collision can never give a wrong number.
+Document ids are stored as one zero-padded array as wide as the longest id
+when that is cheap, else end to end in one buffer (:class:`_Ids`), so that
+memory follows the size of the input whatever the lengths of the ids.
 
 :func:`evaluate_run` lays the run out as the grouped layout of
 :mod:`skrank._engine` (judged flags for bpref, the judged pool of every query
@@ -27,9 +36,11 @@ from __future__ import annotations
 import gzip
 import itertools
 import math
+import numbers
 import os
 import re
 import warnings
+import zlib
 from bisect import bisect_right
 
 import numpy as np
@@ -42,6 +53,8 @@ from ._validation import (
     COMMON_CONSTRAINTS,
     InvalidParameterError,
     Options,
+    is_nan,
+    plain,
     validate_params,
 )
 
@@ -50,13 +63,28 @@ __all__ = ["Qrels", "Run", "evaluate_run", "read_qrels", "read_run"]
 _CHUNK = 1 << 22  # bytes read at a time
 _PAD = 64  # spare bytes after a chunk, so that word loads need no bounds check
 _NEWLINE = 10
+_CR = 13
 _HASH = 35  # '#': a line whose first field starts with it is a comment
 _POW10 = 10.0 ** np.arange(23)
 _MAX_DIGITS = 15  # mantissas below 10**15 < 2**53 are exact doubles
+_NUMBER_BYTES = 24  # longer number fields cannot take the fast path
 _STEP = 1 << 18  # rows per slice of the passes over whole columns
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 _RUN_FIELDS = "qid iter docno rank score runid"
 _QRELS_FIELDS = "qid iter docno relevance"
+
+
+def _show(value) -> str:
+    """A value for a message: numpy scalars as Python numbers, long text cut."""
+    if isinstance(value, str) and len(value) > 80:
+        value = value[:77] + "..."
+    elif isinstance(value, bytes) and len(value) > 80:
+        value = value[:77] + b"..."
+    text = plain(value)
+    if len(text) > 80 and not isinstance(value, (str, bytes)):
+        text = text[:77] + "..."
+    return text
 
 
 # --------------------------------------------------------------------------
@@ -64,13 +92,41 @@ _QRELS_FIELDS = "qid iter docno relevance"
 # --------------------------------------------------------------------------
 
 
+class _SourceError(Exception):
+    """A file that cannot be read as text; the reader adds the caller."""
+
+
 def _label(source) -> str:
     if isinstance(source, (str, os.PathLike)):
         return os.fspath(source)
-    return str(getattr(source, "name", "<file>"))
+    name = getattr(source, "name", None)
+    return str(name) if isinstance(name, (str, bytes, os.PathLike)) else "<file>"
 
 
-def _open_binary(source):
+class _Prefixed:
+    """A file object whose first bytes were read already (to sniff gzip)."""
+
+    def __init__(self, head, fileobj):
+        self._head = head
+        self._fh = fileobj
+        self.encoding = getattr(fileobj, "encoding", None)
+
+    def read(self, size=-1):
+        head = self._head
+        if not head:
+            return self._fh.read(size)
+        self._head = head[:0]
+        if size is None or size < 0:
+            rest = self._fh.read()
+        elif size <= len(head):
+            self._head = head[size:]
+            return head[:size]
+        else:
+            rest = self._fh.read(size - len(head))
+        return head + rest if rest else head
+
+
+def _open_binary(source, what="file", label="<file>"):
     """``(file object, file to close or None, size in bytes or None)``."""
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
@@ -80,37 +136,116 @@ def _open_binary(source):
             raise InvalidParameterError(
                 f"Cannot open {path!r}: {exc.strerror or exc}."
             ) from None
-        magic = fh.read(2)
-        fh.seek(0)
-        if magic == b"\x1f\x8b":
-            return gzip.GzipFile(fileobj=fh, mode="rb"), fh, None
-        return fh, fh, os.fstat(fh.fileno()).st_size
-    return source, None, None
+        try:
+            magic = fh.read(2)
+            fh.seek(0)
+            if magic == b"\x1f\x8b":
+                return gzip.GzipFile(fileobj=fh, mode="rb"), fh, None
+            return fh, fh, os.fstat(fh.fileno()).st_size
+        except BaseException:
+            fh.close()
+            raise
+    # a file object: gzip is recognised by its first two bytes too
+    head = _read_some(source, 2, what, label)
+    if not isinstance(head, str):
+        head = _as_data(head, what, label)
+    while isinstance(head, bytes) and 0 < len(head) < 2:
+        more = _as_data(_read_some(source, 2 - len(head), what, label), what, label)
+        if not more:
+            break
+        head += more
+    if isinstance(head, bytes) and head[:2] == b"\x1f\x8b":
+        fh = gzip.GzipFile(fileobj=_Prefixed(head, source), mode="rb")
+        return fh, None, None
+    return _Prefixed(head, source), None, None
 
 
-def _chunks(fileobj, size: int = _CHUNK):
-    """Yield pieces of a file, each ending with a newline (one is added at EOF)."""
-    carry = b""
+def _read_some(fileobj, size, what, label):
+    """``fileobj.read(size)``; a text file that cannot be decoded is an error."""
+    try:
+        return fileobj.read(size)
+    except UnicodeDecodeError as exc:
+        encoding = getattr(fileobj, "encoding", None) or "its encoding"
+        raise _SourceError(
+            f"{what} {label!r} cannot be decoded as {encoding} text "
+            f"({exc.reason}); open it in binary mode ('rb'), which reads ids "
+            "as bytes whatever their encoding"
+        ) from None
+
+
+def _as_data(data, what, label) -> bytes:
+    """What a file object's ``read`` returned, as bytes (text as UTF-8)."""
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    if isinstance(data, str):
+        try:
+            # text read with errors="surrogateescape" gives its bytes back
+            return data.encode("utf-8", errors="surrogateescape")
+        except UnicodeEncodeError as exc:
+            raise _SourceError(
+                f"{what} {label!r} holds a character that is not valid Unicode "
+                f"({exc.reason}); open the file in binary mode ('rb')"
+            ) from None
+    raise _SourceError(
+        f"{what} {label!r}: read() returned {type(data).__name__}, not bytes or "
+        "str; pass a path or a file opened in binary mode ('rb')"
+    )
+
+
+def _newlines(data: bytes) -> bytes:
+    """CRLF and lone CR line ends as LF (``data`` holds a CR)."""
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def _chunks(fileobj, what="file", label="<file>", size=None):
+    """Yield pieces of a file, each ending with a newline (one is added at EOF).
+
+    Lines may end with LF, CRLF or CR; every piece has LF line ends only. A
+    UTF-8 byte order mark is dropped; a UTF-16 or UTF-32 one is an error.
+    """
+    size = _CHUNK if size is None else size
+    pending = []  # pieces of a line longer than a chunk
+    held = b""  # a CR at the end of a piece: is it followed by LF?
     first = True
     while True:
-        data = fileobj.read(size)
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        if first:
+        data = _as_data(_read_some(fileobj, size, what, label), what, label)
+        if first and data:
             first = False
             if data.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte order mark
                 data = data[3:]
+            elif data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+                bits = 32 if data.startswith((b"\xff\xfe\x00\x00", b"\x00")) else 16
+                raise _SourceError(
+                    f"{what} {label!r} is not UTF-8 text (found a UTF-{bits} "
+                    "byte-order mark); convert it to UTF-8"
+                )
         if not data:
-            if carry:
-                yield carry + b"\n"
+            tail = b"".join(pending) + held
+            if b"\r" in tail:
+                tail = _newlines(tail)
+            if tail:
+                yield tail if tail.endswith(b"\n") else tail + b"\n"
             return
-        buf = carry + data if carry else data
-        cut = buf.rfind(b"\n") + 1
+        if held:
+            data = held + data
+            held = b""
+        if b"\r" in data:
+            if data.endswith(b"\r"):
+                data, held = data[:-1], b"\r"
+            data = _newlines(data)
+        cut = data.rfind(b"\n") + 1
         if cut == 0:
-            carry = buf
+            pending.append(data)
             continue
-        carry = buf[cut:]
-        yield buf[:cut]
+        if pending:
+            pending.append(data[:cut])
+            yield b"".join(pending)
+            pending = [data[cut:]]
+        else:
+            yield data[:cut]
+            pending = [data[cut:]] if cut < len(data) else []
 
 
 # --------------------------------------------------------------------------
@@ -128,7 +263,8 @@ class _FormatError(Exception):
 
 
 def _line_text(b, lo, hi) -> str:
-    text = bytes(b[lo:hi]).decode("utf-8", errors="replace").strip()
+    hi = min(hi, lo + 400)
+    text = bytes(b[lo:hi]).decode("utf-8", errors="backslashreplace").strip()
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -147,6 +283,44 @@ def _chunk_array(chunk: bytes):
     return b, n
 
 
+def _check_controls(b, body, ws, line_base):
+    """Reject a control byte (not a separator) in a line that is not a comment.
+
+    ``ws`` are the positions of the bytes below 33. Control bytes in comment
+    lines are harmless (the line is skipped) and let through.
+    """
+    c = body[ws]
+    # 9..12 wrap to 0..3, and control bytes to 4..31 or 247..255
+    bad = c - np.uint8(9)
+    bad = (bad > 3) & (c != 32)
+    if not bad.any():
+        return
+    pos = ws[bad]
+    nl = np.flatnonzero(body == _NEWLINE)  # nl[0] == 0, the sentinel
+    line = np.searchsorted(nl, pos)  # 1-based line number of each byte
+    line, first = np.unique(line, return_index=True)
+    lo = nl[line - 1] + 1
+    hi = nl[line]
+    nonws = np.flatnonzero(body > 32)
+    f = np.searchsorted(nonws, lo).clip(0, max(nonws.shape[0] - 1, 0))
+    if nonws.shape[0]:
+        head = nonws[f]
+        comment = (head >= lo) & (head < hi) & (body[head] == _HASH)
+    else:
+        comment = np.zeros(line.shape[0], dtype=bool)
+    if comment.all():
+        return
+    i = int(np.flatnonzero(~comment)[0])
+    byte = int(body[pos[first[i]]])
+    hint = " (a NUL byte: is the file UTF-16 or binary?)" if byte == 0 else ""
+    raise _FormatError(
+        line_base + int(line[i]),
+        f"control byte 0x{byte:02x}{hint} in {_line_text(b, lo[i], hi[i])!r}; "
+        "fields are separated by spaces and tabs, and ids may not hold other "
+        "control bytes",
+    )
+
+
 def _locate(b, n, ncols, exact, line_base, fields, want):
     """Start and length of the wanted fields of every data line of a chunk.
 
@@ -158,10 +332,11 @@ def _locate(b, n, ncols, exact, line_base, fields, want):
     lines and lines starting with ``#`` are skipped.
     """
     body = b[: n + 1]
-    # The usual file: every line has ncols fields separated by one
-    # whitespace byte. Then the whitespace positions alone locate every field.
     is_ws = body <= 32
     ws = np.flatnonzero(is_ws)
+    _check_controls(b, body, ws, line_base)
+    # The usual file: every line has ncols fields separated by one
+    # whitespace byte. Then the whitespace positions alone locate every field.
     n_lines = (ws.shape[0] - 1) // ncols
     if (
         ws.shape[0] == n_lines * ncols + 1
@@ -307,23 +482,70 @@ def _parse_numbers(m):
     return values, ok, n_dot == 0
 
 
-_PLAIN_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
-_PLAIN_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+_PLAIN_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_PLAIN_INTEGER = re.compile(r"([+-]?)0*([0-9]+)")
 
 
 def _slow_numbers(tokens, what, lines, integral_only):
-    """Convert tokens outside the fast path; reject anything not a number."""
-    out = np.empty(len(tokens))
+    """Convert tokens outside the fast path; reject anything not a number.
+
+    Returns Python floats, or Python ints within the 64-bit range when
+    ``integral_only``.
+    """
+    out = []
     for i, tok in enumerate(tokens):
-        text = tok.decode("utf-8", errors="replace")
-        value = None
-        if (_PLAIN_INTEGER if integral_only else _PLAIN_NUMBER).match(text):
-            value = float(text)
+        text = tok.decode("utf-8", errors="backslashreplace")
+        shown = _show(text)
+        if integral_only:
+            match = _PLAIN_INTEGER.fullmatch(text)
+            if match is None:
+                raise _FormatError(int(lines[i]), f"{what} {shown} is not an integer")
+            sign, digits = match.groups()
+            value = int(digits) if len(digits) <= 19 else None
+            if value is not None and sign == "-":
+                value = -value
+            if value is None or not _INT64_MIN <= value <= _INT64_MAX:
+                raise _FormatError(
+                    int(lines[i]),
+                    f"{what} {shown} is outside the range of 64-bit integers "
+                    f"[{_INT64_MIN}, {_INT64_MAX}]",
+                )
+            out.append(value)
+            continue
+        value = float(text) if _PLAIN_NUMBER.fullmatch(text) else None
         if value is None or not math.isfinite(value):
-            kind = "an integer" if integral_only else "a finite number"
-            raise _FormatError(int(lines[i]), f"{what} {text!r} is not {kind}")
-        out[i] = value
+            raise _FormatError(int(lines[i]), f"{what} {shown} is not a finite number")
+        out.append(value)
     return out
+
+
+def _parse_values(b, start, length, lines, is_run):
+    """Scores (float64) or relevance grades (int64) of the rows of a chunk."""
+    n = start.shape[0]
+    too_long = length > _NUMBER_BYTES
+    clipped = np.minimum(length, _NUMBER_BYTES) if too_long.any() else length
+    n_words = max(1, min(_NUMBER_BYTES // 8, -(-int(clipped.max()) // 8)))
+    vw = _words(b, start, clipped, n_words)
+    v, ok, integral = _parse_numbers(vw.view(np.uint8).reshape(n, -1))
+    ok &= ~too_long
+    if not is_run:
+        ok &= integral
+    w = np.flatnonzero(~ok)
+    if w.shape[0]:
+        v[w] = 0.0
+    if not is_run:
+        v = v.astype(np.int64)
+    if w.shape[0]:
+        toks = [
+            bytes(b[s : s + ln])
+            for s, ln in zip(start[w].tolist(), length[w].tolist(), strict=True)
+        ]
+        where = w + 1 if lines is None else lines[w]
+        slow = _slow_numbers(
+            toks, "score" if is_run else "relevance", where, not is_run
+        )
+        v[w] = np.array(slow, dtype=v.dtype)
+    return v
 
 
 # --------------------------------------------------------------------------
@@ -346,20 +568,31 @@ def _mix(x):
     return x
 
 
-def _hash40(words):
-    """40-bit hash of each row of zero-padded ``(n, w)`` little-endian words.
-
-    Zero words add nothing, so the hash does not depend on the padding width.
-    """
-    h = np.zeros(words.shape[0], dtype=np.uint64)
+def _hash_add(h, words, j0=0):
+    """Add words ``j0, j0 + 1, ...`` of each row to the sums ``h`` (in place)."""
     for j in range(words.shape[1]):
         w = words[:, j] * _M1
         w ^= w >> np.uint64(29)
-        w *= np.uint64((0x2545F4914F6CDD1D + 2 * j * 0x9E3779B9) % (1 << 64) | 1)
+        w *= np.uint64((0x2545F4914F6CDD1D + 2 * (j0 + j) * 0x9E3779B9) % (1 << 64) | 1)
         h += w
+    return h
+
+
+def _hash_final(h):
+    """The 40-bit hashes of word sums (in place)."""
     h = _mix(h)
     h >>= np.uint64(24)
     return h
+
+
+def _hash40(words):
+    """40-bit hash of each row of zero-padded ``(n, w)`` little-endian words.
+
+    Zero words add nothing, so the hash does not depend on the padding width,
+    and it equals :func:`_hash_spans` of the same bytes.
+    """
+    h = np.zeros(words.shape[0], dtype=np.uint64)
+    return _hash_final(_hash_add(h, words))
 
 
 def _pair_keys(codes, h40, n_codes, out=None):
@@ -394,16 +627,354 @@ def _padded_words(arr):
 
 
 # --------------------------------------------------------------------------
+# Columns of ids
+# --------------------------------------------------------------------------
+
+_SLACK = 1 << 20  # bytes of padding always allowed in a fixed-width column
+_ROUND = 4  # words of the ids compared per round of the ragged operations
+
+
+def _fixed_ok(n, width, total) -> bool:
+    """Whether ``n`` ids of ``total`` bytes may be held ``width`` bytes wide.
+
+    The fixed layout may take at most twice the memory of the ragged one
+    (the bytes, and a start and a length of 8 bytes each per id).
+    """
+    return n * width <= 2 * (total + 16 * n) + _SLACK
+
+
+def _n_words(length) -> int:
+    return max(1, -(-int(length.max(initial=1)) // 8))
+
+
+def _span_words(b64, start, length, k0, n_words):
+    """Words ``k0 .. k0 + n_words - 1`` of byte strings, zero past their end.
+
+    ``b64`` is a buffer as aligned little-endian 64-bit words; ``start`` and
+    ``length`` locate each string in bytes. Loads past the buffer are clipped
+    (they only ever feed bytes that the length masks out).
+    """
+    n = start.shape[0]
+    out = np.empty((n, n_words), dtype=np.uint64)
+    if n == 0:
+        return out
+    pos = start + 8 * k0
+    i = pos >> 3
+    shift = (pos & 7).astype(np.uint64)
+    shift <<= np.uint64(3)
+    back = np.uint64(63) - shift
+    last = b64.shape[0] - 1
+    clip = int(i.max()) + n_words >= last
+    one = np.uint64(1)
+    lo = b64[np.minimum(i, last)] if clip else b64[i]
+    for k in range(n_words):
+        j = i + (k + 1)
+        if clip:
+            np.minimum(j, last, out=j)
+        hi = b64[j]
+        w = lo >> shift
+        t = hi << one
+        t <<= back
+        w |= t
+        w &= _MASKS[np.clip(length - 8 * (k0 + k), 0, 8)]
+        out[:, k] = w
+        lo = hi
+    return out
+
+
+def _hash_spans(b64, start, length):
+    """:func:`_hash40` of byte strings of any lengths, in bounded memory.
+
+    The first words of every string are hashed together; the remaining words
+    of the long strings in rounds of ``_ROUND`` words.
+    """
+    n = start.shape[0]
+    h = np.zeros(n, dtype=np.uint64)
+    rows = None
+    k = 0
+    n_words = _n_words(length)
+    step = max(1, min(n_words, _ROUND))
+    while True:
+        if rows is None:
+            _hash_add(h, _span_words(b64, start, length, k, step), k)
+        else:
+            part = np.zeros(rows.shape[0], dtype=np.uint64)
+            _hash_add(part, _span_words(b64, start[rows], length[rows], k, step), k)
+            h[rows] += part
+        k += step
+        if k >= n_words:
+            break
+        longer = length > 8 * k if rows is None else length[rows] > 8 * k
+        rows = np.flatnonzero(longer) if rows is None else rows[longer]
+        if rows.shape[0] == 0:
+            break
+        step = min(_ROUND, _n_words(length[rows]) - k)
+    return _hash_final(h)
+
+
+def _spans_equal(a64, sa, la, b64, sb, lb):
+    """Whether string ``i`` of one buffer equals string ``i`` of another."""
+    eq = la == lb
+    rows = np.flatnonzero(eq)
+    k = 0
+    while rows.shape[0]:
+        ln = la[rows]
+        step = min(_ROUND, _n_words(ln) - k)
+        same = (
+            _span_words(a64, sa[rows], ln, k, step)
+            == _span_words(b64, sb[rows], ln, k, step)
+        ).all(axis=1)
+        eq[rows[~same]] = False
+        k += step
+        rows = rows[same & (ln > 8 * k)]
+    return eq
+
+
+def _spans_order(b64, start, length, group=None):
+    """Byte-wise order of strings within groups: ``(order, labels)``.
+
+    ``order`` sorts the strings by ``group`` then bytes (stable: equal
+    strings keep their order); ``labels[i]`` is the same for two strings
+    exactly when their groups and bytes are equal. Strings are compared a
+    few big-endian words at a time, and only the strings still tied with
+    another go on to the next words (most-significant-digit radix).
+    """
+    m = start.shape[0]
+    if group is None:
+        order = np.arange(m)
+        slot_label = np.zeros(m, dtype=np.int64)
+    else:
+        order = np.argsort(group, kind="stable")
+        g = group[order]
+        new = np.ones(m, dtype=bool)
+        new[1:] = g[1:] != g[:-1]
+        slot_label = np.maximum.accumulate(np.where(new, np.arange(m), 0))
+    todo = np.arange(m)
+    k = 0
+    while todo.shape[0] > 1:
+        idx = order[todo]
+        ln = length[idx]
+        step = min(_ROUND, _n_words(ln) - k)
+        if step <= 0:
+            break
+        w = _span_words(b64, start[idx], ln, k, step).byteswap()
+        lab = slot_label[todo]
+        o = np.lexsort([w[:, c] for c in range(step - 1, -1, -1)] + [lab])
+        order[todo] = idx[o]
+        w = w[o]
+        lab = lab[o]
+        new = np.ones(todo.shape[0], dtype=bool)
+        new[1:] = (lab[1:] != lab[:-1]) | (w[1:] != w[:-1]).any(axis=1)
+        starts = np.flatnonzero(new)
+        run = np.cumsum(new) - 1
+        slot_label[todo] = todo[starts][run]
+        k += step
+        size = np.diff(starts, append=todo.shape[0])
+        longest = np.maximum.reduceat(ln[o], starts)
+        go_on = (size > 1) & (longest > 8 * k)
+        todo = todo[go_on[run]]
+    labels = np.empty(m, dtype=np.int64)
+    labels[order] = slot_label
+    return order, labels
+
+
+def _padded_buffer(data):
+    """Bytes as a uint8 array padded with zeros to whole words plus one."""
+    n = len(data)
+    buf = np.zeros(-(-(n + 8) // 8) * 8, dtype=np.uint8)
+    buf[:n] = np.frombuffer(data, dtype=np.uint8) if isinstance(data, bytes) else data
+    return buf
+
+
+class _Ids:
+    """A column of ids (byte strings without NUL bytes).
+
+    Either ``fixed``, an ``S`` array as wide as the longest id (zero-padded:
+    numpy compares and sorts it natively), chosen when that costs little
+    memory; or ``buf``, the ids end to end in one zero-padded byte buffer,
+    with ``start`` and ``length`` locating each id, whose memory is that of
+    the bytes whatever the lengths. Ids hold no NUL byte, so zero padding is
+    unambiguous and zero-padded words compare as the bytes do.
+    """
+
+    __slots__ = ("fixed", "buf", "start", "length")
+
+    def __init__(self, fixed=None, buf=None, start=None, length=None):
+        self.fixed = fixed
+        self.buf = buf
+        self.start = start
+        self.length = length
+
+    # -- building ---------------------------------------------------------
+
+    @classmethod
+    def from_packed(cls, packed, length):
+        """Ragged ids from their bytes end to end and their lengths."""
+        length = np.asarray(length, dtype=np.int64)
+        start = np.cumsum(length) - length
+        return cls(buf=_padded_buffer(packed), start=start, length=length)
+
+    @classmethod
+    def from_matrix(cls, m):
+        """Ids from a zero-padded ``(n, width)`` uint8 matrix (NUL-free ids)."""
+        n, width = m.shape
+        length = np.count_nonzero(m, axis=1)
+        total = int(length.sum())
+        if _fixed_ok(n, width, total):
+            m = np.ascontiguousarray(m)
+            return cls(fixed=m.view(f"S{max(width, 1)}").reshape(-1))
+        return cls.from_packed(m[m != 0], length)
+
+    @classmethod
+    def from_array(cls, arr):
+        """Ids from an ``S`` array or an object array of bytes."""
+        if arr.dtype.kind == "S":
+            width = arr.dtype.itemsize
+            if arr.shape[0] == 0 or width == 0:
+                return cls(fixed=arr.astype("S1"))
+            m = np.ascontiguousarray(arr).view(np.uint8).reshape(-1, width)
+            return cls.from_matrix(m)
+        values = arr.tolist()
+        lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        width = int(lengths.max(initial=1))
+        if _fixed_ok(len(values), width, int(lengths.sum())):
+            return cls(fixed=np.array(values, dtype=f"S{max(width, 1)}"))
+        return cls.from_packed(b"".join(values), lengths)
+
+    # -- access -----------------------------------------------------------
+
+    def __len__(self) -> int:
+        return int((self.fixed if self.fixed is not None else self.start).shape[0])
+
+    def take(self, rows) -> _Ids:
+        if self.fixed is not None:
+            return _Ids(fixed=self.fixed[rows])
+        return _Ids(buf=self.buf, start=self.start[rows], length=self.length[rows])
+
+    def pad(self, k) -> _Ids:
+        """The column with ``k`` empty ids appended."""
+        if self.fixed is not None:
+            return _Ids(
+                fixed=np.concatenate([self.fixed, np.zeros(k, self.fixed.dtype)])
+            )
+        return _Ids(
+            buf=self.buf,
+            start=np.concatenate([self.start, np.zeros(k, dtype=np.int64)]),
+            length=np.concatenate([self.length, np.zeros(k, dtype=np.int64)]),
+        )
+
+    def spans(self, rows=None):
+        """``(words, start, length)``: the ids of ``rows`` in a word buffer."""
+        if self.fixed is None:
+            if rows is None:
+                return self.buf.view("<u8"), self.start, self.length
+            return self.buf.view("<u8"), self.start[rows], self.length[rows]
+        fixed = self.fixed if rows is None else self.fixed[rows]
+        width = fixed.dtype.itemsize
+        words = _padded_words(fixed)
+        wide = words.shape[1] * 8
+        start = np.arange(fixed.shape[0], dtype=np.int64) * wide
+        length = np.char.str_len(fixed).astype(np.int64) if width else start * 0
+        return words.reshape(-1), start, length
+
+    def tolist(self, rows=None) -> list:
+        """The ids as a list of bytes."""
+        if self.fixed is not None:
+            return (self.fixed if rows is None else self.fixed[rows]).tolist()
+        start = self.start if rows is None else self.start[rows]
+        length = self.length if rows is None else self.length[rows]
+        buf = self.buf
+        return [
+            buf[s : s + n].tobytes()
+            for s, n in zip(start.tolist(), length.tolist(), strict=True)
+        ]
+
+    def decode(self) -> np.ndarray:
+        """The ids as ``str`` (see :func:`_decode`)."""
+        return _decode(self.fixed if self.fixed is not None else self.tolist())
+
+    def hash40(self):
+        if self.fixed is not None:
+            return _hash40(_padded_words(self.fixed))
+        return _hash_spans(*self.spans())
+
+    # -- comparisons ------------------------------------------------------
+
+    def equal(self, rows, other: _Ids, other_rows) -> np.ndarray:
+        """Whether id ``rows[i]`` equals id ``other_rows[i]`` of ``other``."""
+        if self.fixed is not None and other.fixed is not None:
+            return self.fixed[rows] == other.fixed[other_rows]
+        return _spans_equal(*self.spans(rows), *other.spans(other_rows))
+
+    def order(self, rows, group=None):
+        """``(order, labels)`` of ids ``rows`` (see :func:`_spans_order`)."""
+        if self.fixed is None:
+            return _spans_order(*self.spans(rows), group)
+        ids = self.fixed[rows]
+        keys = (ids,) if group is None else (ids, group)
+        order = np.lexsort(keys)
+        ids = ids[order]
+        new = np.ones(order.shape[0], dtype=bool)
+        new[1:] = ids[1:] != ids[:-1]
+        if group is not None:
+            g = group[order]
+            new[1:] |= g[1:] != g[:-1]
+        labels = np.empty(order.shape[0], dtype=np.int64)
+        labels[order] = np.cumsum(new) - 1
+        return order, labels
+
+    @staticmethod
+    def concat(parts) -> _Ids:
+        if all(p.fixed is not None for p in parts):
+            return _Ids(fixed=np.concatenate([p.fixed for p in parts]))
+        values = []
+        for p in parts:
+            values.extend(p.tolist())
+        lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        return _Ids.from_packed(b"".join(values), lengths)
+
+
+def _decode(values) -> np.ndarray:
+    """Ids (bytes) as ``str``: UTF-8, other bytes as lone surrogates.
+
+    Invalid UTF-8 decodes with ``surrogateescape``, so that distinct ids stay
+    distinct and encode back to the same bytes. A ``U`` array is returned when
+    that is compact, else an object array of ``str``.
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind == "S":
+        try:
+            return values.astype(str)
+        except UnicodeDecodeError:
+            values = values.tolist()
+    elif isinstance(values, np.ndarray):
+        values = values.tolist()
+    text = [v.decode("utf-8", errors="surrogateescape") for v in values]
+    lengths = np.fromiter(map(len, text), dtype=np.int64, count=len(text))
+    width = int(lengths.max(initial=1))
+    if _fixed_ok(len(text), width, int(lengths.sum())):
+        return np.array(text, dtype=f"U{max(width, 1)}")
+    out = np.empty(len(text), dtype=object)
+    out[:] = text
+    return out
+
+
+# --------------------------------------------------------------------------
 # Tables
 # --------------------------------------------------------------------------
 
 
 class _Lines:
-    """Where each row came from, for error messages."""
+    """Where each row came from, for error messages.
 
-    def __init__(self, label, kind="file"):
+    ``kind`` is ``"file"`` (lines added chunk by chunk), ``"frame"`` (row
+    positions) or ``"dict"`` (``keys`` holds the query and document of each
+    row).
+    """
+
+    def __init__(self, label, kind="file", keys=None):
         self.label = label
         self.kind = kind
+        self.keys = keys
         self._row_starts = []
         self._parts = []  # (line_start, lines or None)
 
@@ -421,22 +992,47 @@ class _Lines:
             return f"line {line} of {self.label}"
         if self.kind == "frame":
             return f"row {row} of {self.label}"
+        if self.keys is not None:
+            q, d = self.keys[0][row], self.keys[1][row]
+            return f"query {_show(q)}, document {_show(d)} of {self.label}"
         return self.label
 
 
-def _decode(arr) -> np.ndarray:
-    """Byte strings as Python strings (UTF-8)."""
-    try:
-        return arr.astype(str)
-    except UnicodeDecodeError:
-        return np.array([v.decode("utf-8", errors="replace") for v in arr.tolist()])
+def _id_array(values: np.ndarray) -> np.ndarray:
+    """Sorted unique ids (``S`` or object array of bytes) in a compact form.
+
+    An ``S`` array as wide as the longest id when that is cheap, else an
+    object array of bytes (both sort and compare byte-wise alike, ids having
+    no NUL byte).
+    """
+    if values.dtype.kind == "S":
+        if values.shape[0] == 0:
+            return values.astype("S1")
+        lengths = np.char.str_len(values)
+        width = max(int(lengths.max()), 1)
+        if _fixed_ok(values.shape[0], width, int(lengths.sum())):
+            return values.astype(f"S{width}")
+        return values.astype(object)
+    items = values.tolist()
+    lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    width = max(int(lengths.max(initial=1)), 1)
+    if _fixed_ok(len(items), width, int(lengths.sum())):
+        return np.array(items, dtype=f"S{width}")
+    return values
+
+
+def _same_kind(*arrays):
+    """Id arrays made comparable: all object arrays if one of them is."""
+    if all(a.dtype.kind == "S" for a in arrays):
+        return arrays
+    return tuple(a if a.dtype.kind == "O" else a.astype(object) for a in arrays)
 
 
 def _natural_order(qids: np.ndarray) -> np.ndarray:
     """Order of query ids: numeric when all are plain integers, else byte-wise."""
-    text = _decode(qids).tolist()
-    if text and all(t.isdigit() and t.isascii() for t in text):
-        return np.lexsort((qids, np.array([int(t) for t in text], dtype=object)))
+    items = qids.tolist()
+    if items and all(t.isdigit() and t.isascii() and len(t) < 4000 for t in items):
+        return np.lexsort((qids, np.array([int(t) for t in items], dtype=object)))
     return np.argsort(qids, kind="stable")
 
 
@@ -460,7 +1056,7 @@ class _Table:
     ):
         self._qid_values = qid_values  # sorted unique query ids (bytes)
         self._codes = codes  # query code of each row
-        self._docno = docno  # document id of each row (bytes)
+        self._docno = docno  # document id of each row (_Ids)
         self._values = values
         self._keys = keys  # (query, document) key of each row
         self._h40 = h40  # document hashes, kept only when keys mix queries in
@@ -468,7 +1064,7 @@ class _Table:
         self.source = source
 
     def __len__(self) -> int:
-        return int(self._docno.shape[0])
+        return len(self._docno)
 
     @property
     def n_queries(self) -> int:
@@ -484,6 +1080,10 @@ class _Table:
     def queries(self) -> np.ndarray:
         """The distinct query ids (str), in natural order.
 
+        Ids that are not valid UTF-8 keep their other bytes as lone
+        surrogates (``errors="surrogateescape"``), so that they stay distinct
+        and give the same bytes back when passed in again.
+
         See Also
         --------
         qid : The query id of each row.
@@ -492,23 +1092,34 @@ class _Table:
 
     @property
     def qid(self) -> np.ndarray:
-        """Query id of each row (str).
+        """Query id of each row (str; an object array when ids are long).
 
         See Also
         --------
         queries : The distinct query ids.
         """
-        return _decode(self._qid_values)[self._codes]
+        text = _decode(self._qid_values).tolist()
+        lengths = np.fromiter(map(len, text), dtype=np.int64, count=len(text))
+        width = max(int(lengths.max(initial=1)), 1)
+        n = self._codes.shape[0]
+        if _fixed_ok(n, width, int(lengths[self._codes].sum())):
+            return np.array(text, dtype=f"U{width}")[self._codes]
+        # a few long ids: one str object per query, shared by its rows
+        out = np.empty(len(text), dtype=object)
+        out[:] = text
+        return out[self._codes]
 
     @property
     def docno(self) -> np.ndarray:
-        """Document id of each row (str).
+        """Document id of each row (str; an object array when ids are long).
+
+        Invalid UTF-8 is decoded as in :attr:`queries`.
 
         See Also
         --------
         qid : The query id of each row.
         """
-        return _decode(self._docno)
+        return self._docno.decode()
 
     def to_frame(self):
         """The rows as a pandas DataFrame (requires pandas).
@@ -559,7 +1170,7 @@ class _Table:
         out = type(self).__new__(type(self))
         out.__dict__.update(self.__dict__)
         out._codes = self._codes[rows]
-        out._docno = self._docno[rows]
+        out._docno = self._docno.take(rows)
         out._values = self._values[rows]
         out._keys = self._keys[rows]
         out._h40 = None if self._h40 is None else self._h40[rows]
@@ -571,21 +1182,21 @@ class _Table:
         if suspects is None:
             return
         rows = np.flatnonzero(np.isin(self._keys, suspects))
-        order = np.lexsort((rows, self._docno[rows], self._codes[rows]))
+        # stable: the rows of equal ids stay in file order
+        order, labels = self._docno.order(rows, self._codes[rows])
+        labels = labels[order]
         rows = rows[order]
-        dup = (self._codes[rows[1:]] == self._codes[rows[:-1]]) & (
-            self._docno[rows[1:]] == self._docno[rows[:-1]]
-        )
+        dup = labels[1:] == labels[:-1]
         if dup.any():
             i = int(np.flatnonzero(dup)[0])
             a, b = rows[i], rows[i + 1]
             q = str(_decode(self._qid_values[self._codes[a : a + 1]])[0])
-            d = str(_decode(self._docno[a : a + 1])[0])
+            d = str(self._docno.take(slice(a, a + 1)).decode()[0])
             where = ""
             if self._lines.kind != "dict":
                 where = f" ({self._lines.where(a)} and {self._lines.where(b)})"
             raise InvalidParameterError(
-                f"Document {d!r} appears twice for query {q!r} in "
+                f"Document {_show(d)} appears twice for query {_show(q)} in "
                 f"{self._kind_name}{where}; each (query, document) pair must "
                 "be unique, as trec_eval requires."
             )
@@ -600,7 +1211,7 @@ def _equal_keys(keys, codes, n_queries):
     """
     n = keys.shape[0]
     bounds = None
-    if n_queries <= _MAX_CODED and n > _STEP:
+    if n_queries <= _MAX_CODED and n > _STEP and n_queries > 1:
         change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
         if change.shape[0] == n_queries - 1:
             cuts = np.unique(
@@ -636,7 +1247,7 @@ class Qrels(_Table):
 
     Parameters
     ----------
-    qid_values, codes, docno, values, keys, lines : ndarray
+    qid_values, codes, docno, values, keys, lines : object
         The table's internal columns, as :func:`read_qrels` builds them.
     source : str, default=None
         Where the judgments were read from.
@@ -819,17 +1430,102 @@ class _Growable:
         return self.buf[: self.n]
 
 
-def _qid_runs(words):
-    """Run-length encoding of the query ids (as words) of one chunk."""
-    n = words.shape[0]
+class _DocColumn:
+    """The document ids of a file, gathered chunk by chunk.
+
+    Chunks come as zero-padded matrices (the usual case) or as bytes end to
+    end with their lengths (a chunk whose ids differ much in length). The
+    column stays a matrix as long as :func:`_fixed_ok` allows, then turns
+    ragged.
+    """
+
+    def __init__(self, guess):
+        self.guess = guess
+        self.matrix = None  # _Growable (rows, width) uint8
+        self.packed = None  # _Growable uint8 (ragged)
+        self.lengths = None  # _Growable int64 (ragged)
+        self.n = 0
+        self.total = 0
+
+    def append(self, matrix, packed, lengths, total):
+        self.n += lengths.shape[0]
+        self.total += total
+        if self.packed is None and matrix is not None:
+            width = matrix.shape[1]
+            if self.matrix is not None:
+                width = max(width, self.matrix.width)
+            if _fixed_ok(self.n, width, self.total):
+                if self.matrix is None:
+                    self.matrix = _Growable(np.uint8, self.guess, matrix.shape[1])
+                self.matrix.append(matrix)
+                return
+        if self.packed is None:
+            self._to_ragged()
+        if matrix is not None:
+            packed = matrix[matrix != 0]
+        self.packed.append(packed)
+        self.lengths.append(lengths)
+
+    def _to_ragged(self):
+        self.packed = _Growable(np.uint8, max(self.total * 2, 1024))
+        self.lengths = _Growable(np.int64, self.guess)
+        if self.matrix is not None:
+            m = self.matrix.result()
+            self.matrix = None
+            self.packed.append(m[m != 0])
+            self.lengths.append(np.count_nonzero(m, axis=1))
+
+    def result(self) -> _Ids:
+        if self.packed is None:
+            m = self.matrix.result()
+            return _Ids(fixed=m.view(f"S{max(m.shape[1], 1)}").reshape(-1))
+        return _Ids.from_packed(self.packed.result(), self.lengths.result())
+
+
+def _qid_runs(b, start, length):
+    """The query ids of one chunk: ``(heads, head_codes, run_lengths)``.
+
+    Consecutive rows of the same query form a run; ``heads`` are the distinct
+    query ids of the chunk (sorted; an ``S`` array, or an object array of
+    bytes when the ids differ much in length) and ``head_codes`` the head of
+    each run.
+    """
+    n = start.shape[0]
     change = np.empty(n, dtype=bool)
     change[0] = True
-    if n > 1:
-        np.any(words[1:] != words[:-1], axis=1, out=change[1:])
-    starts = np.flatnonzero(change)
-    heads = np.ascontiguousarray(words[starts])
-    heads = heads.view(f"S{8 * words.shape[1]}").reshape(-1)
-    return heads, np.diff(starts, append=n)
+    n_words = _n_words(length)
+    if _fixed_ok(n, 8 * n_words, int(length.sum())):
+        words = _words(b, start, length, n_words)
+        if n > 1:
+            np.any(words[1:] != words[:-1], axis=1, out=change[1:])
+        starts = np.flatnonzero(change)
+        heads = np.ascontiguousarray(words[starts])
+        heads = heads.view(f"S{8 * n_words}").reshape(-1)
+    else:
+        b64 = b.view("<u8")
+        if n > 1:
+            change[1:] = ~_spans_equal(
+                b64, start[1:], length[1:], b64, start[:-1], length[:-1]
+            )
+        starts = np.flatnonzero(change)
+        heads = np.empty(starts.shape[0], dtype=object)
+        heads[:] = [
+            b[s : s + ln].tobytes()
+            for s, ln in zip(
+                start[starts].tolist(), length[starts].tolist(), strict=True
+            )
+        ]
+    heads, head_codes = np.unique(heads, return_inverse=True)
+    return heads, head_codes.reshape(-1), np.diff(starts, append=n)
+
+
+def _gather_bytes(b, start, length):
+    """The bytes of the spans of ``b``, end to end."""
+    total = int(length.sum())
+    offset = np.cumsum(length) - length
+    idx = np.repeat(start - offset, length)
+    idx += np.arange(total)
+    return b[idx]
 
 
 class _Parsed:
@@ -839,8 +1535,12 @@ class _Parsed:
         "n_lines",
         "lines",
         "heads",
+        "head_codes",
         "lengths",
         "docno",
+        "doc_packed",
+        "doc_length",
+        "doc_total",
         "h40",
         "values",
         "run_name",
@@ -873,26 +1573,25 @@ def _parse_chunk(chunk, is_run, want_name):
         if n == 0:
             out.heads = None
             return out
-        out.heads, out.lengths = _qid_runs(_words(b, *spans[0]))
-        dw = _words(b, *spans[2])
-        width = int(spans[2][1].max())
-        out.docno = dw.view(np.uint8).reshape(n, -1)[:, :width]
-        out.h40 = _hash40(dw)
-        vw = _words(b, *spans[value_col])
-        v, ok, integral = _parse_numbers(vw.view(np.uint8).reshape(n, -1))
-        if not is_run:
-            ok &= integral
-        if not ok.all():
-            w = np.flatnonzero(~ok)
-            toks = vw[w].view(f"S{8 * vw.shape[1]}").reshape(-1).tolist()
-            where = w + 1 if out.lines is None else out.lines[w]
-            v[w] = _slow_numbers(
-                toks, "score" if is_run else "relevance", where, not is_run
-            )
-        out.values = v
+        out.heads, out.head_codes, out.lengths = _qid_runs(b, *spans[0])
+        start, length = spans[2]
+        out.doc_length = length
+        out.doc_total = int(length.sum())
+        n_words = _n_words(length)
+        if _fixed_ok(n, 8 * n_words, out.doc_total):
+            dw = _words(b, start, length, n_words)
+            out.docno = dw.view(np.uint8).reshape(n, -1)[:, : int(length.max())]
+            out.doc_packed = None
+            out.h40 = _hash40(dw)
+        else:
+            # a few long ids: a matrix as wide as the longest would be huge
+            out.docno = None
+            out.doc_packed = _gather_bytes(b, start, length)
+            out.h40 = _hash_spans(b.view("<u8"), start, length)
+        out.values = _parse_values(b, *spans[value_col], out.lines, is_run)
         if want_name:
             rs, rl = spans[5]
-            out.run_name = bytes(b[rs[0] : rs[0] + rl[0]]).decode(
+            out.run_name = bytes(b[rs[0] : rs[0] + min(int(rl[0]), 4096)]).decode(
                 "utf-8", errors="replace"
             )
     except _FormatError as exc:
@@ -900,10 +1599,12 @@ def _parse_chunk(chunk, is_run, want_name):
     return out
 
 
-def _parsed_chunks(fh, is_run):
+def _parsed_chunks(fh, is_run, what, label):
     """Parse the chunks of a file, in order (see :func:`_in_order`)."""
     # the run id is read from the first chunks only
-    jobs = ((chunk, is_run and i < 2) for i, chunk in enumerate(_chunks(fh)))
+    jobs = (
+        (chunk, is_run and i < 2) for i, chunk in enumerate(_chunks(fh, what, label))
+    )
     yield from _in_order(lambda job: _parse_chunk(job[0], is_run, job[1]), jobs)
 
 
@@ -915,21 +1616,43 @@ def _threads() -> int:
 _MAX_THREADS = 2
 
 
+def _query_codes(heads, head_codes, lengths):
+    """Sorted unique query ids of a file and the query code of each row."""
+    n_heads = sum(h.shape[0] for h in heads)
+    wide = max(h.dtype.itemsize if h.dtype.kind == "S" else 0 for h in heads)
+    cost = sum(h.shape[0] * h.dtype.itemsize for h in heads if h.dtype.kind == "S")
+    if any(h.dtype.kind == "O" for h in heads) or not _fixed_ok(n_heads, wide, cost):
+        heads = [h.astype(object) for h in heads]
+    qid_values, inverse = np.unique(np.concatenate(heads), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    code_type = np.int32 if qid_values.shape[0] < 2**31 else np.int64
+    inverse = inverse.astype(code_type)
+    run_codes = []
+    offset = 0
+    for h, c in zip(heads, head_codes, strict=True):
+        run_codes.append(inverse[offset + c])
+        offset += h.shape[0]
+    codes = np.repeat(np.concatenate(run_codes), np.concatenate(lengths))
+    return _id_array(qid_values), codes
+
+
 def _read_file(source, kind: str, caller: str):
     """Parse a TREC qrels (``kind="qrels"``) or run file."""
     label = _label(source)
     is_run = kind == "run"
+    what = f"{kind} file"
     fields = _RUN_FIELDS if is_run else _QRELS_FIELDS
     lines = _Lines(label)
-    heads, lengths = [], []
+    heads, head_codes, lengths = [], [], []
     docnos = hashes = values = None
     run_name = None
-    fh, to_close, total = _open_binary(source)
     n_rows = 0
     line_base = 0
     seen = 0
+    to_close = None
     try:
-        for parsed in _parsed_chunks(fh, is_run):
+        fh, to_close, total = _open_binary(source, what, label)
+        for parsed in _parsed_chunks(fh, is_run, what, label):
             if parsed.error is not None:
                 exc = parsed.error
                 raise InvalidParameterError(
@@ -947,23 +1670,29 @@ def _read_file(source, kind: str, caller: str):
                 None if rel_lines is None else rel_lines + line_base,
             )
             heads.append(parsed.heads)
+            head_codes.append(parsed.head_codes)
             lengths.append(parsed.lengths)
             if docnos is None:
                 # the first chunk tells the length of a line
                 guess = n + 1024
                 if total is not None:
                     guess = int(total / max(seen, 1) * n * 1.02) + 1024
-                docnos = _Growable(np.uint8, guess, parsed.docno.shape[1])
+                docnos = _DocColumn(guess)
                 hashes = _Growable(np.uint64, guess)
                 values = _Growable(np.float64 if is_run else np.int64, guess)
-            docnos.append(parsed.docno)
+            docnos.append(
+                parsed.docno, parsed.doc_packed, parsed.doc_length, parsed.doc_total
+            )
             hashes.append(parsed.h40)
             values.append(parsed.values)
             if run_name is None:
                 run_name = parsed.run_name
             n_rows += n
             line_base += parsed.n_lines
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+    except _SourceError as exc:
+        raise InvalidParameterError(f"{caller}: {exc}.") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        # gzip.BadGzipFile is an OSError
         raise InvalidParameterError(f"{caller}: cannot read {label}: {exc}.") from None
     finally:
         if to_close is not None:
@@ -973,17 +1702,12 @@ def _read_file(source, kind: str, caller: str):
             f"{caller}: {label} holds no {kind} lines (expected lines "
             f"'{fields}'); the file is empty or has only blank and comment lines."
         )
-    qid_values, inverse = np.unique(np.concatenate(heads), return_inverse=True)
-    qid_values = qid_values.astype(f"S{max(int(np.char.str_len(qid_values).max()), 1)}")
-    code_type = np.int32 if qid_values.shape[0] < 2**31 else np.int64
-    codes = np.repeat(inverse.reshape(-1).astype(code_type), np.concatenate(lengths))
-    docno = docnos.result()
-    docno = docno.view(f"S{docno.shape[1]}").reshape(-1)
+    qid_values, codes = _query_codes(heads, head_codes, lengths)
     return _finish_table(
         kind,
         qid_values,
         codes,
-        docno,
+        docnos.result(),
         values.result(),
         hashes.result(),
         lines,
@@ -1000,36 +1724,203 @@ _COLUMNS = {
 }
 
 
-def _as_bytes(values, what, caller) -> np.ndarray:
-    """Query or document ids as an ``S`` array (str, bytes or integers)."""
-    arr = np.asarray(values)
-    if arr.dtype.kind == "S":
-        return arr
-    if arr.dtype.kind in "iu":
+def _id_values(values, what, caller, lines) -> np.ndarray:
+    """Query or document ids (str, bytes or integers) as bytes.
+
+    Returns an ``S`` array or an object array of bytes. ``str`` is encoded as
+    UTF-8, lone surrogates as the bytes they escape (the ids of
+    :attr:`Run.docno` and friends encode back to the bytes read). Empty ids
+    and ids holding a NUL byte are refused.
+    """
+    arr = values if isinstance(values, np.ndarray) else np.asarray(values)
+    kind = arr.dtype.kind
+    if kind in "iu":
         return arr.astype("S")
-    if arr.dtype.kind == "U":
+    if kind == "U":
         try:
-            return arr.astype("S")
+            arr = arr.astype("S")
+            kind = "S"
         except UnicodeEncodeError:
-            return np.array([v.encode("utf-8") for v in arr.tolist()], dtype="S")
-    if arr.dtype.kind == "O":
-        out = []
-        for v in arr.tolist():
-            if isinstance(v, bytes):
-                out.append(v)
-            elif isinstance(v, str):
-                out.append(v.encode("utf-8"))
-            elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-                out.append(str(int(v)).encode())
-            else:
+            arr = arr.astype(object)
+            kind = "O"
+    if kind == "S":
+        if arr.shape[0] and arr.dtype.itemsize:
+            width = arr.dtype.itemsize
+            m = np.ascontiguousarray(arr).view(np.uint8).reshape(-1, width)
+            lengths = np.char.str_len(arr)
+            bad = (lengths == 0) | (np.count_nonzero(m, axis=1) != lengths)
+        else:
+            bad = np.ones(arr.shape[0], dtype=bool)
+        if bad.any():
+            _bad_id(arr.tolist(), int(np.flatnonzero(bad)[0]), what, caller, lines)
+        return arr
+    if kind != "O":
+        raise InvalidParameterError(
+            f"{caller}: {what} must be strings or integers; got dtype {arr.dtype}."
+        )
+    out = []
+    for i, v in enumerate(arr.tolist()):
+        if isinstance(v, str):
+            try:
+                v = v.encode("utf-8", errors="surrogateescape")
+            except UnicodeEncodeError as exc:
                 raise InvalidParameterError(
-                    f"{caller}: {what} must be strings or integers; got "
-                    f"{v!r} of type {type(v).__name__}."
-                )
-        return np.array(out, dtype="S")
+                    f"{caller}: the id {_show(v)} at {lines.where(i)} is not "
+                    f"valid Unicode ({exc.reason})."
+                ) from None
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+            v = str(int(v)).encode()
+        elif not isinstance(v, bytes):
+            raise InvalidParameterError(
+                f"{caller}: {what} must be strings or integers; got "
+                f"{_show(v)} of type {type(v).__name__} at {lines.where(i)}."
+            )
+        if not v or b"\x00" in v:
+            _bad_id(out + [v], i, what, caller, lines)
+        out.append(v)
+    result = np.empty(len(out), dtype=object)
+    result[:] = out
+    return result
+
+
+def _bad_id(values, row, what, caller, lines):
+    value = values[row]
+    if isinstance(value, bytes) and value:
+        raise InvalidParameterError(
+            f"{caller}: {what} may not hold NUL bytes; got {_show(value)} at "
+            f"{lines.where(row)}."
+        )
     raise InvalidParameterError(
-        f"{caller}: {what} must be strings or integers; got dtype {arr.dtype}."
+        f"{caller}: empty query or document id at {lines.where(row)}."
     )
+
+
+def _number_column(values, kind, caller, lines) -> np.ndarray:
+    """Scores (float64) or relevance (int64, float64 for graded floats).
+
+    Refuses what is not a real number (strings, complex numbers, None), a
+    non-finite value, and a relevance that is integral but outside the
+    64-bit integer range.
+    """
+    what = "score" if kind == "run" else "relevance"
+    shown = values if isinstance(values, list) else None
+    arr = None
+    if isinstance(values, np.ndarray):
+        arr = values
+    else:
+        try:
+            arr = np.asarray(values)
+        except (ValueError, TypeError, OverflowError):
+            arr = None
+        if arr is not None and arr.dtype.kind not in "biufc":
+            arr = None  # mixed types: check value by value
+        if arr is None:
+            arr = np.empty(len(values), dtype=object)
+            arr[:] = values
+    code = arr.dtype.kind
+    if code == "c":
+        row = int(np.flatnonzero(arr.imag != 0)[0]) if (arr.imag != 0).any() else 0
+        _not_real(arr[row], row, what, caller, lines)
+    if code == "O":
+        return _number_objects(arr, kind, caller, lines)
+    if code not in "biuf":
+        _not_real(arr[0], 0, what, caller, lines)
+    if code == "b":
+        return arr.astype(np.float64 if kind == "run" else np.int64)
+    if code in "iu":
+        if kind == "run":
+            return arr.astype(np.float64)
+        if code == "u" and arr.dtype.itemsize == 8:
+            big = arr > np.uint64(_INT64_MAX)
+            if big.any():
+                row = int(np.flatnonzero(big)[0])
+                value = int(arr[row]) if shown is None else shown[row]
+                _out_of_range(value, row, caller, lines)
+        return arr.astype(np.int64)
+    finite = np.isfinite(arr)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise InvalidParameterError(
+            f"{caller}: {what} {float(arr[row])!r} at {lines.where(row)} is not a "
+            "finite number."
+        )
+    if kind == "run":
+        return arr.astype(np.float64)
+    v = arr.astype(np.float64)
+    if not np.all(v == np.round(v)):
+        return v
+    big = (v < -(2.0**63)) | (v >= 2.0**63)
+    if big.any():
+        row = int(np.flatnonzero(big)[0])
+        value = float(v[row]) if shown is None else shown[row]
+        _out_of_range(value, row, caller, lines)
+    return v.astype(np.int64)
+
+
+def _not_real(value, row, what, caller, lines):
+    if isinstance(value, np.generic):
+        value = value.item()
+    raise InvalidParameterError(
+        f"{caller}: the {what} at {lines.where(row)} must be a real number; got "
+        f"{_show(value)} of type {type(value).__name__}."
+    )
+
+
+def _out_of_range(value, row, caller, lines):
+    raise InvalidParameterError(
+        f"{caller}: relevance {_show(value)} at {lines.where(row)} is outside the "
+        f"range of 64-bit integers [{_INT64_MIN}, {_INT64_MAX}]."
+    )
+
+
+def _number_objects(arr, kind, caller, lines) -> np.ndarray:
+    """:func:`_number_column` for an object array, value by value."""
+    what = "score" if kind == "run" else "relevance"
+    items = arr.tolist()
+    integral = True
+    floats = []
+    for row, x in enumerate(items):
+        if isinstance(x, (bool, np.bool_)):
+            x = int(x)
+        if not isinstance(x, numbers.Real):
+            _not_real(x, row, what, caller, lines)
+        if isinstance(x, numbers.Integral):
+            x = int(x)
+            if kind != "run" and not _INT64_MIN <= x <= _INT64_MAX:
+                _out_of_range(x, row, caller, lines)
+            items[row] = x
+            try:
+                floats.append(float(x))
+            except OverflowError:
+                floats.append(math.inf)
+            continue
+        try:
+            f = float(x)
+        except (OverflowError, ValueError, TypeError):
+            f = math.nan
+        if not math.isfinite(f):
+            raise InvalidParameterError(
+                f"{caller}: {what} {_show(x)} at {lines.where(row)} is not a "
+                "finite number."
+            )
+        floats.append(f)
+        items[row] = f
+        integral = integral and f.is_integer()
+    v = np.array(floats, dtype=np.float64)
+    if kind == "run":
+        if not np.isfinite(v).all():
+            row = int(np.flatnonzero(~np.isfinite(v))[0])
+            raise InvalidParameterError(
+                f"{caller}: score {_show(items[row])} at {lines.where(row)} is not "
+                "a finite number."
+            )
+        return v
+    if not integral:
+        return v
+    for row, x in enumerate(items):
+        if isinstance(x, float) and not -(2.0**63) <= x < 2.0**63:
+            _out_of_range(x, row, caller, lines)
+    return np.array([int(x) for x in items], dtype=np.int64)
 
 
 def _from_arrays(kind, qid, docno, values, lines, caller, source=None, name=None):
@@ -1039,40 +1930,21 @@ def _from_arrays(kind, qid, docno, values, lines, caller, source=None, name=None
             f"{caller}: the {kind} is empty; at least one "
             f"(query, document, {what}) row is needed."
         )
-    q = _as_bytes(qid, "query ids", caller)
-    d = _as_bytes(docno, "document ids", caller)
-    bad_id = (np.char.str_len(d) == 0) | (np.char.str_len(q) == 0)
-    if bad_id.any():
-        row = int(np.flatnonzero(bad_id)[0])
-        raise InvalidParameterError(
-            f"{caller}: empty query or document id at {lines.where(row)}."
-        )
-    v = np.asarray(values)
-    if v.dtype.kind not in "biuf":
-        try:
-            v = v.astype(np.float64)
-        except (TypeError, ValueError):
-            raise InvalidParameterError(
-                f"{caller}: every {what} must be a number; got dtype {v.dtype}."
-            ) from None
-    if v.dtype.kind == "f":
-        finite = np.isfinite(v)
-        if not finite.all():
-            row = int(np.flatnonzero(~finite)[0])
-            raise InvalidParameterError(
-                f"{caller}: {what} {v[row]!r} at {lines.where(row)} is not a "
-                "finite number."
-            )
-    if kind == "run":
-        v = v.astype(np.float64)
-    elif v.dtype.kind in "biu" or np.all(v == np.round(v)):
-        v = v.astype(np.int64)
-    else:
-        v = v.astype(np.float64)
+    q = _id_values(qid, "query ids", caller, lines)
+    d = _Ids.from_array(_id_values(docno, "document ids", caller, lines))
+    v = _number_column(values, kind, caller, lines)
     qid_values, codes = np.unique(q, return_inverse=True)
     codes = codes.reshape(-1).astype(np.int32 if len(qid_values) < 2**31 else np.int64)
     return _finish_table(
-        kind, qid_values, codes, d, v, _hash40(_padded_words(d)), lines, source, name
+        kind,
+        _id_array(qid_values),
+        codes,
+        d,
+        v,
+        d.hash40(),
+        lines,
+        source,
+        name,
     )
 
 
@@ -1108,24 +1980,22 @@ def _from_dict(data, kind, caller, name):
         if not isinstance(inner, dict):
             raise InvalidParameterError(
                 f"{caller}: a {kind} dict maps each query id to a dict "
-                f"{{docno: {what}}}; query {q!r} maps to {type(inner).__name__}."
+                f"{{docno: {what}}}; query {_show(q)} maps to "
+                f"{type(inner).__name__}."
             )
         qids.extend([q] * len(inner))
         docs.extend(inner.keys())
         vals.extend(inner.values())
-    bad = [x for x in vals if not isinstance(x, (int, float, np.number))]
-    if bad:
-        raise InvalidParameterError(
-            f"{caller}: every {what} in the dict must be a number; got "
-            f"{bad[0]!r} of type {type(bad[0]).__name__}."
-        )
-    q = np.array([x if isinstance(x, bytes) else str(x) for x in qids], dtype=object)
+    q = np.empty(len(qids), dtype=object)
+    q[:] = [x if isinstance(x, (bytes, str, int, np.integer)) else str(x) for x in qids]
+    d = np.empty(len(docs), dtype=object)
+    d[:] = docs
     return _from_arrays(
         kind,
         q,
-        np.array(docs, dtype=object),
-        np.array(vals, dtype=np.float64 if kind == "run" else None),
-        _Lines("the dict", kind="dict"),
+        d,
+        vals,
+        _Lines("the dict", kind="dict", keys=(qids, docs)),
         caller,
         source="dict",
         name=name,
@@ -1166,11 +2036,11 @@ def read_qrels(source) -> Qrels:
     Parameters
     ----------
     source : str, path-like, file object, pandas.DataFrame or dict
-        A TREC qrels file (gzip-compressed or not) with lines
-        ``qid iter docno relevance``; a DataFrame with columns ``qid``,
-        ``docno`` and ``relevance``; or a nested dict
-        ``{qid: {docno: relevance}}``. Fields are separated by any
-        whitespace; blank lines and lines starting with ``#`` are skipped. A
+        A TREC qrels file (a path or a file object, gzip-compressed or not)
+        with lines ``qid iter docno relevance``; a DataFrame with columns
+        ``qid``, ``docno`` and ``relevance``; or a nested dict
+        ``{qid: {docno: relevance}}``. Fields are separated by spaces and
+        tabs; blank lines and lines starting with ``#`` are skipped. A
         :class:`Qrels` is returned as it is.
 
     Returns
@@ -1181,9 +2051,13 @@ def read_qrels(source) -> Qrels:
     Raises
     ------
     ValueError
-        If a line does not have four fields or its relevance is not an
-        integer (the message names the file and the line), a document is
-        judged twice for the same query, or the source holds no judgment.
+        If a line does not have four fields, holds a control byte or has a
+        relevance that is not an integer of the 64-bit range (the message
+        names the file and the line), a text file object cannot be decoded,
+        a relevance in a DataFrame or dict is not a real number, a document
+        is judged twice for the same query, or the source holds no judgment.
+        The error is skrank's ``InvalidParameterError``, which is also a
+        ``TypeError``.
 
     See Also
     --------
@@ -1197,6 +2071,18 @@ def read_qrels(source) -> Qrels:
     convention: it is neither relevant nor non-relevant and has no gain).
     DataFrames and dicts may carry non-integer grades, which are kept as
     floats.
+
+    Files are read as bytes, as trec_eval reads them. Lines end with LF,
+    CRLF or a lone CR (old Mac files); a UTF-8 byte order mark is skipped,
+    and a UTF-16 or UTF-32 file is refused. Fields are separated by spaces
+    and tabs (vertical tabs and form feeds too, like C's ``isspace`` in
+    trec_eval); any other control byte (NUL, ``\x01``, ...) in a data line
+    is an error that names the line, so that it can neither cut an id nor
+    shift a column. Ids are kept as bytes: ids that are not valid UTF-8 are
+    kept apart, and the ``str`` properties decode them with
+    ``errors="surrogateescape"``, which encodes back to the same bytes. A
+    file object may be binary (best: any bytes are read) or text (its
+    encoding decodes it; an undecodable file is an error naming it).
 
     Examples
     --------
@@ -1220,12 +2106,12 @@ def read_run(source, *, name: str | None = None) -> Run:
     Parameters
     ----------
     source : str, path-like, file object, pandas.DataFrame or dict
-        A TREC run file (gzip-compressed or not) with lines
-        ``qid iter docno rank score runid`` (fields after the sixth are
-        ignored); a DataFrame with columns ``qid``, ``docno`` and ``score``;
-        or a nested dict ``{qid: {docno: score}}``. Fields are separated by
-        any whitespace; blank lines and lines starting with ``#`` are
-        skipped. A :class:`Run` is returned as it is.
+        A TREC run file (a path or a file object, gzip-compressed or not)
+        with lines ``qid iter docno rank score runid`` (fields after the
+        sixth are ignored); a DataFrame with columns ``qid``, ``docno`` and
+        ``score``; or a nested dict ``{qid: {docno: score}}``. Fields are
+        separated by spaces and tabs; blank lines and lines starting with
+        ``#`` are skipped. A :class:`Run` is returned as it is.
     name : str, default=None
         Name of the run; by default the run id of the file's first line.
 
@@ -1237,9 +2123,12 @@ def read_run(source, *, name: str | None = None) -> Run:
     Raises
     ------
     ValueError
-        If a line has fewer than six fields or a score that is not a finite
-        number (the message names the file and the line), a document appears
-        twice for the same query, or the source holds no line.
+        If a line has fewer than six fields, holds a control byte or has a
+        score that is not a finite number (the message names the file and
+        the line), a text file object cannot be decoded, a score in a
+        DataFrame or dict is not a real number, a document appears twice for
+        the same query, or the source holds no line. The error is skrank's
+        ``InvalidParameterError``, which is also a ``TypeError``.
 
     See Also
     --------
@@ -1250,7 +2139,10 @@ def read_run(source, *, name: str | None = None) -> Run:
     -----
     The ``rank`` field is ignored: documents are ranked by score, as
     trec_eval does. Files are read in chunks with numpy alone, at a few
-    hundred megabytes per second, and need no optional package.
+    hundred megabytes per second, and need no optional package; memory
+    stays within a small multiple of the file's size whatever the lengths
+    of the ids. Line ends, separators, control bytes and encodings are
+    handled as in :func:`read_qrels`.
 
     Examples
     --------
@@ -1287,17 +2179,16 @@ def _code_map(values, selected):
     return np.where(found, pos, -1)
 
 
-def _recode(table: _Table, selected):
+def _recode(table: _Table, qid_values, selected):
     """The rows of ``table`` whose query is in ``selected``, coded in it.
 
-    Returns ``(codes, table, keys)``: the table cut to those rows, and their
-    query codes and (query, document) keys in the new coding.
+    ``qid_values`` are the table's query ids, of the same kind as
+    ``selected``. Returns ``(codes, table, keys)``: the table cut to those
+    rows, and their query codes and (query, document) keys in the new coding.
     """
-    if table.n_queries == selected.shape[0] and np.array_equal(
-        table._qid_values, selected
-    ):
+    if table.n_queries == selected.shape[0] and np.array_equal(qid_values, selected):
         return table._codes, table, table._keys
-    qmap = _code_map(table._qid_values, selected).astype(table._codes.dtype)
+    qmap = _code_map(qid_values, selected).astype(table._codes.dtype)
     codes = qmap[table._codes]
     keep = codes >= 0
     if not keep.all():
@@ -1340,7 +2231,8 @@ def _join(rkeys, run: Run, run_q, qkeys, qrels: Qrels, qrels_q):
         hit = qsorted[pos] == ck
         rows = cand[hit] + lo
         idx = order[pos[hit]]
-        same = (run_q[rows] == qrels_q[idx]) & (run._docno[rows] == qrels._docno[idx])
+        same = run_q[rows] == qrels_q[idx]
+        same &= run._docno.equal(rows, qrels._docno, idx)
         return rows[same], idx[same]
 
     parts = list(_in_order(lookup, range(0, rkeys.shape[0], _STEP)))
@@ -1352,16 +2244,10 @@ def _join(rkeys, run: Run, run_q, qkeys, qrels: Qrels, qrels_q):
 
 def _exact_join(run: Run, run_q, qrels: Qrels, qrels_q):
     """The join on query codes and document bytes alone (no hashing)."""
-    width = max(run._docno.dtype.itemsize, qrels._docno.dtype.itemsize)
-    dtype = np.dtype([("q", "<i8"), ("d", f"S{width}")])
     n = run_q.shape[0]
-    keys = np.empty(n + qrels_q.shape[0], dtype=dtype)
-    keys["q"][:n] = run_q
-    keys["q"][n:] = qrels_q
-    keys["d"][:n] = run._docno
-    keys["d"][n:] = qrels._docno
-    _, inverse = np.unique(keys, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    ids = _Ids.concat([run._docno, qrels._docno])
+    group = np.concatenate([run_q, qrels_q]).astype(np.int64)
+    _, inverse = ids.order(np.arange(n + qrels_q.shape[0]), group)
     where = np.full(int(inverse.max()) + 1, -1, dtype=np.intp)
     where[inverse[n:]] = np.arange(qrels_q.shape[0])
     match = where[inverse[:n]]
@@ -1434,7 +2320,7 @@ def _rank_by_score_then_docno(s, rid, docno, n_items=None):
             gid = np.cumsum(begins.reshape(-1)[flat]) - 1
             tied = rid.reshape(-1)[flat]
             # by group, then docno ascending; each group keeps its slots
-            o = np.lexsort((docno[tied], gid))
+            o, _ = docno.order(tied, gid)
             size = np.bincount(gid)
             start = np.cumsum(size) - size
             reverse = 2 * start[gid] + size[gid] - 1 - np.arange(flat.shape[0])
@@ -1598,7 +2484,7 @@ def _compute_general(
         y = np.concatenate([y, np.zeros(k)])
         s = np.concatenate([s, np.zeros(k)])
         judged = np.concatenate([judged, np.zeros(k, dtype=bool)])
-        docno = np.concatenate([docno, np.zeros(k, dtype=docno.dtype)])
+        docno = docno.pad(k)
     if ties == "trec_eval":
         layout = _trec_eval_layout(y, s, codes, judged, docno, n_q)
     else:
@@ -1633,7 +2519,7 @@ _CONSTRAINTS = {
 def _aggregate(name, values, replace, caller):
     """Per-query values (NaN where undefined) -> (per-query, mean)."""
     undefined = np.isnan(values)
-    if not (isinstance(replace, float) and math.isnan(replace)):
+    if not is_nan(replace):
         values = np.where(undefined, replace, values)
         return values, float(values.mean())
     if undefined.all():
@@ -1650,7 +2536,7 @@ def _aggregate(name, values, replace, caller):
 def _preview(table: _Table) -> str:
     q = _decode(table._qid_values[:3]).tolist()
     more = ", ..." if table.n_queries > 3 else ""
-    return "[" + ", ".join(map(repr, q)) + more + "]"
+    return "[" + ", ".join(map(_show, q)) + more + "]"
 
 
 def evaluate_run(
@@ -1815,7 +2701,8 @@ default="average"
     run = _read(run, "run", caller)
 
     # -- queries -------------------------------------------------------------
-    shared = np.intersect1d(qrels._qid_values, run._qid_values)
+    qrels_ids, run_ids = _same_kind(qrels._qid_values, run._qid_values)
+    shared = np.intersect1d(qrels_ids, run_ids)
     if shared.shape[0] == 0:
         raise InvalidParameterError(
             f"{caller}: the run shares no query with the qrels (run queries "
@@ -1825,12 +2712,12 @@ default="average"
     if queries == "intersection":
         selected = shared
     elif queries == "qrels":
-        selected = qrels._qid_values
+        selected = qrels_ids
     else:
-        selected = run._qid_values
+        selected = run_ids
     n_q = selected.shape[0]
-    run_q, sub, rkeys = _recode(run, selected)
-    qrels_q, qsub, qkeys = _recode(qrels, selected)
+    run_q, sub, rkeys = _recode(run, run_ids, selected)
+    qrels_q, qsub, qkeys = _recode(qrels, qrels_ids, selected)
 
     # -- relevance of each retrieved document ---------------------------------
     rows, idx = _join(rkeys, sub, run_q, qkeys, qsub, qrels_q)
@@ -1840,7 +2727,9 @@ default="average"
     rel = rel[assessed].astype(np.float64)
     s = sub._values
     if score_dtype == "float32":
-        s = s.astype(np.float32).astype(np.float64)
+        # scores beyond the float32 range become infinite, as in trec_eval
+        with np.errstate(over="ignore"):
+            s = s.astype(np.float32).astype(np.float64)
     pool_mask = qsub._values >= 0
     needs_n = any(spec.measure.name == "bpref" for spec in specs)
     levels = [spec.params.get("relevance_level") for spec in specs]

@@ -618,9 +618,7 @@ def test_hash_collisions_never_change_a_number(monkeypatch):
     qrels, run = _random_case(5)
     names = [_metric_name(n, k) for n, k in _BRUTE_METRICS]
     expected = evaluate_run(qrels, run, names, return_per_query=True)[1]
-    monkeypatch.setattr(
-        T, "_hash40", lambda words: np.zeros(words.shape[0], dtype=np.uint64)
-    )
+    monkeypatch.setattr(T, "_hash_final", lambda h: np.zeros_like(h))
     got = evaluate_run(qrels, run, names, return_per_query=True)[1]
     np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), atol=1e-12)
     # and a real duplicate is still found
@@ -810,7 +808,7 @@ def test_non_numeric_score_and_relevance(tmp_path):
         "integer",
     ):
         read_qrels(path)
-    with pytest.raises(ValueError, match="every score in the dict must be a number"):
+    with pytest.raises(ValueError, match="the score at .* must be a real number"):
         read_run({"q": {"a": "1.0"}})
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"qid": ["q"], "docno": ["a"], "score": [np.inf]})
