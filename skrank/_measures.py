@@ -38,6 +38,7 @@ class ParamSpec:
     default: object
     constraints: tuple
     kind: type  # how a value written in a name is parsed (int, float, str)
+    always_shown: bool = False  # written in the canonical name even at default
 
 
 def _full_without_cutoff(k, params):
@@ -50,13 +51,26 @@ def _always_full(k, params):
 
 @dataclass(frozen=True)
 class Measure:
-    """Declaration of one ranking metric."""
+    """Declaration of one ranking metric: every fact about it.
+
+    ``aliases`` are other names of the metric (other tools' spellings among
+    them); ``variants`` are names that also set parameters, as pairs
+    ``(name, ((keyword, value), ...))``; ``trec_eval_family`` is the name of
+    trec_eval's measure family with cutoffs (``"P"`` in ``P_10`` or
+    ``P.5,10``); ``dot_param`` is the parameter that may be written after a
+    dot as a decimal fraction (``rbp.95`` is ``p=0.95``); ``formula`` is the
+    value for one ordering, in LaTeX, for the documentation.
+    """
 
     name: str
     function: str
     title: str
     compute: Callable
     aliases: tuple = ()
+    variants: tuple = ()
+    trec_eval_family: str | None = None
+    dot_param: str | None = None
+    formula: str = ""
     params: tuple = ()
     cutoff: bool = True  # accepts @k
     lower: float = 0.0
@@ -225,18 +239,23 @@ def _ndcg_compute(r, k, gain):
 # --------------------------------------------------------------------------
 
 
-def _shared(keyword, spelling, default, kind):
+def _shared(keyword, spelling, default, kind, always_shown=False):
     """A parameter that several metrics share; its constraints are declared
     once, in :data:`~skrank._validation.COMMON_CONSTRAINTS`."""
     return ParamSpec(
-        keyword, spelling, default, tuple(COMMON_CONSTRAINTS[keyword]), kind
+        keyword,
+        spelling,
+        default,
+        tuple(COMMON_CONSTRAINTS[keyword]),
+        kind,
+        always_shown,
     )
 
 
 _REL = _shared("relevance_level", "rel", None, float)
 _GAIN = _shared("gain", "gain", "linear", str)
 _LOG_BASE = _shared("log_base", "log_base", 2, float)
-_P = _shared("p", "p", 0.8, float)
+_P = _shared("p", "p", 0.8, float, always_shown=True)
 
 MEASURES: tuple[Measure, ...] = (
     Measure(
@@ -244,6 +263,7 @@ MEASURES: tuple[Measure, ...] = (
         "hits_score",
         "Hits",
         _hits_compute,
+        formula=r"\sum_{j \le k} \mathrm{rel}_j",
         params=(_REL,),
         upper=None,
         perfect_is_one=False,
@@ -254,6 +274,8 @@ MEASURES: tuple[Measure, ...] = (
         "Hit rate (Success)",
         _hit_rate_compute,
         aliases=("success", "Success"),
+        trec_eval_family="success",
+        formula=r"\mathbb{1}[\mathrm{hits@k} > 0]",
         params=(_REL,),
     ),
     Measure(
@@ -262,6 +284,8 @@ MEASURES: tuple[Measure, ...] = (
         "Precision",
         _precision_compute,
         aliases=("P",),
+        trec_eval_family="P",
+        formula=r"\mathrm{hits@k} / k",
         params=(_REL,),
         perfect_is_one=False,
     ),
@@ -271,6 +295,8 @@ MEASURES: tuple[Measure, ...] = (
         "Recall",
         _recall_compute,
         aliases=("R",),
+        trec_eval_family="recall",
+        formula=r"\mathrm{hits@k} / R",
         params=(_REL,),
         undefined_without_relevant=True,
     ),
@@ -279,6 +305,7 @@ MEASURES: tuple[Measure, ...] = (
         "f1_at_k_score",
         "F1",
         _f1_compute,
+        formula=r"2\,\mathrm{hits@k} / (k + R)",
         params=(_REL,),
         perfect_is_one=False,
     ),
@@ -288,6 +315,7 @@ MEASURES: tuple[Measure, ...] = (
         "R-precision",
         _r_precision_compute,
         aliases=("Rprec",),
+        formula=r"\mathrm{hits@R} / R",
         params=(_REL,),
         cutoff=False,
         undefined_without_relevant=True,
@@ -298,7 +326,11 @@ MEASURES: tuple[Measure, ...] = (
         "mean_reciprocal_rank_score",
         "Reciprocal rank",
         _rr_compute,
-        aliases=("RR",),
+        aliases=("RR", "recip_rank"),
+        formula=(
+            r"1 / \mathrm{rank}_1 \text{ if } \mathrm{rank}_1 \le k"
+            r" \text{ else } 0"
+        ),
         params=(_REL,),
     ),
     Measure(
@@ -307,6 +339,8 @@ MEASURES: tuple[Measure, ...] = (
         "Average precision",
         _ap_compute,
         aliases=("AP",),
+        trec_eval_family="map_cut",
+        formula=r"\frac{1}{R} \sum_{j \le k,\ \mathrm{rel}_j} \mathrm{hits@j} / j",
         params=(_REL,),
         undefined_without_relevant=True,
     ),
@@ -316,6 +350,9 @@ MEASURES: tuple[Measure, ...] = (
         "bpref",
         _bpref_compute,
         aliases=("Bpref",),
+        formula=(
+            r"\frac{1}{R} \sum_{r} \Bigl(1 - \frac{\min(n_r, R)}{\min(R, N)}\Bigr)"
+        ),
         params=(_REL,),
         cutoff=False,
         undefined_without_relevant=True,
@@ -327,6 +364,8 @@ MEASURES: tuple[Measure, ...] = (
         "Rank-biased precision",
         _rbp_compute,
         aliases=("RBP",),
+        dot_param="p",
+        formula=r"(1 - p) \sum_{j \le k} \mathrm{rel}_j\, p^{j-1}",
         params=(_P, _REL),
         perfect_is_one=False,
     ),
@@ -336,6 +375,8 @@ MEASURES: tuple[Measure, ...] = (
         "Discounted cumulative gain",
         _dcg_compute,
         aliases=("DCG",),
+        variants=(("dcg_burges", (("gain", "exponential"),)),),
+        formula=r"\sum_{j \le k} g(y_j) / \log_b(j + 1)",
         params=(_GAIN, _LOG_BASE),
         upper=None,
         lower=None,
@@ -347,6 +388,9 @@ MEASURES: tuple[Measure, ...] = (
         "Normalized discounted cumulative gain",
         _ndcg_compute,
         aliases=("nDCG", "NDCG"),
+        variants=(("ndcg_burges", (("gain", "exponential"),)),),
+        trec_eval_family="ndcg_cut",
+        formula=r"\mathrm{DCG@k} / \mathrm{IDCG@k}",
         params=(_GAIN,),
         undefined_without_relevant=True,
         nonnegative_relevance=True,

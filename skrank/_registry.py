@@ -41,40 +41,30 @@ _ALIASES: dict[str, tuple[Measure, dict]] = {}
 for _m in MEASURES:
     for _alias in (_m.name, *_m.aliases):
         _ALIASES[_alias] = (_m, {})
-_ALIASES["dcg_burges"] = (_BY_NAME["dcg"], {"gain": "exponential"})
-_ALIASES["ndcg_burges"] = (_BY_NAME["ndcg"], {"gain": "exponential"})
+    for _alias, _implied in _m.variants:
+        _ALIASES[_alias] = (_m, dict(_implied))
 _LOWER: dict[str, list[str]] = {}
 for _alias in _ALIASES:
     _LOWER.setdefault(_alias.lower(), []).append(_alias)
 
-# trec_eval's spellings: a family with one or more cutoffs ("P.5,10",
-# "ndcg_cut_10") and plain measure names that differ from skrank's.
+# trec_eval's families with one or more cutoffs ("P.5,10", "ndcg_cut_10");
+# its plain measure names that differ from skrank's are aliases.
 _TREC_FAMILIES = {
-    "P": "precision",
-    "recall": "recall",
-    "map_cut": "map",
-    "ndcg_cut": "ndcg",
-    "success": "hit_rate",
+    m.trec_eval_family: m.name for m in MEASURES if m.trec_eval_family is not None
 }
 _TREC_CUTOFFS = re.compile(
-    r"(P|recall|map_cut|ndcg_cut|success)[._]([0-9]+(?:,[0-9]+)*)"
+    "(" + "|".join(map(re.escape, _TREC_FAMILIES)) + r")[._]([0-9]+(?:,[0-9]+)*)"
 )
-_TREC_PLAIN = {"recip_rank": "mrr"}
 
 
 def _trec_spelling(text: str):
-    """skrank names for a trec_eval measure name, or None if it is not one."""
+    """skrank names for a trec_eval family with cutoffs, or None."""
     match = _TREC_CUTOFFS.fullmatch(text)
     if match is not None:
         base = _TREC_FAMILIES[match[1]]
         return [f"{base}@{k}" for k in match[2].split(",")]
-    if text in _TREC_PLAIN:
-        return [_TREC_PLAIN[text]]
     return None
 
-
-# Parameters always written in the canonical spelling, even at their default.
-_ALWAYS_SHOWN = {("rbp", "p")}
 
 # Anchored at both ends (``match`` reads the whole name). No two adjacent
 # parts can match the same text, so that a failing match takes time linear in
@@ -251,7 +241,7 @@ class MetricSpec:
             value = self.params[p.keyword]
             if value is None:
                 continue
-            if value != p.default or (m.name, p.keyword) in _ALWAYS_SHOWN:
+            if value != p.default or p.always_shown:
                 shown.append(f"{p.spelling}={_format_value(value)}")
         text = m.name
         if shown:
@@ -442,13 +432,15 @@ def _parse(text: str, original: str) -> MetricSpec:
     params = dict(implied)
     explicit = set(implied)
     if match["dot"] is not None:
-        if measure.name != "rbp":
+        if measure.dot_param is None:
+            dotted = [m.name for m in MEASURES if m.dot_param is not None]
             raise InvalidParameterError(
-                f"Cannot parse metric name {_quote(original)}: only rbp takes its "
-                "persistence after a dot (as in 'rbp.95')."
+                f"Cannot parse metric name {_quote(original)}: only "
+                f"{', '.join(dotted)} take a parameter after a dot (as in "
+                "'rbp.95', p=0.95)."
             )
-        params["p"] = float("0." + match["dot"])
-        explicit.add("p")
+        params[measure.dot_param] = float("0." + match["dot"])
+        explicit.add(measure.dot_param)
     if match["params"] is not None and match["params"].strip():
         by_key = {}
         for p in measure.params:

@@ -105,7 +105,7 @@ def test_public_function_names_exist_for_every_measure():
         ("rbp(p=0.5,p=0.6)", "given twice"),
         ("precision(2)@5", "key=value"),
         ("dcg(log_base=1)", "'log_base' of metric 'dcg'"),
-        ("ndcg.5", "only rbp takes its persistence after a dot"),
+        ("ndcg.5", "only rbp take a parameter after a dot"),
         ("ndcg@@5", "positive integer"),
         ("nd cg", "Cannot parse metric name"),
         ("", "Cannot parse metric name"),

@@ -13,6 +13,7 @@ from reference import brute_force
 
 import skrank
 from skrank._measures import MEASURES
+from skrank._registry import as_metric
 
 TIES = ("average", "pessimistic", "optimistic", "first")
 PARAMS = {"rbp": {"p": 0.7}}
@@ -72,7 +73,7 @@ BINARY = [m for m in MEASURES if m.name not in ("dcg", "ndcg")]
 @pytest.mark.parametrize("measure", BINARY, ids=lambda m: m.name)
 def test_relevance_level_matches_brute_force(measure):
     """relevance_level=2 (trec_eval -l 2) on graded relevance 0..3."""
-    spec = "rbp(p=0.7,rel=2)" if measure.name == "rbp" else f"{measure.name}(rel=2)"
+    spec = as_metric(measure.name, None, relevance_level=2, **_kwargs(measure)).name
     for y, s in _cases(seed=11, n_cases=60, max_items=6, levels=4):
         ref = brute_force(measure.name, y, s, None, level=2, **_kwargs(measure))
         got = skrank.evaluate([y], [s], spec, average=None, replace_undefined_by=np.nan)

@@ -193,24 +193,9 @@ def _skrank_dir():
 # skrank-metric-table
 # --------------------------------------------------------------------------
 
+
 # Per-query value for one ordering; the tie-aware expectation of each is in
 # the user guide's ties page and the functions' Notes.
-FORMULAS = {
-    "hits": r"\sum_{j \le k} \mathrm{rel}_j",
-    "hit_rate": r"\mathbb{1}[\mathrm{hits@k} > 0]",
-    "precision": r"\mathrm{hits@k} / k",
-    "recall": r"\mathrm{hits@k} / R",
-    "f1": r"2\,\mathrm{hits@k} / (k + R)",
-    "r_precision": r"\mathrm{hits@R} / R",
-    "mrr": r"1 / \mathrm{rank}_1 \text{ if } \mathrm{rank}_1 \le k \text{ else } 0",
-    "map": r"\frac{1}{R} \sum_{j \le k,\ \mathrm{rel}_j} \mathrm{hits@j} / j",
-    "bpref": r"\frac{1}{R} \sum_{r} \Bigl(1 - \frac{\min(n_r, R)}{\min(R, N)}\Bigr)",
-    "rbp": r"(1 - p) \sum_{j \le k} \mathrm{rel}_j\, p^{j-1}",
-    "dcg": r"\sum_{j \le k} g(y_j) / \log_b(j + 1)",
-    "ndcg": r"\mathrm{DCG@k} / \mathrm{IDCG@k}",
-}
-
-
 def _range(measure) -> str:
     lo = "−∞" if measure.lower is None else f"{measure.lower:g}"
     hi = "∞" if measure.upper is None else f"{measure.upper:g}"
@@ -220,13 +205,12 @@ def _range(measure) -> str:
 
 
 def _aliases(measure) -> list[str]:
-    from skrank import _registry
-
     out = list(measure.aliases)
-    for alias, (m, implied) in _registry._ALIASES.items():
-        if m is measure and implied:
-            params = ",".join(f"{k}={v}" for k, v in implied.items())
-            out.append(f"{alias}`` = ``{measure.name}({params})")
+    for alias, implied in measure.variants:
+        params = ",".join(f"{k}={v}" for k, v in implied)
+        out.append(f"{alias}`` = ``{measure.name}({params})")
+    if measure.trec_eval_family:
+        out.append(f"{measure.trec_eval_family}_k")
     return out
 
 
@@ -240,13 +224,11 @@ class MetricTableDirective(_RstDirective):
         names = {m.name for m in MEASURES}
         if set(get_metric_names()) != names:
             raise ExtensionError("get_metric_names() and MEASURES disagree")
-        missing = names - FORMULAS.keys()
-        extra = FORMULAS.keys() - names
-        if missing or extra:
+        missing = sorted(m.name for m in MEASURES if not m.formula)
+        if missing:
             raise ExtensionError(
-                f"skrank-metric-table: formulas missing for {sorted(missing)}, "
-                f"formulas for unknown metrics {sorted(extra)}: update FORMULAS "
-                "in doc/sphinxext/skrank_docs.py"
+                f"skrank-metric-table: no formula declared for {missing} "
+                "(Measure.formula in skrank/_measures.py)"
             )
         rows = []
         for m in MEASURES:
@@ -265,7 +247,7 @@ class MetricTableDirective(_RstDirective):
                 [
                     f"{name}\n\n{m.title}, :func:`~skrank.{m.function}`",
                     ", ".join(f"``{a}``" for a in _aliases(m)) or "--",
-                    f":math:`{FORMULAS[m.name]}`",
+                    f":math:`{m.formula}`",
                     _range(m),
                     ":math:`R = 0`" if m.undefined_without_relevant else "never",
                     params or "--",
