@@ -83,6 +83,11 @@ class Block:
         (qrels input); ``None`` means the candidates are the pool.
     pool_n : ndarray of shape (m,) or None
         Number of real entries in each row of ``pool_y``.
+    n_relevant : ndarray of shape (m,) or None
+        Number of relevant items of each query when it is known apart from
+        the listed items (embedding retrieval: the index items of the
+        query's class, of which only the nearest are listed). ``None``: it is
+        counted from ``pool_y`` or the items.
     """
 
     rows: np.ndarray
@@ -93,6 +98,7 @@ class Block:
     raw_score: np.ndarray | None = None
     pool_y: np.ndarray | None = None
     pool_n: np.ndarray | None = None
+    n_relevant: np.ndarray | None = None
 
 
 @dataclass
@@ -638,6 +644,12 @@ class Ranking:
     def n_relevant(self, level=None) -> np.ndarray:
         """Number of relevant items of each query (R)."""
         key = ("R", level)
+        if self.block.n_relevant is not None:
+            if level is not None:
+                raise ValueError(  # pragma: no cover - layouts with counts are binary
+                    "a layout with given relevant counts has no relevance levels"
+                )
+            return self.block.n_relevant
         if key not in self._cache:
             y, valid, judged = self._pool()
             rel = y > 0 if level is None else y >= level
