@@ -1,17 +1,16 @@
 """skrank: ranking evaluation as a first-class citizen of scikit-learn."""
 
 from . import datasets, retrieval, trec
+from ._dcg import dcg_score, ndcg_score
+from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator
 from ._metrics import (
     bpref_score,
-    dcg_score,
-    evaluate,
     f1_at_k_score,
     hit_rate_score,
     hits_score,
     mean_average_precision_score,
     mean_reciprocal_rank_score,
-    ndcg_score,
     precision_at_k_score,
     r_precision_score,
     rbp_score,

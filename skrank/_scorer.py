@@ -20,8 +20,8 @@ from sklearn.metrics import get_scorer_names as _sklearn_scorer_names
 from sklearn.metrics import make_scorer
 from sklearn.utils.metadata_routing import MetadataRequest
 
+from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator, query_ids_in, warn_if_queries_split
-from ._metrics import evaluate
 from ._registry import MetricSpec, get_metric, get_metric_names
 from ._response import expected_relevance, numeric_labels, score_method
 from ._validation import (
