@@ -1,0 +1,675 @@
+"""Unit tests of skrank._validation: constraints, messages and array checks.
+
+Expected messages are written out in full from the message format of the
+module docstring ("The 'k' parameter of f must be an int in the range
+[1, inf) or None. Got 0 instead."); expected arrays come from numpy run in
+the test or are written by hand from the input.
+"""
+
+import math
+import re
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from skrank._validation import (
+    BOOL,
+    COMMON_CONSTRAINTS,
+    NAN,
+    NONE,
+    Interval,
+    InvalidParameterError,
+    Options,
+    as_numeric_array,
+    check_qid,
+    check_weights,
+    ids_of_one_kind,
+    is_nan,
+    plain,
+    validate_params,
+)
+
+
+def _raises(message):
+    """pytest.raises for an InvalidParameterError with exactly ``message``."""
+    return pytest.raises(InvalidParameterError, match="^" + re.escape(message) + "$")
+
+
+def test_invalid_parameter_error_is_a_value_and_a_type_error():
+    # scikit-learn's InvalidParameterError derives from both, so must this one
+    assert issubclass(InvalidParameterError, ValueError)
+    assert issubclass(InvalidParameterError, TypeError)
+
+
+# --------------------------------------------------------------------------
+# Interval
+# --------------------------------------------------------------------------
+
+INT_FROM_1 = Interval("int", 1, None, "left")
+UNIT_CLOSED = Interval("real", 0.0, 1.0, "both")
+UNIT_OPEN = Interval("real", 0.0, 1.0, "neither")
+HALF_OPEN = Interval("real", 0.5, 2.5, "right")
+ANY_REAL = Interval("real", None, None, "neither")
+
+
+@pytest.mark.parametrize(
+    "interval, value, ok",
+    [
+        # closed bounds hold their end points, open ones do not
+        (UNIT_CLOSED, 0.0, True),
+        (UNIT_CLOSED, 1.0, True),
+        (UNIT_CLOSED, 1, True),
+        (UNIT_CLOSED, 1.0000001, False),
+        (UNIT_CLOSED, -1e-300, False),
+        (UNIT_OPEN, 0.0, False),
+        (UNIT_OPEN, 1.0, False),
+        (UNIT_OPEN, 0.5, True),
+        (HALF_OPEN, 0.5, False),
+        (HALF_OPEN, 2.5, True),
+        (HALF_OPEN, 0.5000001, True),
+        # int intervals take integers only; real intervals take ints too
+        (INT_FROM_1, 1, True),
+        (INT_FROM_1, 0, False),
+        (INT_FROM_1, 10**30, True),
+        (INT_FROM_1, 1.0, False),
+        (INT_FROM_1, 2.0, False),
+        (INT_FROM_1, "1", False),
+        (INT_FROM_1, None, False),
+        (UNIT_CLOSED, "0.5", False),
+        (UNIT_CLOSED, Fraction(1, 3), True),
+        (UNIT_CLOSED, 1j, False),
+        # booleans are not numbers here (k=True is not k=1)
+        (INT_FROM_1, True, False),
+        (UNIT_CLOSED, False, False),
+        (INT_FROM_1, np.bool_(True), False),
+        # NaN and the infinities, even on an unbounded side
+        (ANY_REAL, math.nan, False),
+        (ANY_REAL, math.inf, False),
+        (ANY_REAL, -math.inf, False),
+        (INT_FROM_1, math.inf, False),
+        (ANY_REAL, np.float32(np.inf), False),
+        (ANY_REAL, np.float16(np.nan), False),
+        (ANY_REAL, -1e308, True),
+        # numpy scalars
+        (INT_FROM_1, np.int64(3), True),
+        (INT_FROM_1, np.uint8(1), True),
+        (INT_FROM_1, np.int32(0), False),
+        (INT_FROM_1, np.float64(3.0), False),
+        (UNIT_OPEN, np.float32(0.25), True),
+        (UNIT_OPEN, np.float64(1.0), False),
+        (HALF_OPEN, np.int64(2), True),
+    ],
+)
+def test_interval_is_satisfied_by(interval, value, ok):
+    assert interval.is_satisfied_by(value) is ok
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="Interval('real', ...) accepts Python ints beyond the float range; "
+    "relevance_level=10**400 then raises OverflowError in the computation",
+)
+def test_interval_refuses_integers_that_are_not_finite_floats():
+    # float(10**400) raises OverflowError: it is no finite float
+    with pytest.raises(OverflowError):
+        float(10**400)
+    assert not ANY_REAL.is_satisfied_by(10**400)
+
+
+@pytest.mark.parametrize(
+    "interval, text",
+    [
+        (INT_FROM_1, "an int in the range [1, inf)"),
+        (UNIT_CLOSED, "a finite float in the range [0, 1]"),
+        (UNIT_OPEN, "a finite float in the range (0, 1)"),
+        (HALF_OPEN, "a finite float in the range (0.5, 2.5]"),
+        (ANY_REAL, "a finite float in the range (-inf, inf)"),
+        # a closed side without a bound is still open
+        (Interval("real", None, 3, "both"), "a finite float in the range (-inf, 3]"),
+        (
+            Interval("real", -1.5, None, "left"),
+            "a finite float in the range [-1.5, inf)",
+        ),
+    ],
+)
+def test_interval_str(interval, text):
+    assert str(interval) == text
+
+
+def test_options():
+    opts = Options(("mean", "sum"))
+    assert opts.is_satisfied_by("mean") and opts.is_satisfied_by("sum")
+    assert not opts.is_satisfied_by("Mean")
+    assert not opts.is_satisfied_by(None)
+    # a tuple holding the string is not the string
+    assert not opts.is_satisfied_by(("mean",))
+    assert not Options(()).is_satisfied_by("")
+    assert str(opts) == "a str among {'mean', 'sum'}"
+
+
+def test_none_nan_and_bool_constraints():
+    assert NONE.is_satisfied_by(None) and not NONE.is_satisfied_by(0)
+    assert NAN.is_satisfied_by(math.nan) and NAN.is_satisfied_by(np.float32("nan"))
+    assert not NAN.is_satisfied_by(0.0) and not NAN.is_satisfied_by("nan")
+    assert BOOL.is_satisfied_by(True) and BOOL.is_satisfied_by(np.bool_(False))
+    assert not BOOL.is_satisfied_by(1)
+    assert (str(NONE), str(NAN), str(BOOL)) == ("None", "np.nan", "a bool")
+
+
+def test_common_constraints_accept_their_documented_defaults():
+    # the defaults of the public functions (k=None, log_base=2, ...)
+    defaults = {
+        "k": None,
+        "log_base": 2,
+        "ignore_ties": False,
+        "gain": "linear",
+        "ties": "average",
+        "average": "mean",
+        "replace_undefined_by": 0.0,
+        "relevance_level": None,
+        "p": 0.8,
+    }
+    assert set(defaults) == set(COMMON_CONSTRAINTS)
+    validate_params("f", defaults)  # does not raise
+    validate_params("f", {"average": None, "replace_undefined_by": np.nan})
+
+
+# --------------------------------------------------------------------------
+# validate_params
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        (
+            {"k": 0},
+            "The 'k' parameter of f must be an int in the range [1, inf) or None. "
+            "Got 0 instead.",
+        ),
+        (
+            {"k": np.int64(0)},
+            "The 'k' parameter of f must be an int in the range [1, inf) or None. "
+            "Got 0 instead.",
+        ),
+        (
+            {"k": np.float64(2.0)},
+            "The 'k' parameter of f must be an int in the range [1, inf) or None. "
+            "Got 2.0 instead.",
+        ),
+        (
+            {"k": True},
+            "The 'k' parameter of f must be an int in the range [1, inf) or None. "
+            "Got True instead.",
+        ),
+        (
+            {"log_base": np.float32(0.5)},
+            "The 'log_base' parameter of f must be a finite float in the range "
+            "(1, inf). Got 0.5 instead.",
+        ),
+        (
+            {"replace_undefined_by": 2},
+            "The 'replace_undefined_by' parameter of f must be a finite float in "
+            "the range [0, 1] or np.nan. Got 2 instead.",
+        ),
+        (
+            {"ties": "random"},
+            "The 'ties' parameter of f must be a str among {'average', "
+            "'optimistic', 'pessimistic', 'first'}. Got 'random' instead.",
+        ),
+        (
+            {"average": "micro"},
+            "The 'average' parameter of f must be a str among {'mean'} or None. "
+            "Got 'micro' instead.",
+        ),
+        (
+            {"ignore_ties": np.int64(1)},
+            "The 'ignore_ties' parameter of f must be a bool. Got 1 instead.",
+        ),
+        (
+            {"relevance_level": np.array(1.0)},
+            "The 'relevance_level' parameter of f must be a finite float in the "
+            "range (-inf, inf) or None. Got 1.0 instead.",
+        ),
+    ],
+)
+def test_validate_params_message(params, message):
+    with _raises(message):
+        validate_params("f", params)
+
+
+def test_validate_params_with_own_constraints():
+    own = {"alpha": [Interval("real", 0, None, "neither"), Options(("auto",))]}
+    validate_params("g", {"alpha": 0.1, "k": 3}, own)
+    validate_params("g", {"alpha": "auto"}, own)
+    with _raises(
+        "The 'alpha' parameter of g must be a finite float in the range "
+        "(0, inf) or a str among {'auto'}. Got -1 instead."
+    ):
+        validate_params("g", {"alpha": -1}, own)
+    # own constraints override the common ones
+    with _raises(
+        "The 'k' parameter of g must be an int in the range [5, 9]. Got 3 instead."
+    ):
+        validate_params("g", {"k": 3}, {"k": [Interval("int", 5, 9, "both")]})
+    # parameters are checked in order: the first bad one is reported
+    with pytest.raises(InvalidParameterError, match="'ties'"):
+        validate_params("g", {"k": 2, "ties": "x", "gain": "y"})
+
+
+# --------------------------------------------------------------------------
+# plain and is_nan
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (np.float64(-1.0), "-1.0"),
+        (np.float32(0.5), "0.5"),
+        (np.int64(3), "3"),
+        (np.uint64(2**64 - 1), "18446744073709551615"),
+        (np.bool_(True), "True"),
+        (np.str_("a"), "'a'"),
+        (np.array([1, 2]), "[1, 2]"),
+        (np.array([[1.5], [np.nan]]), "[[1.5], [nan]]"),
+        (np.array(2.0), "2.0"),
+        (-1.0, "-1.0"),
+        ("x", "'x'"),
+        (None, "None"),
+    ],
+)
+def test_plain(value, text):
+    assert plain(value) == text
+
+
+@pytest.mark.parametrize(
+    "value, nan",
+    [
+        (math.nan, True),
+        (np.float64("nan"), True),
+        (np.float32("nan"), True),
+        (np.float16("nan"), True),
+        (-math.nan, True),
+        (0.0, False),
+        (math.inf, False),
+        (np.float32(1.0), False),
+        (1, False),
+        (np.int64(0), False),
+        (True, False),
+        (np.bool_(False), False),
+        ("nan", False),
+        (None, False),
+        (complex(math.nan, 0), False),  # not a real number
+        (np.array([np.nan]), False),  # an array is not a value
+    ],
+)
+def test_is_nan(value, nan):
+    assert is_nan(value) is nan
+
+
+# --------------------------------------------------------------------------
+# as_numeric_array
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "x, expected",
+    [
+        ([[True, False], [False, True]], [[1.0, 0.0], [0.0, 1.0]]),
+        ([1, 2, 3], [1.0, 2.0, 3.0]),
+        (np.array([1, -2], dtype=np.int8), [1.0, -2.0]),
+        (np.array([0.5, 0.25], dtype=np.float32), [0.5, 0.25]),
+        (np.array([1, 2.5], dtype=object), [1.0, 2.5]),
+        (np.array([2**64 - 1], dtype=np.uint64), [2.0**64]),
+        ((1, 2), [1.0, 2.0]),
+    ],
+)
+def test_as_numeric_array_converts_to_float64(x, expected):
+    out = as_numeric_array(x, "y_true", "f")
+    assert out.dtype == np.float64
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_as_numeric_array_returns_float64_input_itself_and_never_modifies():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert as_numeric_array(x, "y_true", "f") is x
+    view = x[:, ::-1]
+    assert as_numeric_array(view, "y_true", "f") is view
+    ints = np.array([3, 1, 2])
+    before = ints.copy()
+    out = as_numeric_array(ints, "y_true", "f")
+    out[0] = 99.0  # a conversion is a new array
+    np.testing.assert_array_equal(ints, before)
+    assert ints.dtype == before.dtype
+
+
+@pytest.mark.parametrize(
+    "x, message",
+    [
+        (None, "y_true of f must be array-like. Got None."),
+        (
+            sp.csr_matrix(np.eye(2)),
+            "y_true of f must be a dense array; sparse input (csr_matrix) is not "
+            "supported. Use .toarray() first.",
+        ),
+        (["a", "b"], "y_true of f must hold real numbers; got dtype <U1."),
+        ([1 + 2j], "y_true of f must hold real numbers; got dtype complex128."),
+        (
+            np.array([1, "a"], dtype=object),
+            "y_true of f must hold numbers; got an object array that cannot be "
+            "converted to float (ragged lists, strings or missing values?).",
+        ),
+        (
+            [],
+            "y_true of f is empty (shape (0,)); at least one query with one item "
+            "is needed.",
+        ),
+        (
+            [[]],
+            "y_true of f is empty (shape (1, 0)); at least one query with one "
+            "item is needed.",
+        ),
+        (
+            [1.0, 2.0, np.nan],
+            "y_true of f must not contain NaN or infinity; found NaN at index 2.",
+        ),
+        (
+            [[1.0, 2.0], [-np.inf, np.nan]],
+            "y_true of f must not contain NaN or infinity; found infinity at "
+            "index (1, 0).",
+        ),
+        (
+            np.array([1.0, np.inf], dtype=np.float32),
+            "y_true of f must not contain NaN or infinity; found infinity at index 1.",
+        ),
+    ],
+    ids=[
+        "none",
+        "sparse",
+        "str",
+        "complex",
+        "object-str",
+        "empty",
+        "empty-row",
+        "nan",
+        "inf-2d",
+        "inf-f32",
+    ],
+)
+def test_as_numeric_array_refuses(x, message):
+    with _raises(message):
+        as_numeric_array(x, "y_true", "f")
+
+
+def test_as_numeric_array_refuses_ragged_lists_naming_the_argument():
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"^y_score of g must be a numeric array of consistent shape; it "
+        r"could not be converted \(.+\)\.$",
+    ):
+        as_numeric_array([[1, 2], [3]], "y_score", "g")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=OverflowError,
+    reason="as_numeric_array lets OverflowError escape for a Python int beyond "
+    "the float range instead of an InvalidParameterError naming the argument",
+)
+def test_as_numeric_array_refuses_integers_beyond_the_float_range():
+    # float(10**400) overflows: as a float it would be infinity, which the
+    # function refuses with an InvalidParameterError
+    with pytest.raises(InvalidParameterError, match="y_true of f"):
+        as_numeric_array([[10**400, 1]], "y_true", "f")
+
+
+# --------------------------------------------------------------------------
+# ids_of_one_kind
+# --------------------------------------------------------------------------
+
+
+def _ids(source):
+    return ids_of_one_kind(source, np.asarray(source), "qid", "f")
+
+
+def test_ids_of_one_kind_keeps_homogeneous_arrays():
+    for arr in (
+        np.array([3, 1, 2]),
+        np.array([2**64 - 1, 5], dtype=np.uint64),
+        np.array(["a", "b"]),
+        np.array([1.5, 2.0]),  # floats are check_qid's business
+    ):
+        assert _ids(arr) is arr
+
+
+def test_ids_of_one_kind_converts_lists_and_object_arrays():
+    out = _ids(["b", "a"])
+    assert out.dtype.kind == "U" and out.tolist() == ["b", "a"]
+    out = _ids(np.array([3, np.int64(4)], dtype=object))
+    assert out.dtype == np.int64 and out.tolist() == [3, 4]
+    # past int64 but within uint64: kept, as uint64
+    out = _ids(np.array([2**64 - 1, 1], dtype=object))
+    assert out.dtype == np.uint64 and out.tolist() == [2**64 - 1, 1]
+    out = _ids(np.array([["x"], ["y"]], dtype=object))
+    assert out.shape == (2, 1) and out.dtype.kind == "U"
+
+
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        (
+            [1, "a"],
+            "qid of f must hold only integers or only strings; got values of "
+            "types ['int', 'str'].",
+        ),
+        (
+            np.array([1.5, "a"], dtype=object),
+            "qid of f must hold only integers or only strings; got values of "
+            "types ['float', 'str'].",
+        ),
+        (
+            np.array([True, 1], dtype=object),
+            "qid of f must hold only integers or only strings; got values of "
+            "types ['bool', 'int'].",
+        ),
+        (
+            [2**64, 1],
+            "qid of f must hold integers that fit in 64 bits (or strings); got "
+            "18446744073709551616.",
+        ),
+        (
+            # 10**40 has 41 digits: the first 12 and the last 6 are shown
+            [1, 10**40],
+            "qid of f must hold integers that fit in 64 bits (or strings); got "
+            "100000000000...000000 (41 digits).",
+        ),
+    ],
+    ids=["int-str", "float-str", "bool-int", "2**64", "41-digits"],
+)
+def test_ids_of_one_kind_refuses(source, message):
+    with _raises(message):
+        _ids(source)
+
+
+def test_ids_of_one_kind_shortens_integers_of_thousands_of_digits():
+    with _raises(
+        "qid of f must hold integers that fit in 64 bits (or strings); got an "
+        "integer of over 4000 digits."
+    ):
+        _ids(np.array([10**5000], dtype=object))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="_short_int counts the minus sign as a digit: -10**40 (41 digits) "
+    "is reported as '(42 digits)'",
+)
+def test_ids_of_one_kind_counts_the_digits_of_a_negative_integer():
+    # -(10**40): a minus sign and 41 digits
+    assert len(str(10**40)) == 41
+    with pytest.raises(InvalidParameterError) as info:
+        _ids([1, -(10**40)])
+    assert str(info.value).startswith(
+        "qid of f must hold integers that fit in 64 bits (or strings); got -"
+    )
+    assert str(info.value).endswith("(41 digits).")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=StopIteration,
+    reason="ids_of_one_kind raises StopIteration when each id fits in 64 bits "
+    "but no one 64-bit dtype holds them all (-1 and 2**63)",
+)
+def test_ids_of_one_kind_refuses_ids_without_a_common_64_bit_type():
+    # -1 fits int64 only, 2**63 uint64 only: no 64-bit dtype holds both
+    with pytest.raises(InvalidParameterError, match="qid of f"):
+        _ids(np.array([-1, 2**63], dtype=object))
+
+
+# --------------------------------------------------------------------------
+# check_qid
+# --------------------------------------------------------------------------
+
+
+def test_check_qid_accepts_ints_strings_and_whole_floats():
+    out = check_qid([3, 1, 3], 3, "f")
+    assert out.dtype.kind == "i" and out.tolist() == [3, 1, 3]
+    out = check_qid(np.array(["q1", "q2"]), 2, "f")
+    assert out.tolist() == ["q1", "q2"]
+    # whole-number floats are integer ids: int64, same values
+    out = check_qid(np.array([1.0, -2.0, 2.0**62]), 3, "f")
+    assert out.dtype == np.int64 and out.tolist() == [1, -2, 2**62]
+    # a column vector is a vector
+    out = check_qid(np.array([[4], [5]]), 2, "f")
+    assert out.shape == (2,) and out.tolist() == [4, 5]
+    # uint64 ids beyond int64 are kept
+    big = np.array([2**64 - 1, 0], dtype=np.uint64)
+    assert check_qid(big, 2, "f") is big
+
+
+@pytest.mark.parametrize(
+    "qid, message",
+    [
+        (
+            [1.0, 1.5],
+            "qid of f must hold integer or string query ids (floats are accepted "
+            "only when they are whole numbers); got 1.5 at index 1.",
+        ),
+        (
+            [np.nan, 1.0],
+            "qid of f must hold integer or string query ids (floats are accepted "
+            "only when they are whole numbers); got nan at index 0.",
+        ),
+        (
+            np.array([1.0, -np.inf], dtype=np.float32),
+            "qid of f must hold integer or string query ids (floats are accepted "
+            "only when they are whole numbers); got -inf at index 1.",
+        ),
+        (
+            # 2.0**63 is past int64
+            [0.0, 2.0**63],
+            "qid of f must hold integer or string query ids (floats are accepted "
+            "only when they are whole numbers); got 9.223372036854776e+18 at "
+            "index 1.",
+        ),
+        (
+            [True, False],
+            "qid of f must hold integer or string query ids; got booleans.",
+        ),
+        (
+            np.array([1 + 0j, 2]),
+            "qid of f must hold integer or string query ids; got dtype complex128.",
+        ),
+        (
+            np.zeros((2, 2)),
+            "qid of f must be 1-D with one query id per row; got shape (2, 2).",
+        ),
+        (
+            [1, 2, 3],
+            "qid of f must have one entry per row of y_true (2); got 3.",
+        ),
+        (
+            sp.csr_matrix(np.ones((2, 1))),
+            "qid of f must be a dense 1-D array.",
+        ),
+    ],
+    ids=[
+        "fraction",
+        "nan",
+        "inf",
+        "huge",
+        "bool",
+        "complex",
+        "2-d",
+        "length",
+        "sparse",
+    ],
+)
+def test_check_qid_refuses(qid, message):
+    with _raises(message):
+        check_qid(qid, 2, "f")  # y_true has two rows
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=InvalidParameterError,
+    reason="check_qid refuses the list [2**63, 1] (numpy makes it float64) with "
+    "a message about floats, although the same ids as an object array, or "
+    "[2**63 + 1, 2**63], are kept as uint64",
+)
+def test_check_qid_keeps_a_list_of_uint64_ids():
+    # np.asarray([2**63 + 1, 2**63]) is uint64 and is kept (as object array
+    # [2**63, 1] is); the list [2**63, 1] holds ids of the same kind
+    assert check_qid([2**63 + 1, 2**63], 2, "f").dtype == np.uint64
+    assert check_qid(np.array([2**63, 1], dtype=object), 2, "f").dtype == np.uint64
+    out = check_qid([2**63, 1], 2, "f")
+    assert out.tolist() == [2**63, 1]
+
+
+# --------------------------------------------------------------------------
+# check_weights
+# --------------------------------------------------------------------------
+
+
+def test_check_weights():
+    w = check_weights([1, 0, 2], 3, "f", "query")
+    assert w.dtype == np.float64 and w.tolist() == [1.0, 0.0, 2.0]
+    same = np.array([0.5, 0.5])
+    assert check_weights(same, 2, "f", "row") is same
+
+
+@pytest.mark.parametrize(
+    "w, message",
+    [
+        (
+            [1.0, 2.0],
+            "sample_weight of f must have shape (3,), one weight per query; got "
+            "shape (2,).",
+        ),
+        (
+            [[1.0, 2.0, 3.0]],
+            "sample_weight of f must have shape (3,), one weight per query; got "
+            "shape (1, 3).",
+        ),
+        (
+            np.array([1.0, -0.5, -2.0], dtype=np.float32),
+            "sample_weight of f must be non-negative; got -0.5.",
+        ),
+        ([0, 0, 0], "sample_weight of f must not be all zero."),
+        (
+            [1.0, np.nan, 1.0],
+            "sample_weight of f must not contain NaN or infinity; found NaN at "
+            "index 1.",
+        ),
+        (["a", "b", "c"], "sample_weight of f must hold real numbers; got dtype <U1."),
+    ],
+)
+def test_check_weights_refuses(w, message):
+    with _raises(message):
+        check_weights(w, 3, "f", "query")
