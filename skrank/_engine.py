@@ -173,12 +173,14 @@ def factorize(values: np.ndarray):
         lo = int(values.min())
         hi = int(values.max())
         if hi - lo <= 4 * n + 1024:
-            offset = (values - values.dtype.type(lo)).astype(np.intp, copy=False)
+            # offsets from the minimum, in a type where they cannot wrap
+            wide = np.int64 if values.dtype.kind == "i" else np.uint64
+            offset = (values.astype(wide) - wide(lo)).astype(np.intp, copy=False)
             present = np.zeros(hi - lo + 1, dtype=bool)
             present[offset] = True
             code_of = np.cumsum(present, dtype=np.intp) - 1
-            uniques = np.flatnonzero(present).astype(values.dtype) + values.dtype.type(
-                lo
+            uniques = (np.flatnonzero(present).astype(wide) + wide(lo)).astype(
+                values.dtype
             )
             return uniques, code_of[offset]
     uniques, codes = np.unique(values, return_inverse=True)

@@ -99,6 +99,11 @@ class Interval(_Constraint):
             return False
         if isinstance(value, float | np.floating) and not math.isfinite(value):
             return False
+        if self.kind == "real" and isinstance(value, numbers.Integral):
+            try:
+                float(value)
+            except OverflowError:  # beyond the largest float
+                return False
         left_ok = self.left is None or (
             value >= self.left if self.closed in ("left", "both") else value > self.left
         )
@@ -235,6 +240,11 @@ def as_numeric_array(x, name: str, caller: str) -> np.ndarray:
     elif kind == "O":
         try:
             arr = arr.astype(np.float64)
+        except OverflowError:
+            raise InvalidParameterError(
+                f"{name} of {caller} holds an integer beyond the range of a "
+                "float (about 1.8e308)."
+            ) from None
         except (ValueError, TypeError):
             raise InvalidParameterError(
                 f"{name} of {caller} must hold numbers; got an object array "
@@ -271,8 +281,13 @@ def ids_of_one_kind(source, arr: np.ndarray, name: str, caller: str) -> np.ndarr
     are checked value by value and converted to int64 or str. ``arr`` is
     ``np.asarray(source)``; other arrays are returned as they are.
     """
-    if arr.dtype.kind in "US" and not isinstance(source, np.ndarray):
-        arr = np.asarray(source, dtype=object).reshape(arr.shape)
+    if arr.dtype.kind in "USf" and not isinstance(source, np.ndarray):
+        # numpy reads [1, "a"] as strings and [2**63, 1] as floats
+        as_objects = np.asarray(source, dtype=object).reshape(arr.shape)
+        if arr.dtype.kind in "US" or all(
+            type(v) is int for v in as_objects.ravel().tolist()
+        ):
+            arr = as_objects
     if arr.dtype.kind != "O":
         return arr
     values = arr.ravel().tolist()
@@ -285,10 +300,16 @@ def ids_of_one_kind(source, arr: np.ndarray, name: str, caller: str) -> np.ndarr
                 return arr.astype(dtype)
             except OverflowError:
                 continue
-        big = next(v for v in values if not -(2**63) <= v < 2**64)
+        big = [v for v in values if not -(2**63) <= v < 2**64]
+        if big:
+            raise InvalidParameterError(
+                f"{name} of {caller} must hold integers that fit in 64 bits (or "
+                f"strings); got {_short_int(big[0])}."
+            )
         raise InvalidParameterError(
-            f"{name} of {caller} must hold integers that fit in 64 bits (or "
-            f"strings); got {_short_int(big)}."
+            f"{name} of {caller} must hold integers of one 64-bit type, all in "
+            "[-2**63, 2**63 - 1] or all in [0, 2**64 - 1]; got "
+            f"{_short_int(min(values))} and {_short_int(max(values))}."
         )
     raise InvalidParameterError(
         f"{name} of {caller} must hold only integers or only strings; got "
@@ -297,11 +318,14 @@ def ids_of_one_kind(source, arr: np.ndarray, name: str, caller: str) -> np.ndarr
 
 
 def _short_int(v: int) -> str:
-    """An integer as text, shortened past 30 digits."""
-    text = str(int(v)) if abs(v) < 10**4000 else "an integer of over 4000 digits"
-    return (
-        text if len(text) <= 30 else f"{text[:12]}...{text[-6:]} ({len(text)} digits)"
-    )
+    """An integer as text, shortened past 30 digits (the sign is no digit)."""
+    if abs(v) >= 10**4000:
+        return "an integer of over 4000 digits"
+    text = str(int(v))
+    digits = len(text.lstrip("-"))
+    if len(text) <= 30:
+        return text
+    return f"{text[:12]}...{text[-6:]} ({digits} digits)"
 
 
 def check_qid(qid, n_rows: int, caller: str) -> np.ndarray:

@@ -112,12 +112,6 @@ def test_factorize_random_dense_and_sparse_ranges():
         np.testing.assert_array_equal(codes, inverse)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="factorize computes values - lo in the input dtype: an int8 range "
-    "wider than 127 wraps around and distinct ids get one code",
-)
 def test_factorize_small_signed_dtype_with_a_wide_range():
     # np.unique: uniques [-128, -56, 0, 71], codes [0, 3, 1, 2]
     values = np.array([-128, 71, -56, 0], dtype=np.int8)
@@ -127,12 +121,6 @@ def test_factorize_small_signed_dtype_with_a_wide_range():
     np.testing.assert_array_equal(codes, inverse)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="factorize wraps int8 offsets: grouped_layout merges query ids -56 "
-    "and 0 of an int8 qid",
-)
 def test_grouped_layout_with_int8_query_ids_keeps_every_query():
     qid = np.array([-56, -56, 0, 0, -128, 71], dtype=np.int8)
     y = np.arange(6, dtype=float)
