@@ -22,12 +22,10 @@ import math
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from skrank._cli import main  # noqa: E402
+from skrank._cli import main
 from skrank._measures import MEASURES  # noqa: E402
 from skrank._registry import (  # noqa: E402
     _ALIASES,
