@@ -906,13 +906,16 @@ class _Ids:
             return self.fixed[rows] == other.fixed[other_rows]
         return _spans_equal(*self.spans(rows), *other.spans(other_rows))
 
-    def order(self, rows, group=None):
-        """``(order, labels)`` of ids ``rows`` (see :func:`_spans_order`)."""
+    def order(self, rows, group=None, labels=True):
+        """``(order, labels)`` of ids ``rows`` (see :func:`_spans_order`);
+        ``labels`` is None unless asked for (with the fixed layout)."""
         if self.fixed is None:
             return _spans_order(*self.spans(rows), group)
         ids = self.fixed[rows]
         keys = (ids,) if group is None else (ids, group)
         order = np.lexsort(keys)
+        if not labels:
+            return order, None
         ids = ids[order]
         new = np.ones(order.shape[0], dtype=bool)
         new[1:] = ids[1:] != ids[:-1]
@@ -1599,12 +1602,13 @@ def _parse_chunk(chunk, is_run, want_name):
     return out
 
 
-def _parsed_chunks(fh, is_run, what, label):
-    """Parse the chunks of a file, in order (see :func:`_in_order`)."""
-    # the run id is read from the first chunks only
-    jobs = (
-        (chunk, is_run and i < 2) for i, chunk in enumerate(_chunks(fh, what, label))
-    )
+def _parsed_chunks(fh, is_run, what, label, named):
+    """Parse the chunks of a file, in order (see :func:`_in_order`).
+
+    The run id is read from the chunks handed out before ``named`` (a list)
+    holds a value: up to the first chunk with a data line.
+    """
+    jobs = ((chunk, is_run and not named) for chunk in _chunks(fh, what, label))
     yield from _in_order(lambda job: _parse_chunk(job[0], is_run, job[1]), jobs)
 
 
@@ -1652,7 +1656,8 @@ def _read_file(source, kind: str, caller: str):
     to_close = None
     try:
         fh, to_close, total = _open_binary(source, what, label)
-        for parsed in _parsed_chunks(fh, is_run, what, label):
+        named = []
+        for parsed in _parsed_chunks(fh, is_run, what, label, named):
             if parsed.error is not None:
                 exc = parsed.error
                 raise InvalidParameterError(
@@ -1687,6 +1692,7 @@ def _read_file(source, kind: str, caller: str):
             values.append(parsed.values)
             if run_name is None:
                 run_name = parsed.run_name
+                named.append(True)
             n_rows += n
             line_base += parsed.n_lines
     except _SourceError as exc:
@@ -1958,7 +1964,7 @@ def _from_frame(df, kind, caller, name):
             also = f" (or {others} for {key!r})" if others else ""
             raise InvalidParameterError(
                 f"{caller}: a {kind} DataFrame needs columns 'qid', 'docno' "
-                f"and {value_col!r}{also}; got columns {list(df.columns)}."
+                f"and {value_col!r}{also}; got columns {df.columns.tolist()}."
             )
         chosen[key] = found[0]
     return _from_arrays(
@@ -2320,7 +2326,7 @@ def _rank_by_score_then_docno(s, rid, docno, n_items=None):
             gid = np.cumsum(begins.reshape(-1)[flat]) - 1
             tied = rid.reshape(-1)[flat]
             # by group, then docno ascending; each group keeps its slots
-            o, _ = docno.order(tied, gid)
+            o, _ = docno.order(tied, gid, labels=False)
             size = np.bincount(gid)
             start = np.cumsum(size) - size
             reverse = 2 * start[gid] + size[gid] - 1 - np.arange(flat.shape[0])
