@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import gammaln
 
 from ._engine import Ranking, discount, gain_values
 from ._validation import COMMON_CONSTRAINTS
@@ -80,6 +81,9 @@ class Measure:
     full_list: Callable = _full_without_cutoff
     nonnegative_relevance: bool = False
     min_items: int = 1  # items each query of the dense layout needs
+    # ties="optimistic" / "pessimistic" (relevant items first / last in a tie
+    # group) give the largest / smallest value over the orderings of tied items
+    tie_bounds: bool = True
 
     def param(self, keyword):
         for p in self.params:
@@ -232,6 +236,69 @@ def _ndcg_compute(r, k, gain):
     ideal = _idcg(r, k, gain)
     undefined = ideal == 0
     return _divide(_dcg(r, k, gain, 2), ideal, undefined), undefined
+
+
+def _map_at_r_compute(r, k, relevance_level):
+    """MAP@R (Musgrave et al., 2020): AP over the first min(R, k) positions,
+    divided by R. The engine's AP formula with one cutoff per query."""
+    n_rel = r.n_relevant(relevance_level)
+    depth = n_rel if k is None else np.minimum(n_rel, min(int(k), r.width))
+    return _ap_compute(r, depth, relevance_level)
+
+
+def _log_comb(n, j):
+    return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
+
+
+def _bndcg_compute(r, k, relevance_level):
+    """Binary nDCG@k whose ideal list is the relevant items of the top k: with h
+    of them it is the sum of the first h discounts, and no relevant item in the
+    top k scores 0 (TF Similarity's BNDCG).
+
+    The ideal depends on the ordering when a tie group straddles rank k. Each
+    group ending inside the cutoff adds its share of relevant items r/t at each
+    of its positions (DCG summed in rank order, so that a perfect ordering
+    gives exactly the ideal). The straddling group (t positions, c relevant,
+    s inside the cutoff) puts X relevant items inside with hypergeometric
+    probability C(c, X) C(t - c, s - X) / C(t, s), each of its s positions
+    then holding X / s of them on average: the value is the expectation over X.
+    """
+    depth = r.width if k is None else min(int(k), r.width)
+    rel = r.relevant(relevance_level)
+    t = r.size
+    inside = r.in_cutoff(depth)
+    share = rel / t
+    if r.tied:  # each position holds the share of its group
+        share = np.repeat(share, t).reshape(r.m, r.width)
+    disc = discount(depth)
+    dcg = np.zeros((r.m, depth + 1))
+    np.cumsum(share[:, :depth] * disc, axis=1, out=dcg[:, 1:])
+    ideal = np.zeros(depth + 1)
+    np.cumsum(disc, out=ideal[1:])
+    hits = np.rint(r.row_sum(rel * (inside == t))).astype(np.intp)  # whole groups
+    # per row, the straddling group: start T, size t, c relevant, s inside
+    T = np.full(r.m, depth)
+    size, c, s = np.ones((r.m, 1)), np.zeros((r.m, 1)), np.zeros((r.m, 1))
+    if r.tied:
+        cut = (inside > 0) & (inside < t)
+        rows = r.row[cut]
+        T[rows] = r.start[cut]
+        size[rows, 0], c[rows, 0], s[rows, 0] = t[cut], rel[cut], inside[cut]
+    x = np.arange(int(s.max()) + 1)[None, :]
+    feasible = (x <= c) & (x <= s) & (s - x <= size - c)
+    log_p = (
+        _log_comb(c, np.minimum(x, c))
+        + _log_comb(size - c, np.clip(s - x, 0, size - c))
+        - _log_comb(size, s)
+    )
+    prob = np.where(feasible, np.exp(np.where(feasible, log_p, 0.0)), 0.0)
+    per_slot = (ideal[depth] - ideal[T])[:, None] / np.maximum(s, 1)
+    gain = dcg[np.arange(r.m), T][:, None] + x * per_slot
+    h = np.minimum(hits[:, None] + x, depth)
+    value = np.divide(
+        gain, ideal[h], out=np.zeros(gain.shape), where=feasible & (h > 0)
+    )
+    return (prob * value).sum(axis=1), None
 
 
 # --------------------------------------------------------------------------
@@ -395,6 +462,32 @@ MEASURES: tuple[Measure, ...] = (
         undefined_without_relevant=True,
         nonnegative_relevance=True,
         min_items=2,
+    ),
+    Measure(
+        "map_at_r",
+        "map_at_r_score",
+        "MAP@R: average precision over the first min(R, k)",
+        _map_at_r_compute,
+        aliases=("mapr",),
+        formula=(
+            r"\frac{1}{R} \sum_{j \le \min(R, k),\ \mathrm{rel}_j}"
+            r" \mathrm{hits@j} / j"
+        ),
+        params=(_REL,),
+        undefined_without_relevant=True,
+    ),
+    Measure(
+        "bndcg",
+        "bndcg_score",
+        "Binary nDCG, ideal over the relevant items in the top k",
+        _bndcg_compute,
+        aliases=("BNDCG",),
+        formula=(
+            r"\sum_{j \le k} \mathrm{rel}_j / \log_2(j + 1) \Big/"
+            r" \sum_{j \le \mathrm{hits@k}} 1 / \log_2(j + 1)"
+        ),
+        params=(_REL,),
+        tie_bounds=False,
     ),
 )
 
