@@ -28,13 +28,22 @@ import difflib
 import math
 import numbers
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
 from ._measures import MEASURES, Measure
 from ._validation import InvalidParameterError
 
-__all__ = ["MetricSpec", "get_metric", "get_metric_names", "as_metric", "parse_metrics"]
+__all__ = [
+    "Catalogue",
+    "MetricSpec",
+    "RANKING",
+    "get_metric",
+    "get_metric_names",
+    "as_metric",
+    "parse_metrics",
+]
 
 _BY_NAME: dict[str, Measure] = {m.name: m for m in MEASURES}
 _ALIASES: dict[str, tuple[Measure, dict]] = {}
@@ -46,6 +55,43 @@ for _m in MEASURES:
 _LOWER: dict[str, list[str]] = {}
 for _alias in _ALIASES:
     _LOWER.setdefault(_alias.lower(), []).append(_alias)
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """The metrics that a family of public functions offers, read by one grammar.
+
+    ``measures`` holds the canonical names of the metrics offered (``None``:
+    every metric). ``noun`` and ``name_noun`` name a metric and a metric name
+    in messages, ``listing`` the function that lists the names, ``examples``
+    a few names. With ``every_cutoff``, every metric takes ``@k``, a cutoff
+    that the family reads itself (embedding retrieval: the number of
+    neighbours read, which also ends the reading of R-precision). Without
+    ``params_in_names``, a name may not set the metric's parameters.
+    """
+
+    noun: str = "ranking metric"
+    name_noun: str = "metric name"
+    listing: str = "get_metric_names()"
+    examples: str = "'ndcg@10', 'precision(rel=2)@5' or 'rbp(p=0.9)'"
+    measures: tuple | None = None
+    every_cutoff: bool = False
+    params_in_names: bool = True
+
+    def offers(self, measure: Measure) -> bool:
+        return self.measures is None or measure.name in self.measures
+
+    def names(self) -> list[str]:
+        """The canonical names offered, sorted."""
+        return sorted(m.name for m in MEASURES if self.offers(m))
+
+    def aliases(self) -> list[str]:
+        """Every spelling of the metrics offered, sorted."""
+        return sorted(a for a, (m, _) in _ALIASES.items() if self.offers(m))
+
+
+#: Every metric, for the ranking functions.
+RANKING = Catalogue()
 
 # trec_eval's families with one or more cutoffs ("P.5,10", "ndcg_cut_10");
 # its plain measure names that differ from skrank's are aliases.
@@ -331,34 +377,36 @@ def get_metric_names() -> list[str]:
     --------
     >>> from skrank import get_metric_names
     >>> get_metric_names()[:4]
-    ['bpref', 'dcg', 'f1', 'hit_rate']
+    ['bndcg', 'bpref', 'dcg', 'f1']
     """
-    return sorted(_BY_NAME)
+    return RANKING.names()
 
 
-def _suggest(word: str) -> str:
-    pool = sorted(_ALIASES)
+def _suggest(word: str, catalogue: Catalogue = RANKING) -> str:
+    pool = catalogue.aliases()
     close = difflib.get_close_matches(word, pool, n=3, cutoff=0.5)
     if not close:
         close = difflib.get_close_matches(
             word.lower(), [a.lower() for a in pool], n=3, cutoff=0.5
         )
-        close = [_LOWER[c][0] for c in close]
+        close = [next(a for a in _LOWER[c] if a in pool) for c in close]
     if close:
         return " Did you mean " + " or ".join(repr(c) for c in close) + "?"
     return ""
 
 
-def _resolve_base(base: str, original: str):
-    if base in _ALIASES:
+def _resolve_base(base: str, original: str, catalogue: Catalogue = RANKING):
+    if base in _ALIASES and catalogue.offers(_ALIASES[base][0]):
         return _ALIASES[base]
-    candidates = _LOWER.get(base.lower(), [])
+    candidates = [
+        c for c in _LOWER.get(base.lower(), []) if catalogue.offers(_ALIASES[c][0])
+    ]
     measures = {_ALIASES[c][0].name for c in candidates}
     if len(measures) == 1:
         return _ALIASES[candidates[0]]
     raise InvalidParameterError(
-        f"Unknown ranking metric {_quote(original)}.{_suggest(base)} "
-        f"Valid names: {', '.join(get_metric_names())} (see get_metric_names())."
+        f"Unknown {catalogue.noun} {_quote(original)}.{_suggest(base, catalogue)} "
+        f"Valid names: {', '.join(catalogue.names())} (see {catalogue.listing})."
     )
 
 
@@ -420,15 +468,19 @@ def read_cutoff(text: str, subject: str) -> int:
     return int(digits)
 
 
-def _parse(text: str, original: str) -> MetricSpec:
+def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSpec:
     """The metric that ``text`` names; messages quote ``original``."""
     match = _NAME_RE.match(text)
     if match is None:
         raise InvalidParameterError(
-            f"Cannot parse metric name {_quote(original)}. Expected a name such as "
-            "'ndcg@10', 'precision(rel=2)@5' or 'rbp(p=0.9)'." + _digit_hint(text)
+            f"Cannot parse {catalogue.name_noun} {_quote(original)}. Expected a "
+            f"name such as {catalogue.examples}." + _digit_hint(text)
         )
-    measure, implied = _resolve_base(match["base"], original)
+    measure, implied = _resolve_base(match["base"], original, catalogue)
+    if not catalogue.params_in_names and (
+        match["dot"] is not None or (match["params"] or "").strip()
+    ):
+        raise _parameters_refused(catalogue, measure, original)
     params = dict(implied)
     explicit = set(implied)
     if match["dot"] is not None:
@@ -473,7 +525,7 @@ def _parse(text: str, original: str) -> MetricSpec:
             _check_param(measure, spec, params[spec.keyword], original)
     k = None
     if match["k"] is not None:
-        if not measure.cutoff:
+        if not (measure.cutoff or catalogue.every_cutoff):
             raise InvalidParameterError(
                 f"Metric {measure.name!r} takes no cutoff; got {_quote(original)}. "
                 f"Write {measure.name!r} without '@k'."
@@ -482,16 +534,23 @@ def _parse(text: str, original: str) -> MetricSpec:
     return MetricSpec(measure, k, params, explicit)
 
 
-def _specs(name: str) -> list[MetricSpec]:
+def _parameters_refused(catalogue, measure, original) -> InvalidParameterError:
+    return InvalidParameterError(
+        f"{catalogue.noun.capitalize()} {measure.name!r} takes no parameters "
+        f"in its name; got {_quote(original)}. Write it as '{measure.name}@k'."
+    )
+
+
+def _specs(name: str, catalogue: Catalogue = RANKING) -> list[MetricSpec]:
     """The metrics of one name: one, or one per cutoff of trec_eval's "P.5,10"."""
     trec = _trec_spelling(name.strip())
     if trec is not None:
-        return [_parse(text, name) for text in trec]
+        return [_parse(text, name, catalogue) for text in trec]
     try:
-        return [_parse(name, name)]
+        return [_parse(name, name, catalogue)]
     except InvalidParameterError:
         parts = split_names(name)
-        if len(parts) < 2 or not all(_parses(part) for part in parts):
+        if len(parts) < 2 or not all(_parses(part, catalogue) for part in parts):
             raise
     listed = ", ".join(_quote(part) for part in parts)
     raise InvalidParameterError(
@@ -500,9 +559,9 @@ def _specs(name: str) -> list[MetricSpec]:
     )
 
 
-def _parses(name: str) -> bool:
+def _parses(name: str, catalogue: Catalogue = RANKING) -> bool:
     try:
-        _specs(name)
+        _specs(name, catalogue)
     except InvalidParameterError:
         return False
     return True
@@ -558,14 +617,24 @@ def get_metric(name) -> MetricSpec:
     >>> get_metric("ndcg@100000000000000000000").k
     100000000000000000000
     """
+    return _one(name, RANKING)
+
+
+def _one(name, catalogue: Catalogue) -> MetricSpec:
+    """:func:`get_metric` among the metrics of ``catalogue``."""
     if isinstance(name, MetricSpec):
+        if not catalogue.offers(name.measure):
+            _resolve_base(name.measure.name, name.name, catalogue)  # raises
+        bare = MetricSpec(name.measure, name.k)
+        if not catalogue.params_in_names and name != bare:
+            raise _parameters_refused(catalogue, name.measure, name.name)
         return name
     if not isinstance(name, str):
         raise InvalidParameterError(
-            f"A metric name must be a str. Got {_show(name)} of type "
+            f"A {catalogue.name_noun} must be a str. Got {_show(name)} of type "
             f"{type(name).__name__}."
         )
-    specs = _specs(name)
+    specs = _specs(name, catalogue)
     if len(specs) > 1:
         names = ", ".join(spec.name for spec in specs)
         raise InvalidParameterError(
@@ -575,12 +644,13 @@ def get_metric(name) -> MetricSpec:
     return specs[0]
 
 
-def parse_metrics(metrics, caller: str) -> list[MetricSpec]:
+def parse_metrics(metrics, caller: str, catalogue: Catalogue = RANKING) -> list:
     """A metric name, spec or list of them as specs, in order.
 
     trec_eval's spellings with several cutoffs (``"P.5,10"``) stand for one
     metric per cutoff. A metric asked twice, an empty list or something that
-    is not a name is an error naming ``caller``'s ``metrics`` parameter.
+    is not a name is an error naming ``caller``'s ``metrics`` parameter. Only
+    the metrics of ``catalogue`` are known.
     """
     if isinstance(metrics, (str, MetricSpec)):
         metrics = [metrics]
@@ -598,9 +668,9 @@ def parse_metrics(metrics, caller: str) -> list[MetricSpec]:
     specs = []
     for item in metrics:
         if isinstance(item, str):
-            specs.extend(_specs(item))
+            specs.extend(_specs(item, catalogue))
         else:
-            specs.append(get_metric(item))
+            specs.append(_one(item, catalogue))
     names = [spec.name for spec in specs]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:

@@ -1,51 +1,44 @@
-"""Embedding-retrieval metrics: input checks, kernels, names and averaging.
+"""Embedding-retrieval metrics: the catalogue, input checks, and the faces.
 
-A retrieval evaluation gives, for each query, its nearest neighbours in an
-index sorted by distance; a neighbour is a *match* when it has the query's
-class label. The metrics here read that as a ranking problem and reuse the
-engine: the match mask is the relevance, minus the distance is the score, and
-the number of index items of the query's class is ``R``. Tied distances
-therefore follow the same ``ties`` rules, with the same exact expectations, as
-every other skrank metric; the R-clipped metrics (R-precision, MAP@R) pass
-the engine one cutoff per query, and refuse to run on fewer neighbours than
-the largest ``R`` rather than read a truncated list. The only formula of
-its own is the binary nDCG whose ideal list is made of the matches inside
-the top k; under ties that ideal depends on the ordering, and its
-expectation is summed over the hypergeometric number of matches that the
-tie group holding rank k places inside the cutoff.
-
-When the queries are the index itself (leave-one-out), ``R`` counts the
-other items of the query's class, one less than the index holds; with
-``NearestNeighbors.kneighbors`` output the query's own item is also removed
-from its neighbours wherever it appears.
-
-Nothing loops over queries or labels: macro averaging groups per-query values
-with ``np.unique`` and ``np.bincount``.
+A query's nearest neighbours in an index, sorted by distance, are a ranking:
+a neighbour is relevant (a *match*) when it has the query's class label, and
+its score is minus its distance. The metrics are skrank's own
+:class:`~skrank._measures.Measure` declarations, named by the one registry
+(:data:`RETRIEVAL` says which of them retrieval offers) and computed by the
+engine over a :class:`~skrank._engine.Block` whose ``n_relevant`` is ``R``,
+the number of index items of the query's class (one less for a query left
+out of its own class), since only the nearest items are listed. Ties
+therefore follow the same rules, with the same exact expectations, as every
+other skrank metric. ``@k`` is the number of neighbours read; a metric
+asking for a rank past the neighbours given (R-precision or MAP@R without a
+cutoff, ``R`` beyond them) is refused rather than read truncated. TF
+Similarity's conventions are declared on the faces (:meth:`Faces.lookup`).
+Nothing loops over queries or labels, and nothing here sorts: labels are
+grouped with the engine's :func:`~skrank._engine.factorize`.
 """
 
 from __future__ import annotations
 
-import difflib
+import functools
+import inspect
 import math
 import numbers
+import re
 import textwrap
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln
-from sklearn.exceptions import UndefinedMetricWarning
 
+from ._core import _aggregate
 from ._docs import DOCS
-from ._engine import Block, Ranking, discount, rank
-from ._measures import _ap_compute, _hit_rate_compute, _hits
-from ._registry import _NAME_RE
+from ._engine import Block, factorize, rank, slices
+from ._registry import Catalogue, MetricSpec, parse_metrics
 from ._validation import (
     BOOL,
     COMMON_CONSTRAINTS,
     NONE,
-    TIES,
     Interval,
     InvalidParameterError,
     Options,
@@ -56,23 +49,24 @@ from ._validation import (
     validate_params,
 )
 
-__all__ = [
-    "KINDS",
-    "RetrievalMetricSpec",
-    "evaluate_neighbors",
-    "fill_retrieval_doc",
-    "get_retrieval_metric",
-    "score_lookup",
-]
+__all__ = ["CONSTRAINTS", "RETRIEVAL", "Faces", "evaluate_neighbors"]
+
+#: The metrics of embedding retrieval, named by skrank's grammar. ``@k`` is
+#: the number of neighbours read, which every metric takes; relevance is a
+#: match, so no metric takes parameters in its name.
+RETRIEVAL = Catalogue(
+    noun="retrieval metric",
+    name_noun="retrieval metric name",
+    listing="get_retrieval_metric_names()",
+    examples="'bndcg@5', 'precision@5' or 'map_at_r'",
+    measures=tuple("bndcg hit_rate map map_at_r precision r_precision recall".split()),
+    every_cutoff=True,
+    params_in_names=False,
+)
 
 # --------------------------------------------------------------------------
-# Parameter constraints and shared docstring text
+# Parameter constraints
 # --------------------------------------------------------------------------
-
-
-def _python_scalar(value):
-    """A numpy scalar as the Python scalar of the same value, else ``value``."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 class _PositiveInfinity:
@@ -90,7 +84,7 @@ class _PositiveInfinity:
 
 
 CONSTRAINTS = {
-    "k": [Interval("int", 1, None, "left"), NONE],
+    "k": COMMON_CONSTRAINTS["k"],
     "distance_threshold": [
         Interval("real", None, None, "neither"),
         _PositiveInfinity(),
@@ -99,252 +93,10 @@ CONSTRAINTS = {
     "average": [Options(("micro", "macro")), NONE],
     "drop_closest_lookup": [BOOL],
     "leave_one_out": [BOOL],
-    "leave_one_out_neighbors": [BOOL, NONE],
     "clip_at_r": [BOOL],
-    "ties": [Options(TIES)],
+    "ties": COMMON_CONSTRAINTS["ties"],
     "replace_undefined_by": COMMON_CONSTRAINTS["replace_undefined_by"],
 }
-
-RETRIEVAL_DOCS = {
-    "query_labels": """query_labels : array-like of shape (n_queries,)
-    Class label of each query (integers or strings).""",
-    "lookup_labels": (
-        "lookup_labels : array-like of shape (n_queries, n_neighbors), "
-        "default=None\n"
-        """    Labels of each query's neighbours, nearest first. A neighbour is a match
-    when its label equals the query's. Give either ``lookup_labels`` or
-    ``match_mask``."""
-    ),
-    "match_mask": (
-        "match_mask : array-like of bool of shape (n_queries, n_neighbors), "
-        "default=None\n"
-        """    Whether each neighbour (nearest first) matches its query, as TF
-    Similarity's metrics take it. Give either ``lookup_labels`` or
-    ``match_mask``."""
-    ),
-    "lookup_distances": (
-        "lookup_distances : array-like of shape (n_queries, n_neighbors), "
-        "default=None\n"
-        """    Distance of each neighbour to its query, non-decreasing along each row.
-    Needed for ``distance_threshold``; equal distances form tie groups,
-    handled by ``ties``. Without it the columns are taken as strictly
-    ordered."""
-    ),
-    "k_lookup": """k : int, default=None
-    Number of neighbours read per query (after ``drop_closest_lookup``).
-    ``None`` reads all of them. It may not exceed the number of neighbours
-    given.""",
-    "distance_threshold": """distance_threshold : float, default=None
-    A neighbour farther than this (``distance > distance_threshold``) is not
-    a match; one at exactly this distance still is. Needs distances. It
-    applies to every metric (TF Similarity applies it in ``BNDCG`` only).
-    ``None`` (or ``inf``) keeps every match.""",
-    "average_retrieval": """average : {"micro", "macro"} or None, default="micro"
-    ``"micro"``: the mean over queries. ``"macro"``: the mean over the
-    queries of each query label, then the unweighted mean over labels.
-    ``None``: one value per query, an ndarray in input order.""",
-    "drop_closest_lookup": """drop_closest_lookup : bool, default=False
-    Drop each query's first (closest) neighbour before anything else, for
-    neighbours searched with the queries inside the index, whose closest
-    neighbour is then taken to be the query itself. Like
-    ``leave_one_out``, it makes ``R`` count the other items of the query's
-    class (``r[label] - 1``, or the index count minus one); ``k`` counts
-    the neighbours that remain. It cannot be combined with
-    ``leave_one_out``.""",
-    "drop_closest_lookup_no_r": """drop_closest_lookup : bool, default=False
-    Drop each query's first (closest) neighbour before anything else, for
-    neighbours searched with the queries inside the index, whose closest
-    neighbour is then taken to be the query itself. ``k`` counts the
-    neighbours that remain.""",
-    "leave_one_out": """leave_one_out : bool, default=False
-    Whether the queries are items of the index, already left out of their
-    own neighbours (as ``NearestNeighbors.kneighbors()`` called without
-    ``X`` leaves each indexed point out). ``r`` counts the index items of
-    each class, the query included, and ``R`` is then ``r[label] - 1``, the
-    other items of its class: a perfect embedding scores 1. Without ``r``
-    it changes nothing (precision over ``k`` does not depend on ``R``).""",
-    "leave_one_out_neighbors": """leave_one_out : bool or None, default=None
-    Whether the queries are the index itself: query ``i`` is index item
-    ``i`` (``query_labels`` must equal ``index_labels``), scored against the
-    other items. ``True``: each query's own item is removed from its
-    neighbours wherever it appears (rows are then cut to a common number of
-    neighbours), and ``R`` counts the *other* index items of the query's
-    class, its class count minus one. This is exact both for
-    ``kneighbors()`` called without ``X``, which already leaves each point
-    out, and for ``kneighbors(X)`` on the indexed ``X``, where the point is
-    among its own neighbours (not always first when points are
-    duplicated). ``False``: the queries are distinct from the index, and
-    ``R`` is the class count. ``None``: as ``False``, with a
-    ``UserWarning`` when the input looks like the index queried against
-    itself (equal query and index labels, and no query, or every query,
-    among its own neighbours).""",
-    "ties_retrieval": (
-        'ties : {"average", "optimistic", "pessimistic", "first"}, '
-        'default="average"\n'
-        """    How neighbours at equal distance are ordered. ``"average"``: the exact
-    expected value over all orderings of each group of tied neighbours
-    (McSherry & Najork, 2008). ``"optimistic"`` / ``"pessimistic"``: matches
-    first / last within a tie group, the bounds of that expectation.
-    ``"first"``: the order of the columns, as TF Similarity reads them."""
-    ),
-    "r": """r : mapping of label to int, default=None
-    Number of index items of each class, e.g. ``{0: 10, 1: 3}``; every
-    query label must have an entry.""",
-    "clip_at_r": """clip_at_r : bool, default=False
-    Read only the first ``min(r[label], k)`` neighbours of each query and
-    divide by ``r[label]``. Needs ``r``. With ``k=None`` the depth is ``R``
-    itself, so as many neighbours as the largest ``R`` among the queries
-    must be given; fewer raise an error instead of a truncated value.""",
-    "replace_undefined_by_retrieval": (
-        "replace_undefined_by : float or np.nan, "
-        "default=0.0\n"
-        """    Value of a query whose denominator is 0 (its class has no index item,
-    or no other item with ``leave_one_out``, or ``r`` gives 0). ``0.0``
-    matches TF Similarity and keeps the query in the mean; a NaN
-    (``np.nan``, ``float("nan")``, ``np.float32("nan")``...) leaves such
-    queries out of the mean (and out of their label's mean with
-    ``average="macro"``)."""
-    ),
-    "returns_retrieval": """score : float or ndarray of shape (n_queries,)
-    The micro or macro average, or one value per query
-    (``average=None``).""",
-}
-
-
-def fill_retrieval_doc(func):
-    """Replace ``%(name)s`` lines in ``func.__doc__`` by the shared texts."""
-    texts = {**DOCS, **RETRIEVAL_DOCS}
-    out = []
-    for line in func.__doc__.split("\n"):
-        stripped = line.strip()
-        if stripped.startswith("%(") and stripped.endswith(")s"):
-            indent = line[: len(line) - len(line.lstrip())]
-            out.append(textwrap.indent(texts[stripped[2:-2]], indent))
-        else:
-            out.append(line)
-    func.__doc__ = "\n".join(out)
-    return func
-
-
-# --------------------------------------------------------------------------
-# Metric names
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Kind:
-    """A retrieval metric: its canonical name, aliases and what it reads."""
-
-    name: str
-    title: str
-    aliases: tuple = ()
-    uses_counts: bool = True  # reads R, the index items of the query's class
-
-
-KINDS: tuple[Kind, ...] = (
-    Kind(
-        "bndcg",
-        "Binary nDCG, ideal over the matches in the top k",
-        ("BNDCG", "bNDCG"),
-        uses_counts=False,
-    ),
-    Kind(
-        "hit_rate",
-        "Hit rate (TF Similarity's RecallAtK)",
-        ("success", "Success"),
-        uses_counts=False,
-    ),
-    Kind("map", "Mean average precision, divided by R", ("AP", "MAP", "mAP")),
-    Kind(
-        "map_at_r",
-        "MAP@R: average precision over the first min(R, k)",
-        ("mapr", "MAP_at_R", "mAP_at_R"),
-    ),
-    Kind("precision", "Precision (hits / k)", ("P",), uses_counts=False),
-    Kind(
-        "r_precision",
-        "R-precision: hits in the first min(R, k) over R",
-        ("Rprec", "R_precision"),
-    ),
-    Kind("recall", "Recall (hits / R)", ("R",)),
-)
-
-_BY_ALIAS = {alias: kind for kind in KINDS for alias in (kind.name, *kind.aliases)}
-
-
-@dataclass(frozen=True)
-class RetrievalMetricSpec:
-    """A retrieval metric and its cutoff; ``name`` is the canonical spelling."""
-
-    kind: Kind
-    k: int | None
-
-    @property
-    def name(self) -> str:
-        return self.kind.name if self.k is None else f"{self.kind.name}@{self.k}"
-
-    def __str__(self) -> str:
-        return self.name
-
-
-def _unknown(original: str, base: str) -> InvalidParameterError:
-    pool = sorted(_BY_ALIAS)
-    close = difflib.get_close_matches(base, pool, n=3, cutoff=0.5)
-    if not close:
-        lowered = {a.lower(): a for a in pool}
-        close = [
-            lowered[c]
-            for c in difflib.get_close_matches(base.lower(), list(lowered), 3, 0.5)
-        ]
-    hint = ""
-    if close:
-        hint = " Did you mean " + " or ".join(repr(c) for c in close) + "?"
-    names = ", ".join(kind.name for kind in KINDS)
-    return InvalidParameterError(
-        f"Unknown retrieval metric {original!r}.{hint} Valid names: {names} "
-        "(see get_retrieval_metric_names())."
-    )
-
-
-def get_retrieval_metric(name) -> RetrievalMetricSpec:
-    """Parse a retrieval metric name with skrank's metric-name grammar."""
-    if isinstance(name, RetrievalMetricSpec):
-        return name
-    if not isinstance(name, str):
-        raise InvalidParameterError(
-            f"A retrieval metric name must be a str. Got {plain(name)} of type "
-            f"{type(name).__name__}."
-        )
-    match = _NAME_RE.match(name)
-    if match is None:
-        raise InvalidParameterError(
-            f"Cannot parse retrieval metric name {name!r}. Expected a name such "
-            "as 'bndcg@5', 'precision@5' or 'map_at_r'."
-        )
-    base = match["base"]
-    kind = _BY_ALIAS.get(base)
-    if kind is None:
-        found = {k.name: k for a, k in _BY_ALIAS.items() if a.lower() == base.lower()}
-        if len(found) != 1:
-            raise _unknown(name, base)
-        (kind,) = found.values()
-    if match["dot"] is not None or (match["params"] or "").strip():
-        raise InvalidParameterError(
-            f"Retrieval metric {kind.name!r} takes no parameters in its name; "
-            f"got {name!r}. Write it as '{kind.name}@k' and pass options such "
-            "as distance_threshold= to the function."
-        )
-    k = None
-    if match["k"] is not None:
-        text = match["k"]
-        if not text.isdigit() or int(text) < 1:
-            raise InvalidParameterError(
-                f"The cutoff in retrieval metric name {name!r} must be a "
-                f"positive integer. Got {text!r} instead."
-            )
-        k = int(text)
-    return RetrievalMetricSpec(kind, k)
-
 
 # --------------------------------------------------------------------------
 # Input checks
@@ -352,37 +104,41 @@ def get_retrieval_metric(name) -> RetrievalMetricSpec:
 
 _NUMERIC = "biuf"
 _TEXT = "US"
+_SHAPES = {1: "(n_queries,)", 2: "(n_queries, n_neighbors)"}
 
 
-def _check_labels(x, name: str, caller: str, ndim: int) -> np.ndarray:
-    """Labels as an ndarray of numbers or strings, of the expected rank."""
-    shape = "(n_queries,)" if ndim == 1 else "(n_queries, n_neighbors)"
+def _array(x, name: str, caller: str, ndim: int) -> np.ndarray:
+    """``x`` as a non-empty ndarray with ``ndim`` dimensions."""
+    shape = _SHAPES[ndim]
     if x is None:
         raise InvalidParameterError(f"{name} of {caller} must be array-like. Got None.")
     try:
         arr = np.asarray(x)
     except (ValueError, TypeError) as exc:
-        raise InvalidParameterError(
-            f"{name} of {caller} must be an array of shape {shape}; it could "
-            f"not be converted ({exc})."
-        ) from None
-    if arr.ndim != ndim:
-        raise InvalidParameterError(
-            f"{name} of {caller} must have shape {shape}; got shape {arr.shape}."
-        )
-    if arr.size == 0:
-        raise InvalidParameterError(
-            f"{name} of {caller} is empty (shape {arr.shape}); at least one "
-            "query with one neighbour is needed."
-        )
-    arr = ids_of_one_kind(x, arr, name, caller)
-    kind = arr.dtype.kind
-    if kind not in _NUMERIC + _TEXT:
+        why = f"must be an array of shape {shape}; it could not be converted ({exc})"
+    else:
+        why = None
+        if arr.ndim != ndim:
+            why = f"must have shape {shape}; got shape {arr.shape}"
+        elif arr.size == 0:
+            why = (
+                f"is empty (shape {arr.shape}); at least one query with one "
+                "neighbour is needed"
+            )
+    if why is not None:
+        raise InvalidParameterError(f"{name} of {caller} {why}.")
+    return arr
+
+
+def _check_labels(x, name: str, caller: str, ndim: int) -> np.ndarray:
+    """Labels as an ndarray of numbers or strings, of the expected rank."""
+    arr = ids_of_one_kind(x, _array(x, name, caller, ndim), name, caller)
+    if arr.dtype.kind not in _NUMERIC + _TEXT:
         raise InvalidParameterError(
             f"{name} of {caller} must hold integer or string labels; got dtype "
             f"{arr.dtype}."
         )
-    if kind == "f" and not np.isfinite(arr).all():
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise InvalidParameterError(
             f"{name} of {caller} must not contain NaN or infinity (a NaN label "
             "never matches anything)."
@@ -415,15 +171,14 @@ def _check_distances(d, name, shape, caller) -> np.ndarray:
             f"{name} of {caller} must have the shape of the neighbours, {shape}; "
             f"got {dist.shape}."
         )
-    if dist.shape[1] > 1:
-        decreasing = np.diff(dist, axis=1) < 0
-        if decreasing.any():
-            row = int(np.flatnonzero(decreasing.any(axis=1))[0])
-            raise InvalidParameterError(
-                f"{name} of {caller} must be sorted nearest first (non-decreasing "
-                f"along each row); row {row} is not: {dist[row].tolist()!r}. "
-                "Similarities must be turned into distances first (e.g. negated)."
-            )
+    decreasing = np.diff(dist, axis=1) < 0
+    if decreasing.any():
+        row = int(np.flatnonzero(decreasing.any(axis=1))[0])
+        raise InvalidParameterError(
+            f"{name} of {caller} must be sorted nearest first (non-decreasing "
+            f"along each row); row {row} is not: {dist[row].tolist()!r}. "
+            "Similarities must be turned into distances first (e.g. negated)."
+        )
     return dist
 
 
@@ -441,13 +196,23 @@ class Lookup:
     def n_neighbors(self) -> int:
         return self.match.shape[1]
 
-    def given(self) -> str:
-        """The number of neighbours per query, and what removed columns."""
-        return f"{self.n_neighbors}{self.after()}"
-
     def after(self) -> str:
         """``", after leave_one_out"`` when a parameter removed columns."""
         return f", after {self.removed_by}" if self.removed else ""
+
+    def block(self, n_relevant) -> Block:
+        """The engine's block: relevance = match, score = minus the distance."""
+        m, n = self.match.shape
+        if self.distances is None:
+            score = np.broadcast_to(-np.arange(n, dtype=np.float64), (m, n)).copy()
+        else:
+            score = -self.distances
+        return Block(
+            rows=np.arange(m),
+            y=self.match.astype(np.float64),
+            s=score,
+            n_relevant=n_relevant,
+        )
 
 
 def _check_one_leave_out(caller, drop_closest_lookup, leave_one_out, lookups):
@@ -493,6 +258,18 @@ def _finish_lookup(
     return Lookup(labels, match, dist, removed, "drop_closest_lookup")
 
 
+def _check_mask(match_mask, caller) -> np.ndarray:
+    mask = _array(match_mask, "match_mask", caller, 2)
+    if mask.dtype.kind != "b":
+        if mask.dtype.kind not in "iuf" or not np.isin(mask, (0, 1)).all():
+            raise InvalidParameterError(
+                f"match_mask of {caller} must hold booleans (or 0/1); got "
+                f"dtype {mask.dtype} with other values."
+            )
+        mask = mask == 1
+    return mask
+
+
 def lookup_from_arrays(
     caller,
     query_labels,
@@ -504,7 +281,6 @@ def lookup_from_arrays(
 ) -> Lookup:
     """Check the lookup-level inputs and build the match mask."""
     labels = _check_labels(query_labels, "query_labels", caller, 1)
-    n = labels.shape[0]
     if (lookup_labels is None) == (match_mask is None):
         raise InvalidParameterError(
             f"{caller} needs exactly one of lookup_labels and match_mask; got "
@@ -512,31 +288,12 @@ def lookup_from_arrays(
         )
     if lookup_labels is not None:
         lookup = _check_labels(lookup_labels, "lookup_labels", caller, 2)
-        _check_rows(lookup, "lookup_labels", n, caller)
+        _check_rows(lookup, "lookup_labels", labels.shape[0], caller)
         _check_comparable(labels, "query_labels", lookup, "lookup_labels", caller)
         match = lookup == labels[:, None]
     else:
-        try:
-            mask = np.asarray(match_mask)
-        except (ValueError, TypeError) as exc:
-            raise InvalidParameterError(
-                f"match_mask of {caller} must be a boolean array of shape "
-                f"(n_queries, n_neighbors); it could not be converted ({exc})."
-            ) from None
-        if mask.ndim != 2 or mask.size == 0:
-            raise InvalidParameterError(
-                f"match_mask of {caller} must be a non-empty boolean array of "
-                f"shape (n_queries, n_neighbors); got shape {mask.shape}."
-            )
-        if mask.dtype.kind != "b":
-            if mask.dtype.kind not in "iuf" or not np.isin(mask, (0, 1)).all():
-                raise InvalidParameterError(
-                    f"match_mask of {caller} must hold booleans (or 0/1); got "
-                    f"dtype {mask.dtype} with other values."
-                )
-            mask = mask == 1
-        _check_rows(mask, "match_mask", n, caller)
-        match = mask
+        match = _check_mask(match_mask, caller)
+        _check_rows(match, "match_mask", labels.shape[0], caller)
     dist = None
     if lookup_distances is not None:
         dist = _check_distances(
@@ -585,9 +342,15 @@ def _leave_self_out(caller, idx, dist):
             f"{idx.shape[1]} per query and the query itself is among them. "
             f"Ask kneighbors for at least {idx.shape[1] + 1} (n_neighbors)."
         )
-    # stable sort of the own flags: the other neighbours first, in order
-    keep = np.argsort(own, axis=1, kind="stable")[:, :width]
-    return _take(idx, keep), _take(dist, keep), removed
+    # the other neighbours of each row, in order: each goes to the column
+    # that counts the others before it (a compaction, not a sort)
+    column = np.cumsum(~own, axis=1) - 1
+    rows, cols = np.nonzero(~own & (column < width))
+    out_idx = np.empty((idx.shape[0], width), dtype=idx.dtype)
+    out_dist = np.empty((idx.shape[0], width))
+    out_idx[rows, column[rows, cols]] = idx[rows, cols]
+    out_dist[rows, column[rows, cols]] = dist[rows, cols]
+    return out_idx, out_dist, removed
 
 
 def _self_query_look(labels, index, idx):
@@ -602,6 +365,35 @@ def _self_query_look(labels, index, idx):
     if own.all():
         return "everywhere"
     return None
+
+
+def _class_counts(keys, labels, weights=None):
+    """Per label, the sum of ``weights`` (1 each by default) over the keys
+    equal to it, and whether some key is."""
+    _, codes = factorize(np.concatenate((keys, labels)))
+    of_keys, of_labels = codes[: keys.shape[0]], codes[keys.shape[0] :]
+    n_codes = int(codes.max()) + 1
+    total = np.bincount(of_keys, weights=weights, minlength=n_codes)
+    present = np.bincount(of_keys, minlength=n_codes) > 0
+    return total[of_labels].astype(np.intp), present[of_labels]
+
+
+def _check_indices(indices, n_queries, n_index, caller) -> np.ndarray:
+    idx = _array(indices, "indices", caller, 2)
+    if idx.dtype.kind not in "iu":
+        raise InvalidParameterError(
+            f"indices of {caller} must hold integer positions in index_labels "
+            f"(as NearestNeighbors.kneighbors returns them); got dtype {idx.dtype}."
+        )
+    _check_rows(idx, "indices", n_queries, caller)
+    out = (idx < 0) | (idx >= n_index)
+    if out.any():
+        bad = tuple(int(i) for i in np.argwhere(out)[0])
+        raise InvalidParameterError(
+            f"indices of {caller} must be positions in index_labels, in [0, "
+            f"{n_index - 1}]; found {int(idx[bad])} at {bad}."
+        )
+    return idx
 
 
 def lookup_from_neighbors(
@@ -622,31 +414,7 @@ def lookup_from_neighbors(
     labels = _check_labels(query_labels, "query_labels", caller, 1)
     index = _check_labels(index_labels, "index_labels", caller, 1)
     _check_comparable(labels, "query_labels", index, "index_labels", caller)
-    try:
-        idx = np.asarray(indices)
-    except (ValueError, TypeError) as exc:
-        raise InvalidParameterError(
-            f"indices of {caller} must be an integer array of shape (n_queries, "
-            f"n_neighbors); it could not be converted ({exc})."
-        ) from None
-    if idx.dtype.kind not in "iu":
-        raise InvalidParameterError(
-            f"indices of {caller} must hold integer positions in index_labels "
-            f"(as NearestNeighbors.kneighbors returns them); got dtype {idx.dtype}."
-        )
-    if idx.ndim != 2 or idx.size == 0:
-        raise InvalidParameterError(
-            f"indices of {caller} must be a non-empty array of shape (n_queries, "
-            f"n_neighbors); got shape {idx.shape}."
-        )
-    _check_rows(idx, "indices", labels.shape[0], caller)
-    out = (idx < 0) | (idx >= index.shape[0])
-    if out.any():
-        bad = tuple(int(i) for i in np.argwhere(out)[0])
-        raise InvalidParameterError(
-            f"indices of {caller} must be positions in index_labels, in [0, "
-            f"{index.shape[0] - 1}]; found {int(idx[bad])} at {bad}."
-        )
+    idx = _check_indices(indices, labels.shape[0], index.shape[0], caller)
     dist = _check_distances(distances, "distances", idx.shape, caller)
     look = None
     removed = 0
@@ -661,12 +429,10 @@ def lookup_from_neighbors(
     )
     if leave_one_out:
         lookup.removed, lookup.removed_by = removed, "leave_one_out"
-    uniques, counts = np.unique(index, return_counts=True)
-    pos = np.minimum(np.searchsorted(uniques, labels), uniques.shape[0] - 1)
-    n_class = np.where(uniques[pos] == labels, counts[pos], 0)
+    n_class, _ = _class_counts(index, labels)
     if drop_closest_lookup or leave_one_out:
         n_class = np.maximum(n_class - 1, 0)
-    return lookup, n_class.astype(np.intp), look
+    return lookup, n_class, look
 
 
 def counts_from_mapping(caller, r, labels, minus_one) -> np.ndarray:
@@ -679,7 +445,6 @@ def counts_from_mapping(caller, r, labels, minus_one) -> np.ndarray:
         )
     if not r:
         raise InvalidParameterError(f"The 'r' parameter of {caller} is empty.")
-    values = list(r.values())
     for key, value in r.items():
         if (
             isinstance(value, (bool, np.bool_))
@@ -692,13 +457,10 @@ def counts_from_mapping(caller, r, labels, minus_one) -> np.ndarray:
             )
     keys = _check_labels(list(r.keys()), "the keys of r", caller, 1)
     _check_comparable(labels, "query_labels", keys, "the keys of r", caller)
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    counts = np.asarray(values, dtype=np.intp)[order]
-    pos = np.minimum(np.searchsorted(keys, labels), keys.shape[0] - 1)
-    found = keys[pos] == labels
+    counts = np.asarray(list(r.values()), dtype=np.float64)
+    n_class, found = _class_counts(keys, labels, counts)
     if not found.all():
-        missing = np.unique(labels[~found])
+        missing, _ = factorize(labels[~found])
         shown = ", ".join(repr(v) for v in missing[:5].tolist())
         more = f" and {missing.shape[0] - 5} more" if missing.shape[0] > 5 else ""
         raise InvalidParameterError(
@@ -706,7 +468,6 @@ def counts_from_mapping(caller, r, labels, minus_one) -> np.ndarray:
             f"{shown}{more}; it must give the number of index items of every "
             "query label."
         )
-    n_class = counts[pos]
     if minus_one:
         n_class = np.maximum(n_class - 1, 0)
     return n_class
@@ -716,24 +477,106 @@ def check_k(caller, k, lookup: Lookup, what="k"):
     if k is not None and k > lookup.n_neighbors:
         raise InvalidParameterError(
             f"{what} of {caller} must not exceed the number of neighbours given "
-            f"per query ({lookup.given()}); got {k}. Ask NearestNeighbors for "
-            f"more neighbours (n_neighbors={k + lookup.removed} or more)."
+            f"per query ({lookup.n_neighbors}{lookup.after()}); got {k}. Ask "
+            f"NearestNeighbors for more neighbours (n_neighbors={k + lookup.removed} "
+            "or more)."
         )
 
 
-def check_r_depth(caller, what, lookup: Lookup, counts, r_text, cap):
-    """Refuse a metric read to depth R on fewer neighbours than the largest R.
+# --------------------------------------------------------------------------
+# Computing: the engine's ranking, read as the first ranks of the index's
+# --------------------------------------------------------------------------
 
-    ``what`` names the argument, ``r_text`` says what R is, and ``cap``
-    says how to ask for ``min(R, n_neighbors)`` instead.
+
+class _Neighbours:
+    """A :class:`~skrank._engine.Ranking` of the neighbours given, read by one
+    metric down to rank ``cut`` (the ``@k`` of its name; ``None``: all).
+
+    The neighbours are the first ``given`` ranks of the index's ranking: a
+    metric that asks for a deeper rank (R-precision without a cutoff, R
+    beyond the neighbours) would read a truncated list, and ``past`` records
+    that depth per row (0 where none is asked). Everything else is the
+    ranking's own.
     """
+
+    def __init__(self, ranking, cut, given):
+        self._ranking = ranking
+        self._cut = cut
+        self._given = given
+        self.past = np.zeros(ranking.m, dtype=np.intp)
+
+    def __getattr__(self, name):
+        return getattr(self._ranking, name)
+
+    def _read(self, k):
+        if self._cut is not None:
+            k = self._cut if k is None else np.minimum(k, self._cut)
+        if np.ndim(k):
+            np.maximum(self.past, np.where(k > self._given, k, 0), out=self.past)
+        return k
+
+    def in_cutoff(self, k):
+        return self._ranking.in_cutoff(self._read(k))
+
+    def first_relevant(self, level=None, k=None):
+        return self._ranking.first_relevant(level, self._read(k))
+
+
+def _label_weights(labels, undefined, replace):
+    """Weights of ``average="macro"``: each label's queries share one unit
+    (those left out as undefined get none)."""
+    keep = ~undefined if is_nan(replace) else np.ones(undefined.shape, dtype=bool)
+    _, codes = factorize(labels)
+    n_kept = np.bincount(codes, weights=keep)
+    return np.where(keep, 1.0 / np.maximum(n_kept[codes], 1.0), 0.0)
+
+
+def score(caller, lookup, specs, n_relevant, *, ties, average, replace, depth_words):
+    """The metrics ``specs`` of the neighbours, ranked once; one result each.
+
+    ``n_relevant`` is ``R`` per query (``None``: none is read).
+    ``depth_words(spec)`` names the argument, says what ``R`` is and how to
+    read fewer ranks, for the error of a metric read past the neighbours.
+    """
+    m, given = lookup.match.shape
+    full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
+    depth = None if full else max(spec.k for spec in specs)
+    values = [np.empty(m) for _ in specs]
+    undefined = [np.zeros(m, dtype=bool) for _ in specs]
+    past = [np.zeros(m, dtype=np.intp) for _ in specs]
+    for part in slices([lookup.block(n_relevant)]):
+        ranking = rank(part, ties, depth)
+        for i, spec in enumerate(specs):
+            view = _Neighbours(ranking, spec.k, given)
+            k = spec.k if spec.measure.cutoff else None
+            v, u = spec.measure.compute(view, k, **spec.params)
+            values[i][part.rows] = v
+            undefined[i][part.rows] = False if u is None else u
+            past[i][part.rows] = view.past
+    for spec, deepest in zip(specs, past, strict=True):
+        if deepest.any():
+            raise _depth_error(caller, lookup, deepest, *depth_words(spec))
+    return [
+        _aggregate(
+            caller,
+            spec,
+            v,
+            u,
+            _label_weights(lookup.labels, u, replace) if average == "macro" else None,
+            average,
+            replace,
+        )
+        for spec, v, u in zip(specs, values, undefined, strict=True)
+    ]
+
+
+def _depth_error(caller, lookup, deepest, what, r_text, cap):
+    """Refuse a metric read to depth R on fewer neighbours than the largest R."""
     n = lookup.n_neighbors
-    q = int(np.argmax(counts))
-    need = int(counts[q])
-    if need <= n:
-        return
+    q = int(np.argmax(deepest))
+    need = int(deepest[q])
     ask = need + lookup.removed
-    raise InvalidParameterError(
+    return InvalidParameterError(
         f"{what} of {caller} reads the first R neighbours of each query, R "
         f"being {r_text}; the largest R among the queries is {need} (query "
         f"{q}, label {plain(lookup.labels[q])}) but only {n} neighbours per "
@@ -743,275 +586,85 @@ def check_r_depth(caller, what, lookup: Lookup, counts, r_text, cap):
     )
 
 
+def _less_one(drop_closest_lookup, leave_one_out) -> str:
+    if drop_closest_lookup or leave_one_out:
+        return " less one (the query itself)"
+    return ""
+
+
 # --------------------------------------------------------------------------
-# Kernels (values of shape (n_queries,) and an undefined mask or None)
+# The public faces
 # --------------------------------------------------------------------------
 
 
-def rank_lookup(lookup: Lookup, ties: str, depth: int) -> Ranking:
-    """Rank the neighbours: relevance = match, score = minus the distance."""
-    m, n = lookup.match.shape
-    if lookup.distances is None:
-        score = np.broadcast_to(-np.arange(n, dtype=np.float64), (m, n)).copy()
-    else:
-        score = -lookup.distances
-    block = Block(rows=np.arange(m), y=lookup.match.astype(np.float64), s=score)
-    return rank(block, ties, depth)
+@dataclass(frozen=True)
+class _LookupMetric:
+    """What a ``retrieval_*_score`` function computes, by its options.
 
-
-def _log_comb(n, j):
-    return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
-
-
-def _take(a, idx):
-    return np.take_along_axis(a, idx, axis=1)
-
-
-def _bndcg(lookup: Lookup, r: Ranking, k: int, ties: str) -> np.ndarray:
-    """Binary nDCG@k with the ideal over the matches in the top k.
-
-    With h matches in the top k the ideal DCG is the sum of the first h
-    discounts; a query with no match in the top k scores 0. Under a
-    deterministic tie rule this reads the engine's order. Under
-    ``ties="average"`` the value is the exact expectation over orderings of
-    tied neighbours, from the columns (sorted by distance, so tie groups are
-    runs of equal distance): groups that end before the group holding rank k
-    contribute their mean match times their discounts; that group (t
-    neighbours, c matches, s of its slots inside the top k) puts X matches in
-    the top k with hypergeometric probability, each of its slots then holding
-    X/s matches on average, and the expectation is summed over X.
+    ``measure`` without ``r`` (``None``: ``r`` is required); ``with_r`` with
+    per-class counts ``r``, ``R`` being ``r[label]``; ``clipped`` with
+    ``clip_at_r=True``, read to ``min(R, k)``. With ``k_as_r``, ``R`` is ``k``
+    where no ``r`` is given (TF Similarity's ``MapAtK`` divides by ``k``).
     """
-    ideal = np.concatenate(([0.0], np.cumsum(discount(k))))
-    m = lookup.match.shape[0]
-    if ties != "average" or lookup.distances is None:
-        top = (r.y[:, :k] > 0).astype(np.float64)
-        hits = np.count_nonzero(top, axis=1)
-        # summed in order, as the ideal is: matches first give exactly 1
-        dcg = np.cumsum(top * discount(k), axis=1)[:, -1]
-        return np.divide(dcg, ideal[hits], out=np.zeros(m), where=hits > 0)
-    # only the first k columns and the tie group holding rank k matter
-    kth = lookup.distances[:, k - 1 : k]
-    tied_k = lookup.distances == kth
-    size = np.count_nonzero(tied_k, axis=1)[:, None]
-    n_match = np.count_nonzero(tied_k & lookup.match, axis=1)[:, None]
-    dist = lookup.distances[:, :k]
-    match = lookup.match[:, :k]
-    start = np.count_nonzero(dist < kth, axis=1)[:, None]
-    cols = np.arange(k)
-    zero = np.zeros((m, 1))
-    cum_match = np.concatenate((zero, np.cumsum(match, axis=1)), axis=1)
-    # each column's tie group [first, end) within the first k columns: runs
-    # of equal distance (exact for the groups that end before ``start``)
-    new = np.ones((m, k), dtype=bool)
-    np.not_equal(dist[:, 1:], dist[:, :-1], out=new[:, 1:])
-    first = np.maximum.accumulate(np.where(new, cols, 0), axis=1)
-    last = np.ones((m, k), dtype=bool)
-    last[:, :-1] = new[:, 1:]
-    end = np.minimum.accumulate(np.where(last, cols, k)[:, ::-1], axis=1)[:, ::-1] + 1
-    mean = (_take(cum_match, end) - _take(cum_match, first)) / (end - first)
-    disc = discount(k)
-    cum_gain = np.concatenate((zero, np.cumsum(mean * disc, axis=1)), axis=1)
-    hits_before = np.rint(_take(cum_match, start)).astype(np.intp)
-    dcg_before = _take(cum_gain, start)
-    cum_disc = np.concatenate(([0.0], np.cumsum(disc)))
-    slots = k - start
-    slot_disc = cum_disc[k] - cum_disc[start]
-    x = np.arange(k + 1)[None, :]
-    c, s, t = n_match, slots, size
-    feasible = (x <= c) & (x <= s) & (s - x <= t - c)
-    log_p = (
-        _log_comb(c, np.minimum(x, c))
-        + _log_comb(t - c, np.clip(s - x, 0, t - c))
-        - _log_comb(t, s)
-    )
-    prob = np.where(feasible, np.exp(np.where(feasible, log_p, 0.0)), 0.0)
-    hits = np.minimum(hits_before + x, k)
-    dcg = dcg_before + x * (slot_disc / slots)
-    value = np.divide(
-        dcg, ideal[hits], out=np.zeros(dcg.shape), where=feasible & (hits > 0)
-    )
-    return (prob * value).sum(axis=1)
+
+    measure: object = None
+    with_r: object = None
+    clipped: object = None
+    k_as_r: bool = False
 
 
-def _ratio(num, den):
-    if np.ndim(den) == 0:
-        return num / den, None
-    undefined = den == 0
-    return np.where(undefined, 0.0, num / np.where(undefined, 1, den)), undefined
-
-
-def compute_kind(
-    kind: str, lookup: Lookup, r: Ranking, k: int, counts, ties: str
-) -> tuple:
-    """Per-query values of one metric over the ranked neighbours.
-
-    ``counts`` is the per-query denominator (``r[label]`` or the index class
-    counts), or ``None`` where the metric divides by ``k`` instead
-    (precision, and MAP without ``r`` as TF Similarity does). The engine's
-    formulas give the tie-aware expectations; the R-clipped metrics pass one
-    cutoff per query.
-    """
-    if kind == "bndcg":
-        return _bndcg(lookup, r, k, ties), None
-    if kind == "hit_rate":
-        return _hit_rate_compute(r, k, None)
-    if kind == "precision":
-        return _ratio(_hits(r, k, None), k if counts is None else counts)
-    if kind == "recall":
-        return _ratio(_hits(r, k, None), counts)
-    if kind == "r_precision":
-        return _ratio(_hits(r, np.minimum(counts, k), None), counts)
-    # map and map_at_r. The engine's AP divides the sum of P@j over matched
-    # ranks by the number of matches among the candidates (here: among the
-    # neighbours given); the sum itself is that AP times that number, and
-    # the retrieval AP divides it by the class count instead.
-    denom = np.full(r.m, k, dtype=np.intp) if counts is None else counts
-    cutoff = k if kind == "map" else np.minimum(denom, k)
-    ap, _ = _ap_compute(r, cutoff, None)
-    return _ratio(ap * r.n_relevant(None), denom)
-
-
-# --------------------------------------------------------------------------
-# Averaging
-# --------------------------------------------------------------------------
-
-
-def average_values(caller, name, values, undefined, labels, average, replace):
-    """Micro or macro average (or per-query values) with the undefined rule."""
-    values = np.array(values, dtype=np.float64)
-    if undefined is not None and undefined.any():
-        # any NaN (float, np.float32, np.float64...) leaves the query out
-        values[undefined] = np.nan if is_nan(replace) else float(replace)
-    if average is None:
-        return values
-    keep = ~np.isnan(values)
-    if not keep.any():
-        warnings.warn(
-            f"{name} is undefined for every query in {caller} (no query's class "
-            "has an index item); the mean is nan.",
-            UndefinedMetricWarning,
-            stacklevel=4,
-        )
-        return float("nan")
-    if average == "micro":
-        return float(values[keep].mean())
-    _, codes = np.unique(labels, return_inverse=True)
-    codes = codes.reshape(-1)[keep]
-    n_labels = int(codes.max()) + 1
-    sums = np.bincount(codes, weights=values[keep], minlength=n_labels)
-    sizes = np.bincount(codes, minlength=n_labels)
-    present = sizes > 0
-    return float(np.mean(sums[present] / sizes[present]))
-
-
-# --------------------------------------------------------------------------
-# Drivers of the public functions
-# --------------------------------------------------------------------------
-
-_R_DEPTH = ("r_precision", "map_at_r")  # kinds read to depth R
-
-
-def _validate(caller, params, overrides=None):
-    """Check the parameters, numpy scalars read as the Python scalars they
-    hold (so that messages print ``3``, not ``np.int64(3)``)."""
-    params = {name: _python_scalar(value) for name, value in params.items()}
-    validate_params(caller, params, {**CONSTRAINTS, **(overrides or {})})
-    return params
-
-
-def score_lookup(
-    caller,
-    kind,
-    query_labels,
-    lookup_labels,
-    match_mask,
-    lookup_distances,
-    *,
-    k,
-    distance_threshold,
-    average,
-    drop_closest_lookup,
-    ties,
-    r=None,
-    clip_at_r=False,
-    needs_r=False,
-    leave_one_out=False,
-    replace_undefined_by=0.0,
-):
+def _score_lookup(facts: _LookupMetric, caller, a):
     """One metric over lookup labels or a match mask."""
-    p = _validate(
-        caller,
-        {
-            "k": k,
-            "distance_threshold": distance_threshold,
-            "average": average,
-            "drop_closest_lookup": drop_closest_lookup,
-            "leave_one_out": leave_one_out,
-            "clip_at_r": clip_at_r,
-            "ties": ties,
-            "replace_undefined_by": replace_undefined_by,
-        },
-    )
-    k, drop_closest_lookup, leave_one_out = (
-        p["k"],
-        p["drop_closest_lookup"],
-        p["leave_one_out"],
-    )
-    _check_one_leave_out(caller, drop_closest_lookup, leave_one_out, lookups=True)
-    if r is None and (clip_at_r or needs_r):
-        why = "clip_at_r=True" if clip_at_r else f"{caller}"
+    drop, loo = a["drop_closest_lookup"], a.get("leave_one_out", False)
+    _check_one_leave_out(caller, drop, loo, lookups=True)
+    r, clip = a.get("r"), a.get("clip_at_r", False)
+    if r is None and (clip or facts.measure is None):
+        why = "clip_at_r=True" if clip else caller
         raise InvalidParameterError(
             f"{why} needs the number of index items of each class: pass "
             f"r={{label: count, ...}} to {caller}."
         )
     lookup = lookup_from_arrays(
         caller,
-        query_labels,
-        lookup_labels,
-        match_mask,
-        lookup_distances,
-        p["distance_threshold"],
-        drop_closest_lookup,
+        a["query_labels"],
+        a["lookup_labels"],
+        a["match_mask"],
+        a["lookup_distances"],
+        a["distance_threshold"],
+        drop,
     )
+    k = a["k"]
     check_k(caller, k, lookup)
-    counts = None
+    n_relevant = None
     if r is not None:
-        counts = counts_from_mapping(
-            caller, r, lookup.labels, drop_closest_lookup or leave_one_out
-        )
-    if clip_at_r:
-        kind = {"precision": "r_precision", "map": "map_at_r"}[kind]
-        if k is None:
-            less = (
-                " less one (the query itself)"
-                if drop_closest_lookup or leave_one_out
-                else ""
-            )
-            check_r_depth(
-                caller,
-                "clip_at_r=True with k=None",
-                lookup,
-                counts,
-                f"r[label]{less}",
-                f"pass k={lookup.n_neighbors}",
-            )
-    k = lookup.n_neighbors if k is None else k
-    ranking = rank_lookup(lookup, ties, k)
-    values, undefined = compute_kind(kind, lookup, ranking, k, counts, ties)
-    return average_values(
-        caller,
-        kind,
-        values,
-        undefined,
-        lookup.labels,
-        average,
-        p["replace_undefined_by"],
+        n_relevant = counts_from_mapping(caller, r, lookup.labels, drop or loo)
+    elif facts.k_as_r:
+        n_relevant = np.full(lookup.labels.shape[0], k or lookup.n_neighbors)
+    measure = (
+        facts.clipped if clip else facts.with_r if r is not None else facts.measure
     )
+    words = (
+        "clip_at_r=True with k=None",
+        f"r[label]{_less_one(drop, loo)}",
+        f"pass k={lookup.n_neighbors}",
+    )
+    (result,) = score(
+        caller,
+        lookup,
+        [MetricSpec(measure, k)],
+        n_relevant,
+        ties=a["ties"],
+        average=a["average"],
+        replace=a.get("replace_undefined_by", 0.0),
+        depth_words=lambda spec: words,
+    )
+    return result
 
 
 def _warn_self_query(caller, look, specs):
     """Warn when the input looks like the index queried against itself."""
-    if look == "absent" and any(spec.kind.uses_counts for spec in specs):
+    # a metric undefined without relevant items is one that reads R
+    if look == "absent" and any(s.measure.undefined_without_relevant for s in specs):
         warnings.warn(
             f"query_labels equal index_labels in {caller} and no query is among "
             "its own neighbours, as when NearestNeighbors.kneighbors() is "
@@ -1036,101 +689,104 @@ def _warn_self_query(caller, look, specs):
         )
 
 
-def evaluate_neighbors(
-    caller,
-    query_labels,
-    index_labels,
-    distances,
-    indices,
-    metrics,
-    *,
-    distance_threshold,
-    average,
-    drop_closest_lookup,
-    leave_one_out,
-    ties,
-    replace_undefined_by,
-):
+def evaluate_neighbors(caller, a):
     """Several metrics over ``kneighbors`` output, with one sort."""
-    p = _validate(
+    drop, loo = a["drop_closest_lookup"], a["leave_one_out"]
+    _check_one_leave_out(caller, drop, loo, lookups=False)
+    specs = parse_metrics(a["metrics"], caller, RETRIEVAL)
+    lookup, n_relevant, look = lookup_from_neighbors(
         caller,
-        {
-            "distance_threshold": distance_threshold,
-            "average": average,
-            "drop_closest_lookup": drop_closest_lookup,
-            "leave_one_out": leave_one_out,
-            "ties": ties,
-            "replace_undefined_by": replace_undefined_by,
-        },
-        {"leave_one_out": CONSTRAINTS["leave_one_out_neighbors"]},
-    )
-    drop_closest_lookup, leave_one_out = p["drop_closest_lookup"], p["leave_one_out"]
-    _check_one_leave_out(caller, drop_closest_lookup, leave_one_out, lookups=False)
-    if isinstance(metrics, (str, RetrievalMetricSpec)):
-        metrics = [metrics]
-    try:
-        metrics = list(metrics)
-    except TypeError:
-        raise InvalidParameterError(
-            f"The 'metrics' parameter of {caller} must be a metric name or a list "
-            f"of them. Got {plain(metrics)} instead."
-        ) from None
-    if not metrics:
-        raise InvalidParameterError(
-            f"The 'metrics' parameter of {caller} must name at least one metric."
-        )
-    specs = [get_retrieval_metric(m) for m in metrics]
-    names = [spec.name for spec in specs]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise InvalidParameterError(
-            f"{caller} was asked for the same metric more than once: {dupes}."
-        )
-    lookup, counts, look = lookup_from_neighbors(
-        caller,
-        query_labels,
-        index_labels,
-        distances,
-        indices,
-        p["distance_threshold"],
-        drop_closest_lookup,
-        leave_one_out,
+        a["query_labels"],
+        a["index_labels"],
+        a["distances"],
+        a["indices"],
+        a["distance_threshold"],
+        drop,
+        loo,
     )
     _warn_self_query(caller, look, specs)
     for spec in specs:
         check_k(caller, spec.k, lookup, what=f"The cutoff of {spec.name!r}")
-    less = (
-        " less one (the query itself)" if drop_closest_lookup or leave_one_out else ""
+    r_text = f"the number of index items of the query's class{_less_one(drop, loo)}"
+    values = score(
+        caller,
+        lookup,
+        specs,
+        n_relevant,
+        ties=a["ties"],
+        average=a["average"],
+        replace=a["replace_undefined_by"],
+        depth_words=lambda spec: (
+            f"The metric {spec.name!r} in metrics",
+            r_text,
+            f"name a cutoff such as '{spec.name}@{lookup.n_neighbors}'",
+        ),
     )
-    for spec in specs:
-        if spec.kind.name in _R_DEPTH and spec.k is None:
-            check_r_depth(
-                caller,
-                f"The metric {spec.name!r} in metrics",
-                lookup,
-                counts,
-                f"the number of index items of the query's class{less}",
-                f"name a cutoff such as '{spec.name}@{lookup.n_neighbors}'",
+    return {spec.name: value for spec, value in zip(specs, values, strict=True)}
+
+
+_PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.MULTILINE)
+# Arguments of the faces that are data, not options.
+_DATA = {"query_labels", "lookup_labels", "match_mask", "lookup_distances", "r"}
+_DATA |= {"index_labels", "distances", "indices", "metrics"}
+
+
+class Faces:
+    """The decorators of a module's public retrieval functions.
+
+    A decorated function is a signature and a numpydoc docstring whose
+    ``%(name)s`` lines stand for ``texts`` (or :data:`~skrank._docs.DOCS`);
+    its body is never run. Each call binds the arguments to that signature
+    (which ``inspect.signature`` sees), validates the options against
+    :data:`CONSTRAINTS` (numpy scalars read as the Python scalars they hold,
+    so that messages print ``3``) and computes.
+    """
+
+    def __init__(self, texts):
+        self.texts = {**DOCS, **texts}
+
+    def _face(self, run, constraints=None):
+        rules = {**CONSTRAINTS, **(constraints or {})}
+
+        def decorate(func):
+            caller = func.__name__
+            sig = inspect.signature(func)
+            stray = set(sig.parameters) - _DATA - rules.keys()
+            if stray:  # a declaration error, raised at import
+                raise TypeError(f"{caller}: unknown parameters {sorted(stray)}")
+            func.__doc__ = _PLACEHOLDER.sub(
+                lambda m: textwrap.indent(self.texts[m[2]], m[1]), func.__doc__
             )
-    ks = [lookup.n_neighbors if spec.k is None else spec.k for spec in specs]
-    ranking = rank_lookup(lookup, ties, max(ks))
-    results = {}
-    for spec, k in zip(specs, ks, strict=True):
-        values, undefined = compute_kind(
-            spec.kind.name,
-            lookup,
-            ranking,
-            k,
-            counts if spec.kind.uses_counts else None,
-            ties,
-        )
-        results[spec.name] = average_values(
-            caller,
-            spec.name,
-            values,
-            undefined,
-            lookup.labels,
-            average,
-            p["replace_undefined_by"],
-        )
-    return results
+
+            @functools.wraps(func)
+            def face(*args, **kwargs):
+                bound = sig.bind(*args, **kwargs)
+                bound.apply_defaults()
+                arguments = dict(bound.arguments)
+                options = {
+                    key: value.item() if isinstance(value, np.generic) else value
+                    for key, value in arguments.items()
+                    if key in rules
+                }
+                validate_params(caller, options, rules)
+                return run(caller, {**arguments, **options})
+
+            return face
+
+        return decorate
+
+    def lookup(self, measure=None, *, with_r=None, clip_at_r=None, k_as_r=False):
+        """A ``retrieval_*_score`` function: the metric named ``measure``
+        without ``r``, ``with_r`` with it, ``clip_at_r`` with
+        ``clip_at_r=True`` (names of :data:`RETRIEVAL`); see
+        :class:`_LookupMetric`."""
+        measures = [
+            name and parse_metrics(name, "lookup", RETRIEVAL)[0].measure
+            for name in (measure, with_r, clip_at_r)
+        ]
+        facts = _LookupMetric(*measures, k_as_r)
+        return self._face(functools.partial(_score_lookup, facts))
+
+    def neighbors(self, func):
+        """:func:`~skrank.retrieval.evaluate_retrieval`."""
+        return self._face(evaluate_neighbors, {"leave_one_out": [BOOL, NONE]})(func)

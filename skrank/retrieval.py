@@ -8,49 +8,23 @@ numbers and without TensorFlow, and connects them to scikit-learn:
 :func:`evaluate_retrieval` takes the ``(distances, indices)`` pair returned by
 :meth:`sklearn.neighbors.NearestNeighbors.kneighbors` as it is.
 
-Functions over lookups (labels of the neighbours, or a match mask):
+Functions over lookups (labels of the neighbours, or a match mask) compute
+one metric each: :func:`retrieval_bndcg_score` (TF Similarity's ``BNDCG``),
+:func:`retrieval_precision_score` (``PrecisionAtK``; R-precision with
+``clip_at_r``), :func:`retrieval_hit_rate_score` (``RecallAtK``, called hit
+rate here), :func:`retrieval_recall_score` (hits / R, recall in its IR
+meaning) and :func:`retrieval_map_score` (``MapAtK``; MAP@R with
+``clip_at_r``). Metric names for :func:`evaluate_retrieval` follow skrank's
+grammar (``"bndcg@5"``, ``"map_at_r"``...; see
+:func:`get_retrieval_metric_names`).
 
-* :func:`retrieval_bndcg_score` -- binary nDCG@k, ideal over the matches in
-  the top k (TF Similarity's ``BNDCG``).
-* :func:`retrieval_precision_score` -- hits / k, hits / r[label], or
-  R-precision with ``clip_at_r`` (``PrecisionAtK``).
-* :func:`retrieval_hit_rate_score` -- 1 if any of the top k matches
-  (TF Similarity's ``RecallAtK``, called hit rate here).
-* :func:`retrieval_recall_score` -- hits / R, recall in its IR meaning.
-* :func:`retrieval_map_score` -- MAP@k divided by r[label], MAP@R with
-  ``clip_at_r`` (``MapAtK``).
-
-Metric names for :func:`evaluate_retrieval` follow skrank's grammar
-(``"bndcg@5"``, ``"precision@5"``, ``"hit_rate@5"``, ``"recall@5"``,
-``"map@5"``, ``"r_precision"``, ``"map_at_r"``); see
-:func:`get_retrieval_metric_names`.
-
-To evaluate an index against itself, each item a query scored against the
-other items, pass ``leave_one_out=True``: ``R`` then counts the other items
-of the query's class, so that a perfect embedding scores 1, and
-:func:`evaluate_retrieval` removes the query's own item from its neighbours
-wherever ``kneighbors`` put it. ``"r_precision"`` and ``"map_at_r"`` read
-``R`` neighbours per query and raise an error when fewer are given, rather
-than return a truncated value.
-
-Where skrank differs from TF Similarity, on purpose:
-
-* ``distance_threshold`` applies to every metric (TF Similarity applies it in
-  ``BNDCG`` only).
-* ``average="macro"`` is available for every metric (TF Similarity's
-  ``MapAtK`` refuses it), and no Python loop runs over labels.
-* Tied distances follow ``ties`` (default: the exact expectation over the
-  orderings of tied neighbours); ``ties="first"`` reads the columns in the
-  order given, as TF Similarity does.
-* With ``drop_closest_lookup`` every metric reads the ``k`` neighbours that
-  follow the dropped one (TF Similarity's ``PrecisionAtK`` and ``MapAtK``
-  read neighbours 2 to k, its ``RecallAtK`` neighbours 2 to k + 1, and its
-  ``BNDCG`` does not drop), and the class counts lose the query's own item,
-  as with ``leave_one_out``.
-* MAP@R and R-precision without a cutoff refuse fewer neighbours than the
-  largest ``R`` (TF Similarity reads what it is given).
-* A query label missing from ``r`` is an error (TF Similarity counts 0 and
-  scores the query 0).
+``leave_one_out=True`` scores an index against itself, ``R`` counting the
+other items of the query's class, so that a perfect embedding scores 1.
+``"r_precision"`` and ``"map_at_r"`` read ``R`` neighbours per query and
+raise an error when fewer are given, rather than return a truncated value.
+skrank differs from TF Similarity on purpose in a few points (the distance
+threshold applies to every metric, ties, ``drop_closest_lookup``, missing
+labels of ``r``); the user guide lists them (:ref:`retrieval`).
 """
 
 from __future__ import annotations
@@ -60,12 +34,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._retrieval import (
-    KINDS,
-    evaluate_neighbors,
-    fill_retrieval_doc,
-    score_lookup,
-)
+from ._retrieval import RETRIEVAL, Faces
 
 __all__ = [
     "evaluate_retrieval",
@@ -77,8 +46,112 @@ __all__ = [
     "retrieval_recall_score",
 ]
 
+# The parameters that several functions share, described once.
+_TEXTS = {
+    "query_labels": """query_labels : array-like of shape (n_queries,)
+    Class label of each query (integers or strings).""",
+    "lookup_labels": """\
+lookup_labels : array-like of shape (n_queries, n_neighbors), default=None
+    Labels of each query's neighbours, nearest first. A neighbour is a match
+    when its label equals the query's. Give either ``lookup_labels`` or
+    ``match_mask``.""",
+    "match_mask": """\
+match_mask : array-like of bool of shape (n_queries, n_neighbors), default=None
+    Whether each neighbour (nearest first) matches its query, as TF
+    Similarity's metrics take it. Give either ``lookup_labels`` or
+    ``match_mask``.""",
+    "lookup_distances": """\
+lookup_distances : array-like of shape (n_queries, n_neighbors), default=None
+    Distance of each neighbour to its query, non-decreasing along each row.
+    Needed for ``distance_threshold``; equal distances form tie groups,
+    handled by ``ties``. Without it the columns are taken as strictly
+    ordered.""",
+    "k_lookup": """k : int, default=None
+    Number of neighbours read per query (after ``drop_closest_lookup``).
+    ``None`` reads all of them. It may not exceed the number of neighbours
+    given.""",
+    "distance_threshold": """distance_threshold : float, default=None
+    A neighbour farther than this (``distance > distance_threshold``) is not
+    a match; one at exactly this distance still is. Needs distances. It
+    applies to every metric (TF Similarity applies it in ``BNDCG`` only).
+    ``None`` (or ``inf``) keeps every match.""",
+    "average_retrieval": """average : {"micro", "macro"} or None, default="micro"
+    ``"micro"``: the mean over queries. ``"macro"``: the mean over the
+    queries of each query label, then the unweighted mean over labels.
+    ``None``: one value per query, an ndarray in input order.""",
+    "drop_closest_lookup": """drop_closest_lookup : bool, default=False
+    Drop each query's first (closest) neighbour before anything else, for
+    neighbours searched with the queries inside the index, whose closest
+    neighbour is then taken to be the query itself. Like
+    ``leave_one_out``, it makes ``R`` count the other items of the query's
+    class (``r[label] - 1``, or the index count minus one); ``k`` counts
+    the neighbours that remain. It cannot be combined with
+    ``leave_one_out``.""",
+    "drop_closest_lookup_no_r": """drop_closest_lookup : bool, default=False
+    Drop each query's first (closest) neighbour before anything else, for
+    neighbours searched with the queries inside the index, whose closest
+    neighbour is then taken to be the query itself. ``k`` counts the
+    neighbours that remain.""",
+    "leave_one_out": """leave_one_out : bool, default=False
+    Whether the queries are items of the index, already left out of their
+    own neighbours (as ``NearestNeighbors.kneighbors()`` called without
+    ``X`` leaves each indexed point out). ``r`` counts the index items of
+    each class, the query included, and ``R`` is then ``r[label] - 1``, the
+    other items of its class: a perfect embedding scores 1. Without ``r``
+    it changes nothing (precision over ``k`` does not depend on ``R``).""",
+    "leave_one_out_neighbors": """leave_one_out : bool or None, default=None
+    Whether the queries are the index itself: query ``i`` is index item
+    ``i`` (``query_labels`` must equal ``index_labels``), scored against the
+    other items. ``True``: each query's own item is removed from its
+    neighbours wherever it appears (rows are then cut to a common number of
+    neighbours), and ``R`` counts the *other* index items of the query's
+    class, its class count minus one. This is exact both for
+    ``kneighbors()`` called without ``X``, which already leaves each point
+    out, and for ``kneighbors(X)`` on the indexed ``X``, where the point is
+    among its own neighbours (not always first when points are
+    duplicated). ``False``: the queries are distinct from the index, and
+    ``R`` is the class count. ``None``: as ``False``, with a
+    ``UserWarning`` when the input looks like the index queried against
+    itself (equal query and index labels, and no query, or every query,
+    among its own neighbours).""",
+    "ties_retrieval": """\
+ties : {"average", "optimistic", "pessimistic", "first"}, default="average"
+    How neighbours at equal distance are ordered. ``"average"``: the exact
+    expected value over all orderings of each group of tied neighbours
+    (McSherry & Najork, 2008). ``"optimistic"`` / ``"pessimistic"``: matches
+    first / last within a tie group, the bounds of that expectation (but for
+    BNDCG, whose ideal grows with the matches inside the cutoff).
+    ``"first"``: the order of the columns, as TF Similarity reads them.""",
+    "r": """r : mapping of label to int, default=None
+    Number of index items of each class, e.g. ``{0: 10, 1: 3}``; every
+    query label must have an entry.""",
+    "clip_at_r": """clip_at_r : bool, default=False
+    Read only the first ``min(r[label], k)`` neighbours of each query and
+    divide by ``r[label]``. Needs ``r``. With ``k=None`` the depth is ``R``
+    itself, so as many neighbours as the largest ``R`` among the queries
+    must be given; fewer raise an error instead of a truncated value.""",
+    "replace_undefined_by_retrieval": """\
+replace_undefined_by : float or np.nan, default=0.0
+    Value of a query whose denominator is 0 (its class has no index item,
+    or no other item with ``leave_one_out``, or ``r`` gives 0). ``0.0``
+    matches TF Similarity and keeps the query in the mean; a NaN
+    (``np.nan``, ``float("nan")``, ``np.float32("nan")``...) leaves such
+    queries out of the mean (and out of their label's mean with
+    ``average="macro"``).""",
+    "raises_clip_at_r": """ValueError
+    If ``clip_at_r=True`` without ``r``, a query label has no count in ``r``,
+    ``clip_at_r=True`` with ``k=None`` on fewer neighbours than the largest
+    ``R``, both ``leave_one_out`` and ``drop_closest_lookup``, or for any bad
+    input that :func:`retrieval_bndcg_score` rejects.""",
+    "returns_retrieval": """score : float or ndarray of shape (n_queries,)
+    The micro or macro average, or one value per query
+    (``average=None``).""",
+}
 
-@fill_retrieval_doc
+_faces = Faces(_TEXTS)
+
+
+@_faces.lookup("bndcg")
 def retrieval_bndcg_score(
     query_labels: ArrayLike,
     lookup_labels: ArrayLike | None = None,
@@ -186,22 +259,9 @@ def retrieval_bndcg_score(
     ...                             ties="optimistic"), 4)
     0.6309
     """
-    return score_lookup(
-        "retrieval_bndcg_score",
-        "bndcg",
-        query_labels,
-        lookup_labels,
-        match_mask,
-        lookup_distances,
-        k=k,
-        distance_threshold=distance_threshold,
-        average=average,
-        drop_closest_lookup=drop_closest_lookup,
-        ties=ties,
-    )
 
 
-@fill_retrieval_doc
+@_faces.lookup("precision", with_r="recall", clip_at_r="r_precision")
 def retrieval_precision_score(
     query_labels: ArrayLike,
     lookup_labels: ArrayLike | None = None,
@@ -250,12 +310,7 @@ def retrieval_precision_score(
 
     Raises
     ------
-    ValueError
-        If ``clip_at_r=True`` without ``r``, a query label has no count in
-        ``r``, ``clip_at_r=True`` with ``k=None`` on fewer neighbours than
-        the largest ``R``, both ``leave_one_out`` and
-        ``drop_closest_lookup``, or for any bad input that
-        :func:`retrieval_bndcg_score` rejects.
+    %(raises_clip_at_r)s
 
     See Also
     --------
@@ -314,26 +369,9 @@ def retrieval_precision_score(
     ...                           lookup_distances=[[0.5, 0.7, 0.7]])
     0.75
     """
-    return score_lookup(
-        "retrieval_precision_score",
-        "precision",
-        query_labels,
-        lookup_labels,
-        match_mask,
-        lookup_distances,
-        k=k,
-        distance_threshold=distance_threshold,
-        average=average,
-        drop_closest_lookup=drop_closest_lookup,
-        leave_one_out=leave_one_out,
-        ties=ties,
-        r=r,
-        clip_at_r=clip_at_r,
-        replace_undefined_by=replace_undefined_by,
-    )
 
 
-@fill_retrieval_doc
+@_faces.lookup("hit_rate")
 def retrieval_hit_rate_score(
     query_labels: ArrayLike,
     lookup_labels: ArrayLike | None = None,
@@ -407,22 +445,9 @@ def retrieval_hit_rate_score(
     ...                                lookup_distances=[[1, 2, 2, 2]]), 6)
     0.666667
     """
-    return score_lookup(
-        "retrieval_hit_rate_score",
-        "hit_rate",
-        query_labels,
-        lookup_labels,
-        match_mask,
-        lookup_distances,
-        k=k,
-        distance_threshold=distance_threshold,
-        average=average,
-        drop_closest_lookup=drop_closest_lookup,
-        ties=ties,
-    )
 
 
-@fill_retrieval_doc
+@_faces.lookup(with_r="recall")
 def retrieval_recall_score(
     query_labels: ArrayLike,
     lookup_labels: ArrayLike | None = None,
@@ -507,26 +532,9 @@ def retrieval_recall_score(
     >>> retrieval_recall_score([7], [[7, 7, 7, 2]], r={7: 4}, leave_one_out=True)
     1.0
     """
-    return score_lookup(
-        "retrieval_recall_score",
-        "recall",
-        query_labels,
-        lookup_labels,
-        match_mask,
-        lookup_distances,
-        k=k,
-        distance_threshold=distance_threshold,
-        average=average,
-        drop_closest_lookup=drop_closest_lookup,
-        leave_one_out=leave_one_out,
-        ties=ties,
-        r=r,
-        needs_r=True,
-        replace_undefined_by=replace_undefined_by,
-    )
 
 
-@fill_retrieval_doc
+@_faces.lookup("map", with_r="map", clip_at_r="map_at_r", k_as_r=True)
 def retrieval_map_score(
     query_labels: ArrayLike,
     lookup_labels: ArrayLike | None = None,
@@ -574,12 +582,7 @@ def retrieval_map_score(
 
     Raises
     ------
-    ValueError
-        If ``clip_at_r=True`` without ``r``, a query label has no count in
-        ``r``, ``clip_at_r=True`` with ``k=None`` on fewer neighbours than
-        the largest ``R``, both ``leave_one_out`` and
-        ``drop_closest_lookup``, or for any bad input that
-        :func:`retrieval_bndcg_score` rejects.
+    %(raises_clip_at_r)s
 
     See Also
     --------
@@ -627,26 +630,9 @@ def retrieval_map_score(
     ...                     lookup_distances=[[0.2, 0.2, 0.4]])
     0.75
     """
-    return score_lookup(
-        "retrieval_map_score",
-        "map",
-        query_labels,
-        lookup_labels,
-        match_mask,
-        lookup_distances,
-        k=k,
-        distance_threshold=distance_threshold,
-        average=average,
-        drop_closest_lookup=drop_closest_lookup,
-        leave_one_out=leave_one_out,
-        ties=ties,
-        r=r,
-        clip_at_r=clip_at_r,
-        replace_undefined_by=replace_undefined_by,
-    )
 
 
-@fill_retrieval_doc
+@_faces.neighbors
 def evaluate_retrieval(
     query_labels: ArrayLike,
     index_labels: ArrayLike,
@@ -813,20 +799,6 @@ def evaluate_retrieval(
     ...                    leave_one_out=True)
     {'recall@2': 1.0, 'map_at_r': 1.0, 'r_precision': 1.0}
     """
-    return evaluate_neighbors(
-        "evaluate_retrieval",
-        query_labels,
-        index_labels,
-        distances,
-        indices,
-        metrics,
-        distance_threshold=distance_threshold,
-        average=average,
-        drop_closest_lookup=drop_closest_lookup,
-        leave_one_out=leave_one_out,
-        ties=ties,
-        replace_undefined_by=replace_undefined_by,
-    )
 
 
 def get_retrieval_metric_names() -> list[str]:
@@ -852,4 +824,4 @@ def get_retrieval_metric_names() -> list[str]:
     >>> get_retrieval_metric_names()
     ['bndcg', 'hit_rate', 'map', 'map_at_r', 'precision', 'r_precision', 'recall']
     """
-    return sorted(kind.name for kind in KINDS)
+    return RETRIEVAL.names()

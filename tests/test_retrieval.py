@@ -979,7 +979,7 @@ def test_bad_metric_names(name, message):
 def test_evaluate_retrieval_metric_list_errors():
     index_labels, indices = _tf_fixture_as_neighbors()
     args = (TF_QUERY_LABELS, index_labels, TF_DISTANCES, indices)
-    with pytest.raises(ValueError, match=r"more than once: \['precision@3'\]"):
+    with pytest.raises(ValueError, match=r"more than once: precision@3\."):
         evaluate_retrieval(*args, ["P@3", "precision@3"])
     with pytest.raises(ValueError, match="at least one metric"):
         evaluate_retrieval(*args, [])
@@ -1635,7 +1635,7 @@ def test_replace_undefined_by_any_nan_leaves_the_query_out(nan):
         ),
         (
             lambda: evaluate_retrieval([0], [0, 1], [[0.1]], [[0]], [np.float64(5)]),
-            "A retrieval metric name must be a str. Got 5.0 of type float64.",
+            "A retrieval metric name must be a str. Got 5 of type float64.",
         ),
         (
             lambda: evaluate_retrieval(
