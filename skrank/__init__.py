@@ -5,10 +5,12 @@ from ._dcg import dcg_score, ndcg_score
 from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator
 from ._metrics import (
+    bndcg_score,
     bpref_score,
     f1_at_k_score,
     hit_rate_score,
     hits_score,
+    map_at_r_score,
     mean_average_precision_score,
     mean_reciprocal_rank_score,
     precision_at_k_score,
@@ -26,6 +28,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "MetricSpec",
     "RankingEvaluator",
+    "bndcg_score",
     "bpref_score",
     "datasets",
     "dcg_score",
@@ -40,6 +43,7 @@ __all__ = [
     "hit_rate_score",
     "hits_score",
     "make_ranking_scorer",
+    "map_at_r_score",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
     "ndcg_score",

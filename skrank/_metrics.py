@@ -11,10 +11,12 @@ from __future__ import annotations
 from ._core import metric_function
 
 __all__ = [
+    "bndcg_score",
     "bpref_score",
     "f1_at_k_score",
     "hit_rate_score",
     "hits_score",
+    "map_at_r_score",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
     "precision_at_k_score",
@@ -587,4 +589,123 @@ def rbp_score(
     >>> round(rbp_score([[0, 1, 0, 1, 0]], [[3, 2, 2, 2, 1]], p=0.5,
     ...                 ties="optimistic"), 6)
     0.375
+    """
+
+
+@metric_function
+def map_at_r_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    average="mean",
+    relevance_level=None,
+    replace_undefined_by=0.0,
+):
+    """MAP@R: average precision over the first R positions, divided by R.
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(k)s
+        The sum stops at rank ``min(R, k)``.
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(average)s
+    %(relevance_level)s
+    %(replace_undefined_by)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    mean_average_precision_score : The sum over every rank (or the first k).
+    r_precision_score : Precision at R.
+    skrank.retrieval.evaluate_retrieval : MAP@R of an embedding.
+
+    Notes
+    -----
+    MAP@R = (1/R) sum over relevant items at rank j <= min(R, k) of
+    hits@j / j (Musgrave, Belongie & Lim, 2020); undefined when R = 0. With
+    ``ties="average"`` it is the exact expectation over the orderings of
+    tied items, as for :func:`mean_average_precision_score`.
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import map_at_r_score
+    >>> map_at_r_score([[1, 0, 1, 0]], [[4, 3, 2, 1]])
+    0.5
+    >>> map_at_r_score([[0, 1, 1, 0]], [[3, 2, 2, 1]])
+    0.25
+    >>> map_at_r_score([[0, 1, 1, 0]], [[3, 2, 2, 1]], ties="optimistic")
+    0.25
+    """
+
+
+@metric_function
+def bndcg_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    average="mean",
+    relevance_level=None,
+):
+    """Binary nDCG@k whose ideal list is the relevant items of the top k.
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(k)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+        With this metric, ``"optimistic"`` and ``"pessimistic"`` order
+        relevant items first and last but need not bound the expectation.
+    %(average)s
+    %(relevance_level)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    ndcg_score : The ideal over every relevant item.
+    skrank.retrieval.retrieval_bndcg_score : TF Similarity's ``BNDCG``.
+
+    Notes
+    -----
+    With h relevant items in the top k, the DCG of the binary relevance of
+    the top k is divided by the sum of the first h discounts, so that the
+    metric rates the order of what was retrieved, not how much of it; a query
+    without a relevant item in the top k scores 0. Without ``k`` it is the
+    nDCG of binary relevance. With ``ties="average"`` the ideal depends on
+    the ordering when a tie group straddles rank k, and the expectation sums
+    over the hypergeometric number of its relevant items inside the cutoff.
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import bndcg_score
+    >>> round(bndcg_score([[0, 1, 0, 1]], [[4, 3, 2, 1]], k=2), 4)
+    0.6309
+    >>> round(bndcg_score([[1, 0, 1, 0]], [[3, 2, 1, 1]], k=3), 4)
+    0.9599
+    >>> bndcg_score([[1, 0, 1, 0]], [[3, 2, 1, 1]], k=3, ties="pessimistic")
+    1.0
     """

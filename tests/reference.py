@@ -75,9 +75,15 @@ def value(
             if rel:
                 return 1.0 / j
         return 0.0
-    if name == "map":
+    if name == "bndcg":
+        dcg = sum(_disc(j) for j, rel in enumerate(top, start=1) if rel)
+        ideal = sum(_disc(j) for j in range(1, hits + 1))
+        return dcg / ideal if hits else 0.0
+    if name in ("map", "map_at_r"):
         if R == 0:
             return None
+        if name == "map_at_r":
+            top = is_rel[: min(R, depth)]
         total, seen = 0.0, 0
         for j, rel in enumerate(top, start=1):
             if rel:

@@ -9,8 +9,8 @@
   (:data:`skrank._measures.MEASURES`), so the table cannot drift from the
   code: a metric without a formula here, or a formula for a metric that does
   not exist, fails the build.
-* ``.. skrank-retrieval-table::`` renders the retrieval metrics from
-  :data:`skrank._retrieval.KINDS`.
+* ``.. skrank-retrieval-table::`` renders the retrieval metrics, the
+  Measures that :data:`skrank._retrieval.RETRIEVAL` offers.
 * ``.. skrank-comparison:: ties`` and ``.. skrank-comparison:: conventions``
   render the comparison with scikit-learn, trec_eval, ranx and TF Similarity,
   every number computed by :mod:`skrank_compare` during the build.
@@ -271,24 +271,26 @@ class MetricTableDirective(_RstDirective):
 
 
 class RetrievalTableDirective(_RstDirective):
-    """The retrieval metrics of :mod:`skrank.retrieval`, read from their registry."""
+    """The retrieval metrics of :mod:`skrank.retrieval`: the Measures that its
+    catalogue (:data:`skrank._retrieval.RETRIEVAL`) offers."""
 
     def run(self):
-        from skrank._retrieval import KINDS
+        from skrank import get_metric
         from skrank.retrieval import get_retrieval_metric_names
 
-        if sorted(k.name for k in KINDS) != get_retrieval_metric_names():
-            raise ExtensionError("KINDS and get_retrieval_metric_names() disagree")
-        rows = [
-            [
-                f"``{k.name}@k``",
-                k.title,
-                ", ".join(f"``{a}``" for a in k.aliases) or "--",
-                "yes" if k.uses_counts else "no",
-            ]
-            for k in KINDS
-        ]
-        header = ["Name", "Metric", "Aliases", "Needs the class size R"]
+        rows = []
+        for name in get_retrieval_metric_names():
+            m = get_metric(name).measure
+            rows.append(
+                [
+                    f"``{m.name}@k``",
+                    m.title,
+                    ", ".join(f"``{a}``" for a in m.aliases) or "--",
+                    f":math:`{m.formula}`",
+                    "yes" if m.undefined_without_relevant else "no",
+                ]
+            )
+        header = ["Name", "Metric", "Aliases", "Value for one ordering", "Needs R"]
         return self.render(_list_table(header, rows, css="skrank-catalogue"))
 
 
