@@ -213,6 +213,11 @@ def _chunks(fileobj, what="file", label="<file>", size=None):
         data = _as_data(_read_some(fileobj, size, what, label), what, label)
         if first and data:
             first = False
+            while len(data) < 4:  # enough bytes to tell a byte order mark
+                more = _as_data(_read_some(fileobj, size, what, label), what, label)
+                if not more:
+                    break
+                data += more
             if data.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte order mark
                 data = data[3:]
             elif data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
@@ -283,12 +288,14 @@ def _chunk_array(chunk: bytes):
     return b, n
 
 
-def _check_controls(b, body, ws, line_base):
+def _check_controls(b, body, ws, n_newlines, line_base):
     """Reject a control byte (not a separator) in a line that is not a comment.
 
     ``ws`` are the positions of the bytes below 33. Control bytes in comment
     lines are harmless (the line is skipped) and let through.
     """
+    if np.count_nonzero(body == 32) + n_newlines == ws.shape[0]:
+        return  # spaces and newlines only: one pass, no gather
     c = body[ws]
     # 9..12 wrap to 0..3, and control bytes to 4..31 or 247..255
     bad = c - np.uint8(9)
@@ -334,14 +341,15 @@ def _locate(b, n, ncols, exact, line_base, fields, want):
     body = b[: n + 1]
     is_ws = body <= 32
     ws = np.flatnonzero(is_ws)
-    _check_controls(b, body, ws, line_base)
+    n_newlines = np.count_nonzero(body == _NEWLINE)
+    _check_controls(b, body, ws, n_newlines, line_base)
     # The usual file: every line has ncols fields separated by one
     # whitespace byte. Then the whitespace positions alone locate every field.
     n_lines = (ws.shape[0] - 1) // ncols
     if (
         ws.shape[0] == n_lines * ncols + 1
         and n_lines > 0
-        and np.count_nonzero(body == _NEWLINE) == n_lines + 1
+        and n_newlines == n_lines + 1
         and (b[ws[ncols::ncols]] == _NEWLINE).all()
         and not (is_ws[1:] & is_ws[:-1]).any()
         and not (b[ws[0:-1:ncols] + 1] == _HASH).any()
@@ -1034,8 +1042,13 @@ def _same_kind(*arrays):
 def _natural_order(qids: np.ndarray) -> np.ndarray:
     """Order of query ids: numeric when all are plain integers, else byte-wise."""
     items = qids.tolist()
-    if items and all(t.isdigit() and t.isascii() and len(t) < 4000 for t in items):
-        return np.lexsort((qids, np.array([int(t) for t in items], dtype=object)))
+    if items and all(t.isdigit() and t.isascii() for t in items):
+        # numeric order without int() (no limit on the number of digits):
+        # fewer significant digits first, then the digits, then the bytes
+        digits = np.empty(len(items), dtype=object)
+        digits[:] = [t.lstrip(b"0") for t in items]
+        size = np.fromiter(map(len, digits), dtype=np.int64, count=len(items))
+        return np.lexsort((qids, digits, size))
     return np.argsort(qids, kind="stable")
 
 

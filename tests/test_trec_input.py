@@ -402,11 +402,12 @@ def test_utf16_and_utf32_files_are_refused_by_name(tmp_path, encoding):
 class _Stream:
     """A binary stream that cannot seek or peek, returning short reads."""
 
-    def __init__(self, data):
+    def __init__(self, data, most=5):
         self._data = data
+        self._most = most
 
     def read(self, size=-1):
-        size = len(self._data) if size is None or size < 0 else min(size, 5)
+        size = len(self._data) if size is None or size < 0 else min(size, self._most)
         out, self._data = self._data[:size], self._data[size:]
         return out
 
@@ -418,12 +419,18 @@ def test_gzip_file_objects_are_decompressed(tmp_path):
     path.write_bytes(data)
     with open(path, "rb") as fh:
         assert _columns(read_run(fh)) == _columns(ref)
-    for source in (io.BytesIO(data), _Stream(data)):
+    for source in (io.BytesIO(data), _Stream(data), _Stream(data, 1)):
         assert _columns(read_run(source)) == _columns(ref)
     qrels = gzip.compress(_text(QRELS_LINES).encode())
     assert len(read_qrels(io.BytesIO(qrels))) == 5
-    # a short non-gzip stream is read as it is
-    assert _columns(read_run(_Stream(_text(RUN_LINES).encode()))) == _columns(ref)
+    # a non-gzip stream is read as it is, its byte order mark told even one
+    # byte at a time
+    for most in (1, 2, 5):
+        for bom in (b"", b"\xef\xbb\xbf"):
+            stream = _Stream(bom + _text(RUN_LINES).encode(), most)
+            assert _columns(read_run(stream)) == _columns(ref)
+        stream = _Stream(_text(RUN_LINES).encode("utf-16"), most)
+        _error(read_run, stream, match="found a UTF-16 byte-order mark")
 
 
 def test_corrupt_gzip_is_an_error_naming_the_file(tmp_path):
@@ -697,3 +704,15 @@ def test_float32_scores_beyond_its_range_tie_at_infinity():
     assert evaluate_run(qrels, run, "mrr", ties="trec_eval") == {"mrr": 1.0}
     res = evaluate_run(qrels, run, "mrr", ties="trec_eval", score_dtype="float32")
     assert res == {"mrr": 0.5}
+
+
+def test_numeric_query_ids_of_any_length_in_natural_order():
+    # numeric order, even beyond Python's 4300-digit limit of int()
+    big = "9" * 5000
+    qids = ["10", big, "2", "010"]
+    run = {q: {"a": 1.0} for q in qids}
+    _, table = evaluate_run(
+        {q: {"a": 1} for q in qids}, run, "mrr", return_per_query=True
+    )
+    assert list(table.index) == ["2", "010", "10", big]
+    assert list(read_run(run).queries) == ["2", "010", "10", big]
