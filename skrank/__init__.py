@@ -1,9 +1,9 @@
 """skrank: ranking evaluation as a first-class citizen of scikit-learn."""
 
 from . import datasets, retrieval, trec
-from ._dcg import dcg_score, ndcg_score
 from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator
+from ._graded import dcg_score, err_score, ndcg_score, nerr_score
 from ._metrics import (
     bndcg_score,
     bpref_score,
@@ -32,6 +32,7 @@ __all__ = [
     "bpref_score",
     "datasets",
     "dcg_score",
+    "err_score",
     "evaluate",
     "evaluate_retrieval",
     "evaluate_run",
@@ -47,6 +48,7 @@ __all__ = [
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
     "ndcg_score",
+    "nerr_score",
     "precision_at_k_score",
     "r_precision_score",
     "rbp_score",

@@ -256,7 +256,7 @@ def compute(
     list of floats (``average="mean"``) or of per-query arrays.
     """
     layout = prepared.layout
-    _check_gains(caller, specs, layout)
+    _check_relevance_bounds(caller, specs, layout)
     need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
     depth = None if need_full else max(spec.k for spec in specs)
     n = layout.n_queries
@@ -286,22 +286,21 @@ def compute(
     ]
 
 
-# 2**1023 is the largest power of two below the float64 maximum.
-_MAX_EXPONENTIAL_GRADE = 1023
-
-
-def _check_gains(caller, specs, layout):
-    """Exponential gains ``2**y - 1`` must be finite floats."""
-    if not any(spec.params.get("gain") == "exponential" for spec in specs):
-        return
-    top = max(float(block.y.max()) for block in layout.blocks)
-    if top > _MAX_EXPONENTIAL_GRADE:
-        raise InvalidParameterError(
-            f"y_true of {caller} must be at most {_MAX_EXPONENTIAL_GRADE} with "
-            f"gain='exponential', where an item's gain is 2**y_true - 1 (larger "
-            f"values overflow a float); got {plain(top)}. Use gain='linear' or "
-            "rescale the grades."
-        )
+def _check_relevance_bounds(caller, specs, layout):
+    """Relevance within what each metric declares it can take."""
+    top = None
+    for spec in specs:
+        bound = spec.measure.max_relevance(spec.params)
+        if bound is None:
+            continue
+        if top is None:
+            top = max(float(block.y.max()) for block in layout.blocks)
+        limit, reason = bound
+        if top > limit:
+            raise InvalidParameterError(
+                f"y_true of {caller} must be at most {plain(limit)} for "
+                f"{spec.name}: {reason}. Got {plain(top)}."
+            )
 
 
 _slices = slices

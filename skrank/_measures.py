@@ -22,10 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import binom, gammaln
 
 from ._engine import Ranking, discount, gain_values
-from ._validation import COMMON_CONSTRAINTS
+from ._validation import COMMON_CONSTRAINTS, Interval
 
 __all__ = ["Measure", "MEASURES", "ParamSpec", "measure_by_function"]
 
@@ -48,6 +48,33 @@ def _full_without_cutoff(k, params):
 
 def _always_full(k, params):
     return True
+
+
+def _no_bound(params):
+    return None
+
+
+# 2**1023 is the largest power of two below the float64 maximum.
+_MAX_EXPONENTIAL_GRADE = 1023
+
+
+def _gain_bound(params):
+    if params.get("gain") == "exponential":
+        return (
+            _MAX_EXPONENTIAL_GRADE,
+            "with gain='exponential', where an item's gain is 2**y_true - 1 "
+            "(larger values overflow a float); use gain='linear' or rescale "
+            "the grades",
+        )
+    return None
+
+
+def _grade_bound(params):
+    return (
+        params["max_grade"],
+        "ERR reads grades 0 .. max_grade (the stopping probability of grade g "
+        "is (2**g - 1) / 2**max_grade); set max_grade to the largest grade",
+    )
 
 
 @dataclass(frozen=True)
@@ -84,6 +111,9 @@ class Measure:
     # ties="optimistic" / "pessimistic" (relevant items first / last in a tie
     # group) give the largest / smallest value over the orderings of tied items
     tie_bounds: bool = True
+    # the largest relevance the metric can take with these parameters, and
+    # why, as (bound, reason); None: no bound
+    max_relevance: Callable = _no_bound
 
     def param(self, keyword):
         for p in self.params:
@@ -301,6 +331,87 @@ def _bndcg_compute(r, k, relevance_level):
     return (prob * value).sum(axis=1), None
 
 
+def _stop_probability(y, max_grade):
+    """The probability that a user stops at an item of grade ``y``,
+    ``(2**y - 1) / 2**max_grade`` (Chapelle et al., 2009)."""
+    return (np.exp2(y) - 1.0) / np.exp2(max_grade)
+
+
+def _subset_means(r: Ranking, max_grade, depth):
+    """Per tie group and ``j = 0 .. J``, the mean over the group's ``j``-item
+    subsets of the product of their continuation probabilities ``1 - R``.
+
+    Items of one grade join in bulk: ``c`` items of continuation probability
+    ``x`` added to ``s`` items give ``m'_j = sum_i C(c, i) C(s, j - i) / C(s +
+    c, j) x**i m_{j-i}``. ``J`` is the smaller of ``depth`` and the largest
+    group, so the cost is (distinct grades) x J**2 steps, each vectorised
+    over all groups of all queries.
+    """
+    if not r.tied:  # every position a group of one: m_1 is its own 1 - R
+        x = 1.0 - _stop_probability(r.y, max_grade)
+        return [np.ones(x.shape), x], np.log(x)
+    J = min(depth, int(np.max(r.size)))
+    shape = np.shape(r.relevant(None))
+    means = [np.ones(shape)] + [np.zeros(shape) for _ in range(J)]
+    seen = np.zeros(shape)
+    log_all = np.zeros(shape)  # log of the product over the whole group
+    for grade in np.unique(r.y):  # distinct grades present; no ordering
+        count = r.group_sum(r.y == grade)
+        if not count.any():
+            continue
+        x = 1.0 - _stop_probability(grade, max_grade)
+        log_all += count * np.log(x)
+        total = seen + count
+        # C(count, i) x**i, C(seen, d) and 1 / C(total, j), for 0 .. J
+        picked = [binom(count, i) * x**i for i in range(J + 1)]
+        kept = [binom(seen, d) for d in range(J + 1)]
+        mixed = []
+        for j in range(J + 1):
+            acc = np.zeros(shape)
+            for i in range(j + 1):
+                acc += picked[i] * kept[j - i] * means[j - i]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mixed.append(np.where(j <= total, acc / binom(total, j), 0.0))
+        means, seen = mixed, total
+    return means, log_all
+
+
+def _err(r: Ranking, k, max_grade):
+    """ERR@k (Chapelle et al., 2009): sum over ranks j <= k of R_j / j times the
+    probability of reaching rank j, prod_{i<j} (1 - R_i).
+
+    Over the orderings of a tie group the product over earlier groups is
+    fixed, and the in-group position ``j`` holds an item that stops the user
+    after ``j - 1`` that do not with expectation ``m_{j-1} - m_j``, where
+    ``m_j`` is the mean product of ``1 - R`` over the group's ``j``-subsets.
+    """
+    depth = r.width if k is None else min(int(k), r.width)
+    means, log_all = _subset_means(r, max_grade, depth)
+    inside = r.in_cutoff(depth)
+    T = r.start
+    term = np.zeros(np.broadcast_shapes(np.shape(T), np.shape(inside)))
+    for j in range(1, len(means)):
+        term = term + np.where(j <= inside, (means[j - 1] - means[j]) / (T + j), 0.0)
+    reach = np.exp(r.before(log_all))
+    return r.row_sum(reach * term)
+
+
+def _err_compute(r, k, max_grade):
+    return _err(r, k, max_grade), None
+
+
+def _nerr_compute(r, k, max_grade):
+    """ERR@k divided by the ERR@k of the ideal ordering (grades descending)."""
+    ideal = _stop_probability(r.ideal_relevance(k), max_grade)
+    reach = np.cumprod(1.0 - ideal, axis=1)
+    reach = np.hstack([np.ones((ideal.shape[0], 1)), reach[:, :-1]])
+    best = (ideal * reach / np.arange(1, ideal.shape[1] + 1)).sum(axis=1)
+    undefined = best == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where(undefined, 0.0, _err(r, k, max_grade) / best)
+    return value, undefined
+
+
 # --------------------------------------------------------------------------
 # Declarations
 # --------------------------------------------------------------------------
@@ -323,6 +434,9 @@ _REL = _shared("relevance_level", "rel", None, float)
 _GAIN = _shared("gain", "gain", "linear", str)
 _LOG_BASE = _shared("log_base", "log_base", 2, float)
 _P = _shared("p", "p", 0.8, float, always_shown=True)
+_MAX_GRADE = ParamSpec(
+    "max_grade", "max_grade", 4, (Interval("int", 1, 1023, "both"),), int
+)
 
 MEASURES: tuple[Measure, ...] = (
     Measure(
@@ -448,6 +562,7 @@ MEASURES: tuple[Measure, ...] = (
         upper=None,
         lower=None,
         perfect_is_one=False,
+        max_relevance=_gain_bound,
     ),
     Measure(
         "ndcg",
@@ -462,6 +577,7 @@ MEASURES: tuple[Measure, ...] = (
         undefined_without_relevant=True,
         nonnegative_relevance=True,
         min_items=2,
+        max_relevance=_gain_bound,
     ),
     Measure(
         "map_at_r",
@@ -488,6 +604,33 @@ MEASURES: tuple[Measure, ...] = (
         ),
         params=(_REL,),
         tie_bounds=False,
+    ),
+    Measure(
+        "err",
+        "err_score",
+        "Expected reciprocal rank",
+        _err_compute,
+        aliases=("ERR",),
+        formula=(
+            r"\sum_{j \le k} \frac{R_j}{j} \prod_{i < j} (1 - R_i),\ "
+            r"R = (2^{y} - 1) / 2^{g_{\max}}"
+        ),
+        params=(_MAX_GRADE,),
+        perfect_is_one=False,
+        nonnegative_relevance=True,
+        max_relevance=_grade_bound,
+    ),
+    Measure(
+        "nerr",
+        "nerr_score",
+        "Normalized expected reciprocal rank",
+        _nerr_compute,
+        aliases=("nERR",),
+        formula=r"\mathrm{ERR@k} / \mathrm{ERR@k}_{\mathrm{ideal}}",
+        params=(_MAX_GRADE,),
+        undefined_without_relevant=True,
+        nonnegative_relevance=True,
+        max_relevance=_grade_bound,
     ),
 )
 

@@ -3,7 +3,8 @@
 They follow the published definitions: DCG and nDCG (Jarvelin & Kekalainen,
 2002), average precision, R-precision, reciprocal rank and bpref as
 trec_eval computes them (Buckley & Voorhees, 2004, for bpref), and
-rank-biased precision (Moffat & Zobel, 2008). They are deliberately naive
+rank-biased precision (Moffat & Zobel, 2008), expected reciprocal rank
+(Chapelle et al., 2009). They are deliberately naive
 (loops, one query at a time) and share no code with skrank: they are the
 oracle of the brute-force tie tests, which average them over every ordering
 of tied items.
@@ -39,6 +40,7 @@ def value(
     gain="linear",
     log_base=2.0,
     pool=None,
+    max_grade=4,
 ):
     """Metric ``name`` for relevance values ``rels`` listed in rank order.
 
@@ -113,6 +115,20 @@ def value(
         return (1 - p) * sum(
             (1.0 if rel else 0.0) * p ** (j - 1) for j, rel in enumerate(top, start=1)
         )
+    if name in ("err", "nerr"):
+
+        def err(grades):
+            total, reach = 0.0, 1.0
+            for j, g in enumerate(grades[:depth], start=1):
+                stop = (2.0**g - 1.0) / 2.0**max_grade
+                total += reach * stop / j
+                reach *= 1.0 - stop
+            return total
+
+        if name == "err":
+            return err(rels)
+        ideal = err(sorted(rels, reverse=True))
+        return None if ideal == 0 else err(rels) / ideal
     if name in ("dcg", "ndcg"):
         base = log_base if name == "dcg" else 2.0
         dcg = sum(

@@ -170,8 +170,9 @@ def test_public_signature_shares_cross_cutting_parameters(measure):
     for key in ("qid", "sample_weight", "ties", "average"):
         assert key in params and params[key].kind is inspect.Parameter.KEYWORD_ONLY
     assert ("k" in params) == measure.cutoff
-    if measure.name not in ("dcg", "ndcg"):
-        assert params["relevance_level"].default is None
+    # the metric's own parameters, with their declared defaults
+    for p in measure.params:
+        assert params[p.keyword].default == p.default
 
 
 def test_metrics_asked_together_equal_metrics_asked_alone(data):

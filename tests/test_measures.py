@@ -374,3 +374,62 @@ def test_ties_on_padded_rows_of_the_grouped_layout():
                 assert undefined[i]
             else:
                 assert values[i] == pytest.approx(ref[0], rel=1e-12), (name, q)
+
+
+# --------------------------------------------------------------------------
+# ERR and nERR (Chapelle et al., 2009)
+# --------------------------------------------------------------------------
+
+
+def test_err_worked_examples():
+    """Hand computations with max_grade=4, stopping probabilities
+    R(g) = (2**g - 1) / 16: R(3) = 7/16, R(1) = 1/16, R(0) = 0."""
+    # grades 3, 0, 1 in rank order: 7/16 + 0 + (9/16)(1/16)/3
+    assert skrank.err_score([[3, 0, 1]], [[3, 2, 1]]) == 7 / 16 + (9 / 16) / 16 / 3
+    # k=1 keeps the first term only
+    assert skrank.err_score([[3, 0, 1]], [[3, 2, 1]], k=1) == 7 / 16
+    # max_grade=3: R(3) = 7/8, R(1) = 1/8
+    assert skrank.err_score([[3, 0, 1]], [[3, 2, 1]], max_grade=3) == pytest.approx(
+        7 / 8 + (1 / 8) * (1 / 8) / 3, rel=1e-15
+    )
+    # tied pair (3, 1): the orderings give 7/16 + (9/16)(1/16)/2 and
+    # 1/16 + (15/16)(7/16)/2; their mean is the tie-averaged value
+    first = 7 / 16 + (9 / 16) * (1 / 16) / 2
+    second = 1 / 16 + (15 / 16) * (7 / 16) / 2
+    assert skrank.err_score([[3, 1]], [[1, 1]]) == pytest.approx(
+        (first + second) / 2, rel=1e-15
+    )
+    assert skrank.err_score([[3, 1]], [[1, 1]], ties="optimistic") == first
+    assert skrank.err_score([[3, 1]], [[1, 1]], ties="pessimistic") == second
+    # nERR: the ideal order 3, 1, 0 has ERR `first`
+    assert skrank.nerr_score([[3, 0, 1]], [[3, 2, 1]]) == pytest.approx(
+        (7 / 16 + (9 / 16) / 16 / 3) / first, rel=1e-15
+    )
+
+
+def test_err_large_tie_group_equals_the_mean_of_its_orderings():
+    """One group of 8 tied items of mixed grades cut at k=3: the exact
+    expectation equals the mean over all 8! orderings (brute force)."""
+    y = [4, 0, 2, 1, 0, 3, 1, 2]
+    s = [1] * 8
+    ref = brute_force("err", y, s, 3)
+    got = skrank.err_score([y], [s], k=3)
+    assert got == pytest.approx(ref[0], rel=1e-12)
+
+
+def test_err_grades_beyond_max_grade_are_an_error():
+    with pytest.raises(ValueError, match="at most 4 for err.*max_grade.*Got 5"):
+        skrank.err_score([[5, 1]], [[1, 2]])
+    with pytest.raises(ValueError, match="'max_grade' parameter of nerr_score"):
+        skrank.nerr_score([[1, 0]], [[1, 2]], max_grade=0)
+    with pytest.raises(ValueError, match="negative"):
+        skrank.err_score([[-1, 1]], [[1, 2]])
+    # the name grammar carries max_grade; the scores rank grade 1 first:
+    # R(1) = 1/32, R(5) = 31/32
+    res = skrank.evaluate(
+        [[5, 1]], [[1, 2]], ["err(max_grade=5)@1", "nERR(max_grade=5)"]
+    )
+    assert res["err(max_grade=5)@1"] == 1 / 32
+    actual = 1 / 32 + (31 / 32) * (31 / 32) / 2
+    ideal = 31 / 32 + (1 / 32) * (1 / 32) / 2
+    assert res["nerr(max_grade=5)"] == pytest.approx(actual / ideal, rel=1e-15)

@@ -33,7 +33,10 @@ from skrank._registry import (  # noqa: E402
     parse_metrics,
     read_number,
 )
-from skrank._validation import InvalidParameterError  # noqa: E402
+from skrank._validation import (
+    Interval,
+    InvalidParameterError,  # noqa: E402
+)
 
 _LONG_RUN = os.environ.get("SKRANK_FUZZ_EXAMPLES")
 EXAMPLES = int(_LONG_RUN) if _LONG_RUN else 200
@@ -83,18 +86,19 @@ ws = st.sampled_from(["", "", "", " ", "  ", "\t"])
 
 
 def _value(param):
-    """Valid values of a metric parameter, written as in a name."""
+    """Valid values of a metric parameter, written as in a name: read from
+    the parameter's declared interval."""
     if param.kind is str:
         return st.sampled_from(param.constraints[0].values)
-    if param.keyword == "p":
-        return st.floats(0, 1, exclude_min=True, exclude_max=True).map(repr)
-    if param.keyword == "log_base":
-        return st.floats(1, 1e300, exclude_min=True).map(repr) | st.integers(
-            2, 10**15
-        ).map(str)
-    return st.floats(allow_nan=False, allow_infinity=False).map(repr) | st.integers(
-        -(10**15), 10**15
-    ).map(str)
+    interval = next(c for c in param.constraints if isinstance(c, Interval))
+    lo = -1e15 if interval.left is None else interval.left
+    hi = 1e15 if interval.right is None else interval.right
+    open_lo = interval.left is not None and interval.closed in ("right", "neither")
+    open_hi = interval.right is not None and interval.closed in ("left", "neither")
+    if param.kind is int:
+        return st.integers(int(lo) + open_lo, int(hi) - open_hi).map(str)
+    floats = st.floats(lo, hi, exclude_min=open_lo, exclude_max=open_hi)
+    return floats.map(repr)
 
 
 @st.composite

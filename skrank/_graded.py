@@ -1,5 +1,6 @@
-"""DCG and nDCG: strict drop-ins for scikit-learn's, with the grouped layout,
-gains, tie rules and per-query output.
+"""Metrics of graded relevance: DCG and nDCG (strict drop-ins for
+scikit-learn's, with the grouped layout, gains, tie rules and per-query
+output), ERR and nERR.
 
 Each function is a signature and its documentation;
 :func:`~skrank._core.metric_function` binds it to its declaration in
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from ._core import metric_function
 
-__all__ = ["dcg_score", "ndcg_score"]
+__all__ = ["dcg_score", "err_score", "ndcg_score", "nerr_score"]
 
 
 # --------------------------------------------------------------------------
@@ -211,4 +212,164 @@ def ndcg_score(
     ...            qid=["a", "a", "a", "b", "b"], average=None,
     ...            replace_undefined_by=np.nan)
     array([0.61990623,        nan])
+    """
+
+
+@metric_function
+def err_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    max_grade=4,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    average="mean",
+):
+    """Expected reciprocal rank (ERR) of Chapelle et al.
+
+    A cascade model of a user who reads the ranking from the top and stops
+    at an item of grade ``g`` with probability
+    :math:`R = (2^g - 1) / 2^{g_{\\max}}`; ERR is the expected reciprocal of
+    the rank where the user stops.
+
+    Parameters
+    ----------
+    %(y_true)s
+        Grades from 0 to ``max_grade``.
+    %(y_score)s
+    %(k)s
+    max_grade : int, default=4
+        The largest grade of the scale, :math:`g_{\\max}` (4 in the TREC Web
+        track's evaluation and the common 0-4 learning-to-rank labels); an
+        int from 1 to 1023. ``y_true`` above it is an error.
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(average)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` is negative or above ``max_grade``, or for any bad input
+        that :func:`dcg_score` rejects.
+
+    See Also
+    --------
+    nerr_score : ERR divided by the ERR of the ideal ranking.
+    mean_reciprocal_rank_score : The reciprocal rank of the first relevant item.
+
+    Notes
+    -----
+    .. math:: \\mathrm{ERR@k} = \\sum_{j=1}^{k} \\frac{R_j}{j}
+       \\prod_{i<j} (1 - R_i)
+
+    With ``ties="average"`` the value is the exact expectation over all
+    orderings of tied items: the product over earlier tie groups does not
+    depend on their order, and inside a group of ``t`` items the item at its
+    ``j``-th position stops the user after ``j - 1`` that did not with
+    expectation :math:`m_{j-1} - m_j`, where :math:`m_j` is the mean of
+    :math:`\\prod (1 - R)` over the group's ``j``-item subsets. These means
+    are built grade by grade with hypergeometric weights, in about
+    (number of distinct grades) times :math:`\\min(k, t_{\\max})^2`
+    vectorised steps, :math:`t_{\\max}` the largest tie group.
+
+    %(layout_notes)s
+
+    References
+    ----------
+    .. [1] Chapelle, O., Metzler, D., Zhang, Y., & Grinspan, P. (2009).
+       Expected reciprocal rank for graded relevance. CIKM 2009, 621-630.
+
+    Examples
+    --------
+    Grades 3, 0, 1 in rank order: :math:`7/16 + (9/16)(1/16)/3`:
+
+    >>> from skrank import err_score
+    >>> err_score([[3, 0, 1]], [[0.9, 0.5, 0.1]])
+    0.44921875
+
+    Two tied items, grades 3 and 1: the mean of the two orderings,
+    :math:`(0.455078125 + 0.267578125) / 2`, and the optimistic one:
+
+    >>> err_score([[3, 1]], [[1, 1]])
+    0.361328125
+    >>> err_score([[3, 1]], [[1, 1]], ties="optimistic")
+    0.455078125
+    """
+
+
+@metric_function
+def nerr_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    max_grade=4,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    average="mean",
+    replace_undefined_by=0.0,
+):
+    """Normalized expected reciprocal rank (nERR).
+
+    ERR divided by the ERR of the ideal ranking of the same query (grades in
+    descending order, cut at the same ``k``), so a perfect ranking scores 1.
+
+    Parameters
+    ----------
+    %(y_true)s
+        Grades from 0 to ``max_grade``.
+    %(y_score)s
+    %(k)s
+    max_grade : int, default=4
+        The largest grade of the scale; see :func:`err_score`.
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(average)s
+    %(replace_undefined_by)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    Raises
+    ------
+    ValueError
+        If ``y_true`` is negative or above ``max_grade``, or for any bad input
+        that :func:`dcg_score` rejects.
+
+    See Also
+    --------
+    err_score : The unnormalized ERR, and its tie expectation.
+
+    Notes
+    -----
+    A query without an item of positive grade has an ideal ERR of 0; it is
+    undefined and takes the value ``replace_undefined_by``.
+
+    %(layout_notes)s
+
+    References
+    ----------
+    .. [1] Chapelle, O., Metzler, D., Zhang, Y., & Grinspan, P. (2009).
+       Expected reciprocal rank for graded relevance. CIKM 2009, 621-630.
+
+    Examples
+    --------
+    Grades 3, 0, 1 ranked as they come; the ideal order 3, 1, 0 has ERR
+    0.455078125:
+
+    >>> from skrank import nerr_score
+    >>> round(nerr_score([[3, 0, 1]], [[0.9, 0.5, 0.1]]), 6)
+    0.987124
+    >>> nerr_score([[3, 0, 1]], [[0.9, 0.5, 0.9]], k=1, ties="optimistic")
+    1.0
     """
