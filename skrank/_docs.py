@@ -15,6 +15,7 @@ from ._engine import GAINS, TIES
 def _choices(values) -> str:
     return "{" + ", ".join(f'"{v}"' for v in values) + "}"
 
+
 __all__ = ["DOCS", "fill_doc"]
 
 DOCS = {
