@@ -294,8 +294,10 @@ def _check_controls(b, body, ws, n_newlines, line_base):
     ``ws`` are the positions of the bytes below 33. Control bytes in comment
     lines are harmless (the line is skipped) and let through.
     """
-    if np.count_nonzero(body == 32) + n_newlines == ws.shape[0]:
-        return  # spaces and newlines only: one pass, no gather
+    # spaces, tabs and newlines only: a pass or two, no gather
+    seen = np.count_nonzero(body == 32) + n_newlines
+    if seen == ws.shape[0] or seen + np.count_nonzero(body == 9) == ws.shape[0]:
+        return
     c = body[ws]
     # 9..12 wrap to 0..3, and control bytes to 4..31 or 247..255
     bad = c - np.uint8(9)
