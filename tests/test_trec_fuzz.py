@@ -422,13 +422,13 @@ def directory(tmp_path_factory):
     return tmp_path_factory.mktemp("fuzz")
 
 
-@_fuzz_settings(60)
+@_fuzz_settings(50)
 @given(data=_files["qrels"], chunk=_chunk_sizes)
 def test_mutated_qrels_read_exactly_or_refused(directory, data, chunk):
     _check_reads(data, directory, "qrels", chunk)
 
 
-@_fuzz_settings(60)
+@_fuzz_settings(50)
 @given(data=_files["run"], chunk=_chunk_sizes)
 def test_mutated_runs_read_exactly_or_refused(directory, data, chunk):
     _check_reads(data, directory, "run", chunk)
