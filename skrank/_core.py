@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import warnings
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
@@ -36,7 +39,15 @@ from ._validation import (
     validate_params,
 )
 
-__all__ = ["Prepared", "compute", "metric_function", "prepare", "resolve_ties"]
+__all__ = [
+    "Prepared",
+    "aggregate",
+    "compute",
+    "map_in_order",
+    "metric_function",
+    "prepare",
+    "resolve_ties",
+]
 
 
 class Prepared:
@@ -249,28 +260,38 @@ def compute(
     ties: str = "average",
     average="mean",
     replace_undefined_by=0.0,
+    threads: int = 1,
 ):
     """Rank every block once and compute each metric; one result per spec.
 
     ``specs`` are :class:`~skrank._registry.MetricSpec` objects. Returns a
-    list of floats (``average="mean"``) or of per-query arrays.
+    list of floats (``average="mean"``) or of per-query arrays. The layout's
+    blocks may be any iterable (built lazily, one at a time); with
+    ``threads > 1`` that many are ranked at once (numpy releases the GIL in
+    its loops).
     """
     layout = prepared.layout
-    _check_relevance_bounds(caller, specs, layout)
     need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
     depth = None if need_full else max(spec.k for spec in specs)
+    bounds = [spec.measure.max_relevance(spec.params) for spec in specs]
     n = layout.n_queries
     values = [np.empty(n) for _ in specs]
     undefined = [np.zeros(n, dtype=bool) for _ in specs]
-    # an overflow shows as a non-finite value, reported below
-    with np.errstate(over="ignore", invalid="ignore"):
-        for block in slices(layout.blocks):
+
+    def one(block):
+        _check_relevance_bounds(caller, specs, bounds, block)
+        # an overflow shows as a non-finite value, reported below
+        with np.errstate(over="ignore", invalid="ignore"):
             ranking = rank(block, ties, depth)
-            for i, spec in enumerate(specs):
-                v, u = spec.measure.compute(ranking, spec.k, **spec.params)
-                values[i][block.rows] = v
-                if u is not None:
-                    undefined[i][block.rows] = u
+            return block.rows, [
+                spec.measure.compute(ranking, spec.k, **spec.params) for spec in specs
+            ]
+
+    for rows, results in map_in_order(one, slices(layout.blocks), threads):
+        for i, (v, u) in enumerate(results):
+            values[i][rows] = v
+            if u is not None:
+                undefined[i][rows] = u
     for spec, v, u in zip(specs, values, undefined, strict=True):
         bad = ~np.isfinite(v) & ~u
         if bad.any():
@@ -281,20 +302,40 @@ def compute(
                 "lower grades)."
             )
     return [
-        _aggregate(caller, spec, v, u, prepared.weights, average, replace_undefined_by)
+        aggregate(caller, spec, v, u, prepared.weights, average, replace_undefined_by)
         for spec, v, u in zip(specs, values, undefined, strict=True)
     ]
 
 
-def _check_relevance_bounds(caller, specs, layout):
+def map_in_order(func, items, threads: int = 1):
+    """``func`` over ``items``, results in order, on up to ``threads`` threads.
+
+    At most ``threads + 1`` results are pending at a time, so that lazily
+    built items are not all held at once.
+    """
+    items = iter(items)
+    head = list(itertools.islice(items, 2))
+    if threads <= 1 or len(head) < 2:
+        yield from map(func, itertools.chain(head, items))
+        return
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        pending = deque()
+        for item in itertools.chain(head, items):
+            pending.append(pool.submit(func, item))
+            if len(pending) > threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _check_relevance_bounds(caller, specs, bounds, block):
     """Relevance within what each metric declares it can take."""
-    top = None
-    for spec in specs:
-        bound = spec.measure.max_relevance(spec.params)
+    if all(bound is None for bound in bounds):
+        return
+    top = float(block.y.max())
+    for spec, bound in zip(specs, bounds, strict=True):
         if bound is None:
             continue
-        if top is None:
-            top = max(float(block.y.max()) for block in layout.blocks)
         limit, reason = bound
         if top > limit:
             raise InvalidParameterError(
@@ -303,10 +344,17 @@ def _check_relevance_bounds(caller, specs, layout):
             )
 
 
+# kept for skrank._trec until it builds its blocks through compute alone
 _slices = slices
 
 
-def _aggregate(caller, spec, values, undefined, weights, average, replace):
+def aggregate(caller, spec, values, undefined, weights, average, replace):
+    """Per-query ``values`` under the undefined policy ``replace``, averaged.
+
+    Undefined queries take ``replace``, or leave the mean when it is a NaN
+    (of any type). ``weights`` (or None) weight the queries; only their
+    ratios matter. ``average=None`` returns the per-query values.
+    """
     nan_policy = is_nan(replace)
     if undefined.any():
         values[undefined] = np.nan if nan_policy else replace

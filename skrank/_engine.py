@@ -28,7 +28,8 @@ from functools import lru_cache
 import numpy as np
 
 #: The tie rules a user chooses from (``ties=``). The engine also knows
-#: ``"sklearn"``, scikit-learn's ``ignore_ties=True`` order.
+#: ``"sklearn"``, scikit-learn's ``ignore_ties=True`` order, and
+#: ``"trec_eval"``, a secondary key (for TREC runs, the document id).
 TIES = ("average", "optimistic", "pessimistic", "first")
 #: The gain functions of DCG-based metrics.
 GAINS = ("linear", "exponential")
@@ -83,6 +84,10 @@ class Block:
         (qrels input); ``None`` means the candidates are the pool.
     pool_n : ndarray of shape (m,) or None
         Number of real entries in each row of ``pool_y``.
+    tiebreak : ndarray of shape (m, L) or None
+        A secondary key for the ``"trec_eval"`` tie rule: among items of
+        equal score, the larger key comes first (trec_eval's document ids in
+        descending byte order, given as their ranks).
     n_relevant : ndarray of shape (m,) or None
         Number of relevant items of each query when it is known apart from
         the listed items (embedding retrieval: the index items of the
@@ -98,6 +103,7 @@ class Block:
     raw_score: np.ndarray | None = None
     pool_y: np.ndarray | None = None
     pool_n: np.ndarray | None = None
+    tiebreak: np.ndarray | None = None
     n_relevant: np.ndarray | None = None
 
 
@@ -204,12 +210,13 @@ def stable_group_order(codes: np.ndarray, n_codes: int) -> np.ndarray:
     return order
 
 
-def grouped_layout(y, s, qid, judged=None) -> Layout:
+def grouped_layout(y, s, qid, judged=None, tiebreak=None) -> Layout:
     """Blocks for the grouped (learning-to-rank) layout.
 
     Rows of a query need not be contiguous; within a query, rows keep their
     input order (which is the order ``ties="first"`` uses). Queries come in
-    the order of their sorted unique ``qid``.
+    the order of their sorted unique ``qid``. ``judged`` and ``tiebreak``
+    are per-row arrays laid out with the rows (see :class:`Block`).
     """
     n = y.shape[0]
     order = None
@@ -242,7 +249,8 @@ def grouped_layout(y, s, qid, judged=None) -> Layout:
     if order is not None:
         y, s = np.take(y, order), np.take(s, order)
         judged = None if judged is None else np.take(judged, order)
-    blocks = _pack(lengths, y, s, judged)
+        tiebreak = None if tiebreak is None else np.take(tiebreak, order)
+    blocks = _pack(lengths, y, s, judged, tiebreak)
     return Layout(n_queries, blocks, uniques, row_codes)
 
 
@@ -274,7 +282,7 @@ def _fill(a, rows, shape, dest, pad, dtype=np.float64):
     return out
 
 
-def _pack(lengths, y, s, judged):
+def _pack(lengths, y, s, judged, tiebreak=None):
     """Lay out rows grouped by query (in query order) as padded blocks.
 
     One block per length bucket; a block whose queries all have the same
@@ -305,6 +313,9 @@ def _pack(lengths, y, s, judged):
                 judged=None
                 if judged is None
                 else _fill(judged, rows, shape, dest, False, bool),
+                tiebreak=None
+                if tiebreak is None
+                else _fill(tiebreak, rows, shape, dest, 0, tiebreak.dtype),
             )
         )
     return blocks
@@ -365,7 +376,7 @@ def _stable_desc(keys):
     return np.argsort(-keys, axis=1, kind="stable")
 
 
-def _order(s, y, ties, raw_score=None):
+def _order(s, y, ties, raw_score=None, tiebreak=None):
     """Row-wise order of positions by descending score under a tie rule."""
     if ties == "average":
         return np.argsort(s, axis=1)[:, ::-1]
@@ -374,6 +385,9 @@ def _order(s, y, ties, raw_score=None):
     if ties in ("optimistic", "pessimistic"):
         by_rel = np.argsort(-y if ties == "optimistic" else y, axis=1, kind="stable")
         return _take_rows(by_rel, _stable_desc(_take_rows(s, by_rel)))
+    if ties == "trec_eval":
+        # score descending, then the secondary key descending
+        return np.lexsort((-tiebreak, -s), axis=1)
     if ties == "sklearn":
         if raw_score is not None:
             return np.argsort(raw_score, axis=1)[:, ::-1]
@@ -384,8 +398,9 @@ def _order(s, y, ties, raw_score=None):
 def _candidates(block: Block, k: int):
     """The items that can reach the top k: the k best and their tie group.
 
-    Returns compact ``(m, W)`` matrices of scores, relevance and judged flags
-    (padded with ``-inf``, 0 and False), keeping each row's input order, so
+    Returns compact ``(m, W)`` matrices of scores, relevance, judged flags
+    and secondary keys (padded with ``-inf``, 0, False and 0; the last two
+    None when the block has none), keeping each row's input order, so
     that only ``W`` columns (about ``k`` plus a tie group) need sorting.
     """
     s = np.ascontiguousarray(block.s)
@@ -404,11 +419,14 @@ def _candidates(block: Block, k: int):
     cy = np.zeros((m, width))
     cs.reshape(-1)[dest] = np.take(s.reshape(-1), src)
     cy.reshape(-1)[dest] = np.take(y.reshape(-1), src)
-    cj = None
+    cj = ct = None
     if block.judged is not None:
         cj = np.zeros((m, width), dtype=bool)
         cj.reshape(-1)[dest] = np.take(block.judged.reshape(-1), src)
-    return cs, cy, cj
+    if block.tiebreak is not None:
+        ct = np.zeros((m, width), dtype=block.tiebreak.dtype)
+        ct.reshape(-1)[dest] = np.take(block.tiebreak.reshape(-1), src)
+    return cs, cy, cj, ct
 
 
 # Below this fraction of the row length, a cutoff selects candidates first.
@@ -421,22 +439,24 @@ def rank(block: Block, ties: str = "average", k: int | None = None) -> Ranking:
     Parameters
     ----------
     block : Block
-    ties : {"average", "optimistic", "pessimistic", "first", "sklearn"}
+    ties : {"average", "optimistic", "pessimistic", "first", "sklearn", \
+"trec_eval"}
         How tied scores are ordered. ``"average"`` keeps tie groups, whose
         members are exchangeable; the other rules order within a group and
         make every position a group of its own. ``"sklearn"`` reproduces
         scikit-learn's ``ignore_ties=True`` order: ``argsort`` of the scores,
-        reversed.
+        reversed. ``"trec_eval"`` orders ties by the block's ``tiebreak``
+        key, descending.
     k : int or None
         The largest cutoff any metric will read. Positions past the tie group
         that holds rank ``k`` are not materialised.
     """
-    s, y, judged = block.s, block.y, block.judged
+    s, y, judged, tiebreak = block.s, block.y, block.judged, block.tiebreak
     m, L = y.shape
     if k is not None and k < L and ties != "sklearn" and k <= _CANDIDATE_FRACTION * L:
-        s, y, judged = _candidates(block, k)
+        s, y, judged, tiebreak = _candidates(block, k)
         L = s.shape[1]
-    order = _order(s, y, ties, block.raw_score)
+    order = _order(s, y, ties, block.raw_score, tiebreak)
     if k is None or k >= L:
         width = L
     elif ties == "average":

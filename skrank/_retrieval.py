@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._core import _aggregate
+from ._core import aggregate
 from ._docs import DOCS
 from ._engine import Block, factorize, rank, slices
 from ._registry import Catalogue, MetricSpec, parse_metrics
@@ -557,7 +557,7 @@ def score(caller, lookup, specs, n_relevant, *, ties, average, replace, depth_wo
         if deepest.any():
             raise _depth_error(caller, lookup, deepest, *depth_words(spec))
     return [
-        _aggregate(
+        aggregate(
             caller,
             spec,
             v,
