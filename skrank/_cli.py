@@ -26,7 +26,7 @@ from ._registry import (
     split_names,
 )
 from ._trec import _CONSTRAINTS as _RUN_CONSTRAINTS
-from ._trec import evaluate_run, read_qrels, read_run
+from ._trec import evaluate_run, evaluate_run_columns, read_qrels, read_run
 from ._validation import InvalidParameterError, Options
 
 __all__ = ["main"]
@@ -244,7 +244,7 @@ def _evaluate(args, out) -> int:
     undefined = 0.0 if args.undefined == "0" else float("nan")
     means, tables = [], []
     for run in runs:
-        mean, table = evaluate_run(
+        mean, qids, columns = evaluate_run_columns(
             qrels,
             run,
             metrics,
@@ -253,10 +253,9 @@ def _evaluate(args, out) -> int:
             relevance_level=args.relevance_level,
             replace_undefined_by=undefined,
             score_dtype=args.score_dtype,
-            return_per_query=True,
         )
         means.append(mean)
-        tables.append(_as_columns(table))
+        tables.append(_as_columns(qids, columns))
     metric_names = list(means[0])
 
     # per-query rows: queries of any run, in the order the tables give them
@@ -329,14 +328,10 @@ def _evaluate(args, out) -> int:
     return 0
 
 
-def _as_columns(table):
-    """The per-query table as plain lists (pandas DataFrame or dict)."""
-    if isinstance(table, dict):
-        qids = [str(q) for q in table["qid"]]
-        cols = {k: [float(x) for x in v] for k, v in table.items() if k != "qid"}
-    else:
-        qids = [str(q) for q in table.index]
-        cols = {k: [float(x) for x in table[k].to_numpy()] for k in table.columns}
+def _as_columns(qids, columns):
+    """The per-query values as plain lists, with an index of the query ids."""
+    qids = [str(q) for q in qids]
+    cols = {k: [float(x) for x in v] for k, v in columns.items()}
     cols["qid"] = qids
     cols["index"] = {q: i for i, q in enumerate(qids)}
     return cols

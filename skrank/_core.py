@@ -53,7 +53,7 @@ __all__ = [
 class Prepared:
     """Validated input: the layout and one weight per query (or None)."""
 
-    def __init__(self, layout: Layout, weights, grouped=None):
+    def __init__(self, layout: Layout, weights):
         self.layout = layout
         self.weights = weights
 
@@ -261,6 +261,7 @@ def compute(
     average="mean",
     replace_undefined_by=0.0,
     threads: int = 1,
+    secondary=None,
 ):
     """Rank every block once and compute each metric; one result per spec.
 
@@ -268,7 +269,8 @@ def compute(
     list of floats (``average="mean"``) or of per-query arrays. The layout's
     blocks may be any iterable (built lazily, one at a time); with
     ``threads > 1`` that many are ranked at once (numpy releases the GIL in
-    its loops).
+    its loops). ``secondary`` is the tie key of ``ties="trec_eval"`` (see
+    :func:`~skrank._engine.rank`).
     """
     layout = prepared.layout
     need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
@@ -282,7 +284,7 @@ def compute(
         _check_relevance_bounds(caller, specs, bounds, block)
         # an overflow shows as a non-finite value, reported below
         with np.errstate(over="ignore", invalid="ignore"):
-            ranking = rank(block, ties, depth)
+            ranking = rank(block, ties, depth, secondary)
             return block.rows, [
                 spec.measure.compute(ranking, spec.k, **spec.params) for spec in specs
             ]
@@ -342,10 +344,6 @@ def _check_relevance_bounds(caller, specs, bounds, block):
                 f"y_true of {caller} must be at most {plain(limit)} for "
                 f"{spec.name}: {reason}. Got {plain(top)}."
             )
-
-
-# kept for skrank._trec until it builds its blocks through compute alone
-_slices = slices
 
 
 def aggregate(caller, spec, values, undefined, weights, average, replace):

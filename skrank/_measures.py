@@ -107,6 +107,9 @@ class Measure:
     perfect_is_one: bool = True  # a perfect ranking of the whole list scores 1
     full_list: Callable = _full_without_cutoff
     nonnegative_relevance: bool = False
+    # reads the number of judged non-relevant items (N), which TREC
+    # evaluation must then count from the judgments
+    needs_judged_nonrelevant: bool = False
     min_items: int = 1  # items each query of the dense layout needs
     # ties="optimistic" / "pessimistic" (relevant items first / last in a tie
     # group) give the largest / smallest value over the orderings of tied items
@@ -531,6 +534,7 @@ MEASURES: tuple[Measure, ...] = (
         "bpref",
         _bpref_compute,
         aliases=("Bpref",),
+        needs_judged_nonrelevant=True,
         formula=(
             r"\frac{1}{R} \sum_{r} \Bigl(1 - \frac{\min(n_r, R)}{\min(R, N)}\Bigr)"
         ),

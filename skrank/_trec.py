@@ -34,26 +34,29 @@ about two million cells so that temporaries stay small.
 from __future__ import annotations
 
 import gzip
-import itertools
 import math
 import numbers
 import os
 import re
-import warnings
 import zlib
 from bisect import bisect_right
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
-from ._core import Prepared, _slices, compute
-from ._engine import Block, Layout, _take_rows, grouped_layout
+from ._core import Prepared, aggregate, compute, map_in_order
+from ._engine import (
+    SLICE_VALUES,
+    TIES,
+    Block,
+    Layout,
+    grouped_layout,
+    stable_group_order,
+)
 from ._registry import MetricSpec, parse_metrics
 from ._validation import (
     COMMON_CONSTRAINTS,
     InvalidParameterError,
     Options,
-    is_nan,
     plain,
     validate_params,
 )
@@ -754,6 +757,7 @@ def _spans_order(b64, start, length, group=None):
         order = np.arange(m)
         slot_label = np.zeros(m, dtype=np.int64)
     else:
+        # not a ranking: ids are grouped to be compared byte-wise
         order = np.argsort(group, kind="stable")
         g = group[order]
         new = np.ones(m, dtype=bool)
@@ -769,6 +773,7 @@ def _spans_order(b64, start, length, group=None):
             break
         w = _span_words(b64, start[idx], ln, k, step).byteswap()
         lab = slot_label[todo]
+        # not a ranking: the byte-wise order of id strings
         o = np.lexsort([w[:, c] for c in range(step - 1, -1, -1)] + [lab])
         order[todo] = idx[o]
         w = w[o]
@@ -923,7 +928,7 @@ class _Ids:
             return _spans_order(*self.spans(rows), group)
         ids = self.fixed[rows]
         keys = (ids,) if group is None else (ids, group)
-        order = np.lexsort(keys)
+        order = np.lexsort(keys)  # not a ranking: the byte-wise order of ids
         if not labels:
             return order, None
         ids = ids[order]
@@ -1050,8 +1055,8 @@ def _natural_order(qids: np.ndarray) -> np.ndarray:
         digits = np.empty(len(items), dtype=object)
         digits[:] = [t.lstrip(b"0") for t in items]
         size = np.fromiter(map(len, digits), dtype=np.int64, count=len(items))
-        return np.lexsort((qids, digits, size))
-    return np.argsort(qids, kind="stable")
+        return np.lexsort((qids, digits, size))  # not a ranking: output order
+    return np.argsort(qids, kind="stable")  # not a ranking: output order
 
 
 def _import_pandas(what):
@@ -1244,7 +1249,7 @@ def _equal_keys(keys, codes, n_queries):
         bounds = [0, n]
 
     def repeated(span):
-        s = np.sort(keys[span[0] : span[1]])
+        s = np.sort(keys[span[0] : span[1]])  # not a ranking: finds duplicates
         same = s[1:] == s[:-1]
         return np.unique(s[1:][same]) if same.any() else None
 
@@ -1633,6 +1638,11 @@ def _threads() -> int:
 
 
 _MAX_THREADS = 2
+
+
+def _in_order(func, items):
+    """``func`` over ``items``, results in order, on up to ``_threads()`` threads."""
+    return map_in_order(func, items, _threads())
 
 
 def _query_codes(heads, head_codes, lengths):
@@ -2228,7 +2238,7 @@ def _join(rkeys, run: Run, run_q, qkeys, qrels: Qrels, qrels_q):
     Should two judged documents of a query share a key, the join is done on
     the bytes alone.
     """
-    order = np.argsort(qkeys, kind="stable")
+    order = np.argsort(qkeys, kind="stable")  # not a ranking: a sorted-key join
     qsorted = qkeys[order]
     if (qsorted[1:] == qsorted[:-1]).any():
         return _exact_join(run, run_q, qrels, qrels_q)
@@ -2280,10 +2290,6 @@ def _exact_join(run: Run, run_q, qrels: Qrels, qrels_q):
 # Layout for the engine
 # --------------------------------------------------------------------------
 
-# Blocks are cut to about this many cells, so that the engine's temporaries
-# stay small enough for the allocator to reuse their memory.
-_BLOCK_CELLS = 1 << 18
-
 
 def _uniform_width(codes, n_q):
     """The common length of the queries if rows are sorted by query and all
@@ -2298,88 +2304,11 @@ def _uniform_width(codes, n_q):
     return None
 
 
-def _layout(y, s, codes, judged, n_q) -> Layout:
-    """The grouped layout; a reshape when queries are sorted and equally long."""
-    width = _uniform_width(codes, n_q)
-    if width is not None:
-        block = Block(
-            rows=np.arange(n_q),
-            y=y.reshape(n_q, width),
-            s=s.reshape(n_q, width),
-            judged=None if judged is None else judged.reshape(n_q, width),
-        )
-        return Layout(n_q, [block], np.arange(n_q), None)
-    return grouped_layout(y, s, codes, judged=judged)
-
-
-def _split_blocks(layout: Layout):
-    """Cut blocks into pieces of about ``_BLOCK_CELLS`` cells (views, no copy)."""
-    layout.blocks = list(_slices(layout.blocks, _BLOCK_CELLS))
-
-
-def _rank_by_score_then_docno(s, rid, docno, n_items=None):
-    """Sort each row by score descending, ties by document id descending.
-
-    ``rid`` holds the row (in ``docno``) of each cell. Returns the sorted
-    ``rid``: only the tie groups are ordered by document id, byte-wise.
-    """
-    m, width = s.shape
-    order = np.argsort(s, axis=1)[:, ::-1]
-    ss = _take_rows(s, order)
-    rid = _take_rows(rid, order)
-    if width > 1:
-        eq = ss[:, 1:] == ss[:, :-1]
-        if n_items is not None:
-            eq &= np.arange(1, width)[None, :] < n_items[:, None]
-        if eq.any():
-            in_tie = np.zeros((m, width), dtype=bool)
-            in_tie[:, 1:] |= eq
-            in_tie[:, :-1] |= eq
-            begins = in_tie.copy()
-            begins[:, 1:] &= ~eq
-            flat = np.flatnonzero(in_tie)
-            gid = np.cumsum(begins.reshape(-1)[flat]) - 1
-            tied = rid.reshape(-1)[flat]
-            # by group, then docno ascending; each group keeps its slots
-            o, _ = docno.order(tied, gid, labels=False)
-            size = np.bincount(gid)
-            start = np.cumsum(size) - size
-            reverse = 2 * start[gid] + size[gid] - 1 - np.arange(flat.shape[0])
-            rid.reshape(-1)[flat] = tied[o][reverse]
-    return rid
-
-
-def _trec_eval_layout(y, s, codes, judged, docno, n_q) -> Layout:
-    """A layout whose rows are in trec_eval's order, scores made unique.
-
-    trec_eval ranks by score descending, then document id descending. The
-    documents of each query are put in that order and given decreasing
-    scores, so that the engine's ``ties="first"`` reproduces it.
-    """
-    n = codes.shape[0]
-    layout = grouped_layout(np.arange(n, dtype=np.float64), s, codes)
-    _split_blocks(layout)
-    perm = np.empty(n, dtype=np.intp)
-    filled = 0
-    for block in layout.blocks:
-        rid = block.y.astype(np.intp)
-        rid = _rank_by_score_then_docno(
-            np.ascontiguousarray(block.s), rid, docno, block.n_items
-        )
-        if block.n_items is not None:
-            rid = rid[np.arange(rid.shape[1])[None, :] < block.n_items[:, None]]
-        perm[filled : filled + rid.size] = rid.reshape(-1)
-        filled += rid.size
-    return grouped_layout(
-        y[perm], -np.arange(n, dtype=np.float64), codes[perm], judged=judged[perm]
-    )
-
-
 class _Pools:
     """The judged documents of every query (for R, N and the ideal DCG)."""
 
     def __init__(self, pool_q, pool_y, n_q):
-        order = np.argsort(pool_q, kind="stable")
+        order = stable_group_order(pool_q, n_q)
         self.q = pool_q[order]
         self.y = pool_y[order].astype(np.float64)
         self.size = np.bincount(self.q, minlength=n_q)
@@ -2408,19 +2337,11 @@ class _Pools:
         return pool_y, size
 
 
-def _compute_uniform(
-    caller, specs, ties, engine_ties, rows, rel, s, docno, width, n_q, pools
-):
-    """Metrics when every query is one run of ``width`` rows, in query order.
-
-    Blocks of about ``_BLOCK_CELLS`` cells are built and ranked one after the
-    other (two at a time: numpy releases the GIL in its loops), so that no
-    array of the size of the whole run is allocated.
-    """
-    step = max(1, _BLOCK_CELLS // width)
-    cols = np.arange(width)
-
-    def one_block(lo):
+def _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids):
+    """The blocks of a run whose queries are runs of ``width`` rows in query
+    order, built one at a time (no array of the run's size is allocated)."""
+    step = max(1, SLICE_VALUES // width)
+    for lo in range(0, n_q, step):
         hi = min(lo + step, n_q)
         m = hi - lo
         first, last = lo * width, hi * width
@@ -2430,71 +2351,27 @@ def _compute_uniform(
         y.reshape(-1)[cells] = rel[a:b]
         judged = np.zeros((m, width), dtype=bool)
         judged.reshape(-1)[cells] = True
-        scores = s[first:last].reshape(m, width)
-        if ties == "trec_eval":
-            rid = np.arange(first, last).reshape(m, width)
-            rid = _rank_by_score_then_docno(scores, rid, docno)
-            rid -= (first + np.arange(m) * width)[:, None]
-            y = _take_rows(y, rid)
-            judged = _take_rows(judged, rid)
-            scores = np.broadcast_to(-cols.astype(np.float64), (m, width))
         pool_y, pool_n = pools.block(np.arange(lo, hi))
-        block = Block(
-            rows=np.arange(m),
+        yield Block(
+            rows=np.arange(lo, hi),
             y=y,
-            s=scores,
+            s=s[first:last].reshape(m, width),
             judged=judged,
             pool_y=pool_y,
             pool_n=pool_n,
-        )
-        layout = Layout(m, [block], np.arange(m), None)
-        return compute(
-            caller,
-            specs,
-            Prepared(layout, None, grouped=True),
-            ties=engine_ties,
-            average=None,
-            replace_undefined_by=float("nan"),
+            tiebreak=np.arange(first, last).reshape(m, width) if with_ids else None,
         )
 
-    starts = list(range(0, n_q, step))
-    out = [np.empty(n_q) for _ in specs]
-    for lo, values in zip(starts, _in_order(one_block, starts), strict=True):
-        for target, v in zip(out, values, strict=True):
-            target[lo : lo + step] = v
-    return out
 
-
-def _in_order(func, items):
-    """``func`` over ``items``, results in order, on up to ``_threads()`` threads."""
-    items = iter(items)
-    head = list(itertools.islice(items, 2))
-    threads = _threads()
-    if threads <= 1 or len(head) < 2:
-        yield from map(func, itertools.chain(head, items))
-        return
-    from collections import deque
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        pending = deque()
-        for item in itertools.chain(head, items):
-            pending.append(pool.submit(func, item))
-            if len(pending) > threads:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
-
-
-def _compute_general(
-    caller, specs, ties, engine_ties, rows, rel, s, codes, docno, n_q, pools
-):
-    """Metrics for any layout of the rows (queries of any length, any order)."""
+def _general_blocks(rows, rel, s, codes, n_q, pools, with_ids):
+    """The grouped layout's blocks for rows of any order and queries of any
+    length, with their pools."""
     n = codes.shape[0]
     y = np.zeros(n)
     y[rows] = rel
     judged = np.zeros(n, dtype=bool)
     judged[rows] = True
+    ids = np.arange(n) if with_ids else None
     # a query without any retrieved document gets one unjudged placeholder
     present = np.zeros(n_q, dtype=bool)
     present[codes] = True
@@ -2505,53 +2382,25 @@ def _compute_general(
         y = np.concatenate([y, np.zeros(k)])
         s = np.concatenate([s, np.zeros(k)])
         judged = np.concatenate([judged, np.zeros(k, dtype=bool)])
-        docno = docno.pad(k)
-    if ties == "trec_eval":
-        layout = _trec_eval_layout(y, s, codes, judged, docno, n_q)
-    else:
-        layout = _layout(y, s, codes, judged, n_q)
-    del y, s, judged
+        if with_ids:
+            ids = np.concatenate([ids, np.full(k, -1)])
+    layout = grouped_layout(y, s, codes, judged=judged, tiebreak=ids)
     for block in layout.blocks:
         block.pool_y, block.pool_n = pools.block(block.rows)
-    _split_blocks(layout)
-    return compute(
-        caller,
-        specs,
-        Prepared(layout, None, grouped=True),
-        ties=engine_ties,
-        average=None,
-        replace_undefined_by=float("nan"),
-    )
+    return layout.blocks
 
 
 # --------------------------------------------------------------------------
 # Evaluation
 # --------------------------------------------------------------------------
 
-_TIES = ("average", "optimistic", "pessimistic", "first", "trec_eval")
+_TIES = (*TIES, "trec_eval")
 _CONSTRAINTS = {
     "ties": [Options(_TIES)],
     "queries": [Options(("intersection", "qrels", "run"))],
     "score_dtype": [Options(("float64", "float32"))],
     "return_per_query": COMMON_CONSTRAINTS["ignore_ties"],
 }
-
-
-def _aggregate(name, values, replace, caller):
-    """Per-query values (NaN where undefined) -> (per-query, mean)."""
-    undefined = np.isnan(values)
-    if not is_nan(replace):
-        values = np.where(undefined, replace, values)
-        return values, float(values.mean())
-    if undefined.all():
-        warnings.warn(
-            f"{name} is undefined for every query in {caller} (no query has a "
-            "relevant document); the mean is nan.",
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
-        return values, float("nan")
-    return values, float(values[~undefined].mean())
 
 
 def _preview(table: _Table) -> str:
@@ -2619,11 +2468,11 @@ default="average"
     -------
     results : dict
         Maps each metric's canonical name to its mean over the queries.
-    per_query : pandas.DataFrame or dict
+    per_query : pandas.DataFrame
         Only when ``return_per_query=True``: one row per query (index
-        ``qid``, in natural order) and one column per metric; a dict of
-        arrays (``"qid"`` and one entry per metric) when pandas is not
-        installed. Undefined values are ``replace_undefined_by``.
+        ``qid``, in natural order) and one column per metric. Undefined
+        values are ``replace_undefined_by``. This needs pandas (the ``trec``
+        extra); without it, ``return_per_query=True`` raises ``ImportError``.
 
     Raises
     ------
@@ -2703,6 +2552,39 @@ default="average"
     q1   0.5
     q2   1.0
     """
+    validate_params(
+        "evaluate_run", {"return_per_query": return_per_query}, _CONSTRAINTS
+    )
+    results, qids, columns = evaluate_run_columns(
+        qrels,
+        run,
+        metrics,
+        ties=ties,
+        queries=queries,
+        relevance_level=relevance_level,
+        replace_undefined_by=replace_undefined_by,
+        score_dtype=score_dtype,
+    )
+    if not return_per_query:
+        return results
+    pd = _import_pandas("evaluate_run(return_per_query=True)")
+    return results, pd.DataFrame(columns, index=pd.Index(qids, name="qid"))
+
+
+def evaluate_run_columns(
+    qrels,
+    run,
+    metrics,
+    *,
+    ties="average",
+    queries="intersection",
+    relevance_level=None,
+    replace_undefined_by=0.0,
+    score_dtype="float64",
+):
+    """:func:`evaluate_run` with the per-query values as plain columns:
+    ``(means, qids, {metric: values})``, queries in natural order. The
+    command line reads them without pandas."""
     caller = "evaluate_run"
     validate_params(
         caller,
@@ -2712,7 +2594,6 @@ default="average"
             "relevance_level": relevance_level,
             "replace_undefined_by": replace_undefined_by,
             "score_dtype": score_dtype,
-            "return_per_query": return_per_query,
         },
         _CONSTRAINTS,
     )
@@ -2752,61 +2633,45 @@ default="average"
         with np.errstate(over="ignore"):
             s = s.astype(np.float32).astype(np.float64)
     pool_mask = qsub._values >= 0
-    needs_n = any(spec.measure.name == "bpref" for spec in specs)
+    needs_n = any(spec.measure.needs_judged_nonrelevant for spec in specs)
     levels = [spec.params.get("relevance_level") for spec in specs]
     if not needs_n and all(lv is None or lv > 0 for lv in levels):
         # documents judged non-relevant matter only to bpref's N
         pool_mask &= qsub._values > 0
     pools = _Pools(qrels_q[pool_mask], qsub._values[pool_mask], n_q)
-    engine_ties = "first" if ties == "trec_eval" else ties
+    with_ids = ties == "trec_eval"
     width = _uniform_width(run_q, n_q)
     if width is not None:
-        values = _compute_uniform(
-            caller,
-            specs,
-            ties,
-            engine_ties,
-            rows,
-            rel,
-            s,
-            sub._docno,
-            width,
-            n_q,
-            pools,
-        )
+        blocks = _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids)
     else:
-        values = _compute_general(
-            caller,
-            specs,
-            ties,
-            engine_ties,
-            rows,
-            rel,
-            s,
-            run_q,
-            sub._docno,
-            n_q,
-            pools,
-        )
+        blocks = _general_blocks(rows, rel, s, run_q, n_q, pools, with_ids)
+    docno = sub._docno
 
+    def docno_keys(ids):
+        # trec_eval orders tied documents by id, byte-wise descending: the
+        # ranks of the ids among the tied ones (an order of ids, not a ranking)
+        return docno.order(ids)[1]
+
+    values = compute(
+        caller,
+        specs,
+        Prepared(Layout(n_q, blocks), None),
+        ties=ties,
+        average=None,
+        replace_undefined_by=float("nan"),
+        threads=_threads(),
+        secondary=docno_keys if with_ids else None,
+    )
     results = {}
     per_query = {}
     for spec, v in zip(requested, values, strict=True):
-        per_query[spec.name], results[spec.name] = _aggregate(
-            spec.name, v, replace_undefined_by, caller
+        undefined = np.isnan(v)
+        per_query[spec.name] = aggregate(
+            caller, spec, v.copy(), undefined, None, None, replace_undefined_by
         )
-    if not return_per_query:
-        return results
+        results[spec.name] = aggregate(
+            caller, spec, v, undefined, None, "mean", replace_undefined_by
+        )
     order = _natural_order(selected)
     qids = _decode(selected[order])
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is installed in the tests
-        table = {"qid": qids}
-        table.update({name: v[order] for name, v in per_query.items()})
-        return results, table
-    frame = pd.DataFrame(
-        {name: v[order] for name, v in per_query.items()},
-        index=pd.Index(qids, name="qid"),
-    )
-    return results, frame
+    return results, qids, {name: v[order] for name, v in per_query.items()}

@@ -452,7 +452,7 @@ def test_unexpected_errors_are_one_line(files, capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(skrank._cli, "evaluate_run", broken)
+    monkeypatch.setattr(skrank._cli, "evaluate_run_columns", broken)
     status, out, err = run_main(capsys, "evaluate", files["qrels"], files["a.run"])
     assert status == 1 and out == ""
     message = assert_one_error_line(err)
@@ -462,7 +462,7 @@ def test_unexpected_errors_are_one_line(files, capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(skrank._cli, "evaluate_run", interrupted)
+    monkeypatch.setattr(skrank._cli, "evaluate_run_columns", interrupted)
     assert run_main(capsys, "evaluate", files["qrels"], files["a.run"]) == (130, "", "")
 
 

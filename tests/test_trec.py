@@ -24,6 +24,7 @@ import pytest
 from sklearn.exceptions import UndefinedMetricWarning
 
 import skrank
+import skrank._engine as E
 import skrank._trec as T
 from skrank.trec import Qrels, Run, evaluate_run, read_qrels, read_run
 
@@ -560,6 +561,12 @@ def test_trec_eval_metric_names():
     ]
 
 
+def _small_slices(monkeypatch, size):
+    """Blocks of about ``size`` values: many blocks, ranked piece by piece."""
+    monkeypatch.setattr(E, "SLICE_VALUES", size)
+    monkeypatch.setattr(T, "SLICE_VALUES", size)
+
+
 def test_layout_paths_agree(monkeypatch):
     # equal-length sorted queries use a reshape; others the grouped layout;
     # small blocks and slices exercise the piecewise passes
@@ -569,7 +576,7 @@ def test_layout_paths_agree(monkeypatch):
         t: evaluate_run(qrels, run, names, ties=t, return_per_query=True)[1]
         for t in ("average", "trec_eval")
     }
-    monkeypatch.setattr(T, "_BLOCK_CELLS", 4)
+    _small_slices(monkeypatch, 4)
     monkeypatch.setattr(T, "_STEP", 3)
     for t, table in expected.items():
         got = evaluate_run(qrels, run, names, ties=t, return_per_query=True)[1]
@@ -594,7 +601,7 @@ def test_one_thread_gives_the_same_numbers(monkeypatch, tmp_path):
         )
     )
     monkeypatch.setattr(T, "_CHUNK", 64)
-    monkeypatch.setattr(T, "_BLOCK_CELLS", 10)
+    _small_slices(monkeypatch, 10)
     names = [_metric_name(n, k) for n, k in _BRUTE_METRICS]
     results = []
     for threads in (2, 1):
