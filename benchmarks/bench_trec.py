@@ -170,14 +170,14 @@ def run_skrank_trec_eval(qrels_path, run_path):
 
 
 def run_skrank_one_thread(qrels_path, run_path):
-    import skrank._trec
+    import skrank.trec._io
 
-    saved = skrank._trec._MAX_THREADS
-    skrank._trec._MAX_THREADS = 1
+    saved = skrank.trec._io._MAX_THREADS
+    skrank.trec._io._MAX_THREADS = 1
     try:
         return run_skrank(qrels_path, run_path)
     finally:
-        skrank._trec._MAX_THREADS = saved
+        skrank.trec._io._MAX_THREADS = saved
 
 
 def run_ranx(qrels_path, run_path):

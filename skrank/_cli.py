@@ -25,9 +25,10 @@ from ._registry import (
     read_number,
     split_names,
 )
-from ._trec import _CONSTRAINTS as _RUN_CONSTRAINTS
-from ._trec import evaluate_run, evaluate_run_columns, read_qrels, read_run
 from ._validation import InvalidParameterError, Options
+from .trec._evaluation import _CONSTRAINTS as _RUN_CONSTRAINTS
+from .trec._evaluation import evaluate_run, evaluate_run_columns
+from .trec._readers import read_qrels, read_run
 
 __all__ = ["main"]
 

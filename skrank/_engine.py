@@ -84,10 +84,10 @@ class Block:
         (qrels input); ``None`` means the candidates are the pool.
     pool_n : ndarray of shape (m,) or None
         Number of real entries in each row of ``pool_y``.
-    tiebreak : ndarray of shape (m, L) or None
-        A secondary key for the ``"trec_eval"`` tie rule: among items of
-        equal score, the larger key comes first (trec_eval's document ids in
-        descending byte order, given as their ranks).
+    tiebreak : ndarray of shape (m, L) of int or None
+        The id of each item for the ``"trec_eval"`` tie rule, which orders
+        items of equal score by a secondary key of their ids (see
+        :func:`rank`); padding may hold any id.
     n_relevant : ndarray of shape (m,) or None
         Number of relevant items of each query when it is known apart from
         the listed items (embedding retrieval: the index items of the
@@ -376,7 +376,39 @@ def _stable_desc(keys):
     return np.argsort(-keys, axis=1, kind="stable")
 
 
-def _order(s, y, ties, raw_score=None, tiebreak=None):
+def _order_by_key(s, ids, secondary, n_items):
+    """Row-wise order by descending score, ties by descending secondary key.
+
+    Only the items of tie groups are given to ``secondary(ids) -> keys``, so
+    that keys that are costly to compute (ranks of document ids) are computed
+    for few items.
+    """
+    m, w = s.shape
+    order = np.ascontiguousarray(np.argsort(s, axis=1)[:, ::-1])
+    if w < 2:
+        return order
+    ss = _take_rows(s, order)
+    eq = ss[:, 1:] == ss[:, :-1]
+    if n_items is not None:  # padding is not a tie of real items
+        eq &= np.arange(1, w)[None, :] < n_items[:, None]
+    if not eq.any():
+        return order
+    in_tie = np.zeros((m, w), dtype=bool)
+    in_tie[:, 1:] |= eq
+    in_tie[:, :-1] |= eq
+    begins = in_tie.copy()
+    begins[:, 1:] &= ~eq
+    flat = np.flatnonzero(in_tie)  # rank positions inside tie groups
+    group = np.cumsum(begins.reshape(-1)[flat]) - 1
+    flat_order = order.reshape(-1)
+    cells = flat_order[flat] + (flat // w) * w
+    keys = np.asarray(secondary(ids.reshape(-1)[cells]))
+    within = np.lexsort((-keys, group))  # by group, then key descending
+    flat_order[flat] = flat_order[flat][within]
+    return order
+
+
+def _order(s, y, ties, raw_score=None, tiebreak=None, secondary=None, n_items=None):
     """Row-wise order of positions by descending score under a tie rule."""
     if ties == "average":
         return np.argsort(s, axis=1)[:, ::-1]
@@ -386,8 +418,7 @@ def _order(s, y, ties, raw_score=None, tiebreak=None):
         by_rel = np.argsort(-y if ties == "optimistic" else y, axis=1, kind="stable")
         return _take_rows(by_rel, _stable_desc(_take_rows(s, by_rel)))
     if ties == "trec_eval":
-        # score descending, then the secondary key descending
-        return np.lexsort((-tiebreak, -s), axis=1)
+        return _order_by_key(s, tiebreak, secondary, n_items)
     if ties == "sklearn":
         if raw_score is not None:
             return np.argsort(raw_score, axis=1)[:, ::-1]
@@ -433,7 +464,9 @@ def _candidates(block: Block, k: int):
 _CANDIDATE_FRACTION = 0.25
 
 
-def rank(block: Block, ties: str = "average", k: int | None = None) -> Ranking:
+def rank(
+    block: Block, ties: str = "average", k: int | None = None, secondary=None
+) -> Ranking:
     """Sort one block by descending score.
 
     Parameters
@@ -445,18 +478,24 @@ def rank(block: Block, ties: str = "average", k: int | None = None) -> Ranking:
         members are exchangeable; the other rules order within a group and
         make every position a group of its own. ``"sklearn"`` reproduces
         scikit-learn's ``ignore_ties=True`` order: ``argsort`` of the scores,
-        reversed. ``"trec_eval"`` orders ties by the block's ``tiebreak``
-        key, descending.
+        reversed. ``"trec_eval"`` orders the items of a tie group by
+        ``secondary``, descending.
     k : int or None
         The largest cutoff any metric will read. Positions past the tie group
         that holds rank ``k`` are not materialised.
+    secondary : callable or None
+        For ``ties="trec_eval"``: maps the ids (``block.tiebreak``) of tied
+        items to integer keys; a larger key comes first.
     """
     s, y, judged, tiebreak = block.s, block.y, block.judged, block.tiebreak
     m, L = y.shape
     if k is not None and k < L and ties != "sklearn" and k <= _CANDIDATE_FRACTION * L:
         s, y, judged, tiebreak = _candidates(block, k)
         L = s.shape[1]
-    order = _order(s, y, ties, block.raw_score, tiebreak)
+        n_items = None  # candidates are padded with -inf, never tied to items
+    else:
+        n_items = block.n_items
+    order = _order(s, y, ties, block.raw_score, tiebreak, secondary, n_items)
     if k is None or k >= L:
         width = L
     elif ties == "average":

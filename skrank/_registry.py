@@ -376,8 +376,8 @@ def get_metric_names() -> list[str]:
     Examples
     --------
     >>> from skrank import get_metric_names
-    >>> get_metric_names()[:4]
-    ['bndcg', 'bpref', 'dcg', 'f1']
+    >>> "ndcg" in get_metric_names()
+    True
     """
     return RANKING.names()
 

@@ -38,3 +38,19 @@ def ltr_data():
         shuffle=True,
         random_state=0,
     )
+
+
+@pytest.fixture
+def trec_patch(monkeypatch):
+    """Set a tunable of skrank.trec (chunk size, slice size, hash...) in every
+    module of the package that holds it, for the rest of the test."""
+    from skrank.trec import _evaluation, _ids, _io, _readers, _tables
+
+    def patch(name, value):
+        modules = [m for m in (_io, _ids, _tables, _readers, _evaluation)]
+        holders = [m for m in modules if hasattr(m, name)]
+        assert holders, name
+        for module in holders:
+            monkeypatch.setattr(module, name, value)
+
+    return patch

@@ -432,8 +432,8 @@ def test_option_choices_and_defaults_are_evaluate_run_s():
     import inspect
 
     from skrank._cli import _parser
-    from skrank._trec import _CONSTRAINTS, evaluate_run
     from skrank._validation import TIES
+    from skrank.trec._evaluation import _CONSTRAINTS, evaluate_run
 
     (commands,) = _parser()._subparsers._group_actions
     ev = commands.choices["evaluate"]

@@ -25,7 +25,6 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 import skrank
 import skrank._engine as E
-import skrank._trec as T
 from skrank.trec import Qrels, Run, evaluate_run, read_qrels, read_run
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval"
@@ -561,13 +560,13 @@ def test_trec_eval_metric_names():
     ]
 
 
-def _small_slices(monkeypatch, size):
+def _small_slices(monkeypatch, size, trec_patch):
     """Blocks of about ``size`` values: many blocks, ranked piece by piece."""
     monkeypatch.setattr(E, "SLICE_VALUES", size)
-    monkeypatch.setattr(T, "SLICE_VALUES", size)
+    trec_patch("SLICE_VALUES", size)
 
 
-def test_layout_paths_agree(monkeypatch):
+def test_layout_paths_agree(monkeypatch, trec_patch):
     # equal-length sorted queries use a reshape; others the grouped layout;
     # small blocks and slices exercise the piecewise passes
     qrels, run = _random_case(3, n_queries=8)
@@ -576,8 +575,8 @@ def test_layout_paths_agree(monkeypatch):
         t: evaluate_run(qrels, run, names, ties=t, return_per_query=True)[1]
         for t in ("average", "trec_eval")
     }
-    _small_slices(monkeypatch, 4)
-    monkeypatch.setattr(T, "_STEP", 3)
+    _small_slices(monkeypatch, 4, trec_patch)
+    trec_patch("_STEP", 3)
     for t, table in expected.items():
         got = evaluate_run(qrels, run, names, ties=t, return_per_query=True)[1]
         np.testing.assert_allclose(got.to_numpy(), table.to_numpy(), atol=1e-12)
@@ -585,13 +584,13 @@ def test_layout_paths_agree(monkeypatch):
     square = {q: dict(list(d.items())[:1]) for q, d in run.items()}
     for t in ("average", "trec_eval"):
         a = evaluate_run(qrels, square, names, ties=t, return_per_query=True)[1]
-        monkeypatch.setattr(T, "_uniform_width", lambda codes, n_q: None)
+        trec_patch("_uniform_width", lambda codes, n_q: None)
         b = evaluate_run(qrels, square, names, ties=t, return_per_query=True)[1]
         monkeypatch.undo()
         np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), atol=1e-12)
 
 
-def test_one_thread_gives_the_same_numbers(monkeypatch, tmp_path):
+def test_one_thread_gives_the_same_numbers(monkeypatch, tmp_path, trec_patch):
     # chunks and blocks are processed two at a time by default
     qrels, run = _random_case(11, n_queries=8, depth=5)
     path = tmp_path / "run"
@@ -600,12 +599,12 @@ def test_one_thread_gives_the_same_numbers(monkeypatch, tmp_path):
             f"{q} Q0 {d} 0 {v} r\n" for q, docs in run.items() for d, v in docs.items()
         )
     )
-    monkeypatch.setattr(T, "_CHUNK", 64)
-    _small_slices(monkeypatch, 10)
+    trec_patch("_CHUNK", 64)
+    _small_slices(monkeypatch, 10, trec_patch)
     names = [_metric_name(n, k) for n, k in _BRUTE_METRICS]
     results = []
     for threads in (2, 1):
-        monkeypatch.setattr(T, "_MAX_THREADS", threads)
+        trec_patch("_MAX_THREADS", threads)
         read = read_run(path)
         assert read.docno.tolist() == [d for docs in run.values() for d in docs]
         results.append(
@@ -619,13 +618,13 @@ def test_one_thread_gives_the_same_numbers(monkeypatch, tmp_path):
     np.testing.assert_array_equal(np.array(results[0]), np.array(results[1]))
 
 
-def test_hash_collisions_never_change_a_number(monkeypatch):
+def test_hash_collisions_never_change_a_number(monkeypatch, trec_patch):
     # every document id hashed alike: keys collide everywhere, and the exact
     # join and the byte comparisons must give the same values
     qrels, run = _random_case(5)
     names = [_metric_name(n, k) for n, k in _BRUTE_METRICS]
     expected = evaluate_run(qrels, run, names, return_per_query=True)[1]
-    monkeypatch.setattr(T, "_hash_final", lambda h: np.zeros_like(h))
+    trec_patch("_hash_final", lambda h: np.zeros_like(h))
     got = evaluate_run(qrels, run, names, return_per_query=True)[1]
     np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), atol=1e-12)
     # and a real duplicate is still found
@@ -633,12 +632,12 @@ def test_hash_collisions_never_change_a_number(monkeypatch):
         read_run(io.BytesIO(b"q Q0 a 1 1 r\nq Q0 b 2 1 r\nq Q0 a 3 1 r\n"))
 
 
-def test_many_queries_mix_query_codes_into_keys(monkeypatch):
+def test_many_queries_mix_query_codes_into_keys(monkeypatch, trec_patch):
     # beyond 2**24 queries the keys mix the query code in; shrink the limit
     qrels, run = _random_case(9, n_queries=8)
     names = [_metric_name(n, k) for n, k in _BRUTE_METRICS]
     expected = evaluate_run(qrels, run, names, return_per_query=True)[1]
-    monkeypatch.setattr(T, "_MAX_CODED", 2)
+    trec_patch("_MAX_CODED", 2)
     got = evaluate_run(
         read_qrels(qrels), read_run(run), names, queries="qrels", return_per_query=True
     )[1]
@@ -692,9 +691,9 @@ def test_read_run_any_whitespace_comments_blank_lines_and_bom():
 
 
 @pytest.mark.parametrize("chunk", [16, 40, 1 << 22])
-def test_chunk_boundaries(monkeypatch, chunk):
+def test_chunk_boundaries(monkeypatch, chunk, trec_patch):
     # lines cut across read chunks, and chunks without a data line
-    monkeypatch.setattr(T, "_CHUNK", chunk)
+    trec_patch("_CHUNK", chunk)
     lines = [f"q{i % 3} Q0 doc{i} {i} {i / 7:.6f} r\n" for i in range(200)]
     lines.insert(50, "# comment in the middle\n")
     run = read_run(io.BytesIO("".join(lines).encode()))

@@ -44,7 +44,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from sklearn.exceptions import UndefinedMetricWarning  # noqa: E402
 
-import skrank._trec as T  # noqa: E402
+import skrank.trec._io as trec_io  # noqa: E402
 from skrank._validation import InvalidParameterError  # noqa: E402
 from skrank.trec import evaluate_run, read_qrels, read_run  # noqa: E402
 
@@ -392,8 +392,8 @@ def _sources(data, directory, kind):
 def _check_reads(data, directory, kind, chunk):
     reader = read_qrels if kind == "qrels" else read_run
     ref = _reference(data, kind)
-    saved = T._CHUNK
-    T._CHUNK = chunk
+    saved = trec_io._CHUNK
+    trec_io._CHUNK = chunk
     try:
         for label, source in _sources(data, directory, kind):
             got = _attempt(reader, source)
@@ -413,7 +413,7 @@ def _check_reads(data, directory, kind, chunk):
             if kind == "run":
                 assert got.name == ref[3], label
     finally:
-        T._CHUNK = saved
+        trec_io._CHUNK = saved
     return ref
 
 

@@ -22,7 +22,6 @@ import numpy as np
 import pytest
 
 import skrank
-import skrank._trec as T
 from skrank._validation import InvalidParameterError
 from skrank.trec import evaluate_run, read_qrels, read_run
 
@@ -84,12 +83,14 @@ def test_crlf_and_cr_line_ends_read_as_lf(tmp_path, end):
     assert got.equals(ref)
 
 
-def test_cr_file_without_final_line_end_and_cr_lf_across_chunks(monkeypatch):
+def test_cr_file_without_final_line_end_and_cr_lf_across_chunks(
+    monkeypatch, trec_patch
+):
     # a CR that ends one read and an LF that starts the next are one line end
     lines = [f"q{i % 3} Q0 doc{i} {i} {i / 7:.6f} r" for i in range(60)]
     ref = read_run(io.BytesIO(_text(lines).encode()))
     for chunk in (7, 16, 33, 1 << 22):
-        monkeypatch.setattr(T, "_CHUNK", chunk)
+        trec_patch("_CHUNK", chunk)
         for end in ("\r\n", "\r"):
             data = end.join(lines).encode()  # no final line end
             got = read_run(io.BytesIO(data))
@@ -600,7 +601,7 @@ def test_memory_stays_proportional_to_the_file_with_one_long_id(tmp_path, field)
     assert res == ref
 
 
-def test_long_ids_everywhere_give_the_same_numbers(monkeypatch):
+def test_long_ids_everywhere_give_the_same_numbers(monkeypatch, trec_patch):
     # the ragged layout (ids end to end) forced everywhere gives the numbers
     # of the fixed-width layout, also with every hash colliding
     rng = np.random.default_rng(5)
@@ -622,10 +623,10 @@ def test_long_ids_everywhere_give_the_same_numbers(monkeypatch):
         for t in ("average", "trec_eval")
     }
     ref_docno = read_run(io.BytesIO(text)).docno.tolist()
-    monkeypatch.setattr(T, "_fixed_ok", lambda n, width, total: False)
+    trec_patch("_fixed_ok", lambda n, width, total: False)
     for collide in (False, True):
         if collide:
-            monkeypatch.setattr(T, "_hash_final", lambda h: np.zeros_like(h))
+            trec_patch("_hash_final", lambda h: np.zeros_like(h))
         got_run = read_run(io.BytesIO(text))
         assert got_run._docno.fixed is None
         assert got_run.docno.tolist() == ref_docno

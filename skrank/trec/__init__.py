@@ -7,6 +7,8 @@ trec_eval does with ``ties="trec_eval"``. The command line ``skrank evaluate``
 (also ``python -m skrank evaluate``) prints the same numbers as a table.
 """
 
-from ._trec import Qrels, Run, evaluate_run, read_qrels, read_run
+from ._evaluation import evaluate_run
+from ._readers import read_qrels, read_run
+from ._tables import Qrels, Run
 
 __all__ = ["Qrels", "Run", "evaluate_run", "read_qrels", "read_run"]

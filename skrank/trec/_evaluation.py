@@ -1,0 +1,527 @@
+"""Evaluation of a run against its qrels.
+
+The run is joined to its qrels on 64-bit keys (every match confirmed on the
+bytes of the document id, so a hash collision never gives a wrong number),
+laid out as the engine's blocks with the judged pool of every query (for R
+and the ideal DCG) and judged flags (for bpref), and computed by
+:func:`skrank._core.compute` like every other metric: one sort, blocks built
+lazily for runs of equal-length queries, two blocks ranked at a time.
+``ties="trec_eval"`` is the engine's secondary-key rule, with the byte order
+of the tied documents' ids as the key.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._core import Prepared, aggregate, compute
+from .._engine import (
+    SLICE_VALUES,
+    TIES,
+    Block,
+    Layout,
+    grouped_layout,
+    stable_group_order,
+)
+from .._registry import MetricSpec, parse_metrics
+from .._validation import (
+    COMMON_CONSTRAINTS,
+    InvalidParameterError,
+    Options,
+    validate_params,
+)
+from ._ids import _decode, _Ids
+from ._io import _M1, _STEP, _in_order, _pair_keys, _show, _threads
+from ._readers import _read
+from ._tables import Qrels, Run, _import_pandas, _natural_order, _same_kind, _Table
+
+# --------------------------------------------------------------------------
+# Metric names in trec_eval's spelling
+# --------------------------------------------------------------------------
+
+
+def _metric_specs(metrics, caller) -> list[MetricSpec]:
+    """Metric names (skrank's or trec_eval's) as specs; duplicates rejected."""
+    return parse_metrics(metrics, caller)
+
+
+# --------------------------------------------------------------------------
+# Joining a run to its qrels
+# --------------------------------------------------------------------------
+
+
+def _code_map(values, selected):
+    """Code in ``selected`` of each of ``values`` (both sorted), -1 if absent."""
+    pos = np.searchsorted(selected, values)
+    pos[pos == selected.shape[0]] = 0
+    found = selected[pos] == values
+    return np.where(found, pos, -1)
+
+
+def _recode(table: _Table, qid_values, selected):
+    """The rows of ``table`` whose query is in ``selected``, coded in it.
+
+    ``qid_values`` are the table's query ids, of the same kind as
+    ``selected``. Returns ``(codes, table, keys)``: the table cut to those
+    rows, and their query codes and (query, document) keys in the new coding.
+    """
+    if table.n_queries == selected.shape[0] and np.array_equal(qid_values, selected):
+        return table._codes, table, table._keys
+    qmap = _code_map(qid_values, selected).astype(table._codes.dtype)
+    codes = qmap[table._codes]
+    keep = codes >= 0
+    if not keep.all():
+        rows = np.flatnonzero(keep)
+        codes = codes[rows]
+        table = table._subset(rows)
+    keys = _pair_keys(codes, table._document_hash(), selected.shape[0])
+    return codes, table, keys
+
+
+def _join(rkeys, run: Run, run_q, qkeys, qrels: Qrels, qrels_q):
+    """Run rows found in the qrels, and their qrels rows.
+
+    A key match counts only when the query codes and the bytes of the
+    document ids agree too; a mismatch is a hash collision, not a judgment.
+    Should two judged documents of a query share a key, the join is done on
+    the bytes alone.
+    """
+    order = np.argsort(qkeys, kind="stable")  # not a ranking: a sorted-key join
+    qsorted = qkeys[order]
+    if (qsorted[1:] == qsorted[:-1]).any():
+        return _exact_join(run, run_q, qrels, qrels_q)
+    # a byte per slot of a hash set of the qrels keys turns most unjudged
+    # rows away with one lookup
+    bits = min(max(math.ceil(math.log2(max(qsorted.shape[0], 2))) + 3, 12), 31)
+    shift = np.uint64(64 - bits)
+    present = np.zeros(1 << bits, dtype=bool)
+    slot = qsorted * _M1
+    slot >>= shift
+    present[slot.view(np.int64)] = True
+
+    def lookup(lo):
+        keys = rkeys[lo : lo + _STEP]
+        slot = keys * _M1
+        slot >>= shift
+        cand = np.flatnonzero(present[slot.view(np.int64)])
+        ck = keys[cand]
+        pos = np.searchsorted(qsorted, ck)
+        pos[pos == qsorted.shape[0]] = 0
+        hit = qsorted[pos] == ck
+        rows = cand[hit] + lo
+        idx = order[pos[hit]]
+        same = run_q[rows] == qrels_q[idx]
+        same &= run._docno.equal(rows, qrels._docno, idx)
+        return rows[same], idx[same]
+
+    parts = list(_in_order(lookup, range(0, rkeys.shape[0], _STEP)))
+    return (
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+    )
+
+
+def _exact_join(run: Run, run_q, qrels: Qrels, qrels_q):
+    """The join on query codes and document bytes alone (no hashing)."""
+    n = run_q.shape[0]
+    ids = _Ids.concat([run._docno, qrels._docno])
+    group = np.concatenate([run_q, qrels_q]).astype(np.int64)
+    _, inverse = ids.order(np.arange(n + qrels_q.shape[0]), group)
+    where = np.full(int(inverse.max()) + 1, -1, dtype=np.intp)
+    where[inverse[n:]] = np.arange(qrels_q.shape[0])
+    match = where[inverse[:n]]
+    rows = np.flatnonzero(match >= 0)
+    return rows, match[rows]
+
+
+# --------------------------------------------------------------------------
+# Layout for the engine
+# --------------------------------------------------------------------------
+
+
+def _uniform_width(codes, n_q):
+    """The common length of the queries if rows are sorted by query and all
+    queries are equally long, else None."""
+    n = codes.shape[0]
+    if n % n_q:
+        return None
+    width = n // n_q
+    shaped = codes.reshape(n_q, width)
+    if (shaped[:, 0] == np.arange(n_q)).all() and (shaped == shaped[:, :1]).all():
+        return width
+    return None
+
+
+class _Pools:
+    """The judged documents of every query (for R, N and the ideal DCG)."""
+
+    def __init__(self, pool_q, pool_y, n_q):
+        order = stable_group_order(pool_q, n_q)
+        self.q = pool_q[order]
+        self.y = pool_y[order].astype(np.float64)
+        self.size = np.bincount(self.q, minlength=n_q)
+        self.start = np.cumsum(self.size) - self.size
+        self.slot = np.arange(self.q.shape[0]) - self.start[self.q]
+        self.n_q = n_q
+
+    def block(self, queries):
+        """``(pool_y, pool_n)`` for the queries of a block."""
+        m = queries.shape[0]
+        size = self.size[queries]
+        width = max(int(size.max()), 1)
+        if m and (queries[1:] == queries[:-1] + 1).all():
+            lo = self.start[queries[0]]
+            hi = self.start[queries[-1]] + size[-1]
+            q, y, slot = self.q[lo:hi], self.y[lo:hi], self.slot[lo:hi]
+            local = q - queries[0]
+        else:
+            where = np.full(self.n_q, -1, dtype=np.intp)
+            where[queries] = np.arange(m)
+            local = where[self.q]
+            keep = local >= 0
+            local, y, slot = local[keep], self.y[keep], self.slot[keep]
+        pool_y = np.zeros((m, width))
+        pool_y.reshape(-1)[local * width + slot] = y
+        return pool_y, size
+
+
+def _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids):
+    """The blocks of a run whose queries are runs of ``width`` rows in query
+    order, built one at a time (no array of the run's size is allocated)."""
+    step = max(1, SLICE_VALUES // width)
+    for lo in range(0, n_q, step):
+        hi = min(lo + step, n_q)
+        m = hi - lo
+        first, last = lo * width, hi * width
+        a, b = np.searchsorted(rows, (first, last))
+        cells = rows[a:b] - first
+        y = np.zeros((m, width))
+        y.reshape(-1)[cells] = rel[a:b]
+        judged = np.zeros((m, width), dtype=bool)
+        judged.reshape(-1)[cells] = True
+        pool_y, pool_n = pools.block(np.arange(lo, hi))
+        yield Block(
+            rows=np.arange(lo, hi),
+            y=y,
+            s=s[first:last].reshape(m, width),
+            judged=judged,
+            pool_y=pool_y,
+            pool_n=pool_n,
+            tiebreak=np.arange(first, last).reshape(m, width) if with_ids else None,
+        )
+
+
+def _general_blocks(rows, rel, s, codes, n_q, pools, with_ids):
+    """The grouped layout's blocks for rows of any order and queries of any
+    length, with their pools."""
+    n = codes.shape[0]
+    y = np.zeros(n)
+    y[rows] = rel
+    judged = np.zeros(n, dtype=bool)
+    judged[rows] = True
+    ids = np.arange(n) if with_ids else None
+    # a query without any retrieved document gets one unjudged placeholder
+    present = np.zeros(n_q, dtype=bool)
+    present[codes] = True
+    if not present.all():
+        missing = np.flatnonzero(~present).astype(codes.dtype)
+        k = missing.shape[0]
+        codes = np.concatenate([codes, missing])
+        y = np.concatenate([y, np.zeros(k)])
+        s = np.concatenate([s, np.zeros(k)])
+        judged = np.concatenate([judged, np.zeros(k, dtype=bool)])
+        if with_ids:
+            ids = np.concatenate([ids, np.full(k, -1)])
+    layout = grouped_layout(y, s, codes, judged=judged, tiebreak=ids)
+    for block in layout.blocks:
+        block.pool_y, block.pool_n = pools.block(block.rows)
+    return layout.blocks
+
+
+# --------------------------------------------------------------------------
+# Evaluation
+# --------------------------------------------------------------------------
+
+_TIES = (*TIES, "trec_eval")
+_CONSTRAINTS = {
+    "ties": [Options(_TIES)],
+    "queries": [Options(("intersection", "qrels", "run"))],
+    "score_dtype": [Options(("float64", "float32"))],
+    "return_per_query": COMMON_CONSTRAINTS["ignore_ties"],
+}
+
+
+def _preview(table: _Table) -> str:
+    q = _decode(table._qid_values[:3]).tolist()
+    more = ", ..." if table.n_queries > 3 else ""
+    return "[" + ", ".join(map(_show, q)) + more + "]"
+
+
+def evaluate_run(
+    qrels,
+    run,
+    metrics,
+    *,
+    ties: str = "average",
+    queries: str = "intersection",
+    relevance_level: float | None = None,
+    replace_undefined_by: float = 0.0,
+    score_dtype: str = "float64",
+    return_per_query: bool = False,
+):
+    """Evaluate a retrieval run against relevance judgments.
+
+    Parameters
+    ----------
+    qrels : Qrels, str, path-like, pandas.DataFrame or dict
+        The judgments, or anything :func:`read_qrels` reads.
+    run : Run, str, path-like, pandas.DataFrame or dict
+        The run, or anything :func:`read_run` reads.
+    metrics : str, MetricSpec or list of them
+        Metric names such as ``"ndcg@10"``, ``"map"``, ``"P@5"`` or
+        ``"bpref"`` (see :func:`skrank.get_metric_names`); trec_eval's
+        spellings ``P_5``, ``P.5,10``, ``recall_100``, ``map_cut_10``,
+        ``ndcg_cut_10``, ``success_1`` and ``recip_rank`` are accepted too.
+    ties : {"average", "optimistic", "pessimistic", "first", "trec_eval"}, \
+default="average"
+        How documents with equal scores are ordered. ``"average"``: the
+        exact expected value over all orderings of each tie group (McSherry
+        & Najork, 2008). ``"optimistic"`` / ``"pessimistic"``: most / least
+        relevant first, the bounds of that expectation. ``"first"``: the
+        order of the input. ``"trec_eval"``: document id descending,
+        byte-wise, as trec_eval orders them, which gives trec_eval's numbers.
+    queries : {"intersection", "qrels", "run"}, default="intersection"
+        Which queries are scored and averaged. ``"intersection"``: those in
+        both (trec_eval's default). ``"qrels"``: every judged query, a query
+        the run misses scoring 0 (trec_eval ``-c``). ``"run"``: every query
+        of the run, one without judgments having no relevant document.
+    relevance_level : float, default=None
+        Which judged documents are relevant for the binary metrics: ``None``
+        means relevance > 0; a number means relevance >= ``relevance_level``
+        (trec_eval's ``-l``). nDCG always uses the graded relevance, as in
+        trec_eval. A level written in a metric's name (``"P(rel=2)@5"``)
+        takes precedence.
+    replace_undefined_by : float or np.nan, default=0.0
+        Value of a query for which a metric is undefined (no relevant
+        document). ``0.0`` is trec_eval's convention and keeps the query in
+        the mean; ``np.nan`` leaves such queries out of the mean.
+    score_dtype : {"float64", "float32"}, default="float64"
+        Precision of the scores. trec_eval 9.0.8 and pytrec_eval hold scores
+        as ``float32``, which can turn close scores into ties; pass
+        ``"float32"`` to reproduce them exactly.
+    return_per_query : bool, default=False
+        Also return one value per query and metric.
+
+    Returns
+    -------
+    results : dict
+        Maps each metric's canonical name to its mean over the queries.
+    per_query : pandas.DataFrame
+        Only when ``return_per_query=True``: one row per query (index
+        ``qid``, in natural order) and one column per metric. Undefined
+        values are ``replace_undefined_by``. This needs pandas (the ``trec``
+        extra); without it, ``return_per_query=True`` raises ``ImportError``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown metric name, a parameter out of range, a run that
+        shares no query with the qrels, or any input that :func:`read_qrels`
+        or :func:`read_run` rejects.
+
+    See Also
+    --------
+    read_qrels : Read relevance judgments.
+    read_run : Read a run.
+    skrank.evaluate : The same metrics on score and relevance arrays.
+
+    Notes
+    -----
+    A retrieved document missing from the qrels is non-relevant, and
+    unjudged for bpref. Every judged document counts for the query's number
+    of relevant documents ``R`` (recall, average precision, R-precision,
+    bpref) and for its ideal DCG, whether the run retrieved it or not, as in
+    trec_eval. A negative relevance marks a pooled document that was not
+    assessed: it is neither relevant nor judged non-relevant.
+
+    The metrics follow trec_eval's definitions: ``precision@k`` divides by
+    ``k`` even when fewer documents were retrieved, ``map@k`` divides by
+    ``R`` (trec_eval's ``map_cut``), ``hit_rate@k`` is ``success_k``,
+    ``mrr`` is ``recip_rank`` and nDCG takes the relevance grade as its
+    gain (``gain="exponential"`` selects ``2**rel - 1`` instead, which
+    trec_eval does not offer). With ``ties="trec_eval"`` (and
+    ``score_dtype="float32"`` for trec_eval 9.0.8 and pytrec_eval) every
+    value equals trec_eval's; the other tie rules differ from it only where
+    scores tie. The metrics trec_eval lacks keep skrank's definitions:
+    ``precision`` and ``f1`` without a cutoff use the number of retrieved
+    documents, and ``rbp`` defaults to ``p=0.8`` (trec_eval 10 uses 0.9).
+    For graded relevance that is not an integer (DataFrames, dicts), the
+    default ``relevance_level=None`` counts every grade above 0 as relevant,
+    where trec_eval's level 1 would not.
+
+    All queries are ranked at once (no loop over queries), in blocks of a
+    quarter of a million documents, two blocks at a time.
+
+    References
+    ----------
+    .. [1] McSherry, F., & Najork, M. (2008). Computing information retrieval
+       performance measures efficiently in the presence of tied scores.
+       ECIR 2008, 414-421.
+    .. [2] Buckley, C., & Voorhees, E. M. (2004). Retrieval evaluation with
+       incomplete information. SIGIR 2004, 25-32.
+
+    Examples
+    --------
+    >>> from skrank.trec import evaluate_run
+    >>> qrels = {"q1": {"d1": 1, "d2": 0, "d4": 2}, "q2": {"d7": 1}}
+    >>> run = {"q1": {"d1": 0.9, "d2": 0.5, "d3": 0.5},
+    ...        "q2": {"d7": 0.3, "d8": 0.3}}
+    >>> res = evaluate_run(qrels, run, ["map", "P@2", "ndcg@3"])
+    >>> {name: round(value, 4) for name, value in res.items()}
+    {'map': 0.625, 'precision@2': 0.5, 'ndcg@3': 0.5978}
+
+    ``d4`` was not retrieved but counts in R and in the ideal DCG of ``q1``.
+    The tie between ``d7`` and ``d8`` is averaged by default (``d7`` is first
+    in half of the orderings); trec_eval puts ``d8`` first (document ids
+    descending), which lowers ``q2``:
+
+    >>> res = evaluate_run(qrels, run, ["map", "P@2", "ndcg@3"],
+    ...                    ties="trec_eval")
+    >>> {name: round(value, 4) for name, value in res.items()}
+    {'map': 0.5, 'precision@2': 0.5, 'ndcg@3': 0.5055}
+
+    Per query, with the bounds of the tie expectation:
+
+    >>> _, table = evaluate_run(qrels, run, "map", ties="optimistic",
+    ...                         return_per_query=True)
+    >>> table
+         map
+    qid
+    q1   0.5
+    q2   1.0
+    """
+    validate_params(
+        "evaluate_run", {"return_per_query": return_per_query}, _CONSTRAINTS
+    )
+    results, qids, columns = evaluate_run_columns(
+        qrels,
+        run,
+        metrics,
+        ties=ties,
+        queries=queries,
+        relevance_level=relevance_level,
+        replace_undefined_by=replace_undefined_by,
+        score_dtype=score_dtype,
+    )
+    if not return_per_query:
+        return results
+    pd = _import_pandas("evaluate_run(return_per_query=True)")
+    return results, pd.DataFrame(columns, index=pd.Index(qids, name="qid"))
+
+
+def evaluate_run_columns(
+    qrels,
+    run,
+    metrics,
+    *,
+    ties="average",
+    queries="intersection",
+    relevance_level=None,
+    replace_undefined_by=0.0,
+    score_dtype="float64",
+):
+    """:func:`evaluate_run` with the per-query values as plain columns:
+    ``(means, qids, {metric: values})``, queries in natural order. The
+    command line reads them without pandas."""
+    caller = "evaluate_run"
+    validate_params(
+        caller,
+        {
+            "ties": ties,
+            "queries": queries,
+            "relevance_level": relevance_level,
+            "replace_undefined_by": replace_undefined_by,
+            "score_dtype": score_dtype,
+        },
+        _CONSTRAINTS,
+    )
+    requested = _metric_specs(metrics, caller)
+    specs = [s.with_defaults(relevance_level=relevance_level) for s in requested]
+    qrels = _read(qrels, "qrels", caller)
+    run = _read(run, "run", caller)
+
+    # -- queries -------------------------------------------------------------
+    qrels_ids, run_ids = _same_kind(qrels._qid_values, run._qid_values)
+    shared = np.intersect1d(qrels_ids, run_ids)
+    if shared.shape[0] == 0:
+        raise InvalidParameterError(
+            f"{caller}: the run shares no query with the qrels (run queries "
+            f"{_preview(run)}; qrels queries {_preview(qrels)}). Check that "
+            "the files belong together and that query ids are spelled alike."
+        )
+    if queries == "intersection":
+        selected = shared
+    elif queries == "qrels":
+        selected = qrels_ids
+    else:
+        selected = run_ids
+    n_q = selected.shape[0]
+    run_q, sub, rkeys = _recode(run, run_ids, selected)
+    qrels_q, qsub, qkeys = _recode(qrels, qrels_ids, selected)
+
+    # -- relevance of each retrieved document ---------------------------------
+    rows, idx = _join(rkeys, sub, run_q, qkeys, qsub, qrels_q)
+    rel = qsub._values[idx]
+    assessed = rel >= 0
+    rows = rows[assessed]
+    rel = rel[assessed].astype(np.float64)
+    s = sub._values
+    if score_dtype == "float32":
+        # scores beyond the float32 range become infinite, as in trec_eval
+        with np.errstate(over="ignore"):
+            s = s.astype(np.float32).astype(np.float64)
+    pool_mask = qsub._values >= 0
+    needs_n = any(spec.measure.needs_judged_nonrelevant for spec in specs)
+    levels = [spec.params.get("relevance_level") for spec in specs]
+    if not needs_n and all(lv is None or lv > 0 for lv in levels):
+        # documents judged non-relevant matter only to bpref's N
+        pool_mask &= qsub._values > 0
+    pools = _Pools(qrels_q[pool_mask], qsub._values[pool_mask], n_q)
+    with_ids = ties == "trec_eval"
+    width = _uniform_width(run_q, n_q)
+    if width is not None:
+        blocks = _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids)
+    else:
+        blocks = _general_blocks(rows, rel, s, run_q, n_q, pools, with_ids)
+    docno = sub._docno
+
+    def docno_keys(ids):
+        # trec_eval orders tied documents by id, byte-wise descending: the
+        # ranks of the ids among the tied ones (an order of ids, not a ranking)
+        return docno.order(ids)[1]
+
+    values = compute(
+        caller,
+        specs,
+        Prepared(Layout(n_q, blocks), None),
+        ties=ties,
+        average=None,
+        replace_undefined_by=float("nan"),
+        threads=_threads(),
+        secondary=docno_keys if with_ids else None,
+    )
+    results = {}
+    per_query = {}
+    for spec, v in zip(requested, values, strict=True):
+        undefined = np.isnan(v)
+        per_query[spec.name] = aggregate(
+            caller, spec, v.copy(), undefined, None, None, replace_undefined_by
+        )
+        results[spec.name] = aggregate(
+            caller, spec, v, undefined, None, "mean", replace_undefined_by
+        )
+    order = _natural_order(selected)
+    qids = _decode(selected[order])
+    return results, qids, {name: v[order] for name, v in per_query.items()}

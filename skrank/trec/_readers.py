@@ -1,0 +1,797 @@
+"""Readers of qrels and runs from files (in chunks, on two threads), arrays,
+DataFrames and dicts, with errors that name the file and line."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+import zlib
+
+import numpy as np
+
+from .._validation import InvalidParameterError
+from ._ids import _fixed_ok, _hash_spans, _Ids, _n_words, _spans_equal
+from ._io import (
+    _INT64_MAX,
+    _INT64_MIN,
+    _QRELS_FIELDS,
+    _RUN_FIELDS,
+    _chunk_array,
+    _chunks,
+    _FormatError,
+    _hash40,
+    _in_order,
+    _label,
+    _locate,
+    _open_binary,
+    _parse_values,
+    _show,
+    _SourceError,
+    _words,
+)
+from ._tables import Qrels, Run, _finish_table, _id_array, _Lines, _Table
+
+# --------------------------------------------------------------------------
+# Readers
+# --------------------------------------------------------------------------
+
+
+class _Growable:
+    """An output column filled chunk by chunk, grown geometrically.
+
+    Filling preallocated memory avoids concatenating the chunks at the end,
+    which would touch every byte twice.
+    """
+
+    def __init__(self, dtype, capacity, width=None):
+        self.width = width
+        shape = (capacity,) if width is None else (capacity, width)
+        self.buf = np.empty(shape, dtype=dtype)
+        self.n = 0
+
+    def append(self, part):
+        m = part.shape[0]
+        need = self.n + m
+        width = None if self.width is None else max(self.width, part.shape[1])
+        if need > self.buf.shape[0] or width != self.width:
+            capacity = max(need, int(self.buf.shape[0] * 1.5) + 1024)
+            shape = (capacity,) if width is None else (capacity, width)
+            grown = np.zeros(shape, dtype=self.buf.dtype)
+            if width is None:
+                grown[: self.n] = self.buf[: self.n]
+            else:
+                grown[: self.n, : self.width] = self.buf[: self.n]
+            self.buf = grown
+            self.width = width
+        if width is None:
+            self.buf[self.n : need] = part
+        else:
+            self.buf[self.n : need, : part.shape[1]] = part
+            if part.shape[1] < width:
+                self.buf[self.n : need, part.shape[1] :] = 0
+        self.n = need
+
+    def result(self):
+        return self.buf[: self.n]
+
+
+class _DocColumn:
+    """The document ids of a file, gathered chunk by chunk.
+
+    Chunks come as zero-padded matrices (the usual case) or as bytes end to
+    end with their lengths (a chunk whose ids differ much in length). The
+    column stays a matrix as long as :func:`_fixed_ok` allows, then turns
+    ragged.
+    """
+
+    def __init__(self, guess):
+        self.guess = guess
+        self.matrix = None  # _Growable (rows, width) uint8
+        self.packed = None  # _Growable uint8 (ragged)
+        self.lengths = None  # _Growable int64 (ragged)
+        self.n = 0
+        self.total = 0
+
+    def append(self, matrix, packed, lengths, total):
+        self.n += lengths.shape[0]
+        self.total += total
+        if self.packed is None and matrix is not None:
+            width = matrix.shape[1]
+            if self.matrix is not None:
+                width = max(width, self.matrix.width)
+            if _fixed_ok(self.n, width, self.total):
+                if self.matrix is None:
+                    self.matrix = _Growable(np.uint8, self.guess, matrix.shape[1])
+                self.matrix.append(matrix)
+                return
+        if self.packed is None:
+            self._to_ragged()
+        if matrix is not None:
+            packed = matrix[matrix != 0]
+        self.packed.append(packed)
+        self.lengths.append(lengths)
+
+    def _to_ragged(self):
+        self.packed = _Growable(np.uint8, max(self.total * 2, 1024))
+        self.lengths = _Growable(np.int64, self.guess)
+        if self.matrix is not None:
+            m = self.matrix.result()
+            self.matrix = None
+            self.packed.append(m[m != 0])
+            self.lengths.append(np.count_nonzero(m, axis=1))
+
+    def result(self) -> _Ids:
+        if self.packed is None:
+            m = self.matrix.result()
+            return _Ids(fixed=m.view(f"S{max(m.shape[1], 1)}").reshape(-1))
+        return _Ids.from_packed(self.packed.result(), self.lengths.result())
+
+
+def _qid_runs(b, start, length):
+    """The query ids of one chunk: ``(heads, head_codes, run_lengths)``.
+
+    Consecutive rows of the same query form a run; ``heads`` are the distinct
+    query ids of the chunk (sorted; an ``S`` array, or an object array of
+    bytes when the ids differ much in length) and ``head_codes`` the head of
+    each run.
+    """
+    n = start.shape[0]
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    n_words = _n_words(length)
+    if _fixed_ok(n, 8 * n_words, int(length.sum())):
+        words = _words(b, start, length, n_words)
+        if n > 1:
+            np.any(words[1:] != words[:-1], axis=1, out=change[1:])
+        starts = np.flatnonzero(change)
+        heads = np.ascontiguousarray(words[starts])
+        heads = heads.view(f"S{8 * n_words}").reshape(-1)
+    else:
+        b64 = b.view("<u8")
+        if n > 1:
+            change[1:] = ~_spans_equal(
+                b64, start[1:], length[1:], b64, start[:-1], length[:-1]
+            )
+        starts = np.flatnonzero(change)
+        heads = np.empty(starts.shape[0], dtype=object)
+        heads[:] = [
+            b[s : s + ln].tobytes()
+            for s, ln in zip(
+                start[starts].tolist(), length[starts].tolist(), strict=True
+            )
+        ]
+    heads, head_codes = np.unique(heads, return_inverse=True)
+    return heads, head_codes.reshape(-1), np.diff(starts, append=n)
+
+
+def _gather_bytes(b, start, length):
+    """The bytes of the spans of ``b``, end to end."""
+    total = int(length.sum())
+    offset = np.cumsum(length) - length
+    idx = np.repeat(start - offset, length)
+    idx += np.arange(total)
+    return b[idx]
+
+
+class _Parsed:
+    """The fields of one chunk (line numbers relative to the chunk)."""
+
+    __slots__ = (
+        "n_lines",
+        "lines",
+        "heads",
+        "head_codes",
+        "lengths",
+        "docno",
+        "doc_packed",
+        "doc_length",
+        "doc_total",
+        "h40",
+        "values",
+        "run_name",
+        "error",
+        "size",
+    )
+
+
+def _parse_chunk(chunk, is_run, want_name):
+    """Parse one chunk; a pure function, so chunks can be parsed in parallel."""
+    out = _Parsed()
+    out.error = None
+    ncols = 6 if is_run else 4
+    value_col = 4 if is_run else 3
+    try:
+        b, size = _chunk_array(chunk)
+        out.size = size
+        want = (0, 2, value_col) + ((5,) if want_name else ())
+        spans, out.n_lines, out.lines = _locate(
+            b,
+            size,
+            ncols,
+            not is_run,
+            0,
+            _RUN_FIELDS if is_run else _QRELS_FIELDS,
+            want,
+        )
+        n = spans[0][0].shape[0]
+        out.run_name = None
+        if n == 0:
+            out.heads = None
+            return out
+        out.heads, out.head_codes, out.lengths = _qid_runs(b, *spans[0])
+        start, length = spans[2]
+        out.doc_length = length
+        out.doc_total = int(length.sum())
+        n_words = _n_words(length)
+        if _fixed_ok(n, 8 * n_words, out.doc_total):
+            dw = _words(b, start, length, n_words)
+            out.docno = dw.view(np.uint8).reshape(n, -1)[:, : int(length.max())]
+            out.doc_packed = None
+            out.h40 = _hash40(dw)
+        else:
+            # a few long ids: a matrix as wide as the longest would be huge
+            out.docno = None
+            out.doc_packed = _gather_bytes(b, start, length)
+            out.h40 = _hash_spans(b.view("<u8"), start, length)
+        out.values = _parse_values(b, *spans[value_col], out.lines, is_run)
+        if want_name:
+            rs, rl = spans[5]
+            out.run_name = bytes(b[rs[0] : rs[0] + min(int(rl[0]), 4096)]).decode(
+                "utf-8", errors="replace"
+            )
+    except _FormatError as exc:
+        out.error = exc
+    return out
+
+
+def _parsed_chunks(fh, is_run, what, label, named):
+    """Parse the chunks of a file, in order (see :func:`_in_order`).
+
+    The run id is read from the chunks handed out before ``named`` (a list)
+    holds a value: up to the first chunk with a data line.
+    """
+    jobs = ((chunk, is_run and not named) for chunk in _chunks(fh, what, label))
+    yield from _in_order(lambda job: _parse_chunk(job[0], is_run, job[1]), jobs)
+
+
+def _query_codes(heads, head_codes, lengths):
+    """Sorted unique query ids of a file and the query code of each row."""
+    n_heads = sum(h.shape[0] for h in heads)
+    wide = max(h.dtype.itemsize if h.dtype.kind == "S" else 0 for h in heads)
+    cost = sum(h.shape[0] * h.dtype.itemsize for h in heads if h.dtype.kind == "S")
+    if any(h.dtype.kind == "O" for h in heads) or not _fixed_ok(n_heads, wide, cost):
+        heads = [h.astype(object) for h in heads]
+    qid_values, inverse = np.unique(np.concatenate(heads), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    code_type = np.int32 if qid_values.shape[0] < 2**31 else np.int64
+    inverse = inverse.astype(code_type)
+    run_codes = []
+    offset = 0
+    for h, c in zip(heads, head_codes, strict=True):
+        run_codes.append(inverse[offset + c])
+        offset += h.shape[0]
+    codes = np.repeat(np.concatenate(run_codes), np.concatenate(lengths))
+    return _id_array(qid_values), codes
+
+
+def _read_file(source, kind: str, caller: str):
+    """Parse a TREC qrels (``kind="qrels"``) or run file."""
+    label = _label(source)
+    is_run = kind == "run"
+    what = f"{kind} file"
+    fields = _RUN_FIELDS if is_run else _QRELS_FIELDS
+    lines = _Lines(label)
+    heads, head_codes, lengths = [], [], []
+    docnos = hashes = values = None
+    run_name = None
+    n_rows = 0
+    line_base = 0
+    seen = 0
+    to_close = None
+    try:
+        fh, to_close, total = _open_binary(source, what, label)
+        named = []
+        for parsed in _parsed_chunks(fh, is_run, what, label, named):
+            if parsed.error is not None:
+                exc = parsed.error
+                raise InvalidParameterError(
+                    f"{caller}: line {line_base + exc.line} of {label}: {exc.message}."
+                )
+            seen += parsed.size
+            if parsed.heads is None:
+                line_base += parsed.n_lines
+                continue
+            n = parsed.values.shape[0]
+            rel_lines = parsed.lines
+            lines.add(
+                n_rows,
+                line_base + 1,
+                None if rel_lines is None else rel_lines + line_base,
+            )
+            heads.append(parsed.heads)
+            head_codes.append(parsed.head_codes)
+            lengths.append(parsed.lengths)
+            if docnos is None:
+                # the first chunk tells the length of a line
+                guess = n + 1024
+                if total is not None:
+                    guess = int(total / max(seen, 1) * n * 1.02) + 1024
+                docnos = _DocColumn(guess)
+                hashes = _Growable(np.uint64, guess)
+                values = _Growable(np.float64 if is_run else np.int64, guess)
+            docnos.append(
+                parsed.docno, parsed.doc_packed, parsed.doc_length, parsed.doc_total
+            )
+            hashes.append(parsed.h40)
+            values.append(parsed.values)
+            if run_name is None:
+                run_name = parsed.run_name
+                named.append(True)
+            n_rows += n
+            line_base += parsed.n_lines
+    except _SourceError as exc:
+        raise InvalidParameterError(f"{caller}: {exc}.") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        # gzip.BadGzipFile is an OSError
+        raise InvalidParameterError(f"{caller}: cannot read {label}: {exc}.") from None
+    finally:
+        if to_close is not None:
+            to_close.close()
+    if n_rows == 0:
+        raise InvalidParameterError(
+            f"{caller}: {label} holds no {kind} lines (expected lines "
+            f"'{fields}'); the file is empty or has only blank and comment lines."
+        )
+    qid_values, codes = _query_codes(heads, head_codes, lengths)
+    return _finish_table(
+        kind,
+        qid_values,
+        codes,
+        docnos.result(),
+        values.result(),
+        hashes.result(),
+        lines,
+        label,
+        run_name,
+    )
+
+
+_COLUMNS = {
+    "qid": ("qid", "query_id", "q_id"),
+    "docno": ("docno", "doc_id", "docid"),
+    "relevance": ("relevance", "rel", "label"),
+    "score": ("score",),
+}
+
+
+def _id_values(values, what, caller, lines) -> np.ndarray:
+    """Query or document ids (str, bytes or integers) as bytes.
+
+    Returns an ``S`` array or an object array of bytes. ``str`` is encoded as
+    UTF-8, lone surrogates as the bytes they escape (the ids of
+    :attr:`Run.docno` and friends encode back to the bytes read). Empty ids
+    and ids holding a NUL byte are refused.
+    """
+    arr = values if isinstance(values, np.ndarray) else np.asarray(values)
+    kind = arr.dtype.kind
+    if kind in "iu":
+        return arr.astype("S")
+    if kind == "U":
+        try:
+            arr = arr.astype("S")
+            kind = "S"
+        except UnicodeEncodeError:
+            arr = arr.astype(object)
+            kind = "O"
+    if kind == "S":
+        if arr.shape[0] and arr.dtype.itemsize:
+            width = arr.dtype.itemsize
+            m = np.ascontiguousarray(arr).view(np.uint8).reshape(-1, width)
+            lengths = np.char.str_len(arr)
+            bad = (lengths == 0) | (np.count_nonzero(m, axis=1) != lengths)
+        else:
+            bad = np.ones(arr.shape[0], dtype=bool)
+        if bad.any():
+            _bad_id(arr.tolist(), int(np.flatnonzero(bad)[0]), what, caller, lines)
+        return arr
+    if kind != "O":
+        raise InvalidParameterError(
+            f"{caller}: {what} must be strings or integers; got dtype {arr.dtype}."
+        )
+    out = []
+    for i, v in enumerate(arr.tolist()):
+        if isinstance(v, str):
+            try:
+                v = v.encode("utf-8", errors="surrogateescape")
+            except UnicodeEncodeError as exc:
+                raise InvalidParameterError(
+                    f"{caller}: the id {_show(v)} at {lines.where(i)} is not "
+                    f"valid Unicode ({exc.reason})."
+                ) from None
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+            v = str(int(v)).encode()
+        elif not isinstance(v, bytes):
+            raise InvalidParameterError(
+                f"{caller}: {what} must be strings or integers; got "
+                f"{_show(v)} of type {type(v).__name__} at {lines.where(i)}."
+            )
+        if not v or b"\x00" in v:
+            _bad_id(out + [v], i, what, caller, lines)
+        out.append(v)
+    result = np.empty(len(out), dtype=object)
+    result[:] = out
+    return result
+
+
+def _bad_id(values, row, what, caller, lines):
+    value = values[row]
+    if isinstance(value, bytes) and value:
+        raise InvalidParameterError(
+            f"{caller}: {what} may not hold NUL bytes; got {_show(value)} at "
+            f"{lines.where(row)}."
+        )
+    raise InvalidParameterError(
+        f"{caller}: empty query or document id at {lines.where(row)}."
+    )
+
+
+def _number_column(values, kind, caller, lines) -> np.ndarray:
+    """Scores (float64) or relevance (int64, float64 for graded floats).
+
+    Refuses what is not a real number (strings, complex numbers, None), a
+    non-finite value, and a relevance that is integral but outside the
+    64-bit integer range.
+    """
+    what = "score" if kind == "run" else "relevance"
+    shown = values if isinstance(values, list) else None
+    arr = None
+    if isinstance(values, np.ndarray):
+        arr = values
+    else:
+        try:
+            arr = np.asarray(values)
+        except (ValueError, TypeError, OverflowError):
+            arr = None
+        if arr is not None and arr.dtype.kind not in "biufc":
+            arr = None  # mixed types: check value by value
+        if arr is None:
+            arr = np.empty(len(values), dtype=object)
+            arr[:] = values
+    code = arr.dtype.kind
+    if code == "c":
+        row = int(np.flatnonzero(arr.imag != 0)[0]) if (arr.imag != 0).any() else 0
+        _not_real(arr[row], row, what, caller, lines)
+    if code == "O":
+        return _number_objects(arr, kind, caller, lines)
+    if code not in "biuf":
+        _not_real(arr[0], 0, what, caller, lines)
+    if code == "b":
+        return arr.astype(np.float64 if kind == "run" else np.int64)
+    if code in "iu":
+        if kind == "run":
+            return arr.astype(np.float64)
+        if code == "u" and arr.dtype.itemsize == 8:
+            big = arr > np.uint64(_INT64_MAX)
+            if big.any():
+                row = int(np.flatnonzero(big)[0])
+                value = int(arr[row]) if shown is None else shown[row]
+                _out_of_range(value, row, caller, lines)
+        return arr.astype(np.int64)
+    finite = np.isfinite(arr)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise InvalidParameterError(
+            f"{caller}: {what} {float(arr[row])!r} at {lines.where(row)} is not a "
+            "finite number."
+        )
+    if kind == "run":
+        return arr.astype(np.float64)
+    v = arr.astype(np.float64)
+    if not np.all(v == np.round(v)):
+        return v
+    big = (v < -(2.0**63)) | (v >= 2.0**63)
+    if big.any():
+        row = int(np.flatnonzero(big)[0])
+        value = float(v[row]) if shown is None else shown[row]
+        _out_of_range(value, row, caller, lines)
+    return v.astype(np.int64)
+
+
+def _not_real(value, row, what, caller, lines):
+    if isinstance(value, np.generic):
+        value = value.item()
+    raise InvalidParameterError(
+        f"{caller}: the {what} at {lines.where(row)} must be a real number; got "
+        f"{_show(value)} of type {type(value).__name__}."
+    )
+
+
+def _out_of_range(value, row, caller, lines):
+    raise InvalidParameterError(
+        f"{caller}: relevance {_show(value)} at {lines.where(row)} is outside the "
+        f"range of 64-bit integers [{_INT64_MIN}, {_INT64_MAX}]."
+    )
+
+
+def _number_objects(arr, kind, caller, lines) -> np.ndarray:
+    """:func:`_number_column` for an object array, value by value."""
+    what = "score" if kind == "run" else "relevance"
+    items = arr.tolist()
+    integral = True
+    floats = []
+    for row, x in enumerate(items):
+        if isinstance(x, (bool, np.bool_)):
+            x = int(x)
+        if not isinstance(x, numbers.Real):
+            _not_real(x, row, what, caller, lines)
+        if isinstance(x, numbers.Integral):
+            x = int(x)
+            if kind != "run" and not _INT64_MIN <= x <= _INT64_MAX:
+                _out_of_range(x, row, caller, lines)
+            items[row] = x
+            try:
+                floats.append(float(x))
+            except OverflowError:
+                floats.append(math.inf)
+            continue
+        try:
+            f = float(x)
+        except (OverflowError, ValueError, TypeError):
+            f = math.nan
+        if not math.isfinite(f):
+            raise InvalidParameterError(
+                f"{caller}: {what} {_show(x)} at {lines.where(row)} is not a "
+                "finite number."
+            )
+        floats.append(f)
+        items[row] = f
+        integral = integral and f.is_integer()
+    v = np.array(floats, dtype=np.float64)
+    if kind == "run":
+        if not np.isfinite(v).all():
+            row = int(np.flatnonzero(~np.isfinite(v))[0])
+            raise InvalidParameterError(
+                f"{caller}: score {_show(items[row])} at {lines.where(row)} is not "
+                "a finite number."
+            )
+        return v
+    if not integral:
+        return v
+    for row, x in enumerate(items):
+        if isinstance(x, float) and not -(2.0**63) <= x < 2.0**63:
+            _out_of_range(x, row, caller, lines)
+    return np.array([int(x) for x in items], dtype=np.int64)
+
+
+def _from_arrays(kind, qid, docno, values, lines, caller, source=None, name=None):
+    what = "score" if kind == "run" else "relevance"
+    if len(docno) == 0:
+        raise InvalidParameterError(
+            f"{caller}: the {kind} is empty; at least one "
+            f"(query, document, {what}) row is needed."
+        )
+    q = _id_values(qid, "query ids", caller, lines)
+    d = _Ids.from_array(_id_values(docno, "document ids", caller, lines))
+    v = _number_column(values, kind, caller, lines)
+    qid_values, codes = np.unique(q, return_inverse=True)
+    codes = codes.reshape(-1).astype(np.int32 if len(qid_values) < 2**31 else np.int64)
+    return _finish_table(
+        kind,
+        _id_array(qid_values),
+        codes,
+        d,
+        v,
+        d.hash40(),
+        lines,
+        source,
+        name,
+    )
+
+
+def _from_frame(df, kind, caller, name):
+    value_col = "score" if kind == "run" else "relevance"
+    chosen = {}
+    for key in ("qid", "docno", value_col):
+        found = [c for c in _COLUMNS[key] if c in df.columns]
+        if not found:
+            others = ", ".join(map(repr, _COLUMNS[key][1:]))
+            also = f" (or {others} for {key!r})" if others else ""
+            raise InvalidParameterError(
+                f"{caller}: a {kind} DataFrame needs columns 'qid', 'docno' "
+                f"and {value_col!r}{also}; got columns {df.columns.tolist()}."
+            )
+        chosen[key] = found[0]
+    return _from_arrays(
+        kind,
+        df[chosen["qid"]].to_numpy(),
+        df[chosen["docno"]].to_numpy(),
+        df[chosen[value_col]].to_numpy(),
+        _Lines("the DataFrame", kind="frame"),
+        caller,
+        source="DataFrame",
+        name=name,
+    )
+
+
+def _from_dict(data, kind, caller, name):
+    what = "score" if kind == "run" else "relevance"
+    qids, docs, vals = [], [], []
+    for q, inner in data.items():
+        if not isinstance(inner, dict):
+            raise InvalidParameterError(
+                f"{caller}: a {kind} dict maps each query id to a dict "
+                f"{{docno: {what}}}; query {_show(q)} maps to "
+                f"{type(inner).__name__}."
+            )
+        qids.extend([q] * len(inner))
+        docs.extend(inner.keys())
+        vals.extend(inner.values())
+    q = np.empty(len(qids), dtype=object)
+    q[:] = [x if isinstance(x, (bytes, str, int, np.integer)) else str(x) for x in qids]
+    d = np.empty(len(docs), dtype=object)
+    d[:] = docs
+    return _from_arrays(
+        kind,
+        q,
+        d,
+        vals,
+        _Lines("the dict", kind="dict", keys=(qids, docs)),
+        caller,
+        source="dict",
+        name=name,
+    )
+
+
+def _read(source, kind, caller, name=None):
+    cls = Qrels if kind == "qrels" else Run
+    if isinstance(source, cls):
+        if name is not None and name != source.name:
+            source = source._subset(slice(None))
+            source.name = name
+        return source
+    if isinstance(source, _Table):
+        raise InvalidParameterError(
+            f"{caller} expects {kind}; got a {type(source).__name__}."
+        )
+    if isinstance(source, dict):
+        table = _from_dict(source, kind, caller, name)
+    elif hasattr(source, "columns") and hasattr(source, "to_numpy"):
+        table = _from_frame(source, kind, caller, name)
+    elif isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
+        table = _read_file(source, kind, caller)
+        if name is not None:
+            table.name = name
+    else:
+        raise InvalidParameterError(
+            f"{caller}: the {kind} must be a file path, a pandas DataFrame or "
+            f"a dict {{qid: {{docno: value}}}}; got {type(source).__name__}."
+        )
+    table._check_duplicates()
+    return table
+
+
+def read_qrels(source) -> Qrels:
+    """Read relevance judgments (qrels).
+
+    Parameters
+    ----------
+    source : str, path-like, file object, pandas.DataFrame or dict
+        A TREC qrels file (a path or a file object, gzip-compressed or not)
+        with lines ``qid iter docno relevance``; a DataFrame with columns
+        ``qid``, ``docno`` and ``relevance``; or a nested dict
+        ``{qid: {docno: relevance}}``. Fields are separated by spaces and
+        tabs; blank lines and lines starting with ``#`` are skipped. A
+        :class:`Qrels` is returned as it is.
+
+    Returns
+    -------
+    qrels : Qrels
+        The judgments.
+
+    Raises
+    ------
+    ValueError
+        If a line does not have four fields, holds a control byte or has a
+        relevance that is not an integer of the 64-bit range (the message
+        names the file and the line), a text file object cannot be decoded,
+        a relevance in a DataFrame or dict is not a real number, a document
+        is judged twice for the same query, or the source holds no judgment.
+        The error is skrank's ``InvalidParameterError``, which is also a
+        ``TypeError``.
+
+    See Also
+    --------
+    read_run : Read a run.
+    evaluate_run : Evaluate a run against qrels.
+
+    Notes
+    -----
+    Relevance is an integer grade; 0 is judged non-relevant and a negative
+    value is a document of the pool that was not assessed (trec_eval's
+    convention: it is neither relevant nor non-relevant and has no gain).
+    DataFrames and dicts may carry non-integer grades, which are kept as
+    floats.
+
+    Files are read as bytes, as trec_eval reads them. Lines end with LF,
+    CRLF or a lone CR (old Mac files); a UTF-8 byte order mark is skipped,
+    and a UTF-16 or UTF-32 file is refused. Fields are separated by spaces
+    and tabs (vertical tabs and form feeds too, like C's ``isspace`` in
+    trec_eval); any other control byte (NUL, ``\x01``, ...) in a data line
+    is an error that names the line, so that it can neither cut an id nor
+    shift a column. Ids are kept as bytes: ids that are not valid UTF-8 are
+    kept apart, and the ``str`` properties decode them with
+    ``errors="surrogateescape"``, which encodes back to the same bytes. A
+    file object may be binary (best: any bytes are read) or text (its
+    encoding decodes it; an undecodable file is an error naming it).
+
+    Examples
+    --------
+    >>> import io
+    >>> from skrank.trec import read_qrels
+    >>> text = b"q1 0 d1 2\\nq1 0 d2 0\\n# a comment\\nq2 0 d3 1\\n"
+    >>> qrels = read_qrels(io.BytesIO(text))
+    >>> qrels.qid
+    array(['q1', 'q1', 'q2'], dtype='<U2')
+    >>> qrels.docno
+    array(['d1', 'd2', 'd3'], dtype='<U2')
+    >>> qrels.relevance
+    array([2, 0, 1])
+    """
+    return _read(source, "qrels", "read_qrels")
+
+
+def read_run(source, *, name: str | None = None) -> Run:
+    """Read a retrieval run.
+
+    Parameters
+    ----------
+    source : str, path-like, file object, pandas.DataFrame or dict
+        A TREC run file (a path or a file object, gzip-compressed or not)
+        with lines ``qid iter docno rank score runid`` (fields after the
+        sixth are ignored); a DataFrame with columns ``qid``, ``docno`` and
+        ``score``; or a nested dict ``{qid: {docno: score}}``. Fields are
+        separated by spaces and tabs; blank lines and lines starting with
+        ``#`` are skipped. A :class:`Run` is returned as it is.
+    name : str, default=None
+        Name of the run; by default the run id of the file's first line.
+
+    Returns
+    -------
+    run : Run
+        The run.
+
+    Raises
+    ------
+    ValueError
+        If a line has fewer than six fields, holds a control byte or has a
+        score that is not a finite number (the message names the file and
+        the line), a text file object cannot be decoded, a score in a
+        DataFrame or dict is not a real number, a document appears twice for
+        the same query, or the source holds no line. The error is skrank's
+        ``InvalidParameterError``, which is also a ``TypeError``.
+
+    See Also
+    --------
+    read_qrels : Read relevance judgments.
+    evaluate_run : Evaluate a run against qrels.
+
+    Notes
+    -----
+    The ``rank`` field is ignored: documents are ranked by score, as
+    trec_eval does. Files are read in chunks with numpy alone, at a few
+    hundred megabytes per second, and need no optional package; memory
+    stays within a small multiple of the file's size whatever the lengths
+    of the ids. Line ends, separators, control bytes and encodings are
+    handled as in :func:`read_qrels`.
+
+    Examples
+    --------
+    >>> import io
+    >>> from skrank.trec import read_run
+    >>> text = b"q1 Q0 d1 1 2.5 bm25\\nq1 Q0 d2 2 1.0 bm25\\n"
+    >>> run = read_run(io.BytesIO(text))
+    >>> run.name, run.score
+    ('bm25', array([2.5, 1. ]))
+    """
+    return _read(source, "run", "read_run", name=name)

@@ -1,0 +1,444 @@
+"""Qrels and runs as tables: query codes, document ids and values, with their
+conversions to dicts and DataFrames."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+import numpy as np
+
+from .._validation import InvalidParameterError
+from ._ids import _decode, _fixed_ok
+from ._io import _LOW40, _MAX_CODED, _STEP, _in_order, _pair_keys, _show
+
+# --------------------------------------------------------------------------
+# Tables
+# --------------------------------------------------------------------------
+
+
+class _Lines:
+    """Where each row came from, for error messages.
+
+    ``kind`` is ``"file"`` (lines added chunk by chunk), ``"frame"`` (row
+    positions) or ``"dict"`` (``keys`` holds the query and document of each
+    row).
+    """
+
+    def __init__(self, label, kind="file", keys=None):
+        self.label = label
+        self.kind = kind
+        self.keys = keys
+        self._row_starts = []
+        self._parts = []  # (line_start, lines or None)
+
+    def add(self, row_start, line_start, lines):
+        self._row_starts.append(row_start)
+        self._parts.append((line_start, lines))
+
+    def where(self, row) -> str:
+        row = int(row)
+        if self.kind == "file":
+            i = bisect_right(self._row_starts, row) - 1
+            line_start, lines = self._parts[i]
+            r = row - self._row_starts[i]
+            line = line_start + r if lines is None else int(lines[r])
+            return f"line {line} of {self.label}"
+        if self.kind == "frame":
+            return f"row {row} of {self.label}"
+        if self.keys is not None:
+            q, d = self.keys[0][row], self.keys[1][row]
+            return f"query {_show(q)}, document {_show(d)} of {self.label}"
+        return self.label
+
+
+def _id_array(values: np.ndarray) -> np.ndarray:
+    """Sorted unique ids (``S`` or object array of bytes) in a compact form.
+
+    An ``S`` array as wide as the longest id when that is cheap, else an
+    object array of bytes (both sort and compare byte-wise alike, ids having
+    no NUL byte).
+    """
+    if values.dtype.kind == "S":
+        if values.shape[0] == 0:
+            return values.astype("S1")
+        lengths = np.char.str_len(values)
+        width = max(int(lengths.max()), 1)
+        if _fixed_ok(values.shape[0], width, int(lengths.sum())):
+            return values.astype(f"S{width}")
+        return values.astype(object)
+    items = values.tolist()
+    lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    width = max(int(lengths.max(initial=1)), 1)
+    if _fixed_ok(len(items), width, int(lengths.sum())):
+        return np.array(items, dtype=f"S{width}")
+    return values
+
+
+def _same_kind(*arrays):
+    """Id arrays made comparable: all object arrays if one of them is."""
+    if all(a.dtype.kind == "S" for a in arrays):
+        return arrays
+    return tuple(a if a.dtype.kind == "O" else a.astype(object) for a in arrays)
+
+
+def _natural_order(qids: np.ndarray) -> np.ndarray:
+    """Order of query ids: numeric when all are plain integers, else byte-wise."""
+    items = qids.tolist()
+    if items and all(t.isdigit() and t.isascii() for t in items):
+        # numeric order without int() (no limit on the number of digits):
+        # fewer significant digits first, then the digits, then the bytes
+        digits = np.empty(len(items), dtype=object)
+        digits[:] = [t.lstrip(b"0") for t in items]
+        size = np.fromiter(map(len, digits), dtype=np.int64, count=len(items))
+        return np.lexsort((qids, digits, size))  # not a ranking: output order
+    return np.argsort(qids, kind="stable")  # not a ranking: output order
+
+
+def _import_pandas(what):
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is installed in the tests
+        raise ImportError(
+            f"{what} needs pandas; install it with pip install 'skrank[trec]'."
+        ) from None
+    return pd
+
+
+class _Table:
+    """Rows of (query, document, value): queries coded, documents keyed."""
+
+    _value_name = "value"
+
+    def __init__(
+        self, qid_values, codes, docno, values, keys, lines, source=None, h40=None
+    ):
+        self._qid_values = qid_values  # sorted unique query ids (bytes)
+        self._codes = codes  # query code of each row
+        self._docno = docno  # document id of each row (_Ids)
+        self._values = values
+        self._keys = keys  # (query, document) key of each row
+        self._h40 = h40  # document hashes, kept only when keys mix queries in
+        self._lines = lines
+        self.source = source
+
+    def __len__(self) -> int:
+        return len(self._docno)
+
+    @property
+    def n_queries(self) -> int:
+        """Number of distinct queries.
+
+        See Also
+        --------
+        queries : The query ids.
+        """
+        return int(self._qid_values.shape[0])
+
+    @property
+    def queries(self) -> np.ndarray:
+        """The distinct query ids (str), in natural order.
+
+        Ids that are not valid UTF-8 keep their other bytes as lone
+        surrogates (``errors="surrogateescape"``), so that they stay distinct
+        and give the same bytes back when passed in again.
+
+        See Also
+        --------
+        qid : The query id of each row.
+        """
+        return _decode(self._qid_values[_natural_order(self._qid_values)])
+
+    @property
+    def qid(self) -> np.ndarray:
+        """Query id of each row (str; an object array when ids are long).
+
+        See Also
+        --------
+        queries : The distinct query ids.
+        """
+        text = _decode(self._qid_values).tolist()
+        lengths = np.fromiter(map(len, text), dtype=np.int64, count=len(text))
+        width = max(int(lengths.max(initial=1)), 1)
+        n = self._codes.shape[0]
+        if _fixed_ok(n, width, int(lengths[self._codes].sum())):
+            return np.array(text, dtype=f"U{width}")[self._codes]
+        # a few long ids: one str object per query, shared by its rows
+        out = np.empty(len(text), dtype=object)
+        out[:] = text
+        return out[self._codes]
+
+    @property
+    def docno(self) -> np.ndarray:
+        """Document id of each row (str; an object array when ids are long).
+
+        Invalid UTF-8 is decoded as in :attr:`queries`.
+
+        See Also
+        --------
+        qid : The query id of each row.
+        """
+        return self._docno.decode()
+
+    def to_frame(self):
+        """The rows as a pandas DataFrame (requires pandas).
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            Columns ``qid``, ``docno`` and the value (``relevance`` or
+            ``score``), one row per judgment or retrieved document.
+
+        See Also
+        --------
+        to_dict : The rows as a nested dict.
+        """
+        pd = _import_pandas("to_frame")
+        return pd.DataFrame(
+            {"qid": self.qid, "docno": self.docno, self._value_name: self._values}
+        )
+
+    def to_dict(self) -> dict:
+        """The rows as a nested dict ``{qid: {docno: value}}``.
+
+        Returns
+        -------
+        data : dict
+            One inner dict per query, as pytrec_eval and ranx take them.
+
+        See Also
+        --------
+        to_frame : The rows as a DataFrame.
+        """
+        qids = _decode(self._qid_values).tolist()
+        out = {q: {} for q in qids}
+        rows = zip(
+            self._codes.tolist(),
+            self.docno.tolist(),
+            self._values.tolist(),
+            strict=True,
+        )
+        for c, d, v in rows:
+            out[qids[c]][d] = v
+        return out
+
+    def _document_hash(self):
+        return self._h40 if self._h40 is not None else self._keys & _LOW40
+
+    def _subset(self, rows):
+        out = type(self).__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        out._codes = self._codes[rows]
+        out._docno = self._docno.take(rows)
+        out._values = self._values[rows]
+        out._keys = self._keys[rows]
+        out._h40 = None if self._h40 is None else self._h40[rows]
+        return out
+
+    def _check_duplicates(self):
+        """Reject a (query, document) pair given twice."""
+        suspects = _equal_keys(self._keys, self._codes, self.n_queries)
+        if suspects is None:
+            return
+        rows = np.flatnonzero(np.isin(self._keys, suspects))
+        # stable: the rows of equal ids stay in file order
+        order, labels = self._docno.order(rows, self._codes[rows])
+        labels = labels[order]
+        rows = rows[order]
+        dup = labels[1:] == labels[:-1]
+        if dup.any():
+            i = int(np.flatnonzero(dup)[0])
+            a, b = rows[i], rows[i + 1]
+            q = str(_decode(self._qid_values[self._codes[a : a + 1]])[0])
+            d = str(self._docno.take(slice(a, a + 1)).decode()[0])
+            where = ""
+            if self._lines.kind != "dict":
+                where = f" ({self._lines.where(a)} and {self._lines.where(b)})"
+            raise InvalidParameterError(
+                f"Document {_show(d)} appears twice for query {_show(q)} in "
+                f"{self._kind_name}{where}; each (query, document) pair must "
+                "be unique, as trec_eval requires."
+            )
+
+
+def _equal_keys(keys, codes, n_queries):
+    """Keys that occur more than once, or None.
+
+    When every query is one contiguous run of rows and keys start with the
+    query, equal keys can only meet inside a query, and slices of about a
+    million rows cut at query boundaries are sorted one at a time.
+    """
+    n = keys.shape[0]
+    bounds = None
+    if n_queries <= _MAX_CODED and n > _STEP and n_queries > 1:
+        change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+        if change.shape[0] == n_queries - 1:
+            cuts = np.unique(
+                change[
+                    np.searchsorted(change, np.arange(_STEP, n, _STEP)).clip(
+                        0, change.shape[0] - 1
+                    )
+                ]
+            )
+            bounds = [0, *cuts.tolist(), n]
+    if bounds is None:
+        bounds = [0, n]
+
+    def repeated(span):
+        s = np.sort(keys[span[0] : span[1]])  # not a ranking: finds duplicates
+        same = s[1:] == s[:-1]
+        return np.unique(s[1:][same]) if same.any() else None
+
+    found = [
+        f
+        for f in _in_order(repeated, zip(bounds[:-1], bounds[1:], strict=True))
+        if f is not None
+    ]
+    return np.concatenate(found) if found else None
+
+
+class Qrels(_Table):
+    """Relevance judgments: one (query, document, relevance) per row.
+
+    Build one with :func:`read_qrels`. Query and document ids are kept as
+    byte strings (compared byte-wise, as trec_eval does); the properties
+    return them as ``str``.
+
+    Parameters
+    ----------
+    qid_values, codes, docno, values, keys, lines : object
+        The table's internal columns, as :func:`read_qrels` builds them.
+    source : str, default=None
+        Where the judgments were read from.
+    h40 : ndarray, default=None
+        Internal document hashes.
+
+    Attributes
+    ----------
+    source : str or None
+        Where the judgments were read from.
+    n_queries : int
+        Number of judged queries.
+    queries : ndarray of str
+        The judged query ids, in natural order.
+    qid, docno, relevance : ndarray
+        Query id, document id and relevance of each judgment.
+
+    See Also
+    --------
+    read_qrels : Read qrels from a file, a DataFrame or a dict.
+    Run : Retrieved documents and their scores.
+
+    Examples
+    --------
+    >>> from skrank.trec import read_qrels
+    >>> qrels = read_qrels({"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 1}})
+    >>> len(qrels), qrels.n_queries
+    (3, 2)
+    >>> qrels.relevance
+    array([2, 0, 1])
+    """
+
+    _value_name = "relevance"
+    _kind_name = "the qrels"
+
+    @property
+    def relevance(self) -> np.ndarray:
+        """Relevance of each row (negative: pooled but not assessed).
+
+        See Also
+        --------
+        Run.score : The score of each retrieved document.
+        """
+        return self._values
+
+    def __repr__(self) -> str:
+        source = f", source={self.source!r}" if self.source else ""
+        return f"Qrels({len(self)} judgments, {self.n_queries} queries{source})"
+
+
+class Run(_Table):
+    """A ranked retrieval run: one (query, document, score) per row.
+
+    Build one with :func:`read_run`. Higher scores rank first; the ``rank``
+    column of a TREC file is ignored, as trec_eval ignores it.
+
+    Parameters
+    ----------
+    *args
+        The table's internal columns, as :func:`read_run` builds them.
+    name : str, default=None
+        The run id.
+    **kwargs
+        The source and internal hashes, as :func:`read_run` gives them.
+
+    Attributes
+    ----------
+    name : str or None
+        The run id (the last field of the first line of a TREC file).
+    source : str or None
+        Where the run was read from.
+    n_queries : int
+        Number of queries in the run.
+    queries : ndarray of str
+        The query ids, in natural order.
+    qid, docno, score : ndarray
+        Query id, document id and score of each retrieved document.
+
+    See Also
+    --------
+    read_run : Read a run from a file, a DataFrame or a dict.
+    Qrels : Relevance judgments.
+
+    Examples
+    --------
+    >>> from skrank.trec import read_run
+    >>> run = read_run({"q1": {"d1": 0.5, "d2": 1.5}}, name="bm25")
+    >>> run
+    Run('bm25', 2 documents, 1 queries)
+    >>> run.score
+    array([0.5, 1.5])
+    """
+
+    _value_name = "score"
+    _kind_name = "the run"
+
+    def __init__(self, *args, name=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.name = name
+
+    @property
+    def score(self) -> np.ndarray:
+        """Score of each row.
+
+        See Also
+        --------
+        Qrels.relevance : The relevance of each judged document.
+        """
+        return self._values
+
+    def __repr__(self) -> str:
+        return f"Run({self.name!r}, {len(self)} documents, {self.n_queries} queries)"
+
+
+def _finish_table(
+    kind, qid_values, codes, docno, values, h40, lines, source, name=None
+):
+    """Turn per-row hashes into keys (in place) and build the table."""
+    n_q = qid_values.shape[0]
+    keep_hash = h40.copy() if n_q > _MAX_CODED else None
+    keys = _pair_keys(codes, h40, n_q, out=h40)
+    if kind == "run":
+        return Run(
+            qid_values,
+            codes,
+            docno,
+            values,
+            keys,
+            lines,
+            source=source,
+            h40=keep_hash,
+            name=name,
+        )
+    return Qrels(
+        qid_values, codes, docno, values, keys, lines, source=source, h40=keep_hash
+    )
