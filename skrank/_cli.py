@@ -192,7 +192,7 @@ def _run_names(runs, paths):
     return out
 
 
-def _format_value(value, digits):
+def _format_cell(value, digits):
     if value is None:
         return "-"
     if isinstance(value, float) and math.isnan(value):
@@ -322,7 +322,7 @@ def _evaluate(args, out) -> int:
             "\t".join([f"{'metric':<{width}}", f"{'qid':<{qwidth}}", *names]) + "\n"
         )
     for metric, q, values in rows:
-        cells = [_format_value(v, args.digits) for v in values]
+        cells = [_format_cell(v, args.digits) for v in values]
         if len(runs) > 1:
             cells = [c.ljust(len(n)) for c, n in zip(cells, names, strict=True)]
         out.write("\t".join([f"{metric:<{width}}", f"{q:<{qwidth}}", *cells]) + "\n")

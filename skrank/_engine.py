@@ -704,34 +704,31 @@ class Ranking:
 
     def n_relevant(self, level=None) -> np.ndarray:
         """Number of relevant items of each query (R)."""
-        key = ("R", level)
         if self.block.n_relevant is not None:
             if level is not None:
                 raise ValueError(  # pragma: no cover - layouts with counts are binary
                     "a layout with given relevant counts has no relevance levels"
                 )
             return self.block.n_relevant
-        if key not in self._cache:
-            y, valid, judged = self._pool()
-            rel = y > 0 if level is None else y >= level
-            if valid is not None:
-                rel &= valid
-            if judged is not None:
-                rel &= judged
-            self._cache[key] = np.count_nonzero(rel, axis=1)
-        return self._cache[key]
+        return self._pool_count("R", level, relevant=True)
 
     def n_judged_nonrelevant(self, level=None) -> np.ndarray:
         """Number of judged non-relevant items of each query (N, for bpref)."""
-        key = ("N", level)
+        return self._pool_count("N", level, relevant=False)
+
+    def _pool_count(self, key, level, relevant):
+        """Judged items of each query's pool that are (not) relevant."""
+        key = (key, level)
         if key not in self._cache:
             y, valid, judged = self._pool()
-            nonrel = ~(y > 0 if level is None else y >= level)
+            counted = y > 0 if level is None else y >= level
+            if not relevant:
+                counted = ~counted
             if valid is not None:
-                nonrel &= valid
+                counted &= valid
             if judged is not None:
-                nonrel &= judged
-            self._cache[key] = np.count_nonzero(nonrel, axis=1)
+                counted &= judged
+            self._cache[key] = np.count_nonzero(counted, axis=1)
         return self._cache[key]
 
     def ideal_relevance(self, k=None) -> np.ndarray:

@@ -44,7 +44,7 @@ def _is_dataframe(X) -> bool:
     return hasattr(X, "columns") and hasattr(X, "iloc") and hasattr(X, "drop")
 
 
-def _take_rows(X, order):
+def _select_rows(X, order):
     if _is_dataframe(X):
         return X.iloc[order]
     return X[order]
@@ -386,7 +386,7 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
                 codes = np.zeros(n_rows, dtype=np.int64)
             order = stable_group_order(codes, int(codes.max()) + 1)
             in_order = bool((np.diff(codes) >= 0).all())
-            X_fit = X_in if in_order else _take_rows(X_in, order)
+            X_fit = X_in if in_order else _select_rows(X_in, order)
             y_fit = y_arr if in_order else y_arr[order]
             sorted_codes = codes[order]
             kwargs = {}
