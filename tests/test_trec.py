@@ -16,7 +16,6 @@ import gzip
 import io
 import itertools
 import math
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -884,9 +883,3 @@ def test_bad_parameters():
     pd = pytest.importorskip("pandas")
     with pytest.raises(ValueError, match="needs columns 'qid', 'docno' and 'score'"):
         read_run(pd.DataFrame({"qid": [1], "docno": ["a"]}))
-
-
-def test_no_warning_on_clean_input():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        evaluate_run(QRELS, RUN, ["map", "ndcg@10", "bpref"], ties="trec_eval")
