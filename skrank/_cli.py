@@ -19,14 +19,14 @@ import traceback
 
 from ._registry import (
     MetricSpec,
-    _quote,
     get_metric_names,
     parse_metrics,
+    quote_text,
     read_number,
     split_names,
 )
 from ._validation import InvalidParameterError, Options
-from .trec._evaluation import _CONSTRAINTS as _RUN_CONSTRAINTS
+from .trec._evaluation import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
 from .trec._evaluation import evaluate_run, evaluate_run_columns
 from .trec._readers import read_qrels, read_run
 
@@ -69,7 +69,7 @@ def _digits(text: str) -> int:
     if re.fullmatch("[0-9]{1,3}", text) is None or int(text) > MAX_DIGITS:
         raise argparse.ArgumentTypeError(
             f"must be an integer from 0 to {MAX_DIGITS} (--format csv or json "
-            f"gives every digit). Got {_quote(text)} instead."
+            f"gives every digit). Got {quote_text(text)} instead."
         )
     return int(text)
 
@@ -78,7 +78,9 @@ def _level(text: str) -> float:
     """``-l``: a finite number, spelled as in a metric name (``rel=``)."""
     value, rule = read_number(text)
     if rule is not None:
-        raise argparse.ArgumentTypeError(f"must be {rule}. Got {_quote(text)} instead.")
+        raise argparse.ArgumentTypeError(
+            f"must be {rule}. Got {quote_text(text)} instead."
+        )
     return value
 
 
@@ -222,7 +224,7 @@ def _metric_error(value: str, exc: InvalidParameterError) -> str:
         f"-m {shlex.quote(p)}" for p in parts
     )
     if all(_parses(p) for p in parts):
-        return f"-m {_quote(value)} names {len(parts)} metrics; {hint}"
+        return f"-m {quote_text(value)} names {len(parts)} metrics; {hint}"
     return f"{exc} To give several metrics, {hint}"
 
 

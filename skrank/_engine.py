@@ -181,7 +181,9 @@ def factorize(values: np.ndarray):
         if hi - lo <= 4 * n + 1024:
             # offsets from the minimum, in a type where they cannot wrap
             wide = np.int64 if values.dtype.kind == "i" else np.uint64
-            offset = (values.astype(wide) - wide(lo)).astype(np.intp, copy=False)
+            offset = (values.astype(wide, copy=False) - wide(lo)).astype(
+                np.intp, copy=False
+            )
             present = np.zeros(hi - lo + 1, dtype=bool)
             present[offset] = True
             code_of = np.cumsum(present, dtype=np.intp) - 1

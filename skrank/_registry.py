@@ -157,7 +157,7 @@ def read_number(text: str):
     return None, _NUMBER_RULE
 
 
-def _quote(text: str) -> str:
+def quote_text(text: str) -> str:
     """``repr(text)``, shortened if long, for a message."""
     if len(text) <= 80:
         return repr(text)
@@ -169,7 +169,7 @@ def _show(value) -> str:
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, str):
-        return _quote(str(value))
+        return quote_text(str(value))
     if isinstance(value, numbers.Real):
         return _format_value(value)
     text = repr(value)
@@ -405,7 +405,7 @@ def _resolve_base(base: str, original: str, catalogue: Catalogue = RANKING):
     if len(measures) == 1:
         return _ALIASES[candidates[0]]
     raise InvalidParameterError(
-        f"Unknown {catalogue.noun} {_quote(original)}.{_suggest(base, catalogue)} "
+        f"Unknown {catalogue.noun} {quote_text(original)}.{_suggest(base, catalogue)} "
         f"Valid names: {', '.join(catalogue.names())} (see {catalogue.listing})."
     )
 
@@ -417,14 +417,14 @@ def _parse_value(spec, text: str, original: str):
     value, rule = read_number(text)
     if rule is not None:
         raise InvalidParameterError(
-            f"Parameter {spec.spelling!r} in metric name {_quote(original)} must "
-            f"be {rule}. Got {_quote(text)} instead."
+            f"Parameter {spec.spelling!r} in metric name {quote_text(original)} must "
+            f"be {rule}. Got {quote_text(text)} instead."
         )
     if spec.kind is int:
         if not value.is_integer():
             raise InvalidParameterError(
-                f"Parameter {spec.spelling!r} in metric name {_quote(original)} "
-                f"must be an integer. Got {_quote(text)} instead."
+                f"Parameter {spec.spelling!r} in metric name {quote_text(original)} "
+                f"must be an integer. Got {quote_text(text)} instead."
             )
         return int(value)
     return value
@@ -438,7 +438,7 @@ def _check_param(measure: Measure, spec, value, original: str):
         rules = " or ".join(str(c) for c in spec.constraints)
         raise InvalidParameterError(
             f"Parameter {spec.spelling!r} of metric {measure.name!r} (in "
-            f"{_quote(original)}) must be {rules}. Got {_show(value)} instead."
+            f"{quote_text(original)}) must be {rules}. Got {_show(value)} instead."
         )
 
 
@@ -452,12 +452,12 @@ def read_cutoff(text: str, subject: str) -> int:
     if not _DIGITS_RE.fullmatch(text):
         raise InvalidParameterError(
             f"{subject} must be a positive integer written with the digits 0-9. "
-            f"Got {_quote(text)} instead."
+            f"Got {quote_text(text)} instead."
         )
     digits = text.lstrip("0")
     if not digits:
         raise InvalidParameterError(
-            f"{subject} must be a positive integer. Got {_quote(text)} instead."
+            f"{subject} must be a positive integer. Got {quote_text(text)} instead."
         )
     if len(digits) > MAX_CUTOFF_DIGITS:
         raise InvalidParameterError(
@@ -473,7 +473,7 @@ def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSp
     match = _NAME_RE.match(text)
     if match is None:
         raise InvalidParameterError(
-            f"Cannot parse {catalogue.name_noun} {_quote(original)}. Expected a "
+            f"Cannot parse {catalogue.name_noun} {quote_text(original)}. Expected a "
             f"name such as {catalogue.examples}." + _digit_hint(text)
         )
     measure, implied = _resolve_base(match["base"], original, catalogue)
@@ -487,7 +487,7 @@ def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSp
         if measure.dot_param is None:
             dotted = [m.name for m in MEASURES if m.dot_param is not None]
             raise InvalidParameterError(
-                f"Cannot parse metric name {_quote(original)}: only "
+                f"Cannot parse metric name {quote_text(original)}: only "
                 f"{', '.join(dotted)} take a parameter after a dot (as in "
                 "'rbp.95', p=0.95)."
             )
@@ -501,22 +501,22 @@ def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSp
         for item in match["params"].split(","):
             if "=" not in item:
                 raise InvalidParameterError(
-                    f"Cannot parse metric name {_quote(original)}: parameters are "
-                    f"written key=value, got {_quote(item.strip())}."
+                    f"Cannot parse metric name {quote_text(original)}: parameters are "
+                    f"written key=value, got {quote_text(item.strip())}."
                 )
             key, _, value_text = item.partition("=")
             key = key.strip()
             if key not in by_key:
                 allowed = ", ".join(p.spelling for p in measure.params) or "none"
                 raise InvalidParameterError(
-                    f"Metric {measure.name!r} has no parameter {_quote(key)} (in "
-                    f"{_quote(original)}); its parameters are: {allowed}."
+                    f"Metric {measure.name!r} has no parameter {quote_text(key)} (in "
+                    f"{quote_text(original)}); its parameters are: {allowed}."
                 )
             spec = by_key[key]
             if spec.keyword in explicit and spec.keyword not in implied:
                 raise InvalidParameterError(
                     f"Parameter {key!r} is given twice in metric name "
-                    f"{_quote(original)}."
+                    f"{quote_text(original)}."
                 )
             params[spec.keyword] = _parse_value(spec, value_text, original)
             explicit.add(spec.keyword)
@@ -527,17 +527,17 @@ def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSp
     if match["k"] is not None:
         if not (measure.cutoff or catalogue.every_cutoff):
             raise InvalidParameterError(
-                f"Metric {measure.name!r} takes no cutoff; got {_quote(original)}. "
+                f"Metric {measure.name!r} takes no cutoff; got {quote_text(original)}. "
                 f"Write {measure.name!r} without '@k'."
             )
-        k = read_cutoff(match["k"], f"The cutoff in metric name {_quote(original)}")
+        k = read_cutoff(match["k"], f"The cutoff in metric name {quote_text(original)}")
     return MetricSpec(measure, k, params, explicit)
 
 
 def _parameters_refused(catalogue, measure, original) -> InvalidParameterError:
     return InvalidParameterError(
         f"{catalogue.noun.capitalize()} {measure.name!r} takes no parameters "
-        f"in its name; got {_quote(original)}. Write it as '{measure.name}@k'."
+        f"in its name; got {quote_text(original)}. Write it as '{measure.name}@k'."
     )
 
 
@@ -552,9 +552,9 @@ def _specs(name: str, catalogue: Catalogue = RANKING) -> list[MetricSpec]:
         parts = split_names(name)
         if len(parts) < 2 or not all(_parses(part, catalogue) for part in parts):
             raise
-    listed = ", ".join(_quote(part) for part in parts)
+    listed = ", ".join(quote_text(part) for part in parts)
     raise InvalidParameterError(
-        f"{_quote(name)} names {len(parts)} metrics; a metric name names one. "
+        f"{quote_text(name)} names {len(parts)} metrics; a metric name names one. "
         f"Give them as a list of names: [{listed}]."
     )
 
@@ -638,7 +638,7 @@ def _one(name, catalogue: Catalogue) -> MetricSpec:
     if len(specs) > 1:
         names = ", ".join(spec.name for spec in specs)
         raise InvalidParameterError(
-            f"{_quote(name)} names {len(specs)} metrics ({names}); give it in a "
+            f"{quote_text(name)} names {len(specs)} metrics ({names}); give it in a "
             "list of metrics (evaluate, evaluate_run) or one cutoff."
         )
     return specs[0]

@@ -433,14 +433,14 @@ def test_option_choices_and_defaults_are_evaluate_run_s():
 
     from skrank._cli import _parser
     from skrank._validation import TIES
-    from skrank.trec._evaluation import _CONSTRAINTS, evaluate_run
+    from skrank.trec._evaluation import RUN_CONSTRAINTS, evaluate_run
 
     (commands,) = _parser()._subparsers._group_actions
     ev = commands.choices["evaluate"]
     actions = {a.dest: a for a in ev._actions}
     defaults = inspect.signature(evaluate_run).parameters
     for name in ("ties", "queries", "score_dtype"):
-        assert tuple(actions[name].choices) == _CONSTRAINTS[name][0].values
+        assert tuple(actions[name].choices) == RUN_CONSTRAINTS[name][0].values
         assert actions[name].default == defaults[name].default
     assert set(TIES) < set(actions["ties"].choices)
     assert actions["relevance_level"].default == defaults["relevance_level"].default

@@ -245,7 +245,7 @@ def _general_blocks(rows, rel, s, codes, n_q, pools, with_ids):
 # --------------------------------------------------------------------------
 
 _TIES = (*TIES, "trec_eval")
-_CONSTRAINTS = {
+RUN_CONSTRAINTS = {
     "ties": [Options(_TIES)],
     "queries": [Options(("intersection", "qrels", "run"))],
     "score_dtype": [Options(("float64", "float32"))],
@@ -403,7 +403,7 @@ default="average"
     q2   1.0
     """
     validate_params(
-        "evaluate_run", {"return_per_query": return_per_query}, _CONSTRAINTS
+        "evaluate_run", {"return_per_query": return_per_query}, RUN_CONSTRAINTS
     )
     results, qids, columns = evaluate_run_columns(
         qrels,
@@ -445,7 +445,7 @@ def evaluate_run_columns(
             "replace_undefined_by": replace_undefined_by,
             "score_dtype": score_dtype,
         },
-        _CONSTRAINTS,
+        RUN_CONSTRAINTS,
     )
     requested = _metric_specs(metrics, caller)
     specs = [s.with_defaults(relevance_level=relevance_level) for s in requested]
