@@ -34,6 +34,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._docs import RETRIEVAL_DOCS
 from ._retrieval import RETRIEVAL, Faces
 
 __all__ = [
@@ -46,109 +47,7 @@ __all__ = [
     "retrieval_recall_score",
 ]
 
-# The parameters that several functions share, described once.
-_TEXTS = {
-    "query_labels": """query_labels : array-like of shape (n_queries,)
-    Class label of each query (integers or strings).""",
-    "lookup_labels": """\
-lookup_labels : array-like of shape (n_queries, n_neighbors), default=None
-    Labels of each query's neighbours, nearest first. A neighbour is a match
-    when its label equals the query's. Give either ``lookup_labels`` or
-    ``match_mask``.""",
-    "match_mask": """\
-match_mask : array-like of bool of shape (n_queries, n_neighbors), default=None
-    Whether each neighbour (nearest first) matches its query, as TF
-    Similarity's metrics take it. Give either ``lookup_labels`` or
-    ``match_mask``.""",
-    "lookup_distances": """\
-lookup_distances : array-like of shape (n_queries, n_neighbors), default=None
-    Distance of each neighbour to its query, non-decreasing along each row.
-    Needed for ``distance_threshold``; equal distances form tie groups,
-    handled by ``ties``. Without it the columns are taken as strictly
-    ordered.""",
-    "k_lookup": """k : int, default=None
-    Number of neighbours read per query (after ``drop_closest_lookup``).
-    ``None`` reads all of them. It may not exceed the number of neighbours
-    given.""",
-    "distance_threshold": """distance_threshold : float, default=None
-    A neighbour farther than this (``distance > distance_threshold``) is not
-    a match; one at exactly this distance still is. Needs distances. It
-    applies to every metric (TF Similarity applies it in ``BNDCG`` only).
-    ``None`` (or ``inf``) keeps every match.""",
-    "average_retrieval": """average : {"micro", "macro"} or None, default="micro"
-    ``"micro"``: the mean over queries. ``"macro"``: the mean over the
-    queries of each query label, then the unweighted mean over labels.
-    ``None``: one value per query, an ndarray in input order.""",
-    "drop_closest_lookup": """drop_closest_lookup : bool, default=False
-    Drop each query's first (closest) neighbour before anything else, for
-    neighbours searched with the queries inside the index, whose closest
-    neighbour is then taken to be the query itself. Like
-    ``leave_one_out``, it makes ``R`` count the other items of the query's
-    class (``r[label] - 1``, or the index count minus one); ``k`` counts
-    the neighbours that remain. It cannot be combined with
-    ``leave_one_out``.""",
-    "drop_closest_lookup_no_r": """drop_closest_lookup : bool, default=False
-    Drop each query's first (closest) neighbour before anything else, for
-    neighbours searched with the queries inside the index, whose closest
-    neighbour is then taken to be the query itself. ``k`` counts the
-    neighbours that remain.""",
-    "leave_one_out": """leave_one_out : bool, default=False
-    Whether the queries are items of the index, already left out of their
-    own neighbours (as ``NearestNeighbors.kneighbors()`` called without
-    ``X`` leaves each indexed point out). ``r`` counts the index items of
-    each class, the query included, and ``R`` is then ``r[label] - 1``, the
-    other items of its class: a perfect embedding scores 1. Without ``r``
-    it changes nothing (precision over ``k`` does not depend on ``R``).""",
-    "leave_one_out_neighbors": """leave_one_out : bool or None, default=None
-    Whether the queries are the index itself: query ``i`` is index item
-    ``i`` (``query_labels`` must equal ``index_labels``), scored against the
-    other items. ``True``: each query's own item is removed from its
-    neighbours wherever it appears (rows are then cut to a common number of
-    neighbours), and ``R`` counts the *other* index items of the query's
-    class, its class count minus one. This is exact both for
-    ``kneighbors()`` called without ``X``, which already leaves each point
-    out, and for ``kneighbors(X)`` on the indexed ``X``, where the point is
-    among its own neighbours (not always first when points are
-    duplicated). ``False``: the queries are distinct from the index, and
-    ``R`` is the class count. ``None``: as ``False``, with a
-    ``UserWarning`` when the input looks like the index queried against
-    itself (equal query and index labels, and no query, or every query,
-    among its own neighbours).""",
-    "ties_retrieval": """\
-ties : {"average", "optimistic", "pessimistic", "first"}, default="average"
-    How neighbours at equal distance are ordered. ``"average"``: the exact
-    expected value over all orderings of each group of tied neighbours
-    (McSherry & Najork, 2008). ``"optimistic"`` / ``"pessimistic"``: matches
-    first / last within a tie group, the bounds of that expectation (but for
-    BNDCG, whose ideal grows with the matches inside the cutoff).
-    ``"first"``: the order of the columns, as TF Similarity reads them.""",
-    "r": """r : mapping of label to int, default=None
-    Number of index items of each class, e.g. ``{0: 10, 1: 3}``; every
-    query label must have an entry.""",
-    "clip_at_r": """clip_at_r : bool, default=False
-    Read only the first ``min(r[label], k)`` neighbours of each query and
-    divide by ``r[label]``. Needs ``r``. With ``k=None`` the depth is ``R``
-    itself, so as many neighbours as the largest ``R`` among the queries
-    must be given; fewer raise an error instead of a truncated value.""",
-    "replace_undefined_by_retrieval": """\
-replace_undefined_by : float or np.nan, default=0.0
-    Value of a query whose denominator is 0 (its class has no index item,
-    or no other item with ``leave_one_out``, or ``r`` gives 0). ``0.0``
-    matches TF Similarity and keeps the query in the mean; a NaN
-    (``np.nan``, ``float("nan")``, ``np.float32("nan")``...) leaves such
-    queries out of the mean (and out of their label's mean with
-    ``average="macro"``).""",
-    "raises_clip_at_r": """ValueError
-    If ``clip_at_r=True`` without ``r``, a query label has no count in ``r``,
-    ``clip_at_r=True`` with ``k=None`` on fewer neighbours than the largest
-    ``R``, both ``leave_one_out`` and ``drop_closest_lookup``, or for any bad
-    input that :func:`retrieval_bndcg_score` rejects.""",
-    "returns_retrieval": """score : float or ndarray of shape (n_queries,)
-    The micro or macro average, or one value per query
-    (``average=None``).""",
-}
-
-_faces = Faces(_TEXTS)
+_faces = Faces(RETRIEVAL_DOCS)
 
 
 @_faces.lookup("bndcg")
