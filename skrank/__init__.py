@@ -20,16 +20,19 @@ from ._metrics import (
 )
 from ._registry import MetricSpec, get_metric, get_metric_names
 from ._scorer import get_scorer, get_scorer_names, make_ranking_scorer
+from ._stats import Comparison, compare
 from .retrieval import evaluate_retrieval
 from .trec import evaluate_run, read_qrels, read_run
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "Comparison",
     "MetricSpec",
     "RankingEvaluator",
     "bndcg_score",
     "bpref_score",
+    "compare",
     "datasets",
     "dcg_score",
     "err_score",
