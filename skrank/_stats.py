@@ -192,14 +192,14 @@ def _align(results, queries):
         common = np.intersect1d(common, parsed[n][0])
     dropped = np.setdiff1d(union, common)
     if queries == "strict" and dropped.shape[0]:
-        lack = {
-            n: _preview(np.setdiff1d(union, parsed[n][0]).tolist())
+        lack = "; ".join(
+            f"system {n!r} lacks {_preview(np.setdiff1d(union, parsed[n][0]).tolist())}"
             for n in names
             if np.setdiff1d(union, parsed[n][0]).shape[0]
-        }
+        )
         raise InvalidParameterError(
             f"{_CALLER}: with queries='strict', every system must have the "
-            f"same queries; missing query ids: {lack}."
+            f"same queries; {lack}."
         )
     ids = union if queries == "fill" else common
     aligned = {}
@@ -258,10 +258,15 @@ def _mean(x, axis=-1):
     return np.mean(x, axis=axis)
 
 
+def _is_constant(x):
+    """Whether all values are equal, up to rounding (``x + 0.25 - x``)."""
+    return bool(np.ptp(x) <= 1e-12 * np.abs(x).max())
+
+
 def _interval(x, method, confidence_level, n_resamples, rng):
     """Confidence interval of the mean of ``x``; (m, m) when ``x`` is constant."""
     m = float(np.mean(x))
-    if np.ptp(x) == 0:
+    if _is_constant(x):
         return m, m
     if method == "t":
         n = x.shape[0]
@@ -299,7 +304,7 @@ def _p_value(test, a, b, n_resamples, rng):
     if not d.any():
         return 1.0
     if test == "t":
-        if np.ptp(d) == 0:
+        if _is_constant(d):
             warnings.warn(
                 "compare: the paired t-test is undefined when every query has "
                 "the same non-zero difference (zero variance); its p-value is "
@@ -727,7 +732,8 @@ def compare(
             low, high = _interval(d, rng=_task_rng(seed, "diff", system, base, m), **ci)
             sd = float(np.std(d, ddof=1))
             mean = float(np.mean(d))
-            d_z = mean / sd if sd > 0 else (0.0 if mean == 0 else math.nan)
+            d_z = math.nan if _is_constant(d) else mean / sd
+            d_z = 0.0 if not d.any() else d_z
             p = _p_value(
                 test, a, b, n_resamples, _task_rng(seed, "test", system, base, m)
             )
