@@ -341,7 +341,8 @@ def _check_relevance_bounds(caller, specs, bounds, block):
         limit, reason = bound
         if top > limit:
             raise InvalidParameterError(
-                f"y_true of {caller} must be at most {plain(limit)} for "
+                f"The relevance grades given to {caller} must be at most "
+                f"{plain(limit)} for "
                 f"{spec.name}: {reason}. Got {plain(top)}."
             )
 
