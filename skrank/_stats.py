@@ -52,20 +52,9 @@ _CONSTRAINTS = {
 }
 
 SUMMARY_COLUMNS = ("system", "metric", "mean", "ci_low", "ci_high")
-PAIR_COLUMNS = (
-    "system",
-    "baseline",
-    "metric",
-    "diff",
-    "diff_low",
-    "diff_high",
-    "d_z",
-    "wins",
-    "ties",
-    "losses",
-    "p_value",
-    "p_adjusted",
-    "significant",
+PAIR_COLUMNS = tuple(
+    "system baseline metric diff diff_low diff_high d_z wins ties losses "
+    "p_value p_adjusted significant".split()
 )
 
 
@@ -254,10 +243,6 @@ def _task_rng(seed, *key):
 # --------------------------------------------------------------------------
 
 
-def _mean(x, axis=-1):
-    return np.mean(x, axis=axis)
-
-
 def _is_constant(x):
     """Whether all values are equal, up to rounding (``x + 0.25 - x``)."""
     return bool(np.ptp(x) <= 1e-12 * np.abs(x).max())
@@ -277,7 +262,7 @@ def _interval(x, method, confidence_level, n_resamples, rng):
         warnings.simplefilter("ignore")
         res = stats.bootstrap(
             (x,),
-            _mean,
+            np.mean,
             vectorized=True,
             n_resamples=n_resamples,
             confidence_level=confidence_level,
@@ -658,18 +643,15 @@ def compare(
     >>> row["system"], row["metric"], round(row["diff"], 3), row["wins"]
     ('dense', 'map', 0.075, 3)
     """
-    validate_params(
-        _CALLER,
-        {
-            "test": test,
-            "correction": correction,
-            "interval": interval,
-            "confidence_level": confidence_level,
-            "n_resamples": n_resamples,
-            "queries": queries,
-        },
-        _CONSTRAINTS,
+    settings = dict(
+        test=test,
+        correction=correction,
+        interval=interval,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        queries=queries,
     )
+    validate_params(_CALLER, settings, _CONSTRAINTS)
     if not isinstance(results, Mapping) or len(results) < 2:
         raise InvalidParameterError(
             f"{_CALLER}: results must be a dict of at least two systems "
@@ -707,15 +689,8 @@ def compare(
         for m in metrics:
             x = aligned[name][m]
             low, high = _interval(x, rng=_task_rng(seed, "ci", name, m), **ci)
-            summary.append(
-                dict(
-                    system=name,
-                    metric=m,
-                    mean=float(np.mean(x)),
-                    ci_low=low,
-                    ci_high=high,
-                )
-            )
+            row = (name, m, float(np.mean(x)), low, high)
+            summary.append(dict(zip(SUMMARY_COLUMNS, row, strict=True)))
     if baseline is None:
         pairs = [
             (names[j], names[i])
@@ -737,33 +712,13 @@ def compare(
             p = _p_value(
                 test, a, b, n_resamples, _task_rng(seed, "test", system, base, m)
             )
-            rows.append(
-                dict(
-                    system=system,
-                    baseline=base,
-                    metric=m,
-                    diff=mean,
-                    diff_low=low,
-                    diff_high=high,
-                    d_z=d_z,
-                    wins=int(np.count_nonzero(d > 0)),
-                    ties=int(np.count_nonzero(d == 0)),
-                    losses=int(np.count_nonzero(d < 0)),
-                    p_value=p,
-                )
-            )
+            row = (system, base, m, mean, low, high, d_z)
+            row += tuple(int(np.count_nonzero(c)) for c in (d > 0, d == 0, d < 0))
+            rows.append(dict(zip(PAIR_COLUMNS, (*row, p), strict=False)))
     adjusted = _adjust([r["p_value"] for r in rows], correction)
     alpha = 1.0 - confidence_level
     for r, q in zip(rows, adjusted, strict=True):
         r["p_adjusted"] = float(q)
         r["significant"] = bool(q <= alpha)
-    settings = dict(
-        test=test,
-        correction=correction,
-        interval=interval,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        queries=queries,
-        baseline=baseline,
-    )
+    settings["baseline"] = baseline
     return Comparison(summary, rows, ids, dropped, settings)
