@@ -429,9 +429,10 @@ class Comparison:
     --------
     >>> from skrank import compare
     >>> res = compare({"a": {"map": [0.2, 0.4, 0.5]},
-    ...                "b": {"map": [0.1, 0.3, 0.5]}}, interval="t")
-    >>> res.pairs_[0]["wins"], res.pairs_[0]["ties"]
-    (2, 1)
+    ...                "b": {"map": [0.1, 0.3, 0.5]}}, baseline="b", interval="t")
+    >>> row = res.pairs_[0]
+    >>> row["system"], row["baseline"], row["wins"], row["ties"], row["losses"]
+    ('a', 'b', 2, 1, 0)
     """
 
     def __init__(self, summary, pairs, queries, dropped, settings):
