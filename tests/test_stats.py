@@ -353,19 +353,21 @@ def test_identical_systems_give_p_one_without_warnings(test):
 
 def test_constant_nonzero_difference():
     x = np.array([0.1, 0.5, 0.2, 0.7])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)
-        with pytest.warns(UserWarning, match="zero variance"):
-            row = compare(_two(x + 0.25, x), test="t", interval="t").pairs_[0]
+    results = _two(x + 0.25, x)  # every difference 0.25, up to rounding
+    with pytest.warns(UserWarning, match="zero variance"):
+        res = compare(results, baseline="b", test="t")
+    row = res.pairs_[0]
+    # the t-test is undefined: NaN, left out of the correction, not significant
     assert math.isnan(row["p_value"]) and math.isnan(row["p_adjusted"])
     assert math.isnan(row["d_z"]) and row["significant"] is False
-    assert json.loads(json.dumps(compare(_two(x + 0.25, x), test="wilcoxon",
-                                         interval="t").to_dict()))  # fmt: skip
-    d = json.loads(json.dumps(
-        compare(_two(x + 0.25, x), test="randomization", interval="t").to_dict()
-    ))  # fmt: skip
-    # expected: every sign flip but the observed one and its mirror is smaller
-    assert d["pairs"][0]["p_value"] == pytest.approx(2 / 16)
+    # a constant sample has the interval (mean, mean)
+    assert row["diff_low"] == row["diff_high"] == pytest.approx(0.25)
+    # in JSON, NaN becomes null
+    assert json.loads(json.dumps(res.to_dict()))["pairs"][0]["p_value"] is None
+    # expected (by hand): of the 16 sign flips, only the observed one and its
+    # mirror reach |mean| = 0.25
+    row = compare(results, baseline="b", test="randomization").pairs_[0]
+    assert row["p_value"] == pytest.approx(2 / 16)
 
 
 @pytest.mark.parametrize(
