@@ -243,6 +243,13 @@ def _task_rng(seed, *key):
 # --------------------------------------------------------------------------
 
 
+def _batch(n):
+    """Resamples drawn at once: ``(batch, n)`` arrays of at most 2**22 values
+    (32 MB), whatever the number of queries. With fewer than 420 queries and
+    the default 9999 resamples, there is a single batch."""
+    return max(1, 2**22 // n)
+
+
 def _is_constant(x):
     """Whether all values are equal, up to rounding (``x + 0.25 - x``)."""
     return bool(np.ptp(x) <= 1e-12 * np.abs(x).max())
@@ -267,6 +274,7 @@ def _interval(x, method, confidence_level, n_resamples, rng):
             n_resamples=n_resamples,
             confidence_level=confidence_level,
             method="BCa" if method == "bca" else "percentile",
+            batch=_batch(x.shape[0]),
             rng=rng,
         )
     low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
@@ -312,6 +320,7 @@ def _p_value(test, a, b, n_resamples, rng):
             permutation_type="samples",
             vectorized=True,
             n_resamples=n_resamples,
+            batch=_batch(a.shape[0]),
             rng=rng,
         )
         return float(res.pvalue)
@@ -330,7 +339,7 @@ def _bootstrap_p(d, n_resamples, rng):
     d0 = d - np.mean(d)
     tol = observed * 1e-12
     count = 0
-    rows = max(1, 2**22 // n)  # resamples per block: a few dozen MB at most
+    rows = _batch(n)
     for start in range(0, n_resamples, rows):
         size = min(rows, n_resamples - start)
         idx = rng.integers(0, n, size=(size, n))
