@@ -484,7 +484,7 @@ class Comparison:
         )
         try:
             import pandas as pd
-        except ImportError:  # pragma: no cover - depends on the environment
+        except ImportError:
             raise ImportError(
                 "Comparison.to_frame needs pandas: pip install pandas"
             ) from None

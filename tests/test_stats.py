@@ -469,3 +469,44 @@ def test_end_to_end_with_evaluate_run():
         # expected: scipy.stats.ttest_rel on the two per-query columns
         expected = stats.ttest_rel(per_b[col].to_numpy(), per_a[col].to_numpy())
         assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-12)
+
+
+def test_to_frame_without_pandas(monkeypatch):
+    res = compare(_two([0.1, 0.5, 0.3], [0.2, 0.2, 0.1]), interval="t")
+    monkeypatch.setitem(__import__("sys").modules, "pandas", None)
+    with pytest.raises(ImportError, match="pip install pandas"):
+        res.to_frame()
+    assert res.to_dict()["pairs"]  # the rest needs no pandas
+
+
+def test_many_queries_resample_in_batches():
+    # 5000 queries: fewer than n_resamples resamples fit in one batch of
+    # 2**22 values, so scipy draws them in several batches
+    from skrank._stats import _batch
+
+    rng = np.random.default_rng(1)
+    b = rng.uniform(0, 1, 5000)
+    a = np.clip(b + rng.normal(0.005, 0.1, 5000), 0, 1)
+    assert _batch(5000) < 999
+    res = compare(
+        _two(a, b), baseline="b", test="randomization", interval="percentile",
+        n_resamples=999, random_state=8,
+    )  # fmt: skip
+    # expected: scipy.stats.permutation_test with the same batches
+    expected = stats.permutation_test(
+        (a, b),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=999,
+        batch=_batch(5000),
+        rng=_task_rng(8, "test", "a", "b", "m"),
+    ).pvalue
+    assert res.pairs_[0]["p_value"] == expected
+    # expected: scipy.stats.bootstrap with the same batches
+    ci = stats.bootstrap(
+        (a,), np.mean, method="percentile", n_resamples=999, batch=_batch(5000),
+        rng=_task_rng(8, "ci", "a", "m"),
+    ).confidence_interval  # fmt: skip
+    row = res.summary_[0]
+    assert [row["ci_low"], row["ci_high"]] == pytest.approx([ci.low, ci.high])
