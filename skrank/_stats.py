@@ -602,7 +602,8 @@ def compare(
     correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
         Adjustment of the p-values over the family of all pairs and metrics:
         Holm's step-down, Bonferroni, Benjamini-Hochberg
-        (:func:`scipy.stats.false_discovery_control`), or none.
+        (:func:`scipy.stats.false_discovery_control`), or none. An undefined
+        (NaN) p-value stays NaN and is not counted in the family.
     interval : {"bca", "percentile", "t"}, default="bca"
         Confidence intervals of the means and of the mean differences:
         :func:`scipy.stats.bootstrap` with method ``"BCa"`` or
