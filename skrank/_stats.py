@@ -585,14 +585,16 @@ def compare(
         The system every other system is compared to; ``None`` compares all
         pairs (the later system of ``results`` against the earlier one).
     test : {"t", "wilcoxon", "randomization", "bootstrap"}, default="t"
-        The paired two-sided test of a zero mean difference. ``"t"``:
-        :func:`scipy.stats.ttest_rel`. ``"wilcoxon"``:
-        :func:`scipy.stats.wilcoxon` with ``zero_method="wilcox"`` (queries
-        with equal values are left out). ``"randomization"``: the sign-flip
+        The paired two-sided test of no difference between the systems.
+        ``"t"``: :func:`scipy.stats.ttest_rel`. ``"wilcoxon"``: the signed-rank
+        test, :func:`scipy.stats.wilcoxon` with ``zero_method="wilcox"``
+        (queries with equal values are left out) and scipy's
+        ``method="auto"``. ``"randomization"``: the sign-flip
         permutation test of the mean difference,
         :func:`scipy.stats.permutation_test` with
         ``permutation_type="samples"``; exact when ``2**n_queries <=
-        n_resamples``, Monte-Carlo otherwise. ``"bootstrap"``: the
+        n_resamples``, Monte-Carlo otherwise (``p = (k + 1) / (n_resamples +
+        1)``, as scipy computes it). ``"bootstrap"``: the
         differences ``d`` are centred and resampled; ``p = (1 + #{|mean(d0*)|
         >= |mean(d)|}) / (n_resamples + 1)``, where ``d0 = d - mean(d)``;
         with few queries it rejects too often (a bootstrap distribution of
