@@ -74,11 +74,16 @@ def _columns(name, table):
     elif isinstance(table, Mapping):
         cols = {str(k): v for k, v in table.items()}
         qid = cols.pop("qid", None)
+        if qid is None:
+            # a mapping that carries its query ids as an attribute (the
+            # per-query results of skrank's evaluation functions)
+            qid = getattr(table, "qid", None)
     else:
         raise InvalidParameterError(
             f"{_CALLER}: the results of system {name!r} must be a pandas "
-            "DataFrame (one row per query, one column per metric) or a dict "
-            f"{{'qid': ids, metric: values}}; got {type(table).__name__}."
+            "DataFrame (one row per query, one column per metric), a dict "
+            f"{{'qid': ids, metric: values}} or a mapping {{metric: values}} "
+            f"with a 'qid' attribute; got {type(table).__name__}."
         )
     if not cols:
         raise InvalidParameterError(
@@ -578,8 +583,10 @@ def compare(
         Maps each system's name to its per-query values: a pandas DataFrame
         indexed by query id with one column per metric (the second value of
         :func:`skrank.evaluate_run` with ``return_per_query=True``), a dict
-        ``{"qid": ids, metric: values, ...}``, or a dict ``{metric: values}``
-        when every system lists the same queries in the same order. At least
+        ``{"qid": ids, metric: values, ...}``, a mapping ``{metric: values}``
+        whose attribute ``qid`` holds the query ids of the values, or a dict
+        ``{metric: values}`` when every system lists the same queries in the
+        same order. At least
         two systems, all with the same metrics; values finite.
     baseline : str, default=None
         The system every other system is compared to; ``None`` compares all

@@ -516,3 +516,42 @@ def test_many_queries_resample_in_batches():
     ).confidence_interval  # fmt: skip
     row = res.summary_[0]
     assert [row["ci_low"], row["ci_high"]] == pytest.approx([ci.low, ci.high])
+
+
+# --------------------------------------------------------------------------
+# Mappings carrying their query ids as an attribute
+# --------------------------------------------------------------------------
+
+
+class _PerQuery(dict):
+    """A mapping metric -> values with the query ids as ``.qid``."""
+
+    def __init__(self, qid, **columns):
+        super().__init__(columns)
+        self.qid = qid
+
+
+def test_mapping_with_qid_attribute_is_aligned_by_query():
+    a = _PerQuery(["q1", "q2", "q3"], map=[0.1, 0.5, 0.9])
+    b = _PerQuery(["q3", "q1", "q2"], map=[0.8, 0.0, 0.5])
+    res = compare({"a": a, "b": b}, baseline="b", interval="t")
+    # expected: the same as explicit 'qid' entries
+    ref = compare(
+        {
+            "a": {"qid": ["q1", "q2", "q3"], "map": [0.1, 0.5, 0.9]},
+            "b": {"qid": ["q3", "q1", "q2"], "map": [0.8, 0.0, 0.5]},
+        },
+        baseline="b",
+        interval="t",
+    )
+    assert res.to_dict() == ref.to_dict()
+    # d = a - b by query: q1 0.1, q2 0, q3 0.1 -> wins 2, ties 1
+    assert (res.pairs_[0]["wins"], res.pairs_[0]["ties"]) == (2, 1)
+
+
+def test_mapping_with_qid_attribute_drops_missing_queries():
+    a = _PerQuery(["q1", "q2", "q3"], map=[0.1, 0.5, 0.9])
+    b = _PerQuery(["q1", "q2"], map=[0.0, 0.5])
+    res = compare({"a": a, "b": b}, interval="t")
+    assert res.queries_.tolist() == ["q1", "q2"]
+    assert res.dropped_.tolist() == ["q3"]
