@@ -531,6 +531,149 @@ class Comparison:
             "settings": dict(self.settings_),
         }
 
+    def to_markdown(self, *, digits=3, ci=False):
+        """Return a Markdown table of the means, as in an IR paper.
+
+        One row per system, one column per metric. A dagger (†) marks the
+        means significantly different from the baseline's (adjusted p-value at
+        most ``1 - confidence_level``); without a baseline, every system has a
+        letter and its cells list the letters of the systems it differs from
+        significantly. The best mean of every metric is in bold. A legend
+        line names the test, the correction and the level.
+
+        Parameters
+        ----------
+        digits : int, default=3
+            Decimals of the means and intervals, 0 to 17.
+        ci : bool, default=False
+            Also give the confidence interval of every mean, in brackets.
+
+        Returns
+        -------
+        table : str
+            The table and its legend.
+
+        See Also
+        --------
+        Comparison.to_latex : The same table in LaTeX.
+
+        Examples
+        --------
+        >>> from skrank import compare
+        >>> res = compare({"bm25": {"map": [0.1, 0.2, 0.3, 0.4]},
+        ...                "dense": {"map": [0.2, 0.3, 0.5, 0.5]}},
+        ...               baseline="bm25", interval="t")
+        >>> print(res.to_markdown())
+        | System | map |
+        |:--|--:|
+        | bm25 | 0.250 |
+        | dense | **0.375**† |
+        <BLANKLINE>
+        † significantly different from the baseline bm25 (paired t-test, Holm correction over 1 test, α = 0.05). Bold: best mean per metric.
+        """  # noqa: E501
+        systems, labels, metrics, cells, legend = _report(self, digits, ci)
+
+        def name(system):
+            text = _markdown_text(system)
+            return f"{text} ({labels[system]})" if labels else text
+
+        lines = [
+            "| System | " + " | ".join(_markdown_text(m) for m in metrics) + " |",
+            "|:--|" + "--:|" * len(metrics),
+        ]
+        for system in systems:
+            row = []
+            for m in metrics:
+                mean, bold, marks, interval = cells[system][m]
+                text = f"**{mean}**" if bold else mean
+                if marks == ["dagger"]:
+                    text += "†"
+                elif marks:
+                    text += "<sup>" + "".join(marks) + "</sup>"
+                if interval is not None:
+                    text += " " + interval
+                row.append(text)
+            lines.append(f"| {name(system)} | " + " | ".join(row) + " |")
+        pieces = {"dagger": "†", "alpha": "α"}
+        text = "".join(pieces.get(k, t) for k, t in legend)
+        return "\n".join(lines) + "\n\n" + text
+
+    def to_latex(self, *, digits=3, ci=False):
+        r"""Return a LaTeX (booktabs) table of the means, as in an IR paper.
+
+        The table of :meth:`to_markdown` as a ``tabular`` with
+        ``\toprule``, ``\midrule`` and ``\bottomrule`` (it needs
+        ``\usepackage{booktabs}``): a dagger (``$^\dagger$``) or superscript
+        letters mark the significant differences, ``\textbf`` the best mean
+        of every metric; the legend is the last row, below the table.
+
+        Parameters
+        ----------
+        digits : int, default=3
+            Decimals of the means and intervals, 0 to 17.
+        ci : bool, default=False
+            Also give the confidence interval of every mean, in brackets.
+
+        Returns
+        -------
+        table : str
+            The ``tabular`` environment.
+
+        See Also
+        --------
+        Comparison.to_markdown : The same table in Markdown.
+
+        Examples
+        --------
+        >>> from skrank import compare
+        >>> res = compare({"bm25": {"map": [0.1, 0.2, 0.3, 0.4]},
+        ...                "dense": {"map": [0.2, 0.3, 0.5, 0.5]}},
+        ...               baseline="bm25", interval="t")
+        >>> print(res.to_latex())
+        \begin{tabular}{lr}
+        \toprule
+        System & map \\
+        \midrule
+        bm25 & 0.250 \\
+        dense & \textbf{0.375}$^{\dagger}$ \\
+        \bottomrule
+        \multicolumn{2}{l}{\footnotesize $^{\dagger}$ significantly different from the baseline bm25 (paired t-test, Holm correction over 1 test, $\alpha$ = 0.05). Bold: best mean per metric.} \\
+        \end{tabular}
+        """  # noqa: E501
+        systems, labels, metrics, cells, legend = _report(self, digits, ci)
+
+        def name(system):
+            text = _latex_text(system)
+            return f"{text} ({labels[system]})" if labels else text
+
+        lines = [
+            "\\begin{tabular}{l" + "r" * len(metrics) + "}",
+            "\\toprule",
+            "System & " + " & ".join(_latex_text(m) for m in metrics) + " \\\\",
+            "\\midrule",
+        ]
+        for system in systems:
+            row = []
+            for m in metrics:
+                mean, bold, marks, interval = cells[system][m]
+                text = f"\\textbf{{{mean}}}" if bold else mean
+                if marks == ["dagger"]:
+                    text += "$^{\\dagger}$"
+                elif marks:
+                    text += "$^{" + "".join(marks) + "}$"
+                if interval is not None:
+                    text += " " + interval
+                row.append(text)
+            lines.append(f"{name(system)} & " + " & ".join(row) + " \\\\")
+        pieces = {"dagger": "$^{\\dagger}$", "alpha": "$\\alpha$"}
+        text = "".join(pieces.get(k, _latex_text(t)) for k, t in legend)
+        lines += [
+            "\\bottomrule",
+            f"\\multicolumn{{{len(metrics) + 1}}}{{l}}{{\\footnotesize {text}}} \\\\",
+            "\\end{tabular}",
+        ]
+        return "\n".join(lines)
+
     def __repr__(self):
         s = self.settings_
         pct = f"{100 * s['confidence_level']:g}%"
@@ -547,6 +690,149 @@ class Comparison:
                 _table(self.pairs_, PAIR_COLUMNS),
             ]
         )
+
+
+_TEST_NAMES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "randomization": "paired randomization test",
+    "bootstrap": "paired bootstrap test",
+}
+_CORRECTION_NAMES = {
+    "holm": "Holm correction",
+    "bonferroni": "Bonferroni correction",
+    "fdr_bh": "Benjamini-Hochberg FDR control",
+}
+_INTERVAL_NAMES = {
+    "bca": "BCa bootstrap",
+    "percentile": "percentile bootstrap",
+    "t": "Student t",
+}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _latex_text(text):
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
+
+
+def _markdown_text(text):
+    return str(text).replace("|", "\\|")
+
+
+def _label(i, n):
+    """The letter of the ``i``-th of ``n`` systems (a number beyond 26)."""
+    return chr(ord("a") + i) if n <= 26 else str(i + 1)
+
+
+def _report(comparison, digits, ci):
+    """The content of a report table, independent of the markup.
+
+    Returns ``(systems, labels, metrics, cells, legend)``: ``cells[s][m]`` is
+    ``(mean, bold, marks, interval)`` with ``mean`` and ``interval`` (or
+    ``None``) as text, ``bold`` true for the best mean of the metric (after
+    rounding to ``digits``) and ``marks`` the letters (or ``"dagger"``) of
+    the significant comparisons; ``legend`` is a list of ``(kind, text)``
+    pieces, ``kind`` being ``"text"``, ``"dagger"`` or ``"alpha"``.
+    """
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)):
+        raise InvalidParameterError(
+            f"The 'digits' parameter of the Comparison reports must be an int "
+            f"from 0 to 17. Got {plain(digits)} instead."
+        )
+    if not 0 <= digits <= 17:
+        raise InvalidParameterError(
+            f"The 'digits' parameter of the Comparison reports must be an int "
+            f"from 0 to 17. Got {digits} instead."
+        )
+    s = comparison.settings_
+    summary = {(r["system"], r["metric"]): r for r in comparison.summary_}
+    systems = list(dict.fromkeys(r["system"] for r in comparison.summary_))
+    metrics = list(dict.fromkeys(r["metric"] for r in comparison.summary_))
+    baseline = s["baseline"]
+    n = len(systems)
+    labels = (
+        {}
+        if baseline is not None
+        else {name: _label(i, n) for i, name in enumerate(systems)}
+    )
+    marks = {key: set() for key in summary}
+    for r in comparison.pairs_:
+        if not r["significant"]:
+            continue
+        m = r["metric"]
+        if baseline is not None:
+            marks[r["system"], m].add("dagger")
+        else:
+            marks[r["system"], m].add(r["baseline"])
+            marks[r["baseline"], m].add(r["system"])
+
+    def num(v):
+        return "nan" if math.isnan(v) else f"{v:.{digits}f}"
+
+    cells = {}
+    for m in metrics:
+        shown = {name: num(summary[name, m]["mean"]) for name in systems}
+        best = max(float(v) for v in shown.values())
+        for name in systems:
+            row = summary[name, m]
+            mk = marks[name, m]
+            if baseline is None:
+                mk = [labels[o] for o in systems if o in mk]
+            else:
+                mk = sorted(mk)
+            interval = f"[{num(row['ci_low'])}, {num(row['ci_high'])}]" if ci else None
+            cells.setdefault(name, {})[m] = (
+                shown[name],
+                float(shown[name]) == best,
+                mk,
+                interval,
+            )
+    family = sum(not math.isnan(r["p_value"]) for r in comparison.pairs_)
+    alpha = f"{round(1.0 - s['confidence_level'], 12):g}"
+    test = _TEST_NAMES[s["test"]]
+    if s["test"] in ("randomization", "bootstrap"):
+        test += f", {s['n_resamples']} resamples"
+    tests = f"{family} test{'s' if family != 1 else ''}"
+    if s["correction"] is None:
+        how = f" ({test}, {tests}, no correction, "
+    else:
+        how = f" ({test}, {_CORRECTION_NAMES[s['correction']]} over {tests}, "
+    if baseline is not None:
+        legend = [
+            ("dagger", ""),
+            ("text", f" significantly different from the baseline {baseline}"),
+        ]
+    else:
+        legend = [
+            (
+                "text",
+                "Superscript letters: significantly different from the "
+                "systems with those letters",
+            )
+        ]
+    legend += [("text", how), ("alpha", ""), ("text", f" = {alpha}).")]
+    legend.append(("text", " Bold: best mean per metric."))
+    if ci:
+        pct = f"{100 * s['confidence_level']:g}%"
+        legend.append(
+            (
+                "text",
+                f" Brackets: {pct} {_INTERVAL_NAMES[s['interval']]} "
+                "confidence interval of the mean.",
+            )
+        )
+    return systems, labels, metrics, cells, legend
 
 
 def _table(rows, columns):

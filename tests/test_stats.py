@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import warnings
 
 import numpy as np
@@ -555,3 +556,203 @@ def test_mapping_with_qid_attribute_drops_missing_queries():
     res = compare({"a": a, "b": b}, interval="t")
     assert res.queries_.tolist() == ["q1", "q2"]
     assert res.dropped_.tolist() == ["q3"]
+
+
+# --------------------------------------------------------------------------
+# Reports: Markdown, LaTeX, text, JSON
+# --------------------------------------------------------------------------
+
+# map: d = dense - bm25 = [0.1, 0.1, 0.2, 0.1], mean 0.125, sd 0.05,
+#      t = 0.125 / (0.05 / 2) = 5 on 3 df -> p = 0.0154
+# P@1: d = [-1, 1, 0, 0], mean 0 -> p = 1
+# Holm over the 2 tests: 2 * 0.0154 = 0.031 <= 0.05 (map significant), 1 (P@1)
+# means: map 0.250 / 0.375 (dense best); P@1 0.500 / 0.500 (both best)
+TINY = {
+    "bm25": {"map": [0.1, 0.2, 0.3, 0.4], "P@1": [1.0, 0.0, 1.0, 0.0]},
+    "dense": {"map": [0.2, 0.3, 0.5, 0.5], "P@1": [0.0, 1.0, 1.0, 0.0]},
+}
+
+
+@pytest.fixture
+def tiny():
+    return compare(TINY, baseline="bm25", test="t", interval="t")
+
+
+def test_tiny_pairs_as_derived_by_hand(tiny):
+    by_metric = {r["metric"]: r for r in tiny.pairs_}
+    assert by_metric["map"]["p_value"] == pytest.approx(
+        2 * stats.t.sf(5.0, 3), rel=1e-9
+    )
+    assert by_metric["map"]["p_adjusted"] == pytest.approx(
+        4 * stats.t.sf(5.0, 3), rel=1e-9
+    )
+    assert by_metric["map"]["significant"]
+    assert by_metric["P@1"]["p_adjusted"] == 1.0
+    assert not by_metric["P@1"]["significant"]
+
+
+def test_to_markdown_tiny_exact(tiny):
+    assert tiny.to_markdown() == (
+        "| System | map | P@1 |\n"
+        "|:--|--:|--:|\n"
+        "| bm25 | 0.250 | **0.500** |\n"
+        "| dense | **0.375**† | **0.500** |\n"
+        "\n"
+        "† significantly different from the baseline bm25 (paired t-test, "
+        "Holm correction over 2 tests, α = 0.05). Bold: best mean per metric."
+    )
+
+
+def test_to_latex_tiny_exact(tiny):
+    assert tiny.to_latex(digits=2) == (
+        "\\begin{tabular}{lrr}\n"
+        "\\toprule\n"
+        "System & map & P@1 \\\\\n"
+        "\\midrule\n"
+        "bm25 & 0.25 & \\textbf{0.50} \\\\\n"
+        # 0.375 is exact in binary: rounds half to even, 0.38
+        "dense & \\textbf{0.38}$^{\\dagger}$ & \\textbf{0.50} \\\\\n"
+        "\\bottomrule\n"
+        "\\multicolumn{3}{l}{\\footnotesize $^{\\dagger}$ significantly "
+        "different from the baseline bm25 (paired t-test, Holm correction over "
+        "2 tests, $\\alpha$ = 0.05). Bold: best mean per metric.} \\\\\n"
+        "\\end{tabular}"
+    )
+
+
+def test_to_markdown_with_intervals_tiny(tiny):
+    # map of bm25: 0.25 +- t(0.975, 3) * sd / 2, sd = 0.1291
+    half = stats.t.ppf(0.975, 3) * np.std([0.1, 0.2, 0.3, 0.4], ddof=1) / 2
+    line = tiny.to_markdown(ci=True).splitlines()[2]
+    assert line.startswith(
+        f"| bm25 | 0.250 [{0.25 - half:.3f}, {0.25 + half:.3f}] | **0.500** ["
+    )
+    assert tiny.to_markdown(ci=True).endswith(
+        "Brackets: 95% Student t confidence interval of the mean."
+    )
+
+
+def test_to_markdown_all_pairs_letters():
+    res = compare(
+        {**TINY, "x": {"map": [0.3, 0.3, 0.6, 0.5], "P@1": [0.0, 1.0, 1.0, 0.0]}},
+        test="t",
+        interval="t",
+        correction=None,
+    )
+    # map, no correction: dense vs bm25 p = 0.0154, x vs bm25 p = 0.035
+    # (both significant), x vs dense p = 0.18
+    lines = res.to_markdown().splitlines()
+    assert lines[2] == "| bm25 (a) | 0.250<sup>bc</sup> | **0.500** |"
+    assert lines[3] == "| dense (b) | 0.375<sup>a</sup> | **0.500** |"
+    assert lines[4] == "| x (c) | **0.425**<sup>a</sup> | **0.500** |"
+    assert lines[-1].startswith(
+        "Superscript letters: significantly different from the systems with "
+        "those letters (paired t-test, 6 tests, no correction, α = 0.05)."
+    )
+
+
+def _random_comparison(baseline):
+    rng = np.random.default_rng(3)
+    base = rng.uniform(0, 1, (3, 30))
+    results = {
+        name: {
+            m: np.clip(base[j] + shift + rng.normal(0, 0.1, 30), 0, 1)
+            for j, m in enumerate(["map", "ndcg@10", "P@5"])
+        }
+        for name, shift in (
+            ("bm25", 0.0),
+            ("dense", 0.08),
+            ("hybrid", 0.02),
+            ("rerank", 0.1),
+        )
+    }
+    return compare(results, baseline=baseline, test="t", interval="t")
+
+
+@pytest.mark.parametrize("baseline", ["bm25", None])
+def test_markdown_marks_exactly_the_significant_pairs(baseline):
+    res = _random_comparison(baseline)
+    systems = ["bm25", "dense", "hybrid", "rerank"]
+    metrics = ["map", "ndcg@10", "P@5"]
+    sig = {
+        (r["system"], r["baseline"], r["metric"])
+        for r in res.pairs_
+        if r["significant"]
+    }
+    assert 0 < len(sig) < len(res.pairs_)  # both kinds present
+    lines = res.to_markdown().splitlines()
+    assert lines[0] == "| System | " + " | ".join(metrics) + " |"
+    rows = [line.strip("|").split(" | ") for line in lines[2:6]]
+    letters = dict(zip(systems, "abcd", strict=True))
+    for name, row in zip(systems, rows, strict=True):
+        assert row[0].strip() == (name if baseline else f"{name} ({letters[name]})")
+        for m, cell in zip(metrics, row[1:], strict=True):
+            if baseline:
+                assert ("†" in cell) == ((name, baseline, m) in sig)
+            else:
+                expected = "".join(
+                    letters[o]
+                    for o in systems
+                    if (name, o, m) in sig or (o, name, m) in sig
+                )
+                got = cell.split("<sup>")[1].split("</sup>")[0] if expected else ""
+                assert got == expected
+                assert ("<sup>" in cell) == bool(expected)
+    # bold: the best mean of every metric, and only there
+    for j, m in enumerate(metrics):
+        means = {r["system"]: r["mean"] for r in res.summary_ if r["metric"] == m}
+        best = max(round(v, 3) for v in means.values())
+        for name, row in zip(systems, rows, strict=True):
+            assert ("**" in row[j + 1]) == (round(means[name], 3) == best)
+
+
+@pytest.mark.parametrize("baseline", ["bm25", None])
+def test_latex_structure(baseline):
+    res = _random_comparison(baseline)
+    text = res.to_latex(ci=True)
+    lines = text.splitlines()
+    assert lines[0] == "\\begin{tabular}{lrrr}" and lines[-1] == "\\end{tabular}"
+    assert [lines.count(r) for r in ("\\toprule", "\\midrule", "\\bottomrule")] == [
+        1,
+        1,
+        1,
+    ]
+    body = lines[lines.index("\\midrule") + 1 : lines.index("\\bottomrule")]
+    assert len(body) == 4
+    n_sig = sum(r["significant"] for r in res.pairs_)
+    if baseline:
+        assert sum(row.count("\\dagger") for row in body) == n_sig
+    else:  # each significant pair marks both of its systems
+        marks = [c for row in body for c in re.findall(r"\$\^\{([a-d]+)\}\$", row)]
+        assert sum(len(c) for c in marks) == 2 * n_sig
+    for row in body:
+        assert row.endswith(" \\\\") and row.count(" & ") == 3
+    assert "95\\%" in lines[-2]  # escaped in the legend
+
+
+def test_latex_escapes_names():
+    res = compare(
+        {"a_b & c": {"x%": [0.1, 0.2]}, "d": {"x%": [0.2, 0.4]}},
+        interval="t",
+    )
+    text = res.to_latex()
+    assert "a\\_b \\& c (a)" in text and "System & x\\% \\\\" in text
+    assert "a\\_b \\& c (a)" not in res.to_markdown()
+
+
+def test_reports_name_every_system_and_metric():
+    res = _random_comparison("bm25")
+    for text in (
+        repr(res),
+        res.to_markdown(),
+        res.to_latex(),
+        json.dumps(res.to_dict()),
+    ):
+        for name in ("bm25", "dense", "hybrid", "rerank", "map", "ndcg@10", "P@5"):
+            assert name in text
+
+
+@pytest.mark.parametrize("digits", [-1, 18, 2.0, True, "3"])
+def test_report_digits_checked(tiny, digits):
+    with pytest.raises(InvalidParameterError, match="digits"):
+        tiny.to_markdown(digits=digits)
