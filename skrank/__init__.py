@@ -19,6 +19,7 @@ from ._metrics import (
     recall_at_k_score,
 )
 from ._registry import MetricSpec, get_metric, get_metric_names
+from ._results import QueryResults
 from ._scorer import get_scorer, get_scorer_names, make_ranking_scorer
 from ._stats import Comparison, compare
 from .retrieval import evaluate_retrieval
@@ -29,6 +30,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "Comparison",
     "MetricSpec",
+    "QueryResults",
     "RankingEvaluator",
     "bndcg_score",
     "bpref_score",

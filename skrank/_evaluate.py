@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._core import compute, prepare, resolve_ties
 from ._docs import fill_doc
 from ._registry import parse_metrics
+from ._results import QueryResults
 from ._validation import validate_params
 
 __all__ = ["evaluate"]
@@ -48,10 +51,14 @@ def evaluate(
 
     Returns
     -------
-    results : dict
-        Maps each metric's canonical name (see :func:`get_metric`) to a
-        ``float`` (``average="mean"``) or a per-query ndarray
-        (``average=None``), in the order asked, whatever their number.
+    results : dict or QueryResults
+        With ``average="mean"``, a ``dict`` mapping each metric's canonical
+        name (see :func:`get_metric`) to a ``float``, in the order asked,
+        whatever their number. With ``average=None``, a
+        :class:`QueryResults`: the same mapping to per-query ndarrays, with
+        the query ids in ``qid`` (the row index ``0..n_queries-1`` of 2-D
+        input; the sorted unique ``qid`` values of grouped input, the order
+        of the arrays).
 
     Raises
     ------
@@ -64,6 +71,7 @@ def evaluate(
     --------
     get_metric : Parse a metric name.
     get_metric_names : The names of all metrics.
+    QueryResults : The per-query values of ``average=None``.
 
     Notes
     -----
@@ -87,6 +95,14 @@ def evaluate(
     {'mrr': 0.6666666666666666, 'precision@2': 0.25}
     >>> evaluate(y_true, y_score, ["mrr", "P@2"], ties="optimistic")
     {'mrr': 0.75, 'precision@2': 0.5}
+
+    Per query, labelled by query id:
+
+    >>> per_query = evaluate(y_true, y_score, ["mrr", "P@2"], average=None)
+    >>> per_query.qid
+    array([0, 1])
+    >>> per_query["mrr"]
+    array([0.44444444, 1.        ])
     """
     caller = "evaluate"
     validate_params(
@@ -117,4 +133,11 @@ def evaluate(
         average=average,
         replace_undefined_by=replace_undefined_by,
     )
-    return dict(zip(names, values, strict=False))
+    results = dict(zip(names, values, strict=False))
+    if average is not None:
+        return results
+    layout = prepared.layout
+    qid_values = layout.qid_values
+    if qid_values is None:  # dense layout: queries are rows
+        qid_values = np.arange(layout.n_queries)
+    return QueryResults(results, qid_values)

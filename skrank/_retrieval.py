@@ -35,6 +35,7 @@ from ._core import aggregate
 from ._docs import DOCS
 from ._engine import Block, factorize, rank, slices
 from ._registry import Catalogue, MetricSpec, parse_metrics
+from ._results import QueryResults
 from ._validation import (
     BOOL,
     COMMON_CONSTRAINTS,
@@ -722,7 +723,10 @@ def evaluate_neighbors(caller, a):
             f"name a cutoff such as '{spec.name}@{lookup.n_neighbors}'",
         ),
     )
-    return {spec.name: value for spec, value in zip(specs, values, strict=True)}
+    results = {spec.name: value for spec, value in zip(specs, values, strict=True)}
+    if a["average"] is not None:
+        return results
+    return QueryResults(results, np.arange(lookup.match.shape[0]))
 
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.MULTILINE)

@@ -590,9 +590,11 @@ def evaluate_retrieval(
 
     Returns
     -------
-    results : dict
-        Maps each metric's canonical name to a ``float`` (or a per-query
-        ndarray with ``average=None``), in the order asked.
+    results : dict or QueryResults
+        Maps each metric's canonical name to a ``float``, in the order asked.
+        With ``average=None``, a :class:`~skrank.QueryResults` mapping each
+        name to its per-query ndarray, with ``qid`` the position of each
+        query (``0..n_queries-1``).
 
     Raises
     ------
@@ -684,7 +686,11 @@ def evaluate_retrieval(
     array([2., 2., 3.])
     >>> evaluate_retrieval(y_query, y_index, distances, indices, "hit_rate@1",
     ...                    average=None)
-    {'hit_rate@1': array([1. , 1. , 0.5])}
+    QueryResults(3 queries, 1 metric)
+    qid  hit_rate@1
+      0      1.0000
+      1      1.0000
+      2      0.5000
 
     The index against itself: ``kneighbors()`` without ``X`` leaves each
     item out of its own neighbours, and ``leave_one_out=True`` leaves it out

@@ -1,0 +1,245 @@
+"""QueryResults: per-query values labelled by query id, from every entry point."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.neighbors import NearestNeighbors
+
+import skrank
+from skrank import QueryResults
+from skrank.retrieval import (
+    evaluate_retrieval,
+    retrieval_map_score,
+    retrieval_precision_score,
+)
+
+RNG = np.random.default_rng(0)
+Y_DENSE = RNG.integers(0, 3, size=(6, 7))
+S_DENSE = RNG.integers(0, 4, size=(6, 7)).astype(float)  # ties on purpose
+NAMES = ["ndcg@3", "map", "mrr"]
+
+
+def _grouped(ids):
+    """Rows of three queries with ids ``ids``, shuffled."""
+    y = np.array([1, 0, 2, 0, 1, 1, 0, 0, 3, 1])
+    s = np.array([0.5, 0.4, 0.4, 0.9, 0.1, 0.3, 0.2, 0.8, 0.6, 0.6])
+    q = np.array([ids[i] for i in [0, 0, 0, 1, 1, 1, 1, 2, 2, 2]])
+    perm = np.random.default_rng(1).permutation(y.shape[0])
+    return y[perm], s[perm], q[perm]
+
+
+# --------------------------------------------------------------------------
+# skrank.evaluate
+# --------------------------------------------------------------------------
+
+
+def test_evaluate_dense_per_query():
+    res = skrank.evaluate(Y_DENSE, S_DENSE, NAMES, average=None)
+    assert isinstance(res, QueryResults) and isinstance(res, dict)
+    assert list(res) == ["ndcg@3", "map", "mrr"]
+    # expected: the row index of the dense layout
+    np.testing.assert_array_equal(res.qid, np.arange(6))
+    # expected: the single-metric functions on the same queries
+    np.testing.assert_allclose(
+        res["ndcg@3"], skrank.ndcg_score(Y_DENSE, S_DENSE, k=3, average=None)
+    )
+    np.testing.assert_allclose(
+        res["map"],
+        skrank.mean_average_precision_score(Y_DENSE, S_DENSE, average=None),
+    )
+    np.testing.assert_allclose(
+        res["mrr"],
+        skrank.mean_reciprocal_rank_score(Y_DENSE, S_DENSE, average=None),
+    )
+
+
+def test_evaluate_mean_is_plain_dict():
+    res = skrank.evaluate(Y_DENSE, S_DENSE, NAMES)
+    assert type(res) is dict
+    assert all(isinstance(v, float) for v in res.values())
+
+
+def test_single_metric_functions_return_plain_arrays():
+    got = skrank.ndcg_score(Y_DENSE, S_DENSE, average=None)
+    assert type(got) is np.ndarray
+
+
+@pytest.mark.parametrize(
+    "ids", [["b", "c", "a"], [30, 10, 20], ["q10", "q2", "q1"]], ids=str
+)
+def test_evaluate_grouped_qid(ids):
+    y, s, q = _grouped(ids)
+    res = skrank.evaluate(y, s, NAMES, qid=q, average=None)
+    # expected: the sorted unique qid values, the order of the arrays
+    np.testing.assert_array_equal(res.qid, np.sort(np.unique(q)))
+    assert res.qid.dtype == q.dtype
+    # expected: the single-metric function, and each query alone as a row
+    np.testing.assert_allclose(
+        res["ndcg@3"], skrank.ndcg_score(y, s, qid=q, k=3, average=None)
+    )
+    for i, query in enumerate(res.qid):
+        rows = q == query
+        alone = skrank.evaluate(y[rows][None], s[rows][None], NAMES)
+        for name in NAMES:
+            assert res[name][i] == pytest.approx(alone[name], rel=1e-12)
+
+
+def test_evaluate_nan_and_mean():
+    y = np.array([[0, 0, 0], [1, 0, 1], [0, 1, 0]])
+    s = np.array([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1], [0.3, 0.2, 0.1]])
+    names = ["map", "mrr"]
+    res = skrank.evaluate(y, s, names, average=None, replace_undefined_by=np.nan)
+    assert np.isnan(res["map"][0])
+    # expected: evaluate's own mean, which leaves NaN queries out too
+    means = skrank.evaluate(y, s, ["map", "mrr"], replace_undefined_by=np.nan)
+    assert res.mean() == pytest.approx(means, rel=1e-12)
+    # expected by hand: AP (1 + 2/3) / 2 and 1/2 over the two defined queries
+    assert res.mean()["map"] == pytest.approx((5 / 6 + 1 / 2) / 2)
+
+
+# --------------------------------------------------------------------------
+# skrank.retrieval.evaluate_retrieval
+# --------------------------------------------------------------------------
+
+
+def test_evaluate_retrieval_per_query():
+    X_index = np.array([[0.0], [1.0], [4.0], [5.0], [9.0]])
+    y_index = np.array([0, 0, 1, 1, 2])
+    X_query = np.array([[0.2], [4.8], [7.0], [8.6]])
+    y_query = np.array([0, 1, 1, 2])
+    distances, indices = (
+        NearestNeighbors(n_neighbors=3).fit(X_index).kneighbors(X_query)
+    )
+    res = evaluate_retrieval(
+        y_query, y_index, distances, indices, ["precision@2", "map@3"], average=None
+    )
+    assert isinstance(res, QueryResults)
+    # expected: the position of each query
+    np.testing.assert_array_equal(res.qid, np.arange(4))
+    # expected: the lookup functions on the same neighbours
+    lookup = y_index[indices]
+    np.testing.assert_allclose(
+        res["precision@2"],
+        retrieval_precision_score(
+            y_query, lookup, lookup_distances=distances, k=2, average=None
+        ),
+    )
+    np.testing.assert_allclose(
+        res["map@3"],
+        retrieval_map_score(
+            y_query,
+            lookup,
+            lookup_distances=distances,
+            r={0: 2, 1: 2, 2: 1},
+            k=3,
+            average=None,
+        ),
+    )
+    mean = evaluate_retrieval(
+        y_query, y_index, distances, indices, ["precision@2", "map@3"]
+    )
+    assert type(mean) is dict
+
+
+# --------------------------------------------------------------------------
+# The class
+# --------------------------------------------------------------------------
+
+
+def _example():
+    return QueryResults(
+        {"ndcg@3": [0.5, 1.0, np.nan], "mrr": np.array([1, 0, 1])},
+        np.array(["q1", "q2", "q3"]),
+    )
+
+
+def test_values_are_float_arrays():
+    res = _example()
+    assert res["mrr"].dtype == np.float64
+    np.testing.assert_array_equal(res["mrr"], [1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(res.qid, ["q1", "q2", "q3"])
+
+
+def test_to_frame():
+    pd = pytest.importorskip("pandas")
+    res = _example()
+    frame = res.to_frame()
+    expected = pd.DataFrame(
+        {"ndcg@3": [0.5, 1.0, np.nan], "mrr": [1.0, 0.0, 1.0]},
+        index=pd.Index(["q1", "q2", "q3"], name="qid"),
+    )
+    pd.testing.assert_frame_equal(frame, expected)
+
+
+def test_to_frame_without_pandas(monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "pandas", None)
+    res = _example()
+    with pytest.raises(ImportError, match="pip install pandas"):
+        res.to_frame()
+    assert "q1" in repr(res)  # the rest needs no pandas
+
+
+def test_pickle_round_trip():
+    res = _example()
+    back = pickle.loads(pickle.dumps(res))
+    assert type(back) is QueryResults
+    np.testing.assert_array_equal(back.qid, res.qid)
+    assert list(back) == list(res)
+    assert back == res
+
+
+def test_copy_keeps_qid():
+    res = _example()
+    cp = res.copy()
+    assert type(cp) is QueryResults
+    np.testing.assert_array_equal(cp.qid, res.qid)
+    assert cp == res
+
+
+def test_equality():
+    res = _example()
+    # the dict part: a plain dict of the same arrays is equal (NaN equal NaN)
+    assert res == {"ndcg@3": [0.5, 1.0, np.nan], "mrr": [1.0, 0.0, 1.0]}
+    assert res != {"ndcg@3": [0.5, 1.0, 0.0], "mrr": [1.0, 0.0, 1.0]}
+    assert res != {"ndcg@3": [0.5, 1.0, np.nan]}
+    # between QueryResults the query ids count as well
+    other = QueryResults(dict(res), ["a", "b", "c"])
+    assert res != other
+    assert res != [1, 2]
+
+
+def test_mean():
+    res = _example()
+    # expected by hand; NaN left out
+    assert res.mean() == {"ndcg@3": 0.75, "mrr": pytest.approx(2 / 3)}
+    empty = QueryResults({"map": []}, [])
+    assert np.isnan(empty.mean()["map"])
+    nan = QueryResults({"map": [np.nan]}, ["q"])
+    assert np.isnan(nan.mean()["map"])
+
+
+def test_repr():
+    res = QueryResults({"map": np.arange(8) / 8}, np.arange(8) * 10)
+    text = repr(res)
+    lines = text.splitlines()
+    assert lines[0] == "QueryResults(8 queries, 1 metric)"
+    assert lines[1].split() == ["qid", "map"]
+    assert lines[2].split() == ["0", "0.0000"]
+    assert len(lines) == 2 + 5 + 1 and lines[-1] == "... (3 more)"
+    assert repr(QueryResults({}, [])) == "QueryResults(0 queries, 0 metrics)"
+
+
+@pytest.mark.parametrize(
+    "values, qid, match",
+    [
+        ({"map": [0.1, 0.2]}, [[1, 2]], "qid must be 1-D"),
+        ({"map": [0.1, 0.2]}, [1, 2, 3], "one value per query"),
+        ({"map": [[0.1, 0.2]]}, [1, 2], "one value per query"),
+        ({"map": ["a", "b"]}, [1, 2], "must be numeric"),
+        ([0.1, 0.2], [1, 2], "must be a mapping"),
+    ],
+)
+def test_constructor_errors(values, qid, match):
+    with pytest.raises(ValueError, match=match):
+        QueryResults(values, qid)
