@@ -2,7 +2,9 @@
 
 ``skrank evaluate QRELS RUN [RUN ...] -m ndcg@10 -m map`` prints a table like
 trec_eval's: one line per metric (and per query with ``-q``), one value column
-per run. ``skrank metrics`` lists the metric names.
+per run. ``skrank compare QRELS RUN1 RUN2 -m map`` compares runs query by
+query (intervals, paired tests, corrections; see :func:`skrank.compare`).
+``skrank metrics`` lists the metric names.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 import shlex
 import sys
 import traceback
+import warnings
 
 from ._registry import (
     MetricSpec,
@@ -25,7 +28,9 @@ from ._registry import (
     read_number,
     split_names,
 )
-from ._validation import InvalidParameterError, Options
+from ._stats import _CONSTRAINTS as _COMPARE_CONSTRAINTS
+from ._stats import compare
+from ._validation import NONE, InvalidParameterError, Options
 from .trec._evaluation import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
 from .trec._evaluation import evaluate_run, evaluate_run_columns
 from .trec._readers import read_qrels, read_run
@@ -52,14 +57,19 @@ MAX_DIGITS = 17
 _PROG = "skrank evaluate"
 
 
-def _choices(parameter: str) -> list[str]:
-    """The values evaluate_run accepts for ``parameter``, from its constraint."""
-    (options,) = [c for c in _RUN_CONSTRAINTS[parameter] if isinstance(c, Options)]
-    return list(options.values)
+def _choices(parameter: str, constraints=_RUN_CONSTRAINTS) -> list[str]:
+    """The values a function accepts for ``parameter``, from its constraints
+    (evaluate_run's by default); ``None``, where accepted, is ``"none"``."""
+    (options,) = [c for c in constraints[parameter] if isinstance(c, Options)]
+    extra = ["none"] if NONE in constraints[parameter] else []
+    return list(options.values) + extra
 
 
 _RUN_DEFAULTS = {
     name: p.default for name, p in inspect.signature(evaluate_run).parameters.items()
+}
+_COMPARE_DEFAULTS = {
+    name: p.default for name, p in inspect.signature(compare).parameters.items()
 }
 
 
@@ -173,12 +183,174 @@ def _parser() -> argparse.ArgumentParser:
         help=f"decimals in the table, 0 to {MAX_DIGITS} (default: 4, as trec_eval)",
     )
 
+    _compare_parser(sub)
+
     sub.add_parser(
         "metrics",
         help="list the metric names",
         description="List the metric names that -m accepts.",
     )
     return parser
+
+
+def _compare_parser(sub) -> None:
+    cmp = sub.add_parser(
+        "compare",
+        help="compare TREC runs query by query, with paired tests",
+        description="Compare two or more TREC runs against the same qrels: the "
+        "mean of every run and metric with a confidence interval, and for "
+        "every pair (or every run against --baseline) the mean difference, its "
+        "interval and a paired test, with the p-values adjusted for the whole "
+        "family of tests. See skrank.compare.",
+    )
+    cmp.add_argument("qrels", metavar="QRELS", help="qrels file")
+    cmp.add_argument("runs", metavar="RUN", nargs="+", help="two or more run files")
+    cmp.add_argument(
+        "-m",
+        "--metric",
+        dest="metrics",
+        action="append",
+        required=True,
+        metavar="METRIC",
+        help="a metric name, repeatable (as for skrank evaluate)",
+    )
+    cmp.add_argument(
+        "--baseline",
+        metavar="NAME_OR_INDEX",
+        help="compare every run to this one: its name (run id, as printed) or "
+        "its position among the RUN arguments, from 1. Default: every pair",
+    )
+    cmp.add_argument(
+        "--test",
+        default=_COMPARE_DEFAULTS["test"],
+        choices=_choices("test", _COMPARE_CONSTRAINTS),
+        help="paired two-sided test (default: %(default)s)",
+    )
+    cmp.add_argument(
+        "--correction",
+        default=_COMPARE_DEFAULTS["correction"],
+        choices=_choices("correction", _COMPARE_CONSTRAINTS),
+        help="adjustment of the p-values over all pairs and metrics "
+        "(default: %(default)s)",
+    )
+    cmp.add_argument(
+        "--interval",
+        default=_COMPARE_DEFAULTS["interval"],
+        choices=_choices("interval", _COMPARE_CONSTRAINTS),
+        help="confidence intervals (default: %(default)s)",
+    )
+    cmp.add_argument(
+        "--confidence",
+        type=float,
+        default=_COMPARE_DEFAULTS["confidence_level"],
+        metavar="LEVEL",
+        help="level of the intervals; 1 - LEVEL is the significance level "
+        "(default: %(default)s)",
+    )
+    cmp.add_argument(
+        "--resamples",
+        type=int,
+        default=_COMPARE_DEFAULTS["n_resamples"],
+        metavar="N",
+        help="resamples of the bootstrap and randomization (default: %(default)s)",
+    )
+    cmp.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seed of the resampling: the same seed gives the same output",
+    )
+    cmp.add_argument(
+        "--queries",
+        default=_COMPARE_DEFAULTS["queries"],
+        choices=_choices("queries", _COMPARE_CONSTRAINTS),
+        help="queries compared: those every run has (default), the same "
+        "queries in every run or an error, or every query with missing values "
+        "counting 0",
+    )
+    cmp.add_argument(
+        "--ties",
+        default=_RUN_DEFAULTS["ties"],
+        choices=_choices("ties"),
+        help="order of tied scores (as for skrank evaluate)",
+    )
+    cmp.add_argument(
+        "--format",
+        default="table",
+        choices=["table", "markdown", "latex", "json"],
+        help="output: plain-text tables (default), a Markdown or LaTeX "
+        "(booktabs) table of the means as in a paper, or JSON",
+    )
+    cmp.add_argument(
+        "--ci",
+        action="store_true",
+        help="markdown and latex: also give the interval of every mean",
+    )
+    cmp.add_argument(
+        "--digits",
+        type=_digits,
+        default=3,
+        help="markdown and latex: decimals (default: 3)",
+    )
+
+
+def _baseline(value, names):
+    """``--baseline``: a run name, or a position among the runs from 1."""
+    if value is None or value in names:
+        return value
+    if re.fullmatch("[0-9]+", value.strip()) and 1 <= int(value) <= len(names):
+        return names[int(value) - 1]
+    raise InvalidParameterError(
+        f"--baseline must name a run ({', '.join(names)}) or give its position "
+        f"among the runs, 1 to {len(names)}. Got {quote_text(value)} instead."
+    )
+
+
+def _compare(args, out, prog) -> int:
+    if len(args.runs) < 2:
+        raise InvalidParameterError(
+            f"give at least two runs to compare; got {len(args.runs)}."
+        )
+    metrics = _metrics(args.metrics, prog)
+    qrels = read_qrels(args.qrels)
+    runs = [read_run(path) for path in args.runs]
+    names = _run_names(runs, args.runs)
+    baseline = _baseline(args.baseline, names)
+    results = {}
+    for name, run in zip(names, runs, strict=True):
+        _, qids, columns = evaluate_run_columns(qrels, run, metrics, ties=args.ties)
+        results[name] = {"qid": [str(q) for q in qids], **columns}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = compare(
+            results,
+            baseline=baseline,
+            test=args.test,
+            correction=None if args.correction == "none" else args.correction,
+            interval=args.interval,
+            confidence_level=args.confidence,
+            n_resamples=args.resamples,
+            queries=args.queries,
+            random_state=args.seed,
+        )
+    for w in dict.fromkeys(str(w.message) for w in caught):
+        sys.stderr.write(f"{prog}: warning: {' '.join(w.splitlines())}\n")
+    if args.format == "json":
+        payload = {
+            "qrels": args.qrels,
+            "runs": dict(zip(names, args.runs, strict=True)),
+            **res.to_dict(),
+        }
+        json.dump(payload, out, indent=2, allow_nan=False)
+    elif args.format == "markdown":
+        out.write(res.to_markdown(digits=args.digits, ci=args.ci))
+    elif args.format == "latex":
+        out.write(res.to_latex(digits=args.digits, ci=args.ci))
+    else:
+        out.write(repr(res))
+    out.write("\n")
+    return 0
 
 
 def _run_names(runs, paths):
@@ -202,15 +374,15 @@ def _format_cell(value, digits):
     return f"{value:.{digits}f}"
 
 
-def _parses(name: str) -> bool:
+def _parses(name: str, prog: str = _PROG) -> bool:
     try:
-        parse_metrics(name, _PROG)
+        parse_metrics(name, prog)
     except InvalidParameterError:
         return False
     return True
 
 
-def _metric_error(value: str, exc: InvalidParameterError) -> str:
+def _metric_error(value: str, exc: InvalidParameterError, prog: str = _PROG) -> str:
     """The message for a -m value that does not parse.
 
     Several names joined by commas (``-m ndcg@10,map``) get the command line
@@ -223,20 +395,20 @@ def _metric_error(value: str, exc: InvalidParameterError) -> str:
     hint = "give each metric with its own -m: " + " ".join(
         f"-m {shlex.quote(p)}" for p in parts
     )
-    if all(_parses(p) for p in parts):
+    if all(_parses(p, prog) for p in parts):
         return f"-m {quote_text(value)} names {len(parts)} metrics; {hint}"
     return f"{exc} To give several metrics, {hint}"
 
 
-def _metrics(values) -> list[MetricSpec]:
+def _metrics(values, prog: str = _PROG) -> list[MetricSpec]:
     """The -m values as metrics, each checked before any file is read."""
     specs = []
     for value in values:
         try:
-            specs.extend(parse_metrics(value, _PROG))
+            specs.extend(parse_metrics(value, prog))
         except InvalidParameterError as exc:
-            raise InvalidParameterError(_metric_error(value, exc)) from None
-    return parse_metrics(specs, _PROG)  # a metric asked twice
+            raise InvalidParameterError(_metric_error(value, exc, prog)) from None
+    return parse_metrics(specs, prog)  # a metric asked twice
 
 
 def _evaluate(args, out) -> int:
@@ -374,10 +546,10 @@ def main(argv: list[str] | None = None) -> int:
     status : int
         0 on success; 2 for bad input, such as a metric name that does not
         parse or a file that cannot be read (one line ``skrank evaluate:
-        error: ...`` on standard error); 1 for an internal error (a bug: one
-        line naming it, no traceback); 130 if interrupted. A malformed option
-        raises :class:`SystemExit` with status 2, after argparse's usage and
-        error lines.
+        error: ...``, or ``skrank compare: error: ...``, on standard error);
+        1 for an internal error (a bug: one line naming it, no traceback);
+        130 if interrupted. A malformed option raises :class:`SystemExit` with
+        status 2, after argparse's usage and error lines.
 
     Examples
     --------
@@ -404,6 +576,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "metrics":
             sys.stdout.write("\n".join(get_metric_names()) + "\n")
             return 0
+        if args.command == "compare":
+            return _compare(args, sys.stdout, prog)
         return _evaluate(args, sys.stdout)
     except KeyboardInterrupt:
         return 130

@@ -470,11 +470,14 @@ def test_end_to_end_with_evaluate_run():
     _, per_a = evaluate_run(qrels, run_a, metrics, return_per_query=True)
     _, per_b = evaluate_run(qrels, run_b, metrics, return_per_query=True)
     res = compare({"a": per_a, "b": per_b}, baseline="a", test="t", interval="t")
-    assert [r["metric"] for r in res.pairs_] == list(per_a.columns)
+    # per_a: a DataFrame or a mapping metric -> values (iterating gives the
+    # metric names either way)
+    assert [r["metric"] for r in res.pairs_] == list(per_a)
     for row in res.pairs_:
         col = row["metric"]
         # expected: scipy.stats.ttest_rel on the two per-query columns
-        expected = stats.ttest_rel(per_b[col].to_numpy(), per_a[col].to_numpy())
+        a, b = (np.asarray(t[col], dtype=float) for t in (per_a, per_b))
+        expected = stats.ttest_rel(b, a)
         assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-12)
 
 
