@@ -60,9 +60,10 @@ print("".join(run_lines[:3]), end="")
 # %%
 # One call per tie rule
 # ---------------------
-# ``return_per_query=True`` adds a table with one row per query. The default,
-# ``ties="average"``, is the expectation over all orders of the tied
-# documents; ``"trec_eval"`` reproduces trec_eval exactly.
+# ``return_per_query=True`` adds the values of every query, one array per
+# metric labelled by the query ids in ``qid`` (``.to_frame()`` gives a pandas
+# DataFrame). The default, ``ties="average"``, is the expectation over all
+# orders of the tied documents; ``"trec_eval"`` reproduces trec_eval exactly.
 metrics = ["ndcg@10", "map", "P@10"]
 tables = {}
 for ties in ("pessimistic", "average", "optimistic", "trec_eval"):
@@ -84,10 +85,10 @@ for ties in ("pessimistic", "average", "optimistic", "trec_eval"):
 # can land anywhere in the bar, depending only on how the document ids sort.
 fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
 for ax, metric in zip(axes, ["ndcg@10", "map"], strict=True):
-    low = tables["pessimistic"][metric].to_numpy()
-    high = tables["optimistic"][metric].to_numpy()
-    mid = tables["average"][metric].to_numpy()
-    trec = tables["trec_eval"][metric].to_numpy()
+    low = tables["pessimistic"][metric]
+    high = tables["optimistic"][metric]
+    mid = tables["average"][metric]
+    trec = tables["trec_eval"][metric]
     order = np.argsort(mid)
     x = np.arange(order.size)
     ax.vlines(

@@ -13,6 +13,8 @@ from skrank.retrieval import (
     retrieval_map_score,
     retrieval_precision_score,
 )
+from skrank.trec import evaluate_run
+from skrank.trec._evaluation import evaluate_run_columns
 
 RNG = np.random.default_rng(0)
 Y_DENSE = RNG.integers(0, 3, size=(6, 7))
@@ -140,6 +142,80 @@ def test_evaluate_retrieval_per_query():
         y_query, y_index, distances, indices, ["precision@2", "map@3"]
     )
     assert type(mean) is dict
+
+
+# --------------------------------------------------------------------------
+# skrank.trec.evaluate_run
+# --------------------------------------------------------------------------
+
+TREC_QRELS = {
+    "q10": {"d1": 1, "d2": 0, "d4": 2},
+    "q2": {"d7": 1, "d3": 1},
+    "q1": {"d5": 0, "d6": 3},
+}
+TREC_RUN = {
+    "q10": {"d1": 0.9, "d2": 0.5, "d3": 0.5},
+    "q2": {"d7": 0.3, "d8": 0.3, "d3": 0.1},
+    "q1": {"d5": 0.8, "d6": 0.7, "d9": 0.7},
+}
+TREC_NAMES = ["map", "P@2", "ndcg@3", "mrr"]
+
+
+def test_evaluate_run_per_query_qid_and_values():
+    means, res = evaluate_run(TREC_QRELS, TREC_RUN, TREC_NAMES, return_per_query=True)
+    assert isinstance(res, QueryResults)
+    assert list(res) == ["map", "precision@2", "ndcg@3", "mrr"]
+    # expected: the query ids as str, in natural order (byte-wise, as they
+    # are not all integers)
+    assert res.qid.tolist() == ["q1", "q10", "q2"]
+    assert all(isinstance(q, str) for q in res.qid.tolist())
+    # expected: the means returned next to them
+    assert res.mean() == pytest.approx(means, rel=1e-12)
+    # expected: each query evaluated alone
+    for i, q in enumerate(res.qid.tolist()):
+        alone = evaluate_run({q: TREC_QRELS[q]}, {q: TREC_RUN[q]}, TREC_NAMES)
+        for name, value in alone.items():
+            assert res[name][i] == pytest.approx(value, rel=1e-12)
+
+
+def test_evaluate_run_to_frame_equals_the_previous_frame():
+    pd = pytest.importorskip("pandas")
+    _, res = evaluate_run(TREC_QRELS, TREC_RUN, TREC_NAMES, return_per_query=True)
+    # expected: the DataFrame evaluate_run built before, from the columns
+    # that the command line reads
+    _, qids, columns = evaluate_run_columns(TREC_QRELS, TREC_RUN, TREC_NAMES)
+    expected = pd.DataFrame(columns, index=pd.Index(qids, name="qid"))
+    pd.testing.assert_frame_equal(res.to_frame(), expected)
+
+
+def test_evaluate_run_per_query_equals_pytrec_eval():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    measures = {"map", "P_2", "ndcg_cut_3", "recip_rank"}
+    names = {"map": "map", "P_2": "P@2", "ndcg_cut_3": "ndcg@3", "recip_rank": "mrr"}
+    # expected: pytrec_eval's per-query output, trec_eval's tie rule
+    ref = pytrec_eval.RelevanceEvaluator(TREC_QRELS, measures).evaluate(TREC_RUN)
+    _, res = evaluate_run(
+        TREC_QRELS,
+        TREC_RUN,
+        list(names.values()),
+        ties="trec_eval",
+        score_dtype="float32",
+        return_per_query=True,
+    )
+    assert sorted(res.qid.tolist()) == sorted(ref)
+    canonical = dict(zip(names, res, strict=True))
+    for i, q in enumerate(res.qid.tolist()):
+        for key, name in canonical.items():
+            assert res[name][i] == pytest.approx(ref[q][key], abs=1e-9)
+
+
+def test_evaluate_run_numeric_ids_are_str():
+    qrels = {"10": {"a": 1}, "2": {"a": 1}, "1": {"b": 1}}
+    run = {q: {"a": 0.5, "b": 0.4} for q in qrels}
+    _, res = evaluate_run(qrels, run, "mrr", return_per_query=True)
+    # expected: natural order of the ids; by hand, b second for "1"
+    assert res.qid.tolist() == ["1", "2", "10"]
+    np.testing.assert_array_equal(res["mrr"], [0.5, 1.0, 1.0])
 
 
 # --------------------------------------------------------------------------

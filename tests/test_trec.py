@@ -88,6 +88,7 @@ def _compare_to_pytrec_eval(qrels, run, level, cuts, success_cuts=(1, 5, 10)):
         relevance_level=None if level == 1 else level,
         return_per_query=True,
     )
+    table = table.to_frame()
     assert sorted(table.index) == sorted(ref)
     worst, count = 0.0, 0
     for qid, row in ref.items():
@@ -137,6 +138,7 @@ def test_trec_eval_test_files_read_from_disk_match_pytrec_eval():
         score_dtype="float32",
         return_per_query=True,
     )
+    table = table.to_frame()
     for qid, row in ref.items():
         for key, name in names.items():
             assert table.loc[qid, name] == pytest.approx(row[key], abs=1e-9)
@@ -323,6 +325,7 @@ def test_random_runs_average_ties_equal_brute_force(seed, level, depth):
     _, table = evaluate_run(
         qrels, run, names, relevance_level=level, return_per_query=True
     )
+    table = table.to_frame()
     for qid in table.index:
         docs = run[qid]
         judged = qrels.get(qid, {})
@@ -381,8 +384,10 @@ def test_reference_agrees_with_pytrec_eval(seed):
 def test_tie_bounds_enclose_the_average(ties):
     qrels, run = _random_case(7, tie_levels=2)
     names = [_metric_name(n, k) for n, k in _BRUTE_METRICS]
-    avg = evaluate_run(qrels, run, names, return_per_query=True)[1]
-    bound = evaluate_run(qrels, run, names, ties=ties, return_per_query=True)[1]
+    avg = evaluate_run(qrels, run, names, return_per_query=True)[1].to_frame()
+    bound = evaluate_run(qrels, run, names, ties=ties, return_per_query=True)[
+        1
+    ].to_frame()
     # bpref is left out: its optimistic bound puts relevant items first,
     # which need not maximise every query's value of every metric... but it
     # does for all of these metrics, whose value only grows when a relevant
@@ -433,6 +438,7 @@ def test_queries_option():
     res, table = evaluate_run(
         qrels, run, ["P@1", "recall@2"], queries="qrels", return_per_query=True
     )
+    table = table.to_frame()
     assert list(table.index) == ["q1", "q2", "q3"]
     assert res == {
         "precision@1": pytest.approx(2 / 3),
@@ -446,6 +452,7 @@ def test_queries_option():
     assert res["precision@1"] == pytest.approx(2 / 3)
     # run: q9 has no judgments: every document non-relevant
     res, table = evaluate_run(qrels, run, ["P@1"], queries="run", return_per_query=True)
+    table = table.to_frame()
     assert list(table.index) == ["q1", "q2", "q9"]
     assert table["precision@1"].tolist() == [1.0, 1.0, 0.0]
 
@@ -505,8 +512,12 @@ def test_interleaved_queries_give_the_same_numbers(tmp_path):
     )
     names = [_metric_name(n, k) for n, k in _BRUTE_METRICS]
     for ties in ("average", "trec_eval"):
-        a = evaluate_run(qrels, grouped, names, ties=ties, return_per_query=True)[1]
-        b = evaluate_run(qrels, shuffled, names, ties=ties, return_per_query=True)[1]
+        a = evaluate_run(qrels, grouped, names, ties=ties, return_per_query=True)[
+            1
+        ].to_frame()
+        b = evaluate_run(qrels, shuffled, names, ties=ties, return_per_query=True)[
+            1
+        ].to_frame()
         np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), atol=1e-12)
 
 
@@ -516,6 +527,7 @@ def test_per_query_table_natural_order_and_nan():
     _, table = evaluate_run(
         qrels, run, "map", return_per_query=True, replace_undefined_by=np.nan
     )
+    table = table.to_frame()
     assert list(table.index) == ["1", "2", "10"]
     # query "2" has no relevant document: undefined
     assert np.isnan(table.loc["2", "map"])
@@ -571,20 +583,26 @@ def test_layout_paths_agree(monkeypatch, trec_patch):
     qrels, run = _random_case(3, n_queries=8)
     names = [_metric_name(n, k) for n, k in _BRUTE_METRICS]
     expected = {
-        t: evaluate_run(qrels, run, names, ties=t, return_per_query=True)[1]
+        t: evaluate_run(qrels, run, names, ties=t, return_per_query=True)[1].to_frame()
         for t in ("average", "trec_eval")
     }
     _small_slices(monkeypatch, 4, trec_patch)
     trec_patch("_STEP", 3)
     for t, table in expected.items():
-        got = evaluate_run(qrels, run, names, ties=t, return_per_query=True)[1]
+        got = evaluate_run(qrels, run, names, ties=t, return_per_query=True)[
+            1
+        ].to_frame()
         np.testing.assert_allclose(got.to_numpy(), table.to_numpy(), atol=1e-12)
     # every query of the same length: the reshape path
     square = {q: dict(list(d.items())[:1]) for q, d in run.items()}
     for t in ("average", "trec_eval"):
-        a = evaluate_run(qrels, square, names, ties=t, return_per_query=True)[1]
+        a = evaluate_run(qrels, square, names, ties=t, return_per_query=True)[
+            1
+        ].to_frame()
         trec_patch("_uniform_width", lambda codes, n_q: None)
-        b = evaluate_run(qrels, square, names, ties=t, return_per_query=True)[1]
+        b = evaluate_run(qrels, square, names, ties=t, return_per_query=True)[
+            1
+        ].to_frame()
         monkeypatch.undo()
         np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), atol=1e-12)
 
@@ -608,9 +626,9 @@ def test_one_thread_gives_the_same_numbers(monkeypatch, tmp_path, trec_patch):
         assert read.docno.tolist() == [d for docs in run.values() for d in docs]
         results.append(
             [
-                evaluate_run(qrels, read, names, ties=t, return_per_query=True)[
-                    1
-                ].to_numpy()
+                evaluate_run(qrels, read, names, ties=t, return_per_query=True)[1]
+                .to_frame()
+                .to_numpy()
                 for t in ("average", "trec_eval")
             ]
         )
@@ -622,9 +640,9 @@ def test_hash_collisions_never_change_a_number(monkeypatch, trec_patch):
     # join and the byte comparisons must give the same values
     qrels, run = _random_case(5)
     names = [_metric_name(n, k) for n, k in _BRUTE_METRICS]
-    expected = evaluate_run(qrels, run, names, return_per_query=True)[1]
+    expected = evaluate_run(qrels, run, names, return_per_query=True)[1].to_frame()
     trec_patch("_hash_final", lambda h: np.zeros_like(h))
-    got = evaluate_run(qrels, run, names, return_per_query=True)[1]
+    got = evaluate_run(qrels, run, names, return_per_query=True)[1].to_frame()
     np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), atol=1e-12)
     # and a real duplicate is still found
     with pytest.raises(ValueError, match="appears twice"):
@@ -635,11 +653,11 @@ def test_many_queries_mix_query_codes_into_keys(monkeypatch, trec_patch):
     # beyond 2**24 queries the keys mix the query code in; shrink the limit
     qrels, run = _random_case(9, n_queries=8)
     names = [_metric_name(n, k) for n, k in _BRUTE_METRICS]
-    expected = evaluate_run(qrels, run, names, return_per_query=True)[1]
+    expected = evaluate_run(qrels, run, names, return_per_query=True)[1].to_frame()
     trec_patch("_MAX_CODED", 2)
     got = evaluate_run(
         read_qrels(qrels), read_run(run), names, queries="qrels", return_per_query=True
-    )[1]
+    )[1].to_frame()
     np.testing.assert_allclose(
         got.loc[expected.index].to_numpy(), expected.to_numpy(), atol=1e-12
     )

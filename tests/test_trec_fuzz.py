@@ -498,10 +498,11 @@ def test_mutated_files_evaluate_as_their_dicts(
         assert str(got) == str(expected)
         return
     assert not isinstance(got, InvalidParameterError), str(got)
-    means, table = got
-    assert list(table.index) == list(expected[1].index)
+    means, table = got[0], got[1].to_frame()
+    expected_table = expected[1].to_frame()
+    assert list(table.index) == list(expected_table.index)
     np.testing.assert_allclose(
-        table.to_numpy(), expected[1].to_numpy(), rtol=0, atol=1e-12
+        table.to_numpy(), expected_table.to_numpy(), rtol=0, atol=1e-12
     )
     values = table.to_numpy()
     assert ((values >= 0) & (values <= 1 + 1e-12)).all()

@@ -76,10 +76,10 @@ def test_crlf_and_cr_line_ends_read_as_lf(tmp_path, end):
         assert _columns(got) == _columns(ref_run)
         assert got.name == "sys"
     assert _columns(read_qrels(io.BytesIO(qrels))) == _columns(ref_qrels)
-    ref = evaluate_run(ref_qrels, ref_run, METRICS, return_per_query=True)[1]
+    ref = evaluate_run(ref_qrels, ref_run, METRICS, return_per_query=True)[1].to_frame()
     got = evaluate_run(
         io.BytesIO(qrels), io.BytesIO(run), METRICS, return_per_query=True
-    )[1]
+    )[1].to_frame()
     assert got.equals(ref)
 
 
@@ -352,6 +352,7 @@ def test_invalid_utf8_queries_stay_two_queries_in_per_query_output():
     qrels = read_qrels(io.BytesIO(b"q\xff 0 a 1\nq\xfe 0 a 0\n"))
     assert run.n_queries == 2
     res, table = evaluate_run(qrels, run, "map", return_per_query=True)
+    table = table.to_frame()
     # q\xfe: no relevant document, undefined -> 0; q\xff: a first -> AP 1
     assert list(table.index) == ["q\udcfe", "q\udcff"]
     assert table["map"].tolist() == [0.0, 1.0]
@@ -619,7 +620,9 @@ def test_long_ids_everywhere_give_the_same_numbers(monkeypatch, trec_patch):
     ).encode()
     metrics = ["map", "ndcg@5", "bpref", "P@3", "mrr"]
     expected = {
-        t: evaluate_run(qrels, run, metrics, ties=t, return_per_query=True)[1]
+        t: evaluate_run(qrels, run, metrics, ties=t, return_per_query=True)[
+            1
+        ].to_frame()
         for t in ("average", "trec_eval")
     }
     ref_docno = read_run(io.BytesIO(text)).docno.tolist()
@@ -632,7 +635,9 @@ def test_long_ids_everywhere_give_the_same_numbers(monkeypatch, trec_patch):
         assert got_run.docno.tolist() == ref_docno
         for t, table in expected.items():
             got = evaluate_run(qrels, got_run, metrics, ties=t, return_per_query=True)
-            np.testing.assert_allclose(got[1].to_numpy(), table.to_numpy(), atol=1e-12)
+            np.testing.assert_allclose(
+                got[1].to_frame().to_numpy(), table.to_numpy(), atol=1e-12
+            )
         _error(
             read_run,
             io.BytesIO(text + text[: text.index(b"\n") + 1]),
@@ -657,6 +662,7 @@ def test_any_nan_leaves_undefined_queries_out(nan):
     res, table = evaluate_run(
         qrels, run, "map", replace_undefined_by=nan, return_per_query=True
     )
+    table = table.to_frame()
     assert res == {"map": 1.0}
     assert table.loc["q1", "map"] == 1.0 and math.isnan(table.loc["q2", "map"])
     assert evaluate_run(qrels, run, "map") == {"map": 0.5}
@@ -715,5 +721,6 @@ def test_numeric_query_ids_of_any_length_in_natural_order():
     _, table = evaluate_run(
         {q: {"a": 1} for q in qids}, run, "mrr", return_per_query=True
     )
+    table = table.to_frame()
     assert list(table.index) == ["2", "010", "10", big]
     assert list(read_run(run).queries) == ["2", "010", "10", big]

@@ -26,6 +26,7 @@ from .._engine import (
     stable_group_order,
 )
 from .._registry import MetricSpec, parse_metrics
+from .._results import QueryResults
 from .._validation import (
     COMMON_CONSTRAINTS,
     InvalidParameterError,
@@ -35,7 +36,7 @@ from .._validation import (
 from ._ids import _decode, _Ids
 from ._io import _M1, _STEP, _in_order, _pair_keys, _show, _threads
 from ._readers import _read
-from ._tables import Qrels, Run, _import_pandas, _natural_order, _same_kind, _Table
+from ._tables import Qrels, Run, _natural_order, _same_kind, _Table
 
 # --------------------------------------------------------------------------
 # Metric names in trec_eval's spelling
@@ -318,11 +319,13 @@ default="average"
     -------
     results : dict
         Maps each metric's canonical name to its mean over the queries.
-    per_query : pandas.DataFrame
-        Only when ``return_per_query=True``: one row per query (index
-        ``qid``, in natural order) and one column per metric. Undefined
-        values are ``replace_undefined_by``. This needs pandas (the ``trec``
-        extra); without it, ``return_per_query=True`` raises ``ImportError``.
+    per_query : QueryResults
+        Only when ``return_per_query=True``: a :class:`~skrank.QueryResults`
+        mapping each metric's canonical name to one value per query, with
+        the query ids (``str``, in natural order) in ``qid``. Undefined
+        values are ``replace_undefined_by``. Its ``to_frame()`` gives a
+        pandas DataFrame with one row per query (index ``qid``) and one
+        column per metric; nothing else needs pandas.
 
     Raises
     ------
@@ -397,6 +400,13 @@ default="average"
     >>> _, table = evaluate_run(qrels, run, "map", ties="optimistic",
     ...                         return_per_query=True)
     >>> table
+    QueryResults(2 queries, 1 metric)
+    qid     map
+     q1  0.5000
+     q2  1.0000
+    >>> table.qid
+    array(['q1', 'q2'], dtype='<U2')
+    >>> table.to_frame()
          map
     qid
     q1   0.5
@@ -417,8 +427,7 @@ default="average"
     )
     if not return_per_query:
         return results
-    pd = _import_pandas("evaluate_run(return_per_query=True)")
-    return results, pd.DataFrame(columns, index=pd.Index(qids, name="qid"))
+    return results, QueryResults(columns, qids)
 
 
 def evaluate_run_columns(
