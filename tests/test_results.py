@@ -319,3 +319,17 @@ def test_repr():
 def test_constructor_errors(values, qid, match):
     with pytest.raises(ValueError, match=match):
         QueryResults(values, qid)
+
+
+def test_compare_reads_the_query_ids():
+    pytest.importorskip("pandas")
+    # two systems whose QueryResults list the queries in different orders
+    res_a = QueryResults({"map": [0.2, 0.4, 0.9]}, ["q1", "q2", "q3"])
+    res_b = QueryResults({"map": [0.8, 0.3, 0.5]}, ["q3", "q1", "q2"])
+    got = skrank.compare({"a": res_a, "b": res_b}, test="t", interval="t")
+    # expected: the same comparison of their DataFrames, aligned on qid
+    frames = {"a": res_a.to_frame(), "b": res_b.to_frame()}
+    ref = skrank.compare(frames, test="t", interval="t")
+    assert got.pairs_ == ref.pairs_
+    # b - a per query: 0.3 - 0.2, 0.5 - 0.4, 0.8 - 0.9
+    assert got.pairs_[0]["diff"] == pytest.approx(0.1 / 3)
