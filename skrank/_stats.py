@@ -538,7 +538,7 @@ class Comparison:
         means significantly different from the baseline's (adjusted p-value at
         most ``1 - confidence_level``); without a baseline, every system has a
         letter and its cells list the letters of the systems it differs from
-        significantly. The best mean of every metric is in bold. A legend
+        significantly. The highest mean of every metric is in bold. A legend
         line names the test, the correction and the level.
 
         Parameters

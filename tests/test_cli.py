@@ -827,3 +827,37 @@ def test_compare_python_dash_m(cmp_files):
         "| dense",
         "| hybrid",
     ]
+
+
+def test_compare_warnings_are_one_line_each(tmp_path, capsys):
+    # P@1 is 1 for run A and 0 for run B on every query: the difference is
+    # constant, the t-test undefined (p-value NaN, null in JSON)
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 r 1\nq2 0 r 1\nq3 0 r 1\n")
+    for name, first in (("A", "r"), ("B", "n")):
+        other = "n" if first == "r" else "r"
+        (tmp_path / name).write_text(
+            "".join(
+                f"q{i} Q0 {first} 1 2 {name}\nq{i} Q0 {other} 2 1 {name}\n"
+                for i in (1, 2, 3)
+            )
+        )
+    status, out, err = run_main(
+        capsys,
+        "compare",
+        qrels,
+        tmp_path / "A",
+        tmp_path / "B",
+        "-m",
+        "P@1",
+        "--format",
+        "json",
+        "--interval",
+        "t",
+    )
+    assert status == 0
+    (line,) = err.splitlines()
+    assert line.startswith("skrank compare: warning: compare: the paired t-test")
+    (pair,) = json.loads(out)["pairs"]
+    assert pair["diff"] == -1.0 and pair["p_value"] is None
+    assert pair["significant"] is False
