@@ -84,6 +84,17 @@ def _digits(text: str) -> int:
     return int(text)
 
 
+def _report_digits(text: str) -> int:
+    """``compare --digits``: an integer from 0 to MAX_DIGITS."""
+    text = text.strip()
+    if re.fullmatch("[0-9]{1,3}", text) is None or int(text) > MAX_DIGITS:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer from 0 to {MAX_DIGITS} (--format json gives "
+            f"every digit). Got {quote_text(text)} instead."
+        )
+    return int(text)
+
+
 def _level(text: str) -> float:
     """``-l``: a finite number, spelled as in a metric name (``rel=``)."""
     value, rule = read_number(text)
@@ -289,7 +300,7 @@ def _compare_parser(sub) -> None:
     )
     cmp.add_argument(
         "--digits",
-        type=_digits,
+        type=_report_digits,
         default=3,
         help="markdown and latex: decimals (default: 3)",
     )

@@ -740,6 +740,7 @@ def test_compare_bad_values_are_one_error_line(cmp_files, capsys, extra, message
         ["--format", "csv"],
         ["--resamples", "many"],
         ["--confidence", "high"],
+        ["--digits", "18"],
     ],
 )
 def test_compare_malformed_options_are_usage_errors(cmp_files, capsys, extra):
