@@ -1,5 +1,6 @@
 """QueryResults: per-query values labelled by query id, from every entry point."""
 
+import copy
 import pickle
 
 import numpy as np
@@ -271,6 +272,10 @@ def test_copy_keeps_qid():
     assert type(cp) is QueryResults
     np.testing.assert_array_equal(cp.qid, res.qid)
     assert cp == res
+    deep = copy.deepcopy(res)
+    assert type(deep) is QueryResults and deep == res
+    np.testing.assert_array_equal(deep.qid, res.qid)
+    assert deep["mrr"] is not res["mrr"]
 
 
 def test_equality():
