@@ -1,6 +1,6 @@
 """skrank: ranking evaluation as a first-class citizen of scikit-learn."""
 
-from . import datasets, retrieval, trec
+from . import datasets, model_selection, retrieval, trec
 from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator
 from ._graded import dcg_score, err_score, ndcg_score, nerr_score
@@ -52,6 +52,7 @@ __all__ = [
     "map_at_r_score",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
+    "model_selection",
     "ndcg_score",
     "nerr_score",
     "precision_at_k_score",
