@@ -85,6 +85,20 @@ def test_ranker_gets_query_groups_like_ranking_evaluator(ltr_data):
     np.testing.assert_array_equal(np.sort(got.qid), np.unique(qid))
 
 
+def test_xgb_ranker_and_dataframe_input(ltr_data):
+    xgboost = pytest.importorskip("xgboost")
+    pd = pytest.importorskip("pandas")
+    X, y, qid = ltr_data
+    ranker = xgboost.XGBRanker(n_estimators=5, max_depth=2, n_jobs=1, random_state=0)
+    splits = list(GroupKFold(n_splits=3).split(X, y, groups=qid))
+    expected = _hand_loop(RankingEvaluator(ranker), X, y, qid, splits, fit_qid=True)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    got = cross_val_per_query(
+        ranker, frame, pd.Series(y), qid=pd.Series(qid), metrics=METRICS, cv=3
+    )
+    assert got == expected
+
+
 def test_ranking_evaluator_with_a_query_id_column(ltr_data):
     X, y, qid = ltr_data
     Xq = np.column_stack([qid, X])
