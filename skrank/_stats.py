@@ -15,6 +15,7 @@ order of the computations or when a system is added.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 import zlib
@@ -335,6 +336,22 @@ def _p_value(test, a, b, n_resamples, rng):
     return _bootstrap_p(d, n_resamples, rng)
 
 
+@functools.cache
+def _permuted_pairs_are_bits():
+    """Whether ``Generator.permuted`` of ``[0, 1]`` rows draws one 32-bit
+    word per row and swaps the pair when its lowest bit is 0 (numpy's
+    Fisher-Yates shuffle with ``random_interval``): then the words, drawn
+    directly, give the same swaps and leave the generator in the same state,
+    ten times faster. Checked once on a small case; else ``permuted`` is used.
+    """
+    a, b = np.random.default_rng(0), np.random.default_rng(0)
+    pairs = np.tile(np.int8([0, 1]), (3, 37, 1))
+    swapped = a.permuted(pairs, axis=-1)[..., 0] == 1
+    bits = b.integers(0, 2**32, size=(3, 37), dtype=np.uint32)
+    same = np.array_equal(swapped, (bits & 1) == 0)
+    return bool(same and a.integers(2**63) == b.integers(2**63))
+
+
 def _randomization_p(d, n_resamples, rng):
     """Two-sided Monte-Carlo randomization test of the paired differences.
 
@@ -350,14 +367,21 @@ def _randomization_p(d, n_resamples, rng):
     batch = min(_batch(n), n_resamples)
     observed = np.mean(d)
     gamma = abs(np.finfo(np.float64).eps * 100 * observed)
-    pairs = np.tile(np.arange(2, dtype=np.int8), (batch, n, 1))
+    pairs = (
+        None if _permuted_pairs_are_bits() else np.tile(np.int8([0, 1]), (batch, n, 1))
+    )
     col = d[:, None]
     less = greater = 0
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
-        swapped = np.ascontiguousarray(rng.permuted(pairs, axis=-1)[:size, :, 0].T)
+        if pairs is None:
+            # the draws of rng.permuted(pairs): one 32-bit word per pair
+            bits = rng.integers(0, 2**32, size=(batch, n), dtype=np.uint32)
+            swapped = (bits[:size].T & 1) == 0
+        else:
+            swapped = rng.permuted(pairs, axis=-1)[:size, :, 0].T == 1
         # (n, size) C-ordered, like scipy's x - y; the mean runs over queries
-        null = np.mean(np.where(swapped == 1, -col, col).T, axis=-1)
+        null = np.mean(np.where(np.ascontiguousarray(swapped), -col, col).T, axis=-1)
         less += int(np.count_nonzero(null <= observed + gamma))
         greater += int(np.count_nonzero(null >= observed - gamma))
     p = min(less + 1, greater + 1) / (n_resamples + 1) * 2
