@@ -1,0 +1,193 @@
+"""compare(): paired tests between systems, against ranx.compare.
+
+Data: 10 systems x 5 metrics x 10,000 queries. A synthetic ``Qrels`` (10
+documents per query, relevance 0-2) and 10 ``Run`` objects of slightly
+different quality are built with ranx; ranx evaluates them (nDCG@10, MAP@10,
+MRR@10, P@5, recall@10) and keeps the per-query scores on each run
+(``run.scores``). Those exact arrays are skrank's input, so both tools test
+the same values. 10,000 resamples / permutations.
+
+* skrank ``compare(values, test="t" | "randomization", correction=None,
+  interval="t")`` against the first system (``baseline``) and over all
+  pairs (``interval="t"``: ranx reports no confidence interval, so skrank's
+  bootstrap intervals are left out of the timing);
+* ranx ``compare(qrels, runs, metrics, stat_test="student" | "fisher")``:
+  ranx always tests every ordered pair (each pair twice) and evaluates the
+  runs first, so its statistical step alone
+  (``compute_statistical_significance`` on the same per-query arrays) is
+  timed too. ranx's first call compiles its numba kernels; it is reported
+  separately, the timed calls come after it.
+
+The ratio column is time over skrank's time for the same test over all
+pairs. Target: skrank at least 10x faster than ranx's compare.
+
+Usage: ``python benchmarks/bench_compare.py [--queries 10000] [--systems 10]
+[--resamples 10000] [--repeat 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+from _harness import measure, print_table
+
+import skrank
+
+METRICS = ["ndcg@10", "map@10", "mrr@10", "precision@5", "recall@10"]
+
+
+def build(n_queries, n_systems, n_docs=10, seed=0):
+    """A ranx Qrels and ``n_systems`` Runs (ranx's own objects)."""
+    import ranx
+
+    rng = np.random.default_rng(seed)
+    qids = [f"q{q:05d}" for q in range(n_queries)]
+    docs = [f"d{d:02d}" for d in range(n_docs)]
+    rel = rng.integers(0, 3, (n_queries, n_docs))
+    rel[:, 0] = np.maximum(rel[:, 0], 1)  # every query has a relevant document
+    qrels = ranx.Qrels(
+        {
+            q: {d: int(r) for d, r in zip(docs, row, strict=True) if r > 0}
+            for q, row in zip(qids, rel.tolist(), strict=True)
+        }
+    )
+    runs = []
+    for i in range(n_systems):
+        s = rng.random((n_queries, n_docs)) + 0.005 * i * rel
+        run = {
+            q: dict(zip(docs, row, strict=True))
+            for q, row in zip(qids, s.tolist(), strict=True)
+        }
+        runs.append(ranx.Run(run, name=f"sys{i:02d}"))
+    return qrels, runs
+
+
+def per_query(runs):
+    """ranx's per-query scores (after evaluate) as skrank.compare's input."""
+    out = {}
+    for run in runs:
+        qid = list(run.scores[METRICS[0]])
+        table = {"qid": np.array(qid)}
+        for m in METRICS:
+            table[m] = np.fromiter((run.scores[m][q] for q in qid), float, len(qid))
+        out[run.name] = table
+    return out
+
+
+def best_time(func, repeat):
+    """Like ``_harness.measure`` without the memory run: under ``tracemalloc``
+    ranx's numba Fisher kernel (which allocates in every permutation) runs
+    about 50 times slower, so its peak memory is not measured (NaN)."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = func()
+        best = min(best, time.perf_counter() - start)
+    return best, float("nan"), result
+
+
+def quiet(func):
+    def wrapped():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return func()
+
+    return wrapped
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=int, default=10_000)
+    parser.add_argument("--systems", type=int, default=10)
+    parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--no-ranx-fisher",
+        action="store_true",
+        help="skip ranx's Fisher test (the slowest row)",
+    )
+    args = parser.parse_args(argv)
+    import ranx
+    from ranx.statistical_tests import compute_statistical_significance
+
+    n_q, n_s, B = args.queries, args.systems, args.resamples
+    qrels, runs = build(n_q, n_s)
+    n_pairs = n_s * (n_s - 1) // 2
+    print(
+        f"{n_s} systems x {len(METRICS)} metrics x {n_q} queries; {B} resamples; "
+        f"{n_pairs} pairs ({n_pairs * len(METRICS)} tests), "
+        f"{n_s - 1} against the baseline"
+    )
+
+    # ranx's first call: numba compilation (evaluate and the Fisher kernel)
+    start = time.perf_counter()
+    quiet(
+        lambda: ranx.compare(
+            qrels, runs[:2], METRICS, stat_test="fisher", n_permutations=10
+        )
+    )()
+    first = time.perf_counter() - start
+    print(f"ranx first call (compiles its kernels): {first:.2f} s")
+    quiet(lambda: ranx.compare(qrels, runs, METRICS, stat_test="student"))()
+    values = per_query(runs)
+    scores = {name: {m: t[m] for m in METRICS} for name, t in values.items()}
+    names = list(values)
+    input_bytes = sum(v.nbytes for t in scores.values() for v in t.values())
+
+    def ours(test, baseline):
+        return quiet(
+            lambda: skrank.compare(
+                values,
+                baseline=baseline,
+                test=test,
+                correction=None,
+                interval="t",
+                n_resamples=B,
+                random_state=0,
+            )
+        )
+
+    def theirs(stat_test):
+        return quiet(
+            lambda: ranx.compare(
+                qrels, runs, METRICS, stat_test=stat_test, n_permutations=B
+            )
+        )
+
+    def theirs_stats(stat_test):
+        return quiet(
+            lambda: compute_statistical_significance(
+                names, scores, stat_test=stat_test, n_permutations=B
+            )
+        )
+
+    r = args.repeat
+    for test, peer in (("t", "student"), ("randomization", "fisher")):
+        # resampling runs take long: fewer repeats for them
+        rep = r if test == "t" else max(1, r // 3)
+        rows = []
+        for label, base in (("baseline", names[0]), ("all pairs", None)):
+            t, mem, res = measure(ours(test, base), repeat=rep)
+            p = float(np.median([x["p_value"] for x in res.to_dict()["pairs"]]))
+            rows.append((f"skrank compare({test!r}), {label}", t, mem, p))
+        if not (peer == "fisher" and args.no_ranx_fisher):
+            timer = best_time if peer == "fisher" else measure
+            t, mem, _ = timer(theirs(peer), repeat=rep)
+            rows.append((f"ranx compare({peer!r}), evaluates + pairs x2", t, mem, None))
+            t, mem, res = timer(theirs_stats(peer), repeat=rep)
+            p = [v["p_value"] for c in res.values() for v in c.values()]
+            p = float(np.nanmedian(p))
+            rows.append((f"ranx {peer} tests only, pairs x2", t, mem, p))
+        print_table(
+            f"test={test!r} (median p-value in the last column)",
+            rows,
+            f"skrank compare({test!r}), all pairs",
+            input_bytes=input_bytes,
+        )
+
+
+if __name__ == "__main__":
+    main()
