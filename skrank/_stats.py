@@ -374,14 +374,17 @@ def _randomization_p(d, n_resamples, rng):
     less = greater = 0
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
+        # (n, size) signs, C-ordered like scipy's x - y: -1 where swapped
         if pairs is None:
-            # the draws of rng.permuted(pairs): one 32-bit word per pair
+            # the draws of rng.permuted(pairs): one 32-bit word per pair,
+            # the pair swapped when its lowest bit is 0
             bits = rng.integers(0, 2**32, size=(batch, n), dtype=np.uint32)
-            swapped = (bits[:size].T & 1) == 0
+            sign = np.array([-1.0, 1.0])[bits[:size].T & 1]
         else:
-            swapped = rng.permuted(pairs, axis=-1)[:size, :, 0].T == 1
-        # (n, size) C-ordered, like scipy's x - y; the mean runs over queries
-        null = np.mean(np.where(np.ascontiguousarray(swapped), -col, col).T, axis=-1)
+            swapped = rng.permuted(pairs, axis=-1)[:size, :, 0].T
+            sign = np.array([1.0, -1.0])[swapped]
+        # each term exactly +-d_i; the mean runs over queries, one by one
+        null = np.mean((col * sign).T, axis=-1)
         less += int(np.count_nonzero(null <= observed + gamma))
         greater += int(np.count_nonzero(null >= observed - gamma))
     p = min(less + 1, greater + 1) / (n_resamples + 1) * 2
