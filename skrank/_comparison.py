@@ -1,0 +1,487 @@
+"""The result of :func:`skrank.compare`: tables of means, intervals and tests,
+and their reports (plain text, Markdown, LaTeX, JSON, DataFrames)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import InvalidParameterError, Options, plain, validate_params
+
+__all__ = ["Comparison", "PAIR_COLUMNS", "SUMMARY_COLUMNS"]
+
+SUMMARY_COLUMNS = ("system", "metric", "mean", "ci_low", "ci_high")
+PAIR_COLUMNS = tuple(
+    "system baseline metric diff diff_low diff_high d_z wins ties losses "
+    "p_value p_adjusted significant".split()
+)
+
+
+# --------------------------------------------------------------------------
+# Result
+# --------------------------------------------------------------------------
+
+
+def _json(v):
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _fmt(v):
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else f"{v:.4g}"
+    return str(v)
+
+
+class Comparison:
+    """The result of :func:`compare`: per-system intervals and paired tests.
+
+    Parameters
+    ----------
+    summary : list of dict
+        One row per system and metric, with the keys of ``SUMMARY_COLUMNS``.
+    pairs : list of dict
+        One row per pair of systems and metric, with the keys of
+        ``PAIR_COLUMNS``.
+    queries : ndarray
+        The query ids the statistics are computed over.
+    dropped : ndarray
+        Query ids left out because a system lacks them.
+    settings : dict
+        The options of :func:`compare` that produced this result.
+
+    Attributes
+    ----------
+    summary_ : list of dict
+        One row per system and metric: ``system``, ``metric``, ``mean``,
+        ``ci_low``, ``ci_high``.
+    pairs_ : list of dict
+        One row per compared pair and metric: ``system``, ``baseline``,
+        ``metric``, ``diff`` (mean of ``system - baseline`` over queries),
+        ``diff_low``, ``diff_high`` (its interval), ``d_z`` (mean difference
+        over its standard deviation), ``wins``, ``ties``, ``losses``
+        (queries where ``system`` scores more, the same, less),
+        ``p_value`` (raw), ``p_adjusted`` (after the correction) and
+        ``significant`` (``p_adjusted <= 1 - confidence_level``).
+    queries_ : ndarray
+        The query ids compared, sorted.
+    dropped_ : ndarray
+        Query ids some system lacks, left out by ``queries="intersection"``
+        (empty otherwise).
+    settings_ : dict
+        ``test``, ``correction``, ``interval``, ``confidence_level``,
+        ``n_resamples``, ``queries`` and ``baseline``.
+
+    See Also
+    --------
+    compare : Build a comparison.
+
+    Examples
+    --------
+    >>> from skrank import compare
+    >>> res = compare({"a": {"map": [0.2, 0.4, 0.5]},
+    ...                "b": {"map": [0.1, 0.3, 0.5]}}, baseline="b", interval="t")
+    >>> row = res.pairs_[0]
+    >>> row["system"], row["baseline"], row["wins"], row["ties"], row["losses"]
+    ('a', 'b', 2, 1, 0)
+    """
+
+    def __init__(self, summary, pairs, queries, dropped, settings):
+        self.summary_ = summary
+        self.pairs_ = pairs
+        self.queries_ = queries
+        self.dropped_ = dropped
+        self.settings_ = settings
+
+    def to_frame(self, table="pairs"):
+        """Return one of the tables as a pandas DataFrame.
+
+        Parameters
+        ----------
+        table : {"pairs", "summary"}, default="pairs"
+            ``"pairs"``: the paired comparisons; ``"summary"``: the mean and
+            interval of every system and metric.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            One row per entry of ``pairs_`` or ``summary_``.
+
+        See Also
+        --------
+        Comparison.to_dict : The same data as plain Python objects.
+
+        Examples
+        --------
+        >>> from skrank import compare
+        >>> res = compare({"a": {"p": [1.0, 0.5]}, "b": {"p": [0.5, 0.5]}},
+        ...               interval="t")
+        >>> res.to_frame("summary").shape
+        (2, 5)
+        """
+        validate_params(
+            "Comparison.to_frame",
+            {"table": table},
+            {"table": [Options(("pairs", "summary"))]},
+        )
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError(
+                "Comparison.to_frame needs pandas: pip install pandas"
+            ) from None
+        rows, cols = (
+            (self.pairs_, PAIR_COLUMNS)
+            if table == "pairs"
+            else (self.summary_, SUMMARY_COLUMNS)
+        )
+        return pd.DataFrame(rows, columns=list(cols))
+
+    def to_dict(self):
+        """Return the result as JSON-ready Python objects.
+
+        Returns
+        -------
+        data : dict
+            ``summary`` and ``pairs`` (lists of dicts), ``queries`` and
+            ``dropped`` (lists of ids), ``settings``. Undefined numbers
+            (NaN) become ``None``.
+
+        See Also
+        --------
+        Comparison.to_frame : The tables as DataFrames.
+
+        Examples
+        --------
+        >>> import json
+        >>> from skrank import compare
+        >>> res = compare({"a": {"p": [1.0, 0.5]}, "b": {"p": [0.5, 0.5]}},
+        ...               interval="t")
+        >>> sorted(json.loads(json.dumps(res.to_dict())))
+        ['dropped', 'pairs', 'queries', 'settings', 'summary']
+        """
+        return {
+            "summary": [{k: _json(v) for k, v in r.items()} for r in self.summary_],
+            "pairs": [{k: _json(v) for k, v in r.items()} for r in self.pairs_],
+            "queries": self.queries_.tolist(),
+            "dropped": self.dropped_.tolist(),
+            "settings": dict(self.settings_),
+        }
+
+    def to_markdown(self, *, digits=3, ci=False):
+        """Return a Markdown table of the means, as in an IR paper.
+
+        One row per system, one column per metric. A dagger (†) marks the
+        means significantly different from the baseline's (adjusted p-value at
+        most ``1 - confidence_level``); without a baseline, every system has a
+        letter and its cells list the letters of the systems it differs from
+        significantly. The highest mean of every metric is in bold. A legend
+        line names the test, the correction and the level.
+
+        Parameters
+        ----------
+        digits : int, default=3
+            Decimals of the means and intervals, 0 to 17.
+        ci : bool, default=False
+            Also give the confidence interval of every mean, in brackets.
+
+        Returns
+        -------
+        table : str
+            The table and its legend.
+
+        See Also
+        --------
+        Comparison.to_latex : The same table in LaTeX.
+
+        Examples
+        --------
+        >>> from skrank import compare
+        >>> res = compare({"bm25": {"map": [0.1, 0.2, 0.3, 0.4]},
+        ...                "dense": {"map": [0.2, 0.3, 0.5, 0.5]}},
+        ...               baseline="bm25", interval="t")
+        >>> print(res.to_markdown())
+        | System | map |
+        |:--|--:|
+        | bm25 | 0.250 |
+        | dense | **0.375**† |
+        <BLANKLINE>
+        † significantly different from the baseline bm25 (paired t-test, Holm correction over 1 test, α = 0.05). Bold: best mean per metric.
+        """  # noqa: E501
+        systems, labels, metrics, cells, legend = _report(self, digits, ci)
+
+        def name(system):
+            text = _markdown_text(system)
+            return f"{text} ({labels[system]})" if labels else text
+
+        lines = [
+            "| System | " + " | ".join(_markdown_text(m) for m in metrics) + " |",
+            "|:--|" + "--:|" * len(metrics),
+        ]
+        for system in systems:
+            row = []
+            for m in metrics:
+                mean, bold, marks, interval = cells[system][m]
+                text = f"**{mean}**" if bold else mean
+                if marks == ["dagger"]:
+                    text += "†"
+                elif marks:
+                    text += "<sup>" + "".join(marks) + "</sup>"
+                if interval is not None:
+                    text += " " + interval
+                row.append(text)
+            lines.append(f"| {name(system)} | " + " | ".join(row) + " |")
+        pieces = {"dagger": "†", "alpha": "α"}
+        text = "".join(pieces.get(k, t) for k, t in legend)
+        return "\n".join(lines) + "\n\n" + text
+
+    def to_latex(self, *, digits=3, ci=False):
+        r"""Return a LaTeX (booktabs) table of the means, as in an IR paper.
+
+        The table of :meth:`to_markdown` as a ``tabular`` with
+        ``\toprule``, ``\midrule`` and ``\bottomrule`` (it needs
+        ``\usepackage{booktabs}``): a dagger (``$^\dagger$``) or superscript
+        letters mark the significant differences, ``\textbf`` the best mean
+        of every metric; the legend is the last row, below the table.
+
+        Parameters
+        ----------
+        digits : int, default=3
+            Decimals of the means and intervals, 0 to 17.
+        ci : bool, default=False
+            Also give the confidence interval of every mean, in brackets.
+
+        Returns
+        -------
+        table : str
+            The ``tabular`` environment.
+
+        See Also
+        --------
+        Comparison.to_markdown : The same table in Markdown.
+
+        Examples
+        --------
+        >>> from skrank import compare
+        >>> res = compare({"bm25": {"map": [0.1, 0.2, 0.3, 0.4]},
+        ...                "dense": {"map": [0.2, 0.3, 0.5, 0.5]}},
+        ...               baseline="bm25", interval="t")
+        >>> print(res.to_latex())
+        \begin{tabular}{lr}
+        \toprule
+        System & map \\
+        \midrule
+        bm25 & 0.250 \\
+        dense & \textbf{0.375}$^{\dagger}$ \\
+        \bottomrule
+        \multicolumn{2}{l}{\footnotesize $^{\dagger}$ significantly different from the baseline bm25 (paired t-test, Holm correction over 1 test, $\alpha$ = 0.05). Bold: best mean per metric.} \\
+        \end{tabular}
+        """  # noqa: E501
+        systems, labels, metrics, cells, legend = _report(self, digits, ci)
+
+        def name(system):
+            text = _latex_text(system)
+            return f"{text} ({labels[system]})" if labels else text
+
+        lines = [
+            "\\begin{tabular}{l" + "r" * len(metrics) + "}",
+            "\\toprule",
+            "System & " + " & ".join(_latex_text(m) for m in metrics) + " \\\\",
+            "\\midrule",
+        ]
+        for system in systems:
+            row = []
+            for m in metrics:
+                mean, bold, marks, interval = cells[system][m]
+                text = f"\\textbf{{{mean}}}" if bold else mean
+                if marks == ["dagger"]:
+                    text += "$^{\\dagger}$"
+                elif marks:
+                    text += "$^{" + "".join(marks) + "}$"
+                if interval is not None:
+                    text += " " + interval
+                row.append(text)
+            lines.append(f"{name(system)} & " + " & ".join(row) + " \\\\")
+        pieces = {"dagger": "$^{\\dagger}$", "alpha": "$\\alpha$"}
+        text = "".join(pieces.get(k, _latex_text(t)) for k, t in legend)
+        lines += [
+            "\\bottomrule",
+            f"\\multicolumn{{{len(metrics) + 1}}}{{l}}{{\\footnotesize {text}}} \\\\",
+            "\\end{tabular}",
+        ]
+        return "\n".join(lines)
+
+    def __repr__(self):
+        s = self.settings_
+        pct = f"{100 * s['confidence_level']:g}%"
+        head = (
+            f"Comparison over {len(self.queries_)} queries"
+            + (f" ({len(self.dropped_)} dropped)" if len(self.dropped_) else "")
+            + f"; {pct} {s['interval']} intervals; test={s['test']!r}, "
+            f"correction={s['correction']!r}"
+        )
+        return "\n\n".join(
+            [
+                head,
+                _table(self.summary_, SUMMARY_COLUMNS),
+                _table(self.pairs_, PAIR_COLUMNS),
+            ]
+        )
+
+
+_TEST_NAMES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "randomization": "paired randomization test",
+    "bootstrap": "paired bootstrap test",
+}
+_CORRECTION_NAMES = {
+    "holm": "Holm correction",
+    "bonferroni": "Bonferroni correction",
+    "fdr_bh": "Benjamini-Hochberg FDR control",
+}
+_INTERVAL_NAMES = {
+    "bca": "BCa bootstrap",
+    "percentile": "percentile bootstrap",
+    "t": "Student t",
+}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _latex_text(text):
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
+
+
+def _markdown_text(text):
+    return str(text).replace("|", "\\|")
+
+
+def _label(i, n):
+    """The letter of the ``i``-th of ``n`` systems (a number beyond 26)."""
+    return chr(ord("a") + i) if n <= 26 else str(i + 1)
+
+
+def _report(comparison, digits, ci):
+    """The content of a report table, independent of the markup.
+
+    Returns ``(systems, labels, metrics, cells, legend)``: ``cells[s][m]`` is
+    ``(mean, bold, marks, interval)`` with ``mean`` and ``interval`` (or
+    ``None``) as text, ``bold`` true for the best mean of the metric (after
+    rounding to ``digits``) and ``marks`` the letters (or ``"dagger"``) of
+    the significant comparisons; ``legend`` is a list of ``(kind, text)``
+    pieces, ``kind`` being ``"text"``, ``"dagger"`` or ``"alpha"``.
+    """
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)):
+        raise InvalidParameterError(
+            f"The 'digits' parameter of the Comparison reports must be an int "
+            f"from 0 to 17. Got {plain(digits)} instead."
+        )
+    if not 0 <= digits <= 17:
+        raise InvalidParameterError(
+            f"The 'digits' parameter of the Comparison reports must be an int "
+            f"from 0 to 17. Got {digits} instead."
+        )
+    s = comparison.settings_
+    summary = {(r["system"], r["metric"]): r for r in comparison.summary_}
+    systems = list(dict.fromkeys(r["system"] for r in comparison.summary_))
+    metrics = list(dict.fromkeys(r["metric"] for r in comparison.summary_))
+    baseline = s["baseline"]
+    n = len(systems)
+    labels = (
+        {}
+        if baseline is not None
+        else {name: _label(i, n) for i, name in enumerate(systems)}
+    )
+    marks = {key: set() for key in summary}
+    for r in comparison.pairs_:
+        if not r["significant"]:
+            continue
+        m = r["metric"]
+        if baseline is not None:
+            marks[r["system"], m].add("dagger")
+        else:
+            marks[r["system"], m].add(r["baseline"])
+            marks[r["baseline"], m].add(r["system"])
+
+    def num(v):
+        return "nan" if math.isnan(v) else f"{v:.{digits}f}"
+
+    cells = {}
+    for m in metrics:
+        shown = {name: num(summary[name, m]["mean"]) for name in systems}
+        best = max(float(v) for v in shown.values())
+        for name in systems:
+            row = summary[name, m]
+            mk = marks[name, m]
+            if baseline is None:
+                mk = [labels[o] for o in systems if o in mk]
+            else:
+                mk = sorted(mk)
+            interval = f"[{num(row['ci_low'])}, {num(row['ci_high'])}]" if ci else None
+            cells.setdefault(name, {})[m] = (
+                shown[name],
+                float(shown[name]) == best,
+                mk,
+                interval,
+            )
+    family = sum(not math.isnan(r["p_value"]) for r in comparison.pairs_)
+    alpha = f"{round(1.0 - s['confidence_level'], 12):g}"
+    test = _TEST_NAMES[s["test"]]
+    if s["test"] in ("randomization", "bootstrap"):
+        test += f", {s['n_resamples']} resamples"
+    tests = f"{family} test{'s' if family != 1 else ''}"
+    if s["correction"] is None:
+        how = f" ({test}, {tests}, no correction, "
+    else:
+        how = f" ({test}, {_CORRECTION_NAMES[s['correction']]} over {tests}, "
+    if baseline is not None:
+        legend = [
+            ("dagger", ""),
+            ("text", f" significantly different from the baseline {baseline}"),
+        ]
+    else:
+        legend = [
+            (
+                "text",
+                "Superscript letters: significantly different from the "
+                "systems with those letters",
+            )
+        ]
+    legend += [("text", how), ("alpha", ""), ("text", f" = {alpha}).")]
+    legend.append(("text", " Bold: best mean per metric."))
+    if ci:
+        pct = f"{100 * s['confidence_level']:g}%"
+        legend.append(
+            (
+                "text",
+                f" Brackets: {pct} {_INTERVAL_NAMES[s['interval']]} "
+                "confidence interval of the mean.",
+            )
+        )
+    return systems, labels, metrics, cells, legend
+
+
+def _table(rows, columns):
+    cells = [list(columns)] + [[_fmt(r[c]) for c in columns] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    lines = [
+        "  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) for row in cells
+    ]
+    return "\n".join(lines)
