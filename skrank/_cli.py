@@ -73,26 +73,24 @@ _COMPARE_DEFAULTS = {
 }
 
 
-def _digits(text: str) -> int:
-    """``--digits``: an integer from 0 to MAX_DIGITS."""
-    text = text.strip()
-    if re.fullmatch("[0-9]{1,3}", text) is None or int(text) > MAX_DIGITS:
-        raise argparse.ArgumentTypeError(
-            f"must be an integer from 0 to {MAX_DIGITS} (--format csv or json "
-            f"gives every digit). Got {quote_text(text)} instead."
-        )
-    return int(text)
+def _digits_option(every_digit: str):
+    """The type of a ``--digits`` option: an integer from 0 to MAX_DIGITS;
+    ``every_digit`` names the formats that print every digit."""
+
+    def digits(text: str) -> int:
+        text = text.strip()
+        if re.fullmatch("[0-9]{1,3}", text) is None or int(text) > MAX_DIGITS:
+            raise argparse.ArgumentTypeError(
+                f"must be an integer from 0 to {MAX_DIGITS} ({every_digit} "
+                f"gives every digit). Got {quote_text(text)} instead."
+            )
+        return int(text)
+
+    return digits
 
 
-def _report_digits(text: str) -> int:
-    """``compare --digits``: an integer from 0 to MAX_DIGITS."""
-    text = text.strip()
-    if re.fullmatch("[0-9]{1,3}", text) is None or int(text) > MAX_DIGITS:
-        raise argparse.ArgumentTypeError(
-            f"must be an integer from 0 to {MAX_DIGITS} (--format json gives "
-            f"every digit). Got {quote_text(text)} instead."
-        )
-    return int(text)
+_digits = _digits_option("--format csv or json")
+_report_digits = _digits_option("--format json")
 
 
 def _level(text: str) -> float:
