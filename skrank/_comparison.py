@@ -215,28 +215,21 @@ class Comparison:
         † significantly different from the baseline bm25 (paired t-test, Holm correction over 1 test, α = 0.05). Bold: best mean per metric.
         """  # noqa: E501
         systems, labels, metrics, cells, legend = _report(self, digits, ci)
-
-        def name(system):
-            text = _markdown_text(system)
-            return f"{text} ({labels[system]})" if labels else text
-
         lines = [
             "| System | " + " | ".join(_markdown_text(m) for m in metrics) + " |",
             "|:--|" + "--:|" * len(metrics),
         ]
-        for system in systems:
-            row = []
-            for m in metrics:
-                mean, bold, marks, interval = cells[system][m]
-                text = f"**{mean}**" if bold else mean
-                if marks == ["dagger"]:
-                    text += "†"
-                elif marks:
-                    text += "<sup>" + "".join(marks) + "</sup>"
-                if interval is not None:
-                    text += " " + interval
-                row.append(text)
-            lines.append(f"| {name(system)} | " + " | ".join(row) + " |")
+        for name, row in _styled_rows(
+            systems,
+            labels,
+            metrics,
+            cells,
+            _markdown_text,
+            "**{}**",
+            "†",
+            "<sup>{}</sup>",
+        ):
+            lines.append(f"| {name} | " + " | ".join(row) + " |")
         pieces = {"dagger": "†", "alpha": "α"}
         text = "".join(pieces.get(k, t) for k, t in legend)
         return "\n".join(lines) + "\n\n" + text
@@ -284,30 +277,23 @@ class Comparison:
         \end{tabular}
         """  # noqa: E501
         systems, labels, metrics, cells, legend = _report(self, digits, ci)
-
-        def name(system):
-            text = _latex_text(system)
-            return f"{text} ({labels[system]})" if labels else text
-
         lines = [
             "\\begin{tabular}{l" + "r" * len(metrics) + "}",
             "\\toprule",
             "System & " + " & ".join(_latex_text(m) for m in metrics) + " \\\\",
             "\\midrule",
         ]
-        for system in systems:
-            row = []
-            for m in metrics:
-                mean, bold, marks, interval = cells[system][m]
-                text = f"\\textbf{{{mean}}}" if bold else mean
-                if marks == ["dagger"]:
-                    text += "$^{\\dagger}$"
-                elif marks:
-                    text += "$^{" + "".join(marks) + "}$"
-                if interval is not None:
-                    text += " " + interval
-                row.append(text)
-            lines.append(f"{name(system)} & " + " & ".join(row) + " \\\\")
+        for name, row in _styled_rows(
+            systems,
+            labels,
+            metrics,
+            cells,
+            _latex_text,
+            "\\textbf{{{}}}",
+            "$^{{\\dagger}}$",
+            "$^{{{}}}$",
+        ):
+            lines.append(f"{name} & " + " & ".join(row) + " \\\\")
         pieces = {"dagger": "$^{\\dagger}$", "alpha": "$\\alpha$"}
         text = "".join(pieces.get(k, _latex_text(t)) for k, t in legend)
         lines += [
@@ -363,6 +349,29 @@ _LATEX_SPECIAL = {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
 }
+
+
+def _styled_rows(systems, labels, metrics, cells, escape, bold, dagger, marks):
+    """``(name, cells)`` of each system's row of a report, in one markup:
+    ``escape`` quotes text, ``bold`` and ``marks`` are format strings for a
+    best mean and for the letters of significance, ``dagger`` the mark
+    against a baseline."""
+    for system in systems:
+        name = escape(system)
+        if labels:
+            name = f"{name} ({labels[system]})"
+        row = []
+        for m in metrics:
+            mean, best, signs, interval = cells[system][m]
+            text = bold.format(mean) if best else mean
+            if signs == ["dagger"]:
+                text += dagger.format()
+            elif signs:
+                text += marks.format("".join(signs))
+            if interval is not None:
+                text += " " + interval
+            row.append(text)
+        yield name, row
 
 
 def _latex_text(text):
