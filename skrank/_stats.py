@@ -25,6 +25,7 @@ import numpy as np
 from scipy import stats
 
 from ._comparison import PAIR_COLUMNS, SUMMARY_COLUMNS, Comparison
+from ._engine import factorize
 from ._validation import (
     NONE,
     Interval,
@@ -169,38 +170,42 @@ def _align(results, queries):
             f"{_CALLER}: query ids must all be strings or all integers; the "
             "systems mix both."
         )
-    for n in names:
-        uniq, counts = np.unique(parsed[n][0], return_counts=True)
+    # every system's ids coded among all of them (sorted), by the engine
+    union, codes = factorize(np.concatenate([parsed[n][0] for n in names]))
+    bounds = np.cumsum([0] + [parsed[n][0].shape[0] for n in names])
+    row_of = {}  # system -> the row of each id of the union, -1 if absent
+    for n, lo, hi in zip(names, bounds[:-1], bounds[1:], strict=True):
+        mine = codes[lo:hi]
+        counts = np.bincount(mine, minlength=union.shape[0])
         if (counts > 1).any():
             raise InvalidParameterError(
                 f"{_CALLER}: system {n!r} lists query ids more than once: "
-                f"{_preview(uniq[counts > 1].tolist())}."
+                f"{_preview(union[counts > 1].tolist())}."
             )
-    union = np.unique(np.concatenate([parsed[n][0] for n in names]))
-    common = union
-    for n in names:
-        common = np.intersect1d(common, parsed[n][0])
-    dropped = np.setdiff1d(union, common)
+        row_of[n] = np.full(union.shape[0], -1, dtype=np.intp)
+        row_of[n][mine] = np.arange(hi - lo)
+    everywhere = np.logical_and.reduce([row_of[n] >= 0 for n in names])
+    dropped = union[~everywhere]
     if queries == "strict" and dropped.shape[0]:
         lack = "; ".join(
-            f"system {n!r} lacks {_preview(np.setdiff1d(union, parsed[n][0]).tolist())}"
+            f"system {n!r} lacks {_preview(union[row_of[n] < 0].tolist())}"
             for n in names
-            if np.setdiff1d(union, parsed[n][0]).shape[0]
+            if (row_of[n] < 0).any()
         )
         raise InvalidParameterError(
             f"{_CALLER}: with queries='strict', every system must have the "
             f"same queries; {lack}."
         )
-    ids = union if queries == "fill" else common
+    keep = slice(None) if queries == "fill" else everywhere
+    ids = union[keep]
     aligned = {}
     for n in names:
-        qid, cols = parsed[n]
-        order = np.argsort(qid, kind="stable")
-        pos = np.searchsorted(qid, ids, sorter=order)
-        pos = np.minimum(pos, qid.shape[0] - 1)
-        src = order[pos]
-        found = qid[src] == ids
-        aligned[n] = {m: np.where(found, v[src], 0.0) for m, v in cols.items()}
+        rows = row_of[n][keep]
+        found = rows >= 0
+        aligned[n] = {
+            m: np.where(found, v[np.maximum(rows, 0)], 0.0)
+            for m, v in parsed[n][1].items()
+        }
     return ids, aligned, (dropped if queries == "intersection" else ids[:0])
 
 
