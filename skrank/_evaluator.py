@@ -37,17 +37,26 @@ from ._validation import (
     validate_params,
 )
 
-__all__ = ["RankingEvaluator", "query_ids_in", "warn_if_queries_split"]
+__all__ = [
+    "RankingEvaluator",
+    "query_ids_in",
+    "select_rows",
+    "warn_if_queries_split",
+]
 
 
 def _is_dataframe(X) -> bool:
     return hasattr(X, "columns") and hasattr(X, "iloc") and hasattr(X, "drop")
 
 
-def _select_rows(X, order):
-    if _is_dataframe(X):
-        return X.iloc[order]
-    return X[order]
+def select_rows(X, rows):
+    """Rows ``rows`` of ``X``: a DataFrame or Series (by position), an array
+    or sparse matrix, or a nested list."""
+    if hasattr(X, "iloc"):
+        return X.iloc[rows]
+    if not hasattr(X, "shape"):
+        X = np.asarray(X)
+    return X[rows]
 
 
 def _fit_style(estimator) -> str:
@@ -386,7 +395,7 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
                 codes = np.zeros(n_rows, dtype=np.int64)
             order = stable_group_order(codes, int(codes.max()) + 1)
             in_order = bool((np.diff(codes) >= 0).all())
-            X_fit = X_in if in_order else _select_rows(X_in, order)
+            X_fit = X_in if in_order else select_rows(X_in, order)
             y_fit = y_arr if in_order else y_arr[order]
             sorted_codes = codes[order]
             kwargs = {}

@@ -18,16 +18,17 @@ import numpy as np
 from scipy import stats
 from sklearn.base import clone
 from sklearn.model_selection import GroupKFold, check_cv
-from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_consistent_length
 
+from ._engine import factorize
 from ._evaluate import evaluate
-from ._evaluator import RankingEvaluator
+from ._evaluator import RankingEvaluator, select_rows
 from ._results import QueryResults
 from ._validation import (
     Interval,
     InvalidParameterError,
     Options,
+    check_qid,
     plain,
     validate_params,
 )
@@ -226,14 +227,10 @@ def cross_val_per_query(
             "every query within one fold."
         )
     y = np.asarray(y)
-    q = np.asarray(qid)
-    if q.ndim != 1:
-        raise InvalidParameterError(
-            f"The qid of cross_val_per_query must be 1-D; got shape {q.shape}."
-        )
-    check_consistent_length(X, y, q)
+    check_consistent_length(X, y)
+    q = check_qid(qid, y.shape[0], "cross_val_per_query")
     splits = _splits(cv, X, y, q)
-    ids, codes = np.unique(q, return_inverse=True)
+    ids, codes = factorize(q)
     counts = np.bincount(codes, minlength=ids.shape[0])
     tested = np.zeros(ids.shape[0], dtype=bool)
     for i, (train, test) in enumerate(splits):
@@ -248,12 +245,12 @@ def cross_val_per_query(
     parts = []
     for train, test in splits:
         fold_model = clone(model)
-        X_train = _safe_indexing(X, train)
+        X_train = select_rows(X, train)
         if column_qid:
             fold_model.fit(X_train, y[train])
         else:
             fold_model.fit(X_train, y[train], qid=q[train])
-        pred = fold_model.predict(_safe_indexing(X, test))
+        pred = fold_model.predict(select_rows(X, test))
         parts.append(
             evaluate(
                 y[test],
