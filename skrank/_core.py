@@ -304,7 +304,9 @@ def compute(
                 "lower grades)."
             )
     return [
-        aggregate(caller, spec, v, u, prepared.weights, average, replace_undefined_by)
+        aggregate(
+            caller, spec.name, v, u, prepared.weights, average, replace_undefined_by
+        )
         for spec, v, u in zip(specs, values, undefined, strict=True)
     ]
 
@@ -347,8 +349,9 @@ def _check_relevance_bounds(caller, specs, bounds, block):
             )
 
 
-def aggregate(caller, spec, values, undefined, weights, average, replace):
-    """Per-query ``values`` under the undefined policy ``replace``, averaged.
+def aggregate(caller, name, values, undefined, weights, average, replace):
+    """Per-query ``values`` of metric ``name`` under the undefined policy
+    ``replace``, averaged (in place: ``values`` takes the policy).
 
     Undefined queries take ``replace``, or leave the mean when it is a NaN
     (of any type). ``weights`` (or None) weight the queries; only their
@@ -366,7 +369,7 @@ def aggregate(caller, spec, values, undefined, weights, average, replace):
         w = w / w.max()
     if not keep.any() or (w is not None and not (w > 0).any()):
         warnings.warn(
-            f"{spec.name} is undefined for every query given weight in "
+            f"{name} is undefined for every query given weight in "
             f"{caller} (no query has a relevant item); the mean is nan.",
             UndefinedMetricWarning,
             stacklevel=3,

@@ -6,7 +6,9 @@ import warnings
 from collections.abc import Mapping
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 
+from ._core import aggregate
 from ._validation import InvalidParameterError
 
 __all__ = ["QueryResults"]
@@ -167,8 +169,20 @@ class QueryResults(dict):
         skrank.evaluate : The weighted means, with ``average="mean"``.
         """
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN, empty
-            return {name: float(np.nanmean(v)) for name, v in self.items()}
+            # all NaN or no query: NaN, as documented, without a warning
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            return {
+                name: aggregate(
+                    "QueryResults.mean",
+                    name,
+                    v.copy(),
+                    np.isnan(v),
+                    None,
+                    "mean",
+                    np.nan,
+                )
+                for name, v in self.items()
+            }
 
     def to_frame(self):
         """Return the values as a pandas DataFrame.

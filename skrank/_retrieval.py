@@ -560,7 +560,7 @@ def score(caller, lookup, specs, n_relevant, *, ties, average, replace, depth_wo
     return [
         aggregate(
             caller,
-            spec,
+            spec.name,
             v,
             u,
             _label_weights(lookup.labels, u, replace) if average == "macro" else None,

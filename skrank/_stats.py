@@ -424,7 +424,7 @@ def _adjust(p, correction):
     if correction == "bonferroni":
         adj = np.minimum(1.0, q * m)
     elif correction == "holm":
-        order = np.argsort(q, kind="stable")
+        order = np.argsort(q, kind="stable")  # not a ranking: Holm orders p-values
         steps = (m - np.arange(m)) * q[order]
         adj = np.empty(m)
         adj[order] = np.minimum(1.0, np.maximum.accumulate(steps))

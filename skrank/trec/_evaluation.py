@@ -526,10 +526,10 @@ def evaluate_run_columns(
     for spec, v in zip(requested, values, strict=True):
         undefined = np.isnan(v)
         per_query[spec.name] = aggregate(
-            caller, spec, v.copy(), undefined, None, None, replace_undefined_by
+            caller, spec.name, v.copy(), undefined, None, None, replace_undefined_by
         )
         results[spec.name] = aggregate(
-            caller, spec, v, undefined, None, "mean", replace_undefined_by
+            caller, spec.name, v, undefined, None, "mean", replace_undefined_by
         )
     order = _natural_order(selected)
     qids = _decode(selected[order])
