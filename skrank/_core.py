@@ -333,14 +333,29 @@ def map_in_order(func, items, threads: int = 1):
 
 
 def _check_relevance_bounds(caller, specs, bounds, block):
-    """Relevance within what each metric declares it can take."""
+    """Relevance within what each metric declares it can take.
+
+    A bound is ``(limit, reason)``, or ``(limit, reason, True)`` when the
+    grades must also be integers in ``0 .. limit`` (a gain table)."""
     if all(bound is None for bound in bounds):
         return
     top = float(block.y.max())
     for spec, bound in zip(specs, bounds, strict=True):
         if bound is None:
             continue
-        limit, reason = bound
+        limit, reason, *integral = bound
+        if integral and integral[0]:
+            y = block.y
+            if block.pool_y is not None:  # judged items outside the list
+                y = np.concatenate([y.ravel(), block.pool_y.ravel()])
+                top = max(top, float(block.pool_y.max()))
+            bad = (y < 0) | (y != np.floor(y))
+            if bad.any():
+                raise InvalidParameterError(
+                    f"The relevance grades given to {caller} must be integers in "
+                    f"0 .. {plain(limit)} for {spec.name}: {reason}. Got "
+                    f"{plain(float(y[bad][0]))}."
+                )
         if top > limit:
             raise InvalidParameterError(
                 f"The relevance grades given to {caller} must be at most "

@@ -66,11 +66,32 @@ DOCS = {
     query in the mean; a NaN of any type (``np.nan``, ``float("nan")``,
     ``np.float32("nan")``) leaves such queries out of the mean (and warns
     when every query is undefined).""",
-    "gain": f"""gain : {_choices(GAINS)}, default="linear"
+    "gain": f"""gain : {_choices(GAINS)}, sequence or mapping, default="linear"
     Gain of an item of relevance ``rel``: ``rel`` (Jarvelin & Kekalainen;
     scikit-learn, trec_eval) or ``2**rel - 1`` (Burges et al.; ranx's
-    ``dcg_burges``). Exponential gains need ``y_true <= 1023``, so that
-    ``2**rel`` is a finite float; larger relevance is an error.""",
+    ``dcg_burges``, LightGBM's and XGBoost's default). Exponential gains need
+    ``y_true <= 1023``, so that ``2**rel`` is a finite float; larger
+    relevance is an error. A table gives each integer grade's gain: a
+    sequence, ``gain[g]`` for grade ``g`` (LightGBM's ``label_gain``), or a
+    mapping ``{{grade: gain}}`` over the grades ``0 .. n-1``; its gains are
+    finite, start at 0 and never decrease (so that the ideal ranking, grades
+    descending, has the largest DCG). With a table, ``y_true`` must hold
+    integers in ``0 .. len(gain) - 1``. In a metric name a table is written
+    ``ndcg(gain=[0,1,3])@10`` (or ``ndcg(gain={{0:0,1:1,2:3}})@10``).""",
+    "denominator_ap": """denominator : {"R", "min_r_k", "hits", "k"}, default="R"
+    What the sum of precisions is divided by. ``"R"``: the number of relevant
+    items of the query (trec_eval's ``map_cut``, ranx). ``"min_r_k"``:
+    ``min(R, k)`` (LightGBM, XGBoost, Spark's ``meanAveragePrecisionAt``,
+    RecBole). ``"hits"``: the number of relevant items in the top ``k``
+    (torchmetrics' ``retrieval_average_precision``); a query with none there
+    scores 0. ``"k"``: the cutoff (TF Similarity's ``MapAtK`` without
+    per-class counts). Without a cutoff ``"min_r_k"`` is ``R`` and ``"k"``
+    is the number of items. In a metric name: ``map(denominator=min_r_k)@10``.""",
+    "denominator_precision": """denominator : {"k", "retrieved"}, default="k"
+    What the hits are divided by. ``"k"``: the cutoff, also for a query with
+    fewer than ``k`` items (trec_eval, ranx). ``"retrieved"``:
+    ``min(k, number of items of the query)`` (Evidently; torchmetrics'
+    ``adaptive_k=True``). In a metric name: ``P(denominator=retrieved)@10``.""",
     "ignore_ties": """ignore_ties : bool, default=False
     Skip tie handling and order tied items as scikit-learn's
     ``ignore_ties=True`` does. In the dense layout this is the same call,

@@ -31,7 +31,7 @@ import numpy as np
 #: ``"sklearn"``, scikit-learn's ``ignore_ties=True`` order, and
 #: ``"trec_eval"``, a secondary key (for TREC runs, the document id).
 TIES = ("average", "optimistic", "pessimistic", "first")
-#: The gain functions of DCG-based metrics.
+#: The gain functions of DCG-based metrics (besides a table of gains by grade).
 GAINS = ("linear", "exponential")
 # Values ranked at a time: blocks are cut into row slices of about this many
 # values, so that the temporaries of each step stay small (in cache, and
@@ -753,8 +753,12 @@ class Ranking:
         return self._cache[key]
 
 
-def gain_values(y: np.ndarray, gain: str) -> np.ndarray:
-    """Linear gain ``y`` or exponential (Burges) gain ``2**y - 1``."""
+def gain_values(y: np.ndarray, gain) -> np.ndarray:
+    """Linear gain ``y``, exponential (Burges) gain ``2**y - 1``, or the
+    gains of a table: ``gain[y]`` for a tuple of gains by integer grade (the
+    grades are checked to be integers within the table beforehand)."""
+    if isinstance(gain, tuple):
+        return np.asarray(gain)[y.astype(np.intp)]
     if gain == "linear":
         return y
     if gain == "exponential":

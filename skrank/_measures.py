@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import binom, gammaln
 
 from ._engine import Ranking, discount, gain_values
-from ._validation import COMMON_CONSTRAINTS, Interval
+from ._validation import COMMON_CONSTRAINTS, Interval, Options, gain_table
 
 __all__ = ["Measure", "MEASURES", "ParamSpec", "measure_by_function"]
 
@@ -40,6 +40,9 @@ class ParamSpec:
     constraints: tuple
     kind: type  # how a value written in a name is parsed (int, float, str)
     always_shown: bool = False  # written in the canonical name even at default
+    # maps a valid value to its canonical form (a gain table given as a list
+    # or a mapping becomes a tuple of gains); None: values are kept as given
+    convert: Callable | None = None
 
 
 def _full_without_cutoff(k, params):
@@ -59,7 +62,16 @@ _MAX_EXPONENTIAL_GRADE = 1023
 
 
 def _gain_bound(params):
-    if params.get("gain") == "exponential":
+    gain = params.get("gain")
+    if isinstance(gain, tuple):
+        top = len(gain) - 1
+        return (
+            top,
+            f"the gain table gives the gains of the integer grades 0 .. {top} "
+            f"({len(gain)} entries); give a gain for every grade present",
+            True,
+        )
+    if gain == "exponential":
         return (
             _MAX_EXPONENTIAL_GRADE,
             "with gain='exponential', where an item's gain is 2**y_true - 1 "
@@ -113,10 +125,20 @@ class Measure:
     min_items: int = 1  # items each query of the dense layout needs
     # ties="optimistic" / "pessimistic" (relevant items first / last in a tie
     # group) give the largest / smallest value over the orderings of tied items
+    # (with the default parameters; ``loose_bounds`` lists the parameter
+    # values, as (keyword, value) pairs, under which they do not)
     tie_bounds: bool = True
+    loose_bounds: tuple = ()
     # the largest relevance the metric can take with these parameters, and
     # why, as (bound, reason); None: no bound
     max_relevance: Callable = _no_bound
+
+    def has_tie_bounds(self, params) -> bool:
+        """Whether ties="optimistic" / "pessimistic" give the largest /
+        smallest value over the tie orderings, with parameters ``params``."""
+        if not self.tie_bounds:
+            return False
+        return not any(params.get(key) == value for key, value in self.loose_bounds)
 
     def param(self, keyword):
         for p in self.params:
@@ -147,8 +169,18 @@ def _hits_compute(r, k, relevance_level):
     return _hits(r, k, relevance_level), None
 
 
-def _precision_compute(r, k, relevance_level):
-    depth = r.n_items if k is None else float(k)
+#: The denominators of P@k (``denominator=``).
+PRECISION_DENOMINATORS = ("k", "retrieved")
+
+
+def _precision_compute(r, k, relevance_level, denominator="k"):
+    """hits@k divided by k, or by min(k, number of items) ("retrieved")."""
+    if k is None:
+        depth = r.n_items
+    elif denominator == "retrieved":
+        depth = np.minimum(r.n_items, int(k))
+    else:
+        depth = float(k)
     return _hits(r, k, relevance_level) / depth, None
 
 
@@ -194,16 +226,14 @@ def _harmonic(n: int) -> np.ndarray:
     return out
 
 
-def _ap_compute(r, k, relevance_level):
-    """AP@k per group (McSherry & Najork): with d = (r-1)/(t-1) and
-    c = R_before + 1 - (T+1) d, the group adds (r/t) sum_{j=T+1}^{T+n} (c + d j)/j
-    = (r/t) [c (H_{T+n} - H_T) + d n]; a one-item group adds r (R_before+1)/(T+1).
+def _ap_terms(r: Ranking, rel, inside):
+    """Per group, the expected sum of hits@j / j over its relevant positions
+    inside the cutoff (McSherry & Najork): with d = (r-1)/(t-1) and
+    c = R_before + 1 - (T+1) d, the group adds
+    (r/t) sum_{j=T+1}^{T+n} (c + d j)/j = (r/t) [c (H_{T+n} - H_T) + d n];
+    a one-item group adds r (R_before+1)/(T+1).
     """
-    n_rel = r.n_relevant(relevance_level)
-    undefined = n_rel == 0
-    rel = r.relevant(relevance_level)
     before = r.before(rel)
-    inside = r.in_cutoff(k)
     t = r.size
     T = r.start
     single = t == 1
@@ -212,12 +242,110 @@ def _ap_compute(r, k, relevance_level):
         c = before + 1.0 - (T + 1.0) * d
         H = _harmonic(r.width)
         span = c * (H[T + inside] - H[T]) + d * inside
-        term = np.where(
+        return np.where(
             single,
             np.where(inside > 0, rel * (before + 1.0) / (T + 1.0), 0.0),
             rel / t * span,
         )
-    return _divide(r.row_sum(term), n_rel, undefined), undefined
+
+
+def _straddling(r: Ranking, inside, counts):
+    """Per row, the tie group that straddles the cutoff (some but not all of
+    its positions inside), as ``(T, t, c, s, cut)``: start, size, the number
+    of ``counts`` (relevant items) it holds and its positions inside, each of
+    shape (m, 1) but ``T`` (m,); ``cut`` masks the straddling groups. A row
+    without one gets T = -1, t = 1, c = 0, s = 0."""
+    T = np.full(r.m, -1, dtype=np.intp)
+    size, c, s = np.ones((r.m, 1)), np.zeros((r.m, 1)), np.zeros((r.m, 1))
+    cut = None
+    if r.tied:
+        cut = (inside > 0) & (inside < r.size)
+        rows = r.row[cut]
+        T[rows] = r.start[cut]
+        size[rows, 0], c[rows, 0], s[rows, 0] = r.size[cut], counts[cut], inside[cut]
+    return T, size, c, s, cut
+
+
+def _hypergeometric(size, c, s):
+    """``(x, prob)``: P(X = x) for x = 0 .. max(s), X the marked items among
+    ``s`` drawn without replacement from ``size`` items of which ``c`` are
+    marked (per row; shapes (m, 1)), and whether each x is feasible."""
+    x = np.arange(int(s.max()) + 1)[None, :]
+    feasible = (x <= c) & (x <= s) & (s - x <= size - c)
+    log_p = (
+        _log_comb(c, np.minimum(x, c))
+        + _log_comb(size - c, np.clip(s - x, 0, size - c))
+        - _log_comb(size, s)
+    )
+    prob = np.where(feasible, np.exp(np.where(feasible, log_p, 0.0)), 0.0)
+    return x, prob, feasible
+
+
+def _ap_over_hits(r: Ranking, k, rel):
+    """E[sum_{j<=k, rel_j} hits@j/j / hits@k]; 0 when nothing is retrieved.
+
+    The denominator depends on the ordering only through the straddling
+    group (``t`` items, ``c`` relevant, ``s`` positions inside): its number X
+    of relevant items inside is hypergeometric, and given X = x its ``s``
+    inside positions hold x relevant items in uniformly random order, so
+    the group adds the AP term of an ``s``-item group with x relevant. The
+    groups entirely inside add their usual terms and all their relevant
+    items. The value is sum_x P(X = x) (S + G(x)) / (H + x).
+    """
+    inside = r.in_cutoff(k)
+    whole = inside == r.size
+    terms = _ap_terms(r, rel, inside)
+    S = r.row_sum(np.where(whole, terms, 0.0))[:, None]
+    H = r.row_sum(np.where(whole, rel, 0.0))[:, None]
+    T, size, c, s, cut = _straddling(r, inside, rel)
+    x, prob, feasible = _hypergeometric(size, c, s)
+    before = np.zeros((r.m, 1))
+    if cut is not None:
+        before[r.row[cut], 0] = r.before(rel)[cut]
+    Tc = T[:, None].astype(np.float64)
+    Hn = _harmonic(r.width)
+    start = np.maximum(T, 0)[:, None]
+    end = start + s.astype(np.intp)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = np.where(s > 1, (x - 1.0) / (s - 1.0), 0.0)
+        cc = before + 1.0 - (Tc + 1.0) * d
+        G = np.where(
+            s > 1,
+            x / s * (cc * (Hn[end] - Hn[start]) + d * s),
+            x * (before + 1.0) / (Tc + 1.0),
+        )
+    G = np.where(s > 0, G, 0.0)
+    denom = H + x
+    value = np.divide(
+        S + G, denom, out=np.zeros(denom.shape), where=feasible & (denom > 0)
+    )
+    return (prob * value).sum(axis=1)
+
+
+#: The denominators of AP@k (``denominator=``).
+AP_DENOMINATORS = ("R", "min_r_k", "hits", "k")
+
+
+def _ap_compute(r, k, relevance_level, denominator="R"):
+    """AP@k: the expected sum of hits@j / j over the relevant positions j <= k,
+    divided by R, min(R, k), k (the number of items without a cutoff) or
+    hits@k (whose expectation is taken jointly, see :func:`_ap_over_hits`)."""
+    n_rel = r.n_relevant(relevance_level)
+    undefined = n_rel == 0
+    rel = r.relevant(relevance_level)
+    if denominator == "hits":
+        return np.where(undefined, 0.0, _ap_over_hits(r, k, rel)), undefined
+    total = r.row_sum(_ap_terms(r, rel, r.in_cutoff(k)))
+    if denominator == "min_r_k" and k is not None:
+        if np.ndim(k):
+            denom = np.minimum(n_rel, k)
+        else:
+            denom = np.minimum(n_rel, int(k))
+    elif denominator == "k":
+        denom = r.n_items if k is None else float(k)
+    else:
+        denom = n_rel
+    return _divide(total, denom, undefined), undefined
 
 
 def _bpref_compute(r, k, relevance_level):
@@ -434,9 +562,33 @@ def _shared(keyword, spelling, default, kind, always_shown=False):
 
 
 _REL = _shared("relevance_level", "rel", None, float)
-_GAIN = _shared("gain", "gain", "linear", str)
+
+
+def _canonical_gain(value):
+    """A gain table (list, mapping, array) as a tuple of float gains by grade;
+    the named gains as they are."""
+    if isinstance(value, str):
+        return value
+    table = gain_table(value)
+    return value if table is None else table
+
+
+_GAIN = ParamSpec(
+    "gain",
+    "gain",
+    "linear",
+    tuple(COMMON_CONSTRAINTS["gain"]),
+    str,
+    convert=_canonical_gain,
+)
 _LOG_BASE = _shared("log_base", "log_base", 2, float)
 _P = _shared("p", "p", 0.8, float, always_shown=True)
+_AP_DENOMINATOR = ParamSpec(
+    "denominator", "denominator", "R", (Options(AP_DENOMINATORS),), str
+)
+_P_DENOMINATOR = ParamSpec(
+    "denominator", "denominator", "k", (Options(PRECISION_DENOMINATORS),), str
+)
 _MAX_GRADE = ParamSpec(
     "max_grade", "max_grade", 4, (Interval("int", 1, 1023, "both"),), int
 )
@@ -470,7 +622,7 @@ MEASURES: tuple[Measure, ...] = (
         aliases=("P",),
         trec_eval_family="P",
         formula=r"\mathrm{hits@k} / k",
-        params=(_REL,),
+        params=(_REL, _P_DENOMINATOR),
         perfect_is_one=False,
     ),
     Measure(
@@ -525,8 +677,11 @@ MEASURES: tuple[Measure, ...] = (
         aliases=("AP",),
         trec_eval_family="map_cut",
         formula=r"\frac{1}{R} \sum_{j \le k,\ \mathrm{rel}_j} \mathrm{hits@j} / j",
-        params=(_REL,),
+        params=(_REL, _AP_DENOMINATOR),
         undefined_without_relevant=True,
+        # with hits@k as denominator, a relevant item moved into the cutoff
+        # can lower the mean of the precisions
+        loose_bounds=(("denominator", "hits"),),
     ),
     Measure(
         "bpref",

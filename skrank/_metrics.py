@@ -153,6 +153,7 @@ def precision_at_k_score(
     ties="average",
     average="mean",
     relevance_level=None,
+    denominator="k",
 ):
     """Precision at k: the fraction of the top k that is relevant.
 
@@ -166,6 +167,7 @@ def precision_at_k_score(
     %(ties)s
     %(average)s
     %(relevance_level)s
+    %(denominator_precision)s
 
     Returns
     -------
@@ -178,9 +180,12 @@ def precision_at_k_score(
 
     Notes
     -----
-    P@k = hits@k / k. The denominator is k even when a query has fewer than k
-    items (trec_eval and ranx do the same); with ``k=None`` it is the number
-    of items. Linear in hits@k, so the tie expectation is exact and cheap.
+    P@k = hits@k / k. By default the denominator is k even when a query has
+    fewer than k items (trec_eval and ranx do the same); with
+    ``denominator="retrieved"`` it is min(k, number of items of the query)
+    (Evidently; torchmetrics' ``adaptive_k=True``). With ``k=None`` it is the
+    number of items. Linear in hits@k, so the tie expectation is exact and
+    cheap, and ``ties="optimistic"`` / ``"pessimistic"`` are its bounds.
 
     %(layout_notes)s
 
@@ -191,6 +196,13 @@ def precision_at_k_score(
     0.3333333333333333
     >>> precision_at_k_score([[0, 1, 0, 1, 0]], [[3, 2, 2, 2, 1]], k=2,
     ...                      ties="optimistic")
+    0.5
+
+    A query of 2 items cut at 4: divided by 4, or by the 2 items retrieved:
+
+    >>> precision_at_k_score([[1, 0]], [[2, 1]], k=4)
+    0.25
+    >>> precision_at_k_score([[1, 0]], [[2, 1]], k=4, denominator="retrieved")
     0.5
     """
 
@@ -418,6 +430,7 @@ def mean_average_precision_score(
     average="mean",
     relevance_level=None,
     replace_undefined_by=0.0,
+    denominator="R",
 ):
     """Mean average precision (MAP), optionally cut at k.
 
@@ -432,6 +445,7 @@ def mean_average_precision_score(
     %(average)s
     %(relevance_level)s
     %(replace_undefined_by)s
+    %(denominator_ap)s
 
     Returns
     -------
@@ -444,15 +458,23 @@ def mean_average_precision_score(
 
     Notes
     -----
-    AP@k = (1/R) sum over relevant items at rank j <= k of hits@j / j. The
-    sum is divided by R, not min(R, k), as trec_eval's ``map_cut`` and ranx
-    do; undefined when R = 0. This is not scikit-learn's
+    AP@k = (1/D) sum over relevant items at rank j <= k of hits@j / j. By
+    default D = R, as trec_eval's ``map_cut`` and ranx do; ``denominator``
+    selects min(R, k), hits@k or k instead (see above). Undefined when
+    R = 0, whatever the denominator. This is not scikit-learn's
     ``average_precision_score``, which scores a binary classifier.
 
     With ``ties="average"`` (McSherry & Najork): for tie group i with ``t_i``
     items, ``r_i`` relevant, ``T_i`` items and ``R_i`` relevant items before
     it, ``E[AP@k] = (1/R) sum_i (r_i/t_i) sum_{j=T_i+1}^{min(T_i+t_i,k)}
-    [R_i + 1 + (j - T_i - 1)(r_i - 1)/(t_i - 1)] / j``.
+    [R_i + 1 + (j - T_i - 1)(r_i - 1)/(t_i - 1)] / j``. With
+    ``denominator="hits"`` the denominator is itself random when a tie group
+    straddles rank k; the value is then the exact expectation of the ratio,
+    conditioned on the hypergeometric number of relevant items of that group
+    that fall inside the cutoff. Under that denominator moving a relevant
+    item into the top k can lower the value, so ``ties="optimistic"`` and
+    ``"pessimistic"`` order relevant items first and last but are not always
+    the largest and smallest values.
 
     %(layout_notes)s
 
@@ -464,6 +486,17 @@ def mean_average_precision_score(
     >>> mean_average_precision_score([[0, 1, 0, 1, 0]], [[3, 2, 2, 2, 1]], k=3,
     ...                              ties="optimistic")
     0.5833333333333333
+
+    The denominators of other tools: R = 2 relevant items, one of them
+    retrieved in the top 2 (at rank 2, precision 1/2):
+
+    >>> y, s = [[0, 1, 0, 1]], [[4, 3, 2, 1]]
+    >>> mean_average_precision_score(y, s, k=2)
+    0.25
+    >>> mean_average_precision_score(y, s, k=2, denominator="hits")
+    0.5
+    >>> mean_average_precision_score(y, s, k=1, denominator="min_r_k")
+    0.0
     """
 
 

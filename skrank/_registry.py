@@ -5,6 +5,9 @@ tests)::
 
     name    := base ["." digits] ["(" param {"," param} ")"] ["@" cutoff]
     param   := key "=" value
+    value   := number | word | table
+    table   := "[" number {"," number} "]"
+             | "{" digits ":" number {"," digits ":" number} "}"
     cutoff  := digits
     number  := [sign] (digits ["." [digits]] | "." digits) [exponent]
     exponent:= ("e" | "E") [sign] digits
@@ -15,7 +18,9 @@ tests)::
 ``"." digits`` is the ranx/trec spelling of the RBP persistence (``rbp.95``
 is ``p=0.95``), ``key`` is a parameter's short spelling (``rel``, ``gain``,
 ``p``, ``log_base``) or its keyword, a numeric ``value`` is a finite
-``number`` and ``cutoff`` is a positive integer of at most 100 digits (leading
+``number``, a ``table`` gives a number per integer grade (a gain table:
+``ndcg(gain=[0,1,3])`` or ``ndcg(gain={0:0,1:1,2:3})``, rendered as the
+list) and ``cutoff`` is a positive integer of at most 100 digits (leading
 zeros aside). Whitespace may surround the parts. Every metric renders back to
 one canonical spelling, such as ``ndcg(gain=exponential)@10`` or
 ``rbp(p=0.8)``; two names are the same metric exactly when their canonical
@@ -172,6 +177,9 @@ def _show(value) -> str:
         return quote_text(str(value))
     if isinstance(value, numbers.Real):
         return _format_value(value)
+    if isinstance(value, list) and all(isinstance(v, numbers.Real) for v in value):
+        text = "[" + ", ".join(_format_value(v) for v in value) + "]"
+        return text if len(text) <= 80 else text[:60] + "..."
     text = repr(value)
     return text if len(text) <= 80 else text[:60] + "..."
 
@@ -190,6 +198,8 @@ def _format_value(value) -> str:
     """A parameter value as written in a canonical name."""
     if isinstance(value, str):
         return value
+    if isinstance(value, tuple):
+        return "[" + ",".join(_format_value(v) for v in value) + "]"
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, numbers.Integral):
@@ -270,6 +280,9 @@ class MetricSpec:
         self.k = k
         full = {p.keyword: p.default for p in measure.params}
         full.update(params or {})
+        for p in measure.params:
+            if p.convert is not None:
+                full[p.keyword] = p.convert(full[p.keyword])
         self.params = full
         self._explicit = frozenset(explicit)
 
@@ -410,8 +423,62 @@ def _resolve_base(base: str, original: str, catalogue: Catalogue = RANKING):
     )
 
 
+def _split_params(text: str) -> list[str]:
+    """The ``key=value`` items of a parameter list: ``text`` cut at the commas
+    outside brackets and braces (tables hold commas)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth = max(depth - 1, 0)
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _parse_table(spec, text: str, original: str):
+    """A table value: ``[n0,n1,...]`` as a list, ``{g:n,...}`` as a dict."""
+    mapping = text[0] == "{"
+    close = "}" if mapping else "]"
+
+    def fail(why):
+        return InvalidParameterError(
+            f"Parameter {spec.spelling!r} in metric name {quote_text(original)} "
+            f"must be a table written [n0,n1,...] or {{grade:n,...}} ({why}). "
+            f"Got {quote_text(text)} instead."
+        )
+
+    if not text.endswith(close) or len(text) < 3:
+        raise fail(f"it ends with {close!r} and holds at least one entry")
+    items = text[1:-1].split(",")
+    out = {} if mapping else []
+    for item in items:
+        if mapping:
+            grade, sep, number = item.partition(":")
+            grade = grade.strip()
+            if not sep or not _DIGITS_RE.fullmatch(grade):
+                raise fail("each entry is grade:number, the grade written in digits")
+            if int(grade) in out:
+                raise fail(f"grade {int(grade)} is given twice")
+        else:
+            number = item
+        value, rule = read_number(number)
+        if rule is not None:
+            raise fail(f"each number must be {rule}")
+        if mapping:
+            out[int(grade)] = value
+        else:
+            out.append(value)
+    return out
+
+
 def _parse_value(spec, text: str, original: str):
     text = text.strip()
+    if text[:1] in ("[", "{"):
+        return _parse_table(spec, text, original)
     if spec.kind is str:
         return text
     value, rule = read_number(text)
@@ -498,7 +565,7 @@ def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSp
         for p in measure.params:
             by_key[p.spelling] = p
             by_key[p.keyword] = p
-        for item in match["params"].split(","):
+        for item in _split_params(match["params"]):
             if "=" not in item:
                 raise InvalidParameterError(
                     f"Cannot parse metric name {quote_text(original)}: parameters are "

@@ -26,6 +26,7 @@ __all__ = [
     "InvalidParameterError",
     "Interval",
     "Options",
+    "GainTable",
     "COMMON_CONSTRAINTS",
     "validate_params",
     "as_numeric_array",
@@ -142,6 +143,59 @@ class Options(_Constraint):
         return "a str among {" + ", ".join(repr(v) for v in self.values) + "}"
 
 
+class GainTable(_Constraint):
+    """A table of gains by integer grade: a sequence (``gain[g]`` for grade
+    ``g``, as LightGBM's ``label_gain``) or a mapping ``{grade: gain}`` whose
+    grades are ``0 .. n-1``. Gains are finite, non-negative and
+    non-decreasing in the grade (so that the ideal ranking, grades
+    descending, is also gains descending), and grade 0 gains 0 (an item
+    outside a query's list, as padding, has grade 0). See :func:`gain_table`.
+    """
+
+    def is_satisfied_by(self, value) -> bool:
+        return gain_table(value) is not None
+
+    def __str__(self) -> str:
+        return (
+            "a gain table (a sequence gain[grade] or a mapping {grade: gain} over "
+            "the grades 0 .. n-1, of finite gains that start at 0 and never "
+            "decrease)"
+        )
+
+
+def gain_table(value):
+    """``value`` as a tuple of float gains by grade, or None if it is not a
+    gain table (see :class:`GainTable`). Strings are not tables."""
+    if isinstance(value, (str, bytes)) or _is_bool(value):
+        return None
+    if isinstance(value, dict):
+        keys = list(value)
+        if not all(
+            isinstance(g, numbers.Integral) and not _is_bool(g) for g in keys
+        ) or sorted(int(g) for g in keys) != list(range(len(keys))):
+            return None
+        value = [value[g] for g in sorted(keys, key=int)]
+    elif isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            return None
+        value = value.tolist()
+    elif not isinstance(value, (list, tuple)):
+        return None
+    if not value or not all(
+        isinstance(v, numbers.Real) and not _is_bool(v) for v in value
+    ):
+        return None
+    try:
+        gains = tuple(float(v) for v in value)
+    except OverflowError:
+        return None
+    if not all(math.isfinite(v) for v in gains) or gains[0] != 0.0:
+        return None
+    if any(b < a for a, b in zip(gains[:-1], gains[1:], strict=True)):
+        return None
+    return gains
+
+
 class _NoneConstraint(_Constraint):
     def is_satisfied_by(self, value) -> bool:
         return value is None
@@ -176,7 +230,7 @@ COMMON_CONSTRAINTS: dict[str, list[_Constraint]] = {
     "k": [Interval("int", 1, None, "left"), NONE],
     "log_base": [Interval("real", 1, None, "neither")],
     "ignore_ties": [BOOL],
-    "gain": [Options(GAINS)],
+    "gain": [Options(GAINS), GainTable()],
     "ties": [Options(TIES)],
     "average": [Options(("mean",)), NONE],
     "replace_undefined_by": [Interval("real", 0.0, 1.0, "both"), NAN],

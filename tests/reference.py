@@ -24,6 +24,8 @@ def _disc(j, base=2.0):
 
 
 def _gain(rel, gain):
+    if isinstance(gain, (list, tuple)):  # a table of gains by integer grade
+        return float(gain[int(rel)])
     return rel if gain == "linear" else 2.0**rel - 1.0
 
 
@@ -41,12 +43,17 @@ def value(
     log_base=2.0,
     pool=None,
     max_grade=4,
+    denominator=None,
+    ideal="judged",
 ):
     """Metric ``name`` for relevance values ``rels`` listed in rank order.
 
     ``n_relevant`` / ``n_nonrel`` default to counts over ``rels`` (array
     input); ``judged`` flags unjudged items (bpref skips them); ``pool`` is the
     relevance of every judged document (for the ideal DCG).
+    ``denominator`` is AP's (``"R"``, ``"min_r_k"``, ``"hits"``, ``"k"``) or
+    precision's (``"k"``, ``"retrieved"``); ``ideal="retrieved"`` makes nDCG's
+    ideal the retrieved top k sorted by grade.
     Returns ``None`` when the metric is undefined.
     """
     rels = [float(r) for r in rels]
@@ -65,6 +72,8 @@ def value(
     if name == "hit_rate":
         return 1.0 if hits > 0 else 0.0
     if name == "precision":
+        if denominator == "retrieved":
+            return hits / min(depth, n)
         return hits / depth
     if name == "recall":
         return None if R == 0 else hits / R
@@ -91,6 +100,12 @@ def value(
             if rel:
                 seen += 1
                 total += seen / j
+        if denominator == "hits":  # the relevant items in the top k
+            return total / seen if seen else 0.0
+        if denominator == "k":
+            return total / depth
+        if denominator == "min_r_k":
+            return total / min(R, depth)
         return total / R
     if name == "bpref":
         if R == 0:
@@ -136,7 +151,11 @@ def value(
         )
         if name == "dcg":
             return dcg
-        ideal_rels = sorted(rels if pool is None else pool, reverse=True)[:depth]
+        if ideal == "retrieved":  # the retrieved top k, by grade
+            ideal_rels = sorted(rels[:depth], reverse=True)
+        else:
+            ideal_rels = sorted(rels if pool is None else pool, reverse=True)
+            ideal_rels = ideal_rels[:depth]
         idcg = sum(_gain(r, gain) * _disc(j) for j, r in enumerate(ideal_rels, 1))
         return None if idcg == 0 else dcg / idcg
     raise KeyError(name)

@@ -433,3 +433,234 @@ def test_err_grades_beyond_max_grade_are_an_error():
     actual = 1 / 32 + (31 / 32) * (31 / 32) / 2
     ideal = 31 / 32 + (1 / 32) * (1 / 32) / 2
     assert res["nerr(max_grade=5)"] == pytest.approx(actual / ideal, rel=1e-15)
+
+
+# --------------------------------------------------------------------------
+# Each tool's choices as parameters: AP and P@k denominators, gain tables
+# --------------------------------------------------------------------------
+
+# Y, S above: relevant at ranks 2, 3, 5, R = 3; precisions there 1/2, 2/3, 3/5
+DENOMINATOR_HAND = [
+    # (k, denominator, value, derivation)
+    (3, "R", (1 / 2 + 2 / 3) / 3, "trec_eval map_cut: divided by R = 3"),
+    (2, "min_r_k", (1 / 2) / 2, "min(R, k) = 2"),
+    (None, "min_r_k", (1 / 2 + 2 / 3 + 3 / 5) / 3, "no cutoff: R"),
+    (3, "hits", (1 / 2 + 2 / 3) / 2, "2 relevant items in the top 3"),
+    (1, "hits", 0.0, "nothing retrieved in the top 1"),
+    (None, "hits", (1 / 2 + 2 / 3 + 3 / 5) / 3, "all 3 retrieved"),
+    (4, "k", (1 / 2 + 2 / 3) / 4, "TF Similarity without r: divided by k"),
+    (None, "k", (1 / 2 + 2 / 3 + 3 / 5) / 6, "no cutoff: the 6 items"),
+]
+
+
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("k, denominator, expected, why", DENOMINATOR_HAND)
+def test_average_precision_denominators_by_hand(k, denominator, expected, why, ties):
+    values, undefined = _compute(BY_NAME["map"], Y, S, k, ties, denominator=denominator)
+    assert values[0] == pytest.approx(expected, rel=1e-14, abs=1e-15), why
+    assert not undefined[0]
+
+
+@pytest.mark.parametrize("denominator", ["R", "min_r_k", "hits", "k"])
+def test_average_precision_denominators_undefined_without_relevant(denominator):
+    values, undefined = _compute(
+        BY_NAME["map"], [[0, 0, 0]], [[3, 2, 1]], 2, "average", denominator=denominator
+    )
+    assert undefined[0] and values[0] == 0.0
+
+
+def _bounds_by_relevance(name, y, s, k, **kwargs):
+    """The values of the orderings with relevant items first / last in each
+    tie group (what ties="optimistic" / "pessimistic" compute)."""
+    hi = value(name, y[np.lexsort((-y, -s))], k, **kwargs)
+    lo = value(name, y[np.lexsort((y, -s))], k, **kwargs)
+    return lo, hi
+
+
+@pytest.mark.parametrize("level", [None, 2.0])
+@pytest.mark.parametrize("k", [None, 1, 2, 3, 5])
+@pytest.mark.parametrize("denominator", ["min_r_k", "hits", "k"])
+def test_average_precision_denominators_ties_equal_enumeration(denominator, k, level):
+    """Brute force over every ordering of tied items (reference.py); with
+    ``"hits"`` the denominator is random too, and the expectation of the
+    ratio is exact."""
+    ap = BY_NAME["map"]
+    straddled = 0
+    for y, s in _tie_cases(seed=15, n_cases=60):
+        ref = brute_force("map", y, s, k, level=level, denominator=denominator)
+        got = {
+            t: _compute(
+                ap, [y], [s], k, t, relevance_level=level, denominator=denominator
+            )
+            for t in TIES
+        }
+        if ref is None:
+            assert all(u[0] for _, u in got.values())
+            continue
+        mean, lo, hi, first = ref
+        straddled += ref[1] != ref[2]
+        assert got["average"][0][0] == pytest.approx(mean, rel=1e-12, abs=1e-15)
+        assert got["first"][0][0] == pytest.approx(first, rel=1e-12, abs=1e-15)
+        if denominator == "hits":
+            lo, hi = _bounds_by_relevance(
+                "map", y, s, k, level=level, denominator=denominator
+            )
+        assert got["pessimistic"][0][0] == pytest.approx(lo, rel=1e-12, abs=1e-15)
+        assert got["optimistic"][0][0] == pytest.approx(hi, rel=1e-12, abs=1e-15)
+    assert straddled > 5  # ties that change the value were met
+
+
+def test_average_precision_over_hits_is_not_bounded_by_the_tie_rules():
+    """Relevant at rank 1, then a 3-way tie (one relevant) straddling k = 3:
+    the orderings give (1 + 1) / 2 = 1, (1 + 2/3) / 2 = 5/6 and 1/1 = 1
+    (relevant item past the cutoff); pessimistic (1) is not the minimum."""
+    y, s = [[1, 1, 0, 0]], [[2, 1, 1, 1]]
+    assert skrank.mean_average_precision_score(
+        y, s, k=3, denominator="hits"
+    ) == pytest.approx((1 + 5 / 6 + 1) / 3, rel=1e-14)
+    assert (
+        skrank.mean_average_precision_score(
+            y, s, k=3, denominator="hits", ties="pessimistic"
+        )
+        == 1.0
+    )
+    ap = BY_NAME["map"]
+    assert not ap.has_tie_bounds({"denominator": "hits"})
+    assert ap.has_tie_bounds({"denominator": "min_r_k"})
+
+
+def test_average_precision_over_hits_in_a_large_tie_group():
+    """A group of 9 tied items (4 relevant) after one relevant item, cut at
+    5: the exact expectation equals the mean over all 9! orderings."""
+    y = [1, 0, 1, 0, 1, 0, 0, 1, 0, 1]
+    s = [2] + [1] * 9
+    ref = brute_force("map", y, s, 5, denominator="hits")
+    got = skrank.mean_average_precision_score([y], [s], k=5, denominator="hits")
+    assert got == pytest.approx(ref[0], rel=1e-12)
+
+
+def test_average_precision_over_hits_on_the_grouped_layout():
+    """Padded rows and a per-query vector: every query against brute force."""
+    rng = np.random.default_rng(21)
+    lengths = [2, 7, 3, 7, 5, 6]
+    qid = np.repeat(np.arange(6), lengths)
+    y = rng.integers(0, 2, qid.shape[0]).astype(float)
+    s = rng.integers(0, 3, qid.shape[0]).astype(float)
+    got = skrank.mean_average_precision_score(
+        y,
+        s,
+        qid=qid,
+        k=3,
+        denominator="hits",
+        average=None,
+        replace_undefined_by=np.nan,
+    )
+    for q in range(6):
+        ref = brute_force("map", y[qid == q], s[qid == q], 3, denominator="hits")
+        if ref is None:
+            assert np.isnan(got[q])
+        else:
+            assert got[q] == pytest.approx(ref[0], rel=1e-12)
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_precision_denominator_retrieved(ties):
+    # a query of 6 items: at k = 10 hits / 6, at k = 3 still hits / 3
+    p = BY_NAME["precision"]
+    (v,), _ = _compute(p, Y, S, 10, ties, denominator="retrieved")
+    assert v == pytest.approx(3 / 6, rel=1e-15)  # 3 relevant of 6 retrieved
+    (v,), _ = _compute(p, Y, S, 3, ties, denominator="retrieved")
+    assert v == pytest.approx(2 / 3, rel=1e-15)
+    # queries of different lengths: 2 items (1 relevant) and 4 (2 relevant)
+    got = skrank.precision_at_k_score(
+        [1, 0, 1, 1, 0, 0],
+        [2, 1, 4, 3, 2, 1],
+        qid=[0, 0, 1, 1, 1, 1],
+        k=3,
+        denominator="retrieved",
+        average=None,
+    )
+    np.testing.assert_allclose(got, [1 / 2, 2 / 3], rtol=1e-15)
+
+
+@pytest.mark.parametrize("k", [None, 2, 4])
+def test_precision_denominator_retrieved_ties_equal_enumeration(k):
+    p = BY_NAME["precision"]
+    for y, s in _tie_cases(seed=17):
+        mean, lo, hi, first = brute_force("precision", y, s, k, denominator="retrieved")
+        for t, want in (("average", mean), ("pessimistic", lo), ("optimistic", hi)):
+            (got,), _ = _compute(p, [y], [s], k, t, denominator="retrieved")
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-15), (t, y, s)
+
+
+# Grades in rank order 0, 2, 1, 0, 1, 0 with the table gain = [0, 1, 5]:
+# gains 0, 5, 1, 0, 1, 0; the ideal order has gains 5, 1, 1
+TABLE = [0, 1, 5]
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_gain_table_by_hand(ties):
+    dcg = 5 / L2(3) + 1 / L2(4) + 1 / L2(6)
+    ideal = 5 + 1 / L2(3) + 1 / L2(4)
+    (v,), _ = _compute(BY_NAME["dcg"], Y, S, None, ties, gain=(0.0, 1.0, 5.0))
+    assert v == pytest.approx(dcg, rel=1e-14)
+    (v,), _ = _compute(BY_NAME["ndcg"], Y, S, None, ties, gain=(0.0, 1.0, 5.0))
+    assert v == pytest.approx(dcg / ideal, rel=1e-14)
+    # the public functions take a list, a mapping or an array
+    for table in (TABLE, {0: 0, 1: 1, 2: 5}, np.array(TABLE), (0, 1, 5)):
+        assert skrank.ndcg_score(Y, S, gain=table) == pytest.approx(
+            dcg / ideal, rel=1e-14
+        )
+
+
+def test_gain_table_equal_to_the_named_gains():
+    """A table listing 2**g - 1 is the exponential gain; one listing g the
+    linear gain (same numbers to the last bit)."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 5, (20, 9))
+    s = rng.integers(0, 4, (20, 9)).astype(float)
+    for k in (None, 3):
+        for table, named in (
+            ([0, 1, 3, 7, 15], "exponential"),
+            ([0, 1, 2, 3, 4], "linear"),
+        ):
+            for f in (skrank.dcg_score, skrank.ndcg_score):
+                np.testing.assert_allclose(
+                    f(y, s, k=k, gain=table, average=None),
+                    f(y, s, k=k, gain=named, average=None),
+                    rtol=1e-15,
+                )
+
+
+@pytest.mark.parametrize("k", [None, 2, 3])
+def test_gain_table_ties_equal_enumeration(k):
+    table = (0.0, 2.0, 2.5)
+    for y, s in _tie_cases(seed=19):
+        ref = brute_force("ndcg", y, s, k, gain=table)
+        got = skrank.ndcg_score(
+            [y], [s], k=k, gain=table, average=None, replace_undefined_by=np.nan
+        )[0]
+        if ref is None:
+            assert np.isnan(got)
+        else:
+            assert got == pytest.approx(ref[0], rel=1e-12)
+
+
+def test_gain_table_errors():
+    with pytest.raises(
+        ValueError,
+        match=r"at most 2 for ndcg\(gain=\[0,1,3\]\).*"
+        r"3 entries.*Got 5",
+    ):
+        skrank.ndcg_score([[0, 1, 5]], [[1, 2, 3]], gain=[0, 1, 3])
+    with pytest.raises(ValueError, match=r"must be integers in 0 \.\. 2.*Got 1\.5"):
+        skrank.dcg_score([[0, 1.5, 2]], [[1, 2, 3]], gain=[0, 1, 3])
+    with pytest.raises(ValueError, match=r"must be integers in 0 \.\. 2.*Got -1"):
+        skrank.dcg_score([[0, -1, 2]], [[1, 2, 3]], gain=[0, 1, 3])
+    for bad in ([0, -1, 3], [0, np.inf], [1, 2], [0, 3, 1], [], {1: 1}, [0, True]):
+        with pytest.raises(
+            ValueError,
+            match="The 'gain' parameter of ndcg_score"
+            r" must be .*gain table.*Got",
+        ):
+            skrank.ndcg_score([[0, 1]], [[1, 2]], gain=bad)

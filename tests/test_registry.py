@@ -7,6 +7,7 @@ import pytest
 import skrank
 from skrank import get_metric, get_metric_names
 from skrank._measures import MEASURES
+from skrank._registry import as_metric
 from skrank._validation import InvalidParameterError
 
 
@@ -361,3 +362,61 @@ def test_a_failing_match_takes_linear_time():
         with pytest.raises(InvalidParameterError, match="Cannot parse"):
             get_metric(name)
         assert time.perf_counter() - start < 0.5
+
+
+# -- each tool's choices in names ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, canonical",
+    [
+        ("map(denominator=min_r_k)@10", "map(denominator=min_r_k)@10"),
+        ("AP(denominator=hits)@5", "map(denominator=hits)@5"),
+        ("map(denominator=R)@5", "map@5"),  # the default is not shown
+        ("P(denominator=retrieved)@10", "precision(denominator=retrieved)@10"),
+        ("P(rel=2,denominator=k)@10", "precision(rel=2)@10"),
+        ("ndcg(gain=[0,1,3])@10", "ndcg(gain=[0,1,3])@10"),
+        ("ndcg(gain=[0, 1.0, 3e0 ])@10", "ndcg(gain=[0,1,3])@10"),
+        ("ndcg(gain={0:0,2:3.5,1:1})@10", "ndcg(gain=[0,1,3.5])@10"),
+        ("dcg(gain=[0,1],log_base=10)", "dcg(gain=[0,1],log_base=10)"),
+    ],
+)
+def test_tool_choices_parse_and_render_canonically(name, canonical):
+    spec = get_metric(name)
+    assert spec.name == canonical
+    assert get_metric(canonical) == spec  # the canonical name parses back
+    assert pickle.loads(pickle.dumps(spec)) == spec
+
+
+def test_gain_table_is_kept_as_a_tuple_of_floats():
+    spec = get_metric("ndcg(gain={0:0,1:2})@3")
+    assert spec.params["gain"] == (0.0, 2.0) and spec.explicit("gain")
+    assert as_metric("ndcg", 3, gain=[0, 2]) == spec
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        (
+            "map(denominator=foo)@5",
+            r"'denominator' of metric 'map'.*\{'R', "
+            r"'min_r_k', 'hits', 'k'\}. Got 'foo'",
+        ),
+        (
+            "P(denominator=R)@5",
+            r"'denominator' of metric 'precision'.*\{'k', "
+            r"'retrieved'\}. Got 'R'",
+        ),
+        ("ndcg(gain=[0,1,x])", r"'gain' in metric name.*must be a table"),
+        ("ndcg(gain=[0,1)", r"must be a table.*ends with"),
+        ("ndcg(gain={0:0,0:1})", r"grade 0 is given twice"),
+        ("ndcg(gain={a:1})", r"grade:number"),
+        ("ndcg(gain=[1,2])", r"'gain' of metric 'ndcg'.*gain table.*Got \[1, 2\]"),
+        ("ndcg(gain=[0,2,1])", r"never decrease.*Got \[0, 2, 1\]"),
+        ("P(rel=[1,2])", r"'rel' of metric 'precision'.*Got \[1, 2\]"),
+        ("rbp(denominator=k)", r"no parameter 'denominator'"),
+    ],
+)
+def test_tool_choices_errors(name, message):
+    with pytest.raises(ValueError, match=message):
+        get_metric(name)
