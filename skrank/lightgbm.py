@@ -1,0 +1,328 @@
+"""Tie-aware ranking metrics inside LightGBM's training.
+
+:func:`eval_metric` turns skrank metric names into one callable that
+LightGBM accepts both as ``LGBMRanker.fit(..., eval_metric=...)`` and as
+``lightgbm.train(..., feval=...)``. It reads the query groups that LightGBM
+holds for each evaluation set and returns the values of
+:func:`skrank.evaluate`: exact expectations over the orderings of tied scores
+by default, where LightGBM's own ranking metrics order tied scores by their
+input order.
+
+LightGBM is imported only when the metric is called on a LightGBM
+``Dataset``; importing this module does not need it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+
+from . import evaluate
+
+__all__ = ["eval_metric"]
+
+#: Prefix of the names that the metrics report to the booster, so that they do
+#: not clash with LightGBM's built-in metric names in ``evals_result_``.
+PREFIX = "skrank_"
+
+# Keywords of skrank.evaluate that the booster's data decide.
+_RESERVED = {
+    "qid": "the query groups come from the booster's evaluation data",
+    "sample_weight": "the query weights come from the booster's evaluation data",
+    "average": "the booster needs one mean value per metric",
+    "y_true": "the labels come from the booster's evaluation data",
+    "y_score": "the scores are the booster's predictions",
+    "metrics": "the metrics are the positional names",
+}
+
+
+def _check_names(caller, names, evaluate_kwargs):
+    """Validate the names and options once; return the canonical names."""
+    if not names:
+        raise TypeError(
+            f"{caller} needs at least one metric name, such as "
+            "eval_metric('ndcg@10'). Got none."
+        )
+    for key in evaluate_kwargs:
+        if key in _RESERVED:
+            raise TypeError(
+                f"{caller} does not take {key}=: {_RESERVED[key]}. "
+                f"Got {key}={evaluate_kwargs[key]!r}."
+            )
+    accepted = inspect.signature(evaluate).parameters
+    unknown = sorted(key for key in evaluate_kwargs if key not in accepted)
+    if unknown:
+        options = sorted(key for key in accepted if key not in _RESERVED)
+        raise TypeError(
+            f"{caller} got keyword arguments that skrank.evaluate does not take: "
+            f"{', '.join(unknown)}. Its options are {', '.join(options)}."
+        )
+    # One call on a tiny query validates every name and every option the way
+    # evaluate itself does (unknown names get the closest ones); its keys are
+    # the canonical names.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        probe = evaluate(
+            [2, 1, 0], [0.3, 0.2, 0.1], list(names), qid=[0, 0, 0], **evaluate_kwargs
+        )
+    return list(probe)
+
+
+def _group_sizes(caller, group, n_rows, where):
+    """Query sizes as a 1-D int array summing to ``n_rows``."""
+    sizes = np.asarray(group)
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError(
+            f"{caller}: the query groups of {where} must be a non-empty 1-D array "
+            f"of query sizes. Got shape {sizes.shape}."
+        )
+    if not np.issubdtype(sizes.dtype, np.number) or not np.all(
+        sizes == np.round(sizes)
+    ):
+        raise ValueError(
+            f"{caller}: the query sizes of {where} must be whole numbers. "
+            f"Got dtype {sizes.dtype}."
+        )
+    sizes = sizes.astype(np.int64)
+    if (sizes < 1).any() or int(sizes.sum()) != n_rows:
+        raise ValueError(
+            f"{caller}: the query sizes of {where} must be positive and sum to "
+            f"the number of rows ({n_rows}). Got {sizes.size} sizes summing to "
+            f"{int(sizes.sum())}, smallest {int(sizes.min())}."
+        )
+    return sizes
+
+
+class LightGBMEvalMetric:
+    """A skrank metric in LightGBM's form of a custom evaluation function.
+
+    Made by :func:`eval_metric`; see there.
+
+    Parameters
+    ----------
+    names : list of str
+        The canonical names of the metrics.
+    evaluate_kwargs : dict
+        Keyword arguments of :func:`skrank.evaluate`.
+
+    Attributes
+    ----------
+    names : list of str
+        The canonical names of the metrics, as :func:`skrank.evaluate` writes
+        them.
+    booster_names : list of str
+        The names reported to LightGBM: ``"skrank_"`` and the canonical name.
+    evaluate_kwargs : dict
+        The options forwarded to :func:`skrank.evaluate`.
+
+    See Also
+    --------
+    eval_metric : Build one.
+
+    Examples
+    --------
+    >>> from skrank.lightgbm import eval_metric
+    >>> metric = eval_metric("ndcg@3")
+    >>> metric.booster_names
+    ['skrank_ndcg@3']
+    >>> metric([1, 0, 0], [0.5, 0.5, 0.1], None, [3])  # two tied items
+    ('skrank_ndcg@3', 0.8154648767857287, True)
+    """
+
+    def __init__(self, names, evaluate_kwargs):
+        self.names = list(names)
+        self.booster_names = [PREFIX + name for name in self.names]
+        self.evaluate_kwargs = dict(evaluate_kwargs)
+
+    def __repr__(self):
+        args = [repr(name) for name in self.names]
+        args += [f"{k}={v!r}" for k, v in self.evaluate_kwargs.items()]
+        return f"eval_metric({', '.join(args)})"
+
+    def __call__(self, y_true, y_pred, weight=None, group=None):
+        """Evaluate predictions, as either of LightGBM's interfaces calls it.
+
+        LightGBM's scikit-learn interface counts these four parameters and
+        calls ``metric(y_true, y_pred, weight, group)``; ``lightgbm.train``
+        calls ``metric(preds, eval_data)`` with a ``lightgbm.Dataset``.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_rows,)
+            Relevance labels; or the predictions when ``y_pred`` is a
+            ``lightgbm.Dataset``.
+        y_pred : array-like of shape (n_rows,) or lightgbm.Dataset
+            The predictions; or the evaluation ``Dataset``, whose labels,
+            weights and query groups are then read.
+        weight : array-like of shape (n_rows,), default=None
+            Row weights. A query weighs the mean of its rows' weights, as in
+            LightGBM's own ranking metrics.
+        group : array-like of shape (n_queries,), default=None
+            Query sizes: the first ``group[0]`` rows are the first query, and
+            so on.
+
+        Returns
+        -------
+        result : tuple or list of tuple
+            ``(name, value, True)`` for one metric, a list of them for
+            several.
+
+        Raises
+        ------
+        ValueError
+            If the evaluation data have no query groups.
+        """
+        caller = "skrank.lightgbm.eval_metric"
+        where = "LightGBM's evaluation data"
+        dataset = None
+        if not isinstance(y_pred, (np.ndarray, list, tuple)):
+            import lightgbm
+
+            if isinstance(y_pred, lightgbm.Dataset):
+                dataset = y_pred
+        if dataset is not None:
+            preds = np.asarray(y_true)
+            labels = dataset.get_label()
+            weight = dataset.get_weight()
+            group = dataset.get_group()
+            hint = (
+                "Give the Dataset its query sizes: lightgbm.Dataset(X, y, "
+                "group=sizes, reference=train_set), or dataset.set_group(sizes)."
+            )
+        else:
+            preds = np.asarray(y_pred)
+            labels = np.asarray(y_true)
+            hint = (
+                "Give LGBMRanker.fit the query sizes of each evaluation set: "
+                "eval_group=[sizes_val]."
+            )
+        if group is None:
+            raise ValueError(
+                f"{caller}: {where} have no query groups (group=None), so the "
+                f"rows cannot be ranked per query. {hint}"
+            )
+        if preds.ndim != 1:
+            raise ValueError(
+                f"{caller}: the predictions must be one score per row (a ranking "
+                f"objective). Got shape {preds.shape}."
+            )
+        n_rows = preds.shape[0]
+        sizes = _group_sizes(caller, group, n_rows, where)
+        qid = np.repeat(np.arange(sizes.size), sizes)
+        sample_weight = None
+        if weight is not None:
+            weight = np.asarray(weight, dtype=np.float64)
+            if weight.shape != (n_rows,):
+                raise ValueError(
+                    f"{caller}: the weights of {where} must be one per row "
+                    f"({n_rows}). Got shape {weight.shape}."
+                )
+            starts = np.cumsum(sizes) - sizes
+            query_weight = np.add.reduceat(weight, starts) / sizes
+            sample_weight = np.repeat(query_weight, sizes)
+        values = evaluate(
+            labels,
+            preds,
+            self.names,
+            qid=qid,
+            sample_weight=sample_weight,
+            **self.evaluate_kwargs,
+        )
+        results = [
+            (booster_name, float(values[name]), True)
+            for booster_name, name in zip(self.booster_names, self.names, strict=True)
+        ]
+        return results[0] if len(results) == 1 else results
+
+
+def eval_metric(*names, **evaluate_kwargs) -> LightGBMEvalMetric:
+    """Tie-aware skrank metrics as a LightGBM custom evaluation function.
+
+    The callable works as ``LGBMRanker.fit(..., eval_metric=metric)`` and as
+    ``lightgbm.train(..., feval=metric)``. At each evaluation it reads the
+    labels, row weights and query groups that LightGBM holds for the
+    evaluation set and returns :func:`skrank.evaluate` of the booster's
+    predictions, so early stopping follows the exact tie-aware value.
+
+    Parameters
+    ----------
+    *names : str or MetricSpec
+        One or more metric names as :func:`skrank.evaluate` reads them, such
+        as ``"ndcg@10"``, ``"map@5"``, ``"mrr"`` or ``"P(rel=2)@5"``; see
+        :func:`skrank.get_metric_names`.
+    **evaluate_kwargs
+        Options of :func:`skrank.evaluate` (``ties``, ``relevance_level``,
+        ``replace_undefined_by``, ...), applied at every evaluation.
+        ``qid``, ``sample_weight`` and ``average`` come from the booster and
+        are refused here.
+
+    Returns
+    -------
+    metric : LightGBMEvalMetric
+        Called by LightGBM, it returns ``(name, value, is_higher_better)``
+        for one metric, or a list of such tuples for several. ``name`` is
+        ``"skrank_"`` followed by the metric's canonical name (e.g.
+        ``"skrank_ndcg@10"``): the key of the metric in ``evals_result_``,
+        distinct from LightGBM's built-in ``"ndcg@10"``. Every skrank metric
+        is higher-is-better.
+
+    Raises
+    ------
+    ValueError
+        At construction, for an unknown metric name (the message lists the
+        closest names) or an option that :func:`skrank.evaluate` rejects; at
+        evaluation, when the evaluation data have no query groups.
+    TypeError
+        If no name is given, or for ``qid``, ``sample_weight`` or ``average``.
+
+    See Also
+    --------
+    skrank.evaluate : The values computed.
+    skrank.xgboost.eval_metric : The same for XGBoost.
+
+    Notes
+    -----
+    Query groups: LightGBM gives them as query sizes over contiguous rows
+    (``eval_group=`` of ``LGBMRanker.fit``, or ``lightgbm.Dataset(group=...)``),
+    turned into query ids with ``np.repeat``; without them the metric raises
+    rather than rank a whole evaluation set as one query. LightGBM 4.7 names
+    the evaluation sets of ``LGBMRanker.fit`` ``eval_X`` and ``eval_y``
+    (``eval_set`` before).
+
+    Weights: LightGBM's weights are per row, while a skrank query weight is
+    per query. A query weighs the mean of its rows' weights, which is how
+    LightGBM weighs queries in its own ranking metrics (``LoadQueryWeights``
+    in LightGBM's ``src/io/metadata.cpp``).
+
+    Early stopping: LightGBM evaluates its built-in metrics first (for a
+    ranker, ``ndcg`` by default) and, unless ``first_metric_only=True``,
+    stops when any metric stops improving. To stop on the skrank metric
+    alone, turn the built-in ones off with ``metric="None"``.
+
+    Examples
+    --------
+    >>> import lightgbm
+    >>> from skrank.datasets import make_ranking
+    >>> from skrank.lightgbm import eval_metric
+    >>> X, y, qid = make_ranking(n_queries=30, n_items=10, random_state=0)
+    >>> sizes = [10] * 30
+    >>> ranker = lightgbm.LGBMRanker(n_estimators=5, metric="None", verbose=-1)
+    >>> ranker = ranker.fit(
+    ...     X[:200], y[:200], group=sizes[:20],
+    ...     eval_X=(X[200:],), eval_y=(y[200:],), eval_group=[sizes[20:]],
+    ...     eval_metric=eval_metric("ndcg@10", "mrr"),
+    ... )
+    >>> sorted(ranker.evals_result_["valid_0"])
+    ['skrank_mrr', 'skrank_ndcg@10']
+
+    Tied scores count as the mean over their orderings:
+
+    >>> metric = eval_metric("mrr")
+    >>> metric([0, 1, 0, 0], [0.9, 0.9, 0.2, 0.2], None, [4])
+    ('skrank_mrr', 0.75, True)
+    """
+    caller = "skrank.lightgbm.eval_metric"
+    canonical = _check_names(caller, names, evaluate_kwargs)
+    return LightGBMEvalMetric(canonical, evaluate_kwargs)
