@@ -214,8 +214,8 @@ def eval_metric(*names, **evaluate_kwargs) -> XGBoostEvalMetric:
         metric, or a list of such pairs for several. ``name`` is
         ``"skrank_"`` followed by the metric's canonical name (e.g.
         ``"skrank_ndcg@10"``): the key of the metric in ``evals_result``,
-        distinct from XGBoost's built-in ``"ndcg@10"``. (XGBoost splits its
-        evaluation log at ``":"``, which therefore cannot be the separator.)
+        distinct from XGBoost's built-in ``"ndcg@10"``; XGBoost splits its
+        evaluation log at ``":"``, which therefore cannot be the separator.
 
     Raises
     ------
