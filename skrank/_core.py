@@ -24,6 +24,7 @@ from ._engine import (
     dense_layout,
     exact_order_keys,
     grouped_layout,
+    not_retrieved,
     rank,
     slices,
 )
@@ -175,7 +176,14 @@ def prepare(
 # Arguments of every metric function that are data, not options.
 _DATA = ("y_true", "y_score", "qid", "sample_weight")
 # Cross-cutting options, whose constraints are COMMON_CONSTRAINTS.
-_OPTIONS = ("k", "ties", "average", "replace_undefined_by", "ignore_ties")
+_OPTIONS = (
+    "k",
+    "ties",
+    "average",
+    "replace_undefined_by",
+    "ignore_ties",
+    "nonpositive",
+)
 
 
 def resolve_ties(caller, ties, ignore_ties=False):
@@ -246,6 +254,7 @@ def metric_function(func):
             ties=mode,
             average=options["average"],
             replace_undefined_by=options.get("replace_undefined_by", 0.0),
+            nonpositive=options.get("nonpositive", "ordinary"),
         )
         return result
 
@@ -262,6 +271,7 @@ def compute(
     replace_undefined_by=0.0,
     threads: int = 1,
     secondary=None,
+    nonpositive: str = "ordinary",
 ):
     """Rank every block once and compute each metric; one result per spec.
 
@@ -270,7 +280,9 @@ def compute(
     blocks may be any iterable (built lazily, one at a time); with
     ``threads > 1`` that many are ranked at once (numpy releases the GIL in
     its loops). ``secondary`` is the tie key of ``ties="trec_eval"`` (see
-    :func:`~skrank._engine.rank`).
+    :func:`~skrank._engine.rank`). With ``nonpositive="not_retrieved"`` the
+    items scored ``<= 0`` are never hits, their relevance still counting in
+    R and the ideal DCG (see :func:`~skrank._engine.not_retrieved`).
     """
     layout = prepared.layout
     need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
@@ -282,6 +294,8 @@ def compute(
 
     def one(block):
         _check_relevance_bounds(caller, specs, bounds, block)
+        if nonpositive == "not_retrieved":
+            block = not_retrieved(block)
         # an overflow shows as a non-finite value, reported below
         with np.errstate(over="ignore", invalid="ignore"):
             ranking = rank(block, ties, depth, secondary)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import textwrap
 
-from ._engine import GAINS, TIES
+from ._conventions import conventions_doc
+from ._engine import GAINS, NONPOSITIVE, TIES
 
 
 def _choices(values) -> str:
@@ -54,6 +55,23 @@ DOCS = {
     ``"optimistic"`` / ``"pessimistic"``: most / least relevant first within
     a tie group, the bounds of that expectation. ``"first"``: input order
     within a tie group (a stable sort).""",
+    "nonpositive": f"""nonpositive : {_choices(NONPOSITIVE)}, default="ordinary"
+    What a score ``<= 0`` means. ``"ordinary"``: nothing special, a score
+    like any other. ``"not_retrieved"``: the item was not retrieved, as
+    torchmetrics (from version 1.8) reads it for precision, recall, MAP and
+    MRR: it keeps its place below the positively scored items (the list
+    keeps its length) but is never a hit; its relevance still counts in the
+    query's number of relevant items R and in the ideal DCG.""",
+    "convention": """convention : str or None, default=None
+    Reproduce another tool's numbers: a named bundle of metric parameters
+    (gain, denominators, ideal list) and options (``ties``,
+    ``replace_undefined_by``, ``nonpositive``). Parameters written in a
+    metric name and options passed explicitly win over the convention.
+    ``None``: skrank's definitions (trec_eval's), tie-aware. The
+    conventions:
+
+"""
+    + textwrap.indent(conventions_doc(), "    "),
     "average": """average : {"mean"} or None, default="mean"
     ``"mean"``: the (weighted) mean over queries, a ``float``. ``None``: one
     value per query, an ndarray.""",

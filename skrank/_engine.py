@@ -31,6 +31,9 @@ import numpy as np
 #: ``"sklearn"``, scikit-learn's ``ignore_ties=True`` order, and
 #: ``"trec_eval"``, a secondary key (for TREC runs, the document id).
 TIES = ("average", "optimistic", "pessimistic", "first")
+#: What a score <= 0 means (``nonpositive=``): an ordinary score, or an item
+#: that is not retrieved (never a hit; its relevance still counts in R).
+NONPOSITIVE = ("ordinary", "not_retrieved")
 #: The gain functions of DCG-based metrics (besides a table of gains by grade).
 GAINS = ("linear", "exponential")
 # Values ranked at a time: blocks are cut into row slices of about this many
@@ -40,6 +43,7 @@ SLICE_VALUES = 1 << 17
 
 __all__ = [
     "GAINS",
+    "NONPOSITIVE",
     "SLICE_VALUES",
     "TIES",
     "Block",
@@ -48,6 +52,7 @@ __all__ = [
     "exact_order_keys",
     "factorize",
     "grouped_layout",
+    "not_retrieved",
     "rank",
     "slices",
 ]
@@ -321,6 +326,37 @@ def _pack(lengths, y, s, judged, tiebreak=None):
             )
         )
     return blocks
+
+
+def not_retrieved(block: Block) -> Block:
+    """``block`` with the items scored ``<= 0`` not retrieved.
+
+    Such an item keeps its place in the list (below every positively scored
+    item, so that no other item moves, and the list keeps its length), but is
+    never a hit: its relevance is 0 in the ranking and it counts as unjudged
+    (bpref skips it). The query's relevant items (R) and the ideal DCG still
+    count it: the relevance of every item moves to the pool (``pool_y``),
+    unless the block has one already or gives R itself (``n_relevant``).
+    This is torchmetrics' rule (from version 1.8) for precision, recall,
+    MAP and MRR.
+    """
+    hidden = block.s <= 0
+    if block.n_items is not None:  # padding is neither retrieved nor judged
+        hidden &= np.arange(block.y.shape[1])[None, :] < block.n_items[:, None]
+    if not hidden.any():
+        return block
+    out = Block(**{f.name: getattr(block, f.name) for f in fields(Block)})
+    if block.pool_y is None and block.n_relevant is None:
+        if block.judged is not None:  # pragma: no cover - judged input has a pool
+            raise ValueError("a block with unjudged items needs a pool")
+        out.pool_y = block.y
+        out.pool_n = block.n_items
+        if out.pool_n is None:
+            out.pool_n = np.full(block.y.shape[0], block.y.shape[1], dtype=np.intp)
+    out.y = np.where(hidden, 0.0, block.y)
+    judged = np.ones(block.y.shape, dtype=bool) if block.judged is None else block.judged
+    out.judged = judged & ~hidden
+    return out
 
 
 def slices(blocks, size=None):

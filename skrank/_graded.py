@@ -31,6 +31,7 @@ def dcg_score(
     qid=None,
     gain="linear",
     ties="average",
+    nonpositive="ordinary",
     average="mean",
 ):
     """Discounted cumulative gain (DCG).
@@ -54,6 +55,7 @@ def dcg_score(
     %(qid)s
     %(gain)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
 
     Returns
@@ -131,6 +133,7 @@ def ndcg_score(
     qid=None,
     gain="linear",
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     replace_undefined_by=0.0,
 ):
@@ -153,6 +156,7 @@ def ndcg_score(
     %(qid)s
     %(gain)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(replace_undefined_by)s
 
@@ -225,6 +229,7 @@ def err_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
 ):
     """Expected reciprocal rank (ERR) of Chapelle et al.
@@ -247,6 +252,7 @@ def err_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
 
     Returns
@@ -314,6 +320,7 @@ def nerr_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     replace_undefined_by=0.0,
 ):
@@ -333,6 +340,7 @@ def nerr_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(replace_undefined_by)s
 

@@ -40,6 +40,7 @@ def hits_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     relevance_level=None,
 ):
@@ -53,6 +54,7 @@ def hits_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(relevance_level)s
 
@@ -93,6 +95,7 @@ def hit_rate_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     relevance_level=None,
 ):
@@ -109,6 +112,7 @@ def hit_rate_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(relevance_level)s
 
@@ -151,6 +155,7 @@ def precision_at_k_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     relevance_level=None,
     denominator="k",
@@ -165,6 +170,7 @@ def precision_at_k_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(relevance_level)s
     %(denominator_precision)s
@@ -216,6 +222,7 @@ def recall_at_k_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     relevance_level=None,
     replace_undefined_by=0.0,
@@ -230,6 +237,7 @@ def recall_at_k_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(relevance_level)s
     %(replace_undefined_by)s
@@ -269,6 +277,7 @@ def f1_at_k_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     relevance_level=None,
 ):
@@ -282,6 +291,7 @@ def f1_at_k_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(relevance_level)s
 
@@ -319,6 +329,7 @@ def r_precision_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     relevance_level=None,
     replace_undefined_by=0.0,
@@ -332,6 +343,7 @@ def r_precision_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(relevance_level)s
     %(replace_undefined_by)s
@@ -370,6 +382,7 @@ def mean_reciprocal_rank_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     relevance_level=None,
 ):
@@ -383,6 +396,7 @@ def mean_reciprocal_rank_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(relevance_level)s
 
@@ -427,6 +441,7 @@ def mean_average_precision_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     relevance_level=None,
     replace_undefined_by=0.0,
@@ -442,6 +457,7 @@ def mean_average_precision_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(relevance_level)s
     %(replace_undefined_by)s
@@ -508,6 +524,7 @@ def bpref_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     relevance_level=None,
     replace_undefined_by=0.0,
@@ -521,6 +538,7 @@ def bpref_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(relevance_level)s
     %(replace_undefined_by)s
@@ -573,6 +591,7 @@ def rbp_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     relevance_level=None,
 ):
@@ -589,6 +608,7 @@ def rbp_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(relevance_level)s
 
@@ -634,6 +654,7 @@ def map_at_r_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     relevance_level=None,
     replace_undefined_by=0.0,
@@ -649,6 +670,7 @@ def map_at_r_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
     %(average)s
     %(relevance_level)s
     %(replace_undefined_by)s
@@ -693,6 +715,7 @@ def bndcg_score(
     qid=None,
     sample_weight=None,
     ties="average",
+    nonpositive="ordinary",
     average="mean",
     relevance_level=None,
 ):
@@ -706,6 +729,7 @@ def bndcg_score(
     %(qid)s
     %(sample_weight)s
     %(ties)s
+    %(nonpositive)s
         With this metric, ``"optimistic"`` and ``"pessimistic"`` order
         relevant items first and last but need not bound the expectation.
     %(average)s

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._engine import GAINS, TIES
+from ._engine import GAINS, NONPOSITIVE, TIES
 
 __all__ = [
     "InvalidParameterError",
@@ -232,6 +232,7 @@ COMMON_CONSTRAINTS: dict[str, list[_Constraint]] = {
     "ignore_ties": [BOOL],
     "gain": [Options(GAINS), GainTable()],
     "ties": [Options(TIES)],
+    "nonpositive": [Options(NONPOSITIVE)],
     "average": [Options(("mean",)), NONE],
     "replace_undefined_by": [Interval("real", 0.0, 1.0, "both"), NAN],
     "relevance_level": [Interval("real", None, None, "neither"), NONE],
