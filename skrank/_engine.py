@@ -354,8 +354,7 @@ def not_retrieved(block: Block) -> Block:
         if out.pool_n is None:
             out.pool_n = np.full(block.y.shape[0], block.y.shape[1], dtype=np.intp)
     out.y = np.where(hidden, 0.0, block.y)
-    judged = np.ones(block.y.shape, dtype=bool) if block.judged is None else block.judged
-    out.judged = judged & ~hidden
+    out.judged = ~hidden if block.judged is None else block.judged & ~hidden
     return out
 
 

@@ -664,3 +664,50 @@ def test_gain_table_errors():
             r" must be .*gain table.*Got",
         ):
             skrank.ndcg_score([[0, 1]], [[1, 2]], gain=bad)
+
+
+# --------------------------------------------------------------------------
+# nonpositive="not_retrieved": items scored <= 0 are never hits
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [None, 2, 4])
+@pytest.mark.parametrize("name", ["precision", "recall", "map", "mrr", "ndcg"])
+def test_not_retrieved_equals_enumeration_with_those_items_zeroed(name, k):
+    """The reference: the relevance of items scored <= 0 set to 0 in the
+    ranking, R and the ideal DCG counted over the original relevance."""
+    rng = np.random.default_rng(23)
+    func = getattr(skrank, BY_NAME[name].function)
+    checked = 0
+    for _ in range(40):
+        n = int(rng.integers(2, 8))
+        y = rng.integers(0, 3, n).astype(float)
+        s = rng.integers(-1, 2, n).astype(float)  # ties, some <= 0
+        shown = np.where(s > 0, y, 0.0)
+        kwargs = {"n_relevant": int((y > 0).sum()), "pool": list(y)}
+        ref = brute_force(name, shown, s, k, **kwargs)
+        if name in ("precision", "mrr"):
+            ref = brute_force(name, shown, s, k)
+        extra = {} if name == "ndcg" else {"relevance_level": None}
+        args = {"k": k} if BY_NAME[name].cutoff else {}
+        got = func(
+            [y], [s], nonpositive="not_retrieved", average=None, **args, **extra
+        )[0]
+        if ref is None:
+            continue
+        checked += 1
+        assert got == pytest.approx(ref[0], rel=1e-12, abs=1e-15), (y, s)
+    assert checked > 20
+
+
+def test_not_retrieved_matches_hand_values():
+    # scores 0.5, 0, -1; relevance 1, 1, 0: only the first item can be a hit,
+    # R = 2; ideal DCG 1 + 1/log2(3)
+    y, s = [[1, 1, 0]], [[0.5, 0, -1]]
+    kw = {"nonpositive": "not_retrieved"}
+    assert skrank.precision_at_k_score(y, s, k=2, **kw) == 0.5
+    assert skrank.recall_at_k_score(y, s, **kw) == 0.5
+    assert skrank.mean_average_precision_score(y, s, **kw) == 0.5
+    assert skrank.ndcg_score(y, s, **kw) == pytest.approx(1 / (1 + 1 / L2(3)))
+    # ordinary scores: the item scored 0 is a hit at rank 2
+    assert skrank.recall_at_k_score(y, s) == 1.0

@@ -165,6 +165,7 @@ def test_common_constraints_accept_their_documented_defaults():
         "replace_undefined_by": 0.0,
         "relevance_level": None,
         "p": 0.8,
+        "nonpositive": "ordinary",
     }
     assert set(defaults) == set(COMMON_CONSTRAINTS)
     validate_params("f", defaults)  # does not raise
@@ -642,3 +643,50 @@ def test_check_weights():
 def test_check_weights_refuses(w, message):
     with _raises(message):
         check_weights(w, 3, "f", "query")
+
+
+# --------------------------------------------------------------------------
+# Gain tables and the nonpositive option
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "table, gains",
+    [
+        ([0, 1, 3], (0.0, 1.0, 3.0)),
+        ((0, 1.5), (0.0, 1.5)),
+        (np.array([0.0, 2.0]), (0.0, 2.0)),
+        ({1: 1, 0: 0, 2: 2}, (0.0, 1.0, 2.0)),
+        ([0], (0.0,)),
+        ([0, 1, 1], (0.0, 1.0, 1.0)),  # equal gains are allowed
+    ],
+)
+def test_gain_table_accepts_sequences_and_mappings(table, gains):
+    from skrank._validation import gain_table
+
+    assert gain_table(table) == gains
+    validate_params("f", {"gain": table})
+
+
+@pytest.mark.parametrize(
+    "table",
+    [[], [1, 2], [0, -1], [0, 2, 1], [0, np.nan], [0, np.inf], [0, True],
+     {0: 0, 2: 1}, {"0": 0}, np.zeros((2, 2)), "0,1", 3, [0, "1"], [0, 10**400]],
+)  # fmt: skip
+def test_gain_table_refuses_what_is_not_a_table(table):
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"The 'gain' parameter of f must be a str among \{'linear', "
+        r"'exponential'\} or a gain table .*never decrease\)\. Got",
+    ):
+        validate_params("f", {"gain": table})
+
+
+def test_nonpositive_options():
+    validate_params("f", {"nonpositive": "not_retrieved"})
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"The 'nonpositive' parameter of f must be a str among "
+        r"\{'ordinary', 'not_retrieved'\}. Got 'zero' instead.",
+    ):
+        validate_params("f", {"nonpositive": "zero"})
