@@ -96,6 +96,13 @@ DOCS = {
     descending, has the largest DCG). With a table, ``y_true`` must hold
     integers in ``0 .. len(gain) - 1``. In a metric name a table is written
     ``ndcg(gain=[0,1,3])@10`` (or ``ndcg(gain={{0:0,1:1,2:3}})@10``).""",
+    "ideal": """ideal : {"judged", "retrieved"}, default="judged"
+    The items of the ideal ranking whose DCG divides. ``"judged"``: all the
+    judged items of the query (trec_eval, scikit-learn, LightGBM, XGBoost).
+    ``"retrieved"``: only the items retrieved in the top ``k``, sorted by
+    relevance (TF Similarity's ``BNDCG``, Elasticsearch's ``rank_eval``),
+    so that a ranking is judged only on the order of what it retrieved. In a
+    metric name: ``ndcg(ideal=retrieved)@10``.""",
     "denominator_ap": """denominator : {"R", "min_r_k", "hits", "k"}, default="R"
     What the sum of precisions is divided by. ``"R"``: the number of relevant
     items of the query (trec_eval's ``map_cut``, ranx). ``"min_r_k"``:

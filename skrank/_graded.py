@@ -136,6 +136,7 @@ def ndcg_score(
     nonpositive="ordinary",
     average="mean",
     replace_undefined_by=0.0,
+    ideal="judged",
 ):
     """Normalized discounted cumulative gain (nDCG).
 
@@ -159,6 +160,7 @@ def ndcg_score(
     %(nonpositive)s
     %(average)s
     %(replace_undefined_by)s
+    %(ideal)s
 
     Returns
     -------
@@ -180,11 +182,22 @@ def ndcg_score(
     -----
     .. math:: \\mathrm{nDCG@k} = \\mathrm{DCG@k} / \\mathrm{IDCG@k}
 
-    where IDCG@k is the DCG of the items sorted by true relevance. A query
-    whose IDCG is 0 (no item with positive gain) is undefined and takes the
-    value ``replace_undefined_by``. With ``ties="average"`` the value is the
-    exact expectation over all orderings of tied items (the IDCG does not
-    depend on the scores).
+    where IDCG@k is the DCG of the items sorted by true relevance: all the
+    judged items of the query (``ideal="judged"``), or only those retrieved
+    in the top k (``ideal="retrieved"``). A query whose judged IDCG is 0 (no
+    item with positive gain) is undefined and takes the value
+    ``replace_undefined_by``; with ``ideal="retrieved"`` a query none of
+    whose relevant items is in the top k scores 0. With ``ties="average"``
+    the value is the exact expectation over all orderings of tied items. The
+    judged IDCG does not depend on the scores; the retrieved one does when a
+    tie group straddles rank k, and the expectation then conditions on the
+    multivariate hypergeometric composition, by grade, of the part of that
+    group inside the cutoff (enumerated for all queries at once, up to
+    100000 compositions; more raise an error asking for a smaller ``k`` or
+    a deterministic tie rule). Under ``ideal="retrieved"``,
+    ``ties="optimistic"`` and ``"pessimistic"`` order the most relevant
+    items first and last but need not give the largest and smallest values,
+    since the ideal moves with the items retrieved.
 
     %(layout_notes)s
 

@@ -25,7 +25,13 @@ import numpy as np
 from scipy.special import binom, gammaln
 
 from ._engine import Ranking, discount, gain_values
-from ._validation import COMMON_CONSTRAINTS, Interval, Options, gain_table
+from ._validation import (
+    COMMON_CONSTRAINTS,
+    Interval,
+    InvalidParameterError,
+    Options,
+    gain_table,
+)
 
 __all__ = ["Measure", "MEASURES", "ParamSpec", "measure_by_function"]
 
@@ -393,10 +399,106 @@ def _idcg(r: Ranking, k, gain, log_base=2):
     return ideal @ discount(ideal.shape[1], log_base)
 
 
-def _ndcg_compute(r, k, gain):
-    ideal = _idcg(r, k, gain)
-    undefined = ideal == 0
-    return _divide(_dcg(r, k, gain, 2), ideal, undefined), undefined
+#: The ideal lists of nDCG (``ideal=``).
+NDCG_IDEALS = ("judged", "retrieved")
+#: The most compositions (by grade) of the part of a tie group inside the
+#: cutoff that nDCG with ``ideal="retrieved"`` enumerates.
+MAX_COMPOSITIONS = 100_000
+
+
+def _ndcg_compute(r, k, gain, ideal="judged"):
+    judged_ideal = _idcg(r, k, gain)
+    undefined = judged_ideal == 0
+    if ideal == "retrieved":
+        return np.where(undefined, 0.0, _ndcg_retrieved(r, k, gain)), undefined
+    return _divide(_dcg(r, k, gain, 2), judged_ideal, undefined), undefined
+
+
+def _compositions(limits, total):
+    """Every vector v with 0 <= v_u <= limits[u] and sum(v) <= total, as a
+    (K, U) integer matrix (K at most MAX_COMPOSITIONS, else an error)."""
+    out = np.zeros((1, 0), dtype=np.intp)
+    for limit in limits:
+        add = np.arange(int(limit) + 1)
+        grown = np.hstack(
+            [np.repeat(out, add.shape[0], axis=0), np.tile(add, out.shape[0])[:, None]]
+        )
+        out = grown[grown.sum(axis=1) <= total]
+        if out.shape[0] > MAX_COMPOSITIONS:
+            raise InvalidParameterError(
+                "ndcg with ideal='retrieved' is exact under ties by enumerating "
+                "the grade compositions of the part of a tie group that the "
+                f"cutoff splits; this input needs more than {MAX_COMPOSITIONS} "
+                "of them (a large tie group of many grades split deep in the "
+                "list). Use a smaller k or a deterministic tie rule "
+                "(ties='first', 'optimistic' or 'pessimistic')."
+            )
+    return out
+
+
+def _ndcg_retrieved(r: Ranking, k, gain):
+    """nDCG@k whose ideal list is the items retrieved in the top k, sorted by
+    grade (TF Similarity's BNDCG, Elasticsearch's rank_eval), exact under ties.
+
+    Only the tie group that straddles rank k (``t`` items, ``s`` positions
+    inside) makes the retrieved set random: the composition V of its ``s``
+    items inside (how many of each grade) is multivariate hypergeometric,
+    P(V = v) = prod_u C(c_u, v_u) / C(t, s). Given V, the ideal is the DCG
+    of the grades of the groups entirely inside plus V, sorted; and the
+    ``s`` inside positions hold V's items in uniformly random order, each
+    with the mean gain of V. The groups entirely inside add their usual
+    expected DCG. The value is sum_v P(V = v) DCG(v) / IDCG(v), with the
+    compositions enumerated once for all queries.
+    """
+    depth = r.width if k is None else min(int(k), r.width)
+    y = r.y[:, : r.width]
+    t = r.size
+    inside = r.in_cutoff(depth)
+    whole_group = inside == t
+    if r.tied:
+        whole = np.repeat(whole_group, t).reshape(r.m, r.width)
+        cut_group = (inside > 0) & (inside < t)
+        split = np.repeat(cut_group, t).reshape(r.m, r.width)
+    else:
+        whole = np.broadcast_to(whole_group, (r.m, r.width)) & (
+            np.arange(r.width)[None, :] < depth
+        )
+        split = np.zeros((r.m, r.width), dtype=bool)
+    grades = np.unique(y)[::-1]  # descending: the ideal order
+    gains = gain_values(grades, gain)
+    is_grade = y[:, :, None] == grades[None, None, :]  # (m, W, U)
+    F = (is_grade & whole[:, :, None]).sum(axis=1)  # whole groups inside
+    C = (is_grade & split[:, :, None]).sum(axis=1)  # the straddling group
+    cum = np.zeros(r.width + 1)
+    np.cumsum(discount(r.width), out=cum[1:])
+    T = r.start
+    A = r.row_sum(
+        np.where(whole_group, r.gain(gain) / t * (cum[T + inside] - cum[T]), 0.0)
+    )
+    Ts, size, _, s, _ = _straddling(r, inside, r.relevant(None))
+    Ts = np.maximum(Ts, 0)
+    s_int = s[:, 0].astype(np.intp)
+    slot_disc = cum[Ts + s_int] - cum[Ts]  # discounts of the inside positions
+    V = _compositions(C.max(axis=0), int(s_int.max()))  # (K, U)
+    value = np.zeros(r.m)
+    step = max(1, (1 << 21) // max(1, r.m * grades.shape[0]))
+    for lo in range(0, V.shape[0], step):  # chunks of compositions
+        v = V[lo : lo + step][None, :, :]  # (1, K', U)
+        feasible = (v <= C[:, None, :]).all(axis=2) & (v.sum(axis=2) == s_int[:, None])
+        log_p = _log_comb(C[:, None, :], np.minimum(v, C[:, None, :])).sum(
+            axis=2
+        ) - _log_comb(size, s)
+        prob = np.where(feasible, np.exp(np.where(feasible, log_p, 0.0)), 0.0)
+        counts = F[:, None, :] + v  # (m, K', U), grades descending
+        end = np.minimum(np.cumsum(counts, axis=2), r.width)
+        begin = end - np.minimum(counts, end)
+        best = ((cum[end] - cum[begin]) * gains).sum(axis=2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_gain = np.where(s > 0, (v * gains).sum(axis=2) / s, 0.0)
+        dcg = A[:, None] + mean_gain * slot_disc[:, None]
+        ratio = np.divide(dcg, best, out=np.zeros(dcg.shape), where=best > 0)
+        value += (prob * ratio).sum(axis=1)
+    return value
 
 
 def _map_at_r_compute(r, k, relevance_level):
@@ -589,6 +691,7 @@ _AP_DENOMINATOR = ParamSpec(
 _P_DENOMINATOR = ParamSpec(
     "denominator", "denominator", "k", (Options(PRECISION_DENOMINATORS),), str
 )
+_IDEAL = ParamSpec("ideal", "ideal", "judged", (Options(NDCG_IDEALS),), str)
 _MAX_GRADE = ParamSpec(
     "max_grade", "max_grade", 4, (Interval("int", 1, 1023, "both"),), int
 )
@@ -732,7 +835,10 @@ MEASURES: tuple[Measure, ...] = (
         variants=(("ndcg_burges", (("gain", "exponential"),)),),
         trec_eval_family="ndcg_cut",
         formula=r"\mathrm{DCG@k} / \mathrm{IDCG@k}",
-        params=(_GAIN,),
+        params=(_GAIN, _IDEAL),
+        # with the ideal over the retrieved top k, a relevant item moved into
+        # the cutoff also raises the ideal
+        loose_bounds=(("ideal", "retrieved"),),
         undefined_without_relevant=True,
         nonnegative_relevance=True,
         min_items=2,

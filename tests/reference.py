@@ -151,13 +151,16 @@ def value(
         )
         if name == "dcg":
             return dcg
+        judged = sorted(rels if pool is None else pool, reverse=True)[:depth]
+        idcg = sum(_gain(r, gain) * _disc(j) for j, r in enumerate(judged, 1))
+        if idcg == 0:
+            return None  # no relevant item: undefined
         if ideal == "retrieved":  # the retrieved top k, by grade
-            ideal_rels = sorted(rels[:depth], reverse=True)
-        else:
-            ideal_rels = sorted(rels if pool is None else pool, reverse=True)
-            ideal_rels = ideal_rels[:depth]
-        idcg = sum(_gain(r, gain) * _disc(j) for j, r in enumerate(ideal_rels, 1))
-        return None if idcg == 0 else dcg / idcg
+            retrieved = sorted(rels[:depth], reverse=True)
+            idcg = sum(_gain(r, gain) * _disc(j) for j, r in enumerate(retrieved, 1))
+            if idcg == 0:
+                return 0.0  # none retrieved
+        return dcg / idcg
     raise KeyError(name)
 
 

@@ -311,5 +311,7 @@ def test_spark_and_tf_similarity_by_hand():
     assert got["map@3"][0] == pytest.approx(0.25)
     ln = math.log
     assert got["ndcg@2"][0] == pytest.approx((1 / ln(3)) / (1 / ln(2) + 1 / ln(3)))
-    got = _evaluate("tf_similarity", ["map@3"], y, s)
+    got = _evaluate("tf_similarity", ["map@3", "ndcg@2"], y, s)
     assert got["map@3"][0] == pytest.approx(0.5 / 3)
+    # BNDCG@2: the match at rank 2 over the ideal of one match at rank 1
+    assert got["ndcg@2"][0] == pytest.approx(1 / math.log2(3))

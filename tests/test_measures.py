@@ -711,3 +711,102 @@ def test_not_retrieved_matches_hand_values():
     assert skrank.ndcg_score(y, s, **kw) == pytest.approx(1 / (1 + 1 / L2(3)))
     # ordinary scores: the item scored 0 is a hit at rank 2
     assert skrank.recall_at_k_score(y, s) == 1.0
+
+
+# --------------------------------------------------------------------------
+# nDCG with the ideal over the retrieved top k
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential", (0.0, 1.0, 1.0, 4.0)])
+@pytest.mark.parametrize("k", [None, 1, 2, 3, 5])
+def test_ndcg_ideal_retrieved_ties_equal_enumeration(k, gain):
+    """Graded relevance 0..3 in tie groups of up to 7 items: the exact
+    expectation (multivariate hypergeometric compositions of the straddling
+    group) against the mean over every ordering (reference.py)."""
+    rng = np.random.default_rng(29)
+    checked = 0
+    for _ in range(60):
+        n = int(rng.integers(2, 8))
+        y = rng.integers(0, 4, n).astype(float)
+        s = rng.integers(0, 3, n).astype(float)
+        ref = brute_force("ndcg", y, s, k, gain=gain, ideal="retrieved")
+        got = {
+            t: skrank.ndcg_score(
+                [y], [s], k=k, gain=gain, ideal="retrieved", ties=t, average=None,
+                replace_undefined_by=np.nan,
+            )[0]
+            for t in ("average", "first")
+        }  # fmt: skip
+        if ref is None:
+            assert np.isnan(got["average"])
+            continue
+        checked += 1
+        assert got["average"] == pytest.approx(ref[0], rel=1e-12, abs=1e-15)
+        assert got["first"] == pytest.approx(ref[3], rel=1e-12, abs=1e-15)
+    assert checked > 40
+
+
+def test_ndcg_ideal_retrieved_in_a_large_tie_group():
+    """Nine tied items of grades 0..3 after one item, cut at 5: equal to the
+    mean over all 9! orderings."""
+    y = [2, 0, 3, 1, 0, 2, 1, 3, 0, 1]
+    s = [2] + [1] * 9
+    ref = brute_force("ndcg", y, s, 5, ideal="retrieved")
+    got = skrank.ndcg_score([y], [s], k=5, ideal="retrieved")
+    assert got == pytest.approx(ref[0], rel=1e-12)
+
+
+def test_ndcg_ideal_retrieved_on_binary_relevance_is_bndcg():
+    """TF Similarity's BNDCG (the metric bndcg) is nDCG whose ideal is the
+    relevant items of the top k."""
+    rng = np.random.default_rng(31)
+    y = rng.integers(0, 2, (50, 9)).astype(float)
+    s = rng.integers(0, 4, (50, 9)).astype(float)
+    for k in (1, 3, 5, 9):
+        bndcg = skrank.bndcg_score(y, s, k=k, average=None)
+        ndcg = skrank.ndcg_score(
+            y, s, k=k, ideal="retrieved", average=None, replace_undefined_by=0.0
+        )
+        np.testing.assert_allclose(ndcg, bndcg, rtol=1e-12, atol=1e-15)
+
+
+def test_ndcg_ideal_retrieved_hand_values_and_grouped_layout():
+    # grades in rank order 0, 2, 1 cut at 2: DCG 2/log2(3), the retrieved
+    # ideal 2, 0: IDCG 2; the judged ideal would be 2 + 1/log2(3)
+    got = skrank.ndcg_score([[0, 2, 1]], [[3, 2, 1]], k=2, ideal="retrieved")
+    assert got == pytest.approx(1 / L2(3), rel=1e-15)
+    # without a cutoff the retrieved items are all the items: the usual nDCG
+    y, s = [[0, 2, 1, 3]], [[1, 1, 2, 0]]
+    assert skrank.ndcg_score(y, s, ideal="retrieved") == pytest.approx(
+        skrank.ndcg_score(y, s), rel=1e-14
+    )
+    # padded queries of the grouped layout, each against brute force
+    rng = np.random.default_rng(37)
+    lengths = [2, 7, 3, 7, 5]
+    qid = np.repeat(np.arange(5), lengths)
+    y = rng.integers(0, 3, qid.shape[0]).astype(float)
+    s = rng.integers(0, 2, qid.shape[0]).astype(float)
+    got = skrank.ndcg_score(
+        y, s, qid=qid, k=3, ideal="retrieved", average=None,
+        replace_undefined_by=np.nan,
+    )  # fmt: skip
+    for q in range(5):
+        ref = brute_force("ndcg", y[qid == q], s[qid == q], 3, ideal="retrieved")
+        if ref is None:
+            assert np.isnan(got[q])
+        else:
+            assert got[q] == pytest.approx(ref[0], rel=1e-12)
+    assert (
+        skrank.get_metric("ndcg(ideal=retrieved)@3").name == "ndcg(ideal=retrieved)@3"
+    )
+
+
+def test_ndcg_ideal_retrieved_refuses_too_many_compositions():
+    # one tie group of 400 items of 40 grades split at k = 200
+    y = np.arange(400.0) % 40
+    s = np.ones(400)
+    with pytest.raises(ValueError, match="more than 100000 of them.*smaller k"):
+        skrank.ndcg_score([y], [s], k=200, ideal="retrieved")
+    # a deterministic tie rule needs no enumeration
+    assert 0 < skrank.ndcg_score([y], [s], k=200, ideal="retrieved", ties="first")
