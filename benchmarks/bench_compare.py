@@ -10,7 +10,10 @@ the same values. 10,000 resamples / permutations.
 * skrank ``compare(values, test="t" | "randomization", correction=None,
   interval="t")`` against the first system (``baseline``) and over all
   pairs (``interval="t"``: ranx reports no confidence interval, so skrank's
-  bootstrap intervals are left out of the timing);
+  bootstrap intervals are left out of the ratio); the same after skrank's
+  own ``evaluate`` of the ten systems (the same values, from the dense
+  arrays), ranx's ``compare`` evaluating too; and with skrank's default
+  BCa intervals of every mean and difference, for their cost;
 * ranx ``compare(qrels, runs, metrics, stat_test="student" | "fisher")``:
   ranx always tests every ordered pair (each pair twice) and evaluates the
   runs first, so its statistical step alone
@@ -40,7 +43,8 @@ METRICS = ["ndcg@10", "map@10", "mrr@10", "precision@5", "recall@10"]
 
 
 def build(n_queries, n_systems, n_docs=10, seed=0):
-    """A ranx Qrels and ``n_systems`` Runs (ranx's own objects)."""
+    """A ranx Qrels and ``n_systems`` Runs (ranx's own objects), and the same
+    data as dense arrays: the relevance and every system's scores."""
     import ranx
 
     rng = np.random.default_rng(seed)
@@ -54,15 +58,16 @@ def build(n_queries, n_systems, n_docs=10, seed=0):
             for q, row in zip(qids, rel.tolist(), strict=True)
         }
     )
-    runs = []
+    runs, dense = [], {}
     for i in range(n_systems):
         s = rng.random((n_queries, n_docs)) + 0.005 * i * rel
+        dense[f"sys{i:02d}"] = s
         run = {
             q: dict(zip(docs, row, strict=True))
             for q, row in zip(qids, s.tolist(), strict=True)
         }
         runs.append(ranx.Run(run, name=f"sys{i:02d}"))
-    return qrels, runs
+    return qrels, runs, rel, dense
 
 
 def per_query(runs):
@@ -114,7 +119,7 @@ def main(argv=None):
     from ranx.statistical_tests import compute_statistical_significance
 
     n_q, n_s, B = args.queries, args.systems, args.resamples
-    qrels, runs = build(n_q, n_s)
+    qrels, runs, rel, dense = build(n_q, n_s)
     n_pairs = n_s * (n_s - 1) // 2
     print(
         f"{n_s} systems x {len(METRICS)} metrics x {n_q} queries; {B} resamples; "
@@ -150,6 +155,32 @@ def main(argv=None):
             )
         )
 
+    def ours_end_to_end(test):
+        """skrank's evaluate of every system (dense arrays) and compare."""
+
+        def run():
+            values = {
+                name: skrank.evaluate(rel, s, METRICS, average=None)
+                for name, s in dense.items()
+            }
+            return skrank.compare(
+                values,
+                test=test,
+                correction=None,
+                interval="t",
+                n_resamples=B,
+                random_state=0,
+            )
+
+        return quiet(run)
+
+    def ours_default_intervals(test):
+        return quiet(
+            lambda: skrank.compare(
+                values, test=test, correction=None, n_resamples=B, random_state=0
+            )
+        )
+
     def theirs(stat_test):
         return quiet(
             lambda: ranx.compare(
@@ -173,6 +204,12 @@ def main(argv=None):
             t, mem, res = measure(ours(test, base), repeat=rep)
             p = float(np.median([x["p_value"] for x in res.to_dict()["pairs"]]))
             rows.append((f"skrank compare({test!r}), {label}", t, mem, p))
+        t, mem, res = measure(ours_end_to_end(test), repeat=rep)
+        p = float(np.median([x["p_value"] for x in res.to_dict()["pairs"]]))
+        rows.append((f"skrank evaluate + compare({test!r}), all pairs", t, mem, p))
+        t, mem, res = measure(ours_default_intervals(test), repeat=rep)
+        p = float(np.median([x["p_value"] for x in res.to_dict()["pairs"]]))
+        rows.append((f"skrank compare({test!r}), all pairs, BCa intervals", t, mem, p))
         if not (peer == "fisher" and args.no_ranx_fisher):
             timer = best_time if peer == "fisher" else measure
             t, mem, _ = timer(theirs(peer), repeat=rep)

@@ -28,6 +28,7 @@ from ._registry import (
     read_number,
     split_names,
 )
+from ._results import QueryResults
 from ._stats import _CONSTRAINTS as _COMPARE_CONSTRAINTS
 from ._stats import compare
 from ._validation import NONE, InvalidParameterError, Options
@@ -297,6 +298,13 @@ def _compare_parser(sub) -> None:
         help="markdown and latex: also give the interval of every mean",
     )
     cmp.add_argument(
+        "--tie-bounds",
+        action="store_true",
+        help="also evaluate every run under the pessimistic and optimistic "
+        "orderings of tied documents: the tables give the range of every mean "
+        "and difference over those orderings (markdown and latex: of every mean)",
+    )
+    cmp.add_argument(
         "--digits",
         type=_report_digits,
         default=3,
@@ -328,8 +336,10 @@ def _compare(args, out, prog) -> int:
     baseline = _baseline(args.baseline, names)
     results = {}
     for name, run in zip(names, runs, strict=True):
-        _, qids, columns = evaluate_run_columns(qrels, run, metrics, ties=args.ties)
-        results[name] = {"qid": [str(q) for q in qids], **columns}
+        _, qids, columns, bounds = evaluate_run_columns(
+            qrels, run, metrics, ties=args.ties, tie_bounds=args.tie_bounds
+        )
+        results[name] = QueryResults(columns, [str(q) for q in qids], bounds)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = compare(
@@ -353,9 +363,13 @@ def _compare(args, out, prog) -> int:
         }
         json.dump(payload, out, indent=2, allow_nan=False)
     elif args.format == "markdown":
-        out.write(res.to_markdown(digits=args.digits, ci=args.ci))
+        out.write(
+            res.to_markdown(digits=args.digits, ci=args.ci, tie_bounds=args.tie_bounds)
+        )
     elif args.format == "latex":
-        out.write(res.to_latex(digits=args.digits, ci=args.ci))
+        out.write(
+            res.to_latex(digits=args.digits, ci=args.ci, tie_bounds=args.tie_bounds)
+        )
     else:
         out.write(repr(res))
     out.write("\n")
@@ -428,7 +442,7 @@ def _evaluate(args, out) -> int:
     undefined = 0.0 if args.undefined == "0" else float("nan")
     means, tables = [], []
     for run in runs:
-        mean, qids, columns = evaluate_run_columns(
+        mean, qids, columns, _ = evaluate_run_columns(
             qrels,
             run,
             metrics,

@@ -9,13 +9,22 @@ import numpy as np
 
 from ._validation import InvalidParameterError, Options, plain, validate_params
 
-__all__ = ["Comparison", "PAIR_COLUMNS", "SUMMARY_COLUMNS"]
+__all__ = [
+    "Comparison",
+    "PAIR_COLUMNS",
+    "SUMMARY_COLUMNS",
+    "TIE_PAIR_COLUMNS",
+    "TIE_SUMMARY_COLUMNS",
+]
 
 SUMMARY_COLUMNS = ("system", "metric", "mean", "ci_low", "ci_high")
 PAIR_COLUMNS = tuple(
     "system baseline metric diff diff_low diff_high d_z wins ties losses "
     "p_value p_adjusted significant".split()
 )
+# present when the compared results carry their tie bounds
+TIE_SUMMARY_COLUMNS = ("tie_low", "tie_high")
+TIE_PAIR_COLUMNS = ("diff_tie_low", "diff_tie_high", "tie_undecided")
 
 
 # --------------------------------------------------------------------------
@@ -69,6 +78,15 @@ class Comparison:
         (queries where ``system`` scores more, the same, less),
         ``p_value`` (raw), ``p_adjusted`` (after the correction) and
         ``significant`` (``p_adjusted <= 1 - confidence_level``).
+        When the results carry tie bounds (``tie_bounds=True`` in the
+        evaluation), ``summary_`` also has ``tie_low`` and ``tie_high``, the
+        mean under the pessimistic and the optimistic ordering of tied items,
+        and ``pairs_`` has ``diff_tie_low`` and ``diff_tie_high``, the range
+        of the mean difference over the orderings of both systems' tied
+        items, and ``tie_undecided``, the number of queries whose outcome
+        (win, tie or loss) depends on those orderings; NaN where a system
+        carries no bounds for the metric. A difference whose tie range
+        contains 0 could change sign with the order of tied items.
     queries_ : ndarray
         The query ids compared, sorted.
     dropped_ : ndarray
@@ -98,6 +116,17 @@ class Comparison:
         self.queries_ = queries
         self.dropped_ = dropped
         self.settings_ = settings
+
+    @property
+    def _has_tie_bounds(self):
+        return bool(self.summary_) and "tie_low" in self.summary_[0]
+
+    def _columns(self, table):
+        if table == "pairs":
+            extra = TIE_PAIR_COLUMNS if self._has_tie_bounds else ()
+            return PAIR_COLUMNS + extra
+        extra = TIE_SUMMARY_COLUMNS if self._has_tie_bounds else ()
+        return SUMMARY_COLUMNS + extra
 
     def to_frame(self, table="pairs"):
         """Return one of the tables as a pandas DataFrame.
@@ -136,12 +165,8 @@ class Comparison:
             raise ImportError(
                 "Comparison.to_frame needs pandas: pip install pandas"
             ) from None
-        rows, cols = (
-            (self.pairs_, PAIR_COLUMNS)
-            if table == "pairs"
-            else (self.summary_, SUMMARY_COLUMNS)
-        )
-        return pd.DataFrame(rows, columns=list(cols))
+        rows = self.pairs_ if table == "pairs" else self.summary_
+        return pd.DataFrame(rows, columns=list(self._columns(table)))
 
     def to_dict(self):
         """Return the result as JSON-ready Python objects.
@@ -174,7 +199,7 @@ class Comparison:
             "settings": dict(self.settings_),
         }
 
-    def to_markdown(self, *, digits=3, ci=False):
+    def to_markdown(self, *, digits=3, ci=False, tie_bounds=False):
         """Return a Markdown table of the means, as in an IR paper.
 
         One row per system, one column per metric. A dagger (†) marks the
@@ -190,6 +215,11 @@ class Comparison:
             Decimals of the means and intervals, 0 to 17.
         ci : bool, default=False
             Also give the confidence interval of every mean, in brackets.
+        tie_bounds : bool, default=False
+            Also give the range of every mean over the orderings of tied
+            items (pessimistic, optimistic), in parentheses; the compared
+            results must carry their tie bounds (``tie_bounds=True`` in the
+            evaluation).
 
         Returns
         -------
@@ -214,7 +244,7 @@ class Comparison:
         <BLANKLINE>
         † significantly different from the baseline bm25 (paired t-test, Holm correction over 1 test, α = 0.05). Bold: best mean per metric.
         """  # noqa: E501
-        systems, labels, metrics, cells, legend = _report(self, digits, ci)
+        systems, labels, metrics, cells, legend = _report(self, digits, ci, tie_bounds)
         lines = [
             "| System | " + " | ".join(_markdown_text(m) for m in metrics) + " |",
             "|:--|" + "--:|" * len(metrics),
@@ -234,7 +264,7 @@ class Comparison:
         text = "".join(pieces.get(k, t) for k, t in legend)
         return "\n".join(lines) + "\n\n" + text
 
-    def to_latex(self, *, digits=3, ci=False):
+    def to_latex(self, *, digits=3, ci=False, tie_bounds=False):
         r"""Return a LaTeX (booktabs) table of the means, as in an IR paper.
 
         The table of :meth:`to_markdown` as a ``tabular`` with
@@ -249,6 +279,11 @@ class Comparison:
             Decimals of the means and intervals, 0 to 17.
         ci : bool, default=False
             Also give the confidence interval of every mean, in brackets.
+        tie_bounds : bool, default=False
+            Also give the range of every mean over the orderings of tied
+            items (pessimistic, optimistic), in parentheses; the compared
+            results must carry their tie bounds (``tie_bounds=True`` in the
+            evaluation).
 
         Returns
         -------
@@ -276,7 +311,7 @@ class Comparison:
         \multicolumn{2}{l}{\footnotesize $^{\dagger}$ significantly different from the baseline bm25 (paired t-test, Holm correction over 1 test, $\alpha$ = 0.05). Bold: best mean per metric.} \\
         \end{tabular}
         """  # noqa: E501
-        systems, labels, metrics, cells, legend = _report(self, digits, ci)
+        systems, labels, metrics, cells, legend = _report(self, digits, ci, tie_bounds)
         lines = [
             "\\begin{tabular}{l" + "r" * len(metrics) + "}",
             "\\toprule",
@@ -315,8 +350,8 @@ class Comparison:
         return "\n\n".join(
             [
                 head,
-                _table(self.summary_, SUMMARY_COLUMNS),
-                _table(self.pairs_, PAIR_COLUMNS),
+                _table(self.summary_, self._columns("summary")),
+                _table(self.pairs_, self._columns("pairs")),
             ]
         )
 
@@ -362,7 +397,7 @@ def _styled_rows(systems, labels, metrics, cells, escape, bold, dagger, marks):
             name = f"{name} ({labels[system]})"
         row = []
         for m in metrics:
-            mean, best, signs, interval = cells[system][m]
+            mean, best, signs, interval, tie_range = cells[system][m]
             text = bold.format(mean) if best else mean
             if signs == ["dagger"]:
                 text += dagger.format()
@@ -370,6 +405,8 @@ def _styled_rows(systems, labels, metrics, cells, escape, bold, dagger, marks):
                 text += marks.format("".join(signs))
             if interval is not None:
                 text += " " + interval
+            if tie_range is not None:
+                text += " " + tie_range
             row.append(text)
         yield name, row
 
@@ -387,15 +424,16 @@ def _label(i, n):
     return chr(ord("a") + i) if n <= 26 else str(i + 1)
 
 
-def _report(comparison, digits, ci):
+def _report(comparison, digits, ci, tie_bounds=False):
     """The content of a report table, independent of the markup.
 
     Returns ``(systems, labels, metrics, cells, legend)``: ``cells[s][m]`` is
-    ``(mean, bold, marks, interval)`` with ``mean`` and ``interval`` (or
-    ``None``) as text, ``bold`` true for the best mean of the metric (after
-    rounding to ``digits``) and ``marks`` the letters (or ``"dagger"``) of
-    the significant comparisons; ``legend`` is a list of ``(kind, text)``
-    pieces, ``kind`` being ``"text"``, ``"dagger"`` or ``"alpha"``.
+    ``(mean, bold, marks, interval, tie_range)`` with ``mean``, ``interval``
+    and ``tie_range`` (or ``None``) as text, ``bold`` true for the best mean
+    of the metric (after rounding to ``digits``) and ``marks`` the letters
+    (or ``"dagger"``) of the significant comparisons; ``legend`` is a list
+    of ``(kind, text)`` pieces, ``kind`` being ``"text"``, ``"dagger"`` or
+    ``"alpha"``.
     """
     if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)):
         raise InvalidParameterError(
@@ -406,6 +444,18 @@ def _report(comparison, digits, ci):
         raise InvalidParameterError(
             f"The 'digits' parameter of the Comparison reports must be an int "
             f"from 0 to 17. Got {digits} instead."
+        )
+    if not isinstance(tie_bounds, (bool, np.bool_)):
+        raise InvalidParameterError(
+            "The 'tie_bounds' parameter of the Comparison reports must be a "
+            f"bool. Got {plain(tie_bounds)} instead."
+        )
+    if tie_bounds and not comparison._has_tie_bounds:
+        raise InvalidParameterError(
+            "Comparison reports: tie_bounds=True needs results that carry "
+            "their tie bounds; evaluate with average=None and tie_bounds=True "
+            "(evaluate_run: return_per_query=True, tie_bounds=True) before "
+            "comparing."
         )
     s = comparison.settings_
     summary = {(r["system"], r["metric"]): r for r in comparison.summary_}
@@ -444,11 +494,17 @@ def _report(comparison, digits, ci):
             else:
                 mk = sorted(mk)
             interval = f"[{num(row['ci_low'])}, {num(row['ci_high'])}]" if ci else None
+            tie_range = (
+                f"({num(row['tie_low'])}, {num(row['tie_high'])})"
+                if tie_bounds
+                else None
+            )
             cells.setdefault(name, {})[m] = (
                 shown[name],
                 float(shown[name]) == best,
                 mk,
                 interval,
+                tie_range,
             )
     family = sum(not math.isnan(r["p_value"]) for r in comparison.pairs_)
     alpha = f"{round(1.0 - s['confidence_level'], 12):g}"
@@ -482,6 +538,14 @@ def _report(comparison, digits, ci):
                 "text",
                 f" Brackets: {pct} {_INTERVAL_NAMES[s['interval']]} "
                 "confidence interval of the mean.",
+            )
+        )
+    if tie_bounds:
+        legend.append(
+            (
+                "text",
+                " Parentheses: the mean under the pessimistic and the "
+                "optimistic ordering of tied items.",
             )
         )
     return systems, labels, metrics, cells, legend

@@ -8,7 +8,7 @@ from ._core import compute, prepare, resolve_ties
 from ._docs import fill_doc
 from ._registry import parse_metrics
 from ._results import QueryResults
-from ._validation import validate_params
+from ._validation import InvalidParameterError, plain, validate_params
 
 __all__ = ["evaluate"]
 
@@ -30,6 +30,7 @@ def evaluate(
     average="mean",
     relevance_level=None,
     replace_undefined_by=0.0,
+    tie_bounds=False,
 ):
     """Compute several ranking metrics with one sort.
 
@@ -48,6 +49,15 @@ def evaluate(
         A relevance level written in a metric's name (``"P(rel=2)@5"``)
         takes precedence.
     %(replace_undefined_by)s
+    tie_bounds : bool, default=False
+        With ``average=None``, also compute every metric under the
+        pessimistic and the optimistic ordering of tied items (the smallest
+        and largest values over all orderings) and return them as the
+        ``tie_bounds`` of the :class:`QueryResults`, for
+        :func:`skrank.compare` to report how much of a difference lies within
+        them. Metrics without such bounds (``bndcg``) are left out of them.
+        ``True`` with ``average="mean"`` is an error: evaluate with
+        ``ties="pessimistic"`` and ``"optimistic"`` for bounds of the means.
 
     Returns
     -------
@@ -114,6 +124,7 @@ def evaluate(
         },
     )
     ties = resolve_ties(caller, ties)
+    check_tie_bounds(caller, tie_bounds, average)
     requested = parse_metrics(metrics, caller)
     names = [spec.name for spec in requested]
     specs = [spec.with_defaults(relevance_level=relevance_level) for spec in requested]
@@ -125,19 +136,51 @@ def evaluate(
         sample_weight,
         nonnegative=any(s.measure.nonnegative_relevance for s in specs),
     )
-    values = compute(
-        caller,
-        specs,
-        prepared,
-        ties=ties,
-        average=average,
-        replace_undefined_by=replace_undefined_by,
-    )
-    results = dict(zip(names, values, strict=False))
+
+    def run(specs, ties):
+        return compute(
+            caller,
+            specs,
+            prepared,
+            ties=ties,
+            average=average,
+            replace_undefined_by=replace_undefined_by,
+        )
+
+    results = dict(zip(names, run(specs, ties), strict=False))
     if average is not None:
         return results
     layout = prepared.layout
     qid_values = layout.qid_values
     if qid_values is None:  # dense layout: queries are rows
         qid_values = np.arange(layout.n_queries)
-    return QueryResults(results, qid_values)
+    bounds = tie_bounds_of(names, specs, run) if tie_bounds else None
+    return QueryResults(results, qid_values, bounds)
+
+
+def check_tie_bounds(caller, tie_bounds, average):
+    """``tie_bounds`` is a bool, and ``True`` only with per-query output."""
+    if not isinstance(tie_bounds, (bool, np.bool_)):
+        raise InvalidParameterError(
+            f"The 'tie_bounds' parameter of {caller} must be a bool. Got "
+            f"{plain(tie_bounds)} instead."
+        )
+    if tie_bounds and average is not None:
+        raise InvalidParameterError(
+            f"{caller}: tie_bounds=True gives per-query bounds and needs "
+            f"per-query output (average=None); got average={plain(average)}. "
+            "For the bounds of the means, evaluate with ties='pessimistic' "
+            "and ties='optimistic'."
+        )
+
+
+def tie_bounds_of(names, specs, run):
+    """``{name: (pessimistic, optimistic)}`` of the metrics that have tie
+    bounds; ``run(specs, ties)`` computes per-query values."""
+    bounded = [i for i, s in enumerate(specs) if s.measure.tie_bounds]
+    if not bounded:
+        return {}
+    chosen = [specs[i] for i in bounded]
+    low = run(chosen, "pessimistic")
+    high = run(chosen, "optimistic")
+    return {names[i]: (lo, hi) for i, lo, hi in zip(bounded, low, high, strict=True)}

@@ -35,6 +35,11 @@ class QueryResults(dict):
         all of one length.
     qid : array-like of shape (n_queries,)
         The query id of each position of the arrays.
+    tie_bounds : mapping, default=None
+        Maps metric names (of ``values``) to a pair ``(pessimistic,
+        optimistic)`` of per-query arrays: the values under the orderings of
+        tied items that put relevant items last and first, the smallest and
+        largest values over all orderings.
 
     Attributes
     ----------
@@ -44,6 +49,13 @@ class QueryResults(dict):
         and for :func:`skrank.retrieval.evaluate_retrieval`, the sorted
         unique ``qid`` values for its grouped layout, and the query ids
         (``str``) in natural order for :func:`skrank.trec.evaluate_run`.
+    tie_bounds : dict
+        Maps each metric name to its ``(pessimistic, optimistic)`` per-query
+        arrays, aligned with :attr:`qid`; empty unless the evaluation was
+        asked for them (``tie_bounds=True``). Metrics without tie bounds
+        (see :func:`skrank.get_metric`) are not in it. :func:`skrank.compare`
+        reads them to tell how much of a difference lies within the tie
+        bounds.
 
     Raises
     ------
@@ -62,7 +74,7 @@ class QueryResults(dict):
     arrays equal element-wise with NaN equal to NaN) and, when both sides
     are ``QueryResults``, the query ids as well, so that a ``QueryResults``
     equals the plain ``dict`` of the same arrays. ``copy()`` and pickling
-    keep :attr:`qid`.
+    keep :attr:`qid` and :attr:`tie_bounds`; equality ignores the bounds.
 
     Examples
     --------
@@ -84,7 +96,7 @@ class QueryResults(dict):
     {'mrr': 0.6111, 'precision@1': 0.3333}
     """
 
-    def __init__(self, values, qid):
+    def __init__(self, values, qid, tie_bounds=None):
         if not isinstance(values, Mapping):
             raise InvalidParameterError(
                 "QueryResults: values must be a mapping of metric names to "
@@ -112,9 +124,41 @@ class QueryResults(dict):
             checked[name] = arr.astype(np.float64, copy=False)
         super().__init__(checked)
         self.qid = q
+        self.tie_bounds = self._checked_bounds(tie_bounds, checked, q.shape[0])
+
+    @staticmethod
+    def _checked_bounds(tie_bounds, values, n):
+        if tie_bounds is None:
+            return {}
+        if not isinstance(tie_bounds, Mapping):
+            raise InvalidParameterError(
+                "QueryResults: tie_bounds must be a mapping of metric names to "
+                f"(pessimistic, optimistic) pairs; got {type(tie_bounds).__name__}."
+            )
+        out = {}
+        for name, pair in tie_bounds.items():
+            if name not in values:
+                raise InvalidParameterError(
+                    f"QueryResults: tie_bounds names {name!r}, which is not "
+                    f"one of the metrics {list(values)}."
+                )
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise InvalidParameterError(
+                    f"QueryResults: the tie bounds of {name!r} must be a pair "
+                    "(pessimistic, optimistic) of per-query arrays."
+                )
+            arrays = tuple(np.asarray(v, dtype=np.float64) for v in pair)
+            if any(a.shape != (n,) for a in arrays):
+                raise InvalidParameterError(
+                    f"QueryResults: the tie bounds of {name!r} must be 1-D with "
+                    f"one value per query ({n}); got shapes "
+                    f"{arrays[0].shape} and {arrays[1].shape}."
+                )
+            out[name] = arrays
+        return out
 
     def __reduce__(self):
-        return (type(self), (dict(self), self.qid))
+        return (type(self), (dict(self), self.qid, self.tie_bounds))
 
     def copy(self):
         """Return a shallow copy, with the same :attr:`qid`.
@@ -128,7 +172,7 @@ class QueryResults(dict):
         --------
         QueryResults.to_frame : The values as a DataFrame.
         """
-        return type(self)(dict(self), self.qid)
+        return type(self)(dict(self), self.qid, self.tie_bounds)
 
     def __eq__(self, other):
         if not isinstance(other, Mapping):

@@ -7,10 +7,19 @@ pair of systems and metric the mean paired difference with its interval, an
 effect size, win/tie/loss counts and a p-value adjusted for the whole family
 of tests.
 
-Randomness is reproducible: every resampling (one interval, one test) draws
-from its own generator, seeded by ``random_state`` and by the names of the
-systems and the metric it concerns, so that a number does not change with the
-order of the computations or when a system is added.
+Randomness is reproducible and shared: the bootstrap intervals of all systems,
+metrics and differences read one set of resampled queries, and the resampling
+test of every pair and metric one set of resamples (sign flips or resampled
+queries), each drawn from a generator seeded by ``random_state`` and the
+kind of resampling. A number therefore does not change with the order of the
+computations or when a system is added, and every column is computed at once
+by a matrix product per batch of resamples (no loop over queries, resamples
+or tests).
+
+Where the per-query values carry their tie bounds (the values under the
+optimistic and pessimistic orderings of tied items, ``tie_bounds`` of
+:class:`~skrank.QueryResults`), the comparison also reports the range of
+every mean and every mean difference over the orderings of tied items.
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ import zlib
 from collections.abc import Mapping
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from ._comparison import PAIR_COLUMNS, SUMMARY_COLUMNS, Comparison
 from ._engine import factorize
@@ -61,7 +70,8 @@ _CONSTRAINTS = {
 
 
 def _columns(name, table):
-    """(query ids or None, {metric: values}) of one system's results."""
+    """(query ids or None, {metric: values}, {metric: (low, high)}) of one
+    system's results, the last the tie bounds it carries."""
     if hasattr(table, "columns") and hasattr(table, "index"):  # a DataFrame
         cols = {str(c): table[c].to_numpy() for c in table.columns}
         if "qid" in cols:
@@ -99,7 +109,39 @@ def _columns(name, table):
         )
     if qid is not None:
         qid = check_qid(qid, lengths.pop(), _CALLER)
-    return qid, values
+    bounds = {}
+    carried = getattr(table, "tie_bounds", None)
+    if isinstance(carried, Mapping):
+        for metric, pair in carried.items():
+            if str(metric) in values:
+                bounds[str(metric)] = _bounds(name, str(metric), pair, values)
+    return qid, values, bounds
+
+
+def _bounds(name, metric, pair, values):
+    """The checked ``(pessimistic, optimistic)`` values of one metric."""
+    where = f"{_CALLER}: the tie bounds of {metric!r} for system {name!r}"
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise InvalidParameterError(
+            f"{where} must be a pair (pessimistic, optimistic) of per-query arrays."
+        )
+    low, high = (_values(name, f"{metric} (tie bound)", v) for v in pair)
+    v = values[metric]
+    if low.shape != v.shape or high.shape != v.shape:
+        raise InvalidParameterError(
+            f"{where} must have one value per query ({v.shape[0]}); got "
+            f"{low.shape[0]} and {high.shape[0]}."
+        )
+    slack = 1e-9 * max(1.0, float(np.abs(v).max(initial=0.0)))
+    outside = (low > v + slack) | (high < v - slack)
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        raise InvalidParameterError(
+            f"{where} must enclose the values; at position {i} the value is "
+            f"{plain(v[i])} and the bounds are [{plain(low[i])}, "
+            f"{plain(high[i])}]."
+        )
+    return low, high
 
 
 def _values(name, metric, col):
@@ -132,7 +174,8 @@ def _preview(ids, limit=10):
 
 
 def _align(results, queries):
-    """Common query ids, {system: {metric: aligned values}}, dropped ids."""
+    """Common query ids, {system: {metric: aligned values}}, dropped ids and
+    {system: {metric: (aligned pessimistic, optimistic values)}}."""
     parsed = {name: _columns(name, table) for name, table in results.items()}
     names = list(parsed)
     metrics = list(parsed[names[0]][1])
@@ -157,7 +200,7 @@ def _align(results, queries):
             )
         ids = np.arange(next(iter(lengths.values())))
         aligned = {n: parsed[n][1] for n in names}
-        return ids, aligned, ids[:0]
+        return ids, aligned, ids[:0], {n: parsed[n][2] for n in names}
     if len(with_ids) != len(names):
         raise InvalidParameterError(
             f"{_CALLER}: systems {with_ids} give query ids and systems "
@@ -172,9 +215,9 @@ def _align(results, queries):
         )
     # every system's ids coded among all of them (sorted), by the engine
     union, codes = factorize(np.concatenate([parsed[n][0] for n in names]))
-    bounds = np.cumsum([0] + [parsed[n][0].shape[0] for n in names])
+    offsets = np.cumsum([0] + [parsed[n][0].shape[0] for n in names])
     row_of = {}  # system -> the row of each id of the union, -1 if absent
-    for n, lo, hi in zip(names, bounds[:-1], bounds[1:], strict=True):
+    for n, lo, hi in zip(names, offsets[:-1], offsets[1:], strict=True):
         mine = codes[lo:hi]
         counts = np.bincount(mine, minlength=union.shape[0])
         if (counts > 1).any():
@@ -198,15 +241,18 @@ def _align(results, queries):
         )
     keep = slice(None) if queries == "fill" else everywhere
     ids = union[keep]
-    aligned = {}
+    aligned, bounds = {}, {}
     for n in names:
         rows = row_of[n][keep]
         found = rows >= 0
-        aligned[n] = {
-            m: np.where(found, v[np.maximum(rows, 0)], 0.0)
-            for m, v in parsed[n][1].items()
-        }
-    return ids, aligned, (dropped if queries == "intersection" else ids[:0])
+
+        def take(v, rows=rows, found=found):
+            return np.where(found, v[np.maximum(rows, 0)], 0.0)
+
+        aligned[n] = {m: take(v) for m, v in parsed[n][1].items()}
+        bounds[n] = {m: (take(lo), take(hi)) for m, (lo, hi) in parsed[n][2].items()}
+    dropped = dropped if queries == "intersection" else ids[:0]
+    return ids, aligned, dropped, bounds
 
 
 # --------------------------------------------------------------------------
@@ -235,18 +281,23 @@ def _base_seed(random_state):
 
 
 def _task_rng(seed, *key):
-    """The generator of one resampling: ``seed`` and a key naming the task.
+    """The generator of one kind of resampling: ``seed`` and a key naming it.
 
-    The key (for example ``("ci", "bm25", "map")``) is hashed with CRC-32, so
-    that each task has its own stream, independent of the others.
+    The key (``("interval",)`` or ``("test",)``) is hashed with CRC-32, so
+    that each kind has its own stream, independent of the other.
     """
     text = "\x1f".join(str(k) for k in key).encode()
     return np.random.default_rng([seed, zlib.crc32(text)])
 
 
 # --------------------------------------------------------------------------
-# Statistics
+# Statistics, every column at once
 # --------------------------------------------------------------------------
+
+# A resampled statistic within this fraction of the largest absolute value of
+# its column from the observed statistic counts as equal to it: the two are
+# equal in exact arithmetic and differ by the rounding of their sums only.
+_ROUNDING = 1e-9
 
 
 def _batch(n):
@@ -256,84 +307,98 @@ def _batch(n):
     return max(1, 2**22 // n)
 
 
-def _is_constant(x):
-    """Whether all values are equal, up to rounding (``x + 0.25 - x``)."""
-    return bool(np.ptp(x) <= 1e-12 * np.abs(x).max())
+def _constant(Z):
+    """Per column of ``Z``: whether all its values are equal, up to rounding."""
+    return np.ptp(Z, axis=0) <= 1e-12 * np.abs(Z).max(axis=0)
 
 
-def _interval(x, method, confidence_level, n_resamples, rng):
-    """Confidence interval of the mean of ``x``; (m, m) when ``x`` is constant."""
-    m = float(np.mean(x))
-    if _is_constant(x):
-        return m, m
+def _bootstrap_means(Z, n_resamples, rng):
+    """``(n_resamples, c)``: the mean of every column of ``Z`` (``(n, c)``)
+    over the same bootstrap resamples of its rows (the queries).
+
+    The resamples are those of :func:`scipy.stats.bootstrap` with the same
+    generator and ``batch=_batch(n)``: ``rng.integers(0, n, (batch, n))``,
+    batch by batch. A resample's means are ``counts @ Z / n``, ``counts``
+    telling how often it drew each query: one matrix product per batch for
+    all columns, instead of one indexing per column.
+    """
+    n, c = Z.shape
+    batch = _batch(n)
+    out = np.empty((n_resamples, c))
+    for start in range(0, n_resamples, batch):
+        size = min(batch, n_resamples - start)
+        idx = rng.integers(0, n, (size, n))
+        idx += np.arange(size)[:, None] * n
+        counts = np.bincount(idx.ravel(), minlength=size * n)
+        np.matmul(
+            counts.reshape(size, n).astype(np.float64),
+            Z,
+            out=out[start : start + size],
+        )
+    out /= n
+    return out
+
+
+def _bca_levels(Z, mean, theta, alpha):
+    """``(c, 2)`` levels of the BCa interval of each column's mean (Efron &
+    Tibshirani, 1993, 14.3), as :func:`scipy.stats.bootstrap` computes them:
+    the bias ``z0`` from the share of resampled means below the mean (half
+    for the equal ones), the acceleration from the jackknife, whose values
+    for a mean give ``U_i = x_i - mean`` in closed form."""
+    tol = _ROUNDING * np.abs(Z).max(axis=0)
+    below = np.count_nonzero(theta < mean - tol, axis=0) + np.count_nonzero(
+        theta <= mean + tol, axis=0
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z0 = special.ndtri(below / (2.0 * theta.shape[0]))
+        u = Z - mean
+        accel = np.sum(u**3, axis=0) / (6.0 * np.sum(u**2, axis=0) ** 1.5)
+        z = float(special.ndtri(alpha))
+        low = z0 + z
+        high = z0 - z
+        return np.column_stack(
+            [
+                special.ndtr(z0 + low / (1.0 - accel * low)),
+                special.ndtr(z0 + high / (1.0 - accel * high)),
+            ]
+        )
+
+
+def _intervals(Z, method, confidence_level, n_resamples, rng):
+    """``(low, high)``: the interval of the mean of every column of ``Z``;
+    ``(mean, mean)`` for a constant column. The bootstrap methods resample
+    the queries once for all columns."""
+    n = Z.shape[0]
+    mean = Z.mean(axis=0)
+    low, high = mean.copy(), mean.copy()
+    varies = ~_constant(Z)
+    if not varies.any():
+        return low, high
+    V, m = Z[:, varies], mean[varies]
     if method == "t":
-        n = x.shape[0]
-        sem = float(np.std(x, ddof=1)) / math.sqrt(n)
-        low, high = stats.t.interval(confidence_level, n - 1, loc=m, scale=sem)
-        return float(low), float(high)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = stats.bootstrap(
-            (x,),
-            np.mean,
-            vectorized=True,
-            n_resamples=n_resamples,
-            confidence_level=confidence_level,
-            method="BCa" if method == "bca" else "percentile",
-            batch=_batch(x.shape[0]),
-            rng=rng,
-        )
-    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
-    if not (math.isfinite(low) and math.isfinite(high)):
-        warnings.warn(
-            "compare: the BCa interval is undefined for these values (too few "
-            "distinct values); it is NaN. Use interval='percentile' or 't'.",
-            UserWarning,
-            stacklevel=4,
-        )
-    return low, high
-
-
-def _mean_diff(x, y, axis=-1):
-    return np.mean(x - y, axis=axis)
-
-
-def _p_value(test, a, b, n_resamples, rng):
-    d = a - b
-    if not d.any():
-        return 1.0
-    if test == "t":
-        if _is_constant(d):
-            warnings.warn(
-                "compare: the paired t-test is undefined when every query has "
-                "the same non-zero difference (zero variance); its p-value is "
-                "NaN. Use test='randomization' or 'wilcoxon'.",
-                UserWarning,
-                stacklevel=4,
-            )
-            return math.nan
+        sem = V.std(axis=0, ddof=1) / math.sqrt(n)
+        lo, hi = stats.t.interval(confidence_level, n - 1, loc=m, scale=sem)
+    else:
+        theta = _bootstrap_means(V, n_resamples, rng)
+        alpha = (1.0 - confidence_level) / 2.0
+        if method == "bca":
+            levels = _bca_levels(V, m, theta, alpha)
+        else:
+            levels = np.tile([alpha, 1.0 - alpha], (V.shape[1], 1))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return float(stats.ttest_rel(a, b).pvalue)
-    if test == "wilcoxon":
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            return float(stats.wilcoxon(a, b, zero_method="wilcox").pvalue)
-    if test == "randomization":
-        if n_resamples < 2 ** int(a.shape[0]):
-            return _randomization_p(d, n_resamples, rng)
-        # exact test: scipy enumerates the 2**n sign patterns
-        res = stats.permutation_test(
-            (a, b),
-            _mean_diff,
-            permutation_type="samples",
-            vectorized=True,
-            n_resamples=n_resamples,
-            batch=_batch(a.shape[0]),
-            rng=rng,
-        )
-        return float(res.pvalue)
-    return _bootstrap_p(d, n_resamples, rng)
+            ci = stats.quantile(theta.T, levels, axis=-1)
+        lo, hi = ci[:, 0], ci[:, 1]
+        if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+            warnings.warn(
+                "compare: the BCa interval is undefined for some of these "
+                "values (too few distinct values); it is NaN. Use "
+                "interval='percentile' or 't'.",
+                UserWarning,
+                stacklevel=3,
+            )
+    low[varies], high[varies] = lo, hi
+    return low, high
 
 
 @functools.cache
@@ -352,64 +417,111 @@ def _permuted_pairs_are_bits():
     return bool(same and a.integers(2**63) == b.integers(2**63))
 
 
-def _randomization_p(d, n_resamples, rng):
-    """Two-sided Monte-Carlo randomization test of the paired differences.
+def _sign_flips(n, n_resamples, rng):
+    """Batches of ``(size, n)`` signs, ``-1`` where a query's pair is swapped.
 
-    The same p-value as ``scipy.stats.permutation_test((a, b), _mean_diff,
-    permutation_type="samples", vectorized=True, batch=_batch(n), rng=rng)``
-    with fewer than ``2**n`` resamples, without its per-query indexing: the
-    same random stream (``rng.permuted`` of the pair indices, batch by
-    batch), the same null values (each ``+-d_i`` exact, summed query by query
-    as scipy's layout makes numpy sum them, divided by ``n``) and the same
-    counts ``(1 + #) / (B + 1)`` with scipy's tolerance.
+    With ``2**n <= n_resamples``, every pattern once (the exact test);
+    otherwise those of :func:`scipy.stats.permutation_test` with
+    ``permutation_type="samples"``, ``batch=_batch(n)`` and the same
+    generator: ``rng.permuted`` of the pair indices, batch by batch.
     """
-    n = d.shape[0]
+    if 2**n <= n_resamples:
+        codes = np.arange(2**n)[:, None] >> np.arange(n)
+        yield np.where(codes & 1, -1.0, 1.0)
+        return
     batch = min(_batch(n), n_resamples)
-    observed = np.mean(d)
-    gamma = abs(np.finfo(np.float64).eps * 100 * observed)
-    pairs = (
-        None if _permuted_pairs_are_bits() else np.tile(np.int8([0, 1]), (batch, n, 1))
-    )
-    col = d[:, None]
-    less = greater = 0
+    bits = _permuted_pairs_are_bits()
+    pairs = None if bits else np.tile(np.int8([0, 1]), (batch, n, 1))
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
-        # (n, size) signs, C-ordered like scipy's x - y: -1 where swapped
         if pairs is None:
             # the draws of rng.permuted(pairs): one 32-bit word per pair,
             # the pair swapped when its lowest bit is 0
-            bits = rng.integers(0, 2**32, size=(batch, n), dtype=np.uint32)
-            sign = np.array([-1.0, 1.0])[bits[:size].T & 1]
+            words = rng.integers(0, 2**32, size=(batch, n), dtype=np.uint32)
+            yield np.where(words[:size] & 1, 1.0, -1.0)
         else:
-            swapped = rng.permuted(pairs, axis=-1)[:size, :, 0].T
-            sign = np.array([1.0, -1.0])[swapped]
-        # each term exactly +-d_i; the mean runs over queries, one by one
-        null = np.mean((col * sign).T, axis=-1)
-        less += int(np.count_nonzero(null <= observed + gamma))
-        greater += int(np.count_nonzero(null >= observed - gamma))
-    p = min(less + 1, greater + 1) / (n_resamples + 1) * 2
-    return float(min(max(p, 0.0), 1.0))
+            swapped = rng.permuted(pairs, axis=-1)[:size, :, 0]
+            yield np.where(swapped == 1, -1.0, 1.0)
 
 
-def _bootstrap_p(d, n_resamples, rng):
-    """Paired bootstrap test of ``mean(d) == 0``.
+def _randomization_p(D, n_resamples, rng):
+    """Two-sided randomization (sign-flip) test of the mean of every column
+    of the differences ``D``, all columns flipped by the same signs.
+
+    The p-values of :func:`scipy.stats.permutation_test` (``(a, b)``, the
+    mean difference, ``permutation_type="samples"``, ``batch=_batch(n)``)
+    with the same generator: exact, ``2 min(#{null <= obs}, #{null >= obs})
+    / 2**n``, when ``2**n <= n_resamples``; else Monte-Carlo, ``2
+    min(1 + #, 1 + #) / (n_resamples + 1)``. One matrix product per batch of
+    signs gives the null means of all columns.
+    """
+    n = D.shape[0]
+    observed = D.mean(axis=0)
+    tol = _ROUNDING * np.abs(D).max(axis=0)
+    less = np.zeros(D.shape[1], dtype=np.int64)
+    greater = np.zeros(D.shape[1], dtype=np.int64)
+    exact = 2**n <= n_resamples
+    for signs in _sign_flips(n, n_resamples, rng):
+        null = (signs @ D) / n
+        less += np.count_nonzero(null <= observed + tol, axis=0)
+        greater += np.count_nonzero(null >= observed - tol, axis=0)
+    if exact:
+        p = 2.0 * np.minimum(less, greater) / 2**n
+    else:
+        p = 2.0 * np.minimum(less + 1, greater + 1) / (n_resamples + 1)
+    return np.clip(p, 0.0, 1.0)
+
+
+def _bootstrap_p(D, n_resamples, rng):
+    """Paired bootstrap test of ``mean(d) == 0`` for every column of ``D``.
 
     The differences are centred (``d0 = d - mean(d)``, the null hypothesis
-    made true) and resampled with replacement ``B = n_resamples`` times;
-    ``p = (1 + #{b : |mean(d0*_b)| >= |mean(d)|}) / (B + 1)``.
+    made true) and their queries resampled with replacement ``B =
+    n_resamples`` times, the same resamples for every column; ``p = (1 +
+    #{b : |mean(d0*_b)| >= |mean(d)|}) / (B + 1)``.
     """
-    n = d.shape[0]
-    observed = abs(float(np.mean(d)))
-    d0 = d - np.mean(d)
-    tol = observed * 1e-12
-    count = 0
-    rows = _batch(n)
-    for start in range(0, n_resamples, rows):
-        size = min(rows, n_resamples - start)
-        idx = rng.integers(0, n, size=(size, n))
-        means = np.abs(np.mean(d0[idx], axis=1))
-        count += int(np.count_nonzero(means >= observed - tol))
-    return (1 + count) / (n_resamples + 1)
+    observed = np.abs(D.mean(axis=0))
+    D0 = D - D.mean(axis=0)
+    means = np.abs(_bootstrap_means(D0, n_resamples, rng))
+    tol = _ROUNDING * np.abs(D).max(axis=0)
+    count = np.count_nonzero(means >= observed - tol, axis=0)
+    return (1.0 + count) / (n_resamples + 1.0)
+
+
+def _p_values(test, A, B, n_resamples, rng):
+    """The raw p-value of each column pair of ``A`` and ``B`` (``(n, c)``)."""
+    D = A - B
+    p = np.ones(D.shape[1])
+    differ = D.any(axis=0)  # all differences 0: p = 1 for every test
+    if test == "t":
+        flat = differ & _constant(D)
+        if flat.any():
+            warnings.warn(
+                "compare: the paired t-test is undefined when every query has "
+                "the same non-zero difference (zero variance); its p-value is "
+                "NaN. Use test='randomization' or 'wilcoxon'.",
+                UserWarning,
+                stacklevel=3,
+            )
+            p[flat] = math.nan
+        cols = differ & ~flat
+        if cols.any():
+            # scipy.stats.ttest_rel in closed form, for all columns at once
+            d, n = D[:, cols], D.shape[0]
+            t = d.mean(axis=0) / np.sqrt(d.var(axis=0, ddof=1) / n)
+            p[cols] = 2.0 * stats.t.sf(np.abs(t), n - 1)
+    elif test == "wilcoxon":
+        # column by column: scipy's method="auto" chooses the exact or the
+        # normal distribution from each column's own zeros and ties
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            for j in np.flatnonzero(differ):
+                p[j] = stats.wilcoxon(A[:, j], B[:, j], zero_method="wilcox").pvalue
+    elif test == "randomization":
+        p[differ] = _randomization_p(D[:, differ], n_resamples, rng)
+    else:
+        p[differ] = _bootstrap_p(D[:, differ], n_resamples, rng)
+    return p
 
 
 def _adjust(p, correction):
@@ -565,7 +677,7 @@ def compare(
             f"{names} or None. Got {plain(baseline)} instead."
         )
     seed = _base_seed(random_state)
-    ids, aligned, dropped = _align(results, queries)
+    ids, aligned, dropped, tie_bounds = _align(results, queries)
     if ids.shape[0] < 2:
         raise InvalidParameterError(
             f"{_CALLER}: at least two queries common to all systems are needed "
@@ -577,16 +689,9 @@ def compare(
             )
         )
     metrics = list(aligned[names[0]])
-    ci = dict(
-        method=interval, confidence_level=confidence_level, n_resamples=n_resamples
-    )
-    summary = []
-    for name in names:
-        for m in metrics:
-            x = aligned[name][m]
-            low, high = _interval(x, rng=_task_rng(seed, "ci", name, m), **ci)
-            row = (name, m, float(np.mean(x)), low, high)
-            summary.append(dict(zip(SUMMARY_COLUMNS, row, strict=True)))
+    keys = [(name, m) for name in names for m in metrics]
+    column = {key: j for j, key in enumerate(keys)}
+    X = np.column_stack([aligned[name][m] for name, m in keys])
     if baseline is None:
         pairs = [
             (names[j], names[i])
@@ -595,26 +700,88 @@ def compare(
         ]
     else:
         pairs = [(n, baseline) for n in names if n != baseline]
-    rows = []
-    for system, base in pairs:
-        for m in metrics:
-            a, b = aligned[system][m], aligned[base][m]
-            d = a - b
-            low, high = _interval(d, rng=_task_rng(seed, "diff", system, base, m), **ci)
-            sd = float(np.std(d, ddof=1))
-            mean = float(np.mean(d))
-            d_z = math.nan if _is_constant(d) else mean / sd
-            d_z = 0.0 if not d.any() else d_z
-            p = _p_value(
-                test, a, b, n_resamples, _task_rng(seed, "test", system, base, m)
-            )
-            row = (system, base, m, mean, low, high, d_z)
-            row += tuple(int(np.count_nonzero(c)) for c in (d > 0, d == 0, d < 0))
-            rows.append(dict(zip(PAIR_COLUMNS, (*row, p), strict=False)))
-    adjusted = _adjust([r["p_value"] for r in rows], correction)
+    tasks = [(system, base, m) for system, base in pairs for m in metrics]
+    A = X[:, [column[s, m] for s, _, m in tasks]]
+    B = X[:, [column[b, m] for _, b, m in tasks]]
+    D = A - B
+    # one resampling of the queries for the means and the differences
+    low, high = _intervals(
+        np.hstack([X, D]),
+        interval,
+        confidence_level,
+        n_resamples,
+        _task_rng(seed, "interval"),
+    )
+    p = _p_values(test, A, B, n_resamples, _task_rng(seed, "test"))
+    # each column's mean summed as np.mean sums a 1-D array (pairwise, in
+    # query order), so that it equals the mean of the column alone
+    mean = np.ascontiguousarray(X.T).mean(axis=1)
+    diff = np.ascontiguousarray(D.T).mean(axis=1)
+    flat = _constant(D)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_z = np.where(flat, math.nan, diff / D.std(axis=0, ddof=1))
+    d_z[~D.any(axis=0)] = 0.0
+    counts = [np.count_nonzero(c, axis=0) for c in (D > 0, D == 0, D < 0)]
+    summary = [
+        dict(zip(SUMMARY_COLUMNS, row, strict=True))
+        for row in zip(
+            [n for n, _ in keys],
+            [m for _, m in keys],
+            mean.tolist(),
+            low[: len(keys)].tolist(),
+            high[: len(keys)].tolist(),
+            strict=True,
+        )
+    ]
+    rows = [
+        dict(zip(PAIR_COLUMNS, row, strict=False))
+        for row in zip(
+            [s for s, _, _ in tasks],
+            [b for _, b, _ in tasks],
+            [m for _, _, m in tasks],
+            diff.tolist(),
+            low[len(keys) :].tolist(),
+            high[len(keys) :].tolist(),
+            d_z.tolist(),
+            *(c.tolist() for c in counts),
+            p.tolist(),
+            strict=True,
+        )
+    ]
+    adjusted = _adjust(p, correction)
     alpha = 1.0 - confidence_level
-    for r, q in zip(rows, adjusted, strict=True):
-        r["p_adjusted"] = float(q)
+    for r, q in zip(rows, adjusted.tolist(), strict=True):
+        r["p_adjusted"] = q
         r["significant"] = bool(q <= alpha)
+    if any(tie_bounds.values()):
+        _add_tie_bounds(summary, rows, tie_bounds)
     settings["baseline"] = baseline
     return Comparison(summary, rows, ids, dropped, settings)
+
+
+def _add_tie_bounds(summary, rows, tie_bounds):
+    """The range of every mean and mean difference over the orderings of
+    tied items, where the systems carry their tie bounds (NaN elsewhere).
+
+    A difference ``a - b`` ranges over ``[pess(a) - opt(b), opt(a) -
+    pess(b)]`` per query, both ends attained (the two systems order their
+    ties independently); ``tie_undecided`` counts the queries whose outcome
+    (win, tie or loss) changes within that range.
+    """
+    nan = math.nan
+    for r in summary:
+        lo, hi = tie_bounds[r["system"]].get(r["metric"], (None, None))
+        r["tie_low"] = nan if lo is None else float(np.mean(lo))
+        r["tie_high"] = nan if hi is None else float(np.mean(hi))
+    for r in rows:
+        m = r["metric"]
+        a = tie_bounds[r["system"]].get(m)
+        b = tie_bounds[r["baseline"]].get(m)
+        if a is None or b is None:
+            r["diff_tie_low"] = r["diff_tie_high"] = r["tie_undecided"] = nan
+            continue
+        lo, hi = a[0] - b[1], a[1] - b[0]
+        decided = (lo > 0) | (hi < 0) | ((lo == 0) & (hi == 0))
+        r["diff_tie_low"] = float(np.mean(lo))
+        r["diff_tie_high"] = float(np.mean(hi))
+        r["tie_undecided"] = int(np.count_nonzero(~decided))

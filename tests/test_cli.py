@@ -862,3 +862,37 @@ def test_compare_warnings_are_one_line_each(tmp_path, capsys):
     (pair,) = json.loads(out)["pairs"]
     assert pair["diff"] == -1.0 and pair["p_value"] is None
     assert pair["significant"] is False
+
+
+def test_compare_tie_bounds(files, capsys):
+    from skrank import compare
+    from skrank.trec import evaluate_run
+
+    args = ["compare", files["qrels"], files["a.run"], files["b.run"], "-m", "mrr"]
+    status, out, err = run_main(capsys, *args, "--tie-bounds", "--format", "json")
+    assert status == 0 and err == ""
+    got = json.loads(out)
+    # expected: compare of evaluate_run's per-query values with their bounds
+    results = {}
+    for name in ("a.run", "b.run"):
+        _, results[name[0] + "x"] = evaluate_run(
+            str(files["qrels"]), str(files[name]), ["mrr"],
+            return_per_query=True, tie_bounds=True,
+        )  # fmt: skip
+    results = {"runA": results["ax"], "runB": results["bx"]}
+    expected = json.loads(json.dumps(compare(results).to_dict()))
+    assert got["pairs"][0]["diff_tie_low"] == expected["pairs"][0]["diff_tie_low"]
+    # by hand: runA's q1 ties d1 (relevant) with d2: mrr 1/2 .. 1; q2: 1.
+    # runB: q1 d1 second: 1/2; q2: d7 unjudged first, d6 relevant: 1/2.
+    # runB - runA per query: [1/2 - 1, 1/2 - 1/2] and -1/2
+    pair = got["pairs"][0]
+    assert (pair["system"], pair["baseline"]) == ("runB", "runA")
+    assert pair["diff_tie_low"] == pytest.approx((-0.5 - 0.5) / 2)
+    assert pair["diff_tie_high"] == pytest.approx((0.0 - 0.5) / 2)
+    assert pair["tie_undecided"] == 1
+    status, out, err = run_main(capsys, *args, "--tie-bounds", "--format", "markdown")
+    assert status == 0 and "Parentheses: the mean under the pessimistic" in out
+    # runA's mean mrr: (3/4 + 1) / 2, range ((1/2 + 1) / 2, 1)
+    assert "| runA (a) | **0.875** (0.750, 1.000) |" in out
+    status, out, err = run_main(capsys, *args, "--format", "markdown")
+    assert "Parentheses" not in out

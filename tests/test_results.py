@@ -184,7 +184,7 @@ def test_evaluate_run_to_frame_equals_the_previous_frame():
     _, res = evaluate_run(TREC_QRELS, TREC_RUN, TREC_NAMES, return_per_query=True)
     # expected: the DataFrame evaluate_run built before, from the columns
     # that the command line reads
-    _, qids, columns = evaluate_run_columns(TREC_QRELS, TREC_RUN, TREC_NAMES)
+    _, qids, columns, _ = evaluate_run_columns(TREC_QRELS, TREC_RUN, TREC_NAMES)
     expected = pd.DataFrame(columns, index=pd.Index(qids, name="qid"))
     pd.testing.assert_frame_equal(res.to_frame(), expected)
 
@@ -338,3 +338,79 @@ def test_compare_reads_the_query_ids():
     assert got.pairs_ == ref.pairs_
     # b - a per query: 0.3 - 0.2, 0.5 - 0.4, 0.8 - 0.9
     assert got.pairs_[0]["diff"] == pytest.approx(0.1 / 3)
+
+
+# --------------------------------------------------------------------------
+# Tie bounds
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_evaluate_tie_bounds_equal_the_pessimistic_and_optimistic_runs(grouped):
+    names = ["ndcg@3", "map", "mrr", "bndcg@3"]
+    if grouped:
+        y, s, q = _grouped([3, 1, 2])
+        kw = dict(qid=q)
+    else:
+        y, s, kw = Y_DENSE, S_DENSE, {}
+    res = skrank.evaluate(y, s, names, average=None, tie_bounds=True, **kw)
+    # expected: the same evaluation under ties="pessimistic" / "optimistic"
+    low = skrank.evaluate(y, s, names, average=None, ties="pessimistic", **kw)
+    high = skrank.evaluate(y, s, names, average=None, ties="optimistic", **kw)
+    assert res == skrank.evaluate(y, s, names, average=None, **kw)
+    assert list(res.tie_bounds) == ["ndcg@3", "map", "mrr"]  # bndcg has none
+    for name, (lo, hi) in res.tie_bounds.items():
+        np.testing.assert_array_equal(lo, low[name])
+        np.testing.assert_array_equal(hi, high[name])
+        assert np.all(lo <= res[name] + 1e-12) and np.all(res[name] <= hi + 1e-12)
+    lo, hi = res.tie_bounds["map"]
+    assert (lo < hi).any()  # the data tie: the bounds differ somewhere
+    again = pickle.loads(pickle.dumps(res))
+    assert list(again.tie_bounds) == list(res.tie_bounds)
+    np.testing.assert_array_equal(again.tie_bounds["map"][0], low["map"])
+    assert res.copy().tie_bounds.keys() == res.tie_bounds.keys()
+    assert skrank.evaluate(y, s, names, average=None, **kw).tie_bounds == {}
+
+
+def test_evaluate_tie_bounds_bad_values():
+    with pytest.raises(ValueError, match=r"'tie_bounds' parameter of evaluate must "
+                       r"be a bool\. Got 'yes'"):  # fmt: skip
+        skrank.evaluate(Y_DENSE, S_DENSE, ["mrr"], average=None, tie_bounds="yes")
+    with pytest.raises(ValueError, match=r"needs per-query output \(average=None\); "
+                       r"got average='mean'"):  # fmt: skip
+        skrank.evaluate(Y_DENSE, S_DENSE, ["mrr"], tie_bounds=True)
+    with pytest.raises(ValueError, match="needs per-query output"):
+        evaluate_run(TREC_QRELS, TREC_RUN, ["map"], tie_bounds=True)
+
+
+@pytest.mark.parametrize("ties", ["average", "trec_eval"])
+def test_evaluate_run_tie_bounds(ties):
+    _, res = evaluate_run(
+        TREC_QRELS, TREC_RUN, TREC_NAMES, ties=ties, return_per_query=True,
+        tie_bounds=True,
+    )  # fmt: skip
+    # expected: evaluate_run under ties="pessimistic" / "optimistic"
+    _, low = evaluate_run(
+        TREC_QRELS, TREC_RUN, TREC_NAMES, ties="pessimistic", return_per_query=True
+    )
+    _, high = evaluate_run(
+        TREC_QRELS, TREC_RUN, TREC_NAMES, ties="optimistic", return_per_query=True
+    )
+    assert list(res.tie_bounds) == list(res)
+    for name, (lo, hi) in res.tie_bounds.items():
+        np.testing.assert_array_equal(lo, low[name])
+        np.testing.assert_array_equal(hi, high[name])
+    # q2: d7 (relevant) ties with d8 (unjudged): mrr 1/2 .. 1, by hand
+    i = list(res.qid).index("q2")
+    assert (res.tie_bounds["mrr"][0][i], res.tie_bounds["mrr"][1][i]) == (0.5, 1.0)
+
+
+def test_query_results_tie_bounds_are_checked():
+    with pytest.raises(ValueError, match="tie_bounds names 'P@5', which is not"):
+        QueryResults({"m": [0.1]}, [1], {"P@5": ([0.0], [0.2])})
+    with pytest.raises(ValueError, match="must be a pair"):
+        QueryResults({"m": [0.1]}, [1], {"m": [0.0]})
+    with pytest.raises(ValueError, match=r"one value per query \(1\)"):
+        QueryResults({"m": [0.1]}, [1], {"m": ([0.0, 1.0], [0.2])})
+    with pytest.raises(ValueError, match="tie_bounds must be a mapping"):
+        QueryResults({"m": [0.1]}, [1], [([0.0], [0.2])])

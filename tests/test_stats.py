@@ -70,7 +70,7 @@ def test_randomization_equals_scipy_permutation_test(paired):
         permutation_type="samples",
         vectorized=True,
         n_resamples=999,
-        rng=_task_rng(3, "test", "a", "b", "m"),
+        rng=_task_rng(3, "test"),
     ).pvalue
     assert res.pairs_[0]["p_value"] == expected
     assert res.pairs_[0]["p_value"] >= 1 / 1000  # Monte-Carlo: (k + 1) / (B + 1)
@@ -110,7 +110,7 @@ def test_bootstrap_test_follows_its_formula(paired):
     # with the generator of this test, one (B, n) index matrix
     d = a - b
     d0 = d - d.mean()
-    idx = _task_rng(5, "test", "a", "b", "m").integers(0, d.size, (2000, d.size))
+    idx = _task_rng(5, "test").integers(0, d.size, (2000, d.size))
     count = np.sum(np.abs(d0[idx].mean(axis=1)) >= abs(d.mean()))
     assert res.pairs_[0]["p_value"] == pytest.approx((1 + count) / 2001)
 
@@ -199,9 +199,9 @@ def test_bootstrap_intervals_equal_scipy_bootstrap(paired, interval):
     # expected: scipy.stats.bootstrap, same method, with the generators
     # compare documents (one per system and metric, one per pair)
     row = res.summary_[0]
-    assert [row["ci_low"], row["ci_high"]] == scipy_ci(a, _task_rng(42, "ci", "a", "m"))
+    assert [row["ci_low"], row["ci_high"]] == scipy_ci(a, _task_rng(42, "interval"))
     pair = res.pairs_[0]
-    expected = scipy_ci(a - b, _task_rng(42, "diff", "a", "b", "m"))
+    expected = scipy_ci(a - b, _task_rng(42, "interval"))
     assert [pair["diff_low"], pair["diff_high"]] == expected
     assert pair["diff"] == pytest.approx(np.mean(a - b))
 
@@ -509,13 +509,13 @@ def test_many_queries_resample_in_batches():
         vectorized=True,
         n_resamples=999,
         batch=_batch(5000),
-        rng=_task_rng(8, "test", "a", "b", "m"),
+        rng=_task_rng(8, "test"),
     ).pvalue
     assert res.pairs_[0]["p_value"] == expected
     # expected: scipy.stats.bootstrap with the same batches
     ci = stats.bootstrap(
         (a,), np.mean, method="percentile", n_resamples=999, batch=_batch(5000),
-        rng=_task_rng(8, "ci", "a", "m"),
+        rng=_task_rng(8, "interval"),
     ).confidence_interval  # fmt: skip
     row = res.summary_[0]
     assert [row["ci_low"], row["ci_high"]] == pytest.approx([ci.low, ci.high])
@@ -758,3 +758,225 @@ def test_reports_name_every_system_and_metric():
 def test_report_digits_checked(tiny, digits):
     with pytest.raises(InvalidParameterError, match="digits"):
         tiny.to_markdown(digits=digits)
+
+
+# --------------------------------------------------------------------------
+# One resampling for all columns
+# --------------------------------------------------------------------------
+
+
+def _three_systems(n=40, seed=11):
+    rng = np.random.default_rng(seed)
+    base = rng.uniform(0, 1, (n, 2))
+    out = {}
+    for i, name in enumerate(["x", "y", "z"]):
+        v = np.clip(base + rng.normal(0.03 * i, 0.1, (n, 2)), 0, 1)
+        out[name] = {"qid": np.arange(n), "m1": v[:, 0], "m2": v[:, 1]}
+    return out
+
+
+@pytest.mark.parametrize("interval", ["bca", "percentile"])
+def test_every_interval_equals_scipy_bootstrap_of_its_column(interval):
+    systems = _three_systems()
+    res = compare(
+        systems, interval=interval, n_resamples=499, random_state=9,
+        confidence_level=0.9,
+    )  # fmt: skip
+    method = "BCa" if interval == "bca" else "percentile"
+
+    def scipy_ci(x):
+        # expected: scipy.stats.bootstrap of the column alone, with the one
+        # generator compare documents for all its intervals
+        ci = stats.bootstrap(
+            (x,), np.mean, method=method, n_resamples=499,
+            confidence_level=0.9, rng=_task_rng(9, "interval"),
+        ).confidence_interval  # fmt: skip
+        return pytest.approx([ci.low, ci.high], rel=1e-12)
+
+    for row in res.summary_:
+        x = systems[row["system"]][row["metric"]]
+        assert [row["ci_low"], row["ci_high"]] == scipy_ci(x)
+    assert len(res.pairs_) == 6
+    for row in res.pairs_:
+        d = (
+            systems[row["system"]][row["metric"]]
+            - systems[row["baseline"]][row["metric"]]
+        )
+        assert [row["diff_low"], row["diff_high"]] == scipy_ci(d)
+
+
+@pytest.mark.parametrize("test", ["randomization", "bootstrap"])
+def test_every_resampling_test_uses_the_one_stream(test):
+    systems = _three_systems()
+    res = compare(systems, test=test, interval="t", n_resamples=999, random_state=4)
+    for row in res.pairs_:
+        a = systems[row["system"]][row["metric"]]
+        b = systems[row["baseline"]][row["metric"]]
+        rng = _task_rng(4, "test")
+        if test == "randomization":
+            # expected: scipy.stats.permutation_test of this pair alone
+            expected = stats.permutation_test(
+                (a, b), lambda x, y, axis: np.mean(x - y, axis=axis),
+                permutation_type="samples", vectorized=True, n_resamples=999,
+                rng=rng,
+            ).pvalue  # fmt: skip
+        else:
+            # expected: the documented formula on the resamples drawn by the
+            # generator of the tests
+            d = a - b
+            idx = rng.integers(0, d.size, (999, d.size))
+            means = np.abs((d - d.mean())[idx].mean(axis=1))
+            expected = (1 + np.sum(means >= abs(d.mean()))) / 1000
+        assert row["p_value"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_adding_a_system_changes_no_number_of_the_others():
+    systems = _three_systems()
+    two = {k: systems[k] for k in ("x", "y")}
+    kw = dict(test="randomization", interval="bca", n_resamples=999, random_state=2)
+    small = compare(two, correction=None, **kw)
+    large = compare(systems, correction=None, **kw)
+    pairs = {(r["system"], r["baseline"], r["metric"]): r for r in large.pairs_}
+    for row in small.pairs_:
+        other = pairs[row["system"], row["baseline"], row["metric"]]
+        for key in ("diff", "diff_low", "diff_high", "p_value", "d_z"):
+            assert row[key] == other[key]
+    summary = {(r["system"], r["metric"]): r for r in large.summary_}
+    for row in small.summary_:
+        assert row == summary[row["system"], row["metric"]]
+
+
+def test_randomization_counts_null_values_equal_to_the_observed_one():
+    # differences that are multiples of 0.1 (not exact in binary): many sign
+    # patterns give a null mean equal to the observed one in exact arithmetic,
+    # and rounding must not decide whether they count
+    rng = np.random.default_rng(5)
+    n = 30
+    tenths = rng.integers(-2, 3, n)
+    tenths[:12] = 0
+    b = rng.integers(0, 6, n) / 10
+    a = b + tenths / 10
+    res = compare(
+        _two(a, b), baseline="b", test="randomization", interval="t",
+        n_resamples=999, random_state=6,
+    )  # fmt: skip
+    # expected: the same sign draws as scipy.stats.permutation_test (one
+    # batch: rng.permuted of the pairs), counted in integers (tenths)
+    gen = _task_rng(6, "test")
+    pairs = np.tile(np.int8([0, 1]), (999, n, 1))
+    swapped = gen.permuted(pairs, axis=-1)[:, :, 0] == 1
+    null = np.where(swapped, -tenths, tenths).sum(axis=1)
+    observed = tenths.sum()
+    assert np.sum(null == observed) > 10  # exact ties do occur
+    less = np.sum(null <= observed) + 1
+    greater = np.sum(null >= observed) + 1
+    expected = min(1.0, 2 * min(less, greater) / 1000)
+    assert res.pairs_[0]["p_value"] == pytest.approx(expected, rel=1e-12)
+
+
+# --------------------------------------------------------------------------
+# Tie bounds
+# --------------------------------------------------------------------------
+
+# Query 0: the relevant item ties with two others (MRR 1/3 .. 1 for "a");
+# query 1: no ties; query 2: two relevant items tie with one non-relevant.
+_TIE_TRUE = [[1, 0, 0, 0], [0, 1, 0, 0], [1, 1, 0, 0]]
+_TIE_A = [[2, 2, 2, 1], [4, 3, 2, 1], [3, 3, 3, 0]]
+_TIE_B = [[4, 3, 2, 1], [1, 3, 2, 0], [3, 3, 1, 1]]
+
+
+def _tie_results():
+    from skrank import evaluate
+
+    return {
+        name: evaluate(_TIE_TRUE, s, ["mrr", "P@1"], average=None, tie_bounds=True)
+        for name, s in (("a", _TIE_A), ("b", _TIE_B))
+    }
+
+
+def test_tie_ranges_of_means_and_differences_by_hand():
+    res = compare(_tie_results(), baseline="b", interval="t")
+    summary = {(r["system"], r["metric"]): r for r in res.summary_}
+    # a, mrr per query: q0 the relevant item among 3 tied first: 1/3 .. 1;
+    # q1 relevant second: 1/2; q2 two relevant among 3 tied: 1/2 .. 1
+    assert summary["a", "mrr"]["tie_low"] == pytest.approx((1 / 3 + 1 / 2 + 1 / 2) / 3)
+    assert summary["a", "mrr"]["tie_high"] == pytest.approx((1 + 1 / 2 + 1) / 3)
+    # b, mrr: a relevant item first in every query, whatever the order
+    assert summary["b", "mrr"]["tie_low"] == summary["b", "mrr"]["tie_high"] == 1
+    # a, P@1 per query: 0 .. 1, 0, 0 .. 1
+    assert summary["a", "precision@1"]["tie_low"] == 0
+    assert summary["a", "precision@1"]["tie_high"] == pytest.approx(2 / 3)
+    pair = {r["metric"]: r for r in res.pairs_}
+    # mrr differences a - b per query: [-2/3, 0], -1/2, [-1/2, 0]
+    assert pair["mrr"]["diff_tie_low"] == pytest.approx(-5 / 9)
+    assert pair["mrr"]["diff_tie_high"] == pytest.approx(-1 / 6)
+    assert pair["mrr"]["tie_undecided"] == 2  # q0 and q2: loss or tie
+    # P@1 differences per query: [-1, 0], -1, [-1, 0]
+    assert pair["precision@1"]["diff_tie_low"] == -1
+    assert pair["precision@1"]["diff_tie_high"] == pytest.approx(-1 / 3)
+    assert pair["precision@1"]["tie_undecided"] == 2
+
+
+def test_tie_ranges_equal_the_brute_force_extremes():
+    # expected: every ordering of the tied items of both systems, by brute
+    # force (tests/reference.py), the mean difference's smallest and largest
+    from reference import brute_force
+
+    res = compare(_tie_results(), baseline="b", interval="t")
+    for row in res.pairs_:
+        name, k = ("mrr", None) if row["metric"] == "mrr" else ("precision", 1)
+        lows, highs = [], []
+        for q in range(3):
+            _, a_min, a_max, _ = brute_force(name, _TIE_TRUE[q], _TIE_A[q], k)
+            _, b_min, b_max, _ = brute_force(name, _TIE_TRUE[q], _TIE_B[q], k)
+            lows.append(a_min - b_max)
+            highs.append(a_max - b_min)
+        assert row["diff_tie_low"] == pytest.approx(np.mean(lows))
+        assert row["diff_tie_high"] == pytest.approx(np.mean(highs))
+
+
+def test_tie_columns_only_with_bounds_and_nan_for_systems_without():
+    plain_results = {"a": {"m": [0.1, 0.5, 0.2]}, "b": {"m": [0.3, 0.4, 0.2]}}
+    res = compare(plain_results, interval="t")
+    assert "tie_low" not in res.summary_[0]
+    assert "diff_tie_low" not in res.pairs_[0]
+    assert "tie_low" not in res.to_frame("summary").columns
+    with pytest.raises(ValueError, match="tie_bounds=True needs results"):
+        res.to_markdown(tie_bounds=True)
+    with pytest.raises(ValueError, match="'tie_bounds'.*bool.*Got 1"):
+        res.to_latex(tie_bounds=1)
+    mixed = _tie_results()
+    mixed["c"] = {"qid": mixed["a"].qid, **dict(mixed["b"])}  # no bounds
+    res = compare(mixed, baseline="b", interval="t")
+    rows = {(r["system"], r["metric"]): r for r in res.pairs_}
+    assert math.isnan(rows["c", "mrr"]["diff_tie_low"])
+    assert not math.isnan(rows["a", "mrr"]["diff_tie_low"])
+    frame = res.to_frame()
+    assert {"diff_tie_low", "diff_tie_high", "tie_undecided"} <= set(frame.columns)
+    assert json.loads(json.dumps(res.to_dict()))["pairs"][0]["diff_tie_low"] is not None
+
+
+def test_reports_show_tie_ranges():
+    res = compare(_tie_results(), baseline="b", interval="t")
+    md = res.to_markdown(tie_bounds=True)
+    # a's mrr: mean (11/18 + 1/2 + 5/6) / 3 = 0.648, range 4/9 .. 5/6
+    assert "| a | 0.648 (0.444, 0.833) |" in md
+    assert "Parentheses: the mean under the pessimistic and the optimistic" in md
+    tex = res.to_latex(tie_bounds=True, ci=True)
+    assert "(0.444, 0.833)" in tex
+    assert "tie_undecided" in repr(res)
+
+
+def test_bounds_that_do_not_enclose_the_values_are_refused():
+    from skrank import QueryResults
+
+    good = QueryResults(
+        {"m": [0.5, 0.5]}, ["q1", "q2"], {"m": ([0.4, 0.5], [0.6, 0.5])}
+    )
+    bad = QueryResults({"m": [0.5, 0.9]}, ["q1", "q2"], {"m": ([0.4, 0.5], [0.6, 0.6])})
+    with pytest.raises(
+        ValueError,
+        match=r"at position 1 the value is 0.9 and "
+        r"the bounds are \[0.5, 0.6\]",
+    ):
+        compare({"good": good, "bad": bad})

@@ -25,6 +25,7 @@ from .._engine import (
     grouped_layout,
     stable_group_order,
 )
+from .._evaluate import check_tie_bounds, tie_bounds_of
 from .._registry import MetricSpec, parse_metrics
 from .._results import QueryResults
 from .._validation import (
@@ -271,6 +272,7 @@ def evaluate_run(
     replace_undefined_by: float = 0.0,
     score_dtype: str = "float64",
     return_per_query: bool = False,
+    tie_bounds: bool = False,
 ):
     """Evaluate a retrieval run against relevance judgments.
 
@@ -314,6 +316,13 @@ default="average"
         ``"float32"`` to reproduce them exactly.
     return_per_query : bool, default=False
         Also return one value per query and metric.
+    tie_bounds : bool, default=False
+        With ``return_per_query=True``, also compute every metric under the
+        pessimistic and the optimistic ordering of tied documents, as the
+        ``tie_bounds`` of the per-query :class:`~skrank.QueryResults` (see
+        :func:`skrank.evaluate`); :func:`skrank.compare` reports how much of
+        a difference lies within them. ``True`` without
+        ``return_per_query`` is an error.
 
     Returns
     -------
@@ -415,7 +424,8 @@ default="average"
     validate_params(
         "evaluate_run", {"return_per_query": return_per_query}, RUN_CONSTRAINTS
     )
-    results, qids, columns = evaluate_run_columns(
+    check_tie_bounds("evaluate_run", tie_bounds, None if return_per_query else "mean")
+    results, qids, columns, bounds = evaluate_run_columns(
         qrels,
         run,
         metrics,
@@ -424,10 +434,11 @@ default="average"
         relevance_level=relevance_level,
         replace_undefined_by=replace_undefined_by,
         score_dtype=score_dtype,
+        tie_bounds=tie_bounds,
     )
     if not return_per_query:
         return results
-    return results, QueryResults(columns, qids)
+    return results, QueryResults(columns, qids, bounds if tie_bounds else None)
 
 
 def evaluate_run_columns(
@@ -440,9 +451,11 @@ def evaluate_run_columns(
     relevance_level=None,
     replace_undefined_by=0.0,
     score_dtype="float64",
+    tie_bounds=False,
 ):
     """:func:`evaluate_run` with the per-query values as plain columns:
-    ``(means, qids, {metric: values})``, queries in natural order. The
+    ``(means, qids, {metric: values}, {metric: (pessimistic, optimistic)})``,
+    queries in natural order, the last empty unless ``tie_bounds``. The
     command line reads them without pandas."""
     caller = "evaluate_run"
     validate_params(
@@ -500,10 +513,6 @@ def evaluate_run_columns(
     pools = _Pools(qrels_q[pool_mask], qsub._values[pool_mask], n_q)
     with_ids = ties == "trec_eval"
     width = _uniform_width(run_q, n_q)
-    if width is not None:
-        blocks = _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids)
-    else:
-        blocks = _general_blocks(rows, rel, s, run_q, n_q, pools, with_ids)
     docno = sub._docno
 
     def docno_keys(ids):
@@ -511,26 +520,44 @@ def evaluate_run_columns(
         # ranks of the ids among the tied ones (an order of ids, not a ranking)
         return docno.order(ids)[1]
 
-    values = compute(
-        caller,
-        specs,
-        Prepared(Layout(n_q, blocks), None),
-        ties=ties,
-        average=None,
-        replace_undefined_by=float("nan"),
-        threads=_threads(),
-        secondary=docno_keys if with_ids else None,
-    )
+    def run(specs, ties):
+        # blocks are built as they are ranked: anew for every pass
+        if width is not None:
+            blocks = _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids)
+        else:
+            blocks = _general_blocks(rows, rel, s, run_q, n_q, pools, with_ids)
+        return compute(
+            caller,
+            specs,
+            Prepared(Layout(n_q, blocks), None),
+            ties=ties,
+            average=None,
+            replace_undefined_by=float("nan"),
+            threads=_threads(),
+            secondary=docno_keys if ties == "trec_eval" else None,
+        )
+
+    def per_query_values(name, v):
+        undefined = np.isnan(v)
+        return aggregate(
+            caller, name, v.copy(), undefined, None, None, replace_undefined_by
+        )
+
+    values = run(specs, ties)
     results = {}
     per_query = {}
     for spec, v in zip(requested, values, strict=True):
-        undefined = np.isnan(v)
-        per_query[spec.name] = aggregate(
-            caller, spec.name, v.copy(), undefined, None, None, replace_undefined_by
-        )
+        per_query[spec.name] = per_query_values(spec.name, v)
         results[spec.name] = aggregate(
-            caller, spec.name, v, undefined, None, "mean", replace_undefined_by
+            caller, spec.name, v, np.isnan(v), None, "mean", replace_undefined_by
         )
+    bounds = {}
+    if tie_bounds:
+        names = [spec.name for spec in requested]
+        for name, pair in tie_bounds_of(names, specs, run).items():
+            bounds[name] = tuple(per_query_values(name, v) for v in pair)
     order = _natural_order(selected)
     qids = _decode(selected[order])
-    return results, qids, {name: v[order] for name, v in per_query.items()}
+    columns = {name: v[order] for name, v in per_query.items()}
+    bounds = {name: (lo[order], hi[order]) for name, (lo, hi) in bounds.items()}
+    return results, qids, columns, bounds
