@@ -34,6 +34,7 @@ import numpy as np
 from ._core import aggregate
 from ._docs import DOCS
 from ._engine import Block, factorize, rank, slices
+from ._evaluate import check_tie_bounds, tie_bounds_of
 from ._registry import Catalogue, MetricSpec, parse_metrics
 from ._results import QueryResults
 from ._validation import (
@@ -694,6 +695,7 @@ def evaluate_neighbors(caller, a):
     """Several metrics over ``kneighbors`` output, with one sort."""
     drop, loo = a["drop_closest_lookup"], a["leave_one_out"]
     _check_one_leave_out(caller, drop, loo, lookups=False)
+    check_tie_bounds(caller, a["tie_bounds"], a["average"])
     specs = parse_metrics(a["metrics"], caller, RETRIEVAL)
     lookup, n_relevant, look = lookup_from_neighbors(
         caller,
@@ -709,24 +711,29 @@ def evaluate_neighbors(caller, a):
     for spec in specs:
         check_k(caller, spec.k, lookup, what=f"The cutoff of {spec.name!r}")
     r_text = f"the number of index items of the query's class{_less_one(drop, loo)}"
-    values = score(
-        caller,
-        lookup,
-        specs,
-        n_relevant,
-        ties=a["ties"],
-        average=a["average"],
-        replace=a["replace_undefined_by"],
-        depth_words=lambda spec: (
-            f"The metric {spec.name!r} in metrics",
-            r_text,
-            f"name a cutoff such as '{spec.name}@{lookup.n_neighbors}'",
-        ),
-    )
-    results = {spec.name: value for spec, value in zip(specs, values, strict=True)}
+
+    def run(chosen, ties):
+        return score(
+            caller,
+            lookup,
+            chosen,
+            n_relevant,
+            ties=ties,
+            average=a["average"],
+            replace=a["replace_undefined_by"],
+            depth_words=lambda spec: (
+                f"The metric {spec.name!r} in metrics",
+                r_text,
+                f"name a cutoff such as '{spec.name}@{lookup.n_neighbors}'",
+            ),
+        )
+
+    names = [spec.name for spec in specs]
+    results = dict(zip(names, run(specs, a["ties"]), strict=True))
     if a["average"] is not None:
         return results
-    return QueryResults(results, np.arange(lookup.match.shape[0]))
+    bounds = tie_bounds_of(names, specs, run) if a["tie_bounds"] else None
+    return QueryResults(results, np.arange(lookup.match.shape[0]), bounds)
 
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.MULTILINE)
@@ -793,4 +800,6 @@ class Faces:
 
     def neighbors(self, func):
         """:func:`~skrank.retrieval.evaluate_retrieval`."""
-        return self._face(evaluate_neighbors, {"leave_one_out": [BOOL, NONE]})(func)
+        return self._face(
+            evaluate_neighbors, {"leave_one_out": [BOOL, NONE], "tie_bounds": [BOOL]}
+        )(func)

@@ -618,14 +618,21 @@ def compare(
         any system, missing values counting 0 (trec_eval ``-c``).
     random_state : int, numpy.random.Generator or None, default=None
         Seed of the resampling. With an int, every call gives the same
-        numbers; each interval and test has its own stream, derived from the
-        seed and the names of its systems and metric.
+        numbers. All intervals share one set of resampled queries and all
+        tests one set of resamples, each drawn from a generator derived
+        from the seed: every interval equals :func:`scipy.stats.bootstrap`
+        of its column alone and every p-value
+        :func:`scipy.stats.permutation_test`, with that generator, and no
+        number changes when a system is added.
 
     Returns
     -------
     comparison : Comparison
         The tables ``summary_`` and ``pairs_``, with ``to_frame()`` and
-        ``to_dict()``.
+        ``to_dict()``. When the results carry their tie bounds
+        (:class:`QueryResults` from an evaluation with ``tie_bounds=True``),
+        the tables also give the range of every mean and mean difference over
+        the orderings of tied items.
 
     Raises
     ------

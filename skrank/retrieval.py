@@ -545,6 +545,7 @@ def evaluate_retrieval(
     drop_closest_lookup: bool = False,
     ties: str = "average",
     replace_undefined_by: float = 0.0,
+    tie_bounds: bool = False,
 ) -> dict:
     """Retrieval metrics of an embedding from ``NearestNeighbors`` output.
 
@@ -587,6 +588,12 @@ def evaluate_retrieval(
         its position instead of assuming that it comes first.
     %(ties_retrieval)s
     %(replace_undefined_by_retrieval)s
+    tie_bounds : bool, default=False
+        With ``average=None``, also compute every metric under the
+        pessimistic and the optimistic ordering of neighbours at equal
+        distance, as the ``tie_bounds`` of the :class:`~skrank.QueryResults`
+        (see :func:`skrank.evaluate`), for :func:`skrank.compare`. ``True``
+        with an average is an error.
 
     Returns
     -------

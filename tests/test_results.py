@@ -414,3 +414,38 @@ def test_query_results_tie_bounds_are_checked():
         QueryResults({"m": [0.1]}, [1], {"m": ([0.0, 1.0], [0.2])})
     with pytest.raises(ValueError, match="tie_bounds must be a mapping"):
         QueryResults({"m": [0.1]}, [1], [([0.0], [0.2])])
+
+
+def test_evaluate_retrieval_tie_bounds():
+    # neighbours at equal distance tie: query 0 has a match and a non-match
+    # at distance 1.0
+    query_labels = np.array([0, 1])
+    index_labels = np.array([0, 1, 1, 0])
+    distances = np.array([[1.0, 1.0, 2.0], [0.5, 0.7, 0.7]])
+    indices = np.array([[1, 0, 2], [1, 3, 2]])
+    names = ["precision@1", "map", "bndcg@2"]
+    res = evaluate_retrieval(
+        query_labels, index_labels, distances, indices, names,
+        average=None, tie_bounds=True,
+    )  # fmt: skip
+    # expected: the same call under ties="pessimistic" / "optimistic"
+    for ties, side in (("pessimistic", 0), ("optimistic", 1)):
+        other = evaluate_retrieval(
+            query_labels, index_labels, distances, indices, names,
+            average=None, ties=ties,
+        )  # fmt: skip
+        for name in ("precision@1", "map"):
+            np.testing.assert_array_equal(res.tie_bounds[name][side], other[name])
+    assert "bndcg@2" not in res.tie_bounds
+    # by hand, query 0: the match (index 0) ties with index 1 for rank 1
+    assert res.tie_bounds["precision@1"][0][0] == 0.0
+    assert res.tie_bounds["precision@1"][1][0] == 1.0
+    with pytest.raises(ValueError, match="needs per-query output"):
+        evaluate_retrieval(
+            query_labels, index_labels, distances, indices, names, tie_bounds=True
+        )
+    with pytest.raises(ValueError, match="'tie_bounds' parameter"):
+        evaluate_retrieval(
+            query_labels, index_labels, distances, indices, names, average=None,
+            tie_bounds="no",
+        )  # fmt: skip
