@@ -268,7 +268,7 @@ class MetricSpec:
     >>> from skrank import get_metric
     >>> spec = get_metric("P(rel=2)@5")
     >>> spec.name, spec.k, spec.params
-    ('precision(rel=2)@5', 5, {'relevance_level': 2.0})
+    ('precision(rel=2)@5', 5, {'relevance_level': 2.0, 'denominator': 'k'})
     >>> spec == get_metric("precision(rel=2)@5")
     True
     """
