@@ -20,6 +20,7 @@ import sys
 import traceback
 import warnings
 
+from ._conventions import CONVENTIONS, get_convention
 from ._registry import (
     MetricSpec,
     get_metric_names,
@@ -175,11 +176,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--undefined",
-        default="0",
-        choices=["0", "nan"],
+        default=None,
+        choices=["0", "1", "nan"],
         help="value of a query without relevant document: 0 (as "
-        "trec_eval, default) or nan (left out of the mean)",
+        "trec_eval, the default without --convention), 1 or nan (left out "
+        "of the mean)",
     )
+    _convention_options(ev)
     ev.add_argument(
         "--format",
         default="table",
@@ -297,6 +300,7 @@ def _compare_parser(sub) -> None:
         action="store_true",
         help="markdown and latex: also give the interval of every mean",
     )
+    _convention_options(cmp)
     cmp.add_argument(
         "--tie-bounds",
         action="store_true",
@@ -337,7 +341,13 @@ def _compare(args, out, prog) -> int:
     results = {}
     for name, run in zip(names, runs, strict=True):
         _, qids, columns, bounds = evaluate_run_columns(
-            qrels, run, metrics, ties=args.ties, tie_bounds=args.tie_bounds
+            qrels,
+            run,
+            metrics,
+            ties=args.ties,
+            tie_bounds=args.tie_bounds,
+            nonpositive=args.nonpositive,
+            convention=args.convention,
         )
         results[name] = QueryResults(columns, [str(q) for q in qids], bounds)
     with warnings.catch_warnings(record=True) as caught:
@@ -434,12 +444,40 @@ def _metrics(values, prog: str = _PROG) -> list[MetricSpec]:
     return parse_metrics(specs, prog)  # a metric asked twice
 
 
+def _convention_options(parser):
+    """``--convention`` and ``--nonpositive``, of evaluate and compare."""
+    parser.add_argument(
+        "--convention",
+        default=None,
+        choices=[c.name for c in CONVENTIONS],
+        help="reproduce another tool's numbers: its gains, denominators, tie "
+        "order and value of a query without relevant documents (options "
+        "given explicitly win over it)",
+    )
+    parser.add_argument(
+        "--nonpositive",
+        default=None,
+        choices=_choices("nonpositive"),
+        help="what a score <= 0 means: an ordinary score (default without "
+        "--convention) or a document not retrieved (torchmetrics)",
+    )
+
+
+def _ties_used(args) -> str:
+    """The tie rule evaluate_run applies for these options."""
+    if args.ties is not None:
+        return args.ties
+    if args.convention is not None:
+        return get_convention(args.convention).ties
+    return "average"
+
+
 def _evaluate(args, out) -> int:
     metrics = _metrics(args.metrics or DEFAULT_METRICS)
     qrels = read_qrels(args.qrels)
     runs = [read_run(path) for path in args.runs]
     names = _run_names(runs, args.runs)
-    undefined = 0.0 if args.undefined == "0" else float("nan")
+    undefined = {None: None, "0": 0.0, "1": 1.0, "nan": float("nan")}[args.undefined]
     means, tables = [], []
     for run in runs:
         mean, qids, columns, _ = evaluate_run_columns(
@@ -451,6 +489,8 @@ def _evaluate(args, out) -> int:
             relevance_level=args.relevance_level,
             replace_undefined_by=undefined,
             score_dtype=args.score_dtype,
+            nonpositive=args.nonpositive,
+            convention=args.convention,
         )
         means.append(mean)
         tables.append(_as_columns(qids, columns))
@@ -480,7 +520,8 @@ def _evaluate(args, out) -> int:
     if args.format == "json":
         payload = {
             "qrels": args.qrels,
-            "ties": args.ties,
+            "ties": _ties_used(args),
+            "convention": args.convention,
             "queries": args.queries,
             "relevance_level": args.relevance_level,
             "runs": {},

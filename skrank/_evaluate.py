@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._conventions import apply_convention
 from ._core import compute, prepare, resolve_ties
 from ._docs import fill_doc
 from ._registry import parse_metrics
@@ -26,10 +27,12 @@ def evaluate(
     *,
     qid=None,
     sample_weight=None,
-    ties="average",
+    ties=None,
     average="mean",
     relevance_level=None,
-    replace_undefined_by=0.0,
+    replace_undefined_by=None,
+    nonpositive=None,
+    convention=None,
     tie_bounds=False,
 ):
     """Compute several ranking metrics with one sort.
@@ -43,12 +46,25 @@ def evaluate(
         or ``"rbp(p=0.9)"``; see :func:`get_metric_names`.
     %(qid)s
     %(sample_weight)s
-    %(ties)s
+    ties : {"average", "optimistic", "pessimistic", "first"} or None, \
+default=None
+        How items with equal scores are ordered, as in the single-metric
+        functions (see :func:`ndcg_score`). ``None``: ``"average"`` (the
+        exact expectation over all orderings of tied items), or the
+        ``convention``'s rule.
     %(average)s
     %(relevance_level)s
         A relevance level written in a metric's name (``"P(rel=2)@5"``)
         takes precedence.
-    %(replace_undefined_by)s
+    replace_undefined_by : float, np.nan or None, default=None
+        Value of a query for which a metric is undefined (it has no
+        relevant item); NaN leaves such queries out of the mean. ``None``:
+        ``0.0`` (trec_eval's and scikit-learn's), or the ``convention``'s
+        value.
+    nonpositive : {"ordinary", "not_retrieved"} or None, default=None
+        What a score ``<= 0`` means (see :func:`precision_at_k_score`).
+        ``None``: ``"ordinary"``, or the ``convention``'s.
+    %(convention)s
     tie_bounds : bool, default=False
         With ``average=None``, also compute every metric under the
         pessimistic and the optimistic ordering of tied items (the smallest
@@ -115,19 +131,25 @@ def evaluate(
     array([0.44444444, 1.        ])
     """
     caller = "evaluate"
+    given = {"replace_undefined_by": replace_undefined_by, "nonpositive": nonpositive}
     validate_params(
         caller,
         {
             "average": average,
-            "replace_undefined_by": replace_undefined_by,
             "relevance_level": relevance_level,
+            **{key: value for key, value in given.items() if value is not None},
         },
     )
-    ties = resolve_ties(caller, ties)
+    if ties is not None:
+        resolve_ties(caller, ties)
     check_tie_bounds(caller, tie_bounds, average)
     requested = parse_metrics(metrics, caller)
     names = [spec.name for spec in requested]
     specs = [spec.with_defaults(relevance_level=relevance_level) for spec in requested]
+    specs, ties, replace_undefined_by, nonpositive = apply_convention(
+        caller, convention, specs, ties, replace_undefined_by, nonpositive
+    )
+    ties = resolve_ties(caller, ties)
     prepared = prepare(
         caller,
         y_true,
@@ -145,6 +167,7 @@ def evaluate(
             ties=ties,
             average=average,
             replace_undefined_by=replace_undefined_by,
+            nonpositive=nonpositive,
         )
 
     results = dict(zip(names, run(specs, ties), strict=False))
@@ -177,7 +200,7 @@ def check_tie_bounds(caller, tie_bounds, average):
 def tie_bounds_of(names, specs, run):
     """``{name: (pessimistic, optimistic)}`` of the metrics that have tie
     bounds; ``run(specs, ties)`` computes per-query values."""
-    bounded = [i for i, s in enumerate(specs) if s.measure.tie_bounds]
+    bounded = [i for i, s in enumerate(specs) if s.measure.has_tie_bounds(s.params)]
     if not bounded:
         return {}
     chosen = [specs[i] for i in bounded]

@@ -20,6 +20,7 @@ from sklearn.metrics import get_scorer_names as _sklearn_scorer_names
 from sklearn.metrics import make_scorer
 from sklearn.utils.metadata_routing import MetadataRequest
 
+from ._conventions import get_convention
 from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator, query_ids_in, warn_if_queries_split
 from ._registry import MetricSpec, get_metric, get_metric_names
@@ -35,7 +36,7 @@ from ._validation import (
 __all__ = ["get_scorer", "get_scorer_names", "make_ranking_scorer"]
 
 # Options of the computation that are not part of a metric's name.
-_OPTIONS = ("ties", "replace_undefined_by")
+_OPTIONS = ("ties", "replace_undefined_by", "nonpositive", "convention")
 _METADATA = ("qid", "sample_weight")
 
 
@@ -79,6 +80,10 @@ def _canonical_name(metric, params):
                 )
             values[key] = value
             explicit.add(key)
+        elif key == "convention":
+            if value is not None:
+                get_convention(value, caller)
+            options[key] = value
         elif key in _OPTIONS:
             validate_params(caller, {key: value})
             options[key] = value
@@ -362,8 +367,10 @@ def make_ranking_scorer(metric, *, greater_is_better: bool = True, **params):
         (higher is better).
     **params : dict
         For a metric name: the cutoff ``k``, the metric's own parameters
-        (``relevance_level``, ``gain``, ``log_base``, ``p``) and the options
-        ``ties`` and ``replace_undefined_by`` of :func:`skrank.evaluate`.
+        (``relevance_level``, ``gain``, ``log_base``, ``p``...) and the
+        options ``ties``, ``replace_undefined_by``, ``nonpositive`` and
+        ``convention`` of :func:`skrank.evaluate` (``convention="lightgbm"``
+        scores as LightGBM's own metric).
         For a function: its keyword arguments.
 
     Returns

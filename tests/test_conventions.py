@@ -147,7 +147,8 @@ def test_conventions_doc_lists_every_convention():
 
 
 def test_lightgbm_ndcg_and_map_are_reproduced():
-    lgb = pytest.importorskip("lightgbm")
+    import lightgbm as lgb
+
     X, y, qid, lengths = _ranking_data(0)
     eval_at = [1, 3, 5, 10]
     model = lgb.LGBMRanker(
@@ -183,7 +184,8 @@ def test_lightgbm_ndcg_and_map_are_reproduced():
 
 
 def test_lightgbm_label_gain_is_a_gain_table():
-    lgb = pytest.importorskip("lightgbm")
+    import lightgbm as lgb
+
     X, y, qid, lengths = _ranking_data(1)
     table = [0, 1, 1.5, 10]
     model = lgb.LGBMRanker(
@@ -209,7 +211,8 @@ def test_lightgbm_label_gain_is_a_gain_table():
 
 @pytest.mark.parametrize("minus", ["", "-"])
 def test_xgboost_ndcg_and_map_are_reproduced(minus):
-    xgb = pytest.importorskip("xgboost")
+    import xgboost as xgb
+
     X, y, qid, lengths = _ranking_data(2)
     binary = (y > 0).astype(float)
     given = {} if not minus else {"replace_undefined_by": 0.0}
@@ -232,7 +235,8 @@ def test_xgboost_ndcg_and_map_are_reproduced(minus):
 
 
 def test_ranx_is_reproduced():
-    ranx = pytest.importorskip("ranx")
+    import ranx
+
     rng = np.random.default_rng(3)
     qrels, run, ys, ss, qids = {}, {}, [], [], []
     for q in range(12):
@@ -261,8 +265,9 @@ def test_ranx_is_reproduced():
 
 
 def test_torchmetrics_is_reproduced():
-    torch = pytest.importorskip("torch")
-    tm = pytest.importorskip("torchmetrics.functional.retrieval")
+    import torch
+    import torchmetrics.functional.retrieval as tm
+
     rng = np.random.default_rng(4)
     y = rng.integers(0, 2, (40, 8)).astype(float)
     y[::9] = 0
@@ -288,8 +293,9 @@ def test_torchmetrics_is_reproduced():
 
 
 def test_torchmetrics_adaptive_k_is_denominator_retrieved():
-    torch = pytest.importorskip("torch")
-    tm = pytest.importorskip("torchmetrics.functional.retrieval")
+    import torch
+    import torchmetrics.functional.retrieval as tm
+
     y, s = np.array([[1.0, 0.0, 1.0]]), np.array([[0.3, 0.2, 0.1]])
     got = _evaluate("torchmetrics", ["P(denominator=retrieved)@5"], y, s)
     want = tm.retrieval_precision(

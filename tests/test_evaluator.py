@@ -14,9 +14,11 @@ import runpy
 import warnings
 from pathlib import Path
 
+import lightgbm
 import numpy as np
 import pytest
 import sklearn
+import xgboost
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.dummy import DummyRegressor
@@ -44,9 +46,6 @@ from skrank import (
     ndcg_score,
 )
 from skrank.datasets import make_ranking
-
-lightgbm = pytest.importorskip("lightgbm")
-xgboost = pytest.importorskip("xgboost")
 
 ROOT = Path(__file__).resolve().parents[1]
 SKLEARN_BEFORE_1_8 = tuple(int(p) for p in sklearn.__version__.split(".")[:2]) < (1, 8)
@@ -366,7 +365,8 @@ def test_xgb_gets_sorted_qid_and_one_weight_per_query(ltr_data):
 
 
 def test_string_qid_and_dataframe_column(ltr_data):
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     X, y, qid = ltr_data
     names = np.array([f"q{i:02d}" for i in range(qid.max() + 1)])[qid]
     frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
@@ -532,7 +532,8 @@ def test_split_warning_reports_the_counts(ltr_data):
 
 
 def test_bad_input(ltr_data):
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     X, y, qid = ltr_data
     frame = pd.DataFrame(X, columns=list("abcd"))
     with pytest.raises(ValueError, match="names column 'query', which X does not"):
@@ -585,7 +586,8 @@ def test_unfitted_and_parameters_untouched(ltr_data):
 
 
 def test_lightgbm_gridsearch_example(monkeypatch):
-    matplotlib = pytest.importorskip("matplotlib")
+    import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -73,7 +73,8 @@ def test_equals_hand_loop_over_the_same_group_kfold(ltr_data):
 
 
 def test_ranker_gets_query_groups_like_ranking_evaluator(ltr_data):
-    lightgbm = pytest.importorskip("lightgbm")
+    import lightgbm
+
     X, y, qid = ltr_data
     ranker = lightgbm.LGBMRanker(
         n_estimators=10, min_child_samples=2, verbose=-1, n_jobs=1, random_state=0
@@ -86,8 +87,9 @@ def test_ranker_gets_query_groups_like_ranking_evaluator(ltr_data):
 
 
 def test_xgb_ranker_and_dataframe_input(ltr_data):
-    xgboost = pytest.importorskip("xgboost")
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+    import xgboost
+
     X, y, qid = ltr_data
     ranker = xgboost.XGBRanker(n_estimators=5, max_depth=2, n_jobs=1, random_state=0)
     splits = list(GroupKFold(n_splits=3).split(X, y, groups=qid))

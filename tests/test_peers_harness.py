@@ -91,12 +91,31 @@ def test_lightgbm_ties_input_order_and_label_gain():
     _close(got["ndcg@3"], (1 + 10 / L2(3)) / (10 + 1 / L2(3)))
 
 
-@pytest.mark.skipif(
-    not peers.LETOR_DIR.is_dir(),
-    reason="LightGBM's LETOR sample is not beside the project",
-)
-def test_lightgbm_letor_scores_reproduce_evals_result():
-    run = peers.lightgbm_letor(n_estimators=5)
+def _synthetic_letor(directory):
+    """LightGBM's LETOR layout (svmlight rows, a ``.query`` file of query
+    sizes) for data drawn by skrank.datasets.make_ranking."""
+    from sklearn.datasets import dump_svmlight_file
+
+    from skrank.datasets import make_ranking
+
+    for name, seed in (("train", 0), ("test", 1)):
+        X, y, qid = make_ranking(n_queries=30, n_features=6, random_state=seed)
+        sizes = np.bincount(np.unique(qid, return_inverse=True)[1])
+        order = np.argsort(qid, kind="stable")
+        dump_svmlight_file(X[order], y[order], str(directory / f"rank.{name}"))
+        np.savetxt(directory / f"rank.{name}.query", sizes, fmt="%d")
+    return directory
+
+
+# LightGBM's LETOR sample when it is beside the project, and always a
+# synthetic set in its layout
+LETOR_SOURCES = ["synthetic"] + (["shared"] if peers.LETOR_DIR.is_dir() else [])
+
+
+@pytest.mark.parametrize("source", LETOR_SOURCES)
+def test_lightgbm_letor_scores_reproduce_evals_result(source, tmp_path):
+    directory = _synthetic_letor(tmp_path) if source == "synthetic" else None
+    run = peers.lightgbm_letor(directory, n_estimators=5)
     for part in ("train", "test"):
         reported = {k: v[-1] for k, v in run.evals_result[part].items()}
         recomputed = peers.lightgbm_metrics(

@@ -180,7 +180,8 @@ def test_evaluate_run_per_query_qid_and_values():
 
 
 def test_evaluate_run_to_frame_equals_the_previous_frame():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     _, res = evaluate_run(TREC_QRELS, TREC_RUN, TREC_NAMES, return_per_query=True)
     # expected: the DataFrame evaluate_run built before, from the columns
     # that the command line reads
@@ -190,7 +191,8 @@ def test_evaluate_run_to_frame_equals_the_previous_frame():
 
 
 def test_evaluate_run_per_query_equals_pytrec_eval():
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    import pytrec_eval
+
     measures = {"map", "P_2", "ndcg_cut_3", "recip_rank"}
     names = {"map": "map", "P_2": "P@2", "ndcg_cut_3": "ndcg@3", "recip_rank": "mrr"}
     # expected: pytrec_eval's per-query output, trec_eval's tie rule
@@ -239,7 +241,8 @@ def test_values_are_float_arrays():
 
 
 def test_to_frame():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     res = _example()
     frame = res.to_frame()
     expected = pd.DataFrame(
@@ -327,7 +330,8 @@ def test_constructor_errors(values, qid, match):
 
 
 def test_compare_reads_the_query_ids():
-    pytest.importorskip("pandas")
+    import pandas  # noqa: F401
+
     # two systems whose QueryResults list the queries in different orders
     res_a = QueryResults({"map": [0.2, 0.4, 0.9]}, ["q1", "q2", "q3"])
     res_b = QueryResults({"map": [0.8, 0.3, 0.5]}, ["q3", "q1", "q2"])

@@ -287,7 +287,8 @@ def test_generator_random_state(paired):
 
 
 def test_dataframes_in_different_orders_equal_aligned_arrays():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     qid = ["q1", "q2", "q3", "q4", "q5", "q6"]
     a = {"map": [0.1, 0.5, 0.3, 0.9, 0.2, 0.4], "p@5": [0.2, 0.6, 0.4, 1.0, 0.0, 0.2]}
     b = {"map": [0.2, 0.4, 0.3, 0.5, 0.1, 0.1], "p@5": [0.2, 0.4, 0.4, 0.6, 0.2, 0.0]}
@@ -445,7 +446,8 @@ def test_tables_repr_and_json(paired):
     # without a baseline, the later system against the earlier one
     assert (data["pairs"][0]["system"], data["pairs"][0]["baseline"]) == ("b", "a")
     assert len(data["queries"]) == 25
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     pairs, summary = res.to_frame(), res.to_frame("summary")
     assert isinstance(pairs, pd.DataFrame) and pairs.shape == (1, 13)
     assert list(summary.columns) == ["system", "metric", "mean", "ci_low", "ci_high"]
@@ -454,7 +456,8 @@ def test_tables_repr_and_json(paired):
 
 
 def test_end_to_end_with_evaluate_run():
-    pytest.importorskip("pandas")
+    import pandas  # noqa: F401
+
     from skrank.trec import evaluate_run
 
     qrels = {

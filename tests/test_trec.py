@@ -31,7 +31,9 @@ CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 
 def _pytrec_eval():
-    return pytest.importorskip("pytrec_eval")
+    import pytrec_eval
+
+    return pytrec_eval
 
 
 def _data(name):
@@ -752,7 +754,8 @@ def test_long_and_non_ascii_document_ids():
 def test_read_qrels_sources(tmp_path):
     path = tmp_path / "qrels"
     path.write_text(QRELS_TEXT)
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     frame = pd.DataFrame(
         {"qid": ["q1", "q1", "q2"], "docno": ["d1", "d9", "d3"], "relevance": [1, 2, 0]}
     )
@@ -770,7 +773,8 @@ def test_read_qrels_sources(tmp_path):
 
 
 def test_integer_query_ids_and_inputs_left_unchanged():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     frame = pd.DataFrame(
         {"qid": [7, 7, 8], "docno": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]}
     )
@@ -833,7 +837,8 @@ def test_non_numeric_score_and_relevance(tmp_path):
         read_qrels(path)
     with pytest.raises(ValueError, match="the score at .* must be a real number"):
         read_run({"q": {"a": "1.0"}})
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     frame = pd.DataFrame({"qid": ["q"], "docno": ["a"], "score": [np.inf]})
     with pytest.raises(ValueError, match="row 0 of the DataFrame is not a finite"):
         read_run(frame)
@@ -852,7 +857,8 @@ def test_duplicates_are_errors(tmp_path):
     path.write_text("q 0 a 1\nq 0 a 0\n")
     with pytest.raises(ValueError, match="appears twice .* in the qrels"):
         read_qrels(path)
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     frame = pd.DataFrame({"qid": [1, 1], "docno": ["a", "a"], "score": [1.0, 2.0]})
     with pytest.raises(ValueError, match="rows? 0 of the DataFrame and row 1"):
         read_run(frame)
@@ -898,6 +904,7 @@ def test_bad_parameters():
         read_run("/nonexistent/run.txt")
     with pytest.raises(ValueError, match="maps to list"):
         read_qrels({"q": [1, 2]})
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     with pytest.raises(ValueError, match="needs columns 'qid', 'docno' and 'score'"):
         read_run(pd.DataFrame({"qid": [1], "docno": ["a"]}))

@@ -38,8 +38,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from sklearn.exceptions import UndefinedMetricWarning  # noqa: E402

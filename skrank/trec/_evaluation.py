@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from .._conventions import apply_convention
 from .._core import Prepared, aggregate, compute
 from .._engine import (
     SLICE_VALUES,
@@ -249,6 +250,7 @@ def _general_blocks(rows, rel, s, codes, n_q, pools, with_ids):
 _TIES = (*TIES, "trec_eval")
 RUN_CONSTRAINTS = {
     "ties": [Options(_TIES)],
+    "nonpositive": COMMON_CONSTRAINTS["nonpositive"],
     "queries": [Options(("intersection", "qrels", "run"))],
     "score_dtype": [Options(("float64", "float32"))],
     "return_per_query": COMMON_CONSTRAINTS["ignore_ties"],
@@ -266,13 +268,15 @@ def evaluate_run(
     run,
     metrics,
     *,
-    ties: str = "average",
+    ties: str | None = None,
     queries: str = "intersection",
     relevance_level: float | None = None,
-    replace_undefined_by: float = 0.0,
+    replace_undefined_by: float | None = None,
     score_dtype: str = "float64",
     return_per_query: bool = False,
     tie_bounds: bool = False,
+    nonpositive: str | None = None,
+    convention: str | None = None,
 ):
     """Evaluate a retrieval run against relevance judgments.
 
@@ -287,14 +291,15 @@ def evaluate_run(
         ``"bpref"`` (see :func:`skrank.get_metric_names`); trec_eval's
         spellings ``P_5``, ``P.5,10``, ``recall_100``, ``map_cut_10``,
         ``ndcg_cut_10``, ``success_1`` and ``recip_rank`` are accepted too.
-    ties : {"average", "optimistic", "pessimistic", "first", "trec_eval"}, \
-default="average"
+    ties : {"average", "optimistic", "pessimistic", "first", "trec_eval"} \
+or None, default=None
         How documents with equal scores are ordered. ``"average"``: the
         exact expected value over all orderings of each tie group (McSherry
         & Najork, 2008). ``"optimistic"`` / ``"pessimistic"``: most / least
         relevant first, the bounds of that expectation. ``"first"``: the
         order of the input. ``"trec_eval"``: document id descending,
         byte-wise, as trec_eval orders them, which gives trec_eval's numbers.
+        ``None``: ``"average"``, or the ``convention``'s rule.
     queries : {"intersection", "qrels", "run"}, default="intersection"
         Which queries are scored and averaged. ``"intersection"``: those in
         both (trec_eval's default). ``"qrels"``: every judged query, a query
@@ -306,10 +311,11 @@ default="average"
         (trec_eval's ``-l``). nDCG always uses the graded relevance, as in
         trec_eval. A level written in a metric's name (``"P(rel=2)@5"``)
         takes precedence.
-    replace_undefined_by : float or np.nan, default=0.0
+    replace_undefined_by : float, np.nan or None, default=None
         Value of a query for which a metric is undefined (no relevant
         document). ``0.0`` is trec_eval's convention and keeps the query in
-        the mean; ``np.nan`` leaves such queries out of the mean.
+        the mean; ``np.nan`` leaves such queries out of the mean. ``None``:
+        ``0.0``, or the ``convention``'s value.
     score_dtype : {"float64", "float32"}, default="float64"
         Precision of the scores. trec_eval 9.0.8 and pytrec_eval hold scores
         as ``float32``, which can turn close scores into ties; pass
@@ -323,6 +329,15 @@ default="average"
         :func:`skrank.evaluate`); :func:`skrank.compare` reports how much of
         a difference lies within them. ``True`` without
         ``return_per_query`` is an error.
+    nonpositive : {"ordinary", "not_retrieved"} or None, default=None
+        What a score ``<= 0`` means (see :func:`skrank.precision_at_k_score`).
+        ``None``: ``"ordinary"``, or the ``convention``'s.
+    convention : str or None, default=None
+        Reproduce another tool's numbers (see :func:`skrank.evaluate`):
+        ``"trec_eval"`` (ties by document id), ``"lightgbm"``,
+        ``"xgboost"``, ``"spark"``, ``"ranx"``, ``"torchmetrics"`` or
+        ``"tf_similarity"``. Parameters written in a metric name and options
+        passed explicitly win over it.
 
     Returns
     -------
@@ -435,6 +450,8 @@ default="average"
         replace_undefined_by=replace_undefined_by,
         score_dtype=score_dtype,
         tie_bounds=tie_bounds,
+        nonpositive=nonpositive,
+        convention=convention,
     )
     if not return_per_query:
         return results
@@ -446,31 +463,46 @@ def evaluate_run_columns(
     run,
     metrics,
     *,
-    ties="average",
+    ties=None,
     queries="intersection",
     relevance_level=None,
-    replace_undefined_by=0.0,
+    replace_undefined_by=None,
     score_dtype="float64",
     tie_bounds=False,
+    nonpositive=None,
+    convention=None,
 ):
     """:func:`evaluate_run` with the per-query values as plain columns:
     ``(means, qids, {metric: values}, {metric: (pessimistic, optimistic)})``,
     queries in natural order, the last empty unless ``tie_bounds``. The
     command line reads them without pandas."""
     caller = "evaluate_run"
+    given = {
+        "ties": ties,
+        "replace_undefined_by": replace_undefined_by,
+        "nonpositive": nonpositive,
+    }
     validate_params(
         caller,
         {
-            "ties": ties,
             "queries": queries,
             "relevance_level": relevance_level,
-            "replace_undefined_by": replace_undefined_by,
             "score_dtype": score_dtype,
+            **{key: value for key, value in given.items() if value is not None},
         },
         RUN_CONSTRAINTS,
     )
     requested = _metric_specs(metrics, caller)
     specs = [s.with_defaults(relevance_level=relevance_level) for s in requested]
+    specs, ties, replace_undefined_by, nonpositive = apply_convention(
+        caller,
+        convention,
+        specs,
+        ties,
+        replace_undefined_by,
+        nonpositive,
+        document_ids=True,
+    )
     qrels = _read(qrels, "qrels", caller)
     run = _read(run, "run", caller)
 
@@ -535,6 +567,7 @@ def evaluate_run_columns(
             replace_undefined_by=float("nan"),
             threads=_threads(),
             secondary=docno_keys if ties == "trec_eval" else None,
+            nonpositive=nonpositive,
         )
 
     def per_query_values(name, v):
