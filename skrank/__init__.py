@@ -1,6 +1,6 @@
 """skrank: ranking evaluation as a first-class citizen of scikit-learn."""
 
-from . import datasets, model_selection, retrieval, trec
+from . import datasets, lightgbm, model_selection, retrieval, trec, xgboost
 from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator
 from ._graded import dcg_score, err_score, ndcg_score, nerr_score
@@ -48,6 +48,7 @@ __all__ = [
     "get_scorer_names",
     "hit_rate_score",
     "hits_score",
+    "lightgbm",
     "make_ranking_scorer",
     "map_at_r_score",
     "mean_average_precision_score",
@@ -63,4 +64,5 @@ __all__ = [
     "recall_at_k_score",
     "retrieval",
     "trec",
+    "xgboost",
 ]

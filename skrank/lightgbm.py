@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from . import evaluate
+from ._evaluate import evaluate
 
 __all__ = ["eval_metric"]
 

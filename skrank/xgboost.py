@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from . import evaluate
+from ._evaluate import evaluate
 from .lightgbm import PREFIX, _check_names, _group_sizes
 
 __all__ = ["eval_metric"]
