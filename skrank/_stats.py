@@ -308,51 +308,50 @@ def _batch(n):
 
 
 def _constant(Z):
-    """Per column of ``Z``: whether all its values are equal, up to rounding."""
-    return np.ptp(Z, axis=0) <= 1e-12 * np.abs(Z).max(axis=0)
+    """Per row of ``Z``: whether all its values are equal, up to rounding."""
+    return np.ptp(Z, axis=1) <= 1e-12 * np.abs(Z).max(axis=1)
 
 
 def _bootstrap_means(Z, n_resamples, rng):
-    """``(n_resamples, c)``: the mean of every column of ``Z`` (``(n, c)``)
-    over the same bootstrap resamples of its rows (the queries).
+    """``(c, n_resamples)``: the mean of every row of ``Z`` (``(c, n)``, one
+    row per system and metric or per difference, one column per query) over
+    the same bootstrap resamples of the queries.
 
     The resamples are those of :func:`scipy.stats.bootstrap` with the same
     generator and ``batch=_batch(n)``: ``rng.integers(0, n, (batch, n))``,
-    batch by batch. A resample's means are ``counts @ Z / n``, ``counts``
+    batch by batch. A resample's means are ``Z @ counts / n``, ``counts``
     telling how often it drew each query: one matrix product per batch for
-    all columns, instead of one indexing per column.
+    all rows, instead of one indexing per row.
     """
-    n, c = Z.shape
+    c, n = Z.shape
     batch = _batch(n)
-    out = np.empty((n_resamples, c))
+    out = np.empty((c, n_resamples))
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
         idx = rng.integers(0, n, (size, n))
         idx += np.arange(size)[:, None] * n
         counts = np.bincount(idx.ravel(), minlength=size * n)
-        np.matmul(
-            counts.reshape(size, n).astype(np.float64),
-            Z,
-            out=out[start : start + size],
-        )
+        counts = counts.reshape(size, n).astype(np.float64)
+        out[:, start : start + size] = Z @ counts.T
     out /= n
     return out
 
 
 def _bca_levels(Z, mean, theta, alpha):
-    """``(c, 2)`` levels of the BCa interval of each column's mean (Efron &
+    """``(c, 2)`` levels of the BCa interval of each row's mean (Efron &
     Tibshirani, 1993, 14.3), as :func:`scipy.stats.bootstrap` computes them:
     the bias ``z0`` from the share of resampled means below the mean (half
     for the equal ones), the acceleration from the jackknife, whose values
     for a mean give ``U_i = x_i - mean`` in closed form."""
-    tol = _ROUNDING * np.abs(Z).max(axis=0)
-    below = np.count_nonzero(theta < mean - tol, axis=0) + np.count_nonzero(
-        theta <= mean + tol, axis=0
+    tol = (_ROUNDING * np.abs(Z).max(axis=1))[:, None]
+    m = mean[:, None]
+    below = np.count_nonzero(theta < m - tol, axis=1) + np.count_nonzero(
+        theta <= m + tol, axis=1
     )
     with np.errstate(divide="ignore", invalid="ignore"):
-        z0 = special.ndtri(below / (2.0 * theta.shape[0]))
-        u = Z - mean
-        accel = np.sum(u**3, axis=0) / (6.0 * np.sum(u**2, axis=0) ** 1.5)
+        z0 = special.ndtri(below / (2.0 * theta.shape[1]))
+        u = Z - m
+        accel = np.sum(u**3, axis=1) / (6.0 * np.sum(u**2, axis=1) ** 1.5)
         z = float(special.ndtri(alpha))
         low = z0 + z
         high = z0 - z
@@ -365,18 +364,18 @@ def _bca_levels(Z, mean, theta, alpha):
 
 
 def _intervals(Z, method, confidence_level, n_resamples, rng):
-    """``(low, high)``: the interval of the mean of every column of ``Z``;
-    ``(mean, mean)`` for a constant column. The bootstrap methods resample
-    the queries once for all columns."""
-    n = Z.shape[0]
-    mean = Z.mean(axis=0)
+    """``(low, high)``: the interval of the mean of every row of ``Z``;
+    ``(mean, mean)`` for a constant row. The bootstrap methods resample the
+    queries once for all rows."""
+    n = Z.shape[1]
+    mean = Z.mean(axis=1)
     low, high = mean.copy(), mean.copy()
     varies = ~_constant(Z)
     if not varies.any():
         return low, high
-    V, m = Z[:, varies], mean[varies]
+    V, m = Z[varies], mean[varies]
     if method == "t":
-        sem = V.std(axis=0, ddof=1) / math.sqrt(n)
+        sem = V.std(axis=1, ddof=1) / math.sqrt(n)
         lo, hi = stats.t.interval(confidence_level, n - 1, loc=m, scale=sem)
     else:
         theta = _bootstrap_means(V, n_resamples, rng)
@@ -384,10 +383,10 @@ def _intervals(Z, method, confidence_level, n_resamples, rng):
         if method == "bca":
             levels = _bca_levels(V, m, theta, alpha)
         else:
-            levels = np.tile([alpha, 1.0 - alpha], (V.shape[1], 1))
+            levels = np.tile([alpha, 1.0 - alpha], (V.shape[0], 1))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            ci = stats.quantile(theta.T, levels, axis=-1)
+            ci = stats.quantile(theta, levels, axis=-1)
         lo, hi = ci[:, 0], ci[:, 1]
         if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
             warnings.warn(
@@ -445,26 +444,26 @@ def _sign_flips(n, n_resamples, rng):
 
 
 def _randomization_p(D, n_resamples, rng):
-    """Two-sided randomization (sign-flip) test of the mean of every column
-    of the differences ``D``, all columns flipped by the same signs.
+    """Two-sided randomization (sign-flip) test of the mean of every row of
+    the differences ``D`` (``(c, n)``), all rows flipped by the same signs.
 
     The p-values of :func:`scipy.stats.permutation_test` (``(a, b)``, the
     mean difference, ``permutation_type="samples"``, ``batch=_batch(n)``)
     with the same generator: exact, ``2 min(#{null <= obs}, #{null >= obs})
     / 2**n``, when ``2**n <= n_resamples``; else Monte-Carlo, ``2
     min(1 + #, 1 + #) / (n_resamples + 1)``. One matrix product per batch of
-    signs gives the null means of all columns.
+    signs gives the null means of all rows.
     """
-    n = D.shape[0]
-    observed = D.mean(axis=0)
-    tol = _ROUNDING * np.abs(D).max(axis=0)
-    less = np.zeros(D.shape[1], dtype=np.int64)
-    greater = np.zeros(D.shape[1], dtype=np.int64)
+    c, n = D.shape
+    observed = D.mean(axis=1)[:, None]
+    tol = (_ROUNDING * np.abs(D).max(axis=1))[:, None]
+    less = np.zeros(c, dtype=np.int64)
+    greater = np.zeros(c, dtype=np.int64)
     exact = 2**n <= n_resamples
     for signs in _sign_flips(n, n_resamples, rng):
-        null = (signs @ D) / n
-        less += np.count_nonzero(null <= observed + tol, axis=0)
-        greater += np.count_nonzero(null >= observed - tol, axis=0)
+        null = (D @ signs.T) / n
+        less += np.count_nonzero(null <= observed + tol, axis=1)
+        greater += np.count_nonzero(null >= observed - tol, axis=1)
     if exact:
         p = 2.0 * np.minimum(less, greater) / 2**n
     else:
@@ -473,26 +472,25 @@ def _randomization_p(D, n_resamples, rng):
 
 
 def _bootstrap_p(D, n_resamples, rng):
-    """Paired bootstrap test of ``mean(d) == 0`` for every column of ``D``.
+    """Paired bootstrap test of ``mean(d) == 0`` for every row of ``D``.
 
     The differences are centred (``d0 = d - mean(d)``, the null hypothesis
     made true) and their queries resampled with replacement ``B =
-    n_resamples`` times, the same resamples for every column; ``p = (1 +
+    n_resamples`` times, the same resamples for every row; ``p = (1 +
     #{b : |mean(d0*_b)| >= |mean(d)|}) / (B + 1)``.
     """
-    observed = np.abs(D.mean(axis=0))
-    D0 = D - D.mean(axis=0)
-    means = np.abs(_bootstrap_means(D0, n_resamples, rng))
-    tol = _ROUNDING * np.abs(D).max(axis=0)
-    count = np.count_nonzero(means >= observed - tol, axis=0)
+    mean = D.mean(axis=1)[:, None]
+    means = np.abs(_bootstrap_means(D - mean, n_resamples, rng))
+    tol = (_ROUNDING * np.abs(D).max(axis=1))[:, None]
+    count = np.count_nonzero(means >= np.abs(mean) - tol, axis=1)
     return (1.0 + count) / (n_resamples + 1.0)
 
 
 def _p_values(test, A, B, n_resamples, rng):
-    """The raw p-value of each column pair of ``A`` and ``B`` (``(n, c)``)."""
+    """The raw p-value of each pair of rows of ``A`` and ``B`` (``(c, n)``)."""
     D = A - B
-    p = np.ones(D.shape[1])
-    differ = D.any(axis=0)  # all differences 0: p = 1 for every test
+    p = np.ones(D.shape[0])
+    differ = D.any(axis=1)  # all differences 0: p = 1 for every test
     if test == "t":
         flat = differ & _constant(D)
         if flat.any():
@@ -504,23 +502,23 @@ def _p_values(test, A, B, n_resamples, rng):
                 stacklevel=3,
             )
             p[flat] = math.nan
-        cols = differ & ~flat
-        if cols.any():
-            # scipy.stats.ttest_rel in closed form, for all columns at once
-            d, n = D[:, cols], D.shape[0]
-            t = d.mean(axis=0) / np.sqrt(d.var(axis=0, ddof=1) / n)
-            p[cols] = 2.0 * stats.t.sf(np.abs(t), n - 1)
+        rows = differ & ~flat
+        if rows.any():
+            # scipy.stats.ttest_rel in closed form, for all rows at once
+            d, n = D[rows], D.shape[1]
+            t = d.mean(axis=1) / np.sqrt(d.var(axis=1, ddof=1) / n)
+            p[rows] = 2.0 * stats.t.sf(np.abs(t), n - 1)
     elif test == "wilcoxon":
-        # column by column: scipy's method="auto" chooses the exact or the
-        # normal distribution from each column's own zeros and ties
+        # row by row: scipy's method="auto" chooses the exact or the normal
+        # distribution from each row's own zeros and ties
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             for j in np.flatnonzero(differ):
-                p[j] = stats.wilcoxon(A[:, j], B[:, j], zero_method="wilcox").pvalue
+                p[j] = stats.wilcoxon(A[j], B[j], zero_method="wilcox").pvalue
     elif test == "randomization":
-        p[differ] = _randomization_p(D[:, differ], n_resamples, rng)
+        p[differ] = _randomization_p(D[differ], n_resamples, rng)
     else:
-        p[differ] = _bootstrap_p(D[:, differ], n_resamples, rng)
+        p[differ] = _bootstrap_p(D[differ], n_resamples, rng)
     return p
 
 
@@ -697,8 +695,9 @@ def compare(
         )
     metrics = list(aligned[names[0]])
     keys = [(name, m) for name in names for m in metrics]
-    column = {key: j for j, key in enumerate(keys)}
-    X = np.column_stack([aligned[name][m] for name, m in keys])
+    row = {key: j for j, key in enumerate(keys)}
+    # one row per system and metric, one column per query
+    X = np.stack([aligned[name][m] for name, m in keys])
     if baseline is None:
         pairs = [
             (names[j], names[i])
@@ -708,27 +707,27 @@ def compare(
     else:
         pairs = [(n, baseline) for n in names if n != baseline]
     tasks = [(system, base, m) for system, base in pairs for m in metrics]
-    A = X[:, [column[s, m] for s, _, m in tasks]]
-    B = X[:, [column[b, m] for _, b, m in tasks]]
+    A = X[[row[s, m] for s, _, m in tasks]]
+    B = X[[row[b, m] for _, b, m in tasks]]
     D = A - B
     # one resampling of the queries for the means and the differences
     low, high = _intervals(
-        np.hstack([X, D]),
+        np.vstack([X, D]),
         interval,
         confidence_level,
         n_resamples,
         _task_rng(seed, "interval"),
     )
     p = _p_values(test, A, B, n_resamples, _task_rng(seed, "test"))
-    # each column's mean summed as np.mean sums a 1-D array (pairwise, in
-    # query order), so that it equals the mean of the column alone
-    mean = np.ascontiguousarray(X.T).mean(axis=1)
-    diff = np.ascontiguousarray(D.T).mean(axis=1)
+    # each row's mean summed as np.mean sums a 1-D array (pairwise, in
+    # query order), so that it equals the mean of the values alone
+    mean = X.mean(axis=1)
+    diff = D.mean(axis=1)
     flat = _constant(D)
     with np.errstate(divide="ignore", invalid="ignore"):
-        d_z = np.where(flat, math.nan, diff / D.std(axis=0, ddof=1))
-    d_z[~D.any(axis=0)] = 0.0
-    counts = [np.count_nonzero(c, axis=0) for c in (D > 0, D == 0, D < 0)]
+        d_z = np.where(flat, math.nan, diff / D.std(axis=1, ddof=1))
+    d_z[~D.any(axis=1)] = 0.0
+    counts = [np.count_nonzero(c, axis=1) for c in (D > 0, D == 0, D < 0)]
     summary = [
         dict(zip(SUMMARY_COLUMNS, row, strict=True))
         for row in zip(
