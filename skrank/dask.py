@@ -1,0 +1,528 @@
+"""Exact ranking evaluation of Dask DataFrames.
+
+Ranking metrics are per query: they are exact on any engine that brings all
+rows of each query together, and silently wrong on one that evaluates chunks
+of a query apart. The functions here let Dask's own shuffle bring the rows of
+each query into one partition, evaluate every partition with skrank's
+single-machine engine (:func:`skrank.evaluate`, or
+:func:`skrank.trec.evaluate_run` for qrels and runs) and return the per-query
+values as a lazy Dask DataFrame, or the means as exact weighted sums over the
+queries. There is no scheduler here: any Dask scheduler runs the graph
+(threads, processes, ``dask.distributed``).
+
+Dask is an optional dependency: ``pip install skrank[dask]``. Importing this
+module does not import Dask; calling its functions does.
+"""
+
+from __future__ import annotations
+
+from ._distributed import (
+    check_average,
+    evaluate_partition,
+    evaluate_run_partition,
+    means_from_sums,
+    metric_names,
+    partial_sums,
+    run_metric_names,
+)
+from ._validation import InvalidParameterError
+
+__all__ = ["evaluate", "evaluate_run", "read_qrels", "read_run"]
+
+_QUERIES = ("intersection", "qrels", "run")
+
+
+def _dask():
+    try:
+        import dask
+        import dask.dataframe as dd
+    except ImportError as exc:  # pragma: no cover - dask is in the test extra
+        raise ImportError(
+            "skrank.dask needs Dask and its DataFrame: pip install skrank[dask]"
+        ) from exc
+    return dask, dd
+
+
+def _check_frame(df, name, caller, dd):
+    if not isinstance(df, dd.DataFrame):
+        raise TypeError(
+            f"The '{name}' parameter of {caller} must be a dask.dataframe.DataFrame. "
+            f"Got {type(df).__name__} instead."
+        )
+
+
+def _check_columns(df, frame_name, wanted, caller):
+    """Every (argument, column) of ``wanted`` names a column of ``df``."""
+    columns = list(df.columns)
+    for arg, col in wanted:
+        if col not in columns:
+            raise InvalidParameterError(
+                f"The '{arg}' parameter of {caller} names the column {col!r}, "
+                f"which {frame_name} does not have; its columns are {columns}."
+            )
+
+
+def _verify_partitioned(df, qid, caller, dask):
+    """Raise unless every query id occurs in one partition of ``df`` only.
+
+    A frame indexed by ``qid`` with known divisions holds each id in one
+    partition by construction; otherwise the distinct ids of each partition
+    are counted, and their total must equal the number of distinct ids
+    (one pass over the ``qid`` column).
+    """
+    if df.index.name == qid and df.known_divisions:
+        return df.reset_index()
+    if qid not in df.columns:
+        return df  # the column check names the argument
+    per_part = df[qid].map_partitions(lambda s: s.drop_duplicates())
+    total, distinct = dask.compute(per_part.size, per_part.nunique(dropna=False))
+    if total != distinct:
+        raise InvalidParameterError(
+            f"The 'partitioned_by_qid' parameter of {caller} claims that the rows "
+            f"of each query are in one partition of df, but {total - distinct} "
+            f"(query, partition) pairs repeat a query id found in another "
+            "partition. Pass partitioned_by_qid=False (the default) to let Dask's "
+            "shuffle bring the rows of each query together."
+        )
+    return df
+
+
+def _means(per_query, names, caller, dask):
+    sums = per_query.map_partitions(
+        partial_sums, names, meta=partial_sums(per_query._meta, names)
+    )
+    return means_from_sums(dask.compute(sums)[0], names, caller)
+
+
+def evaluate(
+    df,
+    metrics,
+    *,
+    y_true="y_true",
+    y_score="y_score",
+    qid="qid",
+    sample_weight=None,
+    average="mean",
+    ties=None,
+    relevance_level=None,
+    replace_undefined_by=None,
+    nonpositive=None,
+    convention=None,
+    partitioned_by_qid=False,
+    npartitions=None,
+):
+    """Evaluate the rows of a Dask DataFrame, query by query, exactly.
+
+    Dask's shuffle on the query id brings all rows of each query into one
+    partition; each partition is evaluated by :func:`skrank.evaluate` (all
+    its queries at once); the per-query values are returned as a lazy Dask
+    DataFrame, or their exact weighted means are computed. The values equal
+    those of :func:`skrank.evaluate` on the whole data in one process.
+
+    Parameters
+    ----------
+    df : dask.dataframe.DataFrame
+        One row per (query, item): relevance, score and query id columns,
+        in any order and any partitioning.
+    metrics : str, MetricSpec or list of them
+        Metric names such as ``"ndcg@10"``, ``"map@100"`` or ``"P(rel=2)@5"``
+        (see :func:`skrank.get_metric_names`).
+    y_true, y_score, qid : str, default="y_true", "y_score", "qid"
+        The columns holding the relevance, the score and the query id
+        (integers or strings, no missing values). ``qid`` may also name the
+        index of ``df``.
+    sample_weight : str, default=None
+        A column holding each query's weight in the mean, repeated on its
+        rows (constant within a query, finite, non-negative).
+    average : {"mean"} or None, default="mean"
+        ``"mean"``: compute the (weighted) means over queries, a ``dict`` of
+        ``float``. ``None``: the per-query values, a lazy Dask DataFrame.
+    ties : {"average", "optimistic", "pessimistic", "first"} or None, default=None
+        How items with equal scores are ordered (see :func:`skrank.evaluate`);
+        ``"first"`` is the order of the rows within a partition after the
+        shuffle, which Dask does not promise to keep.
+    relevance_level : float, default=None
+        Which items are relevant for the binary metrics (see
+        :func:`skrank.evaluate`).
+    replace_undefined_by : float, np.nan or None, default=None
+        Value of a query for which a metric is undefined; NaN leaves such
+        queries out of the means (see :func:`skrank.evaluate`).
+    nonpositive : {"ordinary", "not_retrieved"} or None, default=None
+        What a score ``<= 0`` means (see :func:`skrank.evaluate`).
+    convention : str or None, default=None
+        Reproduce another tool's numbers (see :func:`skrank.evaluate`).
+    partitioned_by_qid : bool, default=False
+        ``True`` claims that the rows of each query already lie in one
+        partition of ``df`` and skips the shuffle. The claim is verified
+        before any metric is computed (a frame indexed by ``qid`` with known
+        divisions holds it by construction; otherwise one pass counts the
+        partitions of each query id), and a false claim raises.
+    npartitions : int, default=None
+        Number of partitions after the shuffle; ``None``: those of ``df``.
+
+    Returns
+    -------
+    results : dict or dask.dataframe.DataFrame
+        With ``average="mean"``, a ``dict`` mapping each metric's canonical
+        name to its mean over the queries, ``sum(w_q v_q) / sum(w_q)`` over
+        the queries where it is defined (``w_q = 1`` without
+        ``sample_weight``). With ``average=None``, a lazy Dask DataFrame
+        with one row per query (index: the query id, sorted within each
+        partition) and one ``float64`` column per metric.
+
+    Raises
+    ------
+    ValueError
+        For a column that ``df`` lacks, a query id column with missing
+        values (when computed), a false ``partitioned_by_qid`` claim, and
+        whatever :func:`skrank.evaluate` rejects (an unknown metric, a bad
+        option), the latter before anything is sent to the scheduler.
+
+    See Also
+    --------
+    skrank.evaluate : The same on arrays in one process.
+    skrank.spark.evaluate : The same on a Spark DataFrame.
+    evaluate_run : Qrels and runs as Dask DataFrames.
+
+    Notes
+    -----
+    A query's rows are never evaluated apart: without
+    ``partitioned_by_qid=True`` the adapter always shuffles by ``qid``
+    itself, whatever the partitioning of ``df``. The means are sums over
+    queries of the per-query values, never means of partition means.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from skrank.dask import evaluate
+    >>> rows = pd.DataFrame({"qid": [1, 1, 1, 2, 2, 2],
+    ...                      "y_true": [1, 0, 0, 0, 1, 0],
+    ...                      "y_score": [0.5, 0.5, 0.1, 0.9, 0.9, 0.9]})
+    >>> df = dd.from_pandas(rows, npartitions=3)   # queries split apart
+    >>> evaluate(df, ["precision@1", "mrr"])
+    {'precision@1': 0.41666666666666663, 'mrr': 0.6805555555555556}
+    >>> evaluate(df, ["precision@1", "mrr"], ties="optimistic")
+    {'precision@1': 1.0, 'mrr': 1.0}
+    >>> evaluate(df, "mrr", average=None).compute().sort_index()
+              mrr
+    qid
+    1    0.750000
+    2    0.611111
+    """
+    dask, dd = _dask()
+    caller = "skrank.dask.evaluate"
+    _check_frame(df, "df", caller, dd)
+    check_average(average, caller)
+    options = dict(
+        ties=ties,
+        relevance_level=relevance_level,
+        replace_undefined_by=replace_undefined_by,
+        nonpositive=nonpositive,
+        convention=convention,
+    )
+    names = metric_names(metrics, options)
+    if partitioned_by_qid:
+        df = _verify_partitioned(df, qid, caller, dask)
+    elif qid not in df.columns and df.index.name == qid:
+        df = df.reset_index()
+    wanted = [("y_true", y_true), ("y_score", y_score), ("qid", qid)]
+    if sample_weight is not None:
+        wanted.append(("sample_weight", sample_weight))
+    _check_columns(df, "df", wanted, caller)
+    df = df[list(dict.fromkeys(col for _, col in wanted))]
+    if not partitioned_by_qid:
+        df = df.shuffle(on=qid, npartitions=npartitions)
+    qid_dtype = df._meta[qid].dtype
+    kwargs = dict(
+        y_true=y_true,
+        y_score=y_score,
+        qid=qid,
+        sample_weight=sample_weight,
+        qid_dtype=qid_dtype,
+        options=options,
+        caller=caller,
+    )
+    meta = evaluate_partition(df._meta, metrics, names, **kwargs)
+    per_query = df.map_partitions(
+        evaluate_partition, metrics, names, **kwargs, meta=meta
+    )
+    if average is None:
+        return per_query[names]
+    return _means(per_query, names, caller, dask)
+
+
+def _side(frame, columns, value_col, side, dd):
+    q, d = columns
+    out = frame[[q, d, value_col]].rename(
+        columns={q: "qid", d: "docno", value_col: "value"}
+    )
+    return out.assign(
+        qid=out["qid"].astype(str),
+        docno=out["docno"].astype(str),
+        value=out["value"].astype("float64"),
+        side=side,
+    )
+
+
+def evaluate_run(
+    qrels,
+    run,
+    metrics,
+    *,
+    queries="intersection",
+    ties=None,
+    relevance_level=None,
+    replace_undefined_by=None,
+    nonpositive=None,
+    convention=None,
+    return_per_query=False,
+    npartitions=None,
+):
+    """Evaluate a run against its qrels, both Dask DataFrames, exactly.
+
+    The judgments and the retrieved documents are brought together by
+    query through one Dask shuffle of their union on the query id; each
+    partition, holding every judgment and every retrieved document of its
+    queries, is evaluated by :func:`skrank.trec.evaluate_run`, which joins
+    them on (query, document). Values equal those of
+    :func:`skrank.trec.evaluate_run` on the whole tables in one process.
+
+    Parameters
+    ----------
+    qrels : dask.dataframe.DataFrame
+        The judgments: columns ``qid``, ``docno`` and ``relevance``
+        (:func:`read_qrels` reads TREC files, ``dask.dataframe.read_parquet``
+        Parquet tables).
+    run : dask.dataframe.DataFrame
+        The run: columns ``qid``, ``docno`` and ``score``
+        (:func:`read_run`).
+    metrics : str, MetricSpec or list of them
+        Metric names such as ``"ndcg@10"``, ``"map"`` or ``"P@5"``;
+        trec_eval's spellings are accepted too (see
+        :func:`skrank.trec.evaluate_run`).
+    queries : {"intersection", "qrels", "run"}, default="intersection"
+        Which queries are scored and averaged, as in
+        :func:`skrank.trec.evaluate_run`.
+    ties : str or None, default=None
+        How documents with equal scores are ordered: ``"average"``,
+        ``"optimistic"``, ``"pessimistic"``, ``"first"`` or ``"trec_eval"``
+        (see :func:`skrank.trec.evaluate_run`); ``"first"`` is the order of the
+        rows after the shuffle, which Dask does not promise to keep.
+    relevance_level : float, default=None
+        Which judged documents are relevant for the binary metrics.
+    replace_undefined_by : float, np.nan or None, default=None
+        Value of a query for which a metric is undefined; NaN leaves such
+        queries out of the means.
+    nonpositive : {"ordinary", "not_retrieved"} or None, default=None
+        What a score ``<= 0`` means.
+    convention : str or None, default=None
+        Reproduce another tool's numbers (see :func:`skrank.trec.evaluate_run`).
+    return_per_query : bool, default=False
+        Also return the per-query values, as a Dask DataFrame held in the
+        memory of the scheduler's workers (``persist``): the means are
+        computed from it, in the same pass.
+    npartitions : int, default=None
+        Number of partitions after the shuffle; ``None``: Dask's choice.
+
+    Returns
+    -------
+    results : dict
+        Maps each metric's canonical name to its mean over the queries
+        (those where it is defined, with ``replace_undefined_by=np.nan``).
+    per_query : dask.dataframe.DataFrame
+        Only when ``return_per_query=True``: one row per query (index
+        ``qid``, strings) and one ``float64`` column per metric.
+
+    Raises
+    ------
+    ValueError
+        For a missing column, a query id column with missing values, a run
+        that shares no query with the qrels (``queries="intersection"``),
+        or whatever :func:`skrank.trec.evaluate_run` rejects.
+
+    See Also
+    --------
+    skrank.trec.evaluate_run : The same in one process.
+    read_qrels : Read a TREC qrels file in chunks.
+    read_run : Read a TREC run file in chunks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from skrank.dask import evaluate_run
+    >>> qrels = dd.from_pandas(pd.DataFrame({
+    ...     "qid": ["q1", "q1", "q1", "q2"], "docno": ["d1", "d2", "d4", "d7"],
+    ...     "relevance": [1, 0, 2, 1]}), npartitions=2)
+    >>> run = dd.from_pandas(pd.DataFrame({
+    ...     "qid": ["q1", "q1", "q1", "q2", "q2"],
+    ...     "docno": ["d1", "d2", "d3", "d7", "d8"],
+    ...     "score": [0.9, 0.5, 0.5, 0.3, 0.3]}), npartitions=2)
+    >>> res = evaluate_run(qrels, run, ["map", "precision@2", "ndcg@3"])
+    >>> {name: round(value, 4) for name, value in res.items()}
+    {'map': 0.625, 'precision@2': 0.5, 'ndcg@3': 0.5978}
+    >>> res = evaluate_run(qrels, run, ["map", "precision@2", "ndcg@3"],
+    ...                    ties="trec_eval")
+    >>> {name: round(value, 4) for name, value in res.items()}
+    {'map': 0.5, 'precision@2': 0.5, 'ndcg@3': 0.5055}
+    """
+    dask, dd = _dask()
+    caller = "skrank.dask.evaluate_run"
+    _check_frame(qrels, "qrels", caller, dd)
+    _check_frame(run, "run", caller, dd)
+    if queries not in _QUERIES:
+        raise InvalidParameterError(
+            f"The 'queries' parameter of {caller} must be one of "
+            f"{list(_QUERIES)}. Got {queries!r} instead."
+        )
+    options = dict(
+        ties=ties,
+        relevance_level=relevance_level,
+        replace_undefined_by=replace_undefined_by,
+        nonpositive=nonpositive,
+        convention=convention,
+    )
+    names = run_metric_names(metrics, options)
+    for frame, name, cols in (
+        (qrels, "qrels", ("qid", "docno", "relevance")),
+        (run, "run", ("qid", "docno", "score")),
+    ):
+        _check_columns(frame, name, [(name, c) for c in cols], caller)
+    rel_dtype = qrels._meta["relevance"].dtype
+    relevance_dtype = "int64" if rel_dtype.kind in "iub" else "float64"
+    both = dd.concat(
+        [
+            _side(qrels, ("qid", "docno"), "relevance", 0, dd),
+            _side(run, ("qid", "docno"), "score", 1, dd),
+        ]
+    )
+    both = both.shuffle(on="qid", npartitions=npartitions)
+    kwargs = dict(
+        relevance_dtype=relevance_dtype,
+        queries=queries,
+        options=options,
+        caller=caller,
+    )
+    meta = evaluate_run_partition(both._meta, metrics, names, **kwargs)
+    per_query = both.map_partitions(
+        evaluate_run_partition, metrics, names, **kwargs, meta=meta
+    )
+    if return_per_query:
+        per_query = per_query.persist()
+    try:
+        means = _means(per_query, names, caller, dask)
+    except InvalidParameterError:
+        raise InvalidParameterError(
+            f"{caller}: no query to evaluate: the run shares no query with the "
+            f"qrels (queries={queries!r})."
+        ) from None
+    if return_per_query:
+        return means, per_query[names]
+    return means
+
+
+def _read_trec(path, names, usecols, dtypes, blocksize, dd):
+    return dd.read_csv(
+        path,
+        sep=r"\s+",
+        header=None,
+        names=names,
+        usecols=usecols,
+        dtype=dtypes,
+        blocksize=blocksize,
+    )
+
+
+def read_qrels(path, *, blocksize="64MB"):
+    """Read TREC qrels files in chunks, as a Dask DataFrame.
+
+    Parameters
+    ----------
+    path : str or list of str
+        Files (or a glob) of lines ``qid iter docno relevance``, separated
+        by whitespace. Compressed files (``.gz``) are read whole, one
+        partition each.
+    blocksize : str or int, default="64MB"
+        Bytes per partition of an uncompressed file.
+
+    Returns
+    -------
+    qrels : dask.dataframe.DataFrame
+        Columns ``qid`` and ``docno`` (strings) and ``relevance`` (integers),
+        for :func:`evaluate_run`.
+
+    See Also
+    --------
+    read_run : Read a run.
+    skrank.trec.read_qrels : Read qrels into memory.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from skrank.dask import read_qrels
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = path.write_text("q1 0 d1 1\\nq1 0 d2 0\\nq2 0 d7 2\\n")
+    >>> read_qrels(str(path)).compute()
+      qid docno  relevance
+    0  q1    d1          1
+    1  q1    d2          0
+    2  q2    d7          2
+    """
+    _, dd = _dask()
+    blocksize = None if str(path).endswith(".gz") else blocksize
+    return _read_trec(
+        path,
+        ["qid", "iter", "docno", "relevance"],
+        ["qid", "docno", "relevance"],
+        {"qid": str, "docno": str, "relevance": "int64"},
+        blocksize,
+        dd,
+    )
+
+
+def read_run(path, *, blocksize="64MB"):
+    """Read TREC run files in chunks, as a Dask DataFrame.
+
+    Parameters
+    ----------
+    path : str or list of str
+        Files (or a glob) of lines ``qid Q0 docno rank score tag``,
+        separated by whitespace. Compressed files (``.gz``) are read whole,
+        one partition each.
+    blocksize : str or int, default="64MB"
+        Bytes per partition of an uncompressed file.
+
+    Returns
+    -------
+    run : dask.dataframe.DataFrame
+        Columns ``qid`` and ``docno`` (strings) and ``score`` (``float64``),
+        for :func:`evaluate_run`. The rank column is not read: documents are
+        ranked by score, ties by the ``ties`` rule.
+
+    See Also
+    --------
+    read_qrels : Read qrels.
+    skrank.trec.read_run : Read a run into memory.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from skrank.dask import read_run
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
+    >>> _ = path.write_text("q1 Q0 d1 1 0.9 sys\\nq1 Q0 d3 2 0.5 sys\\n")
+    >>> read_run(str(path)).compute()
+      qid docno  score
+    0  q1    d1    0.9
+    1  q1    d3    0.5
+    """
+    _, dd = _dask()
+    blocksize = None if str(path).endswith(".gz") else blocksize
+    return _read_trec(
+        path,
+        ["qid", "Q0", "docno", "rank", "score", "tag"],
+        ["qid", "docno", "score"],
+        {"qid": str, "docno": str, "score": "float64"},
+        blocksize,
+        dd,
+    )
