@@ -40,7 +40,11 @@ from ._validation import (
     validate_params,
 )
 
+#: The floor of the values in a geometric mean (trec_eval's MIN_GEO_MEAN).
+GEOMETRIC_FLOOR = 1e-5
+
 __all__ = [
+    "GEOMETRIC_FLOOR",
     "Prepared",
     "aggregate",
     "compute",
@@ -48,6 +52,7 @@ __all__ = [
     "metric_function",
     "prepare",
     "resolve_ties",
+    "summary",
 ]
 
 
@@ -319,10 +324,25 @@ def compute(
             )
     return [
         aggregate(
-            caller, spec.name, v, u, prepared.weights, average, replace_undefined_by
+            caller,
+            spec.name,
+            v,
+            u,
+            prepared.weights,
+            summary(spec.measure, average),
+            replace_undefined_by,
         )
         for spec, v, u in zip(specs, values, undefined, strict=True)
     ]
+
+
+def summary(measure, average):
+    """How the per-query values of ``measure`` are summarised for
+    ``average``: ``"mean"`` asks for the metric's declared summary
+    (:attr:`~skrank._measures.Measure.aggregation`: the arithmetic mean, or
+    trec_eval's geometric mean of ``gm_map`` and sum of the counts); any
+    other value is taken as it is."""
+    return measure.aggregation if average == "mean" else average
 
 
 def map_in_order(func, items, threads: int = 1):
@@ -384,7 +404,11 @@ def aggregate(caller, name, values, undefined, weights, average, replace):
 
     Undefined queries take ``replace``, or leave the mean when it is a NaN
     (of any type). ``weights`` (or None) weight the queries; only their
-    ratios matter. ``average=None`` returns the per-query values.
+    ratios matter for the means. ``average`` is ``"mean"`` (arithmetic),
+    ``"gmean"`` (geometric mean of the values floored at 1e-5,
+    ``exp(mean(log(max(v, 1e-5))))``, trec_eval's ``te_calc_avg_meas_s_gm``
+    with ``MIN_GEO_MEAN``), ``"sum"`` (weighted by ``weights`` as given), or
+    None, which returns the per-query values.
     """
     nan_policy = is_nan(replace)
     if undefined.any():
@@ -404,4 +428,12 @@ def aggregate(caller, name, values, undefined, weights, average, replace):
             stacklevel=3,
         )
         return float("nan")
-    return float(np.average(values[keep], weights=w))
+    kept = values[keep]
+    if average == "sum":
+        if weights is None:
+            return float(kept.sum())
+        return float(kept @ weights[keep])
+    if average == "gmean":
+        logs = np.log(np.maximum(kept, GEOMETRIC_FLOOR))
+        return float(np.exp(np.average(logs, weights=w)))
+    return float(np.average(kept, weights=w))

@@ -72,9 +72,35 @@ DOCS = {
 
 """
     + textwrap.indent(conventions_doc(), "    "),
-    "average": """average : {"mean"} or None, default="mean"
-    ``"mean"``: the (weighted) mean over queries, a ``float``. ``None``: one
+    "average": """average : {"mean", "gmean", "sum"} or None, default="mean"
+    ``"mean"``: the metric's summary over queries, a ``float``: the
+    (weighted) arithmetic mean, except for the metrics that trec_eval
+    summarises otherwise (the geometric mean of ``gm_map`` and
+    ``gm_bpref``, the sum of the counts ``num_ret``, ``num_rel``,
+    ``num_rel_ret`` and ``num_q``). ``"gmean"``: the (weighted) geometric
+    mean of the values floored at 1e-5, ``exp(mean(log(max(v, 1e-5))))``
+    (trec_eval's ``gm_map``). ``"sum"``: the (weighted) sum. ``None``: one
     value per query, an ndarray.""",
+    "level": """level : float, default=0.0
+    The recall level, in [0, 1] (trec_eval's ``iprec_at_recall`` levels are
+    0.0, 0.1, ..., 1.0).""",
+    "rounding": """rounding : {"nearest", "trec_eval_9"}, default="nearest"
+    How a recall level becomes a number of relevant items ``c``.
+    ``"nearest"``: ``lround(level * R)``, halves away from zero (trec_eval
+    10). ``"trec_eval_9"``: ``(long) (level * R + 0.9)`` with ``level`` a C
+    float (trec_eval 9 and pytrec_eval).""",
+    "beta": """beta : float, default=1.0
+    The weight of recall against precision, as trec_eval's ``set_F``
+    parameter: ``(beta + 1) P R / (beta P + R)``. This is van Rijsbergen's
+    F with ``beta`` in the place of his squared beta.""",
+    "ties_deterministic": """ties : {"average", "optimistic", "pessimistic", "first"}, \
+default="average"
+    How items with equal scores are ordered. ``"optimistic"`` /
+    ``"pessimistic"``: relevant items first / last within a tie group (the
+    largest / smallest value); ``"first"``: input order. ``"average"``, the
+    expectation over the orderings of tied items, has no closed form for
+    this metric: it is accepted for input without tied scores and raises
+    an error otherwise.""",
     "relevance_level": """relevance_level : float, default=None
     Which items are relevant: ``None`` means ``y_true > 0``; a finite number
     means ``y_true >= relevance_level`` (trec_eval's ``-l``).""",

@@ -98,6 +98,11 @@ class Block:
         the listed items (embedding retrieval: the index items of the
         query's class, of which only the nearest are listed). ``None``: it is
         counted from ``pool_y`` or the items.
+    unassessed : ndarray of shape (m, L) of bool or None
+        Items in the judgment pool that were not assessed (a negative
+        relevance in TREC qrels, trec_eval's ``RELVALUE_UNJUDGED``); they
+        are unjudged as well. infAP tells them from the items outside the
+        pool. ``None``: there are none.
     """
 
     rows: np.ndarray
@@ -110,6 +115,7 @@ class Block:
     pool_n: np.ndarray | None = None
     tiebreak: np.ndarray | None = None
     n_relevant: np.ndarray | None = None
+    unassessed: np.ndarray | None = None
 
 
 @dataclass
@@ -466,10 +472,11 @@ def _order(s, y, ties, raw_score=None, tiebreak=None, secondary=None, n_items=No
 def _candidates(block: Block, k: int):
     """The items that can reach the top k: the k best and their tie group.
 
-    Returns compact ``(m, W)`` matrices of scores, relevance, judged flags
-    and secondary keys (padded with ``-inf``, 0, False and 0; the last two
-    None when the block has none), keeping each row's input order, so
-    that only ``W`` columns (about ``k`` plus a tie group) need sorting.
+    Returns compact ``(m, W)`` matrices of scores, relevance, judged flags,
+    secondary keys and unassessed flags (padded with ``-inf``, 0, False, 0
+    and False; the last three None when the block has none), keeping each
+    row's input order, so that only ``W`` columns (about ``k`` plus a tie
+    group) need sorting.
     """
     s = np.ascontiguousarray(block.s)
     y = np.ascontiguousarray(block.y)
@@ -487,14 +494,17 @@ def _candidates(block: Block, k: int):
     cy = np.zeros((m, width))
     cs.reshape(-1)[dest] = np.take(s.reshape(-1), src)
     cy.reshape(-1)[dest] = np.take(y.reshape(-1), src)
-    cj = ct = None
+    cj = ct = cu = None
     if block.judged is not None:
         cj = np.zeros((m, width), dtype=bool)
         cj.reshape(-1)[dest] = np.take(block.judged.reshape(-1), src)
     if block.tiebreak is not None:
         ct = np.zeros((m, width), dtype=block.tiebreak.dtype)
         ct.reshape(-1)[dest] = np.take(block.tiebreak.reshape(-1), src)
-    return cs, cy, cj, ct
+    if block.unassessed is not None:
+        cu = np.zeros((m, width), dtype=bool)
+        cu.reshape(-1)[dest] = np.take(block.unassessed.reshape(-1), src)
+    return cs, cy, cj, ct, cu
 
 
 # Below this fraction of the row length, a cutoff selects candidates first.
@@ -525,9 +535,10 @@ def rank(
         items to integer keys; a larger key comes first.
     """
     s, y, judged, tiebreak = block.s, block.y, block.judged, block.tiebreak
+    unassessed = block.unassessed
     m, L = y.shape
     if k is not None and k < L and ties != "sklearn" and k <= _CANDIDATE_FRACTION * L:
-        s, y, judged, tiebreak = _candidates(block, k)
+        s, y, judged, tiebreak, unassessed = _candidates(block, k)
         L = s.shape[1]
         n_items = None  # candidates are padded with -inf, never tied to items
     else:
@@ -549,6 +560,7 @@ def rank(
         judged=None if judged is None else _take_rows(judged, idx),
         width=width,
         s_sorted=_take_rows(s, idx) if ties == "average" else None,
+        unassessed=None if unassessed is None else _take_rows(unassessed, idx),
     )
 
 
@@ -572,10 +584,11 @@ class Ranking:
         Whether some group has more than one position.
     """
 
-    def __init__(self, block: Block, y, judged, width, s_sorted=None):
+    def __init__(self, block: Block, y, judged, width, s_sorted=None, unassessed=None):
         self.block = block
         self.y = y
         self.judged_sorted = judged
+        self.unassessed_sorted = unassessed
         self.width = width
         self.m = y.shape[0]
         self._cache = {}
@@ -667,6 +680,39 @@ class Ranking:
             nonrel = ~(self.y > 0 if level is None else self.y >= level)
             self._cache[key] = self.group_sum(self._mask(nonrel))
         return self._cache[key]
+
+    def judged(self) -> np.ndarray:
+        """Number of judged items in each group, shape (G,) (padding is not
+        an item and not judged)."""
+        if "judged" not in self._cache:
+            self._cache["judged"] = self.group_sum(
+                self._mask(np.ones(self.y.shape, dtype=bool))
+            )
+        return self._cache["judged"]
+
+    def unjudged(self) -> np.ndarray:
+        """Number of real items in each group that are not judged, shape (G,)."""
+        if "unjudged" not in self._cache:
+            items = np.ones(self.y.shape, dtype=bool)
+            valid = self._valid()
+            if valid is not None:
+                items &= valid
+            self._cache["unjudged"] = self.group_sum(items) - self.judged()
+        return self._cache["unjudged"]
+
+    def unassessed(self) -> np.ndarray:
+        """Number of items of each group in the judgment pool but not assessed
+        (see :class:`Block`), shape (G,)."""
+        if "unassessed" not in self._cache:
+            if self.unassessed_sorted is None:
+                u = np.zeros(self.y.shape, dtype=bool)
+            else:
+                u = self.unassessed_sorted.copy()
+            valid = self._valid()
+            if valid is not None:
+                u &= valid
+            self._cache["unassessed"] = self.group_sum(u)
+        return self._cache["unassessed"]
 
     def gain(self, gain: str = "linear") -> np.ndarray:
         """Total gain of each group, shape (G,) (padding has gain 0)."""

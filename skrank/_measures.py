@@ -138,6 +138,14 @@ class Measure:
     # the largest relevance the metric can take with these parameters, and
     # why, as (bound, reason); None: no bound
     max_relevance: Callable = _no_bound
+    # how per-query values are summarised when a caller asks for the mean:
+    # "mean", "gmean" (trec_eval's gm_map: geometric mean of the values
+    # floored at 1e-5) or "sum" (trec_eval's counts)
+    aggregation: str = "mean"
+    # whether ties="average" (the exact expectation) is available; False: a
+    # metric whose expectation has no tractable form, which raises on input
+    # with tied scores under ties="average"
+    average_ties: bool = True
 
     def has_tie_bounds(self, params) -> bool:
         """Whether ties="optimistic" / "pessimistic" give the largest /
@@ -374,11 +382,38 @@ def _bpref_compute(r, k, relevance_level):
     return _divide(r.row_sum(rel * (1.0 - penalty)), n_rel, undefined), undefined
 
 
-def _rbp_compute(r, k, p, relevance_level):
-    """(1 - p) sum_j rel_j p^(j-1): a group adds (r/t) (p^T - p^(T+n))."""
+def _rbp_compute(r, k, p, relevance_level, gain="binary"):
+    """(1 - p) sum_j g_j p^(j-1): a group adds (g/t) (p^T - p^(T+n)), g its
+    total gain: its relevant items (``gain="binary"``), or with
+    ``gain="graded"`` trec_eval 10's gains (``m_rbp.c``): the grade, divided
+    by the query's largest judged grade when that exceeds 1 (gains rescaled
+    to [0, 1]; ``relevance_level`` is then not read, as trec_eval's rbp
+    ignores ``-l``)."""
     T = r.start
     weight = np.power(p, T) - np.power(p, T + r.in_cutoff(k))
-    return r.row_sum(r.relevant(relevance_level) / r.size * weight), None
+    if gain == "graded":
+        top = r.ideal_relevance(1)[:, 0] if r.width else np.zeros(r.m)
+        scale = np.where(top > 1, top, 1.0)
+        g = r.group_sum(np.where(r._mask(np.ones(r.y.shape, bool)), r.y, 0.0))
+        g = np.maximum(g, 0.0) / scale[r.row]
+    else:
+        g = r.relevant(relevance_level)
+    return r.row_sum(g / r.size * weight), None
+
+
+def _rbp_residual_compute(r, k, p):
+    """trec_eval 10's ``rbp_resid`` (``m_rbp_resid.c``): the largest rise of
+    RBP if every unjudged retrieved item had gain 1 and the list went on
+    with relevant items, (1 - p) sum_{j unjudged} p^(j-1) + p^n, n the list
+    length; 0 when no retrieved item is unjudged. Linear in the unjudged
+    counts, so exact under ties."""
+    T = r.start
+    unj = r.unjudged()
+    weight = np.power(p, T) - np.power(p, T + r.in_cutoff(k))
+    spread = r.row_sum(unj / r.size * weight)
+    depth = _depth(r, k)
+    any_unjudged = r.row_sum(unj * (r.in_cutoff(k) > 0)) > 0
+    return np.where(any_unjudged, spread + np.power(p, depth), 0.0), None
 
 
 def _dcg(r: Ranking, k, gain, log_base):
@@ -645,6 +680,216 @@ def _nerr_compute(r, k, max_grade):
     return value, undefined
 
 
+def _depth(r: Ranking, k):
+    """Items looked at per row: the list, or min(k, list length)."""
+    n = r.n_items
+    return n if k is None else np.minimum(n, int(k))
+
+
+def _judged_compute(r, k):
+    """Judged items in the top k divided by k (by the list length without a
+    cutoff); linear in the per-group counts, so exact under ties."""
+    depth = r.n_items if k is None else float(k)
+    return r.row_sum(r.judged() * r.in_cutoff(k) / r.size) / depth, None
+
+
+def _unjudged_compute(r, k):
+    """Unjudged items in the top k (trec_eval's ``unj`` is this over k)."""
+    return r.row_sum(r.unjudged() * r.in_cutoff(k) / r.size), None
+
+
+def _num_ret_compute(r, k):
+    return _depth(r, k).astype(np.float64), None
+
+
+def _num_rel_compute(r, k, relevance_level):
+    return r.n_relevant(relevance_level).astype(np.float64), None
+
+
+def _num_q_compute(r, k):
+    return np.ones(r.m), None
+
+
+def _set_precision_compute(r, k, relevance_level):
+    """Relevant retrieved over retrieved (trec_eval's ``set_P``; with a cutoff,
+    over min(k, list length), trec_eval's ``-M k``)."""
+    depth = _depth(r, k)
+    return _divide(_hits(r, k, relevance_level), depth, depth == 0), None
+
+
+def _set_recall_compute(r, k, relevance_level):
+    return _recall_compute(r, k, relevance_level)
+
+
+def _set_f_compute(r, k, relevance_level, beta=1.0):
+    """trec_eval's ``set_F``: (beta + 1) P R / (beta P + R) with P and R the
+    set precision and recall, which is (beta + 1) h / (beta R + n) for h
+    relevant among n retrieved: linear in h, so exact under ties."""
+    depth = _depth(r, k)
+    n_rel = r.n_relevant(relevance_level)
+    denom = beta * n_rel + depth
+    return _divide((beta + 1.0) * _hits(r, k, relevance_level), denom, denom == 0), None
+
+
+#: How a recall level becomes a number of relevant items (``rounding=``):
+#: trec_eval 10's ``lround(level * R)``, or trec_eval 9's (and pytrec_eval's)
+#: ``(long) (level * R + 0.9)`` with ``level`` a C float.
+RECALL_ROUNDINGS = ("nearest", "trec_eval_9")
+
+
+def _recall_cutoffs(level, n_rel, rounding):
+    """The number of relevant items at which recall ``level`` is reached."""
+    if rounding == "trec_eval_9":
+        product = np.float32(level) * n_rel.astype(np.float32)
+        return np.floor(product.astype(np.float64) + 0.9).astype(np.intp)
+    x = level * n_rel.astype(np.float64)
+    low = np.floor(x)
+    return np.where(x - low >= 0.5, low + 1.0, low).astype(np.intp)  # C lround
+
+
+def _no_ties(r: Ranking, name):
+    if r.tied:
+        raise InvalidParameterError(
+            f"{name} is a maximum over the ranks of the relevant items, whose "
+            "expectation over the orderings of tied items has no closed form "
+            "(it needs every ordering of each tie group). The input has tied "
+            "scores: pass ties='first', 'optimistic' or 'pessimistic' (the "
+            "bounds), or 'trec_eval' for TREC runs."
+        )
+
+
+def _interpolated_precision(r: Ranking, levels, relevance_level, rounding):
+    """Interpolated precision at each recall level, shape (m, len(levels)).
+
+    trec_eval's ``iprec_at_recall``: with c = round(level * R) relevant items
+    needed, the largest precision at or after the rank of the max(c, 1)-th
+    relevant item; 0 when fewer than c relevant items are retrieved or none
+    is. Written for one ordering: the caller has checked there are no ties.
+    """
+    rel = r.relevant(relevance_level)  # (m, W), one position per group
+    rel = np.broadcast_to(rel, (r.m, r.width))
+    found = np.cumsum(rel, axis=1)
+    ranks = np.arange(1, r.width + 1)
+    precision = found / ranks
+    # Int_Prec(j) = max over j' >= j of Prec(j'): a reversed running maximum
+    best_after = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+    retrieved = found[:, -1].astype(np.intp) if r.width else np.zeros(r.m, np.intp)
+    n_rel = r.n_relevant(relevance_level)
+    # rank (0-based) of the j-th relevant item, j = 1 .. width
+    position = np.full((r.m, r.width + 1), r.width, dtype=np.intp)
+    rows, cols = np.nonzero(rel > 0)
+    position[rows, found[rows, cols].astype(np.intp)] = cols
+    out = np.zeros((r.m, len(levels)))
+    at = np.arange(r.m)
+    for i, level in enumerate(levels):  # the recall levels, not queries
+        need = _recall_cutoffs(level, n_rel, rounding)
+        ok = (need <= retrieved) & (retrieved > 0)
+        j = np.clip(np.maximum(need, 1), 1, r.width)
+        col = np.minimum(position[at, j], max(r.width - 1, 0))
+        out[:, i] = np.where(ok, best_after[at, col], 0.0)
+    return out
+
+
+def _iprec_compute(r, k, level, relevance_level, rounding="nearest"):
+    _no_ties(r, "iprec_at_recall")
+    return _interpolated_precision(r, (level,), relevance_level, rounding)[:, 0], None
+
+
+#: trec_eval's 11 recall levels.
+ELEVEN_LEVELS = tuple(i / 10 for i in range(11))
+
+
+def _eleven_point_compute(r, k, relevance_level, rounding="nearest"):
+    _no_ties(r, "iprec_11pt_avg")
+    values = _interpolated_precision(r, ELEVEN_LEVELS, relevance_level, rounding)
+    return values.mean(axis=1), None
+
+
+#: trec_eval's INFAP_EPSILON (trec_eval.h).
+INFAP_EPSILON = 1e-5
+#: The most (offset, relevant, non-relevant) cells per tied group with
+#: relevant items that infAP's exact expectation under ties enumerates.
+MAX_INFAP_CELLS = 1 << 24
+
+
+def _infap_term(j, B, N, Q):
+    """trec_eval's infAP term of a relevant item at 0-based rank ``j`` with B
+    relevant, N judged non-relevant and Q pooled-but-unassessed items above
+    it: 1/(j+1) + (j/(j+1)) ((B+N+Q)/j) ((B+eps)/(B+N+2 eps)), which is 1 at
+    j = 0."""
+    eps = INFAP_EPSILON
+    return (1.0 + (B + N + Q) * (B + eps) / (B + N + 2.0 * eps)) / (j + 1.0)
+
+
+def _infap_compute(r, k, relevance_level):
+    """Inferred AP (Yilmaz & Aslam, 2006) as trec_eval's ``m_infap.c``.
+
+    Under ties, a relevant item of a group (t items: c relevant, u judged
+    non-relevant, q unassessed, o outside the pool) sits at in-group offset
+    x, uniform on 0 .. t-1; given x, the b relevant and n judged
+    non-relevant items of its group above it are hypergeometric from (c-1,
+    u, q+o), and the unassessed ones among the other x - b - n have mean
+    (x - b - n) q / (q + o), entering the term linearly. The expectation
+    sums over (x, b, n): O(t c u) per tied group holding relevant items.
+    """
+    n_rel = r.n_relevant(relevance_level)
+    undefined = n_rel == 0
+    rel = r.relevant(relevance_level)
+    non = r.judged_nonrelevant(relevance_level)
+    unas = r.unassessed()
+    B0, N0, Q0 = r.before(rel), r.before(non), r.before(unas)
+    T = np.broadcast_to(r.start, np.shape(rel)).astype(np.float64)
+    terms = rel * _infap_term(T, B0, N0, Q0)
+    if r.tied:
+        g = np.flatnonzero((r.size > 1) & (rel > 0))
+        if g.size:
+            terms = terms.copy()
+            terms[g] = _infap_tied(
+                r.size[g], rel[g], non[g], unas[g], T[g], B0[g], N0[g], Q0[g]
+            )
+    return _divide(r.row_sum(terms), n_rel, undefined), undefined
+
+
+def _infap_tied(t, c, u, q, T, B0, N0, Q0):
+    """Expected sum of infAP terms of the relevant items of tied groups."""
+    t = t.astype(np.float64)
+    X, C, U = int(t.max()), int(c.max()), int(u.max()) + 1
+    if t.size * X * C * U > MAX_INFAP_CELLS:
+        raise InvalidParameterError(
+            "infAP is exact under ties by enumerating, for a relevant item of "
+            "a tie group, its offset in the group and the relevant and judged "
+            "non-relevant items above it; this input needs more than "
+            f"{MAX_INFAP_CELLS} cells (large tie groups holding many judged "
+            "items). Use a deterministic tie rule (ties='first', or "
+            "'trec_eval' for TREC runs)."
+        )
+    sh = (-1, 1, 1, 1)
+    t, c, u, q, T, B0, N0, Q0 = (a.reshape(sh) for a in (t, c, u, q, T, B0, N0, Q0))
+    x = np.arange(X).reshape(1, -1, 1, 1)
+    b = np.arange(C).reshape(1, 1, -1, 1)
+    n = np.arange(U).reshape(1, 1, 1, -1)
+    rest = x - b - n
+    other = t - c - u  # unassessed and outside the pool
+    feasible = (x < t) & (b <= c - 1) & (n <= u) & (rest >= 0) & (rest <= other)
+    log_p = (
+        _log_comb(c - 1, np.minimum(b, c - 1))
+        + _log_comb(u, np.minimum(n, u))
+        + _log_comb(other, np.clip(rest, 0, other))
+        - _log_comb(t - 1, np.minimum(x, t - 1))
+    )
+    prob = np.where(feasible, np.exp(np.where(feasible, log_p, 0.0)), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(other > 0, q / other, 0.0)
+    term = _infap_term(T + x, B0 + b, N0 + n, Q0 + rest * share)
+    # each of the c relevant items: offset uniform on 0 .. t-1
+    total = (prob * np.where(feasible, term, 0.0)).sum(axis=(1, 2, 3))
+    return c.ravel() / t.ravel() * total
+
+
+#: Gains of RBP (``gain=``): binary relevance, or trec_eval 10's graded gains.
+RBP_GAINS = ("binary", "graded")
+
+
 # --------------------------------------------------------------------------
 # Declarations
 # --------------------------------------------------------------------------
@@ -695,6 +940,20 @@ _IDEAL = ParamSpec("ideal", "ideal", "judged", (Options(NDCG_IDEALS),), str)
 _MAX_GRADE = ParamSpec(
     "max_grade", "max_grade", 4, (Interval("int", 1, 1023, "both"),), int
 )
+
+_RBP_GAIN = ParamSpec("gain", "gain", "binary", (Options(RBP_GAINS),), str)
+_RECALL_LEVEL = ParamSpec(
+    "level",
+    "level",
+    0.0,
+    (Interval("real", 0.0, 1.0, "both"),),
+    float,
+    always_shown=True,
+)
+_ROUNDING = ParamSpec(
+    "rounding", "rounding", "nearest", (Options(RECALL_ROUNDINGS),), str
+)
+_BETA = ParamSpec("beta", "beta", 1.0, (Interval("real", 0.0, None, "left"),), float)
 
 MEASURES: tuple[Measure, ...] = (
     Measure(
@@ -808,8 +1067,8 @@ MEASURES: tuple[Measure, ...] = (
         _rbp_compute,
         aliases=("RBP",),
         dot_param="p",
-        formula=r"(1 - p) \sum_{j \le k} \mathrm{rel}_j\, p^{j-1}",
-        params=(_P, _REL),
+        formula=r"(1 - p) \sum_{j \le k} g_j\, p^{j-1}",
+        params=(_P, _REL, _RBP_GAIN),
         perfect_is_one=False,
     ),
     Measure(
@@ -896,6 +1155,180 @@ MEASURES: tuple[Measure, ...] = (
         undefined_without_relevant=True,
         nonnegative_relevance=True,
         max_relevance=_grade_bound,
+    ),
+    Measure(
+        "rbp_resid",
+        "rbp_residual_score",
+        "Residual of rank-biased precision (unjudged items)",
+        _rbp_residual_compute,
+        formula=(r"(1 - p) \sum_{j \le n,\ j \text{ unjudged}} p^{j-1} + p^{n}"),
+        params=(_P,),
+        perfect_is_one=False,
+        tie_bounds=False,
+    ),
+    Measure(
+        "judged",
+        "judged_at_k_score",
+        "Fraction of the top k that is judged",
+        _judged_compute,
+        aliases=("Judged",),
+        formula=r"|\{j \le k : \text{item } j \text{ judged}\}| / k",
+        perfect_is_one=False,
+        tie_bounds=False,
+    ),
+    Measure(
+        "unjudged",
+        "unjudged_at_k_score",
+        "Unjudged items in the top k",
+        _unjudged_compute,
+        formula=r"|\{j \le k : \text{item } j \text{ unjudged}\}|",
+        upper=None,
+        perfect_is_one=False,
+        tie_bounds=False,
+    ),
+    Measure(
+        "infap",
+        "infap_score",
+        "Inferred average precision",
+        _infap_compute,
+        aliases=("infAP",),
+        formula=(
+            r"\frac{1}{R} \sum_{j:\ \mathrm{rel}_j} \Bigl(\frac{1}{j} +"
+            r" \frac{j - 1}{j} \cdot \frac{p_j}{j - 1} \cdot"
+            r" \frac{r_j + \epsilon}{r_j + n_j + 2\epsilon}\Bigr)"
+        ),
+        params=(_REL,),
+        cutoff=False,
+        undefined_without_relevant=True,
+        full_list=_always_full,
+        perfect_is_one=False,  # the epsilons of trec_eval keep it below 1
+        tie_bounds=False,
+    ),
+    Measure(
+        "iprec_at_recall",
+        "interpolated_precision_score",
+        "Interpolated precision at a recall level",
+        _iprec_compute,
+        trec_eval_family="iprec_at_recall",
+        formula=(
+            r"\max_{j \ge \mathrm{rank}(\lceil \ell R \rfloor)}"
+            r" \mathrm{hits@j} / j"
+        ),
+        params=(_RECALL_LEVEL, _REL, _ROUNDING),
+        cutoff=False,
+        full_list=_always_full,
+        average_ties=False,
+    ),
+    Measure(
+        "iprec_11pt_avg",
+        "eleven_point_precision_score",
+        "Interpolated precision averaged over 11 recall levels",
+        _eleven_point_compute,
+        aliases=("11pt_avg",),
+        formula=r"\frac{1}{11} \sum_{\ell = 0, 0.1, \dots, 1} \mathrm{iprec}(\ell)",
+        params=(_REL, _ROUNDING),
+        cutoff=False,
+        full_list=_always_full,
+        average_ties=False,
+    ),
+    Measure(
+        "num_ret",
+        "num_retrieved_score",
+        "Number of retrieved items",
+        _num_ret_compute,
+        formula=r"\min(k, n)",
+        upper=None,
+        perfect_is_one=False,
+        aggregation="sum",
+    ),
+    Measure(
+        "num_rel",
+        "num_relevant_score",
+        "Number of relevant items (R)",
+        _num_rel_compute,
+        formula="R",
+        params=(_REL,),
+        cutoff=False,
+        full_list=_always_full,
+        upper=None,
+        perfect_is_one=False,
+        aggregation="sum",
+    ),
+    Measure(
+        "num_rel_ret",
+        "num_relevant_retrieved_score",
+        "Number of relevant items retrieved",
+        _hits_compute,
+        formula=r"\sum_{j \le k} \mathrm{rel}_j",
+        params=(_REL,),
+        upper=None,
+        perfect_is_one=False,
+        aggregation="sum",
+    ),
+    Measure(
+        "num_q",
+        "num_queries_score",
+        "Number of queries",
+        _num_q_compute,
+        formula="1",
+        cutoff=False,
+        full_list=_always_full,
+        lower=1.0,
+        perfect_is_one=False,
+        aggregation="sum",
+    ),
+    Measure(
+        "set_precision",
+        "set_precision_score",
+        "Set precision",
+        _set_precision_compute,
+        aliases=("set_P", "SetP"),
+        formula=r"\mathrm{hits@k} / \min(k, n)",
+        params=(_REL,),
+        perfect_is_one=False,
+    ),
+    Measure(
+        "set_recall",
+        "set_recall_score",
+        "Set recall",
+        _set_recall_compute,
+        aliases=("SetR",),
+        formula=r"\mathrm{hits@k} / R",
+        params=(_REL,),
+        undefined_without_relevant=True,
+    ),
+    Measure(
+        "set_f",
+        "set_f_score",
+        "Set F measure",
+        _set_f_compute,
+        aliases=("set_F", "SetF"),
+        formula=r"(\beta + 1) P R / (\beta P + R)",
+        params=(_REL, _BETA),
+        perfect_is_one=False,
+    ),
+    Measure(
+        "gm_map",
+        "gm_map_score",
+        "Average precision, geometric mean over queries",
+        _ap_compute,
+        formula=(r"\exp \operatorname{mean}_q \log \max(\mathrm{AP}_q, 10^{-5})"),
+        params=(_REL,),
+        undefined_without_relevant=True,
+        aggregation="gmean",
+    ),
+    Measure(
+        "gm_bpref",
+        "gm_bpref_score",
+        "bpref, geometric mean over queries",
+        _bpref_compute,
+        needs_judged_nonrelevant=True,
+        formula=(r"\exp \operatorname{mean}_q \log \max(\mathrm{bpref}_q, 10^{-5})"),
+        params=(_REL,),
+        cutoff=False,
+        undefined_without_relevant=True,
+        full_list=_always_full,
+        aggregation="gmean",
     ),
 )
 

@@ -8,21 +8,43 @@ its name in :mod:`skrank._measures` and does the rest.
 
 from __future__ import annotations
 
-from ._core import metric_function
+import numpy as np
+
+from ._core import compute, metric_function, prepare, resolve_ties
+from ._docs import fill_doc
+from ._measures import ELEVEN_LEVELS, measure_by_function
+from ._registry import MetricSpec
+from ._validation import validate_params
 
 __all__ = [
     "bndcg_score",
     "bpref_score",
+    "eleven_point_precision_score",
     "f1_at_k_score",
+    "gm_bpref_score",
+    "gm_map_score",
     "hit_rate_score",
     "hits_score",
+    "infap_score",
+    "interpolated_precision_score",
+    "judged_at_k_score",
     "map_at_r_score",
     "mean_average_precision_score",
     "mean_reciprocal_rank_score",
+    "num_queries_score",
+    "num_relevant_retrieved_score",
+    "num_relevant_score",
+    "num_retrieved_score",
     "precision_at_k_score",
+    "precision_recall_curve_per_query",
     "r_precision_score",
+    "rbp_residual_score",
     "rbp_score",
     "recall_at_k_score",
+    "set_f_score",
+    "set_precision_score",
+    "set_recall_score",
+    "unjudged_at_k_score",
 ]
 
 
@@ -594,6 +616,7 @@ def rbp_score(
     nonpositive="ordinary",
     average="mean",
     relevance_level=None,
+    gain="binary",
 ):
     """Rank-biased precision (RBP) of Moffat & Zobel.
 
@@ -611,6 +634,13 @@ def rbp_score(
     %(nonpositive)s
     %(average)s
     %(relevance_level)s
+    gain : {"binary", "graded"}, default="binary"
+        The gain of an item. ``"binary"``: 1 for a relevant item, else 0.
+        ``"graded"``: trec_eval 10's ``rbp`` (``m_rbp.c``): the relevance
+        grade, divided by the largest judged grade of the query when that
+        exceeds 1, so that gains lie in [0, 1]; ``relevance_level`` is then
+        not read (trec_eval's rbp ignores ``-l``). Linear in the gains, so
+        exact under ties either way.
 
     Returns
     -------
@@ -766,3 +796,943 @@ def bndcg_score(
     >>> bndcg_score([[1, 0, 1, 0]], [[3, 2, 1, 1]], k=3, ties="pessimistic")
     1.0
     """
+
+
+@metric_function
+def rbp_residual_score(
+    y_true,
+    y_score,
+    *,
+    p=0.8,
+    k=None,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+):
+    """Residual of rank-biased precision: what unjudged items could add.
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    p : float, default=0.8
+        Persistence, as in :func:`rbp_score` (trec_eval 10 uses 0.9).
+    %(k)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    rbp_score : Rank-biased precision.
+    unjudged_at_k_score : Unjudged items in the top k.
+
+    Notes
+    -----
+    trec_eval 10's ``rbp_resid`` (``m_rbp_resid.c``): with n items listed,
+    ``(1 - p) sum_{j unjudged} p^(j-1) + p^n``, the largest rise of RBP if
+    every unjudged item were relevant and the list went on with relevant
+    items; 0 when no listed item is unjudged. Array input has every item
+    judged (0), unless ``nonpositive="not_retrieved"``; TREC runs
+    (:func:`skrank.trec.evaluate_run`) have unjudged documents. Linear in
+    the unjudged counts, so exact under ties.
+
+    %(layout_notes)s
+
+    References
+    ----------
+    .. [1] Moffat, A., & Zobel, J. (2008). Rank-biased precision for
+       measurement of retrieval effectiveness. ACM TOIS, 27(1), 2.
+
+    Examples
+    --------
+    >>> from skrank import rbp_residual_score
+    >>> rbp_residual_score([[1, 0, 1]], [[3, 2, 2]], p=0.5)
+    0.0
+    >>> rbp_residual_score([[1, 0, 1]], [[3, 2, 2]], p=0.5, ties="first")
+    0.0
+    """
+
+
+@metric_function
+def judged_at_k_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+):
+    """Fraction of the top k that is judged (ir_measures' ``Judged@k``).
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(k)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    unjudged_at_k_score : The number of unjudged items in the top k.
+    infap_score : Average precision for sampled judgments.
+
+    Notes
+    -----
+    The number of judged items in the top k, divided by k (by the list
+    length without a cutoff; by k also when fewer items are listed, as
+    trec_eval's ``unj``). Array input has every item judged, unless
+    ``nonpositive="not_retrieved"`` makes the items scored 0 or less
+    unjudged; TREC runs (:func:`skrank.trec.evaluate_run`) have unjudged
+    documents. Linear in the judged counts: with ``ties="average"`` a tie
+    group straddling rank k adds its fraction of judged items times its
+    positions inside.
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import judged_at_k_score
+    >>> judged_at_k_score([[1, 0, 1]], [[3, 2, 1]], k=5)
+    0.6
+    >>> judged_at_k_score([[1, 0, 1]], [[3, 1, 1]], k=2, ties="first")
+    1.0
+    """
+
+
+@metric_function
+def unjudged_at_k_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+):
+    """Number of unjudged items in the top k.
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(k)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    judged_at_k_score : The fraction of the top k that is judged.
+
+    Notes
+    -----
+    trec_eval's ``unj`` at cutoff k is this number divided by k. Array input
+    has every item judged, unless ``nonpositive="not_retrieved"``; TREC runs
+    have unjudged documents. Linear in the unjudged counts, so exact under
+    ties.
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import unjudged_at_k_score
+    >>> unjudged_at_k_score([[1, 0, 1]], [[3, 0, 2]], k=2, nonpositive="not_retrieved")
+    0.0
+    >>> unjudged_at_k_score(
+    ...     [[1, 0, 1]], [[3, 0, 0]], k=2, nonpositive="not_retrieved", ties="first"
+    ... )
+    1.0
+    """
+
+
+@metric_function
+def infap_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+    relevance_level=None,
+    replace_undefined_by=0.0,
+):
+    """Inferred average precision (infAP) of Yilmaz & Aslam.
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+    %(relevance_level)s
+    %(replace_undefined_by)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    mean_average_precision_score : Average precision, every item judged.
+    bpref_score : Another measure for incomplete judgments.
+
+    Notes
+    -----
+    trec_eval's ``infAP`` (``m_infap.c``): a relevant item at rank j with
+    r relevant, n judged non-relevant and u pooled-but-unassessed items
+    above it adds ``1/j + ((j-1)/j) ((r + n + u)/(j-1)) ((r + eps) /
+    (r + n + 2 eps))`` (1 at rank 1), eps = 1e-5; the sum is divided by R.
+    Items outside the judgment pool count in j only. With array input every
+    item is judged and infAP is close to average precision; TREC runs
+    (:func:`skrank.trec.evaluate_run`) carry the pool: a qrels relevance
+    below 0 marks a pooled document that was not assessed.
+
+    With ``ties="average"`` the value is the exact expectation: a relevant
+    item of a tie group takes each in-group offset with equal probability,
+    and given it, the relevant and judged non-relevant items of its group
+    above it are hypergeometric, the unassessed ones entering linearly. The
+    cost is O(t c n) per tie group of t items holding c relevant and n
+    judged non-relevant items (groups without ties cost O(1)).
+    ``ties="optimistic"`` and ``"pessimistic"`` order by relevance only,
+    which does not bound infAP (an unassessed item above a relevant one
+    raises its term): they are orderings, not bounds.
+
+    %(layout_notes)s
+
+    References
+    ----------
+    .. [1] Yilmaz, E., & Aslam, J. A. (2006). Estimating average precision
+       with incomplete and imperfect judgments. CIKM 2006, 102-111.
+
+    Examples
+    --------
+    >>> from skrank import infap_score
+    >>> round(infap_score([[1, 0, 1]], [[3, 2, 1]]), 4)
+    0.8333
+    >>> round(infap_score([[1, 0, 1]], [[3, 2, 2]]), 4)
+    0.9167
+    """
+
+
+@metric_function
+def interpolated_precision_score(
+    y_true,
+    y_score,
+    *,
+    level=0.0,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+    relevance_level=None,
+    rounding="nearest",
+):
+    """Interpolated precision at a recall level (trec_eval's ``iprec_at_recall``).
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(level)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties_deterministic)s
+    %(nonpositive)s
+    %(average)s
+    %(relevance_level)s
+    %(rounding)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    eleven_point_precision_score : The mean over the 11 levels.
+    precision_recall_curve_per_query : Every level at once, per query.
+
+    Notes
+    -----
+    With ``c`` the number of relevant items that reaches recall ``level``
+    (see ``rounding``), the largest precision at or below the rank of the
+    ``max(c, 1)``-th relevant item; 0 when fewer than ``c`` relevant items
+    (or none) are listed. The maximum over ranks has no closed-form
+    expectation over the orderings of tied items, so ``ties="average"``
+    raises on tied scores; ``"optimistic"`` and ``"pessimistic"`` give the
+    largest and smallest value.
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import interpolated_precision_score
+    >>> interpolated_precision_score([[0, 1, 0, 1]], [[4, 3, 2, 1]], level=0.5)
+    0.5
+    >>> interpolated_precision_score(
+    ...     [[0, 1, 0, 1]], [[4, 3, 3, 1]], level=0.5, ties="optimistic"
+    ... )
+    0.5
+    """
+
+
+@metric_function
+def eleven_point_precision_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+    relevance_level=None,
+    rounding="nearest",
+):
+    """Interpolated precision averaged over 11 recall levels (``11pt_avg``).
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties_deterministic)s
+    %(nonpositive)s
+    %(average)s
+    %(relevance_level)s
+    %(rounding)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    interpolated_precision_score : One recall level.
+
+    Notes
+    -----
+    The mean of :func:`interpolated_precision_score` at the levels 0.0,
+    0.1, ..., 1.0 (trec_eval's ``11pt_avg``). Under ties only the
+    deterministic rules apply (see ``ties``).
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import eleven_point_precision_score
+    >>> round(eleven_point_precision_score([[0, 1, 0, 1]], [[4, 3, 2, 1]]), 4)
+    0.5
+    >>> round(
+    ...     eleven_point_precision_score([[0, 1, 0, 1]], [[4, 3, 3, 1]], ties="first"),
+    ...     4,
+    ... )
+    0.5
+    """
+
+
+@metric_function
+def num_retrieved_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+):
+    """Number of retrieved items (trec_eval's ``num_ret``).
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(k)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    num_relevant_retrieved_score : Relevant items retrieved.
+
+    Notes
+    -----
+    The list length, or ``min(k, length)``; independent of the order. With
+    ``average="mean"`` the result is the sum over queries, as trec_eval
+    reports it.
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import num_retrieved_score
+    >>> num_retrieved_score([[1, 0, 1], [0, 0, 1]], [[3, 2, 1], [1, 1, 1]])
+    6.0
+    >>> num_retrieved_score([[1, 0, 1]], [[3, 3, 1]], k=2, average=None)
+    array([2.])
+    """
+
+
+@metric_function
+def num_relevant_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+    relevance_level=None,
+):
+    """Number of relevant items of each query, R (trec_eval's ``num_rel``).
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+    %(relevance_level)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    num_relevant_retrieved_score : Relevant items retrieved.
+
+    Notes
+    -----
+    With TREC input R counts every judged relevant document, retrieved or
+    not. With ``average="mean"`` the result is the sum over queries, as
+    trec_eval reports it.
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import num_relevant_score
+    >>> num_relevant_score([[1, 0, 2], [0, 0, 1]], [[3, 2, 1], [1, 1, 1]])
+    3.0
+    >>> num_relevant_score([[1, 0, 2]], [[3, 3, 1]], relevance_level=2)
+    1.0
+    """
+
+
+@metric_function
+def num_relevant_retrieved_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+    relevance_level=None,
+):
+    """Number of relevant items retrieved (trec_eval's ``num_rel_ret``).
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(k)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+    %(relevance_level)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    hits_score : The same count, averaged over queries.
+
+    Notes
+    -----
+    hits@k of each query (exact under ties, as :func:`hits_score`), summed
+    over queries with ``average="mean"``, as trec_eval reports it.
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import num_relevant_retrieved_score
+    >>> num_relevant_retrieved_score([[1, 0, 1], [0, 0, 1]], [[3, 2, 1], [1, 1, 1]])
+    3.0
+    >>> num_relevant_retrieved_score([[1, 0, 1]], [[3, 1, 1]], k=2)
+    1.5
+    """
+
+
+@metric_function
+def num_queries_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+):
+    """Number of queries (trec_eval's ``num_q``).
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    num_retrieved_score : Retrieved items.
+
+    Notes
+    -----
+    Each query counts 1; ``average="mean"`` sums them (the weighted sum with
+    ``sample_weight``).
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import num_queries_score
+    >>> num_queries_score([1, 0, 1, 1], [3, 3, 1, 2], qid=[1, 1, 2, 2])
+    2.0
+    >>> num_queries_score([[1, 0], [0, 1]], [[1, 1], [2, 1]], ties="first")
+    2.0
+    """
+
+
+@metric_function
+def set_precision_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+    relevance_level=None,
+):
+    """Set precision: relevant retrieved over retrieved (trec_eval's ``set_P``).
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(k)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+    %(relevance_level)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    precision_at_k_score : Divided by k, not by the items retrieved.
+
+    Notes
+    -----
+    The whole list as a set; with ``k``, the top ``min(k, n)`` items
+    (trec_eval's ``-M k``, which does not pad a short list). Independent of
+    the order without ``k``; with ``k``, exact under ties as hits@k.
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import set_precision_score
+    >>> set_precision_score([[1, 0, 1, 0]], [[4, 3, 2, 1]])
+    0.5
+    >>> set_precision_score([[1, 0, 1, 0]], [[4, 3, 3, 1]], k=2)
+    0.75
+    """
+
+
+@metric_function
+def set_recall_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+    relevance_level=None,
+    replace_undefined_by=0.0,
+):
+    """Set recall: relevant retrieved over relevant (trec_eval's ``set_recall``).
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(k)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+    %(relevance_level)s
+    %(replace_undefined_by)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    recall_at_k_score : The same value at a cutoff.
+
+    Notes
+    -----
+    The relevant items among the retrieved ones (the top ``min(k, n)``),
+    divided by R; undefined when R = 0. It equals ``recall@k``.
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import set_recall_score
+    >>> set_recall_score([[1, 0, 1, 0]], [[4, 3, 2, 1]])
+    1.0
+    >>> set_recall_score([[1, 0, 1, 0]], [[4, 3, 3, 1]], k=2)
+    0.75
+    """
+
+
+@metric_function
+def set_f_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+    relevance_level=None,
+    beta=1.0,
+):
+    """Set F measure (trec_eval's ``set_F``).
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(k)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+    %(relevance_level)s
+    %(beta)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    f1_at_k_score : F1 with k in the denominator.
+
+    Notes
+    -----
+    ``(beta + 1) P R / (beta P + R)`` with the set precision P and recall R,
+    0 when nothing relevant is retrieved. For h relevant among n retrieved
+    items this is ``(beta + 1) h / (beta R + n)``, linear in h, so exact
+    under ties.
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import set_f_score
+    >>> round(set_f_score([[1, 0, 1, 0]], [[4, 3, 2, 1]]), 4)
+    0.6667
+    >>> set_f_score([[1, 0, 1, 0]], [[4, 3, 3, 1]], k=2)
+    0.75
+    """
+
+
+@metric_function
+def gm_map_score(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+    relevance_level=None,
+    replace_undefined_by=0.0,
+):
+    """Average precision summarised by the geometric mean (trec_eval's ``gm_map``).
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(k)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+    %(relevance_level)s
+    %(replace_undefined_by)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    mean_average_precision_score : The arithmetic mean.
+
+    Notes
+    -----
+    The per-query values are average precision (as
+    :func:`mean_average_precision_score`, exact under ties); their summary
+    with ``average="mean"`` is trec_eval's geometric mean,
+    ``exp(mean(log(max(AP, 1e-5))))`` (``m_gm_map.c``, ``MIN_GEO_MEAN``).
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import gm_map_score
+    >>> round(gm_map_score([[1, 0], [0, 1]], [[2, 1], [2, 1]]), 4)
+    0.7071
+    >>> round(gm_map_score([[1, 0], [0, 1]], [[1, 1], [2, 1]]), 4)
+    0.6124
+    """
+
+
+@metric_function
+def gm_bpref_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+    relevance_level=None,
+    replace_undefined_by=0.0,
+):
+    """bpref summarised by the geometric mean (trec_eval's ``gm_bpref``).
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(qid)s
+    %(sample_weight)s
+    %(ties)s
+    %(nonpositive)s
+    %(average)s
+    %(relevance_level)s
+    %(replace_undefined_by)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    See Also
+    --------
+    bpref_score : The arithmetic mean.
+
+    Notes
+    -----
+    The per-query values are bpref (as :func:`bpref_score`, exact under
+    ties); their summary with ``average="mean"`` is trec_eval's geometric
+    mean, ``exp(mean(log(max(bpref, 1e-5))))`` (``m_gm_bpref.c``).
+
+    %(layout_notes)s
+
+    Examples
+    --------
+    >>> from skrank import gm_bpref_score
+    >>> round(gm_bpref_score([[1, 0], [0, 1]], [[2, 1], [2, 1]]), 4)
+    0.0032
+    >>> round(gm_bpref_score([[1, 0], [0, 1]], [[1, 1], [2, 1]]), 4)
+    0.0022
+    """
+
+
+@fill_doc
+def precision_recall_curve_per_query(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    ties="first",
+    nonpositive="ordinary",
+    relevance_level=None,
+    levels=ELEVEN_LEVELS,
+    rounding="nearest",
+):
+    """Interpolated precision at recall levels, one row per query.
+
+    trec_eval's recall-precision curve (``iprec_at_recall``), for every
+    query at once: all levels come from one ranking of all queries.
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(qid)s
+    ties : {"first", "optimistic", "pessimistic", "average"}, default="first"
+        How items with equal scores are ordered: input order, relevant items
+        first or last within a tie group. ``"average"`` has no closed form
+        for a maximum over ranks and raises on tied scores.
+    %(nonpositive)s
+    %(relevance_level)s
+    levels : sequence of float, default=(0.0, 0.1, ..., 1.0)
+        Recall levels in [0, 1]; trec_eval's 11 by default.
+    %(rounding)s
+
+    Returns
+    -------
+    levels : ndarray of shape (n_levels,)
+        The recall levels.
+    precision : ndarray of shape (n_queries, n_levels)
+        Interpolated precision of each query at each level, queries in the
+        order of the sorted unique ``qid`` (the rows of the dense layout).
+
+    See Also
+    --------
+    interpolated_precision_score : One level, averaged over queries.
+    eleven_point_precision_score : The mean over trec_eval's 11 levels.
+
+    Notes
+    -----
+    Each value is :func:`interpolated_precision_score` at that level: the
+    largest precision at or below the rank where the level's number of
+    relevant items is reached.
+
+    Examples
+    --------
+    >>> from skrank import precision_recall_curve_per_query
+    >>> levels, precision = precision_recall_curve_per_query(
+    ...     [[0, 1, 0, 1]], [[4, 3, 2, 1]], levels=[0.0, 0.5, 1.0]
+    ... )
+    >>> precision
+    array([[0.5, 0.5, 0.5]])
+    >>> levels, precision = precision_recall_curve_per_query(
+    ...     [[0, 1, 0, 1]], [[4, 4, 2, 1]], levels=[0.5], ties="optimistic"
+    ... )
+    >>> precision
+    array([[1.]])
+    """
+    caller = "precision_recall_curve_per_query"
+    validate_params(
+        caller,
+        {"ties": ties, "nonpositive": nonpositive, "relevance_level": relevance_level},
+    )
+    measure = measure_by_function("interpolated_precision_score")
+    own = {p.keyword: p.constraints for p in measure.params}
+    validate_params(caller, {"rounding": rounding}, {"rounding": own["rounding"]})
+    levels = np.asarray(levels, dtype=np.float64).reshape(-1)
+    for level in levels.tolist():
+        validate_params(caller, {"level": level}, {"level": own["level"]})
+    mode = resolve_ties(caller, ties)
+    prepared = prepare(caller, y_true, y_score, qid)
+    specs = [
+        MetricSpec(
+            measure,
+            None,
+            {"level": level, "relevance_level": relevance_level, "rounding": rounding},
+        )
+        for level in levels.tolist()
+    ]
+    values = compute(
+        caller,
+        specs,
+        prepared,
+        ties=mode,
+        average=None,
+        nonpositive=nonpositive,
+    )
+    n = prepared.layout.n_queries
+    precision = np.stack(values, axis=1) if values else np.zeros((n, 0))
+    return levels, precision

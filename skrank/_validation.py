@@ -233,7 +233,7 @@ COMMON_CONSTRAINTS: dict[str, list[_Constraint]] = {
     "gain": [Options(GAINS), GainTable()],
     "ties": [Options(TIES)],
     "nonpositive": [Options(NONPOSITIVE)],
-    "average": [Options(("mean",)), NONE],
+    "average": [Options(("mean", "gmean", "sum")), NONE],
     "replace_undefined_by": [Interval("real", 0.0, 1.0, "both"), NAN],
     "relevance_level": [Interval("real", None, None, "neither"), NONE],
     "p": [Interval("real", 0.0, 1.0, "neither")],
