@@ -45,6 +45,10 @@ def value(
     max_grade=4,
     denominator=None,
     ideal="judged",
+    unassessed=None,
+    beta=1.0,
+    recall_level=0.0,
+    rounding="nearest",
 ):
     """Metric ``name`` for relevance values ``rels`` listed in rank order.
 
@@ -54,6 +58,10 @@ def value(
     ``denominator`` is AP's (``"R"``, ``"min_r_k"``, ``"hits"``, ``"k"``) or
     precision's (``"k"``, ``"retrieved"``); ``ideal="retrieved"`` makes nDCG's
     ideal the retrieved top k sorted by grade.
+    ``unassessed`` flags pooled items that were not assessed (qrels
+    relevance below 0; infAP counts them apart from the items outside the
+    pool); ``beta`` is set_F's; ``recall_level`` and ``rounding`` are those of
+    interpolated precision; ``gain="graded"`` gives RBP trec_eval 10's gains.
     Returns ``None`` when the metric is undefined.
     """
     rels = [float(r) for r in rels]
@@ -127,8 +135,80 @@ def value(
                 nonrel_above += 1
         return total / R
     if name == "rbp":
-        return (1 - p) * sum(
-            (1.0 if rel else 0.0) * p ** (j - 1) for j, rel in enumerate(top, start=1)
+        if gain == "graded":  # trec_eval 10 m_rbp.c: grades rescaled to [0, 1]
+            grades = [r if j else 0.0 for r, j in zip(rels, judged, strict=False)]
+            top_grade = max(grades + list(pool or []) + [0.0])
+            scale = top_grade if top_grade > 1 else 1.0
+            gains = [max(g, 0.0) / scale for g in grades[:depth]]
+        else:
+            gains = [1.0 if rel else 0.0 for rel in top]
+        return (1 - p) * sum(g * p ** (j - 1) for j, g in enumerate(gains, start=1))
+    unassessed = [False] * n if unassessed is None else list(unassessed)
+    if name == "rbp_resid":  # trec_eval 10 m_rbp_resid.c
+        listed = min(depth, n)
+        unj = [j for j in range(1, listed + 1) if not judged[j - 1]]
+        if not unj:
+            return 0.0
+        return p**listed + (1 - p) * sum(p ** (j - 1) for j in unj)
+    if name == "judged":
+        return sum(judged[:depth]) / depth
+    if name == "unjudged":
+        return float(sum(1 for j in judged[:depth] if not j))
+    if name == "num_ret":
+        return float(min(depth, n))
+    if name == "num_rel":
+        return float(R)
+    if name == "num_rel_ret":
+        return float(hits)
+    if name == "num_q":
+        return 1.0
+    if name == "set_precision":
+        return hits / min(depth, n)
+    if name == "set_recall":
+        return None if R == 0 else hits / R
+    if name == "set_f":  # trec_eval m_set_F.c
+        if hits == 0:
+            return 0.0
+        P, Rc = hits / min(depth, n), hits / R
+        return (beta + 1.0) * P * Rc / (beta * P + Rc)
+    if name == "infap":  # trec_eval m_infap.c, line by line
+        eps = 1e-5
+        inf_ap, rel_so_far, nonrel, pool_unj = 0.0, 0, 0, 0
+        for j in range(n):
+            if unassessed[j]:
+                pool_unj += 1
+                continue
+            if not judged[j]:
+                continue  # not in the pool
+            if not is_rel[j]:
+                nonrel += 1
+                continue
+            rel_so_far += 1
+            if j == 0:
+                inf_ap += 1.0
+            else:
+                fj = float(j)
+                inf_ap += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (
+                    (rel_so_far - 1 + nonrel + pool_unj) / fj
+                ) * ((rel_so_far - 1 + eps) / (rel_so_far - 1 + nonrel + 2 * eps))
+        return None if R == 0 else inf_ap / R
+    if name in ("iprec_at_recall", "iprec_11pt_avg"):
+        levels = (
+            [recall_level] if name == "iprec_at_recall" else [i / 10 for i in range(11)]
+        )
+        values = _iprec(is_rel, R, levels, rounding)
+        return values[0] if name == "iprec_at_recall" else sum(values) / 11
+    if name == "gm_map":
+        return value("map", rels, k, level=level, n_relevant=n_relevant, judged=judged)
+    if name == "gm_bpref":
+        return value(
+            "bpref",
+            rels,
+            k,
+            level=level,
+            n_relevant=n_relevant,
+            judged=judged,
+            n_nonrel=n_nonrel,
         )
     if name in ("err", "nerr"):
 
@@ -162,6 +242,67 @@ def value(
                 return 0.0  # none retrieved
         return dcg / idcg
     raise KeyError(name)
+
+
+def _recall_cutoff(level, R, rounding):
+    if rounding == "trec_eval_9":  # (long) (float level * R + 0.9)
+        return int(float(np.float32(level) * np.float32(R)) + 0.9)
+    x = level * R
+    return math.floor(x) + (1 if x - math.floor(x) >= 0.5 else 0)  # C lround
+
+
+def _iprec(is_rel, R, levels, rounding):
+    """trec_eval's m_iprec_at_recall.c, line by line, for ascending levels."""
+    cutoffs = [_recall_cutoff(lv, R, rounding) for lv in levels]
+    out = [0.0] * len(levels)
+    num_ret, num_rel_ret = len(is_rel), sum(is_rel)
+    cut = len(levels) - 1
+    while cut >= 0 and cutoffs[cut] > num_rel_ret:
+        cut -= 1
+    int_precis = num_rel_ret / num_ret
+    rel_so_far = num_rel_ret
+    i = num_ret
+    while i > 0 and rel_so_far > 0:
+        int_precis = max(int_precis, rel_so_far / i)
+        if is_rel[i - 1]:
+            while cut >= 0 and rel_so_far == cutoffs[cut]:
+                out[cut] = int_precis
+                cut -= 1
+            rel_so_far -= 1
+        i -= 1
+    while cut >= 0:
+        out[cut] = int_precis
+        cut -= 1
+    return out
+
+
+def brute_force_flagged(name, y, s, judged, unassessed, k=None, **kwargs):
+    """:func:`brute_force` with per-item judged and unassessed flags, which
+    move with their items in every ordering."""
+    vals = []
+    for order in tie_orderings(s):
+        vals.append(
+            value(
+                name,
+                [y[i] for i in order],
+                k,
+                judged=[bool(judged[i]) for i in order],
+                unassessed=[bool(unassessed[i]) for i in order],
+                **kwargs,
+            )
+        )
+    if vals[0] is None:
+        return None
+    first_order = sorted(range(len(y)), key=lambda i: -s[i])
+    first = value(
+        name,
+        [y[i] for i in first_order],
+        k,
+        judged=[bool(judged[i]) for i in first_order],
+        unassessed=[bool(unassessed[i]) for i in first_order],
+        **kwargs,
+    )
+    return float(np.mean(vals)), min(vals), max(vals), first
 
 
 def tie_orderings(scores):

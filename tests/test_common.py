@@ -11,13 +11,37 @@ import numpy as np
 import pytest
 
 import skrank
+from skrank._core import GEOMETRIC_FLOOR
 from skrank._measures import MEASURES
+from skrank._registry import as_metric
 
 TIES = ("average", "optimistic", "pessimistic", "first")
 
 
 def _name(measure, k=None):
-    return measure.name if (k is None or not measure.cutoff) else f"{measure.name}@{k}"
+    """The metric's canonical name, which names one metric (its parameters
+    at their defaults written out where they always are)."""
+    return as_metric(measure.name, k if measure.cutoff else None).name
+
+
+def _ties(measure):
+    """The tie rules a metric takes on tied input (without a closed-form
+    expectation, ties="average" refuses tied scores)."""
+    return TIES if measure.average_ties else TIES[1:]
+
+
+def _default_ties(measure):
+    return "average" if measure.average_ties else "first"
+
+
+def _summary(measure, values, weights=None):
+    """The declared summary of per-query values (see Measure.aggregation)."""
+    if measure.aggregation == "sum":
+        return float(np.sum(values if weights is None else values * weights))
+    if measure.aggregation == "gmean":
+        logs = np.log(np.maximum(values, GEOMETRIC_FLOOR))
+        return float(np.exp(np.average(logs, weights=weights)))
+    return float(np.average(values, weights=weights))
 
 
 def _func(measure):
@@ -37,6 +61,10 @@ def data():
 @pytest.mark.parametrize("ties", TIES)
 def test_values_in_range(measure, ties, data):
     y, s = data
+    if ties not in _ties(measure):
+        with pytest.raises(ValueError, match="has no closed form"):
+            skrank.evaluate(y, s, _name(measure), ties=ties)
+        return
     for k in (None, 1, 5, 20):
         (v,) = skrank.evaluate(
             y, s, _name(measure, k), ties=ties, average=None
@@ -57,7 +85,7 @@ def test_perfect_ranking_scores_one(measure, data):
     # scores sort the items by relevance, without ties
     perfect = y + np.linspace(0.5, 0.0, y.shape[1])[None, :]
     (v,) = skrank.evaluate(
-        y[has_rel], perfect[has_rel], measure.name, average=None
+        y[has_rel], perfect[has_rel], _name(measure), average=None
     ).values()
     np.testing.assert_allclose(v, 1.0, rtol=1e-12)
 
@@ -70,10 +98,7 @@ def test_worst_ranking_is_no_better_than_perfect(measure, data):
         name = _name(measure, k)
         best = skrank.evaluate(y, perfect, name, average=None)
         worst = skrank.evaluate(y, -perfect, name, average=None)
-        assert np.all(
-            worst[str(skrank.get_metric(name))]
-            <= best[str(skrank.get_metric(name))] + 1e-12
-        )
+        assert np.all(worst[name] <= best[name] + 1e-12)
 
 
 @pytest.mark.parametrize("measure", MEASURES, ids=lambda m: m.name)
@@ -82,8 +107,8 @@ def test_invariant_to_row_and_query_order_and_layout(measure, data):
     rng = np.random.default_rng(1)
     n_q, n_i = y.shape
     for k in (None, 4):
-        name = str(skrank.get_metric(_name(measure, k)))
-        for ties in ("average", "optimistic", "pessimistic"):
+        name = _name(measure, k)
+        for ties in [t for t in _ties(measure) if t != "first"]:
             dense = skrank.evaluate(y, s, name, ties=ties, average=None)[name]
             # queries permuted: per-query values permute with them
             perm_q = rng.permutation(n_q)
@@ -111,13 +136,21 @@ def test_public_function_equals_evaluate_and_mean_is_weighted(measure, data):
     func = _func(measure)
     w = np.linspace(0.5, 2.0, y.shape[0])
     kwargs = {"k": 5} if "k" in inspect.signature(func).parameters else {}
-    name = str(skrank.get_metric(_name(measure, kwargs.get("k"))))
+    kwargs["ties"] = _default_ties(measure)
+    name = _name(measure, kwargs.get("k"))
     per = func(y, s, average=None, **kwargs)
     assert isinstance(per, np.ndarray) and per.shape == (y.shape[0],)
-    np.testing.assert_array_equal(per, skrank.evaluate(y, s, name, average=None)[name])
+    np.testing.assert_array_equal(
+        per, skrank.evaluate(y, s, name, average=None, ties=kwargs["ties"])[name]
+    )
     mean = func(y, s, sample_weight=w, **kwargs)
     assert isinstance(mean, float)
-    assert mean == pytest.approx(np.average(per, weights=w), rel=1e-12)
+    # "mean" asks for the metric's declared summary; each summary by name too
+    assert mean == pytest.approx(_summary(measure, per, w), rel=1e-12)
+    assert func(y, s, average="sum", **kwargs) == pytest.approx(per.sum(), rel=1e-12)
+    assert func(y, s, average="gmean", **kwargs) == pytest.approx(
+        np.exp(np.log(np.maximum(per, 1e-5)).mean()), rel=1e-12
+    )
 
 
 @pytest.mark.parametrize("measure", MEASURES, ids=lambda m: m.name)
@@ -129,12 +162,13 @@ def test_undefined_queries_follow_replace_undefined_by(measure, data):
         assert "replace_undefined_by" not in params
         return
     assert params["replace_undefined_by"].default == 0.0
-    per_nan = func(y, s, average=None, replace_undefined_by=np.nan)
+    ties = _default_ties(measure)
+    per_nan = func(y, s, average=None, replace_undefined_by=np.nan, ties=ties)
     assert np.all(np.isnan(per_nan[:5])) and not np.any(np.isnan(per_nan[5:]))
-    per_one = func(y, s, average=None, replace_undefined_by=1.0)
+    per_one = func(y, s, average=None, replace_undefined_by=1.0, ties=ties)
     np.testing.assert_array_equal(per_one[:5], 1.0)
-    assert func(y, s, replace_undefined_by=np.nan) == pytest.approx(
-        per_nan[5:].mean(), rel=1e-12
+    assert func(y, s, replace_undefined_by=np.nan, ties=ties) == pytest.approx(
+        _summary(measure, per_nan[5:]), rel=1e-12
     )
 
 
@@ -181,9 +215,15 @@ def test_metrics_asked_together_equal_metrics_asked_alone(data):
     y, s = data
     y = y.copy()
     y[5:10, :8] = 0  # first relevant items deep in the list
-    names = [str(skrank.get_metric(_name(m, k))) for m in MEASURES for k in (None, 2)]
+    names = [_name(m, k) for m in MEASURES for k in (None, 2) if m.average_ties]
     names = list(dict.fromkeys(names))
+    # metrics without a closed-form expectation join under the other rules
+    names_det = names + [
+        _name(m, k) for m in MEASURES for k in (None, 2) if not m.average_ties
+    ]
+    names_det = list(dict.fromkeys(names_det))
     for ties in TIES:
+        names = names_det if ties != "average" else names
         together = skrank.evaluate(
             y, s, names, ties=ties, average=None, replace_undefined_by=np.nan
         )

@@ -432,7 +432,7 @@ def test_err_grades_beyond_max_grade_are_an_error():
     assert res["err(max_grade=5)@1"] == 1 / 32
     actual = 1 / 32 + (31 / 32) * (31 / 32) / 2
     ideal = 31 / 32 + (1 / 32) * (1 / 32) / 2
-    assert res["nerr(max_grade=5)"] == pytest.approx(actual / ideal, rel=1e-15)
+    assert res["nERR(max_grade=5)"] == pytest.approx(actual / ideal, rel=1e-15)
 
 
 # --------------------------------------------------------------------------
