@@ -7,7 +7,7 @@ import numpy as np
 from ._conventions import apply_convention
 from ._core import compute, prepare, resolve_ties
 from ._docs import fill_doc
-from ._registry import parse_metrics
+from ._registry import read_metrics
 from ._results import QueryResults
 from ._validation import InvalidParameterError, plain, validate_params
 
@@ -41,9 +41,16 @@ def evaluate(
     ----------
     %(y_true)s
     %(y_score)s
-    metrics : str, MetricSpec or list of them
+    metrics : str, MetricSpec, or a list or set of them
         Metric names such as ``"ndcg@10"``, ``"map@100"``, ``"P(rel=2)@5"``
-        or ``"rbp(p=0.9)"``; see :func:`get_metric_names`.
+        or ``"rbp(p=0.9)"``; see :func:`get_metric_names`. Other tools'
+        spellings are read as those tools mean them (``"nDCG@10"``,
+        ``"R@100"``, ``"r-precision"``, ``"ndcg_cut_10"``); a trec_eval
+        family without cutoffs stands for its default cutoffs (``"P"`` is
+        ``P_5`` ... ``P_1000``; ``"precision"`` is the whole list). A
+        ``set`` of names is read as pytrec_eval reads its measure set:
+        ``"recall"`` is then trec_eval's family too. See
+        :ref:`metric_names`.
     %(qid)s
     %(sample_weight)s
     ties : {"average", "optimistic", "pessimistic", "first"} or None, \
@@ -78,9 +85,13 @@ default=None
     Returns
     -------
     results : dict or QueryResults
-        With ``average="mean"``, a ``dict`` mapping each metric's canonical
-        name (see :func:`get_metric`) to a ``float``, in the order asked,
-        whatever their number. With ``average=None``, a
+        With ``average="mean"``, a ``dict`` mapping each metric name, as
+        written, to a ``float``, in the order asked, whatever their number
+        (a trec_eval family or ``"P.5,10"``: trec_eval's names of its
+        metrics, ``"P_5"``, ``"P_10"``; a :class:`MetricSpec`: its
+        canonical name). A metric asked under two names is computed once and
+        returned under both; ``get_metric(name).name`` is its canonical
+        name. With ``average=None``, a
         :class:`QueryResults`: the same mapping to per-query ndarrays, with
         the query ids in ``qid`` (the row index ``0..n_queries-1`` of 2-D
         input; the sorted unique ``qid`` values of grouped input, the order
@@ -90,7 +101,7 @@ default=None
     ------
     ValueError
         For an unknown metric name (the message lists the closest names),
-        a metric asked twice, or any bad input that the single-metric
+        or any bad input that the single-metric
         functions reject.
 
     See Also
@@ -112,15 +123,15 @@ default=None
     >>> y_score = [[3, 2, 2, 2, 1], [0.9, 0.8, 0.7, 0.1, 0.1]]
     >>> res = evaluate(y_true, y_score, ["ndcg@3", "P@2", "mrr", "Rprec"])
     >>> {name: round(value, 4) for name, value in res.items()}
-    {'ndcg@3': 0.7063, 'precision@2': 0.4167, 'mrr': 0.7222, 'r_precision': 0.4167}
+    {'ndcg@3': 0.7063, 'P@2': 0.4167, 'mrr': 0.7222, 'Rprec': 0.4167}
 
     The first query ties three items; ``ties`` gives the bounds of the
     expectation above:
 
     >>> evaluate(y_true, y_score, ["mrr", "P@2"], ties="pessimistic")
-    {'mrr': 0.6666666666666666, 'precision@2': 0.25}
+    {'mrr': 0.6666666666666666, 'P@2': 0.25}
     >>> evaluate(y_true, y_score, ["mrr", "P@2"], ties="optimistic")
-    {'mrr': 0.75, 'precision@2': 0.5}
+    {'mrr': 0.75, 'P@2': 0.5}
 
     Per query, labelled by query id:
 
@@ -143,7 +154,7 @@ default=None
     if ties is not None:
         resolve_ties(caller, ties)
     check_tie_bounds(caller, tie_bounds, average)
-    requested = parse_metrics(metrics, caller)
+    keys, requested = unique_metrics(read_metrics(metrics, caller))
     names = [spec.name for spec in requested]
     specs = [spec.with_defaults(relevance_level=relevance_level) for spec in requested]
     specs, ties, replace_undefined_by, nonpositive = apply_convention(
@@ -170,15 +181,27 @@ default=None
             nonpositive=nonpositive,
         )
 
-    results = dict(zip(names, run(specs, ties), strict=False))
+    values = dict(zip(names, run(specs, ties), strict=True))
+    results = {key: values[name] for key, name in keys}
     if average is not None:
         return results
     layout = prepared.layout
     qid_values = layout.qid_values
     if qid_values is None:  # dense layout: queries are rows
         qid_values = np.arange(layout.n_queries)
-    bounds = tie_bounds_of(names, specs, run) if tie_bounds else None
+    bounds = None
+    if tie_bounds:
+        found = tie_bounds_of(names, specs, run)
+        bounds = {key: found[name] for key, name in keys if name in found}
     return QueryResults(results, qid_values, bounds)
+
+
+def unique_metrics(requests):
+    """``(keys, specs)`` of :func:`~skrank._registry.read_metrics`'s pairs:
+    each metric once (``specs``, in order), and ``(key, canonical name)``
+    of every key, so that a metric asked under two names is computed once."""
+    specs = list(dict.fromkeys(spec for _, spec in requests))
+    return [(key, spec.name) for key, spec in requests], specs
 
 
 def check_tie_bounds(caller, tie_bounds, average):

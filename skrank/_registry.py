@@ -4,8 +4,11 @@ A name is read by a small grammar of its own (no ``eval``, no substring
 tests)::
 
     name    := base ["." digits] ["(" param {"," param} ")"] ["@" cutoff]
+               ["-l" digits]
+    base    := (letter | digit) {letter | digit | "_" | "-"}
     param   := key "=" value
-    value   := number | word | table
+    value   := number | word | quoted | table
+    quoted  := "'" {character} "'" | '"' {character} '"'
     table   := "[" number {"," number} "]"
              | "{" digits ":" number {"," digits ":" number} "}"
     cutoff  := digits
@@ -16,7 +19,8 @@ tests)::
 
 ``base`` is a metric name or alias (``ndcg``, ``nDCG``, ``P``, ``Rprec``...),
 ``"." digits`` is the ranx/trec spelling of the RBP persistence (``rbp.95``
-is ``p=0.95``), ``key`` is a parameter's short spelling (``rel``, ``gain``,
+is ``p=0.95``), ``"-l" digits`` is ranx's relevance level (``map@10-l2`` is
+``map(rel=2)@10``), ``key`` is a parameter's short spelling (``rel``, ``gain``,
 ``p``, ``log_base``) or its keyword, a numeric ``value`` is a finite
 ``number``, a ``table`` gives a number per integer grade (a gain table:
 ``ndcg(gain=[0,1,3])`` or ``ndcg(gain={0:0,1:1,2:3})``, rendered as the
@@ -25,6 +29,18 @@ zeros aside). Whitespace may surround the parts. Every metric renders back to
 one canonical spelling, such as ``ndcg(gain=exponential)@10`` or
 ``rbp(p=0.8)``; two names are the same metric exactly when their canonical
 spellings are equal.
+
+Other tools' spellings are read as those tools mean them: ir_measures'
+(``nDCG@10``, ``P(rel=2)@5``, ``nDCG(dcg='exp-log2')``, ``SetP``), ranx's
+(``r-precision``, ``rbp.95``, ``ndcg_burges``, ``-l2``) and trec_eval's
+(``P_5``, ``P.5,10``, ``ndcg_cut_10``). A bare trec_eval family (``P``,
+``ndcg_cut``, ``map_cut``, ``success``, ...) stands for the family at
+trec_eval's default cutoffs; its names that are also skrank's own (``recall``)
+and its measure sets (``official``, ``all_trec``) are read so only where the
+caller speaks trec_eval (:func:`read_metrics` with ``trec_eval=True``, or a
+``set`` of names as pytrec_eval takes). :func:`read_metrics` returns every
+metric with the key under which results are returned: the name as written,
+or trec_eval's name of each metric a family or set expands to.
 """
 
 from __future__ import annotations
@@ -48,6 +64,10 @@ __all__ = [
     "get_metric_names",
     "as_metric",
     "parse_metrics",
+    "read_metrics",
+    "trec_eval_name",
+    "trec_eval_rank",
+    "trec_eval_set_missing",
 ]
 
 _BY_NAME: dict[str, Measure] = {m.name: m for m in MEASURES}
@@ -98,23 +118,221 @@ class Catalogue:
 #: Every metric, for the ranking functions.
 RANKING = Catalogue()
 
-# trec_eval's families with one or more cutoffs ("P.5,10", "ndcg_cut_10");
-# its plain measure names that differ from skrank's are aliases.
-_TREC_FAMILIES = {
-    m.trec_eval_family: m.name for m in MEASURES if m.trec_eval_family is not None
+# --------------------------------------------------------------------------
+# trec_eval's names (trec_eval 10: measures.c and the m_*.c files)
+# --------------------------------------------------------------------------
+
+#: trec_eval's measures in the order it computes and prints them
+#: (``te_trec_measures`` of its measures.c).
+TREC_EVAL_ORDER = (
+    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
+    "iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult utility "
+    "11pt_avg binG G dcg ideal_dcg ndcg ndcg_rel Rndcg ndcg_cut map_cut "
+    "relative_P success set_P set_relative_P set_recall set_map set_F "
+    "num_nonrel_judged_ret prefs_num_prefs_poss prefs_num_prefs_ful "
+    "prefs_num_prefs_ful_ret prefs_simp prefs_pair prefs_avgjg "
+    "prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret prefs_avgjg_ret "
+    "prefs_avgjg_Rnonrel_ret prefs_simp_imp prefs_pair_imp prefs_avgjg_imp "
+    "map_avgjg P_avgjg Rprec_mult_avgjg yaap rbp rbp_resid unj"
+).split()
+
+#: trec_eval's measure sets (``-m official``, ``-m all_trec``, ``-m set``),
+#: its nicknames of measures.c.
+TREC_EVAL_SETS = {
+    "official": (
+        "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref "
+        "recip_rank iprec_at_recall P"
+    ).split(),
+    "all_trec": (
+        "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref "
+        "recip_rank iprec_at_recall P relstring recall unj rbp rbp_resid infAP "
+        "gm_bpref utility 11pt_avg ndcg relative_P Rprec_mult success map_cut "
+        "ndcg_cut ndcg_rel Rndcg binG G set_P set_recall set_relative_P "
+        "set_map set_F num_nonrel_judged_ret"
+    ).split(),
+    "set": (
+        "runid num_q num_ret num_rel num_rel_ret utility set_P set_recall "
+        "set_relative_P set_map set_F"
+    ).split(),
 }
-_TREC_CUTOFFS = re.compile(
-    "(" + "|".join(map(re.escape, _TREC_FAMILIES)) + r")[._]([0-9]+(?:,[0-9]+)*)"
+
+#: trec_eval's parameters of its plain measures where they differ from the
+#: defaults of skrank's metric of that name (m_rbp.c, m_rbp_resid.c: p = 0.9,
+#: graded gains). Read in trec_eval's measure sets and in its output names.
+TREC_EVAL_PARAMS = {
+    "rbp": {"p": 0.9, "gain": "graded"},
+    "rbp_resid": {"p": 0.9},
+}
+
+#: The run's name: printed by trec_eval, not a value per query.
+TREC_EVAL_RUNID = "runid"
+
+_TREC_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+#: The parameters trec_eval gives a family when none are written (its
+#: ``long_cutoff_array`` / ``double_cutoff_array`` of each m_*.c).
+TREC_EVAL_DEFAULTS = {
+    "P": _TREC_CUTS,
+    "recall": _TREC_CUTS,
+    "map_cut": _TREC_CUTS,
+    "ndcg_cut": _TREC_CUTS,
+    "relative_P": _TREC_CUTS,
+    "success": (1, 5, 10),
+    "unj": (5, 10, 20),
+    "iprec_at_recall": tuple(i / 10 for i in range(11)),
+    "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+}
+
+# trec_eval's families with one or more cutoffs or levels ("P.5,10",
+# "ndcg_cut_10", "iprec_at_recall_0.10"); its plain measure names that differ
+# from skrank's are aliases.
+_TREC_FAMILIES = {
+    m.trec_eval_family: m for m in MEASURES if m.trec_eval_family is not None
+}
+
+
+def _family_param(measure: Measure):
+    """The parameter a trec_eval family's number sets: ``None`` for the
+    cutoff (``P_5`` is ``P@5``); for a family without a cutoff, its metric's
+    first parameter (``iprec_at_recall_0.10`` sets the recall level)."""
+    return None if measure.cutoff else measure.params[0].keyword
+
+
+_NUM = r"[0-9]+(?:\.[0-9]*)?"
+_TREC_PARAMS = re.compile(
+    "("
+    + "|".join(map(re.escape, sorted(_TREC_FAMILIES, key=len, reverse=True)))
+    + r")([._])("
+    + _NUM
+    + r"(?:,"
+    + _NUM
+    + r")*)"
 )
 
 
-def _trec_spelling(text: str):
-    """skrank names for a trec_eval family with cutoffs, or None."""
-    match = _TREC_CUTOFFS.fullmatch(text)
-    if match is not None:
-        base = _TREC_FAMILIES[match[1]]
-        return [f"{base}@{k}" for k in match[2].split(",")]
+def _trec_value(measure: Measure, text: str, original: str):
+    if _family_param(measure) is None:
+        if not _DIGITS_RE.fullmatch(text):
+            raise InvalidParameterError(
+                f"The cutoffs in metric name {quote_text(original)} must be "
+                f"positive integers. Got {quote_text(text)} instead."
+            )
+        return read_cutoff(text, f"The cutoff in metric name {quote_text(original)}")
+    return float(text)
+
+
+def _trec_spec(measure: Measure, value, original: str) -> MetricSpec:
+    """A family's metric at one trec_eval parameter (a cutoff or a level)."""
+    keyword = _family_param(measure)
+    if keyword is None:
+        return MetricSpec(measure, value)
+    spec = measure.param(keyword)
+    _check_param(measure, spec, value, original)
+    return MetricSpec(measure, None, {keyword: value}, {keyword})
+
+
+def trec_eval_name(spec: MetricSpec) -> str | None:
+    """trec_eval's name of a metric (``P_5``, ``iprec_at_recall_0.10``,
+    ``recip_rank``), or None when trec_eval has no measure of that name.
+
+    A metric with parameters other than trec_eval's (``rel``, a gain) has
+    none: trec_eval's name would claim trec_eval's definition.
+    """
+    measure = spec.measure
+    family = measure.trec_eval_family
+    if family is not None:
+        keyword = _family_param(measure)
+        defaults = MetricSpec(measure).params
+        if all(
+            spec.params[p.keyword] == defaults[p.keyword]
+            for p in measure.params
+            if p.keyword != keyword
+        ):
+            if keyword is None and spec.k is not None:
+                return f"{family}_{spec.k}"
+            if keyword is not None and spec.k is None:
+                return f"{family}_{spec.params[keyword]:.2f}"
+    if spec.k is None:
+        for name in TREC_EVAL_ORDER:
+            if name not in _TREC_FAMILIES and name in _ALIASES:
+                if _trec_plain(name) == spec:
+                    return name
     return None
+
+
+def _trec_plain(name: str) -> MetricSpec:
+    """The metric of one of trec_eval's plain measure names, with trec_eval's
+    parameters."""
+    measure, implied = _ALIASES[name]
+    params = {**implied, **TREC_EVAL_PARAMS.get(name, {})}
+    return MetricSpec(measure, None, params, params)
+
+
+def trec_eval_rank(name: str) -> int:
+    """Position of a trec_eval name (``P_5``, ``map``) in trec_eval's order of
+    printing; names trec_eval lacks come after all of its own."""
+    for family in _TREC_FAMILIES:
+        if name.startswith(family + "_") and family in TREC_EVAL_ORDER:
+            return TREC_EVAL_ORDER.index(family)
+    if name in TREC_EVAL_ORDER:
+        return TREC_EVAL_ORDER.index(name)
+    return len(TREC_EVAL_ORDER)
+
+
+def trec_eval_set_missing(name: str) -> list[str]:
+    """The members of a trec_eval measure set that skrank does not compute."""
+    return [
+        member
+        for member in TREC_EVAL_SETS[name]
+        if member != TREC_EVAL_RUNID
+        and member not in _TREC_FAMILIES
+        and member not in _ALIASES
+    ]
+
+
+def _family_defaults(family: str, original: str) -> list[tuple[str, MetricSpec]]:
+    """A bare trec_eval family at trec_eval's default parameters, keyed by
+    trec_eval's names (``P`` is ``P_5``, ``P_10``, ... ``P_1000``)."""
+    measure = _TREC_FAMILIES[family]
+    out = []
+    for value in TREC_EVAL_DEFAULTS[family]:
+        spec = _trec_spec(measure, value, original)
+        out.append((trec_eval_name(spec) or spec.name, spec))
+    return out
+
+
+def _trec_spelling(text: str, original: str, trec: bool):
+    """``(key, spec)`` pairs of a trec_eval spelling, or None.
+
+    ``P_5`` is keyed as written; ``P.5,10`` and ``P_5,10`` (several, or the
+    dot of trec_eval's ``-m``) by trec_eval's names ``P_5``, ``P_10``; a bare
+    family by its default parameters (a family that is also a skrank name,
+    ``recall``, only when ``trec``); a measure set (``official``) by its
+    members when ``trec``.
+    """
+    if trec and text in TREC_EVAL_SETS:
+        out = []
+        for member in TREC_EVAL_SETS[text]:
+            if member in _TREC_FAMILIES:
+                out.extend(_family_defaults(member, original))
+            elif member in _ALIASES:
+                out.append((member, _trec_plain(member)))
+        return out
+    if text in _TREC_FAMILIES and text in TREC_EVAL_DEFAULTS:
+        # skrank's own name of a metric (recall, iprec_at_recall) names
+        # that metric, unless the caller speaks trec_eval
+        if trec or text not in _BY_NAME:
+            return _family_defaults(text, original)
+    match = _TREC_PARAMS.fullmatch(text)
+    if match is None:
+        return None
+    measure = _TREC_FAMILIES[match[1]]
+    values = match[3].split(",")
+    specs = [
+        _trec_spec(measure, _trec_value(measure, v, original), original) for v in values
+    ]
+    if len(values) == 1 and match[2] == "_":
+        return [(original, specs[0])]
+    return [(trec_eval_name(spec) or spec.name, spec) for spec in specs]
 
 
 # Anchored at both ends (``match`` reads the whole name). No two adjacent
@@ -122,7 +340,7 @@ def _trec_spelling(text: str):
 # the name's length.
 _NAME_RE = re.compile(
     r"""\A\s*
-    (?P<base>[A-Za-z][A-Za-z0-9_]*)
+    (?P<base>[A-Za-z0-9][A-Za-z0-9_]*(?:-[A-Za-z][A-Za-z0-9_]*)*)
     (?:\.(?P<dot>[0-9]+))?
     \s*(?:\((?P<params>[^()]*)\)\s*)?
     (?:@\s*(?P<k>\S+)\s*)?
@@ -130,6 +348,23 @@ _NAME_RE = re.compile(
     re.VERBOSE,
 )
 _DIGITS_RE = re.compile(r"[0-9]+")
+# ranx's relevance level, written last: "ndcg@10-l2", "map-l2"
+_LEVEL_SUFFIX_RE = re.compile(r"-l([0-9]+)\s*\Z")
+_QUOTED_RE = re.compile("'[^']*'|\"[^\"]*\"")
+
+# Other tools' parameter spellings, by the parameter they set: ir_measures'
+# ``dcg`` names the gain and discount of nDCG (``dcg='exp-log2'`` is
+# Burges' exponential gain) and ``gains`` gives a gain table.
+_FOREIGN_PARAMS = {
+    "dcg": ("gain", {"log2": "linear", "exp-log2": "exponential"}),
+    "gains": ("gain", None),
+}
+# ir_measures' names whose "@" sets a parameter rather than a cutoff
+# (``IPrec@0.5`` is the recall level 0.5).
+_AT_PARAMS = {"IPrec": "level"}
+# ir_measures' names that a relevance level turns into another metric
+# (``NumRet(rel=1)`` counts the relevant documents retrieved).
+_RELEVANT_VARIANTS = {"NumRet": "num_rel_ret"}
 _NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NON_FINITE_RE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
 
@@ -477,6 +712,14 @@ def _parse_table(spec, text: str, original: str):
 
 def _parse_value(spec, text: str, original: str):
     text = text.strip()
+    if _QUOTED_RE.fullmatch(text):  # ir_measures' quoted strings
+        if spec.kind is not str:
+            raise InvalidParameterError(
+                f"Parameter {spec.spelling!r} in metric name {quote_text(original)} "
+                f"takes a number, written without quotes. Got {quote_text(text)} "
+                "instead."
+            )
+        return text[1:-1]
     if text[:1] in ("[", "{"):
         return _parse_table(spec, text, original)
     if spec.kind is str:
@@ -537,15 +780,19 @@ def read_cutoff(text: str, subject: str) -> int:
 
 def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSpec:
     """The metric that ``text`` names; messages quote ``original``."""
+    level = _LEVEL_SUFFIX_RE.search(text)
+    if level is not None:  # ranx's "-l2"
+        text = text[: level.start()]
     match = _NAME_RE.match(text)
     if match is None:
         raise InvalidParameterError(
             f"Cannot parse {catalogue.name_noun} {quote_text(original)}. Expected a "
             f"name such as {catalogue.examples}." + _digit_hint(text)
         )
-    measure, implied = _resolve_base(match["base"], original, catalogue)
+    base = match["base"]
+    measure, implied = _resolve_base(base, original, catalogue)
     if not catalogue.params_in_names and (
-        match["dot"] is not None or (match["params"] or "").strip()
+        match["dot"] is not None or (match["params"] or "").strip() or level is not None
     ):
         raise _parameters_refused(catalogue, measure, original)
     params = dict(implied)
@@ -560,38 +807,92 @@ def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSp
             )
         params[measure.dot_param] = float("0." + match["dot"])
         explicit.add(measure.dot_param)
+    by_key = {}
+    for p in measure.params:
+        by_key[p.spelling] = p
+        by_key[p.keyword] = p
+    items = []
     if match["params"] is not None and match["params"].strip():
-        by_key = {}
-        for p in measure.params:
-            by_key[p.spelling] = p
-            by_key[p.keyword] = p
-        for item in _split_params(match["params"]):
-            if "=" not in item:
-                raise InvalidParameterError(
-                    f"Cannot parse metric name {quote_text(original)}: parameters are "
-                    f"written key=value, got {quote_text(item.strip())}."
-                )
-            key, _, value_text = item.partition("=")
-            key = key.strip()
-            if key not in by_key:
-                allowed = ", ".join(p.spelling for p in measure.params) or "none"
-                raise InvalidParameterError(
-                    f"Metric {measure.name!r} has no parameter {quote_text(key)} (in "
-                    f"{quote_text(original)}); its parameters are: {allowed}."
-                )
+        items = _split_params(match["params"])
+    for item in items:
+        if "=" not in item:
+            raise InvalidParameterError(
+                f"Cannot parse metric name {quote_text(original)}: parameters are "
+                f"written key=value, got {quote_text(item.strip())}."
+            )
+        key, _, value_text = item.partition("=")
+        key = key.strip()
+        if (
+            key == "rel"
+            and base in _RELEVANT_VARIANTS
+            and _RELEVANT_VARIANTS[base] in _BY_NAME
+            and "relevance_level" not in by_key
+        ):
+            # ir_measures' NumRet(rel=1): the relevant documents retrieved
+            measure = _BY_NAME[_RELEVANT_VARIANTS[base]]
+            by_key = {p.spelling: p for p in measure.params}
+            by_key.update({p.keyword: p for p in measure.params})
+        foreign = _FOREIGN_PARAMS.get(key)
+        if key not in by_key and foreign is not None and foreign[0] in by_key:
+            spec = by_key[foreign[0]]
+            mapping = foreign[1]
+            if mapping is not None:
+                value_text = value_text.strip()
+                if _QUOTED_RE.fullmatch(value_text):
+                    value_text = value_text[1:-1]
+                if value_text not in mapping:
+                    raise InvalidParameterError(
+                        f"Parameter {key!r} in metric name {quote_text(original)} "
+                        f"must be one of {', '.join(map(repr, mapping))}. Got "
+                        f"{quote_text(value_text)} instead."
+                    )
+                value_text = mapping[value_text]
+        elif key not in by_key:
+            allowed = ", ".join(p.spelling for p in measure.params) or "none"
+            raise InvalidParameterError(
+                f"Metric {measure.name!r} has no parameter {quote_text(key)} (in "
+                f"{quote_text(original)}); its parameters are: {allowed}."
+            )
+        else:
             spec = by_key[key]
-            if spec.keyword in explicit and spec.keyword not in implied:
-                raise InvalidParameterError(
-                    f"Parameter {key!r} is given twice in metric name "
-                    f"{quote_text(original)}."
-                )
-            params[spec.keyword] = _parse_value(spec, value_text, original)
-            explicit.add(spec.keyword)
+        if spec.keyword in explicit and spec.keyword not in implied:
+            raise InvalidParameterError(
+                f"Parameter {key!r} is given twice in metric name "
+                f"{quote_text(original)}."
+            )
+        params[spec.keyword] = _parse_value(spec, value_text, original)
+        explicit.add(spec.keyword)
+    if level is not None:
+        if "relevance_level" not in by_key:
+            raise InvalidParameterError(
+                f"Metric {measure.name!r} takes no relevance level; got "
+                f"{quote_text(original)}. Write it without '-l{level[1]}'."
+            )
+        if "relevance_level" in explicit:
+            raise InvalidParameterError(
+                f"The relevance level is given twice in metric name "
+                f"{quote_text(original)} (as rel= and as -l{level[1]})."
+            )
+        params["relevance_level"] = float(level[1])
+        explicit.add("relevance_level")
     for spec in measure.params:
         if spec.keyword in params:
             _check_param(measure, spec, params[spec.keyword], original)
     k = None
     if match["k"] is not None:
+        at = _AT_PARAMS.get(base)
+        if at is not None and not measure.cutoff and at in by_key:
+            # ir_measures' IPrec@0.5: the "@" sets a parameter
+            spec = by_key[at]
+            if at in explicit:
+                raise InvalidParameterError(
+                    f"Parameter {at!r} is given twice in metric name "
+                    f"{quote_text(original)}."
+                )
+            params[at] = _parse_value(spec, match["k"], original)
+            explicit.add(at)
+            _check_param(measure, spec, params[at], original)
+            return MetricSpec(measure, None, params, explicit)
         if not (measure.cutoff or catalogue.every_cutoff):
             raise InvalidParameterError(
                 f"Metric {measure.name!r} takes no cutoff; got {quote_text(original)}. "
@@ -608,13 +909,21 @@ def _parameters_refused(catalogue, measure, original) -> InvalidParameterError:
     )
 
 
-def _specs(name: str, catalogue: Catalogue = RANKING) -> list[MetricSpec]:
-    """The metrics of one name: one, or one per cutoff of trec_eval's "P.5,10"."""
-    trec = _trec_spelling(name.strip())
-    if trec is not None:
-        return [_parse(text, name, catalogue) for text in trec]
+def _requests(
+    name: str, catalogue: Catalogue = RANKING, trec: bool = False
+) -> list[tuple[str, MetricSpec]]:
+    """The metrics of one name, each with its key: one, or several for a
+    trec_eval family or measure set (see :func:`_trec_spelling`)."""
+    if not catalogue.every_cutoff:
+        # a family reading its own cutoff (every_cutoff) has no trec_eval ones
+        trec_pairs = _trec_spelling(name.strip(), name, trec)
+        if trec_pairs is not None:
+            for _, spec in trec_pairs:
+                if not catalogue.offers(spec.measure):
+                    _resolve_base(spec.measure.name, name, catalogue)  # raises
+            return trec_pairs
     try:
-        return [_parse(name, name, catalogue)]
+        return [(name, _parse(name, name, catalogue))]
     except InvalidParameterError:
         parts = split_names(name)
         if len(parts) < 2 or not all(_parses(part, catalogue) for part in parts):
@@ -624,6 +933,11 @@ def _specs(name: str, catalogue: Catalogue = RANKING) -> list[MetricSpec]:
         f"{quote_text(name)} names {len(parts)} metrics; a metric name names one. "
         f"Give them as a list of names: [{listed}]."
     )
+
+
+def _specs(name: str, catalogue: Catalogue = RANKING) -> list[MetricSpec]:
+    """The metrics of one name: one, or one per cutoff of trec_eval's "P.5,10"."""
+    return [spec for _, spec in _requests(name, catalogue)]
 
 
 def _parses(name: str, catalogue: Catalogue = RANKING) -> bool:
@@ -701,26 +1015,26 @@ def _one(name, catalogue: Catalogue) -> MetricSpec:
             f"A {catalogue.name_noun} must be a str. Got {_show(name)} of type "
             f"{type(name).__name__}."
         )
-    specs = _specs(name, catalogue)
-    if len(specs) > 1:
-        names = ", ".join(spec.name for spec in specs)
+    pairs = _requests(name, catalogue)
+    if len(pairs) > 1:
+        names = ", ".join(key for key, _ in pairs)
+        measure = pairs[0][1].measure
+        whole = ""
+        if measure.cutoff:
+            whole = f" {measure.title} of the whole list is {measure.name!r}."
         raise InvalidParameterError(
-            f"{quote_text(name)} names {len(specs)} metrics ({names}); give it in a "
-            "list of metrics (evaluate, evaluate_run) or one cutoff."
+            f"{quote_text(name)} names {len(pairs)} metrics ({names}); give it in a "
+            "list of metrics (evaluate, evaluate_run) or one cutoff." + whole
         )
-    return specs[0]
+    return pairs[0][1]
 
 
-def parse_metrics(metrics, caller: str, catalogue: Catalogue = RANKING) -> list:
-    """A metric name, spec or list of them as specs, in order.
-
-    trec_eval's spellings with several cutoffs (``"P.5,10"``) stand for one
-    metric per cutoff. A metric asked twice, an empty list or something that
-    is not a name is an error naming ``caller``'s ``metrics`` parameter. Only
-    the metrics of ``catalogue`` are known.
-    """
+def _metric_list(metrics, caller):
+    """``metrics`` as a list (a set in trec_eval's order), or an error."""
     if isinstance(metrics, (str, MetricSpec)):
-        metrics = [metrics]
+        return [metrics]
+    if isinstance(metrics, (set, frozenset)):
+        return sorted(metrics, key=lambda m: (trec_eval_rank(str(m)), str(m)))
     try:
         metrics = list(metrics)
     except TypeError:
@@ -732,8 +1046,71 @@ def parse_metrics(metrics, caller: str, catalogue: Catalogue = RANKING) -> list:
         raise InvalidParameterError(
             f"The 'metrics' parameter of {caller} must name at least one metric."
         )
+    return metrics
+
+
+def read_metrics(
+    metrics, caller: str, catalogue: Catalogue = RANKING, *, trec_eval=None
+) -> list[tuple[str, MetricSpec]]:
+    """The metrics asked for, each with the key its results are returned by.
+
+    Parameters
+    ----------
+    metrics : str, MetricSpec, or a list or set of them
+        The names. A name's key is the name as written (``"P@10"``); a
+        trec_eval family or measure set gives trec_eval's name of each metric
+        it stands for (``"P"`` and ``"P.5,10"`` give ``"P_5"``, ...); a
+        :class:`MetricSpec` is keyed by its canonical spelling.
+    caller : str
+        The function named in messages.
+    catalogue : Catalogue, default=RANKING
+        The metrics known.
+    trec_eval : bool or None, default=None
+        Read the names as trec_eval does: bare ``recall`` is its family
+        (``recall_5`` ... ``recall_1000``) rather than skrank's recall of the
+        whole list, and the measure sets ``official``, ``all_trec`` and
+        ``set`` stand for their members (those skrank has). ``None``: when
+        ``metrics`` is a ``set`` (pytrec_eval's measure set).
+
+    Returns
+    -------
+    requests : list of (str, MetricSpec)
+        In the order asked (a set: trec_eval's order), one pair per key; a
+        metric asked under two keys (``"P@10"`` and ``"precision@10"``) is
+        listed under both, a key asked twice once.
+    """
+    if trec_eval is None:
+        trec_eval = isinstance(metrics, (set, frozenset))
+    out: dict[str, MetricSpec] = {}
+    for item in _metric_list(metrics, caller):
+        if isinstance(item, str):
+            pairs = _requests(item, catalogue, bool(trec_eval))
+        else:
+            spec = _one(item, catalogue)
+            pairs = [(spec.name, spec)]
+        for key, spec in pairs:
+            if key in out and out[key] != spec:  # pragma: no cover - defensive
+                raise InvalidParameterError(
+                    f"{caller}: the key {key!r} names two metrics, "
+                    f"{out[key].name} and {spec.name}."
+                )
+            out.setdefault(key, spec)
+    if isinstance(metrics, (set, frozenset)):  # no order of its own
+        return sorted(out.items(), key=lambda pair: trec_eval_rank(pair[0]))
+    return list(out.items())
+
+
+def parse_metrics(metrics, caller: str, catalogue: Catalogue = RANKING) -> list:
+    """A metric name, spec or list of them as specs, in order.
+
+    trec_eval's spellings with several cutoffs (``"P.5,10"``) and its bare
+    families (``"P"``) stand for one metric per cutoff. A metric asked twice,
+    an empty list or something that is not a name is an error naming
+    ``caller``'s ``metrics`` parameter. Only the metrics of ``catalogue`` are
+    known. :func:`read_metrics` gives the keys of the results as well.
+    """
     specs = []
-    for item in metrics:
+    for item in _metric_list(metrics, caller):
         if isinstance(item, str):
             specs.extend(_specs(item, catalogue))
         else:

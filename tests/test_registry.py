@@ -7,7 +7,7 @@ import pytest
 import skrank
 from skrank import get_metric, get_metric_names
 from skrank._measures import MEASURES
-from skrank._registry import as_metric
+from skrank._registry import as_metric, parse_metrics
 from skrank._validation import InvalidParameterError
 
 
@@ -74,7 +74,13 @@ def test_every_measure_round_trips_and_is_listed():
     assert set(names) == {m.name for m in MEASURES}
     for m in MEASURES:
         for alias in (m.name, *m.aliases):
-            assert get_metric(alias).measure is m
+            if alias == m.trec_eval_family and alias != m.name:
+                # a bare trec_eval family ("P", "success") is its default
+                # cutoffs (trec_eval's m_P.c, m_success.c)
+                specs = parse_metrics(alias, "caller")
+                assert len(specs) > 1 and all(s.measure is m for s in specs)
+            else:
+                assert get_metric(alias).measure is m
             if m.cutoff:
                 assert get_metric(f"{alias}@7").k == 7
 
@@ -125,15 +131,19 @@ def test_metric_spec_pickles_and_reprs():
     assert repr(metric) == "MetricSpec('precision(rel=2)@5')"
 
 
-def test_evaluate_keys_are_canonical_and_type_is_stable():
+def test_evaluate_keys_are_the_names_as_written_and_type_is_stable():
     y, s = [[1, 0, 2]], [[0.3, 0.2, 0.1]]
     one = skrank.evaluate(y, s, "nDCG@2")
-    assert list(one) == ["ndcg@2"] and isinstance(one["ndcg@2"], float)
+    assert list(one) == ["nDCG@2"] and isinstance(one["nDCG@2"], float)
     many = skrank.evaluate(y, s, ["nDCG@2", "P@1", "rbp.9"])
-    assert list(many) == ["ndcg@2", "precision@1", "rbp(p=0.9)"]
-    assert many["ndcg@2"] == one["ndcg@2"]
-    with pytest.raises(ValueError, match="more than once"):
-        skrank.evaluate(y, s, ["ndcg@2", "nDCG@2"])
+    assert list(many) == ["nDCG@2", "P@1", "rbp.9"]
+    assert many["nDCG@2"] == one["nDCG@2"]
+    # one metric under two names: both keys, one value
+    both = skrank.evaluate(y, s, ["ndcg@2", "nDCG@2"])
+    assert list(both) == ["ndcg@2", "nDCG@2"]
+    assert both["ndcg@2"] == both["nDCG@2"] == one["nDCG@2"]
+    # a spec is keyed by its canonical name
+    assert list(skrank.evaluate(y, s, get_metric("nDCG@2"))) == ["ndcg@2"]
     with pytest.raises(ValueError, match="at least one"):
         skrank.evaluate(y, s, [])
     with pytest.raises(ValueError, match="'metrics' parameter"):
@@ -144,7 +154,7 @@ def test_evaluate_relevance_level_default_and_name_precedence():
     y, s = [[2, 1, 0, 2]], [[0.9, 0.8, 0.7, 0.1]]
     res = skrank.evaluate(y, s, ["P@2", "P(rel=1)@2"], relevance_level=2)
     # P@2 with rel >= 2: [2, 1] -> 1 relevant of 2; P(rel=1)@2 keeps level 1
-    assert res == {"precision@2": 0.5, "precision(rel=1)@2": 1.0}
+    assert res == {"P@2": 0.5, "P(rel=1)@2": 1.0}
 
 
 @pytest.mark.parametrize(

@@ -165,7 +165,8 @@ TREC_NAMES = ["map", "P@2", "ndcg@3", "mrr"]
 def test_evaluate_run_per_query_qid_and_values():
     means, res = evaluate_run(TREC_QRELS, TREC_RUN, TREC_NAMES, return_per_query=True)
     assert isinstance(res, QueryResults)
-    assert list(res) == ["map", "precision@2", "ndcg@3", "mrr"]
+    # keyed by the names as written
+    assert list(res) == ["map", "P@2", "ndcg@3", "mrr"]
     # expected: the query ids as str, in natural order (byte-wise, as they
     # are not all integers)
     assert res.qid.tolist() == ["q1", "q10", "q2"]

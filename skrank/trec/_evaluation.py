@@ -26,8 +26,8 @@ from .._engine import (
     grouped_layout,
     stable_group_order,
 )
-from .._evaluate import check_tie_bounds, tie_bounds_of
-from .._registry import MetricSpec, parse_metrics
+from .._evaluate import check_tie_bounds, tie_bounds_of, unique_metrics
+from .._registry import MetricSpec, read_metrics
 from .._results import QueryResults
 from .._validation import (
     COMMON_CONSTRAINTS,
@@ -45,9 +45,11 @@ from ._tables import Qrels, Run, _natural_order, _same_kind, _Table
 # --------------------------------------------------------------------------
 
 
-def _metric_specs(metrics, caller) -> list[MetricSpec]:
-    """Metric names (skrank's or trec_eval's) as specs; duplicates rejected."""
-    return parse_metrics(metrics, caller)
+def metric_requests(metrics, caller) -> list[tuple[str, MetricSpec]]:
+    """Metric names (skrank's, trec_eval's, other tools') with their keys,
+    read as trec_eval reads them: its bare families (``recall``) and measure
+    sets (``official``, ``all_trec``) expand."""
+    return read_metrics(metrics, caller, trec_eval=True)
 
 
 # --------------------------------------------------------------------------
@@ -286,11 +288,18 @@ def evaluate_run(
         The judgments, or anything :func:`read_qrels` reads.
     run : Run, str, path-like, pandas.DataFrame or dict
         The run, or anything :func:`read_run` reads.
-    metrics : str, MetricSpec or list of them
+    metrics : str, MetricSpec, or a list or set of them
         Metric names such as ``"ndcg@10"``, ``"map"``, ``"P@5"`` or
-        ``"bpref"`` (see :func:`skrank.get_metric_names`); trec_eval's
-        spellings ``P_5``, ``P.5,10``, ``recall_100``, ``map_cut_10``,
-        ``ndcg_cut_10``, ``success_1`` and ``recip_rank`` are accepted too.
+        ``"bpref"`` (see :func:`skrank.get_metric_names`), read as trec_eval
+        reads them: its spellings ``P_5``, ``P.5,10``, ``recall_100``,
+        ``map_cut_10``, ``ndcg_cut_10``, ``success_1``, ``recip_rank`` and
+        ``iprec_at_recall_0.10``; a bare family at trec_eval's default
+        cutoffs (``P``, ``recall``, ``ndcg_cut``, ``map_cut``, ``success``,
+        ``iprec_at_recall``; skrank's recall of the whole list is
+        ``set_recall``); and its measure sets ``official``, ``all_trec``
+        and ``set`` (the members skrank has). ir_measures' and ranx's
+        spellings are read too (``nDCG@10``, ``R@100``, ``r-precision``);
+        see :ref:`metric_names`.
     ties : {"average", "optimistic", "pessimistic", "first", "trec_eval"} \
 or None, default=None
         How documents with equal scores are ordered. ``"average"``: the
@@ -342,10 +351,16 @@ or None, default=None
     Returns
     -------
     results : dict
-        Maps each metric's canonical name to its mean over the queries.
+        Maps each metric name, as written, to its mean over the queries
+        (trec_eval's sum for the counts ``num_ret``, ``num_rel``,
+        ``num_rel_ret``, ``num_q``; its geometric mean for ``gm_map``). A
+        trec_eval family or measure set gives trec_eval's names of its
+        metrics (``P`` gives ``P_5`` ... ``P_1000``), a :class:`MetricSpec`
+        its canonical name; a metric asked under two names is computed once
+        and returned under both.
     per_query : QueryResults
         Only when ``return_per_query=True``: a :class:`~skrank.QueryResults`
-        mapping each metric's canonical name to one value per query, with
+        mapping the same names to one value per query, with
         the query ids (``str``, in natural order) in ``qid``. Undefined
         values are ``replace_undefined_by``. Its ``to_frame()`` gives a
         pandas DataFrame with one row per query (index ``qid``) and one
@@ -407,7 +422,7 @@ or None, default=None
     ...        "q2": {"d7": 0.3, "d8": 0.3}}
     >>> res = evaluate_run(qrels, run, ["map", "P@2", "ndcg@3"])
     >>> {name: round(value, 4) for name, value in res.items()}
-    {'map': 0.625, 'precision@2': 0.5, 'ndcg@3': 0.5978}
+    {'map': 0.625, 'P@2': 0.5, 'ndcg@3': 0.5978}
 
     ``d4`` was not retrieved but counts in R and in the ideal DCG of ``q1``.
     The tie between ``d7`` and ``d8`` is averaged by default (``d7`` is first
@@ -417,7 +432,13 @@ or None, default=None
     >>> res = evaluate_run(qrels, run, ["map", "P@2", "ndcg@3"],
     ...                    ties="trec_eval")
     >>> {name: round(value, 4) for name, value in res.items()}
-    {'map': 0.5, 'precision@2': 0.5, 'ndcg@3': 0.5055}
+    {'map': 0.5, 'P@2': 0.5, 'ndcg@3': 0.5055}
+
+    trec_eval's names, as pytrec_eval returns them:
+
+    >>> res = evaluate_run(qrels, run, {"P.1,2", "recip_rank"}, ties="trec_eval")
+    >>> {name: round(value, 4) for name, value in res.items()}
+    {'recip_rank': 0.75, 'P_1': 0.5, 'P_2': 0.5}
 
     Per query, with the bounds of the tie expectation:
 
@@ -492,7 +513,7 @@ def evaluate_run_columns(
         },
         RUN_CONSTRAINTS,
     )
-    requested = _metric_specs(metrics, caller)
+    keys, requested = unique_metrics(metric_requests(metrics, caller))
     specs = [s.with_defaults(relevance_level=relevance_level) for s in requested]
     specs, ties, replace_undefined_by, nonpositive = apply_convention(
         caller,
@@ -577,12 +598,15 @@ def evaluate_run_columns(
         )
 
     values = run(specs, ties)
-    results = {}
+    means = {}
     per_query = {}
     for spec, v in zip(requested, values, strict=True):
         per_query[spec.name] = per_query_values(spec.name, v)
-        results[spec.name] = aggregate(
-            caller, spec.name, v, np.isnan(v), None, "mean", replace_undefined_by
+        # the metric's declared summary: a mean, trec_eval's geometric mean
+        # (gm_map) or a sum (its counts)
+        summary = getattr(spec.measure, "aggregation", "mean")
+        means[spec.name] = aggregate(
+            caller, spec.name, v, np.isnan(v), None, summary, replace_undefined_by
         )
     bounds = {}
     if tie_bounds:
@@ -591,6 +615,11 @@ def evaluate_run_columns(
             bounds[name] = tuple(per_query_values(name, v) for v in pair)
     order = _natural_order(selected)
     qids = _decode(selected[order])
-    columns = {name: v[order] for name, v in per_query.items()}
-    bounds = {name: (lo[order], hi[order]) for name, (lo, hi) in bounds.items()}
+    results = {key: means[name] for key, name in keys}
+    columns = {key: per_query[name][order] for key, name in keys}
+    bounds = {
+        key: (bounds[name][0][order], bounds[name][1][order])
+        for key, name in keys
+        if name in bounds
+    }
     return results, qids, columns, bounds
