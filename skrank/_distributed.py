@@ -75,7 +75,9 @@ def run_metric_names(metrics, options) -> list[str]:
 def _empty(names, qid, qid_dtype):
     import pandas as pd
 
-    index = pd.Index(np.empty(0, dtype=object), name=qid).astype(qid_dtype)
+    index = pd.Index(np.empty(0, dtype=object), name=qid)
+    if qid_dtype is not None:
+        index = index.astype(qid_dtype)
     data = {name: np.empty(0) for name in [*names, WEIGHT]}
     return pd.DataFrame(data, index=index)
 
@@ -84,7 +86,7 @@ def _frame(values, ids, names, weights, qid, qid_dtype):
     import pandas as pd
 
     index = pd.Index(np.asarray(ids), name=qid)
-    if index.dtype != qid_dtype:
+    if qid_dtype is not None and index.dtype != qid_dtype:
         index = index.astype(qid_dtype)
     data = {name: np.asarray(values[name], dtype=float) for name in names}
     data[WEIGHT] = weights

@@ -1,0 +1,517 @@
+"""Exact ranking evaluation of Spark DataFrames.
+
+Spark's grouping brings the rows of each query together: the rows are
+grouped by a hash bucket of the query id (``groupBy(bucket).applyInPandas``),
+so that each call of skrank's single-machine engine receives every row of
+every query of its bucket, all its queries evaluated at once. The per-query
+values come back as a Spark DataFrame, and the means as exact weighted sums
+over the queries. There is no scheduler here: Spark runs the plan.
+
+Spark's own :class:`pyspark.ml.evaluation.RankingEvaluator` gives means of
+MAP@k, nDCG@k, precision@k and recall@k over lists it receives ready-made,
+with ties in the order of those lists; this module gives every skrank metric
+and tie rule, per query or averaged, on the rows of a table.
+
+PySpark is an optional dependency: ``pip install skrank[spark]``. Importing
+this module does not import PySpark; calling its functions does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+from ._distributed import (
+    WEIGHT,
+    check_average,
+    evaluate_partition,
+    evaluate_run_partition,
+    means_from_sums,
+    metric_names,
+    partial_sums,
+    run_metric_names,
+)
+from ._validation import InvalidParameterError
+
+__all__ = ["evaluate", "evaluate_run"]
+
+_BUCKET = "__skrank_bucket__"
+_QUERIES = ("intersection", "qrels", "run")
+
+
+def _pyspark():
+    try:
+        import pyspark.sql
+        import pyspark.sql.functions as F
+        import pyspark.sql.types as T
+    except ImportError as exc:  # pragma: no cover - pyspark is in the test extra
+        raise ImportError(
+            "skrank.spark needs PySpark: pip install skrank[spark]"
+        ) from exc
+    return pyspark.sql, F, T
+
+
+@contextlib.contextmanager
+def _pandas_udfs():
+    """Define pandas UDFs without PySpark's FutureWarning on pandas >= 3 (its
+    version check, raised on the driver each time a UDF is defined); the
+    adapters' values are checked against the single-machine engine under the
+    installed pandas by skrank's tests."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore",
+            message="PySpark does not yet fully support pandas",
+            category=FutureWarning,
+        )
+        yield
+
+
+def _check_frame(df, name, caller, sql):
+    if not isinstance(df, sql.DataFrame):
+        raise TypeError(
+            f"The '{name}' parameter of {caller} must be a pyspark.sql.DataFrame. "
+            f"Got {type(df).__name__} instead."
+        )
+
+
+def _check_columns(df, frame_name, wanted, caller):
+    columns = list(df.columns)
+    for arg, col in wanted:
+        if col not in columns:
+            raise InvalidParameterError(
+                f"The '{arg}' parameter of {caller} names the column {col!r}, "
+                f"which {frame_name} does not have; its columns are {columns}."
+            )
+
+
+def _check_no_null(df, qid, caller, F):
+    if df.where(F.col(f"`{qid}`").isNull()).limit(1).count():
+        raise InvalidParameterError(
+            f"The 'qid' column {qid!r} given to {caller} holds missing values; "
+            "every row needs a query id."
+        )
+
+
+def _n_buckets(df, n_buckets, caller):
+    if n_buckets is None:
+        return int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    if isinstance(n_buckets, bool) or not isinstance(n_buckets, int) or n_buckets < 1:
+        raise InvalidParameterError(
+            f"The 'n_buckets' parameter of {caller} must be an int in the range "
+            f"[1, inf) or None. Got {n_buckets!r} instead."
+        )
+    return n_buckets
+
+
+def _verify_partitioned(df, qid, caller, F):
+    """Raise unless every query id occurs in one partition of ``df`` only."""
+    split = (
+        df.select(F.col(f"`{qid}`").alias("q"), F.spark_partition_id().alias("p"))
+        .distinct()
+        .groupBy("q")
+        .count()
+        .where(F.col("count") > 1)
+        .limit(1)
+        .count()
+    )
+    if split:
+        raise InvalidParameterError(
+            f"The 'partitioned_by_qid' parameter of {caller} claims that the rows "
+            "of each query are in one partition of df, but some query has rows "
+            "in several partitions. Pass partitioned_by_qid=False (the default) "
+            "to let Spark group the rows of each query together."
+        )
+
+
+def _sums_schema(names, T):
+    fields = [T.StructField("__n__", T.DoubleType())]
+    for name in names:
+        fields.append(T.StructField(f"num:{name}", T.DoubleType()))
+        fields.append(T.StructField(f"den:{name}", T.DoubleType()))
+    return T.StructType(fields)
+
+
+def _grouped(df, key, n_buckets, F):
+    """``df`` grouped by a hash bucket of the query id: every row of a query
+    in the group of its bucket."""
+    bucket = F.pmod(F.xxhash64(F.col(f"`{key}`")), F.lit(n_buckets))
+    return df.withColumn(_BUCKET, bucket).groupBy(_BUCKET)
+
+
+def _collect_means(per_group, grouped, names, caller, T):
+    """Per group: the per-query values reduced to their partial sums; the
+    sums collected (one row per group) and added on the driver."""
+
+    def sums(pdf):
+        return partial_sums(per_group(pdf), names)
+
+    with _pandas_udfs():
+        plan = grouped.applyInPandas(sums, _sums_schema(names, T))
+    rows = plan.collect()
+    return means_from_sums(_sums_table(rows), names, caller)
+
+
+def _sums_table(rows):
+    import pandas as pd
+
+    if not rows:
+        return pd.DataFrame({"__n__": [0.0]})
+    return pd.DataFrame([r.asDict() for r in rows]).fillna(0.0)
+
+
+def evaluate(
+    df,
+    metrics,
+    *,
+    y_true="y_true",
+    y_score="y_score",
+    qid="qid",
+    sample_weight=None,
+    average="mean",
+    ties=None,
+    relevance_level=None,
+    replace_undefined_by=None,
+    nonpositive=None,
+    convention=None,
+    partitioned_by_qid=False,
+    n_buckets=None,
+):
+    """Evaluate the rows of a Spark DataFrame, query by query, exactly.
+
+    Spark groups the rows by a hash bucket of the query id; each bucket,
+    holding every row of each of its queries, is evaluated by
+    :func:`skrank.evaluate` (all its queries at once). The values equal
+    those of :func:`skrank.evaluate` on the whole data in one process.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        One row per (query, item): relevance, score and query id columns, in
+        any order and any partitioning.
+    metrics : str, MetricSpec or list of them
+        Metric names such as ``"ndcg@10"``, ``"map@100"`` or ``"P(rel=2)@5"``
+        (see :func:`skrank.get_metric_names`).
+    y_true, y_score, qid : str, default="y_true", "y_score", "qid"
+        The columns holding the relevance, the score and the query id
+        (integers or strings, no missing values).
+    sample_weight : str, default=None
+        A column holding each query's weight in the mean, repeated on its
+        rows (constant within a query, finite, non-negative).
+    average : {"mean"} or None, default="mean"
+        ``"mean"``: compute the (weighted) means over queries, a ``dict`` of
+        ``float``. ``None``: the per-query values, a Spark DataFrame (lazy).
+    ties : {"average", "optimistic", "pessimistic", "first"} or None, default=None
+        How items with equal scores are ordered (see :func:`skrank.evaluate`);
+        ``"first"`` is the order in which Spark delivers a group's rows, which
+        it does not promise to keep.
+    relevance_level : float, default=None
+        Which items are relevant for the binary metrics (see
+        :func:`skrank.evaluate`).
+    replace_undefined_by : float, np.nan or None, default=None
+        Value of a query for which a metric is undefined; NaN leaves such
+        queries out of the means (see :func:`skrank.evaluate`).
+    nonpositive : {"ordinary", "not_retrieved"} or None, default=None
+        What a score ``<= 0`` means (see :func:`skrank.evaluate`).
+    convention : str or None, default=None
+        Reproduce another tool's numbers (see :func:`skrank.evaluate`);
+        ``"spark"`` gives the definitions of Spark's ``RankingEvaluator``.
+    partitioned_by_qid : bool, default=False
+        ``True`` claims that the rows of each query already lie in one
+        partition of ``df``: each partition is then evaluated whole (all its
+        Arrow batches, ``mapInPandas``) without grouping. The claim is
+        verified first (one pass counting the partitions of each query id)
+        and a false claim raises.
+    n_buckets : int, default=None
+        Number of hash buckets of the query id, each evaluated by one call;
+        ``None``: ``spark.sql.shuffle.partitions``.
+
+    Returns
+    -------
+    results : dict or pyspark.sql.DataFrame
+        With ``average="mean"``, a ``dict`` mapping each metric's canonical
+        name to its mean over the queries, ``sum(w_q v_q) / sum(w_q)`` over
+        the queries where it is defined (``w_q = 1`` without
+        ``sample_weight``). With ``average=None``, a Spark DataFrame with one
+        row per query: the ``qid`` column and one ``double`` column per
+        metric, named by its canonical name (quote it with backticks in
+        Spark SQL).
+
+    Raises
+    ------
+    ValueError
+        For a column that ``df`` lacks, a query id column with missing
+        values, a false ``partitioned_by_qid`` claim, and whatever
+        :func:`skrank.evaluate` rejects (an unknown metric, a bad option).
+
+    See Also
+    --------
+    skrank.evaluate : The same on arrays in one process.
+    skrank.dask.evaluate : The same on a Dask DataFrame.
+
+    Notes
+    -----
+    A query's rows are never evaluated apart: without
+    ``partitioned_by_qid=True`` the adapter always groups by the query id
+    itself, whatever the partitioning of ``df``; with it, a partition is
+    consumed whole, never one Arrow batch at a time. The means are sums
+    over queries of the per-query values (partial sums per bucket, added on
+    the driver), never means of partition means. The query id column is
+    checked for missing values first (one pass).
+
+    Examples
+    --------
+    Spark's Python workers need skrank too; locally, the driver's Python:
+
+    >>> import os, sys
+    >>> _ = os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    >>> from pyspark.sql import SparkSession
+    >>> from skrank.spark import evaluate
+    >>> spark = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [(1, 1, 0.5), (1, 0, 0.5), (1, 0, 0.1),
+    ...      (2, 0, 0.9), (2, 1, 0.9), (2, 0, 0.9)],
+    ...     "qid long, y_true long, y_score double")
+    >>> evaluate(df, ["precision@1", "mrr"])
+    {'precision@1': 0.41666666666666663, 'mrr': 0.6805555555555556}
+    >>> evaluate(df, ["precision@1", "mrr"], ties="pessimistic")
+    {'precision@1': 0.0, 'mrr': 0.41666666666666663}
+    >>> evaluate(df, "mrr", average=None).orderBy("qid").show()
+    +---+------------------+
+    |qid|               mrr|
+    +---+------------------+
+    |  1|              0.75|
+    |  2|0.6111111111111112|
+    +---+------------------+
+    <BLANKLINE>
+    """
+    sql, F, T = _pyspark()
+    caller = "skrank.spark.evaluate"
+    _check_frame(df, "df", caller, sql)
+    check_average(average, caller)
+    options = dict(
+        ties=ties,
+        relevance_level=relevance_level,
+        replace_undefined_by=replace_undefined_by,
+        nonpositive=nonpositive,
+        convention=convention,
+    )
+    names = metric_names(metrics, options)
+    wanted = [("y_true", y_true), ("y_score", y_score), ("qid", qid)]
+    if sample_weight is not None:
+        wanted.append(("sample_weight", sample_weight))
+    _check_columns(df, "df", wanted, caller)
+    n_buckets = _n_buckets(df, n_buckets, caller)
+    df = df.select(*[F.col(f"`{c}`") for c in dict.fromkeys(c for _, c in wanted)])
+    _check_no_null(df, qid, caller, F)
+    kwargs = dict(
+        y_true=y_true,
+        y_score=y_score,
+        qid=qid,
+        sample_weight=sample_weight,
+        qid_dtype=None,
+        options=options,
+        caller=caller,
+    )
+
+    def per_group(pdf):
+        return evaluate_partition(pdf, metrics, names, **kwargs)
+
+    fields = [T.StructField(qid, df.schema[qid].dataType, False)]
+    fields += [T.StructField(name, T.DoubleType()) for name in names]
+    schema = T.StructType([*fields, T.StructField(WEIGHT, T.DoubleType())])
+
+    if partitioned_by_qid:
+        _verify_partitioned(df, qid, caller, F)
+        return _whole_partitions(df, per_group, names, schema, average, caller, T)
+
+    grouped = _grouped(df, qid, n_buckets, F)
+    if average is None:
+        with _pandas_udfs():
+            per_query = grouped.applyInPandas(
+                lambda pdf: per_group(pdf).reset_index(), schema
+            )
+        return per_query.drop(WEIGHT)
+    return _collect_means(per_group, grouped, names, caller, T)
+
+
+def _whole_partitions(df, per_group, names, schema, average, caller, T):
+    """Each partition of ``df`` evaluated whole: all its Arrow batches
+    gathered before the one call of the engine."""
+    import pandas as pd
+
+    def whole(batches):
+        parts = list(batches)
+        if not parts:
+            return
+        pdf = pd.concat(parts, ignore_index=True)
+        out = per_group(pdf)
+        if average is None:
+            yield out.reset_index()
+        else:
+            yield partial_sums(out, names)
+
+    with _pandas_udfs():
+        if average is None:
+            return df.mapInPandas(whole, schema).drop(WEIGHT)
+        plan = df.mapInPandas(whole, _sums_schema(names, T))
+    rows = plan.collect()
+    return means_from_sums(_sums_table(rows), names, caller)
+
+
+def evaluate_run(
+    qrels,
+    run,
+    metrics,
+    *,
+    queries="intersection",
+    ties=None,
+    relevance_level=None,
+    replace_undefined_by=None,
+    nonpositive=None,
+    convention=None,
+    return_per_query=False,
+    n_buckets=None,
+):
+    """Evaluate a run against its qrels, both Spark DataFrames, exactly.
+
+    The union of the judgments and the retrieved documents is grouped by a
+    hash bucket of the query id; each bucket, holding every judgment and
+    every retrieved document of its queries, is evaluated by
+    :func:`skrank.trec.evaluate_run`, which joins them on (query, document).
+    Values equal those of :func:`skrank.trec.evaluate_run` on the whole
+    tables in one process.
+
+    Parameters
+    ----------
+    qrels : pyspark.sql.DataFrame
+        The judgments: columns ``qid``, ``docno`` and ``relevance``.
+    run : pyspark.sql.DataFrame
+        The run: columns ``qid``, ``docno`` and ``score``.
+    metrics : str, MetricSpec or list of them
+        Metric names such as ``"ndcg@10"``, ``"map"`` or ``"P@5"``;
+        trec_eval's spellings are accepted too.
+    queries : {"intersection", "qrels", "run"}, default="intersection"
+        Which queries are scored and averaged, as in
+        :func:`skrank.trec.evaluate_run`.
+    ties : str or None, default=None
+        How documents with equal scores are ordered: ``"average"``,
+        ``"optimistic"``, ``"pessimistic"``, ``"first"`` or ``"trec_eval"``
+        (see :func:`skrank.trec.evaluate_run`).
+    relevance_level : float, default=None
+        Which judged documents are relevant for the binary metrics.
+    replace_undefined_by : float, np.nan or None, default=None
+        Value of a query for which a metric is undefined; NaN leaves such
+        queries out of the means.
+    nonpositive : {"ordinary", "not_retrieved"} or None, default=None
+        What a score ``<= 0`` means.
+    convention : str or None, default=None
+        Reproduce another tool's numbers (see :func:`skrank.trec.evaluate_run`).
+    return_per_query : bool, default=False
+        Also return the per-query values as a Spark DataFrame (lazy; the
+        means are computed by a pass of their own).
+    n_buckets : int, default=None
+        Number of hash buckets of the query id; ``None``:
+        ``spark.sql.shuffle.partitions``.
+
+    Returns
+    -------
+    results : dict
+        Maps each metric's canonical name to its mean over the queries.
+    per_query : pyspark.sql.DataFrame
+        Only when ``return_per_query=True``: one row per query (column
+        ``qid``, strings) and one ``double`` column per metric.
+
+    Raises
+    ------
+    ValueError
+        For a missing column, a query id column with missing values, a run
+        that shares no query with the qrels (``queries="intersection"``),
+        or whatever :func:`skrank.trec.evaluate_run` rejects.
+
+    See Also
+    --------
+    skrank.trec.evaluate_run : The same in one process.
+    skrank.dask.evaluate_run : The same on Dask DataFrames.
+
+    Examples
+    --------
+    >>> import os, sys
+    >>> _ = os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    >>> from pyspark.sql import SparkSession
+    >>> from skrank.spark import evaluate_run
+    >>> spark = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> qrels = spark.createDataFrame(
+    ...     [("q1", "d1", 1), ("q1", "d2", 0), ("q1", "d4", 2), ("q2", "d7", 1)],
+    ...     "qid string, docno string, relevance long")
+    >>> run = spark.createDataFrame(
+    ...     [("q1", "d1", 0.9), ("q1", "d2", 0.5), ("q1", "d3", 0.5),
+    ...      ("q2", "d7", 0.3), ("q2", "d8", 0.3)],
+    ...     "qid string, docno string, score double")
+    >>> res = evaluate_run(qrels, run, ["map", "precision@2", "ndcg@3"])
+    >>> {name: round(value, 4) for name, value in res.items()}
+    {'map': 0.625, 'precision@2': 0.5, 'ndcg@3': 0.5978}
+    """
+    sql, F, T = _pyspark()
+    caller = "skrank.spark.evaluate_run"
+    _check_frame(qrels, "qrels", caller, sql)
+    _check_frame(run, "run", caller, sql)
+    if queries not in _QUERIES:
+        raise InvalidParameterError(
+            f"The 'queries' parameter of {caller} must be one of "
+            f"{list(_QUERIES)}. Got {queries!r} instead."
+        )
+    options = dict(
+        ties=ties,
+        relevance_level=relevance_level,
+        replace_undefined_by=replace_undefined_by,
+        nonpositive=nonpositive,
+        convention=convention,
+    )
+    names = run_metric_names(metrics, options)
+    for frame, name, cols in (
+        (qrels, "qrels", ("qid", "docno", "relevance")),
+        (run, "run", ("qid", "docno", "score")),
+    ):
+        _check_columns(frame, name, [(name, c) for c in cols], caller)
+    n_buckets = _n_buckets(qrels, n_buckets, caller)
+    rel_type = qrels.schema["relevance"].dataType
+    integral = isinstance(rel_type, T.IntegralType)
+    kwargs = dict(
+        relevance_dtype="int64" if integral else "float64",
+        queries=queries,
+        options=options,
+        caller=caller,
+    )
+
+    def side(frame, value, code):
+        return frame.select(
+            F.col("qid").cast("string").alias("qid"),
+            F.col("docno").cast("string").alias("docno"),
+            F.col(value).cast("double").alias("value"),
+            F.lit(code).cast("int").alias("side"),
+        )
+
+    both = side(qrels, "relevance", 0).unionByName(side(run, "score", 1))
+    _check_no_null(both, "qid", caller, F)
+
+    def per_group(pdf):
+        return evaluate_run_partition(pdf, metrics, names, **kwargs)
+
+    grouped = _grouped(both, "qid", n_buckets, F)
+    try:
+        means = _collect_means(per_group, grouped, names, caller, T)
+    except InvalidParameterError:
+        raise InvalidParameterError(
+            f"{caller}: no query to evaluate: the run shares no query with the "
+            f"qrels (queries={queries!r})."
+        ) from None
+    if not return_per_query:
+        return means
+    fields = [T.StructField("qid", T.StringType(), False)]
+    fields += [T.StructField(name, T.DoubleType()) for name in names]
+    schema = T.StructType([*fields, T.StructField(WEIGHT, T.DoubleType())])
+    with _pandas_udfs():
+        per_query = grouped.applyInPandas(
+            lambda pdf: per_group(pdf).reset_index(), schema
+        )
+    return means, per_query.drop(WEIGHT)
