@@ -19,7 +19,9 @@ import warnings
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._core import GEOMETRIC_FLOOR
 from ._evaluate import evaluate
+from ._registry import get_metric
 from ._validation import InvalidParameterError
 
 __all__ = [
@@ -209,9 +211,16 @@ def evaluate_run_partition(
     )
 
 
+def _aggregation(name) -> str:
+    """How the metric's per-query values are summarised: "mean", "gmean"
+    (trec_eval's gm_ measures) or "sum" (its counts), as in ``evaluate``."""
+    return get_metric(name).measure.aggregation
+
+
 def partial_sums(frame, names):
-    """Per metric: the weighted sum of the defined values and the sum of
-    their weights; and the number of queries. One row (a partition's share)."""
+    """Per metric: the weighted sum of the defined values (of their floored
+    logarithms for a geometric mean) and the sum of their weights; and the
+    number of queries. One row (a partition's share)."""
     import pandas as pd
 
     w = frame[WEIGHT].to_numpy()
@@ -219,20 +228,26 @@ def partial_sums(frame, names):
     for name in names:
         v = frame[name].to_numpy()
         defined = ~np.isnan(v)
-        out[f"num:{name}"] = [float(np.dot(w[defined], v[defined]))]
+        v = v[defined]
+        if _aggregation(name) == "gmean":
+            v = np.log(np.maximum(v, GEOMETRIC_FLOOR))
+        out[f"num:{name}"] = [float(np.dot(w[defined], v))]
         out[f"den:{name}"] = [float(w[defined].sum())]
     return pd.DataFrame(out)
 
 
 def means_from_sums(sums, names, caller) -> dict[str, float]:
     """The exact weighted means from the rows of :func:`partial_sums` (one
-    per partition): ``sum(w_q v_q) / sum(w_q)`` over the defined queries."""
+    per partition): ``sum(w_q v_q) / sum(w_q)`` over the defined queries
+    (``exp`` of the mean of the floored logarithms for a geometric mean,
+    the weighted sum for a count), as ``skrank.evaluate`` averages."""
     if math.fsum(sums["__n__"]) == 0:
         raise InvalidParameterError(f"{caller}: no query to evaluate.")
     means = {}
     for name in names:
         num = math.fsum(sums[f"num:{name}"])
         den = math.fsum(sums[f"den:{name}"])
+        aggregation = _aggregation(name)
         if den == 0:
             warnings.warn(
                 f"{name} is undefined for every query given weight in {caller} "
@@ -242,6 +257,10 @@ def means_from_sums(sums, names, caller) -> dict[str, float]:
                 stacklevel=3,
             )
             means[name] = float("nan")
+        elif aggregation == "sum":
+            means[name] = num
+        elif aggregation == "gmean":
+            means[name] = math.exp(num / den)
         else:
             means[name] = num / den
     return means
