@@ -87,8 +87,8 @@ DOCS = {
     "rounding": """rounding : {"nearest", "trec_eval_9"}, default="nearest"
     How a recall level becomes a number of relevant items ``c``.
     ``"nearest"``: ``lround(level * R)``, halves away from zero (trec_eval
-    10). ``"trec_eval_9"``: ``(long) (level * R + 0.9)`` with ``level`` a C
-    float (trec_eval 9 and pytrec_eval).""",
+    10). ``"trec_eval_9"``: ``(long) (level * R + 0.9)`` (trec_eval 9 and
+    pytrec_eval).""",
     "beta": """beta : float, default=1.0
     The weight of recall against precision, as trec_eval's ``set_F``
     parameter: ``(beta + 1) P R / (beta P + R)``. This is van Rijsbergen's

@@ -223,13 +223,14 @@ def stable_group_order(codes: np.ndarray, n_codes: int) -> np.ndarray:
     return order
 
 
-def grouped_layout(y, s, qid, judged=None, tiebreak=None) -> Layout:
+def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> Layout:
     """Blocks for the grouped (learning-to-rank) layout.
 
     Rows of a query need not be contiguous; within a query, rows keep their
     input order (which is the order ``ties="first"`` uses). Queries come in
-    the order of their sorted unique ``qid``. ``judged`` and ``tiebreak``
-    are per-row arrays laid out with the rows (see :class:`Block`).
+    the order of their sorted unique ``qid``. ``judged``, ``tiebreak`` and
+    ``unassessed`` are per-row arrays laid out with the rows (see
+    :class:`Block`).
     """
     n = y.shape[0]
     order = None
@@ -263,7 +264,8 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None) -> Layout:
         y, s = np.take(y, order), np.take(s, order)
         judged = None if judged is None else np.take(judged, order)
         tiebreak = None if tiebreak is None else np.take(tiebreak, order)
-    blocks = _pack(lengths, y, s, judged, tiebreak)
+        unassessed = None if unassessed is None else np.take(unassessed, order)
+    blocks = _pack(lengths, y, s, judged, tiebreak, unassessed)
     return Layout(n_queries, blocks, uniques, row_codes)
 
 
@@ -295,7 +297,7 @@ def _fill(a, rows, shape, dest, pad, dtype=np.float64):
     return out
 
 
-def _pack(lengths, y, s, judged, tiebreak=None):
+def _pack(lengths, y, s, judged, tiebreak=None, unassessed=None):
     """Lay out rows grouped by query (in query order) as padded blocks.
 
     One block per length bucket; a block whose queries all have the same
@@ -329,6 +331,9 @@ def _pack(lengths, y, s, judged, tiebreak=None):
                 tiebreak=None
                 if tiebreak is None
                 else _fill(tiebreak, rows, shape, dest, 0, tiebreak.dtype),
+                unassessed=None
+                if unassessed is None
+                else _fill(unassessed, rows, shape, dest, False, bool),
             )
         )
     return blocks

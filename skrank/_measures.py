@@ -733,15 +733,14 @@ def _set_f_compute(r, k, relevance_level, beta=1.0):
 
 #: How a recall level becomes a number of relevant items (``rounding=``):
 #: trec_eval 10's ``lround(level * R)``, or trec_eval 9's (and pytrec_eval's)
-#: ``(long) (level * R + 0.9)`` with ``level`` a C float.
+#: ``(long) (level * R + 0.9)``.
 RECALL_ROUNDINGS = ("nearest", "trec_eval_9")
 
 
 def _recall_cutoffs(level, n_rel, rounding):
     """The number of relevant items at which recall ``level`` is reached."""
     if rounding == "trec_eval_9":
-        product = np.float32(level) * n_rel.astype(np.float32)
-        return np.floor(product.astype(np.float64) + 0.9).astype(np.intp)
+        return np.floor(level * n_rel.astype(np.float64) + 0.9).astype(np.intp)
     x = level * n_rel.astype(np.float64)
     low = np.floor(x)
     return np.where(x - low >= 0.5, low + 1.0, low).astype(np.intp)  # C lround

@@ -245,8 +245,8 @@ def value(
 
 
 def _recall_cutoff(level, R, rounding):
-    if rounding == "trec_eval_9":  # (long) (float level * R + 0.9)
-        return int(float(np.float32(level) * np.float32(R)) + 0.9)
+    if rounding == "trec_eval_9":  # (long) (level * R + 0.9)
+        return int(level * R + 0.9)
     x = level * R
     return math.floor(x) + (1 if x - math.floor(x) >= 0.5 else 0)  # C lround
 

@@ -1,0 +1,259 @@
+"""trec_eval's catalogue against pytrec_eval (trec_eval 9.0.8), query by query.
+
+infAP, interpolated precision at recall levels, the 11-point average, the
+counts, the set measures and the geometric means, computed by
+``skrank.trec.evaluate_run(..., ties="trec_eval", score_dtype="float32")``
+and by pytrec_eval on the same judgments and runs: random runs with
+unjudged documents (always) and trec_eval's own test files (when present).
+Interpolated precision uses ``rounding="trec_eval_9"``, the recall cutoff of
+trec_eval 9 that pytrec_eval wraps. pytrec_eval reports ``gm_map`` and
+``gm_bpref`` per query as ``log(max(value, 1e-5))`` (``m_gm_map.c``), and
+their summary is the exponential of the mean of those.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import pytrec_eval
+
+import skrank
+from skrank._core import Prepared, compute
+from skrank._engine import Block, Layout
+from skrank._measures import ELEVEN_LEVELS
+from skrank._registry import as_metric
+from skrank.trec import evaluate_run
+
+DATA = Path("/work/shared/data/trec_eval")
+
+LEVELS = [f"{level:.2f}" for level in ELEVEN_LEVELS]
+# pytrec_eval key -> skrank metric name
+NAMES = {
+    "infAP": "infAP",
+    "11pt_avg": "iprec_11pt_avg(rounding=trec_eval_9)",
+    "num_ret": "num_ret",
+    "num_rel": "num_rel",
+    "num_rel_ret": "num_rel_ret",
+    "set_P": "set_P",
+    "set_recall": "set_recall",
+    "set_F": "set_F",
+    "gm_map": "gm_map",
+    "gm_bpref": "gm_bpref",
+    **{
+        f"iprec_at_recall_{lv}": f"iprec_at_recall(level={lv},rounding=trec_eval_9)"
+        for lv in LEVELS
+    },
+}
+MEASURES = {
+    "infAP",
+    "iprec_at_recall",
+    "11pt_avg",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "num_q",
+    "set_P",
+    "set_recall",
+    "set_F",
+    "gm_map",
+    "gm_bpref",
+}
+GEOMETRIC = ("gm_map", "gm_bpref")
+
+
+def _synthetic(seed, unassessed=False):
+    """Random qrels and run: documents outside the judgments in every run,
+    graded judgments 0..2, integer scores (ties, broken by trec_eval's
+    docno rule), queries of 1..40 documents; with ``unassessed``, some
+    judged -1 (pooled, not assessed)."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(25):
+        docs = [f"d{d:03d}" for d in range(60)]
+        judged = rng.random(60) < 0.6
+        rel = rng.choice([0, 0, 1, 2], 60)
+        if q % 5 == 0:
+            rel[:] = 0  # queries without relevant documents
+        if unassessed:
+            rel = np.where(rng.random(60) < 0.15, -1, rel)
+        qrels[f"q{q}"] = {
+            d: int(r) for d, r, j in zip(docs, rel, judged, strict=True) if j
+        }
+        if not qrels[f"q{q}"]:
+            qrels[f"q{q}"] = {docs[0]: 0}
+        n = int(rng.integers(1, 41))
+        picked = rng.choice(60, n, replace=False)
+        run[f"q{q}"] = {docs[i]: float(rng.integers(0, 8)) for i in picked}
+    return qrels, run
+
+
+def _datasets():
+    """(label, qrels, run) for every dataset compared: the random ones
+    always, trec_eval's test files when they are on the machine."""
+    out = [(f"random {seed}", *_synthetic(seed)) for seed in range(3)]
+    out.append(("random, unassessed", *_synthetic(3, unassessed=True)))
+    for name in ("qrels.test", "qrels.rel_level"):
+        if (DATA / name).exists() and (DATA / "results.test").exists():
+            with open(DATA / name) as f:
+                qrels = pytrec_eval.parse_qrel(f)
+            with open(DATA / "results.test") as f:
+                run = pytrec_eval.parse_run(f)
+            out.append((name, qrels, run))
+    return out
+
+
+def _skrank_per_query(qrels, run, names):
+    _, table = evaluate_run(
+        qrels,
+        run,
+        names,
+        ties="trec_eval",
+        score_dtype="float32",
+        return_per_query=True,
+    )
+    return table.to_frame()
+
+
+def test_catalogue_matches_pytrec_eval_query_by_query():
+    compared = 0
+    for label, qrels, run in _datasets():
+        ref = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+        table = _skrank_per_query(qrels, run, list(NAMES.values()))
+        assert sorted(table.index) == sorted(ref), label
+        worst = 0.0
+        # evaluate_run reads judgments below 0 as unjudged, without telling
+        # them from documents outside the pool, which infAP needs; infAP with
+        # such judgments is checked on the engine's blocks below
+        negative = any(r < 0 for j in qrels.values() for r in j.values())
+        for qid, row in ref.items():
+            for key, name in NAMES.items():
+                if negative and key == "infAP":
+                    continue
+                got = table.loc[qid, name]
+                if key in GEOMETRIC:  # pytrec_eval: log(max(value, 1e-5))
+                    got = math.log(max(got, 1e-5))
+                worst = max(worst, abs(row[key] - got))
+                compared += 1
+        # float64 sums in a different order: agreement to rounding
+        assert worst <= 1e-12, label
+    # 3 random datasets of 25 queries x 21 measures and one of 25 x 20, and
+    # the files' 3 queries x 21 (or 20) measures each when present
+    assert compared >= 3 * 25 * 21 + 25 * 20
+
+
+def test_summaries_match_trec_eval():
+    """num_q and the counts are sums, gm_map and gm_bpref geometric means
+    (trec_eval's te_calc_avg_meas_s_gm)."""
+    for label, qrels, run in _datasets():
+        ref = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+        means = evaluate_run(
+            qrels,
+            run,
+            ["num_q", "num_ret", "num_rel", "num_rel_ret", "gm_map", "gm_bpref"],
+            ties="trec_eval",
+            score_dtype="float32",
+        )
+        assert means["num_q"] == len(ref), label
+        for key in ("num_ret", "num_rel", "num_rel_ret"):
+            assert means[key] == sum(row[key] for row in ref.values()), label
+        for key in GEOMETRIC:
+            expected = math.exp(np.mean([row[key] for row in ref.values()]))
+            assert means[key] == pytest.approx(expected, rel=1e-12), label
+
+
+def test_set_f_beta_matches_pytrec_eval():
+    qrels, run = _synthetic(7)
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"set_F.0.5"}).evaluate(run)
+    table = _skrank_per_query(qrels, run, ["set_F(beta=0.5)"])
+    key = next(iter(next(iter(ref.values()))))
+    for qid, row in ref.items():
+        assert table.loc[qid, "set_F(beta=0.5)"] == pytest.approx(
+            row[key], rel=1e-12, abs=1e-15
+        )
+
+
+def _dense_block(qrels, run):
+    """The runs as one dense block in trec_eval's order (distinct scores,
+    listed best first), with judged, unassessed and pool arrays."""
+    qids = sorted(run)
+    width = max(len(run[q]) for q in qids)
+    m = len(qids)
+    y = np.zeros((m, width))
+    s = np.full((m, width), -np.inf)
+    judged = np.zeros((m, width), dtype=bool)
+    unassessed = np.zeros((m, width), dtype=bool)
+    pool_n = np.array([len(qrels[q]) for q in qids])
+    pool_y = np.zeros((m, int(pool_n.max())))
+    n_items = np.array([len(run[q]) for q in qids])
+    for i, q in enumerate(qids):  # building the test input, not a metric path
+        docs = sorted(run[q], key=lambda d: -run[q][d])
+        for j, d in enumerate(docs):
+            s[i, j] = run[q][d]
+            rel = qrels[q].get(d)
+            if rel is not None and rel >= 0:
+                y[i, j] = rel
+                judged[i, j] = True
+            elif rel is not None:
+                unassessed[i, j] = True
+        assessed = [r for r in qrels[q].values() if r >= 0]
+        pool_n[i] = len(assessed)
+        pool_y[i, : pool_n[i]] = assessed
+    block = Block(
+        rows=np.arange(m),
+        y=y,
+        s=s,
+        n_items=n_items,
+        judged=judged,
+        unassessed=unassessed,
+        pool_y=pool_y,
+        pool_n=pool_n,
+    )
+    return qids, Prepared(Layout(m, [block]), None)
+
+
+def test_infap_with_pooled_unassessed_documents_matches_pytrec_eval():
+    """Judgments of -1 (pooled, not assessed) count in infAP's inferred
+    precision apart from documents outside the pool (trec_eval's
+    RELVALUE_UNJUDGED). The engine reads them from ``Block.unassessed``;
+    runs of distinct scores, so that the order is trec_eval's."""
+    checked = 0
+    for seed in range(3):
+        qrels, run = _synthetic(seed, unassessed=True)
+        for q in run:  # distinct scores, listed best first
+            run[q] = {d: float(len(run[q]) - i) for i, d in enumerate(run[q])}
+        ref = pytrec_eval.RelevanceEvaluator(qrels, {"infAP", "bpref"}).evaluate(run)
+        qids, prepared = _dense_block(qrels, run)
+        specs = [as_metric("infap", None), as_metric("bpref", None)]
+        infap, bpref = compute("test", specs, prepared, ties="first", average=None)
+        for i, q in enumerate(qids):
+            assert infap[i] == pytest.approx(ref[q]["infAP"], rel=1e-12, abs=1e-15)
+            assert bpref[i] == pytest.approx(ref[q]["bpref"], rel=1e-12, abs=1e-15)
+            checked += 1
+        # and the pooled-unassessed documents do change infAP somewhere
+        plain = evaluate_run(
+            {q: {d: r for d, r in j.items() if r >= 0} for q, j in qrels.items()},
+            run,
+            "infAP",
+            ties="trec_eval",
+            return_per_query=True,
+        )[1].to_frame()
+        assert any(abs(plain.loc[q, "infAP"] - ref[q]["infAP"]) > 1e-6 for q in qids)
+    assert checked == 75
+
+
+def test_public_functions_on_the_synthetic_qrels_by_hand():
+    """A hand-computed query: relevance in rank order [1, 0, 2, 0, 1] with
+    R = 4 (one relevant document not retrieved)."""
+    y = [[1, 0, 2, 0, 1]]
+    s = [[5, 4, 3, 2, 1]]
+    # set_P = 3/5; set_F = 2 * 3 / (3 + 5) with R = 3 in the array input
+    assert skrank.set_precision_score(y, s) == pytest.approx(3 / 5, rel=1e-15)
+    assert skrank.set_f_score(y, s) == pytest.approx(6 / 8, rel=1e-15)
+    # precisions at the relevant ranks: 1, 2/3, 3/5; interpolated at recall
+    # 0.5 (c = lround(1.5) = 2): max(2/3, 3/5)
+    assert skrank.interpolated_precision_score(y, s, level=0.5) == pytest.approx(
+        2 / 3, rel=1e-15
+    )
