@@ -1044,6 +1044,8 @@ def infap_score(
     0.8333
     >>> round(infap_score([[1, 0, 1]], [[3, 2, 2]]), 4)
     0.9167
+    >>> round(infap_score([[1, 0, 1]], [[3, 2, 2]], ties="first"), 4)
+    0.8333
     """
 
 
@@ -1213,6 +1215,8 @@ def num_retrieved_score(
     6.0
     >>> num_retrieved_score([[1, 0, 1]], [[3, 3, 1]], k=2, average=None)
     array([2.])
+    >>> num_retrieved_score([[1, 0, 1]], [[3, 3, 1]], k=2, ties="first")
+    2.0
     """
 
 
@@ -1264,6 +1268,8 @@ def num_relevant_score(
     3.0
     >>> num_relevant_score([[1, 0, 2]], [[3, 3, 1]], relevance_level=2)
     1.0
+    >>> num_relevant_score([[1, 0, 2]], [[3, 3, 1]], ties="pessimistic")
+    2.0
     """
 
 
@@ -1316,6 +1322,8 @@ def num_relevant_retrieved_score(
     3.0
     >>> num_relevant_retrieved_score([[1, 0, 1]], [[3, 1, 1]], k=2)
     1.5
+    >>> num_relevant_retrieved_score([[1, 0, 1]], [[3, 1, 1]], k=2, ties="first")
+    1.0
     """
 
 
@@ -1417,6 +1425,8 @@ def set_precision_score(
     0.5
     >>> set_precision_score([[1, 0, 1, 0]], [[4, 3, 3, 1]], k=2)
     0.75
+    >>> set_precision_score([[1, 0, 1, 0]], [[4, 3, 3, 1]], k=2, ties="optimistic")
+    1.0
     """
 
 
@@ -1471,6 +1481,8 @@ def set_recall_score(
     1.0
     >>> set_recall_score([[1, 0, 1, 0]], [[4, 3, 3, 1]], k=2)
     0.75
+    >>> set_recall_score([[1, 0, 1, 0]], [[4, 3, 3, 1]], k=2, ties="optimistic")
+    1.0
     """
 
 
@@ -1527,6 +1539,8 @@ def set_f_score(
     0.6667
     >>> set_f_score([[1, 0, 1, 0]], [[4, 3, 3, 1]], k=2)
     0.75
+    >>> set_f_score([[1, 0, 1, 0]], [[4, 3, 3, 1]], k=2, ties="pessimistic")
+    0.5
     """
 
 
@@ -1583,6 +1597,8 @@ def gm_map_score(
     0.7071
     >>> round(gm_map_score([[1, 0], [0, 1]], [[1, 1], [2, 1]]), 4)
     0.6124
+    >>> round(gm_map_score([[1, 0], [0, 1]], [[1, 1], [2, 1]], ties="optimistic"), 4)
+    0.7071
     """
 
 
@@ -1599,7 +1615,7 @@ def gm_bpref_score(
     relevance_level=None,
     replace_undefined_by=0.0,
 ):
-    """bpref summarised by the geometric mean (trec_eval's ``gm_bpref``).
+    """Binary preference summarised by the geometric mean (``gm_bpref``).
 
     Parameters
     ----------
@@ -1636,6 +1652,8 @@ def gm_bpref_score(
     0.0032
     >>> round(gm_bpref_score([[1, 0], [0, 1]], [[1, 1], [2, 1]]), 4)
     0.0022
+    >>> round(gm_bpref_score([[1, 0], [0, 1]], [[1, 1], [2, 1]], ties="optimistic"), 4)
+    0.0032
     """
 
 
