@@ -22,12 +22,18 @@ import warnings
 
 from ._conventions import CONVENTIONS, get_convention
 from ._registry import (
-    MetricSpec,
-    get_metric_names,
-    parse_metrics,
+    RANKING,
+    TREC_EVAL_RUNID,
+    TREC_EVAL_SETS,
+    TREC_EVAL_SUMMARY_ONLY,
+    get_metric,
     quote_text,
+    read_metrics,
     read_number,
     split_names,
+    trec_eval_name,
+    trec_eval_rank,
+    trec_eval_set_missing,
 )
 from ._results import QueryResults
 from ._stats import _CONSTRAINTS as _COMPARE_CONSTRAINTS
@@ -39,7 +45,8 @@ from .trec._readers import read_qrels, read_run
 
 __all__ = ["main"]
 
-# The measures printed when no -m is given.
+# The measures printed when no -m is given (--format trec_eval: trec_eval's
+# own default, its "official" measures).
 DEFAULT_METRICS = (
     "map",
     "r_precision",
@@ -133,9 +140,13 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         metavar="METRIC",
         help="a metric name, repeatable: skrank's (ndcg@10, map, P@5, "
-        "recall@100, mrr, bpref, rbp(p=0.9), ...) or trec_eval's (P.5,10, "
-        "ndcg_cut.10, map_cut.100, recip_rank, success.1, Rprec). Default: "
-        + ", ".join(DEFAULT_METRICS),
+        "recall@100, mrr, bpref, rbp(p=0.9), ...), trec_eval's (P.5,10, "
+        "ndcg_cut.10, recip_rank, Rprec; a bare family such as P or recall at "
+        "trec_eval's default cutoffs; the sets official, all_trec, set), "
+        "ir_measures' (nDCG@10, R@100, SetP) or ranx's (r-precision, map-l2); "
+        "see skrank metrics. Default: "
+        + ", ".join(DEFAULT_METRICS)
+        + " (--format trec_eval: official, as trec_eval)",
     )
     ev.add_argument(
         "-q",
@@ -186,8 +197,11 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--format",
         default="table",
-        choices=["table", "csv", "json"],
-        help="output format (default: table)",
+        choices=["table", "csv", "json", "trec_eval"],
+        help="output format (default: table); trec_eval: trec_eval's own "
+        "output, line for line (its measure names, 4 decimals, counts as "
+        "integers, runid and num_q lines) for one run, with trec_eval's tie "
+        "order unless --ties or --convention says otherwise",
     )
     ev.add_argument(
         "--digits",
@@ -200,8 +214,9 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser(
         "metrics",
-        help="list the metric names",
-        description="List the metric names that -m accepts.",
+        help="list the metrics, their other names and what they are",
+        description="List every metric that -m accepts: its name, its other "
+        "names (other tools' spellings among them) and what it measures.",
     )
     return parser
 
@@ -409,7 +424,7 @@ def _format_cell(value, digits):
 
 def _parses(name: str, prog: str = _PROG) -> bool:
     try:
-        parse_metrics(name, prog)
+        read_metrics(name, prog, trec_eval=True)
     except InvalidParameterError:
         return False
     return True
@@ -433,15 +448,31 @@ def _metric_error(value: str, exc: InvalidParameterError, prog: str = _PROG) -> 
     return f"{exc} To give several metrics, {hint}"
 
 
-def _metrics(values, prog: str = _PROG) -> list[MetricSpec]:
-    """The -m values as metrics, each checked before any file is read."""
-    specs = []
+def _metrics(values, prog: str = _PROG) -> list[str]:
+    """The -m values, each checked before any file is read (read as trec_eval
+    reads them); trec_eval's ``runid`` alone names no metric."""
     for value in values:
+        if value.strip() == TREC_EVAL_RUNID:
+            continue
         try:
-            specs.extend(parse_metrics(value, prog))
+            read_metrics(value, prog, trec_eval=True)
         except InvalidParameterError as exc:
             raise InvalidParameterError(_metric_error(value, exc, prog)) from None
-    return parse_metrics(specs, prog)  # a metric asked twice
+    names = [v for v in values if v.strip() != TREC_EVAL_RUNID]
+    if not names:
+        raise InvalidParameterError(
+            f"{prog}: give at least one metric besides {TREC_EVAL_RUNID!r}."
+        )
+    return names
+
+
+def _asks_runid(values) -> bool:
+    """Whether trec_eval would print the run's name for these -m values."""
+    return any(
+        v.strip() == TREC_EVAL_RUNID
+        or TREC_EVAL_RUNID in TREC_EVAL_SETS.get(v.strip(), ())
+        for v in values
+    )
 
 
 def _convention_options(parser):
@@ -473,7 +504,24 @@ def _ties_used(args) -> str:
 
 
 def _evaluate(args, out) -> int:
-    metrics = _metrics(args.metrics or DEFAULT_METRICS)
+    trec_format = args.format == "trec_eval"
+    if trec_format and len(args.runs) > 1:
+        raise InvalidParameterError(
+            f"--format trec_eval prints one run, as trec_eval does; got "
+            f"{len(args.runs)} runs. Give them one at a time, or use --format "
+            "table, csv or json."
+        )
+    if trec_format and args.ties is None and args.convention is None:
+        args.ties = "trec_eval"  # trec_eval's output: its numbers too
+    values = args.metrics or (["official"] if trec_format else DEFAULT_METRICS)
+    metrics = _metrics(values)
+    for value in dict.fromkeys(v.strip() for v in values):
+        missing = trec_eval_set_missing(value) if value in TREC_EVAL_SETS else []
+        if missing:
+            sys.stderr.write(
+                f"{_PROG}: warning: trec_eval's {value!r} measures that skrank "
+                f"does not compute are left out: {', '.join(missing)}\n"
+            )
     qrels = read_qrels(args.qrels)
     runs = [read_run(path) for path in args.runs]
     names = _run_names(runs, args.runs)
@@ -495,6 +543,11 @@ def _evaluate(args, out) -> int:
         means.append(mean)
         tables.append(_as_columns(qids, columns))
     metric_names = list(means[0])
+    if trec_format:
+        _write_trec_eval(
+            out, metrics, means[0], tables[0], runs[0], args, _asks_runid(values)
+        )
+        return 0
 
     # per-query rows: queries of any run, in the order the tables give them
     queries = []
@@ -567,6 +620,63 @@ def _evaluate(args, out) -> int:
     return 0
 
 
+def _trec_eval_lines(names):
+    """The printed name of every key, trec_eval's where it has one, in
+    trec_eval's order of printing (its table of measures; a family's
+    cutoffs ascending); one line per printed name."""
+    rows = {}
+    for key, spec in read_metrics(names, _PROG, trec_eval=True):
+        printed = trec_eval_name(spec) or key
+        rows.setdefault(printed, (key, spec))
+    order = sorted(
+        rows.items(),
+        key=lambda item: (
+            trec_eval_rank(item[0]),
+            item[1][1].k or 0,
+            tuple(v for v in item[1][1].params.values() if isinstance(v, float)),
+        ),
+    )
+    return [(printed, key, spec) for printed, (key, spec) in order]
+
+
+def _trec_eval_value(spec, value) -> str:
+    """A value as trec_eval prints it: its counts as integers (``%ld`` of
+    ``te_print_single_meas_s_long``), the rest ``%6.4f``."""
+    if getattr(spec.measure, "aggregation", "mean") == "sum":
+        return "nan" if math.isnan(value) else str(int(value))
+    return f"{value:6.4f}"
+
+
+def _write_trec_eval(out, names, mean, table, run, args, runid) -> None:
+    """trec_eval's output (meas_print_single.c, meas_print_final.c, m_runid.c):
+    ``%-22s\t%s\t<value>`` lines, with ``-q`` every query (byte order of the
+    ids, as trec_eval sorts them) before ``all``."""
+    lines = _trec_eval_lines(names)
+    if args.per_query:
+        for q in sorted(table["qid"], key=lambda q: q.encode()):
+            i = table["index"][q]
+            for printed, key, spec in lines:
+                if printed in TREC_EVAL_SUMMARY_ONLY:
+                    continue
+                value = _trec_eval_value(spec, table[key][i])
+                out.write(f"{printed:<22}\t{q}\t{value}\n")
+    if runid:
+        out.write(f"{TREC_EVAL_RUNID:<22}\tall\t{run.name or ''}\n")
+    for printed, key, spec in lines:
+        out.write(f"{printed:<22}\tall\t{_trec_eval_value(spec, mean[key])}\n")
+
+
+def _write_metrics(out) -> None:
+    """``skrank metrics``: every metric with its other names and title."""
+    for name in RANKING.names():
+        measure = get_metric(name).measure
+        others = [*measure.aliases, *(v for v, _ in measure.variants)]
+        line = name
+        if others:
+            line += " (" + ", ".join(others) + ")"
+        out.write(f"{line}\t{measure.title}\n")
+
+
 def _as_columns(qids, columns):
     """The per-query values as plain lists, with an index of the query ids."""
     qids = [str(q) for q in qids]
@@ -627,10 +737,20 @@ def main(argv: list[str] | None = None) -> int:
     ...     _ = f.write("q1 Q0 d1 1 0.5 bm25\\nq1 Q0 d2 2 0.5 bm25\\n")
     >>> main(["evaluate", qrels, run, "-m", "mrr", "-m", "P@1"])
     mrr                   	all	0.7500
-    precision@1           	all	0.5000
+    P@1                   	all	0.5000
     0
     >>> main(["evaluate", qrels, run, "-m", "mrr", "--ties", "trec_eval"])
     mrr                   	all	0.5000
+    0
+
+    trec_eval's own output, line for line:
+
+    >>> main(["evaluate", qrels, run, "-m", "recip_rank", "-m", "P.1,2",
+    ...       "-m", "num_ret", "--format", "trec_eval"])
+    num_ret               	all	2
+    recip_rank            	all	0.5000
+    P_1                   	all	0.0000
+    P_2                   	all	0.5000
     0
     """
     parser = _parser()
@@ -638,7 +758,7 @@ def main(argv: list[str] | None = None) -> int:
     prog = f"skrank {args.command}"
     try:
         if args.command == "metrics":
-            sys.stdout.write("\n".join(get_metric_names()) + "\n")
+            _write_metrics(sys.stdout)
             return 0
         if args.command == "compare":
             return _compare(args, sys.stdout, prog)

@@ -65,6 +65,9 @@ __all__ = [
     "as_metric",
     "parse_metrics",
     "read_metrics",
+    "TREC_EVAL_RUNID",
+    "TREC_EVAL_SETS",
+    "TREC_EVAL_SUMMARY_ONLY",
     "trec_eval_name",
     "trec_eval_rank",
     "trec_eval_set_missing",
@@ -166,6 +169,9 @@ TREC_EVAL_PARAMS = {
 
 #: The run's name: printed by trec_eval, not a value per query.
 TREC_EVAL_RUNID = "runid"
+#: trec_eval's measures printed for "all" only, never per query
+#: (``te_print_single_meas_empty`` in their m_*.c).
+TREC_EVAL_SUMMARY_ONLY = ("runid", "num_q", "gm_map", "gm_bpref")
 
 _TREC_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 #: The parameters trec_eval gives a family when none are written (its
@@ -309,6 +315,8 @@ def _trec_spelling(text: str, original: str, trec: bool):
     ``recall``, only when ``trec``); a measure set (``official``) by its
     members when ``trec``.
     """
+    if trec and text == TREC_EVAL_RUNID:  # the run's name: no value
+        return []
     if trec and text in TREC_EVAL_SETS:
         out = []
         for member in TREC_EVAL_SETS[text]:
@@ -1095,6 +1103,11 @@ def read_metrics(
                     f"{out[key].name} and {spec.name}."
                 )
             out.setdefault(key, spec)
+    if not out:
+        raise InvalidParameterError(
+            f"The 'metrics' parameter of {caller} must name at least one metric "
+            f"(trec_eval's {TREC_EVAL_RUNID!r} is the run's name, not a metric)."
+        )
     if isinstance(metrics, (set, frozenset)):  # no order of its own
         return sorted(out.items(), key=lambda pair: trec_eval_rank(pair[0]))
     return list(out.items())

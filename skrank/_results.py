@@ -19,8 +19,9 @@ _REPR_ROWS = 5
 class QueryResults(dict):
     """Per-query values of several metrics, labelled by query id.
 
-    A ``dict`` mapping each metric's canonical name to a 1-D ``float``
-    ndarray with one value per query, in the order of :attr:`qid`. Code that
+    A ``dict`` mapping each metric's name, as the caller wrote it (see
+    :func:`skrank.evaluate`), to a 1-D ``float`` ndarray with one value per
+    query, in the order of :attr:`qid`. Code that
     reads ``results["ndcg@10"]`` reads it as it would a plain ``dict``.
     :func:`skrank.evaluate` and :func:`skrank.retrieval.evaluate_retrieval`
     with ``average=None`` and :func:`skrank.trec.evaluate_run` with
@@ -84,16 +85,16 @@ class QueryResults(dict):
     >>> res = evaluate(y_true, y_score, ["mrr", "P@1"], average=None)
     >>> res
     QueryResults(3 queries, 2 metrics)
-    qid     mrr  precision@1
-      0  0.5000       0.0000
-      1  1.0000       1.0000
-      2  0.3333       0.0000
+    qid     mrr     P@1
+      0  0.5000  0.0000
+      1  1.0000  1.0000
+      2  0.3333  0.0000
     >>> res["mrr"]
     array([0.5       , 1.        , 0.33333333])
     >>> res.qid
     array([0, 1, 2])
     >>> {name: round(value, 4) for name, value in res.mean().items()}
-    {'mrr': 0.6111, 'precision@1': 0.3333}
+    {'mrr': 0.6111, 'P@1': 0.3333}
     """
 
     def __init__(self, values, qid, tie_bounds=None):

@@ -1,0 +1,482 @@
+"""Other tools' metric names: what each spelling means, the keys of the
+results, and the same per-query values as the tools themselves.
+
+Expected meanings come from the tools' sources: trec_eval 10 (measures.c and
+m_*.c: its families' default cutoffs, its measure sets, its output names),
+ir_measures (its measure names and parameter syntax) and ranx
+(``ranx/meta/evaluate.py``: ``-lN`` is the relevance level). Values are
+compared with ir_measures and pytrec_eval, run in the test, on a synthetic
+run and on trec_eval's own test files when they are present.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ir_measures
+import numpy as np
+import pytest
+import pytrec_eval
+
+import skrank
+from skrank import get_metric
+from skrank._registry import (
+    TREC_EVAL_SETS,
+    parse_metrics,
+    read_metrics,
+    trec_eval_name,
+    trec_eval_set_missing,
+)
+from skrank._validation import InvalidParameterError
+from skrank.trec import evaluate_run
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval"
+
+# trec_eval 10, m_P.c (and m_recall.c, m_map_cut.c, m_ndcg_cut.c)
+CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+LEVELS = tuple(f"{i / 10:.2f}" for i in range(11))  # m_iprec_at_recall.c
+
+# -- what each spelling parses to --------------------------------------------
+
+# (name, [(key, canonical name), ...]) read by skrank.evaluate (skrank's own
+# dialect: a bare "recall" is skrank's recall of the whole list)
+SPELLINGS = [
+    # ir_measures
+    ("nDCG@10", [("nDCG@10", "ndcg@10")]),
+    ("P(rel=2)@5", [("P(rel=2)@5", "precision(rel=2)@5")]),
+    ("AP", [("AP", "map")]),
+    ("AP@10", [("AP@10", "map@10")]),
+    ("RR", [("RR", "mrr")]),
+    ("R@100", [("R@100", "recall@100")]),
+    ("SetP", [("SetP", "set_precision")]),
+    ("SetR", [("SetR", "set_recall")]),
+    ("SetF(beta=0.5)", [("SetF(beta=0.5)", "set_f(beta=0.5)")]),
+    ("Judged@10", [("Judged@10", "judged@10")]),
+    ("nDCG(dcg='exp-log2')", [("nDCG(dcg='exp-log2')", "ndcg(gain=exponential)")]),
+    (
+        'nDCG(dcg="exp-log2")@10',
+        [('nDCG(dcg="exp-log2")@10', "ndcg(gain=exponential)@10")],
+    ),
+    ("nDCG(dcg='log2')@10", [("nDCG(dcg='log2')@10", "ndcg@10")]),
+    (
+        "nDCG(gains={0:0,1:1,2:3})@10",
+        [("nDCG(gains={0:0,1:1,2:3})@10", "ndcg(gain=[0,1,3])@10")],
+    ),
+    ("ERR@20", [("ERR@20", "err@20")]),
+    ("infAP", [("infAP", "infap")]),
+    ("NumRet", [("NumRet", "num_ret")]),
+    ("NumRet(rel=1)", [("NumRet(rel=1)", "num_rel_ret(rel=1)")]),
+    ("NumRelRet", [("NumRelRet", "num_rel_ret")]),
+    ("NumRel", [("NumRel", "num_rel")]),
+    ("NumQ", [("NumQ", "num_q")]),
+    ("IPrec@0.5", [("IPrec@0.5", "iprec_at_recall(level=0.5)")]),
+    ("Rprec", [("Rprec", "r_precision")]),
+    ("RPrec", [("RPrec", "r_precision")]),
+    ("Bpref", [("Bpref", "bpref")]),
+    ("BPref", [("BPref", "bpref")]),
+    ("Success@10", [("Success@10", "hit_rate@10")]),
+    ("MRR", [("MRR", "mrr")]),
+    ("MAP", [("MAP", "map")]),
+    ("Precision@5", [("Precision@5", "precision@5")]),
+    ("RBP(p=0.9)", [("RBP(p=0.9)", "rbp(p=0.9)")]),
+    # ranx
+    ("r-precision", [("r-precision", "r_precision")]),
+    ("r-precision-l2", [("r-precision-l2", "r_precision(rel=2)")]),
+    ("rbp.95", [("rbp.95", "rbp(p=0.95)")]),
+    ("rbp.95-l2", [("rbp.95-l2", "rbp(p=0.95,rel=2)")]),
+    ("map@10-l2", [("map@10-l2", "map(rel=2)@10")]),
+    ("precision@5-l3", [("precision@5-l3", "precision(rel=3)@5")]),
+    ("ndcg_burges@10", [("ndcg_burges@10", "ndcg(gain=exponential)@10")]),
+    ("dcg_burges", [("dcg_burges", "dcg(gain=exponential)")]),
+    ("hit_rate@5", [("hit_rate@5", "hit_rate@5")]),
+    ("mrr@10", [("mrr@10", "mrr@10")]),
+    ("f1@10", [("f1@10", "f1@10")]),
+    ("hits@10", [("hits@10", "hits@10")]),
+    # trec_eval: a family with cutoffs as written; "." gives its printed names
+    ("P_5", [("P_5", "precision@5")]),
+    ("P.5", [("P_5", "precision@5")]),
+    ("P.5,10", [("P_5", "precision@5"), ("P_10", "precision@10")]),
+    ("ndcg_cut_10", [("ndcg_cut_10", "ndcg@10")]),
+    ("ndcg_cut.10,20", [("ndcg_cut_10", "ndcg@10"), ("ndcg_cut_20", "ndcg@20")]),
+    ("map_cut_100", [("map_cut_100", "map@100")]),
+    ("recall_100", [("recall_100", "recall@100")]),
+    ("success_1", [("success_1", "hit_rate@1")]),
+    ("iprec_at_recall_0.10", [("iprec_at_recall_0.10", "iprec_at_recall(level=0.1)")]),
+    (
+        "iprec_at_recall.0.5,1",
+        [
+            ("iprec_at_recall_0.50", "iprec_at_recall(level=0.5)"),
+            ("iprec_at_recall_1.00", "iprec_at_recall(level=1)"),
+        ],
+    ),
+    ("recip_rank", [("recip_rank", "mrr")]),
+    ("set_P", [("set_P", "set_precision")]),
+    ("set_F", [("set_F", "set_f")]),
+    ("11pt_avg", [("11pt_avg", "iprec_11pt_avg")]),
+    ("num_rel_ret", [("num_rel_ret", "num_rel_ret")]),
+    ("gm_map", [("gm_map", "gm_map")]),
+    # bare trec_eval families: its default cutoffs, under its names
+    ("P", [(f"P_{k}", f"precision@{k}") for k in CUTS]),
+    ("ndcg_cut", [(f"ndcg_cut_{k}", f"ndcg@{k}") for k in CUTS]),
+    ("map_cut", [(f"map_cut_{k}", f"map@{k}") for k in CUTS]),
+    ("success", [(f"success_{k}", f"hit_rate@{k}") for k in (1, 5, 10)]),
+    # skrank's own names keep their meaning
+    ("precision", [("precision", "precision")]),
+    ("recall", [("recall", "recall")]),
+    ("iprec_at_recall", [("iprec_at_recall", "iprec_at_recall(level=0)")]),
+    ("hit_rate", [("hit_rate", "hit_rate")]),
+]
+
+# where the caller speaks trec_eval (evaluate_run, the command line, a set)
+TREC_SPELLINGS = [
+    ("recall", [(f"recall_{k}", f"recall@{k}") for k in CUTS]),
+    (
+        "iprec_at_recall",
+        [
+            (f"iprec_at_recall_{v}", f"iprec_at_recall(level={float(v):g})")
+            for v in LEVELS
+        ],
+    ),
+    ("P", [(f"P_{k}", f"precision@{k}") for k in CUTS]),
+    ("runid", []),
+    ("rbp", [("rbp", "rbp(p=0.8)")]),  # skrank's rbp unless in a measure set
+]
+
+
+def _pairs(name, **kw):
+    return [(key, spec.name) for key, spec in read_metrics(name, "test", **kw)]
+
+
+@pytest.mark.parametrize("name, expected", SPELLINGS, ids=[s[0] for s in SPELLINGS])
+def test_every_spelling_parses_to_the_intended_metric(name, expected):
+    assert _pairs(name) == expected
+    # the same in a list, and where the caller speaks trec_eval, unless the
+    # name is a trec_eval family that is also skrank's own name
+    assert _pairs([name]) == expected
+    if name not in ("recall", "iprec_at_recall"):
+        assert _pairs([name], trec_eval=True) == expected
+    # every canonical name is reachable under its own name
+    for _, canonical in expected:
+        assert get_metric(canonical).name == canonical
+
+
+@pytest.mark.parametrize(
+    "name, expected", TREC_SPELLINGS, ids=[s[0] for s in TREC_SPELLINGS]
+)
+def test_trec_eval_dialect(name, expected):
+    pairs = [] if name == "runid" else _pairs([name, "map"], trec_eval=True)[:-1]
+    assert pairs == expected
+    # a set of names (pytrec_eval's measure set) speaks trec_eval too
+    if name != "runid":
+        assert dict(_pairs({name})) == dict(expected)
+
+
+def test_measure_sets_are_trec_eval_s_limited_to_skrank_s_metrics():
+    # trec_eval 10 measures.c: off_names, trec_names, set_names
+    official = _pairs("official", trec_eval=True)
+    assert [k for k, _ in official] == [
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        *(f"iprec_at_recall_{v}" for v in LEVELS),
+        *(f"P_{k}" for k in CUTS),
+    ]
+    assert trec_eval_set_missing("official") == []
+    all_trec = dict(_pairs("all_trec", trec_eval=True))
+    # trec_eval's rbp is p = 0.9 with graded gains (m_rbp.c)
+    assert all_trec["rbp"] == "rbp(p=0.9,gain=graded)"
+    assert all_trec["rbp_resid"] == "rbp_resid(p=0.9)"
+    assert all_trec["set_F"] == "set_f" and all_trec["ndcg_cut_1000"] == "ndcg@1000"
+    missing = trec_eval_set_missing("all_trec")
+    assert set(missing) <= set(TREC_EVAL_SETS["all_trec"])
+    assert not set(missing) & set(all_trec)
+    # outside trec_eval's dialect a measure set is no metric name
+    with pytest.raises(InvalidParameterError, match="Unknown ranking metric"):
+        read_metrics("official", "test")
+
+
+def test_trec_eval_output_names():
+    cases = {
+        "P@5": "P_5",
+        "ndcg@10": "ndcg_cut_10",
+        "map@100": "map_cut_100",
+        "hit_rate@1": "success_1",
+        "mrr": "recip_rank",
+        "r_precision": "Rprec",
+        "iprec_at_recall(level=0.1)": "iprec_at_recall_0.10",
+        "rbp(p=0.9,gain=graded)": "rbp",
+        "ndcg": "ndcg",
+        "set_f": "set_F",
+        # no trec_eval measure of these: its name would claim its definition
+        "precision": None,
+        "recall": None,
+        "P(rel=2)@5": None,
+        "rbp": None,
+        "ndcg(gain=exponential)@10": None,
+    }
+    for name, expected in cases.items():
+        assert trec_eval_name(get_metric(name)) == expected, name
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("P", r"'P' names 9 metrics \(P_5, .*\).* Precision of the whole list is "),
+        ("ndcg@10-l2", r"Metric 'ndcg' takes no relevance level; got 'ndcg@10-l2'"),
+        ("P(rel=2)@5-l2", r"relevance level is given twice"),
+        (
+            "nDCG(dcg='exp-log3')",
+            r"Parameter 'dcg' .* must be one of 'log2', 'exp-log2'",
+        ),
+        ("P(rel='2')@5", r"Parameter 'rel' .* takes a number, written without quotes"),
+        ("AP(judged_only=True)", r"Metric 'map' has no parameter 'judged_only'"),
+        ("IPrec@1.5", r"Parameter 'level' of metric 'iprec_at_recall'"),
+        (
+            "r-precison",
+            r"Unknown ranking metric 'r-precison'. Did you mean 'r-precision'",
+        ),
+    ],
+)
+def test_errors_name_the_rule_and_the_value(name, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        get_metric(name)
+
+
+# -- keys ---------------------------------------------------------------------
+
+Y = [[0, 1, 0, 1, 0], [2, 0, 1, 0, 0]]
+S = [[3, 2, 2, 2, 1], [0.9, 0.8, 0.7, 0.1, 0.1]]
+
+
+def test_results_are_keyed_by_the_names_as_written():
+    res = skrank.evaluate(Y, S, ["P@2", "precision@2", "nDCG@3", "r-precision"])
+    assert list(res) == ["P@2", "precision@2", "nDCG@3", "r-precision"]
+    # one metric under two names: computed once, the same value
+    # (hand: query 1 ties 3 items with 2 relevant at ranks 2-4: 1/3; query 2: 1/2)
+    assert res["P@2"] == res["precision@2"] == pytest.approx((1 / 3 + 1 / 2) / 2)
+    per_query = skrank.evaluate(Y, S, ["P@2", "precision@2"], average=None)
+    assert list(per_query) == ["P@2", "precision@2"]
+    np.testing.assert_allclose(per_query["P@2"], [1 / 3, 1 / 2])
+    # a bare family: trec_eval's names of its cutoffs
+    fam = skrank.evaluate(Y, S, "P")
+    assert list(fam) == [f"P_{k}" for k in CUTS]
+    assert fam["P_5"] == pytest.approx((2 / 5 + 2 / 5) / 2)
+    # skrank's precision of the whole list (5 items) stays under its name
+    assert skrank.evaluate(Y, S, "precision")["precision"] == pytest.approx(2 / 5)
+    # a pytrec_eval-style set: trec_eval's order and names
+    assert list(skrank.evaluate(Y, S, {"P.1,2", "recip_rank"})) == [
+        "recip_rank",
+        "P_1",
+        "P_2",
+    ]
+
+
+def test_evaluate_run_keys_and_query_results():
+    qrels = {"q1": {"d1": 1, "d2": 0, "d4": 2}, "q2": {"d7": 1}}
+    run = {"q1": {"d1": 0.9, "d2": 0.5, "d3": 0.5}, "q2": {"d7": 0.3, "d8": 0.3}}
+    means, table = evaluate_run(
+        qrels, run, ["P@2", "precision@2", "success"], return_per_query=True
+    )
+    assert list(means) == ["P@2", "precision@2", "success_1", "success_5", "success_10"]
+    assert list(table) == list(means)
+    np.testing.assert_array_equal(table["P@2"], table["precision@2"])
+    assert table.tie_bounds == {}
+    # compare() reads the keys as written
+    _, tb = evaluate_run(
+        qrels, run, ["P@2", "precision@2"], return_per_query=True, tie_bounds=True
+    )
+    assert list(tb.tie_bounds) == ["P@2", "precision@2"]
+
+
+# -- the same values as the tools ---------------------------------------------
+
+SYN_QRELS = (
+    "1 0 d1 1\n1 0 d2 0\n1 0 d4 2\n1 0 d6 1\n"
+    "2 0 d5 2\n2 0 d6 1\n2 0 d8 0\n"
+    "10 0 d1 0\n10 0 d3 0\n"
+    "11 0 d1 1\n11 0 d2 1\n11 0 d3 2\n11 0 d9 0\n"
+)
+SYN_RUN = (
+    "1 Q0 d1 1 0.5 sysA\n1 Q0 d2 2 0.5 sysA\n1 Q0 d3 3 0.1 sysA\n"
+    "1 Q0 d4 4 0.05 sysA\n"
+    "2 Q0 d5 1 0.9 sysA\n2 Q0 d7 2 0.8 sysA\n2 Q0 d8 3 0.8 sysA\n"
+    "2 Q0 d6 4 0.2 sysA\n"
+    "10 Q0 d3 1 1.0 sysA\n10 Q0 d2 2 0.7 sysA\n"
+    "11 Q0 d3 1 0.4 sysA\n11 Q0 d9 2 0.4 sysA\n11 Q0 d1 3 0.4 sysA\n"
+    "11 Q0 d7 4 0.3 sysA\n11 Q0 d2 5 0.1 sysA\n"
+)
+
+
+def _inputs():
+    """(id, qrels path or text, run path or text): the synthetic case always,
+    trec_eval's test files when they are present."""
+    cases = [("synthetic", SYN_QRELS, SYN_RUN)]
+    for name in ("qrels.test", "qrels.rel_level"):
+        if (DATA / name).exists() and (DATA / "results.test").exists():
+            cases.append((name, DATA / name, DATA / "results.test"))
+    return cases
+
+
+INPUTS = _inputs()
+
+
+@pytest.fixture(params=INPUTS, ids=[c[0] for c in INPUTS])
+def trec_files(request, tmp_path):
+    name, qrels, run = request.param
+    if isinstance(qrels, str):
+        (tmp_path / "qrels").write_text(qrels)
+        (tmp_path / "run").write_text(run)
+        return name, tmp_path / "qrels", tmp_path / "run"
+    return name, qrels, run
+
+
+# An ir_measures user's measure list; the providers ir_measures picks here are
+# pytrec_eval (trec_eval 9.0.8) and gdeval (ERR@20, exp-log2 nDCG@10), whose
+# output has 4 or 5 decimals.
+IR_MEASURES = [
+    "nDCG@10",
+    "nDCG",
+    "P(rel=2)@5",
+    "P@5",
+    "AP",
+    "AP@10",
+    "RR",
+    "RR(rel=2)",
+    "R@100",
+    "Rprec",
+    "Bpref",
+    "Success@10",
+    "SetP",
+    "SetR",
+    "SetF",
+    "NumRet",
+    "NumRet(rel=1)",
+    "NumRel",
+    "NumQ",
+    "IPrec@0.5",
+    "infAP",
+    "nDCG(gains={0:0,1:1,2:3,3:7,4:15})@10",
+]
+# Not in the list: ir_measures' Judged@10 divides by the documents retrieved
+# within the cutoff (3 judged of 4 retrieved: 0.75), skrank's judged@10 by k
+# (0.3).
+GDEVAL = ["ERR@20", "nDCG(dcg='exp-log2')@10"]
+
+
+def test_an_ir_measures_users_list_gives_ir_measures_values(trec_files):
+    name, qrels_path, run_path = trec_files
+    qrels = list(ir_measures.read_trec_qrels(str(qrels_path)))
+    run = list(ir_measures.read_trec_run(str(run_path)))
+    names = IR_MEASURES + (GDEVAL if name == "synthetic" else [])
+    if name == "qrels.rel_level":
+        # its unassessed (-1) judgments: infAP differs from trec_eval's
+        names = [n for n in names if n != "infAP"]
+    parsed = [ir_measures.parse_measure(n) for n in names]
+    expected = {}
+    for r in ir_measures.iter_calc(parsed, qrels, run):
+        expected[(str(r.measure), r.query_id)] = r.value
+    _, got = evaluate_run(
+        qrels_path,
+        run_path,
+        names,
+        ties="trec_eval",
+        score_dtype="float32",
+        return_per_query=True,
+    )
+    assert list(got) == names
+    qids = [str(q) for q in got.qid]
+    checked = 0
+    for n, m in zip(names, parsed, strict=True):
+        tol = 6e-5 if n in GDEVAL else 1e-9
+        for i, q in enumerate(qids):
+            want = expected.get((str(m), q))
+            if want is None:
+                continue
+            assert got[n][i] == pytest.approx(want, abs=tol), (n, q)
+            checked += 1
+    assert checked >= len(names) * 3
+
+
+PYTREC_SET = {
+    "P",
+    "recall",
+    "ndcg_cut",
+    "map_cut",
+    "success",
+    "map",
+    "recip_rank",
+    "Rprec",
+    "bpref",
+    "ndcg",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "set_P",
+    "set_recall",
+    "set_F",
+}
+
+
+def test_a_pytrec_eval_users_measure_set_gives_pytrec_eval_values(trec_files):
+    _, qrels_path, run_path = trec_files
+    with open(qrels_path) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    with open(run_path) as f:
+        run = pytrec_eval.parse_run(f)
+    expected = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_SET).evaluate(run)
+    _, got = evaluate_run(
+        qrels_path,
+        run_path,
+        PYTREC_SET,
+        ties="trec_eval",
+        score_dtype="float32",
+        return_per_query=True,
+    )
+    # the keys pytrec_eval gives, every one
+    some = next(iter(expected.values()))
+    assert set(got) == set(some)
+    for i, q in enumerate(str(q) for q in got.qid):
+        for key, value in expected[q].items():
+            assert got[key][i] == pytest.approx(value, abs=1e-9), (key, q)
+
+
+def test_pytrec_eval_s_interpolated_precision_is_trec_eval_9_s(trec_files):
+    """pytrec_eval wraps trec_eval 9.0.8, which rounds a recall level to a
+    number of relevant items as (long)(level R + 0.9); skrank follows trec_eval
+    10 (lround) unless asked: ``rounding=trec_eval_9``."""
+    _, qrels_path, run_path = trec_files
+    with open(qrels_path) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    with open(run_path) as f:
+        run = pytrec_eval.parse_run(f)
+    expected = pytrec_eval.RelevanceEvaluator(
+        qrels, {"iprec_at_recall", "11pt_avg"}
+    ).evaluate(run)
+    names = [f"iprec_at_recall(level={v},rounding=trec_eval_9)" for v in LEVELS]
+    names.append("11pt_avg(rounding=trec_eval_9)")
+    keys = [f"iprec_at_recall_{v}" for v in LEVELS] + ["11pt_avg"]
+    _, got = evaluate_run(
+        qrels_path,
+        run_path,
+        names,
+        ties="trec_eval",
+        score_dtype="float32",
+        return_per_query=True,
+    )
+    for i, q in enumerate(str(q) for q in got.qid):
+        for name, key in zip(names, keys, strict=True):
+            assert got[name][i] == pytest.approx(expected[q][key], abs=1e-9)
+
+
+def test_parse_metrics_still_lists_specs():
+    assert [s.name for s in parse_metrics(["P.5,10", "nDCG@3"], "test")] == [
+        "precision@5",
+        "precision@10",
+        "ndcg@3",
+    ]
