@@ -405,15 +405,24 @@ def _rbp_residual_compute(r, k, p):
     """trec_eval 10's ``rbp_resid`` (``m_rbp_resid.c``): the largest rise of
     RBP if every unjudged retrieved item had gain 1 and the list went on
     with relevant items, (1 - p) sum_{j unjudged} p^(j-1) + p^n, n the list
-    length; 0 when no retrieved item is unjudged. Linear in the unjudged
-    counts, so exact under ties."""
+    length; 0 when no retrieved item is unjudged. The sum is linear in the
+    unjudged counts; the tail p^n counts when some unjudged item is in the
+    top k, whose probability under ties is that of hit rate: 1 when a group
+    entirely inside holds one, else 1 - C(t - u, s) / C(t, s) for the group
+    straddling rank k (t items, u unjudged, s inside)."""
     T = r.start
     unj = r.unjudged()
-    weight = np.power(p, T) - np.power(p, T + r.in_cutoff(k))
+    inside = r.in_cutoff(k)
+    weight = np.power(p, T) - np.power(p, T + inside)
     spread = r.row_sum(unj / r.size * weight)
-    depth = _depth(r, k)
-    any_unjudged = r.row_sum(unj * (r.in_cutoff(k) > 0)) > 0
-    return np.where(any_unjudged, spread + np.power(p, depth), 0.0), None
+    whole = r.row_sum(np.where(inside == r.size, unj, 0.0)) > 0
+    _, size, u, s, _ = _straddling(r, inside, unj)
+    size, u, s = size[:, 0], u[:, 0], s[:, 0]
+    free = size - u
+    log_none = _log_comb(free, np.minimum(s, free)) - _log_comb(size, s)
+    none = np.where(s <= free, np.exp(log_none), 0.0)
+    reached = np.where(whole, 1.0, 1.0 - none)
+    return spread + reached * np.power(p, _depth(r, k)), None
 
 
 def _dcg(r: Ranking, k, gain, log_base):

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from reference import brute_force, tie_orderings, value
+from reference import brute_force, brute_force_flagged, tie_orderings, value
 
 import skrank
 from skrank._engine import TIES, dense_layout, grouped_layout, rank
@@ -810,3 +810,262 @@ def test_ndcg_ideal_retrieved_refuses_too_many_compositions():
         skrank.ndcg_score([y], [s], k=200, ideal="retrieved")
     # a deterministic tie rule needs no enumeration
     assert 0 < skrank.ndcg_score([y], [s], k=200, ideal="retrieved", ties="first")
+
+
+# --------------------------------------------------------------------------
+# Incomplete judgments: infAP, judged@k, unjudged@k, rbp_resid
+# --------------------------------------------------------------------------
+
+
+def _flagged_compute(name, y, s, judged, unassessed, k=None, ties="average", **params):
+    """One query's value with judged and unassessed flags on the block."""
+    measure = BY_NAME[name]
+    block = dense_layout(np.asarray([y], float), np.asarray([s], float)).blocks[0]
+    block.judged = np.asarray([judged], dtype=bool)
+    block.unassessed = np.asarray([unassessed], dtype=bool)
+    params = _defaults(measure, **params)
+    depth = None if measure.full_list(k, params) else k
+    values, undefined = measure.compute(rank(block, ties, depth), k, **params)
+    return None if undefined is not None and undefined[0] else values[0]
+
+
+@pytest.mark.parametrize("name", ["infap", "judged", "unjudged", "rbp_resid"])
+def test_incomplete_judgments_under_ties_equal_enumeration(name):
+    """Unjudged items (outside the pool) and unassessed ones (pooled, not
+    assessed) move with their items in every ordering of a tie group; the
+    expectation, the input-order value (and for the tie-bounded ones the
+    relevance-ordered values) against enumeration with reference.py."""
+    rng = np.random.default_rng(41)
+    measure = BY_NAME[name]
+    cutoffs = [None, 1, 2, 3, 5] if measure.cutoff else [None]
+    params = {"p": 0.7} if name == "rbp_resid" else {}
+    checked = 0
+    for _ in range(60):
+        n = int(rng.integers(1, 8))
+        y = rng.integers(0, 3, n).astype(float)
+        s = rng.integers(0, 3, n).astype(float)
+        state = rng.integers(0, 3, n)  # 0 judged, 1 outside the pool, 2 unassessed
+        judged = state == 0
+        unassessed = state == 2
+        y = np.where(judged, y, 0.0)
+        for k in cutoffs:
+            ref = brute_force_flagged(name, y, s, judged, unassessed, k, **params)
+            for ties, pick in (("average", 0), ("first", 3)):
+                got = _flagged_compute(
+                    name, y, s, judged, unassessed, k, ties=ties, **params
+                )
+                if ref is None:
+                    assert got is None
+                    continue
+                assert got == pytest.approx(ref[pick], rel=1e-12, abs=1e-12), (
+                    y, s, state, k, ties,
+                )  # fmt: skip
+                checked += 1
+    assert checked > 60
+
+
+def test_infap_large_tie_group_with_unassessed_items_equals_enumeration():
+    # 7 tied items (5,040 orderings): 2 relevant, 2 judged non-relevant, 2
+    # unassessed, 1 outside the pool, behind a relevant item and an unjudged one
+    y = [1, 0, 1, 1, 0, 0, 0, 0, 0]
+    s = [9, 8, 5, 5, 5, 5, 5, 5, 5]
+    judged = [1, 0, 1, 1, 1, 1, 0, 0, 0]
+    unassessed = [0, 0, 0, 0, 0, 0, 1, 1, 0]
+    ref = brute_force_flagged("infap", y, s, judged, unassessed)
+    got = _flagged_compute("infap", y, s, judged, unassessed)
+    assert got == pytest.approx(ref[0], rel=1e-12)
+
+
+def test_infap_by_hand():
+    """trec_eval's m_infap.c on one ranking: relevant (rank 1), outside the
+    pool (2), unassessed (3), judged non-relevant (4), relevant (5), R = 3.
+    Rank 1 adds 1. Rank 5 (j = 4 in trec_eval's 0-based count) has 1 relevant,
+    1 non-relevant and 1 unassessed document above it: 1/5 + (4/5) (3/4)
+    (1 + e)/(2 + 2e) with e = 1e-5."""
+    e = 1e-5
+    expected = (1 + 1 / 5 + (4 / 5) * (3 / 4) * (1 + e) / (2 + 2 * e)) / 3
+    got = _flagged_compute(
+        "infap",
+        [1, 0, 0, 0, 1, 1],
+        [6, 5, 4, 3, 2, 1],
+        [1, 0, 0, 1, 1, 0],
+        [0, 0, 1, 0, 0, 0],
+        ties="first",
+    )
+    # R counts the judged relevant items: the sixth is unjudged, R = 2 here
+    assert got == pytest.approx(expected * 3 / 2, rel=1e-15)
+
+
+def test_infap_refuses_an_enumeration_too_large():
+    # 500 tied items, 250 relevant, 249 judged non-relevant: 500*250*250 cells
+    y = np.r_[np.ones(250), np.zeros(250)]
+    with pytest.raises(ValueError, match=r"more than 16777216 cells.*ties='first'"):
+        skrank.infap_score([y], [np.ones(500)])
+    assert skrank.infap_score([y], [np.ones(500)], ties="first") > 0.99
+
+
+def test_judged_and_unjudged_by_hand():
+    # items scored <= 0 are not retrieved: unjudged (nonpositive="not_retrieved")
+    y, s = [[1, 0, 1, 0]], [[3, 0, 2, 0]]
+    opts = {"nonpositive": "not_retrieved", "ties": "first"}
+    # top 3: judged, judged, unjudged -> 2/3; top 5 of 4 items: 2 judged / 5
+    assert skrank.judged_at_k_score(y, s, k=3, **opts) == pytest.approx(2 / 3)
+    assert skrank.judged_at_k_score(y, s, k=5, **opts) == pytest.approx(2 / 5)
+    assert skrank.unjudged_at_k_score(y, s, k=3, **opts) == 1.0
+    assert skrank.unjudged_at_k_score(y, s, **opts) == 2.0
+    # rbp_resid with p = 0.5: unjudged at ranks 3 and 4 of 4:
+    # 0.5 * (0.25 + 0.125) + 0.5**4
+    assert skrank.rbp_residual_score(y, s, p=0.5, **opts) == pytest.approx(
+        0.5 * 0.375 + 0.0625, rel=1e-15
+    )
+
+
+# --------------------------------------------------------------------------
+# Interpolated precision, counts, set measures, summaries, graded RBP
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rounding", ["nearest", "trec_eval_9"])
+@pytest.mark.parametrize("level", [0.0, 0.1, 0.25, 0.3, 0.5, 0.7, 1.0])
+def test_interpolated_precision_equals_trec_eval_loop(level, rounding):
+    """Against reference.py's line-by-line copy of m_iprec_at_recall.c, on
+    graded queries with R counted from a pool larger than the list."""
+    rng = np.random.default_rng(5)
+    measure = BY_NAME["iprec_at_recall"]
+    for _ in range(80):
+        n = int(rng.integers(1, 12))
+        y = rng.integers(0, 3, n).astype(float)
+        s = rng.permutation(n).astype(float)
+        extra = int(rng.integers(0, 4))  # relevant documents not retrieved
+        pool = np.r_[y, np.ones(extra)]
+        block = dense_layout(np.asarray([y]), np.asarray([s])).blocks[0]
+        block.pool_y, block.pool_n = pool[None, :], np.array([pool.shape[0]])
+        got, _ = measure.compute(
+            rank(block, "first"), None, level=level, relevance_level=None,
+            rounding=rounding,
+        )  # fmt: skip
+        ranked = y[np.argsort(-s)]
+        ref = value(
+            "iprec_at_recall", ranked, n_relevant=int((pool > 0).sum()),
+            recall_level=level, rounding=rounding,
+        )  # fmt: skip
+        assert got[0] == pytest.approx(ref, rel=1e-15, abs=0), (y, s, extra)
+
+
+def test_interpolated_precision_rounding_by_hand():
+    # R = 5 relevant at ranks 1, 3, 4, 8, 10; level 0.3: 0.3 * 5 = 1.5 ->
+    # lround 2 (trec_eval 10); trec_eval 9: (long) (1.5 + 0.9) = 2. level 0.1:
+    # 0.5 -> lround 1; (long) 1.4 = 1. level 0.7: 3.5 -> 4; (long) 4.4 = 4.
+    # level 0.5 with R = 5: 2.5 -> 3 both. level 0.22: 1.1 -> 1; (long) 2.0 = 2.
+    y = [[1, 0, 1, 1, 0, 0, 0, 1, 0, 1]]
+    s = [list(range(10, 0, -1))]
+    precisions = [1 / 1, 2 / 3, 3 / 4, 4 / 8, 5 / 10]
+    best_after = [max(precisions[i:]) for i in range(5)]
+    f = skrank.interpolated_precision_score
+    assert f(y, s, level=0.3) == best_after[1]
+    assert f(y, s, level=0.7) == best_after[3]
+    assert f(y, s, level=0.22) == best_after[0]
+    assert f(y, s, level=0.22, rounding="trec_eval_9") == best_after[1]
+    assert f(y, s, level=0.0) == best_after[0] == 1.0
+    assert f(y, s, level=1.0) == best_after[4]
+    eleven = skrank.eleven_point_precision_score(y, s)
+    levels, curve = skrank.precision_recall_curve_per_query(y, s)
+    np.testing.assert_array_equal(levels, np.linspace(0, 1, 11).round(1))
+    assert eleven == pytest.approx(curve.mean(), rel=1e-15)
+
+
+def test_precision_recall_curve_per_query_on_the_grouped_layout():
+    rng = np.random.default_rng(9)
+    lengths = [3, 9, 1, 6]
+    qid = np.repeat([40, 10, 30, 20], lengths)
+    y = rng.integers(0, 2, qid.shape[0])
+    s = rng.random(qid.shape[0])
+    levels, curve = skrank.precision_recall_curve_per_query(y, s, qid=qid)
+    assert curve.shape == (4, 11)
+    for row, q in enumerate([10, 20, 30, 40]):  # sorted query ids
+        for j, level in enumerate(levels):
+            ref = value(
+                "iprec_at_recall", y[qid == q][np.argsort(-s[qid == q])],
+                recall_level=level,
+            )  # fmt: skip
+            assert curve[row, j] == pytest.approx(ref, rel=1e-15)
+    with pytest.raises(ValueError, match="has no closed form"):
+        skrank.precision_recall_curve_per_query(
+            [[1, 0, 1]], [[1, 1, 0]], ties="average"
+        )
+    with pytest.raises(ValueError, match="'level' parameter"):
+        skrank.precision_recall_curve_per_query([[1, 0]], [[1, 0]], levels=[1.5])
+    # without tied scores ties="average" is the one ordering
+    _, exact = skrank.precision_recall_curve_per_query(
+        [[1, 0, 1]], [[3, 2, 1]], ties="average", levels=[1.0]
+    )
+    assert exact[0, 0] == pytest.approx(2 / 3)
+
+
+def test_counts_and_set_measures_by_hand():
+    # two queries: relevance in rank order [1, 0, 2, 0] and [0, 0, 1]
+    y = [1, 0, 2, 0, 0, 0, 1]
+    s = [4, 3, 2, 1, 3, 2, 1]
+    qid = [1, 1, 1, 1, 2, 2, 2]
+    kw = {"qid": qid}
+    assert skrank.num_retrieved_score(y, s, **kw) == 7.0  # summed
+    assert skrank.num_retrieved_score(y, s, k=3, **kw) == 6.0
+    assert skrank.num_relevant_score(y, s, **kw) == 3.0
+    assert skrank.num_relevant_score(y, s, relevance_level=2, **kw) == 1.0
+    assert skrank.num_relevant_retrieved_score(y, s, k=2, **kw) == 1.0
+    assert skrank.num_queries_score(y, s, **kw) == 2.0
+    np.testing.assert_array_equal(
+        skrank.num_queries_score(y, s, average=None, **kw), [1.0, 1.0]
+    )
+    # weighted sum: 3 * 4 + 1 * 3 retrieved
+    w = [3, 3, 3, 3, 1, 1, 1]
+    assert skrank.num_retrieved_score(y, s, sample_weight=w, **kw) == 15.0
+    # set_P: 2/4 and 1/3; set_recall 1 and 1; set_F(beta): (b+1) h / (b R + n)
+    np.testing.assert_allclose(
+        skrank.set_precision_score(y, s, average=None, **kw), [1 / 2, 1 / 3]
+    )
+    np.testing.assert_allclose(
+        skrank.set_f_score(y, s, beta=0.5, average=None, **kw),
+        [1.5 * 2 / (0.5 * 2 + 4), 1.5 * 1 / (0.5 * 1 + 3)],
+        rtol=1e-15,
+    )
+    # trec_eval's form (x + 1) P R / (x P + R) gives the same
+    P, R = 1 / 2, 1.0
+    assert 1.5 * P * R / (0.5 * P + R) == pytest.approx(1.5 * 2 / (0.5 * 2 + 4))
+
+
+def test_geometric_mean_floor_and_sum_summaries():
+    # AP of the two queries: 1 and 0 (no relevant item retrieved in the top
+    # 1 of the second): geometric mean sqrt(1 * 1e-5) (trec_eval's floor)
+    y = [[1, 0], [0, 1]]
+    s = [[2, 1], [2, 1]]
+    assert skrank.gm_map_score(y, s, k=1) == pytest.approx(math.sqrt(1e-5))
+    assert skrank.mean_average_precision_score(
+        y, s, k=1, average="gmean"
+    ) == pytest.approx(math.sqrt(1e-5))
+    assert skrank.mean_average_precision_score(y, s, k=1, average="sum") == 1.0
+    # weighted: exp((2 log 1 + 1 log 1e-5) / 3)
+    assert skrank.gm_map_score(y, s, k=1, sample_weight=[2, 1]) == pytest.approx(
+        1e-5 ** (1 / 3), rel=1e-12
+    )
+    # undefined queries left out with replace_undefined_by=nan
+    y2 = [[1, 0], [0, 0]]
+    assert skrank.gm_map_score(y2, s, replace_undefined_by=np.nan) == 1.0
+
+
+def test_rbp_graded_gains_equal_enumeration():
+    """trec_eval 10's graded RBP: grades 0..3 divided by the query's largest
+    grade (3), exact under ties against enumeration."""
+    for y, s in [
+        ([3, 0, 1, 2, 0], [2, 2, 1, 1, 1]),
+        ([1, 0, 1], [1, 1, 1]),  # largest grade 1: gains are the grades
+        ([2, 2, 0, 1], [3, 1, 1, 1]),
+    ]:
+        for k in (None, 2):
+            ref = brute_force("rbp", y, s, k, p=0.6, gain="graded")
+            got = skrank.rbp_score([y], [s], p=0.6, k=k, gain="graded")
+            assert got == pytest.approx(ref[0], rel=1e-12)
+    # by hand: grades [3, 0, 1] in rank order, p = 0.5: 0.5 (1 + 0 + 0.25/3)
+    assert skrank.rbp_score(
+        [[3, 0, 1]], [[3, 2, 1]], p=0.5, gain="graded"
+    ) == pytest.approx(0.5 * (1 + 0.25 / 3), rel=1e-15)
