@@ -203,3 +203,37 @@ def test_inputs_are_not_modified():
     ndcg_score(y, s, sample_weight=w, replace_undefined_by=np.float32("nan"))
     for a, b in zip((y, s, w), copies, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_aggregate_geometric_mean_and_sum():
+    """The one aggregation: trec_eval's geometric mean (te_calc_avg_meas_s_gm:
+    exp of the mean of log(max(v, MIN_GEO_MEAN = 1e-5))) and the sum."""
+    import math
+
+    from skrank._core import aggregate, summary
+    from skrank._measures import measure_by_function
+
+    v = np.array([0.5, 0.0, 0.2, 0.9])
+    undefined = np.array([False, False, True, False])
+    got = aggregate("f", "m", v.copy(), undefined, None, "gmean", 0.0)
+    logs = [math.log(0.5), math.log(1e-5), math.log(1e-5), math.log(0.9)]
+    assert got == pytest.approx(math.exp(sum(logs) / 4), rel=1e-14)
+    # the undefined query left out
+    got = aggregate("f", "m", v.copy(), undefined, None, "gmean", np.nan)
+    logs = [math.log(0.5), math.log(1e-5), math.log(0.9)]
+    assert got == pytest.approx(math.exp(sum(logs) / 3), rel=1e-14)
+    # weighted sum: the weights as given, not normalised
+    w = np.array([1.0, 2.0, 3.0, 4.0])
+    got = aggregate("f", "m", v.copy(), undefined, w, "sum", 1.0)
+    assert got == pytest.approx(0.5 + 0.0 + 3 * 1.0 + 4 * 0.9, rel=1e-15)
+    # "mean" asks for each metric's declared summary
+    assert summary(measure_by_function("gm_map_score"), "mean") == "gmean"
+    assert summary(measure_by_function("num_retrieved_score"), "mean") == "sum"
+    assert summary(measure_by_function("ndcg_score"), "mean") == "mean"
+    assert summary(measure_by_function("gm_map_score"), None) is None
+    assert summary(measure_by_function("gm_map_score"), "sum") == "sum"
+
+
+def test_average_option_error_names_the_choices():
+    with pytest.raises(ValueError, match=r"'average' parameter of ndcg_score.*gmean"):
+        ndcg_score([[1, 0]], [[1, 0]], average="median")

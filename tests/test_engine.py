@@ -737,3 +737,37 @@ def test_gain_values():
     )
     assert set(GAINS) == {"linear", "exponential"}
     assert set(TIES) == {"average", "optimistic", "pessimistic", "first"}
+
+
+def test_unassessed_flags_follow_their_items_through_every_path():
+    """Block.unassessed moves with the items: through the grouped layout's
+    packing (rows out of order, padded queries), a cutoff's candidate
+    selection, and the sort; Ranking counts them per group."""
+    from skrank._engine import grouped_layout
+
+    rng = np.random.default_rng(12)
+    qid = np.repeat([3, 1, 2], [40, 7, 60])
+    perm = rng.permutation(qid.shape[0])
+    y = rng.integers(0, 2, qid.shape[0]).astype(float)
+    s = rng.random(qid.shape[0])
+    unassessed = rng.random(qid.shape[0]) < 0.3
+    judged = ~unassessed & (rng.random(qid.shape[0]) < 0.7)
+    layout = grouped_layout(
+        y[perm], s[perm], qid[perm], judged=judged[perm], unassessed=unassessed[perm]
+    )
+    seen = 0
+    for block in layout.blocks:
+        for k in (None, 5):  # k = 5 selects candidates in rows of 40 and 60
+            ranking = rank(block, "first", k)
+            counts = ranking.unassessed()
+            unjudged = ranking.unjudged()
+            for row, q in enumerate(block.rows):
+                mine = qid == layout.qid_values[q]
+                order = np.argsort(-s[mine], kind="stable")
+                depth = order.shape[0] if k is None else k
+                top = order[:depth]
+                # every position is a group under "first": sums over the top
+                assert counts[row, :depth].sum() == unassessed[mine][top].sum()
+                assert unjudged[row, :depth].sum() == (~judged[mine][top]).sum()
+                seen += 1
+    assert seen == 6
