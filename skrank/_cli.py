@@ -621,12 +621,14 @@ def _evaluate(args, out) -> int:
 
 
 def _trec_eval_lines(names):
-    """The printed name of every key, trec_eval's where it has one, in
-    trec_eval's order of printing (its table of measures; a family's
-    cutoffs ascending); one line per printed name."""
+    """The printed name of every key, trec_eval's where it has one (else the
+    canonical name: a name as written, such as ``rbp``, could claim
+    trec_eval's measure of that name), in trec_eval's order of printing (its
+    table of measures; a family's cutoffs ascending); one line per printed
+    name."""
     rows = {}
     for key, spec in read_metrics(names, _PROG, trec_eval=True):
-        printed = trec_eval_name(spec) or key
+        printed = trec_eval_name(spec) or spec.name
         rows.setdefault(printed, (key, spec))
     order = sorted(
         rows.items(),

@@ -161,7 +161,8 @@ TREC_EVAL_SETS = {
 
 #: trec_eval's parameters of its plain measures where they differ from the
 #: defaults of skrank's metric of that name (m_rbp.c, m_rbp_resid.c: p = 0.9,
-#: graded gains). Read in trec_eval's measure sets and in its output names.
+#: graded gains). Read where the caller speaks trec_eval and in its output
+#: names.
 TREC_EVAL_PARAMS = {
     "rbp": {"p": 0.9, "gain": "graded"},
     "rbp_resid": {"p": 0.9},
@@ -317,6 +318,8 @@ def _trec_spelling(text: str, original: str, trec: bool):
     """
     if trec and text == TREC_EVAL_RUNID:  # the run's name: no value
         return []
+    if trec and text in TREC_EVAL_PARAMS:  # trec_eval's rbp: p = 0.9, graded
+        return [(original, _trec_plain(text))]
     if trec and text in TREC_EVAL_SETS:
         out = []
         for member in TREC_EVAL_SETS[text]:

@@ -139,7 +139,9 @@ TREC_SPELLINGS = [
     ),
     ("P", [(f"P_{k}", f"precision@{k}") for k in CUTS]),
     ("runid", []),
-    ("rbp", [("rbp", "rbp(p=0.8)")]),  # skrank's rbp unless in a measure set
+    # trec_eval's rbp (m_rbp.c: p = 0.9, gains graded), rbp_resid (p = 0.9)
+    ("rbp", [("rbp", "rbp(p=0.9,gain=graded)")]),
+    ("rbp_resid", [("rbp_resid", "rbp_resid(p=0.9)")]),
 ]
 
 

@@ -398,7 +398,8 @@ or None, default=None
     value equals trec_eval's; the other tie rules differ from it only where
     scores tie. The metrics trec_eval lacks keep skrank's definitions:
     ``precision`` and ``f1`` without a cutoff use the number of retrieved
-    documents, and ``rbp`` defaults to ``p=0.8`` (trec_eval 10 uses 0.9).
+    documents. Written alone, ``rbp`` and ``rbp_resid`` are trec_eval 10's
+    (``p=0.9``, graded gains for ``rbp``); ``rbp(p=0.8)`` is skrank's default.
     For graded relevance that is not an integer (DataFrames, dicts), the
     default ``relevance_level=None`` counts every grade above 0 as relevant,
     where trec_eval's level 1 would not.
