@@ -1,0 +1,331 @@
+"""skrank.spark on a real local Spark session (``local[2]``, the machine's Java).
+
+Every expected number is single-machine skrank on the same data
+(``skrank.evaluate`` with ``average=None`` / ``"mean"``,
+``skrank.trec.evaluate_run``), or Spark's own
+``pyspark.ml.evaluation.RankingEvaluator`` where it is compared (MAP@k and
+nDCG@k under skrank's ``convention="spark"``, on scores without ties, where
+Spark's ranked lists are unambiguous).
+
+* Exactness: 200,000 rows with heavy ties, query sizes 1 to 3,000, string
+  and integer ids, rows in random order across Parquet files; every metric
+  of the registry; per-query values to 1e-12, means to 1e-12 relative.
+* Evaluating each partition's rows apart gives other numbers on heavily tied
+  data; the adapter gives the single-machine number and refuses a false
+  ``partitioned_by_qid`` claim.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+# Spark's Python workers must run this interpreter (skrank, numpy, pandas);
+# set before any SparkContext of the test run starts
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+from pyspark.ml.evaluation import RankingEvaluator  # noqa: E402
+from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+from test_dask import EXTRA, _trec_tables, ranking_rows  # noqa: E402
+
+import skrank  # noqa: E402
+import skrank.spark as sks  # noqa: E402
+from skrank.trec import evaluate_run  # noqa: E402
+
+# PySpark's own version check warns on pandas >= 3 whenever a frame is
+# converted (toPandas); the values are checked here under that pandas
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:PySpark does not yet fully support pandas:FutureWarning"
+)
+
+N_ROWS = 200_000
+
+
+@pytest.fixture(scope="module")
+def spark():
+    # no skip: the test fails if Spark (or Java) cannot start. The session
+    # is left running for the other modules of the run (getOrCreate).
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("skrank-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    assert session.sparkContext.master == "local[2]"
+    return session
+
+
+def _metrics(ties):
+    out = []
+    slow = {"infap", "err", "nerr"} if ties == "average" else set()
+    for name in skrank.get_metric_names():
+        if name in slow:  # see tests/test_dask.py::_metrics
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                skrank.evaluate([1, 0], [1.0, 1.0], name, qid=[0, 0], ties=ties)
+        except ValueError:
+            continue
+        out.append(name)
+    return out + EXTRA
+
+
+def _from_parquet(spark, frame, path, n_files):
+    path.mkdir()
+    for i, part in enumerate(np.array_split(np.arange(len(frame)), n_files)):
+        frame.iloc[part].to_parquet(path / f"part{i:02d}.parquet")
+    return spark.read.parquet(str(path))
+
+
+def _to_pandas(sdf):
+    """Collected rows as a pandas DataFrame (not ``toPandas``, whose Arrow
+    path uses a keyword that pandas 3 deprecates)."""
+    rows = sdf.collect()
+    return pd.DataFrame([r.asDict() for r in rows], columns=sdf.columns)
+
+
+def _collect(per_query, qid="qid"):
+    return _to_pandas(per_query).set_index(qid).sort_index()
+
+
+def _assert_per_query(got: pd.DataFrame, expected, names):
+    assert list(got.columns) == names
+    np.testing.assert_array_equal(
+        got.index.to_numpy().astype(str), expected.qid.astype(str)
+    )
+    for name in names:
+        np.testing.assert_allclose(
+            got[name].to_numpy(), expected[name], rtol=0, atol=1e-12
+        )
+
+
+def _assert_means(got, expected):
+    assert list(got) == list(expected)
+    for name in expected:
+        np.testing.assert_allclose(got[name], expected[name], rtol=1e-12, atol=0)
+
+
+# --------------------------------------------------------------------------
+# exactness
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind, ties", [("str", "average"), ("int", "pessimistic")])
+def test_per_query_and_means_equal_single_machine(spark, tmp_path, kind, ties):
+    rows = ranking_rows(N_ROWS, string_ids=kind == "str")
+    df = _from_parquet(spark, rows, tmp_path / "rows", 4)
+    metrics = _metrics(ties)
+    expected = skrank.evaluate(
+        rows["y_true"],
+        rows["y_score"],
+        metrics,
+        qid=rows["qid"],
+        average=None,
+        ties=ties,
+    )
+    names = list(expected)
+    got = sks.evaluate(df, metrics, average=None, ties=ties, n_buckets=8)
+    _assert_per_query(_collect(got), expected, names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # metrics undefined for some queries
+        means = skrank.evaluate(
+            rows["y_true"], rows["y_score"], metrics, qid=rows["qid"], ties=ties
+        )
+    _assert_means(sks.evaluate(df, metrics, ties=ties, n_buckets=8), means)
+
+
+def test_weighted_means_without_undefined_queries(spark, tmp_path):
+    rows = ranking_rows(50_000, string_ids=True, seed=2)
+    rng = np.random.default_rng(1)
+    codes = pd.factorize(rows["qid"])[0]
+    rows["w"] = rng.integers(0, 4, codes.max() + 1).astype(float)[codes]
+    metrics = ["ndcg@10", "map", "mrr", "gm_map", "num_rel"]
+    expected = skrank.evaluate(
+        rows["y_true"],
+        rows["y_score"],
+        metrics,
+        qid=rows["qid"],
+        sample_weight=rows["w"],
+        replace_undefined_by=np.nan,
+    )
+    df = _from_parquet(spark, rows, tmp_path / "rows", 3)
+    got = sks.evaluate(df, metrics, sample_weight="w", replace_undefined_by=np.nan)
+    _assert_means(got, expected)
+
+
+# --------------------------------------------------------------------------
+# alignment
+# --------------------------------------------------------------------------
+
+
+def test_partition_wise_evaluation_differs_and_adapter_realigns(spark):
+    rng = np.random.default_rng(7)
+    n = 200 * 50
+    rows = pd.DataFrame(
+        {
+            "qid": np.repeat(np.arange(200), 50),
+            "y_true": (rng.random(n) < 0.3).astype(int),
+            "y_score": rng.integers(0, 2, n).astype(float),
+        }
+    ).iloc[rng.permutation(n)]
+    df = spark.createDataFrame(rows).repartition(8)  # round robin: queries split
+    metrics = ["ndcg@10", "precision@5"]
+    expected = skrank.evaluate(
+        rows["y_true"], rows["y_score"], metrics, qid=rows["qid"]
+    )
+
+    def naive(batches):
+        for part in batches:
+            res = skrank.evaluate(
+                part["y_true"], part["y_score"], metrics, qid=part["qid"], average=None
+            )
+            yield res.to_frame().reset_index(drop=True)
+
+    schema = ", ".join(f"`{m}` double" for m in metrics)
+    pieces = _to_pandas(df.mapInPandas(naive, schema))
+    assert len(pieces) > 200  # (partition, query) chunks ranked apart
+    naive_means = pieces.mean().to_dict()
+    assert naive_means["ndcg@10"] - expected["ndcg@10"] > 0.05
+    assert abs(naive_means["precision@5"] - expected["precision@5"]) > 0.01
+
+    _assert_means(sks.evaluate(df, metrics), expected)
+    with pytest.raises(ValueError, match="'partitioned_by_qid' parameter"):
+        sks.evaluate(df, metrics, partitioned_by_qid=True)
+    # partitioned by Spark on qid: the claim holds, each partition is
+    # evaluated whole
+    aligned = df.repartition(3, "qid")
+    _assert_means(sks.evaluate(aligned, metrics, partitioned_by_qid=True), expected)
+    per_query = sks.evaluate(aligned, metrics, partitioned_by_qid=True, average=None)
+    single = skrank.evaluate(
+        rows["y_true"], rows["y_score"], metrics, qid=rows["qid"], average=None
+    )
+    _assert_per_query(_collect(per_query), single, metrics)
+
+
+# --------------------------------------------------------------------------
+# per-query results feed compare; Spark's own evaluator
+# --------------------------------------------------------------------------
+
+
+def test_per_query_results_feed_compare(spark):
+    rows = ranking_rows(20_000, string_ids=True, seed=9)
+    rng = np.random.default_rng(9)
+    rows["other"] = rows["y_score"] + rng.integers(0, 2, len(rows))
+    df = spark.createDataFrame(rows)
+    metrics = ["ndcg@10", "mrr"]
+    a = _collect(sks.evaluate(df, metrics, average=None))
+    b = _collect(sks.evaluate(df, metrics, y_score="other", average=None))
+    single = {
+        name: skrank.evaluate(
+            rows["y_true"], rows[col], metrics, qid=rows["qid"], average=None
+        )
+        for name, col in (("a", "y_score"), ("b", "other"))
+    }
+    got = skrank.compare({"a": a, "b": b}, n_resamples=199, random_state=0)
+    expected = skrank.compare(single, n_resamples=199, random_state=0)
+    for table in ("pairs", "summary"):
+        pd.testing.assert_frame_equal(
+            got.to_frame(table), expected.to_frame(table), check_exact=False, rtol=1e-9
+        )
+
+
+def _spark_lists(df):
+    """Spark's RankingEvaluator input from rows: per query the documents by
+    score, highest first, and the relevant documents."""
+    doc = F.col("doc").cast("double")
+    ranked = F.sort_array(F.collect_list(F.struct("y_score", doc.alias("d"))), False)
+    return df.groupBy("qid").agg(
+        F.transform(ranked, lambda x: x["d"]).alias("prediction"),
+        F.collect_list(F.when(F.col("y_true") > 0, doc)).alias("label"),
+    )
+
+
+def test_means_equal_sparks_own_ranking_evaluator(spark):
+    rng = np.random.default_rng(4)
+    rows = ranking_rows(20_000, string_ids=False, seed=4)
+    rows["y_true"] = (rows["y_true"] > 1).astype(int)
+    rows["y_score"] = rng.permutation(len(rows)).astype(float)  # no ties
+    rows["doc"] = np.arange(len(rows))
+    df = spark.createDataFrame(rows)
+    lists = _spark_lists(df).cache()
+    ours = sks.evaluate(df, ["map@10", "ndcg@10", "precision@5"], convention="spark")
+    theirs = {
+        "map@10": RankingEvaluator(metricName="meanAveragePrecisionAtK", k=10),
+        "ndcg@10": RankingEvaluator(metricName="ndcgAtK", k=10),
+        "precision@5": RankingEvaluator(metricName="precisionAtK", k=5),
+    }
+    for name, evaluator in theirs.items():
+        np.testing.assert_allclose(ours[name], evaluator.evaluate(lists), rtol=1e-12)
+    lists.unpersist()
+
+
+# --------------------------------------------------------------------------
+# qrels and runs
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("queries", ["intersection", "qrels", "run"])
+def test_evaluate_run_equals_single_machine(spark, queries):
+    qrels, run = _trec_tables()
+    metrics = ["ndcg@10", "map", "P.5,10", "bpref", "mrr"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        means, per_query = evaluate_run(
+            qrels, run, metrics, queries=queries, return_per_query=True
+        )
+    got_means, got = sks.evaluate_run(
+        spark.createDataFrame(qrels),
+        spark.createDataFrame(run),
+        metrics,
+        queries=queries,
+        return_per_query=True,
+        n_buckets=4,
+    )
+    _assert_means(got_means, means)
+    got = _to_pandas(got).set_index("qid")
+    got = got.loc[per_query.qid.astype(str)]
+    for name in per_query:
+        np.testing.assert_allclose(
+            got[name].to_numpy(), per_query[name], rtol=0, atol=1e-12
+        )
+
+
+# --------------------------------------------------------------------------
+# bad input
+# --------------------------------------------------------------------------
+
+
+def test_bad_input_names_the_argument(spark):
+    rows = ranking_rows(500, string_ids=True)
+    df = spark.createDataFrame(rows)
+    with pytest.raises(ValueError, match="'y_true' parameter .* 'label'"):
+        sks.evaluate(df, "map", y_true="label")
+    with pytest.raises(ValueError, match="'qid' parameter .* 'query'"):
+        sks.evaluate(df, "map", qid="query")
+    with pytest.raises(ValueError, match="'run' parameter .* 'docno'"):
+        sks.evaluate_run(
+            df.withColumnRenamed("y_true", "relevance").withColumn("docno", F.lit("d")),
+            df,
+            "map",
+        )
+    with pytest.raises(TypeError, match="'df' parameter .* pyspark"):
+        sks.evaluate(rows, "map")
+    with pytest.raises(ValueError, match="'n_buckets' parameter"):
+        sks.evaluate(df, "map", n_buckets=0)
+    with pytest.raises(ValueError, match="'average' parameter"):
+        sks.evaluate(df, "map", average="macro")
+    rows.loc[[2, 300], "qid"] = None
+    with pytest.raises(ValueError, match="'qid' column 'qid' .* missing"):
+        sks.evaluate(spark.createDataFrame(rows), "map")
