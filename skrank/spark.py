@@ -447,6 +447,10 @@ def evaluate_run(
     ...     [("q1", "d1", 0.9), ("q1", "d2", 0.5), ("q1", "d3", 0.5),
     ...      ("q2", "d7", 0.3), ("q2", "d8", 0.3)],
     ...     "qid string, docno string, score double")
+
+    The tie between ``d2`` and ``d3`` (and ``d7`` and ``d8``) is averaged, as
+    by :func:`skrank.trec.evaluate_run`:
+
     >>> res = evaluate_run(qrels, run, ["map", "precision@2", "ndcg@3"])
     >>> {name: round(value, 4) for name, value in res.items()}
     {'map': 0.625, 'precision@2': 0.5, 'ndcg@3': 0.5978}
