@@ -11,7 +11,8 @@ Writes ``--rows`` rows of (qid, doc, y_true, y_score) as Parquet files of
   (MAP@k and nDCG@k; its input lists built by Spark from the rows with
   ``groupBy`` and ``collect_list``) against ``skrank.spark.evaluate`` with
   ``convention="spark"`` on the same rows, side by side: values and times.
-  Scores are continuous (no ties), so that Spark's ranked lists are
+  Scores are continuous (no ties) and relevance binary (Spark's evaluator
+  takes sets of relevant items), so that Spark's ranked lists are
   unambiguous and both give the same numbers.
 * ``--check``: per-query values of both adapters equal single-machine
   ``skrank.evaluate(average=None)`` on the same rows (to 1e-12), on a second
@@ -61,7 +62,11 @@ def write_rows(path: Path, n_rows: int, file_rows: int, *, ties: bool, seed=0):
             {
                 "qid": np.char.add("q", q.astype(str)) if ties else q.astype(np.int64),
                 "doc": np.arange(i * file_rows, i * file_rows + n, dtype=np.int64),
-                "y_true": rng.choice(np.array([0, 0, 0, 1, 1, 2, 3]), n),
+                "y_true": (
+                    rng.choice(np.array([0, 0, 0, 1, 1, 2, 3]), n)
+                    if ties
+                    else (rng.random(n) < 0.3).astype(np.int64)
+                ),
                 "y_score": (
                     rng.integers(0, 10, n).astype(float) if ties else rng.random(n)
                 ),
