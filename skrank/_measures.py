@@ -815,9 +815,9 @@ def _eleven_point_compute(r, k, relevance_level, rounding="nearest"):
 
 #: trec_eval's INFAP_EPSILON (trec_eval.h).
 INFAP_EPSILON = 1e-5
-#: The most (offset, relevant, non-relevant) cells per tied group with
-#: relevant items that infAP's exact expectation under ties enumerates.
-MAX_INFAP_CELLS = 1 << 24
+#: The (offset, relevant, non-relevant) cells that infAP's exact expectation
+#: under ties enumerates at a time (memory bound; the work is not bounded).
+INFAP_CHUNK_CELLS = 1 << 21
 
 
 def _infap_term(j, B, N, Q):
@@ -837,8 +837,10 @@ def _infap_compute(r, k, relevance_level):
     x, uniform on 0 .. t-1; given x, the b relevant and n judged
     non-relevant items of its group above it are hypergeometric from (c-1,
     u, q+o), and the unassessed ones among the other x - b - n have mean
-    (x - b - n) q / (q + o), entering the term linearly. The expectation
-    sums over (x, b, n): O(t c u) per tied group holding relevant items.
+    (x - b - n) q / (q + o), entering the term linearly; given b + n the
+    term is linear in b as well. The expectation sums over the offset and
+    b + n: O(t^2) work per tied group holding relevant items, in chunks of
+    bounded memory.
     """
     n_rel = r.n_relevant(relevance_level)
     undefined = n_rel == 0
@@ -859,38 +861,64 @@ def _infap_compute(r, k, relevance_level):
 
 
 def _infap_tied(t, c, u, q, T, B0, N0, Q0):
-    """Expected sum of infAP terms of the relevant items of tied groups."""
-    t = t.astype(np.float64)
-    X, C, U = int(t.max()), int(c.max()), int(u.max()) + 1
-    if t.size * X * C * U > MAX_INFAP_CELLS:
-        raise InvalidParameterError(
-            "infAP is exact under ties by enumerating, for a relevant item of "
-            "a tie group, its offset in the group and the relevant and judged "
-            "non-relevant items above it; this input needs more than "
-            f"{MAX_INFAP_CELLS} cells (large tie groups holding many judged "
-            "items). Use a deterministic tie rule (ties='first', or "
-            "'trec_eval' for TREC runs)."
-        )
-    sh = (-1, 1, 1, 1)
-    t, c, u, q, T, B0, N0, Q0 = (a.reshape(sh) for a in (t, c, u, q, T, B0, N0, Q0))
-    x = np.arange(X).reshape(1, -1, 1, 1)
-    b = np.arange(C).reshape(1, 1, -1, 1)
-    n = np.arange(U).reshape(1, 1, 1, -1)
-    rest = x - b - n
+    """Expected sum of infAP terms of the relevant items of tied groups.
+
+    Groups of one size are enumerated together, in chunks of groups and of
+    in-group offsets of at most :data:`INFAP_CHUNK_CELLS` cells, so that
+    memory stays bounded whatever the sizes (one large tie group does not
+    pad the small ones); the loops run over group sizes and chunks, never
+    over queries.
+    """
+    out = np.zeros(t.shape[0])
+    for size in np.unique(t):  # the distinct sizes of tied groups
+        pick = np.flatnonzero(t == size)
+        M = int((c[pick] - 1 + u[pick]).max()) + 1
+        step_x = int(max(1, min(size, INFAP_CHUNK_CELLS // M)))
+        step_g = int(max(1, INFAP_CHUNK_CELLS // (M * step_x)))
+        for lo in range(0, pick.shape[0], step_g):
+            g = pick[lo : lo + step_g]
+            args = (t[g], c[g], u[g], q[g], T[g], B0[g], N0[g], Q0[g])
+            for x0 in range(0, int(size), step_x):
+                out[g] += _infap_cells(*args, x0, min(x0 + step_x, int(size)), M)
+    return out
+
+
+def _infap_cells(t, c, u, q, T, B0, N0, Q0, x0, x1, M):
+    """The part of :func:`_infap_tied` over the in-group offsets x0 .. x1-1.
+
+    Given the offset x of a relevant item, the judged items of its group
+    above it number m, hypergeometric (m of the J = c - 1 + u judged others
+    among x of the t - 1 others); given m, the term is linear in the
+    relevant ones among them (mean m (c - 1) / J) and in the unassessed ones
+    among the x - m others (mean (x - m) q / (t - c - u)), so the sum runs
+    over (x, m) only: O(t^2) per group.
+    """
+    sh = (-1, 1, 1)
+    t, c, u, q, T, B0, N0, Q0 = (
+        np.asarray(a, dtype=np.float64).reshape(sh) for a in (t, c, u, q, T, B0, N0, Q0)
+    )
+    x = np.arange(x0, x1, dtype=np.float64).reshape(1, -1, 1)
+    m = np.arange(M, dtype=np.float64).reshape(1, 1, -1)
+    J = c - 1.0 + u  # judged others
     other = t - c - u  # unassessed and outside the pool
-    feasible = (x < t) & (b <= c - 1) & (n <= u) & (rest >= 0) & (rest <= other)
+    rest = x - m
+    feasible = (x < t) & (m <= J) & (rest >= 0) & (rest <= other)
     log_p = (
-        _log_comb(c - 1, np.minimum(b, c - 1))
-        + _log_comb(u, np.minimum(n, u))
+        _log_comb(J, np.minimum(m, J))
         + _log_comb(other, np.clip(rest, 0, other))
         - _log_comb(t - 1, np.minimum(x, t - 1))
     )
     prob = np.where(feasible, np.exp(np.where(feasible, log_p, 0.0)), 0.0)
+    eps = INFAP_EPSILON
     with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(other > 0, q / other, 0.0)
-    term = _infap_term(T + x, B0 + b, N0 + n, Q0 + rest * share)
+        rel_share = np.where(J > 0, (c - 1.0) / J, 0.0)
+        unas_share = np.where(other > 0, q / other, 0.0)
+        pooled = B0 + N0 + m + Q0 + rest * unas_share
+        term = (
+            1.0 + pooled * (B0 + m * rel_share + eps) / (B0 + N0 + m + 2.0 * eps)
+        ) / (T + x + 1.0)
+    total = (prob * np.where(feasible, term, 0.0)).sum(axis=(1, 2))
     # each of the c relevant items: offset uniform on 0 .. t-1
-    total = (prob * np.where(feasible, term, 0.0)).sum(axis=(1, 2, 3))
     return c.ravel() / t.ravel() * total
 
 

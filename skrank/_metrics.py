@@ -1024,8 +1024,9 @@ def infap_score(
     item of a tie group takes each in-group offset with equal probability,
     and given it, the relevant and judged non-relevant items of its group
     above it are hypergeometric, the unassessed ones entering linearly. The
-    cost is O(t c n) per tie group of t items holding c relevant and n
-    judged non-relevant items (groups without ties cost O(1)).
+    cost is O(t^2) per tie group of t items holding a relevant item (the
+    term is linear in the relevant and unassessed counts given the offset
+    and the number of judged items above; groups without ties cost O(1)).
     ``ties="optimistic"`` and ``"pessimistic"`` order by relevance only,
     which does not bound infAP (an unassessed item above a relevant one
     raises its term): they are orderings, not bounds.

@@ -896,12 +896,43 @@ def test_infap_by_hand():
     assert got == pytest.approx(expected * 3 / 2, rel=1e-15)
 
 
-def test_infap_refuses_an_enumeration_too_large():
-    # 500 tied items, 250 relevant, 249 judged non-relevant: 500*250*250 cells
-    y = np.r_[np.ones(250), np.zeros(250)]
-    with pytest.raises(ValueError, match=r"more than 16777216 cells.*ties='first'"):
-        skrank.infap_score([y], [np.ones(500)])
-    assert skrank.infap_score([y], [np.ones(500)], ties="first") > 0.99
+def test_infap_chunks_equal_one_pass(monkeypatch):
+    """The exact expectation is enumerated in chunks of bounded memory: tiny
+    chunks give the values of one pass, on tie groups of several sizes
+    (one large group among small ones) with unjudged and unassessed items."""
+    import skrank._measures as M
+
+    rng = np.random.default_rng(3)
+    n = 60
+    y = rng.integers(0, 2, (8, n)).astype(float)
+    s = np.where(np.arange(n) < 40, 1.0, rng.integers(2, 6, n))[None, :].repeat(8, 0)
+    state = rng.integers(0, 3, (8, n))
+    block = dense_layout(np.where(state == 0, y, 0.0), s).blocks[0]
+    block.judged = state == 0
+    block.unassessed = state == 2
+    measure = BY_NAME["infap"]
+    params = _defaults(measure)
+    one_pass, _ = measure.compute(rank(block, "average"), None, **params)
+    monkeypatch.setattr(M, "INFAP_CHUNK_CELLS", 7)
+    chunked, _ = measure.compute(rank(block, "average"), None, **params)
+    np.testing.assert_allclose(chunked, one_pass, rtol=1e-13)
+    # a 5-item tie group of the same kind against enumeration
+    ref = brute_force_flagged(
+        "infap", [1, 0, 1, 0, 1, 0], [3, 2, 2, 2, 2, 2],
+        [1, 1, 0, 1, 1, 0], [0, 0, 1, 0, 0, 1],
+    )  # fmt: skip
+    got = _flagged_compute(
+        "infap", [1, 0, 1, 0, 1, 0], [3, 2, 2, 2, 2, 2],
+        [1, 1, 0, 1, 1, 0], [0, 0, 1, 0, 0, 1],
+    )  # fmt: skip
+    assert got == pytest.approx(ref[0], rel=1e-12)
+    # one tie group of 500 items (250 relevant): exact, and as the mean of its
+    # orderings must be, between the pessimistic and optimistic orders
+    big = np.r_[np.ones(250), np.zeros(250)]
+    mid = skrank.infap_score([big], [np.ones(500)])
+    lo = skrank.infap_score([big], [np.ones(500)], ties="pessimistic")
+    hi = skrank.infap_score([big], [np.ones(500)], ties="optimistic")
+    assert lo < mid < hi
 
 
 def test_judged_and_unjudged_by_hand():
