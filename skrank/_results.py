@@ -253,11 +253,7 @@ class QueryResults(dict):
             raise ImportError(
                 "QueryResults.to_frame needs pandas: pip install pandas"
             ) from None
-        # string ids stay Python strings: pandas' own string dtype refuses the
-        # surrogate escapes of ids that are not valid UTF-8
-        dtype = object if self.qid.dtype.kind in "UO" else None
-        index = pd.Index(self.qid, name="qid", dtype=dtype)
-        return pd.DataFrame(dict(self), index=index)
+        return pd.DataFrame(dict(self), index=pd.Index(self.qid, name="qid"))
 
     def __repr__(self) -> str:
         n, m = self.qid.shape[0], len(self)
