@@ -60,12 +60,12 @@ EXTRA = [
 def _metrics(ties):
     """Every registry metric that evaluate computes under ``ties`` on tied
     scores (two refuse ties="average": their expectation has no tractable
-    form; infAP's exact expectation enumerates the tie groups, too large on
-    tie groups of a thousand rows), and the variants of EXTRA. ERR and nERR
-    over the whole ranking under ties="average" cost about 20 s each on this
-    data in one process; their cutoff variants (err@10, nerr@10) are kept."""
+    form), and the variants of EXTRA. ERR and nERR over the whole ranking
+    under ties="average" cost 6 to 20 s each on this data in one process
+    (tie groups of a thousand rows); their cutoff variants (err@10, nerr@10)
+    are kept."""
     out = []
-    slow = {"infap", "err", "nerr"} if ties == "average" else set()
+    slow = {"err", "nerr"} if ties == "average" else set()
     for name in skrank.get_metric_names():
         if name in slow:
             continue

@@ -68,7 +68,7 @@ def spark():
 
 def _metrics(ties):
     out = []
-    slow = {"infap", "err", "nerr"} if ties == "average" else set()
+    slow = {"err", "nerr"} if ties == "average" else set()
     for name in skrank.get_metric_names():
         if name in slow:  # see tests/test_dask.py::_metrics
             continue
