@@ -253,7 +253,13 @@ class QueryResults(dict):
             raise ImportError(
                 "QueryResults.to_frame needs pandas: pip install pandas"
             ) from None
-        return pd.DataFrame(dict(self), index=pd.Index(self.qid, name="qid"))
+        try:
+            index = pd.Index(self.qid, name="qid")
+        except UnicodeEncodeError:
+            # ids read from bytes that are not UTF-8 hold surrogate escapes,
+            # which pandas' string dtype cannot store: keep Python strings
+            index = pd.Index(self.qid, name="qid", dtype=object)
+        return pd.DataFrame(dict(self), index=index)
 
     def __repr__(self) -> str:
         n, m = self.qid.shape[0], len(self)

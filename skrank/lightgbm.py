@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from ._evaluate import evaluate
+from ._registry import parse_metrics
 
 __all__ = ["eval_metric"]
 
@@ -60,14 +61,14 @@ def _check_names(caller, names, evaluate_kwargs):
             f"{', '.join(unknown)}. Its options are {', '.join(options)}."
         )
     # One call on a tiny query validates every name and every option the way
-    # evaluate itself does (unknown names get the closest ones); its keys are
-    # the canonical names.
+    # evaluate itself does (unknown names get the closest ones).
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        probe = evaluate(
+        evaluate(
             [2, 1, 0], [0.3, 0.2, 0.1], list(names), qid=[0, 0, 0], **evaluate_kwargs
         )
-    return list(probe)
+    # the canonical names, which evaluate then returns as they are written
+    return list(dict.fromkeys(spec.name for spec in parse_metrics(list(names), caller)))
 
 
 def _group_sizes(caller, group, n_rows, where):

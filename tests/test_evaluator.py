@@ -461,7 +461,7 @@ def test_score_with_query_weights(ltr_data):
     model = RankingEvaluator(Ridge(), scoring="P(rel=2)@3").fit(X, y, qid=qid)
     pred = Ridge().fit(X, y).predict(X)
     expected = evaluate(y, pred, "P(rel=2)@3", qid=qid, sample_weight=w)
-    assert model.score(X, y, qid=qid, sample_weight=w) == expected["precision(rel=2)@3"]
+    assert model.score(X, y, qid=qid, sample_weight=w) == expected["P(rel=2)@3"]
 
 
 def test_pickle_round_trip(ltr_data):

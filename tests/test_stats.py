@@ -907,17 +907,17 @@ def test_tie_ranges_of_means_and_differences_by_hand():
     # b, mrr: a relevant item first in every query, whatever the order
     assert summary["b", "mrr"]["tie_low"] == summary["b", "mrr"]["tie_high"] == 1
     # a, P@1 per query: 0 .. 1, 0, 0 .. 1
-    assert summary["a", "precision@1"]["tie_low"] == 0
-    assert summary["a", "precision@1"]["tie_high"] == pytest.approx(2 / 3)
+    assert summary["a", "P@1"]["tie_low"] == 0
+    assert summary["a", "P@1"]["tie_high"] == pytest.approx(2 / 3)
     pair = {r["metric"]: r for r in res.pairs_}
     # mrr differences a - b per query: [-2/3, 0], -1/2, [-1/2, 0]
     assert pair["mrr"]["diff_tie_low"] == pytest.approx(-5 / 9)
     assert pair["mrr"]["diff_tie_high"] == pytest.approx(-1 / 6)
     assert pair["mrr"]["tie_undecided"] == 2  # q0 and q2: loss or tie
     # P@1 differences per query: [-1, 0], -1, [-1, 0]
-    assert pair["precision@1"]["diff_tie_low"] == -1
-    assert pair["precision@1"]["diff_tie_high"] == pytest.approx(-1 / 3)
-    assert pair["precision@1"]["tie_undecided"] == 2
+    assert pair["P@1"]["diff_tie_low"] == -1
+    assert pair["P@1"]["diff_tie_high"] == pytest.approx(-1 / 3)
+    assert pair["P@1"]["tie_undecided"] == 2
 
 
 def test_tie_ranges_equal_the_brute_force_extremes():
@@ -928,6 +928,7 @@ def test_tie_ranges_equal_the_brute_force_extremes():
     res = compare(_tie_results(), baseline="b", interval="t")
     for row in res.pairs_:
         name, k = ("mrr", None) if row["metric"] == "mrr" else ("precision", 1)
+        assert row["metric"] in ("mrr", "P@1")
         lows, highs = [], []
         for q in range(3):
             _, a_min, a_max, _ = brute_force(name, _TIE_TRUE[q], _TIE_A[q], k)

@@ -421,7 +421,7 @@ def test_hand_computed_average_and_trec_eval():
     # P@2 = 1/2 for both queries in every ordering.
     res = evaluate_run(QRELS, RUN, ["map", "P@2", "ndcg@3"])
     assert res["map"] == pytest.approx((0.5 + 0.75) / 2)
-    assert res["precision@2"] == pytest.approx(0.5)
+    assert res["P@2"] == pytest.approx(0.5)
     ndcg_q1 = 1 / (2 + 1 / math.log2(3))
     assert res["ndcg@3"] == pytest.approx((ndcg_q1 + (1 + 1 / math.log2(3)) / 2) / 2)
     res = evaluate_run(QRELS, RUN, ["map", "P@2", "ndcg@3"], ties="trec_eval")
@@ -434,7 +434,7 @@ def test_queries_option():
     run = {"q1": {"a": 2.0, "x": 1.0}, "q2": {"c": 1.0}, "q9": {"a": 1.0}}
     # intersection (q1, q2): P@1 = (1 + 1)/2; recall@2 = (1 + 1/2)/2
     res = evaluate_run(qrels, run, ["P@1", "recall@2"])
-    assert res == {"precision@1": 1.0, "recall@2": 0.75}
+    assert res == {"P@1": 1.0, "recall@2": 0.75}
     # qrels (trec_eval -c): q3 has no retrieved document and scores 0;
     # its recall is undefined (no relevant document), 0 by default
     res, table = evaluate_run(
@@ -443,7 +443,7 @@ def test_queries_option():
     table = table.to_frame()
     assert list(table.index) == ["q1", "q2", "q3"]
     assert res == {
-        "precision@1": pytest.approx(2 / 3),
+        "P@1": pytest.approx(2 / 3),
         "recall@2": pytest.approx(1.5 / 3),
     }
     # left out of the mean with replace_undefined_by=nan
@@ -451,12 +451,12 @@ def test_queries_option():
         qrels, run, ["P@1", "recall@2"], queries="qrels", replace_undefined_by=np.nan
     )
     assert res["recall@2"] == pytest.approx(0.75)
-    assert res["precision@1"] == pytest.approx(2 / 3)
+    assert res["P@1"] == pytest.approx(2 / 3)
     # run: q9 has no judgments: every document non-relevant
     res, table = evaluate_run(qrels, run, ["P@1"], queries="run", return_per_query=True)
     table = table.to_frame()
     assert list(table.index) == ["q1", "q2", "q9"]
-    assert table["precision@1"].tolist() == [1.0, 1.0, 0.0]
+    assert table["P@1"].tolist() == [1.0, 1.0, 0.0]
 
 
 def test_relevance_level_binary_metrics_but_not_ndcg():
@@ -465,14 +465,14 @@ def test_relevance_level_binary_metrics_but_not_ndcg():
     qrels = {"q": {"a": 1, "b": 2}}
     run = {"q": {"a": 2.0, "b": 1.0}}
     res = evaluate_run(qrels, run, ["P@1", "map", "ndcg"], relevance_level=2)
-    assert res["precision@1"] == 0.0
+    assert res["P@1"] == 0.0
     assert res["map"] == 0.5  # b at rank 2: (1/2)/R with R = 1
     # DCG = 1 + 2/log2(3); ideal 2 + 1/log2(3)
     expected = (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))
     assert res["ndcg"] == pytest.approx(expected)
     # a level written in the name wins
     res = evaluate_run(qrels, run, ["P(rel=1)@1"], relevance_level=2)
-    assert res == {"precision(rel=1)@1": 1.0}
+    assert res == {"P(rel=1)@1": 1.0}
 
 
 def test_unassessed_qrels_are_neither_relevant_nor_judged():
@@ -484,7 +484,7 @@ def test_unassessed_qrels_are_neither_relevant_nor_judged():
     # bpref: R = 2, N = 1; c has one judged non-relevant (b) above it:
     # (1 - min(1, 2)/min(1, 2)) / 2 = 0; d is not retrieved.
     assert res["bpref"] == 0.0
-    assert res["precision@1"] == 0.0
+    assert res["P@1"] == 0.0
     assert res["recall@4"] == 0.5
     # DCG = 1/log2(4) = 0.5; ideal (1, 1): 1 + 1/log2(3)
     assert res["ndcg"] == pytest.approx(0.5 / (1 + 1 / math.log2(3)))
@@ -496,7 +496,7 @@ def test_relevance_level_zero_makes_judged_zeros_relevant():
     qrels = {"q": {"a": 0, "b": 1}}
     run = {"q": {"a": 3.0, "c": 2.0, "b": 1.0}}
     res = evaluate_run(qrels, run, ["P@1", "recall@1", "map"], relevance_level=0)
-    assert res["precision@1"] == 1.0
+    assert res["P@1"] == 1.0
     assert res["recall@1"] == 0.5
     assert res["map"] == pytest.approx((1 / 1 + 2 / 3) / 2)
 
@@ -560,7 +560,19 @@ def test_trec_eval_metric_names():
             "bpref",
         ],
     )
+    # keyed as trec_eval prints them; each the metric of its canonical name
     assert list(res) == [
+        "P_1",
+        "P_2",
+        "recall_2",
+        "map_cut_2",
+        "ndcg_cut_2",
+        "success_1",
+        "recip_rank",
+        "Rprec",
+        "bpref",
+    ]
+    assert [skrank.get_metric(name).name for name in res] == [
         "precision@1",
         "precision@2",
         "recall@2",
@@ -748,7 +760,7 @@ def test_long_and_non_ascii_document_ids():
     assert run.docno.tolist() == [long_id, "caf\u00e9"]
     qrels = read_qrels({"q": {long_id: 1, "caf\u00e9": 2}})
     res = evaluate_run(qrels, run, "P@2")
-    assert res == {"precision@2": 1.0}
+    assert res == {"P@2": 1.0}
 
 
 def test_read_qrels_sources(tmp_path):
@@ -782,7 +794,7 @@ def test_integer_query_ids_and_inputs_left_unchanged():
     nested = {7: {"a": 1}, 8: {"a": 0}}
     res = evaluate_run(nested, frame, "P@1")
     # query 7: b (unjudged) first -> 0; query 8: a is judged non-relevant
-    assert res == {"precision@1": 0.0}
+    assert res == {"P@1": 0.0}
     assert frame.equals(copy)
     assert nested == {7: {"a": 1}, 8: {"a": 0}}
 
@@ -892,8 +904,9 @@ def test_bad_parameters():
         evaluate_run(QRELS, RUN, "map", return_per_query=1)
     with pytest.raises(ValueError, match="Unknown ranking metric 'mapp'"):
         evaluate_run(QRELS, RUN, "mapp")
-    with pytest.raises(ValueError, match="more than once"):
-        evaluate_run(QRELS, RUN, ["P_5", "precision@5"])
+    # one metric under two names: computed once, returned under both
+    both = evaluate_run(QRELS, RUN, ["P_5", "precision@5"])
+    assert both == {"P_5": both["precision@5"], "precision@5": both["P_5"]}
     with pytest.raises(ValueError, match="at least one metric"):
         evaluate_run(QRELS, RUN, [])
     with pytest.raises(ValueError, match="expects run; got a Qrels"):

@@ -340,12 +340,12 @@ def test_invalid_utf8_documents_stay_distinct():
     qrels = read_qrels(io.BytesIO(b"q 0 d\xfe 1\nq 0 d\xff 0\n"))
     # d\xff (judged 0) first, d\xfe (relevant) second: P@1 = 0, MRR = 1/2
     assert evaluate_run(qrels, run, ["P@1", "mrr"]) == {
-        "precision@1": 0.0,
+        "P@1": 0.0,
         "mrr": 0.5,
     }
     # the same through the dicts of str
     assert evaluate_run(qrels.to_dict(), run.to_dict(), ["P@1", "mrr"]) == {
-        "precision@1": 0.0,
+        "P@1": 0.0,
         "mrr": 0.5,
     }
 

@@ -217,7 +217,8 @@ def test_common_constraints_accept_their_documented_defaults():
         ),
         (
             {"average": "micro"},
-            "The 'average' parameter of f must be a str among {'mean'} or None. "
+            "The 'average' parameter of f must be a str among {'mean', 'gmean', "
+            "'sum'} or None. "
             "Got 'micro' instead.",
         ),
         (

@@ -333,7 +333,7 @@ def conventions_table() -> list[Case]:
             "graded relevance 0-2, relevant means grade 2",
             "P@3",
             {
-                "skrank": ours["precision(rel=2)@3"],
+                "skrank": ours["P(rel=2)@3"],
                 "trec_eval": trec["P_3"],
                 "ranx": rx["precision@3-l2"],
             },
