@@ -1,6 +1,6 @@
 """skrank: ranking evaluation as a first-class citizen of scikit-learn."""
 
-from . import datasets, lightgbm, model_selection, retrieval, trec, xgboost
+from . import dask, datasets, lightgbm, model_selection, retrieval, spark, trec, xgboost
 from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator
 from ._graded import dcg_score, err_score, ndcg_score, nerr_score
@@ -51,6 +51,7 @@ __all__ = [
     "bndcg_score",
     "bpref_score",
     "compare",
+    "dask",
     "datasets",
     "dcg_score",
     "eleven_point_precision_score",
@@ -91,6 +92,7 @@ __all__ = [
     "read_run",
     "recall_at_k_score",
     "retrieval",
+    "spark",
     "set_f_score",
     "set_precision_score",
     "set_recall_score",

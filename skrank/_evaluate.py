@@ -154,12 +154,16 @@ default=None
     if ties is not None:
         resolve_ties(caller, ties)
     check_tie_bounds(caller, tie_bounds, average)
-    keys, requested = unique_metrics(read_metrics(metrics, caller))
-    names = [spec.name for spec in requested]
-    specs = [spec.with_defaults(relevance_level=relevance_level) for spec in requested]
-    specs, ties, replace_undefined_by, nonpositive = apply_convention(
-        caller, convention, specs, ties, replace_undefined_by, nonpositive
+    keys, specs, (ties, replace_undefined_by, nonpositive) = resolve_metrics(
+        caller,
+        read_metrics(metrics, caller),
+        relevance_level,
+        convention,
+        ties,
+        replace_undefined_by,
+        nonpositive,
     )
+    names = [spec.name for spec in specs]
     ties = resolve_ties(caller, ties)
     prepared = prepare(
         caller,
@@ -196,12 +200,43 @@ default=None
     return QueryResults(results, qid_values, bounds)
 
 
-def unique_metrics(requests):
-    """``(keys, specs)`` of :func:`~skrank._registry.read_metrics`'s pairs:
-    each metric once (``specs``, in order), and ``(key, canonical name)``
-    of every key, so that a metric asked under two names is computed once."""
-    specs = list(dict.fromkeys(spec for _, spec in requests))
-    return [(key, spec.name) for key, spec in requests], specs
+def resolve_metrics(
+    caller,
+    requests,
+    relevance_level,
+    convention,
+    ties,
+    replace_undefined_by,
+    nonpositive,
+    *,
+    document_ids=False,
+):
+    """The metrics a call computes, from :func:`~skrank._registry.read_metrics`'s
+    ``(key, spec)`` pairs: ``(keys, specs, options)``.
+
+    Every spec takes ``relevance_level`` and the ``convention`` (see
+    :func:`~skrank._conventions.apply_convention`) first; then each metric is
+    kept once (``specs``, in order) and ``keys`` pairs every key with the
+    canonical name of what it computes. A metric asked under two names is
+    computed once, and two names that differ once the convention applies
+    (``map@10`` and ``map(denominator=R)@10`` under ``"lightgbm"``) are two
+    metrics. ``options`` is the ``(ties, replace_undefined_by, nonpositive)``
+    the call uses.
+    """
+    specs = [
+        spec.with_defaults(relevance_level=relevance_level) for _, spec in requests
+    ]
+    specs, *options = apply_convention(
+        caller,
+        convention,
+        specs,
+        ties,
+        replace_undefined_by,
+        nonpositive,
+        document_ids=document_ids,
+    )
+    keys = [(key, spec.name) for (key, _), spec in zip(requests, specs, strict=True)]
+    return keys, list(dict.fromkeys(specs)), tuple(options)
 
 
 def check_tie_bounds(caller, tie_bounds, average):

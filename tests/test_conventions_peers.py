@@ -672,3 +672,15 @@ def test_reproducing_page_names_every_convention():
         assert f'``"{c.name}"``' in text, c.name
     index = (DOC / "user_guide" / "index.rst").read_text()
     assert "\n   reproducing\n" in index
+
+
+def test_a_name_that_differs_under_the_convention_is_its_own_metric():
+    # by hand, one query ranked [1, 0, 0, 1, 1] (R = 3): AP@2 sums 1/1 over
+    # the relevant items in the top 2; LightGBM divides by min(R, 2) = 2,
+    # trec_eval by R = 3
+    y, s = [[1, 0, 0, 1, 1]], [[5, 4, 3, 2, 1]]
+    names = ["map@2", "map(denominator=R)@2", "AP@2"]
+    res = evaluate(y, s, names, convention="lightgbm")
+    assert res == {"map@2": 0.5, "map(denominator=R)@2": 1 / 3, "AP@2": 0.5}
+    res = evaluate(y, s, names[::-1], convention="lightgbm")
+    assert res == {"AP@2": 0.5, "map(denominator=R)@2": 1 / 3, "map@2": 0.5}

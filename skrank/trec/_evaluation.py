@@ -16,7 +16,6 @@ import math
 
 import numpy as np
 
-from .._conventions import apply_convention
 from .._core import Prepared, aggregate, compute
 from .._engine import (
     SLICE_VALUES,
@@ -26,7 +25,7 @@ from .._engine import (
     grouped_layout,
     stable_group_order,
 )
-from .._evaluate import check_tie_bounds, tie_bounds_of, unique_metrics
+from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
 from .._registry import MetricSpec, read_metrics
 from .._results import QueryResults
 from .._validation import (
@@ -514,12 +513,11 @@ def evaluate_run_columns(
         },
         RUN_CONSTRAINTS,
     )
-    keys, requested = unique_metrics(metric_requests(metrics, caller))
-    specs = [s.with_defaults(relevance_level=relevance_level) for s in requested]
-    specs, ties, replace_undefined_by, nonpositive = apply_convention(
+    keys, specs, (ties, replace_undefined_by, nonpositive) = resolve_metrics(
         caller,
+        metric_requests(metrics, caller),
+        relevance_level,
         convention,
-        specs,
         ties,
         replace_undefined_by,
         nonpositive,
@@ -601,7 +599,7 @@ def evaluate_run_columns(
     values = run(specs, ties)
     means = {}
     per_query = {}
-    for spec, v in zip(requested, values, strict=True):
+    for spec, v in zip(specs, values, strict=True):
         per_query[spec.name] = per_query_values(spec.name, v)
         # the metric's declared summary: a mean, trec_eval's geometric mean
         # (gm_map) or a sum (its counts)
@@ -611,7 +609,7 @@ def evaluate_run_columns(
         )
     bounds = {}
     if tie_bounds:
-        names = [spec.name for spec in requested]
+        names = [spec.name for spec in specs]
         for name, pair in tie_bounds_of(names, specs, run).items():
             bounds[name] = tuple(per_query_values(name, v) for v in pair)
     order = _natural_order(selected)
