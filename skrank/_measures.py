@@ -695,10 +695,16 @@ def _depth(r: Ranking, k):
     return n if k is None else np.minimum(n, int(k))
 
 
-def _judged_compute(r, k):
+def _judged_compute(r, k, denominator="k"):
     """Judged items in the top k divided by k (by the list length without a
-    cutoff); linear in the per-group counts, so exact under ties."""
-    depth = r.n_items if k is None else float(k)
+    cutoff), or by min(k, number of items) ("retrieved", ir_measures'
+    ``Judged@k``); linear in the per-group counts, so exact under ties."""
+    if k is None:
+        depth = r.n_items
+    elif denominator == "retrieved":
+        depth = np.minimum(r.n_items, int(k))
+    else:
+        depth = float(k)
     return r.row_sum(r.judged() * r.in_cutoff(k) / r.size) / depth, None
 
 
@@ -1207,8 +1213,11 @@ MEASURES: tuple[Measure, ...] = (
         "judged_at_k_score",
         "Fraction of the top k that is judged",
         _judged_compute,
-        aliases=("Judged",),
+        # ir_measures' Judged@k divides by the items retrieved within k
+        # (ir_measures/providers/judged_provider.py)
+        variants=(("Judged", (("denominator", "retrieved"),)),),
         formula=r"|\{j \le k : \text{item } j \text{ judged}\}| / k",
+        params=(_P_DENOMINATOR,),
         perfect_is_one=False,
         tie_bounds=False,
     ),

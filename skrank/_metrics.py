@@ -873,6 +873,7 @@ def judged_at_k_score(
     ties="average",
     nonpositive="ordinary",
     average="mean",
+    denominator="k",
 ):
     """Fraction of the top k that is judged (ir_measures' ``Judged@k``).
 
@@ -886,6 +887,10 @@ def judged_at_k_score(
     %(ties)s
     %(nonpositive)s
     %(average)s
+    denominator : {"k", "retrieved"}, default="k"
+        What the judged count is divided by: the cutoff, also for a query
+        with fewer than ``k`` items, or ``min(k, number of items)``, as
+        ir_measures' ``Judged@k`` (the name ``Judged`` sets it).
 
     Returns
     -------
@@ -900,7 +905,10 @@ def judged_at_k_score(
     -----
     The number of judged items in the top k, divided by k (by the list
     length without a cutoff; by k also when fewer items are listed, as
-    trec_eval's ``unj``). Array input has every item judged, unless
+    trec_eval's ``unj``, unless ``denominator="retrieved"``). Documents
+    judged below 0 in TREC qrels (pooled but not assessed) count as
+    unjudged, as in trec_eval; ir_measures' ``Judged`` counts them as
+    judged. Array input has every item judged, unless
     ``nonpositive="not_retrieved"`` makes the items scored 0 or less
     unjudged; TREC runs (:func:`skrank.trec.evaluate_run`) have unjudged
     documents. Linear in the judged counts: with ``ties="average"`` a tie

@@ -191,9 +191,11 @@ class _Pools:
         return pool_y, size
 
 
-def _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids):
+def _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids, unassessed):
     """The blocks of a run whose queries are runs of ``width`` rows in query
-    order, built one at a time (no array of the run's size is allocated)."""
+    order, built one at a time (no array of the run's size is allocated).
+    ``rows`` are the run's judged rows, ``unassessed`` its rows judged below
+    0 (both sorted)."""
     step = max(1, SLICE_VALUES // width)
     for lo in range(0, n_q, step):
         hi = min(lo + step, n_q)
@@ -205,26 +207,36 @@ def _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids):
         y.reshape(-1)[cells] = rel[a:b]
         judged = np.zeros((m, width), dtype=bool)
         judged.reshape(-1)[cells] = True
+        c, d = np.searchsorted(unassessed, (first, last))
+        flags = None
+        if d > c:
+            flags = np.zeros((m, width), dtype=bool)
+            flags.reshape(-1)[unassessed[c:d] - first] = True
         pool_y, pool_n = pools.block(np.arange(lo, hi))
         yield Block(
             rows=np.arange(lo, hi),
             y=y,
             s=s[first:last].reshape(m, width),
             judged=judged,
+            unassessed=flags,
             pool_y=pool_y,
             pool_n=pool_n,
             tiebreak=np.arange(first, last).reshape(m, width) if with_ids else None,
         )
 
 
-def _general_blocks(rows, rel, s, codes, n_q, pools, with_ids):
+def _general_blocks(rows, rel, s, codes, n_q, pools, with_ids, unassessed):
     """The grouped layout's blocks for rows of any order and queries of any
-    length, with their pools."""
+    length, with their pools (``unassessed``: the rows judged below 0)."""
     n = codes.shape[0]
     y = np.zeros(n)
     y[rows] = rel
     judged = np.zeros(n, dtype=bool)
     judged[rows] = True
+    flags = None
+    if unassessed.shape[0]:
+        flags = np.zeros(n, dtype=bool)
+        flags[unassessed] = True
     ids = np.arange(n) if with_ids else None
     # a query without any retrieved document gets one unjudged placeholder
     present = np.zeros(n_q, dtype=bool)
@@ -236,9 +248,11 @@ def _general_blocks(rows, rel, s, codes, n_q, pools, with_ids):
         y = np.concatenate([y, np.zeros(k)])
         s = np.concatenate([s, np.zeros(k)])
         judged = np.concatenate([judged, np.zeros(k, dtype=bool)])
+        if flags is not None:
+            flags = np.concatenate([flags, np.zeros(k, dtype=bool)])
         if with_ids:
             ids = np.concatenate([ids, np.full(k, -1)])
-    layout = grouped_layout(y, s, codes, judged=judged, tiebreak=ids)
+    layout = grouped_layout(y, s, codes, judged=judged, tiebreak=ids, unassessed=flags)
     for block in layout.blocks:
         block.pool_y, block.pool_n = pools.block(block.rows)
     return layout.blocks
@@ -549,6 +563,9 @@ def evaluate_run_columns(
     rows, idx = _join(rkeys, sub, run_q, qkeys, qsub, qrels_q)
     rel = qsub._values[idx]
     assessed = rel >= 0
+    # judged below 0: in the pool but not assessed (infAP's sampled-out
+    # documents); neither relevant nor judged for the other metrics
+    unassessed = np.sort(rows[~assessed])
     rows = rows[assessed]
     rel = rel[assessed].astype(np.float64)
     s = sub._values
@@ -575,9 +592,13 @@ def evaluate_run_columns(
     def run(specs, ties):
         # blocks are built as they are ranked: anew for every pass
         if width is not None:
-            blocks = _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids)
+            blocks = _uniform_blocks(
+                rows, rel, s, width, n_q, pools, with_ids, unassessed
+            )
         else:
-            blocks = _general_blocks(rows, rel, s, run_q, n_q, pools, with_ids)
+            blocks = _general_blocks(
+                rows, rel, s, run_q, n_q, pools, with_ids, unassessed
+            )
         return compute(
             caller,
             specs,
