@@ -52,6 +52,8 @@ class Convention:
         pairs; ``metric`` is a canonical metric name.
     nonpositive : str
         What a score ``<= 0`` means (``"ordinary"`` or ``"not_retrieved"``).
+    nonpositive_metrics : tuple
+        The metrics ``nonpositive`` applies to (canonical names); empty: all.
     notes : str
         What the convention does not reproduce, for the documentation.
     """
@@ -62,6 +64,7 @@ class Convention:
     replace_undefined_by: float
     params: tuple = ()
     nonpositive: str = "ordinary"
+    nonpositive_metrics: tuple = ()
     notes: str = ""
 
     def params_of(self, metric: str) -> dict:
@@ -191,6 +194,9 @@ CONVENTIONS: tuple[Convention, ...] = (
         replace_undefined_by=0.0,
         params=(("map", (("denominator", "hits"),)),),
         nonpositive="not_retrieved",
+        # precision.py, recall.py, average_precision.py, reciprocal_rank.py
+        # zero the target of scores <= 0; ndcg.py does not
+        nonpositive_metrics=("precision", "recall", "map", "mrr"),
         notes=(
             "torch.topk leaves the order of tied scores unspecified (but for "
             "nDCG, which averages them); ties='average' is their expectation. "
@@ -259,7 +265,7 @@ class AppliedConvention(NamedTuple):
     specs: list
     ties: str
     replace_undefined_by: float
-    nonpositive: str
+    nonpositive: object  # a str, or {spec: str} for a convention's own metrics
 
 
 def apply_convention(
@@ -328,13 +334,22 @@ def apply_convention(
                 "evaluate_run."
             )
     out = [spec.with_defaults(**conv.params_of(spec.measure.name)) for spec in specs]
+    if nonpositive is None:
+        nonpositive = conv.nonpositive
+        if conv.nonpositive_metrics:  # metric by metric, as compute reads it
+            nonpositive = {
+                spec: conv.nonpositive
+                if spec.measure.name in conv.nonpositive_metrics
+                else "ordinary"
+                for spec in out
+            }
     return AppliedConvention(
         out,
         ties,
         conv.replace_undefined_by
         if replace_undefined_by is None
         else replace_undefined_by,
-        conv.nonpositive if nonpositive is None else nonpositive,
+        nonpositive,
     )
 
 
@@ -353,7 +368,10 @@ def conventions_doc() -> str:
         parts = [f"``ties={c.ties!r}``"]
         parts.append(f"``replace_undefined_by={_show_value(c.replace_undefined_by)}``")
         if c.nonpositive != "ordinary":
-            parts.append(f"``nonpositive={c.nonpositive!r}``")
+            text = f"``nonpositive={c.nonpositive!r}``"
+            if c.nonpositive_metrics:
+                text += " for " + ", ".join(c.nonpositive_metrics)
+            parts.append(text)
         for metric, values in c.params:
             shown = ", ".join(f"{k}={v}" for k, v in values)
             parts.append(f"{metric}: ``{shown}``")

@@ -13,6 +13,7 @@ import inspect
 import itertools
 import warnings
 from collections import deque
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -276,7 +277,7 @@ def compute(
     replace_undefined_by=0.0,
     threads: int = 1,
     secondary=None,
-    nonpositive: str = "ordinary",
+    nonpositive="ordinary",
 ):
     """Rank every block once and compute each metric; one result per spec.
 
@@ -287,7 +288,9 @@ def compute(
     its loops). ``secondary`` is the tie key of ``ties="trec_eval"`` (see
     :func:`~skrank._engine.rank`). With ``nonpositive="not_retrieved"`` the
     items scored ``<= 0`` are never hits, their relevance still counting in
-    R and the ideal DCG (see :func:`~skrank._engine.not_retrieved`).
+    R and the ideal DCG (see :func:`~skrank._engine.not_retrieved`); a
+    mapping ``{spec: "ordinary" | "not_retrieved"}`` gives it metric by
+    metric (a convention's), each reading ranked once.
     """
     layout = prepared.layout
     need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
@@ -297,16 +300,23 @@ def compute(
     values = [np.empty(n) for _ in specs]
     undefined = [np.zeros(n, dtype=bool) for _ in specs]
 
+    if isinstance(nonpositive, Mapping):  # a convention's, metric by metric
+        modes = [nonpositive.get(spec, "ordinary") for spec in specs]
+    else:
+        modes = [nonpositive] * len(specs)
+
     def one(block):
         _check_relevance_bounds(caller, specs, bounds, block)
-        if nonpositive == "not_retrieved":
-            block = not_retrieved(block)
+        rankings = {}  # one ranking per reading of scores <= 0 asked for
+        out = []
         # an overflow shows as a non-finite value, reported below
         with np.errstate(over="ignore", invalid="ignore"):
-            ranking = rank(block, ties, depth, secondary)
-            return block.rows, [
-                spec.measure.compute(ranking, spec.k, **spec.params) for spec in specs
-            ]
+            for spec, mode in zip(specs, modes, strict=True):
+                if mode not in rankings:
+                    seen = not_retrieved(block) if mode == "not_retrieved" else block
+                    rankings[mode] = rank(seen, ties, depth, secondary)
+                out.append(spec.measure.compute(rankings[mode], spec.k, **spec.params))
+        return block.rows, out
 
     for rows, results in map_in_order(one, slices(layout.blocks), threads):
         for i, (v, u) in enumerate(results):
