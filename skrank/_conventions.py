@@ -205,8 +205,9 @@ CONVENTIONS: tuple[Convention, ...] = (
         ),
     ),
     # TensorFlow Similarity, tensorflow_similarity/retrieval_metrics/:
-    # map_at_k.py, MapAtK.compute (without per-class counts r the sum of
-    # precisions is divided by k); bndcg.py, BNDCG.compute (binary gain, the
+    # map_at_k.py, MapAtK.compute (releases whose r defaults to {}: without
+    # per-class counts r the sum of precisions is divided by k; with r, by
+    # the query's class count r[label], which is R); bndcg.py, BNDCG.compute (binary gain, the
     # ideal is the matches inside the top k); precision_at_k.py (hits / k).
     # Neighbours come sorted by distance: ties in input order.
     Convention(
@@ -220,7 +221,8 @@ CONVENTIONS: tuple[Convention, ...] = (
         ),
         notes=(
             "BNDCG is ndcg with ideal='retrieved' on binary relevance "
-            "(also the metric bndcg); MapAtK with r is map_at_r."
+            "(also the metric bndcg); MapAtK given per-class counts r divides "
+            "by the class count: map(denominator=R)@k."
         ),
     ),
 )
