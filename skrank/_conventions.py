@@ -207,8 +207,9 @@ CONVENTIONS: tuple[Convention, ...] = (
     # TensorFlow Similarity, tensorflow_similarity/retrieval_metrics/:
     # map_at_k.py, MapAtK.compute (releases whose r defaults to {}: without
     # per-class counts r the sum of precisions is divided by k; with r, by
-    # the query's class count r[label], which is R); bndcg.py, BNDCG.compute (binary gain, the
-    # ideal is the matches inside the top k); precision_at_k.py (hits / k).
+    # the query's class count r[label], which is R); bndcg.py,
+    # BNDCG.compute (binary gain, the ideal is the matches inside the top
+    # k); precision_at_k.py (hits / k).
     # Neighbours come sorted by distance: ties in input order.
     Convention(
         "tf_similarity",

@@ -142,6 +142,10 @@ class Measure:
     # "mean", "gmean" (trec_eval's gm_map: geometric mean of the values
     # floored at 1e-5) or "sum" (trec_eval's counts)
     aggregation: str = "mean"
+    # whether the value reads the ranked list at all (False: R, the query
+    # count); a query that retrieved nothing (trec_eval -c) scores 0 on
+    # every metric that reads it
+    reads_list: bool = True
     # whether ties="average" (the exact expectation) is available; False: a
     # metric whose expectation has no tractable form, which raises on input
     # with tied scores under ties="average"
@@ -1301,6 +1305,7 @@ MEASURES: tuple[Measure, ...] = (
         upper=None,
         perfect_is_one=False,
         aggregation="sum",
+        reads_list=False,
     ),
     Measure(
         "num_rel_ret",
@@ -1326,6 +1331,7 @@ MEASURES: tuple[Measure, ...] = (
         lower=1.0,
         perfect_is_one=False,
         aggregation="sum",
+        reads_list=False,
     ),
     Measure(
         "set_precision",

@@ -921,3 +921,20 @@ def test_bad_parameters():
 
     with pytest.raises(ValueError, match="needs columns 'qid', 'docno' and 'score'"):
         read_run(pd.DataFrame({"qid": [1], "docno": ["a"]}))
+
+
+def test_a_query_the_run_misses_retrieved_nothing():
+    # queries="qrels" (trec_eval -c): q2 is judged but not in the run. It
+    # retrieved nothing: by hand, num_ret 0, num_rel_ret 0, the residual of
+    # RBP 0 and every other metric of the list 0, while R (num_rel) is 2 and
+    # it counts as a query (num_q) — trec_eval evaluates it on an empty list
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1, "d": 2}}
+    run = {"q1": {"a": 2.0, "b": 1.0}}
+    names = ["num_ret", "num_rel", "num_rel_ret", "num_q", "rbp_resid", "map",
+             "P@5", "ndcg", "judged@5", "unjudged@5", "set_P", "infAP"]  # fmt: skip
+    _, res = evaluate_run(qrels, run, names, queries="qrels", return_per_query=True)
+    q2 = {name: values[list(res.qid).index("q2")] for name, values in res.items()}
+    assert q2["num_rel"] == 2.0 and q2["num_q"] == 1.0
+    assert all(q2[name] == 0.0 for name in names if name not in ("num_rel", "num_q"))
+    means, _ = evaluate_run(qrels, run, names, queries="qrels", return_per_query=True)
+    assert means["num_ret"] == 2.0  # summed, as trec_eval prints it

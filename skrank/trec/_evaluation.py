@@ -558,6 +558,7 @@ def evaluate_run_columns(
     n_q = selected.shape[0]
     run_q, sub, rkeys = _recode(run, run_ids, selected)
     qrels_q, qsub, qkeys = _recode(qrels, qrels_ids, selected)
+    empty = np.bincount(run_q, minlength=n_q) == 0  # queries the run misses
 
     # -- relevance of each retrieved document ---------------------------------
     rows, idx = _join(rkeys, sub, run_q, qkeys, qsub, qrels_q)
@@ -599,7 +600,7 @@ def evaluate_run_columns(
             blocks = _general_blocks(
                 rows, rel, s, run_q, n_q, pools, with_ids, unassessed
             )
-        return compute(
+        values = compute(
             caller,
             specs,
             Prepared(Layout(n_q, blocks), None),
@@ -610,6 +611,13 @@ def evaluate_run_columns(
             secondary=docno_keys if ties == "trec_eval" else None,
             nonpositive=nonpositive,
         )
+        # a query of the qrels that the run misses (queries="qrels", trec_eval
+        # -c) holds a placeholder document in the blocks; it retrieved
+        # nothing, so every metric that reads the list is 0 where defined
+        for spec, v in zip(specs, values, strict=True):
+            if spec.measure.reads_list:
+                v[empty & ~np.isnan(v)] = 0.0
+        return values
 
     def per_query_values(name, v):
         undefined = np.isnan(v)
