@@ -104,7 +104,7 @@ def run_dask(path, n_rows, n_workers, metrics):
     return means, elapsed, base, peak
 
 
-def spark_session():
+def spark_session(memory="2g"):
     from pyspark.sql import SparkSession
 
     spark = (
@@ -112,7 +112,7 @@ def spark_session():
         .appName("skrank-bench")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "2g")
+        .config("spark.driver.memory", memory)
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -247,6 +247,15 @@ def main(argv=None):
         action="store_true",
         help="skip the side-by-side run (only --check)",
     )
+    parser.add_argument("--no-dask", action="store_true")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="read the Parquet files already in --workdir instead of writing them",
+    )
+    parser.add_argument(
+        "--spark-memory", default="2g", help="Spark's driver memory (local mode)"
+    )
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--workdir", default=None)
     args = parser.parse_args(argv)
@@ -255,30 +264,35 @@ def main(argv=None):
     try:
         data = work / "rows"
         if not args.no_spark_own:
-            t = time.perf_counter()
-            n_q = write_rows(data, args.rows, args.file_rows, ties=False)
-            print(
-                f"{args.rows:,} rows, {n_q:,} queries, "
-                f"{-(-args.rows // args.file_rows)} Parquet files "
-                f"(written in {time.perf_counter() - t:.1f} s)"
-            )
-            metrics = [f"ndcg@{args.k}", f"map@{args.k}", "mrr", "precision@5"]
-            means, elapsed, base, peak = run_dask(
-                data, args.rows, args.workers, metrics
-            )
-            print(
-                f"\nDask (LocalCluster, {args.workers} worker processes x 1 "
-                f"thread), {', '.join(metrics)}"
-            )
-            print(f"  {elapsed:.1f} s, {args.rows / elapsed:,.0f} rows/s")
-            for w in sorted(peak):
+            if args.reuse and any(data.glob("*.parquet")):
+                print(f"{args.rows:,} rows read from {data}")
+            else:
+                t = time.perf_counter()
+                n_q = write_rows(data, args.rows, args.file_rows, ties=False)
                 print(
-                    f"  worker {w}: peak RSS {peak[w]:,.0f} MB "
-                    f"(at start {base[w]:,.0f} MB)"
+                    f"{args.rows:,} rows, {n_q:,} queries, "
+                    f"{-(-args.rows // args.file_rows)} Parquet files "
+                    f"(written in {time.perf_counter() - t:.1f} s)"
                 )
-            print("  means: " + ", ".join(f"{k}={v:.6f}" for k, v in means.items()))
+            metrics = [f"ndcg@{args.k}", f"map@{args.k}", "mrr", "precision@5"]
+            if not args.no_dask:
+                means, elapsed, base, peak = run_dask(
+                    data, args.rows, args.workers, metrics
+                )
+                print(
+                    f"\nDask (LocalCluster, {args.workers} worker processes x 1 "
+                    f"thread), {', '.join(metrics)}"
+                )
+                print(f"  {elapsed:.1f} s, {args.rows / elapsed:,.0f} rows/s")
+                for w in sorted(peak):
+                    print(
+                        f"  worker {w}: peak RSS {peak[w]:,.0f} MB "
+                        f"(at start {base[w]:,.0f} MB)"
+                    )
+                means_text = ", ".join(f"{k}={v:.6f}" for k, v in means.items())
+                print("  means: " + means_text)
             if not args.no_spark:
-                spark = spark_session()
+                spark = spark_session(args.spark_memory)
                 ours, t_ours, theirs, t_theirs = run_spark(spark, data, args.k)
                 print("\nSpark local[2], the same rows")
                 print(
