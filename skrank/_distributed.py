@@ -22,7 +22,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from ._core import GEOMETRIC_FLOOR
 from ._evaluate import evaluate
 from ._registry import get_metric
-from ._validation import InvalidParameterError
+from ._validation import InvalidParameterError, validate_params
 
 __all__ = [
     "WEIGHT",
@@ -47,6 +47,33 @@ def check_average(average, caller):
             f"The 'average' parameter of {caller} must be 'mean' or None. "
             f"Got {average!r} instead."
         )
+
+
+def check_columns(df, frame_name, wanted, caller):
+    """Every (argument, column) of ``wanted`` names a column of ``df``."""
+    columns = list(df.columns)
+    for arg, col in wanted:
+        if col not in columns:
+            raise InvalidParameterError(
+                f"The '{arg}' parameter of {caller} names the column {col!r}, "
+                f"which {frame_name} does not have; its columns are {columns}."
+            )
+
+
+def check_run_request(caller, qrels, run, queries, metrics, options) -> list[str]:
+    """Validate an ``evaluate_run`` request on the client: ``queries`` with
+    :func:`skrank.trec.evaluate_run`'s own constraints, the columns of the
+    qrels and run frames, the metrics and options; return the result keys."""
+    from .trec._evaluation import RUN_CONSTRAINTS
+
+    validate_params(caller, {"queries": queries}, RUN_CONSTRAINTS)
+    names = run_metric_names(metrics, options)
+    for frame, name, cols in (
+        (qrels, "qrels", ("qid", "docno", "relevance")),
+        (run, "run", ("qid", "docno", "score")),
+    ):
+        check_columns(frame, name, [(name, c) for c in cols], caller)
+    return names
 
 
 def metric_names(metrics, options) -> list[str]:

@@ -18,18 +18,17 @@ from __future__ import annotations
 
 from ._distributed import (
     check_average,
+    check_columns,
+    check_run_request,
     evaluate_partition,
     evaluate_run_partition,
     means_from_sums,
     metric_names,
     partial_sums,
-    run_metric_names,
 )
 from ._validation import InvalidParameterError
 
 __all__ = ["evaluate", "evaluate_run", "read_qrels", "read_run"]
-
-_QUERIES = ("intersection", "qrels", "run")
 
 
 def _dask():
@@ -49,17 +48,6 @@ def _check_frame(df, name, caller, dd):
             f"The '{name}' parameter of {caller} must be a dask.dataframe.DataFrame. "
             f"Got {type(df).__name__} instead."
         )
-
-
-def _check_columns(df, frame_name, wanted, caller):
-    """Every (argument, column) of ``wanted`` names a column of ``df``."""
-    columns = list(df.columns)
-    for arg, col in wanted:
-        if col not in columns:
-            raise InvalidParameterError(
-                f"The '{arg}' parameter of {caller} names the column {col!r}, "
-                f"which {frame_name} does not have; its columns are {columns}."
-            )
 
 
 def _verify_partitioned(df, qid, caller, dask):
@@ -229,7 +217,7 @@ def evaluate(
     wanted = [("y_true", y_true), ("y_score", y_score), ("qid", qid)]
     if sample_weight is not None:
         wanted.append(("sample_weight", sample_weight))
-    _check_columns(df, "df", wanted, caller)
+    check_columns(df, "df", wanted, caller)
     df = df[list(dict.fromkeys(col for _, col in wanted))]
     if not partitioned_by_qid:
         df = df.shuffle(on=qid, npartitions=npartitions)
@@ -371,11 +359,6 @@ def evaluate_run(
     caller = "skrank.dask.evaluate_run"
     _check_frame(qrels, "qrels", caller, dd)
     _check_frame(run, "run", caller, dd)
-    if queries not in _QUERIES:
-        raise InvalidParameterError(
-            f"The 'queries' parameter of {caller} must be one of "
-            f"{list(_QUERIES)}. Got {queries!r} instead."
-        )
     options = dict(
         ties=ties,
         relevance_level=relevance_level,
@@ -383,12 +366,7 @@ def evaluate_run(
         nonpositive=nonpositive,
         convention=convention,
     )
-    names = run_metric_names(metrics, options)
-    for frame, name, cols in (
-        (qrels, "qrels", ("qid", "docno", "relevance")),
-        (run, "run", ("qid", "docno", "score")),
-    ):
-        _check_columns(frame, name, [(name, c) for c in cols], caller)
+    names = check_run_request(caller, qrels, run, queries, metrics, options)
     rel_dtype = qrels._meta["relevance"].dtype
     relevance_dtype = "int64" if rel_dtype.kind in "iub" else "float64"
     both = dd.concat(

@@ -24,19 +24,19 @@ import warnings
 from ._distributed import (
     WEIGHT,
     check_average,
+    check_columns,
+    check_run_request,
     evaluate_partition,
     evaluate_run_partition,
     means_from_sums,
     metric_names,
     partial_sums,
-    run_metric_names,
 )
 from ._validation import InvalidParameterError
 
 __all__ = ["evaluate", "evaluate_run"]
 
 _BUCKET = "__skrank_bucket__"
-_QUERIES = ("intersection", "qrels", "run")
 
 
 def _pyspark():
@@ -72,16 +72,6 @@ def _check_frame(df, name, caller, sql):
             f"The '{name}' parameter of {caller} must be a pyspark.sql.DataFrame. "
             f"Got {type(df).__name__} instead."
         )
-
-
-def _check_columns(df, frame_name, wanted, caller):
-    columns = list(df.columns)
-    for arg, col in wanted:
-        if col not in columns:
-            raise InvalidParameterError(
-                f"The '{arg}' parameter of {caller} names the column {col!r}, "
-                f"which {frame_name} does not have; its columns are {columns}."
-            )
 
 
 def _check_no_null(df, qid, caller, F):
@@ -299,7 +289,7 @@ def evaluate(
     wanted = [("y_true", y_true), ("y_score", y_score), ("qid", qid)]
     if sample_weight is not None:
         wanted.append(("sample_weight", sample_weight))
-    _check_columns(df, "df", wanted, caller)
+    check_columns(df, "df", wanted, caller)
     n_buckets = _n_buckets(df, n_buckets, caller)
     df = df.select(*[F.col(f"`{c}`") for c in dict.fromkeys(c for _, c in wanted)])
     _check_no_null(df, qid, caller, F)
@@ -459,11 +449,6 @@ def evaluate_run(
     caller = "skrank.spark.evaluate_run"
     _check_frame(qrels, "qrels", caller, sql)
     _check_frame(run, "run", caller, sql)
-    if queries not in _QUERIES:
-        raise InvalidParameterError(
-            f"The 'queries' parameter of {caller} must be one of "
-            f"{list(_QUERIES)}. Got {queries!r} instead."
-        )
     options = dict(
         ties=ties,
         relevance_level=relevance_level,
@@ -471,12 +456,7 @@ def evaluate_run(
         nonpositive=nonpositive,
         convention=convention,
     )
-    names = run_metric_names(metrics, options)
-    for frame, name, cols in (
-        (qrels, "qrels", ("qid", "docno", "relevance")),
-        (run, "run", ("qid", "docno", "score")),
-    ):
-        _check_columns(frame, name, [(name, c) for c in cols], caller)
+    names = check_run_request(caller, qrels, run, queries, metrics, options)
     n_buckets = _n_buckets(qrels, n_buckets, caller)
     rel_type = qrels.schema["relevance"].dataType
     integral = isinstance(rel_type, T.IntegralType)
