@@ -77,6 +77,14 @@ class Convention:
 
 _NAN = float("nan")
 
+# the gain 2**rel - 1 of nDCG and DCG, and AP@k divided by min(R, k): shared
+# by LightGBM, XGBoost and Spark
+_EXPONENTIAL_GAIN_MAP_MIN_R_K = (
+    ("ndcg", (("gain", "exponential"),)),
+    ("dcg", (("gain", "exponential"),)),
+    ("map", (("denominator", "min_r_k"),)),
+)
+
 CONVENTIONS: tuple[Convention, ...] = (
     # trec_eval 9.0.8: skrank's own definitions. Ties by docno descending
     # (trec_eval.c, form_res_rels.c: qsort with comp_sim_docno); a query
@@ -102,11 +110,7 @@ CONVENTIONS: tuple[Convention, ...] = (
         "LightGBM (metric='ndcg', 'map' with eval_at)",
         ties="first",
         replace_undefined_by=1.0,
-        params=(
-            ("ndcg", (("gain", "exponential"),)),
-            ("dcg", (("gain", "exponential"),)),
-            ("map", (("denominator", "min_r_k"),)),
-        ),
+        params=_EXPONENTIAL_GAIN_MAP_MIN_R_K,
         notes=(
             "A custom label_gain is the gain table of ndcg ('ndcg(gain=[0,1,3])@10')."
         ),
@@ -123,11 +127,7 @@ CONVENTIONS: tuple[Convention, ...] = (
         "XGBoost (eval_metric='ndcg@k', 'map@k')",
         ties="first",
         replace_undefined_by=1.0,
-        params=(
-            ("ndcg", (("gain", "exponential"),)),
-            ("dcg", (("gain", "exponential"),)),
-            ("map", (("denominator", "min_r_k"),)),
-        ),
+        params=_EXPONENTIAL_GAIN_MAP_MIN_R_K,
         notes=(
             "XGBoost's 'ndcg@k-' and 'map@k-' (a query without relevant items "
             "scores 0) are replace_undefined_by=0; ndcg_exp_gain=False is "
@@ -147,11 +147,7 @@ CONVENTIONS: tuple[Convention, ...] = (
         "Spark RankingMetrics (mllib) and RankingEvaluator (ml)",
         ties="first",
         replace_undefined_by=0.0,
-        params=(
-            ("ndcg", (("gain", "exponential"),)),
-            ("dcg", (("gain", "exponential"),)),
-            ("map", (("denominator", "min_r_k"),)),
-        ),
+        params=_EXPONENTIAL_GAIN_MAP_MIN_R_K,
         notes=(
             "Spark's graded ndcgAt takes its ideal list in the order the "
             "ground-truth labels are given; skrank sorts them by relevance "
