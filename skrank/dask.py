@@ -400,7 +400,11 @@ def evaluate_run(
     return means
 
 
-def _read_trec(path, names, usecols, dtypes, blocksize, dd):
+def _read_trec(path, names, usecols, dtypes, blocksize):
+    """TREC columns read with Dask; a compressed file is one partition."""
+    _, dd = _dask()
+    if str(path).endswith(".gz"):
+        blocksize = None
     return dd.read_csv(
         path,
         sep=r"\s+",
@@ -447,15 +451,12 @@ def read_qrels(path, *, blocksize="64MB"):
     1  q1    d2          0
     2  q2    d7          2
     """
-    _, dd = _dask()
-    blocksize = None if str(path).endswith(".gz") else blocksize
     return _read_trec(
         path,
         ["qid", "iter", "docno", "relevance"],
         ["qid", "docno", "relevance"],
         {"qid": str, "docno": str, "relevance": "int64"},
         blocksize,
-        dd,
     )
 
 
@@ -494,13 +495,10 @@ def read_run(path, *, blocksize="64MB"):
     0  q1    d1    0.9
     1  q1    d3    0.5
     """
-    _, dd = _dask()
-    blocksize = None if str(path).endswith(".gz") else blocksize
     return _read_trec(
         path,
         ["qid", "Q0", "docno", "rank", "score", "tag"],
         ["qid", "docno", "score"],
         {"qid": str, "docno": str, "score": "float64"},
         blocksize,
-        dd,
     )
