@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
+import math
 import warnings
 from collections import deque
 from collections.abc import Mapping
@@ -419,31 +420,79 @@ def aggregate(caller, name, values, undefined, weights, average, replace):
     ``exp(mean(log(max(v, 1e-5))))``, trec_eval's ``te_calc_avg_meas_s_gm``
     with ``MIN_GEO_MEAN``), ``"sum"`` (weighted by ``weights`` as given), or
     None, which returns the per-query values.
+
+    The average is formed in two stages, :func:`partial_aggregate` over the
+    queries and :func:`finish_aggregate` over its partial sums; a caller
+    that holds the queries in chunks (one per partition of a Dask or Spark
+    DataFrame) forms the same average from the partial sums of its chunks.
     """
     nan_policy = is_nan(replace)
     if undefined.any():
         values[undefined] = np.nan if nan_policy else replace
     if average is None:
         return values
-    keep = ~undefined if nan_policy else np.ones(values.shape[0], dtype=bool)
-    w = None if weights is None else weights[keep]
-    if w is not None and w.size and w.max() > 0:
+    part = partial_aggregate(values, undefined, weights, average, replace)
+    return finish_aggregate(caller, name, *([p] for p in part), average, stacklevel=3)
+
+
+def partial_aggregate(values, undefined, weights, average, replace):
+    """The partial sums of :func:`aggregate` over one chunk of queries.
+
+    ``values`` already hold the undefined policy ``replace`` (as
+    :func:`aggregate` leaves them); a NaN ``replace`` leaves the
+    ``undefined`` queries out. Returns ``(num, den, scale)``: ``num`` the
+    weighted sum of the values (of their logarithms floored at
+    ``log(GEOMETRIC_FLOOR)`` for ``"gmean"``) and ``den`` the sum of the
+    weights (the number of queries without ``weights``), both with the
+    weights divided by ``scale``, their largest value (1.0 without
+    ``weights`` and for ``"sum"``, which takes the weights as given).
+    ``den`` is 0 when no query counts.
+    """
+    keep = ~undefined if is_nan(replace) else np.ones(values.shape[0], dtype=bool)
+    kept = values[keep]
+    if average == "gmean":
+        kept = np.log(np.maximum(kept, GEOMETRIC_FLOOR))
+    if weights is None:
+        return float(kept.sum()), float(kept.shape[0]), 1.0
+    w = weights[keep]
+    if average == "sum":
+        return float(kept @ w), float(w.sum()), 1.0
+    scale = float(w.max()) if w.size else 0.0
+    if scale > 0:
         # only ratios matter; scaled to at most 1, the sum cannot overflow
-        w = w / w.max()
-    if not keep.any() or (w is not None and not (w > 0).any()):
+        w = w / scale
+    else:
+        scale = 1.0
+    return float(np.multiply(kept, w).sum()), float(w.sum()), scale
+
+
+def finish_aggregate(caller, name, num, den, scale, average, stacklevel=2):
+    """The average from the :func:`partial_aggregate` sums of chunks of the
+    queries (``num``, ``den``, ``scale``: one entry per chunk): the weighted
+    mean ``sum(num) / sum(den)`` (its ``exp`` for ``"gmean"``, ``sum(num)``
+    for ``"sum"``), each chunk's sums brought to the largest ``scale``
+    first. NaN, with an ``UndefinedMetricWarning``, when no query with a
+    positive weight counts. One chunk gives exactly :func:`aggregate`'s
+    number on it; chunks are added with ``math.fsum``.
+    """
+    num, den, scale = (np.asarray(a, dtype=np.float64) for a in (num, den, scale))
+    if num.shape[0] == 1:
+        total, weight = float(num[0]), float(den[0])
+    else:
+        ratio = scale / scale.max() if scale.size else scale
+        total = math.fsum(num * ratio)
+        weight = math.fsum(den * ratio)
+    if weight == 0:
         warnings.warn(
-            f"{name} is undefined for every query given weight in "
-            f"{caller} (no query has a relevant item); the mean is nan.",
+            f"{name} is undefined for every query given weight in {caller} "
+            "(no query has a relevant item, or every such query has weight "
+            "0); the mean is nan.",
             UndefinedMetricWarning,
-            stacklevel=3,
+            stacklevel=stacklevel + 1,
         )
         return float("nan")
-    kept = values[keep]
     if average == "sum":
-        if weights is None:
-            return float(kept.sum())
-        return float(kept @ weights[keep])
+        return total
     if average == "gmean":
-        logs = np.log(np.maximum(kept, GEOMETRIC_FLOOR))
-        return float(np.exp(np.average(logs, weights=w)))
-    return float(np.average(kept, weights=w))
+        return float(np.exp(total / weight))
+    return total / weight

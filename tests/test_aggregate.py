@@ -1,0 +1,152 @@
+"""The two-stage means of skrank._core: partial sums per chunk, then finish.
+
+``aggregate`` (the means of every single-machine path) is
+``finish_aggregate`` of one ``partial_aggregate``; the Dask and Spark
+adapters add the partial sums of their partitions. Expected numbers are the
+definitions written out with numpy on the whole data: the weighted mean
+``sum(w v) / sum(w)`` over the queries that count, the geometric mean
+``exp`` of the weighted mean of ``log(max(v, 1e-5))`` (trec_eval's
+``MIN_GEO_MEAN``), the weighted sum.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import UndefinedMetricWarning
+
+from skrank._core import (
+    GEOMETRIC_FLOOR,
+    aggregate,
+    finish_aggregate,
+    partial_aggregate,
+)
+
+
+def _data(seed, n=1000):
+    rng = np.random.default_rng(seed)
+    values = rng.random(n)
+    values[rng.random(n) < 0.1] = 0.0  # floored in the geometric mean
+    undefined = rng.random(n) < 0.2
+    weights = rng.integers(0, 5, n).astype(float)
+    return values, undefined, weights
+
+
+def _by_definition(values, undefined, weights, average, replace):
+    v = values.copy()
+    if np.isnan(replace):
+        keep = ~undefined
+    else:
+        v[undefined] = replace
+        keep = np.ones(v.shape[0], dtype=bool)
+    w = np.ones(v.shape[0]) if weights is None else weights
+    v, w = v[keep], w[keep]
+    if average == "sum":
+        return float(np.sum(w * v))
+    if average == "gmean":
+        return float(np.exp(np.sum(w * np.log(np.maximum(v, 1e-5))) / np.sum(w)))
+    return float(np.sum(w * v) / np.sum(w))
+
+
+def _chunked(values, undefined, weights, average, replace, cuts):
+    """finish_aggregate over the partial sums of the chunks cut at ``cuts``,
+    each chunk's values under the policy as ``aggregate`` leaves them."""
+    v = values.copy()
+    if not np.isnan(replace):
+        v[undefined] = replace
+    else:
+        v[undefined] = np.nan
+    parts = []
+    for rows in np.split(np.arange(v.shape[0]), cuts):
+        w = None if weights is None else weights[rows]
+        parts.append(partial_aggregate(v[rows], undefined[rows], w, average, replace))
+    num, den, scale = zip(*parts, strict=True)
+    return finish_aggregate("test", "m", num, den, scale, average)
+
+
+@pytest.mark.parametrize("average", ["mean", "gmean", "sum"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("replace", [np.nan, 0.0, 0.5])
+def test_two_stage_equals_aggregate_and_the_definition(average, weighted, replace):
+    values, undefined, weights = _data(0)
+    if not weighted:
+        weights = None
+    expected = _by_definition(values, undefined, weights, average, replace)
+    whole = aggregate("test", "m", values.copy(), undefined, weights, average, replace)
+    np.testing.assert_allclose(whole, expected, rtol=1e-13)
+    rng = np.random.default_rng(1)
+    for n_chunks in (1, 2, 7, 50):
+        cuts = np.sort(rng.choice(np.arange(1, values.shape[0]), n_chunks - 1, False))
+        got = _chunked(values, undefined, weights, average, replace, cuts)
+        np.testing.assert_allclose(got, whole, rtol=1e-13)
+    # empty chunks add nothing
+    got = _chunked(values, undefined, weights, average, replace, [0, 0, 500, 500])
+    np.testing.assert_allclose(got, whole, rtol=1e-13)
+
+
+@pytest.mark.parametrize("average", ["mean", "gmean", "sum"])
+def test_one_chunk_is_aggregate_bit_for_bit(average):
+    values, undefined, weights = _data(2)
+    for w in (None, weights):
+        v = values.copy()
+        v[undefined] = np.nan
+        part = partial_aggregate(v, undefined, w, average, np.nan)
+        got = finish_aggregate("test", "m", *([p] for p in part), average)
+        assert got == aggregate(
+            "test", "m", values.copy(), undefined, w, average, np.nan
+        )
+
+
+def test_geometric_floor_is_trec_evals():
+    # trec_eval's MIN_GEO_MEAN, 0.00001: a value 0 counts as 1e-5
+    assert GEOMETRIC_FLOOR == 1e-5
+    v = np.array([0.0, 1.0])
+    got = aggregate("test", "m", v, np.zeros(2, dtype=bool), None, "gmean", 0.0)
+    assert got == pytest.approx(np.sqrt(1e-5), rel=1e-15)
+
+
+def test_weights_far_apart_in_scale_do_not_overflow():
+    # chunks scaled by their largest weight, brought to the largest scale:
+    # weights near the largest float give the mean of the definition
+    v = np.array([0.2, 0.4, 0.6, 0.8])
+    w = np.array([1e308, 1e308, 1e290, 5e307])
+    expected = float(np.average(v, weights=w / 1e308))
+    no = np.zeros(4, dtype=bool)
+    parts = [
+        partial_aggregate(v[i : i + 2], no[:2], w[i : i + 2], "mean", np.nan)
+        for i in (0, 2)
+    ]
+    num, den, scale = zip(*parts, strict=True)
+    got = finish_aggregate("test", "m", num, den, scale, "mean")
+    np.testing.assert_allclose(got, expected, rtol=1e-14)
+    assert aggregate("test", "m", v.copy(), no, w, "mean", np.nan) == pytest.approx(
+        expected, rel=1e-14
+    )
+
+
+def test_no_query_that_counts_warns_and_gives_nan():
+    v = np.array([0.5, 0.25])
+    undefined = np.array([True, True])
+    with pytest.warns(UndefinedMetricWarning, match="undefined for every query"):
+        assert np.isnan(
+            aggregate("f", "map", v.copy(), undefined, None, "mean", np.nan)
+        )
+    # weight 0 on every query that counts
+    with pytest.warns(UndefinedMetricWarning, match="weight"):
+        got = aggregate(
+            "f", "map", v.copy(), np.zeros(2, dtype=bool), np.zeros(2), "mean", np.nan
+        )
+    assert np.isnan(got)
+    # chunks none of which counts
+    parts = [partial_aggregate(v, undefined, None, "gmean", np.nan)] * 3
+    num, den, scale = zip(*parts, strict=True)
+    with pytest.warns(UndefinedMetricWarning, match="map is undefined for every query"):
+        assert np.isnan(finish_aggregate("f", "map", num, den, scale, "gmean"))
+    # a chunk that counts among chunks that do not: no warning
+    parts.append(partial_aggregate(v, np.zeros(2, dtype=bool), None, "mean", np.nan))
+    num, den, scale = zip(*parts, strict=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert finish_aggregate("f", "map", num, den, scale, "mean") == 0.375
