@@ -1,6 +1,16 @@
 """skrank: ranking evaluation as a first-class citizen of scikit-learn."""
 
-from . import dask, datasets, lightgbm, model_selection, retrieval, spark, trec, xgboost
+from . import (
+    dask,
+    datasets,
+    display,
+    lightgbm,
+    model_selection,
+    retrieval,
+    spark,
+    trec,
+    xgboost,
+)
 from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator
 from ._graded import dcg_score, err_score, ndcg_score, nerr_score
@@ -54,6 +64,7 @@ __all__ = [
     "dask",
     "datasets",
     "dcg_score",
+    "display",
     "eleven_point_precision_score",
     "err_score",
     "evaluate",

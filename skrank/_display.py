@@ -1,0 +1,325 @@
+"""What the Display classes of :mod:`skrank.display` share.
+
+matplotlib is imported only when a Display is built or drawn; the systems a
+Display shows (arrays of scores, runs, fitted estimators) become per-query
+values through the public faces :func:`skrank.evaluate`,
+:func:`skrank.trec.evaluate_run`, :func:`skrank.compare` and
+:func:`skrank.precision_recall_curve_per_query`, never through a second
+computation.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from collections.abc import Mapping
+
+import numpy as np
+
+from ._engine import factorize
+from ._evaluate import evaluate
+from ._evaluator import RankingEvaluator, query_ids_in
+from ._metrics import precision_recall_curve_per_query
+from ._response import expected_relevance, score_method
+from ._stats import compare
+from ._validation import InvalidParameterError, plain
+from .trec import Run, evaluate_run, read_qrels, read_run
+
+__all__ = [
+    "Predictions",
+    "Runs",
+    "align",
+    "check_matplotlib",
+    "from_estimators",
+    "get_axes",
+    "intervals",
+    "metric_list",
+]
+
+
+# --------------------------------------------------------------------------
+# matplotlib, on demand
+# --------------------------------------------------------------------------
+
+
+def check_matplotlib(caller):
+    """Import matplotlib, or say how to install it."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            f"{caller} draws with matplotlib, which is not installed. Install "
+            "skrank's plot extra: pip install skrank[plot] (or pip install "
+            "'matplotlib>=3.6')."
+        ) from None
+
+
+def get_axes(caller, ax):
+    """``(figure, axes)``: those of ``ax``, or a new figure's."""
+    check_matplotlib(caller)
+    import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
+
+    if ax is None:
+        _, ax = plt.subplots()
+    elif not isinstance(ax, Axes):
+        raise InvalidParameterError(
+            f"The 'ax' parameter of {caller} must be a matplotlib Axes or None. "
+            f"Got {type(ax).__name__} instead."
+        )
+    return ax.figure, ax
+
+
+# --------------------------------------------------------------------------
+# Arguments
+# --------------------------------------------------------------------------
+
+
+def metric_list(caller, metrics, arg="metrics", *, cutoff=True):
+    """``metrics`` (a name or a list of names) as a list of str."""
+    items = [metrics] if isinstance(metrics, str) else metrics
+    try:
+        items = list(items)
+    except TypeError:
+        items = None
+    if not items or not all(isinstance(m, str) and m for m in items):
+        raise InvalidParameterError(
+            f"The '{arg}' parameter of {caller} must be a metric name or a "
+            f"non-empty list of metric names. Got {plain(metrics)} instead."
+        )
+    if not cutoff:
+        with_cutoff = [m for m in items if "@" in m]
+        if with_cutoff:
+            raise InvalidParameterError(
+                f"The '{arg}' parameter of {caller} takes metric names without "
+                f"a cutoff (the cutoffs are the 'k' parameter); got "
+                f"{with_cutoff}."
+            )
+    if len(set(items)) != len(items):
+        raise InvalidParameterError(
+            f"The '{arg}' parameter of {caller} names a metric twice: {items}."
+        )
+    return items
+
+
+def _systems(caller, value, arg, name, single):
+    """``{name: system}``: a mapping of several systems, or one system."""
+    if isinstance(value, Mapping) and not single(value):
+        if len(value) == 0:
+            raise InvalidParameterError(
+                f"The '{arg}' parameter of {caller} must hold at least one "
+                "system; got an empty mapping."
+            )
+        if name is not None:
+            raise InvalidParameterError(
+                f"{caller}: 'name' names a single system; the systems of "
+                f"'{arg}' are named by its keys {[str(k) for k in value]}."
+            )
+        return {str(k): v for k, v in value.items()}
+    return {name: value}
+
+
+def _is_one_run(value):
+    """Whether a mapping is one run ``{qid: {docno: score}}`` rather than
+    several ``{name: run}``."""
+    first = next(iter(value.values()), None)
+    if not isinstance(first, Mapping):
+        return False
+    inner = next(iter(first.values()), None)
+    return inner is None or isinstance(inner, numbers.Real)
+
+
+# --------------------------------------------------------------------------
+# Sources: systems that give per-query values
+# --------------------------------------------------------------------------
+
+
+class Predictions:
+    """Systems given as scores of the same items: ``y_score`` an array, or
+    a mapping ``{name: y_score}``."""
+
+    def __init__(self, caller, y_true, y_score, *, qid, name, relevance_level):
+        self.caller = caller
+        self.y_true = y_true
+        self.qid = qid
+        self.relevance_level = relevance_level
+        self.systems = _systems(caller, y_score, "y_score", name, lambda v: False)
+
+    @property
+    def names(self):
+        return list(self.systems)
+
+    def per_query(self, metrics, *, ties, tie_bounds):
+        """``{name: QueryResults}`` of every system."""
+        return {
+            name: evaluate(
+                self.y_true,
+                s,
+                metrics,
+                qid=self.qid,
+                ties=ties,
+                average=None,
+                tie_bounds=tie_bounds,
+                relevance_level=self.relevance_level,
+            )
+            for name, s in self.systems.items()
+        }
+
+    def curve(self, levels, *, ties, rounding):
+        """``{name: (n_queries, n_levels) interpolated precision}``."""
+        return {
+            name: precision_recall_curve_per_query(
+                self.y_true,
+                s,
+                qid=self.qid,
+                ties=ties,
+                levels=levels,
+                relevance_level=self.relevance_level,
+                rounding=rounding,
+            )[1]
+            for name, s in self.systems.items()
+        }
+
+
+class Runs:
+    """Systems given as runs against one set of qrels: ``run`` one run, or a
+    mapping ``{name: run}``."""
+
+    def __init__(self, caller, qrels, run, *, name, relevance_level):
+        self.caller = caller
+        self.qrels = read_qrels(qrels)
+        self.relevance_level = relevance_level
+        systems = _systems(caller, run, "run", name, _is_one_run)
+        self.systems = {}
+        for key, r in systems.items():
+            if isinstance(r, (str, os.PathLike)) or not isinstance(r, Run):
+                r = read_run(r)
+            if key is None and r.name is not None:
+                key = r.name
+            self.systems[key] = r
+
+    @property
+    def names(self):
+        return list(self.systems)
+
+    def _evaluate(self, r, metrics, *, ties, tie_bounds):
+        return evaluate_run(
+            self.qrels,
+            r,
+            metrics,
+            ties=ties,
+            relevance_level=self.relevance_level,
+            return_per_query=True,
+            tie_bounds=tie_bounds,
+        )[1]
+
+    def per_query(self, metrics, *, ties, tie_bounds):
+        return {
+            name: self._evaluate(r, metrics, ties=ties, tie_bounds=tie_bounds)
+            for name, r in self.systems.items()
+        }
+
+    def curve(self, levels, *, ties, rounding):
+        if rounding != "nearest":
+            metrics = [
+                f"iprec_at_recall(level={float(v)!r}, rounding={rounding})"
+                for v in levels
+            ]
+        else:
+            metrics = [f"iprec_at_recall(level={float(v)!r})" for v in levels]
+        out = {}
+        for name, r in self.systems.items():
+            res = self._evaluate(r, metrics, ties=ties, tie_bounds=False)
+            out[name] = np.column_stack([res[m] for m in metrics])
+        return out
+
+
+def _scores(caller, estimator, X):
+    """One ranking score per row of ``X``."""
+    if isinstance(estimator, RankingEvaluator):
+        return np.asarray(estimator.predict(X))
+    method = score_method(estimator, caller)
+    out = getattr(estimator, method)(X)
+    if method == "predict_proba":
+        scores = expected_relevance(out, estimator.classes_)
+        if scores is None:
+            raise InvalidParameterError(
+                f"{caller}: the classes of {type(estimator).__name__} are not "
+                "numbers and not two, so its probabilities give no ranking score."
+            )
+        return scores
+    out = np.asarray(out)
+    if out.ndim != 1:
+        raise InvalidParameterError(
+            f"{caller}: {type(estimator).__name__}.{method} gives an array of "
+            f"shape {out.shape}; one score per row is needed."
+        )
+    return out
+
+
+def _estimator_name(estimator):
+    inner = getattr(estimator, "estimator", None)
+    if isinstance(estimator, RankingEvaluator) and inner is not None:
+        return type(inner).__name__
+    return type(estimator).__name__
+
+
+def from_estimators(caller, estimator, X, y, *, qid, name, relevance_level):
+    """:class:`Predictions` of one fitted estimator or a mapping of them.
+
+    Without ``qid``, the query ids are those a :class:`RankingEvaluator`
+    reads from a column of ``X`` (the first estimator that has one).
+    """
+    systems = _systems(caller, estimator, "estimator", name, lambda v: False)
+    if None in systems:
+        systems = {_estimator_name(estimator) if name is None else name: estimator}
+    if qid is None:
+        for est in systems.values():
+            if isinstance(est, RankingEvaluator):
+                qid = query_ids_in(est, X)
+                if qid is not None:
+                    break
+    scores = {key: _scores(caller, est, X) for key, est in systems.items()}
+    return Predictions(
+        caller, y, scores, qid=qid, name=None, relevance_level=relevance_level
+    )
+
+
+# --------------------------------------------------------------------------
+# Statistics through the public faces
+# --------------------------------------------------------------------------
+
+
+def intervals(results, *, interval, confidence_level, n_resamples, random_state):
+    """``{metric: (ci_low, ci_high)}`` of one system's per-query results:
+    the intervals of :func:`skrank.compare`'s summary.
+
+    ``compare`` takes two systems or more; the system is given twice, which
+    leaves its intervals unchanged (no interval depends on the other
+    systems).
+    """
+    table = {"qid": results.qid, **dict(results)}
+    comparison = compare(
+        {"system": table, "copy": table},
+        test="t",
+        correction=None,
+        interval=interval,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        random_state=random_state,
+    )
+    return {
+        r["metric"]: (r["ci_low"], r["ci_high"])
+        for r in comparison.summary_
+        if r["system"] == "system"
+    }
+
+
+def align(ids, qid, values):
+    """``values`` (aligned with ``qid``) at the query ids ``ids``, each of
+    which is in ``qid``."""
+    qid = np.asarray(qid)
+    union, codes = factorize(np.concatenate([qid, np.asarray(ids, dtype=qid.dtype)]))
+    row = np.full(union.shape[0], -1, dtype=np.intp)
+    row[codes[: qid.shape[0]]] = np.arange(qid.shape[0])
+    return np.asarray(values)[row[codes[qid.shape[0] :]]]
