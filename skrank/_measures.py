@@ -937,6 +937,285 @@ RBP_GAINS = ("binary", "graded")
 
 
 # --------------------------------------------------------------------------
+# trec_eval 10's remaining measures (relative_P, Rprec_mult, utility,
+# set_relative_P, set_map, num_nonrel_judged_ret, unj, binG, G, ndcg_rel,
+# Rndcg), each from its definition in trec_eval's m_*.c file.
+# --------------------------------------------------------------------------
+
+
+def _relative_precision_compute(r, k, relevance_level):
+    """trec_eval's ``relative_P`` (``m_rel_P.c``, ``te_calc_rel_P``):
+    hits@k / min(k, R), the precision at k relative to the largest possible
+    (precision up to R, recall after); without a cutoff k is the list
+    length. Undefined without relevant items (trec_eval: 0). Linear in the
+    hits, so exact under ties."""
+    n_rel = r.n_relevant(relevance_level)
+    undefined = n_rel == 0
+    depth = r.n_items if k is None else float(k)
+    denom = np.minimum(depth, n_rel)
+    return _divide(_hits(r, k, relevance_level), denom, undefined), undefined
+
+
+def _set_relative_precision_compute(r, k, relevance_level):
+    """trec_eval's ``set_relative_P`` (``m_set_rel_P.c``): hits / min(n, R)
+    over the n retrieved items (with a cutoff, the top min(k, n), trec_eval's
+    ``-M k``); undefined without relevant items (trec_eval: 0)."""
+    n_rel = r.n_relevant(relevance_level)
+    undefined = n_rel == 0
+    denom = np.minimum(_depth(r, k), n_rel)
+    return _divide(_hits(r, k, relevance_level), denom, undefined), undefined
+
+
+#: trec_eval's rounding of a multiple of R to a rank (``m_Rprec_mult.c``).
+RPREC_MULT_ROUNDING = 0.9
+
+
+def _r_precision_mult_compute(r, k, multiple, relevance_level):
+    """trec_eval's ``Rprec_mult`` (``m_Rprec_mult.c``, ``te_calc_Rprec_mult``):
+    precision at rank c = floor(multiple * R + 0.9), hits@c / c, where a rank
+    past the list counts the list's hits over c; 0 when c is 0. Undefined
+    without relevant items (trec_eval: 0). Linear in the hits at a per-query
+    cutoff, so exact under ties."""
+    n_rel = r.n_relevant(relevance_level)
+    undefined = n_rel == 0
+    c = np.floor(multiple * n_rel.astype(np.float64) + RPREC_MULT_ROUNDING)
+    c = c.astype(np.intp)
+    hits = _hits(r, c, relevance_level)
+    return _divide(hits, c, undefined | (c == 0)), undefined
+
+
+def _utility_compute(
+    r,
+    k,
+    relevance_level,
+    rel_ret=1.0,
+    nonrel_ret=-1.0,
+    rel_unret=0.0,
+    nonrel_unret=0.0,
+    collection_size=0,
+):
+    """trec_eval's ``utility`` (``m_utility.c``, ``te_calc_utility``): the
+    weighted contingency table p1 a + p2 b + p3 c + p4 d, with a relevant
+    and b non-relevant items retrieved, c relevant items not retrieved and
+    d = N - a - b - c the rest of a collection of N items (trec_eval's
+    ``-N``, 0 unless given). Linear in a, so exact under ties; the tie
+    bounds hold when p1 - p2 - p3 + p4 >= 0 (the defaults: 2)."""
+    hits = _hits(r, k, relevance_level)
+    depth = _depth(r, k).astype(np.float64)
+    n_rel = r.n_relevant(relevance_level).astype(np.float64)
+    value = (
+        rel_ret * hits
+        + nonrel_ret * (depth - hits)
+        + rel_unret * (n_rel - hits)
+        + nonrel_unret * (collection_size + hits - depth - n_rel)
+    )
+    return value, None
+
+
+def _set_map_compute(r, k, relevance_level):
+    """trec_eval's ``set_map`` (``m_set_map.c``): h**2 / (n R) for h relevant
+    among the n retrieved items, undefined without relevant items (trec_eval:
+    0). Under ties only the group straddling the cutoff (t items, c relevant,
+    s inside) makes h random: h = W + X with X hypergeometric, so
+    E[h**2] = E[h]**2 + s (c/t) (1 - c/t) (t - s) / (t - 1)."""
+    n_rel = r.n_relevant(relevance_level)
+    undefined = n_rel == 0
+    rel = r.relevant(relevance_level)
+    hits = _hits(r, k, relevance_level)
+    _, size, c, s, _ = _straddling(r, r.in_cutoff(k), rel)
+    size, c, s = size[:, 0], c[:, 0], s[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = np.where(
+            size > 1, s * (c / size) * (1.0 - c / size) * (size - s) / (size - 1.0), 0.0
+        )
+    denom = _depth(r, k) * n_rel
+    return _divide(hits * hits + var, denom, undefined | (denom == 0)), undefined
+
+
+def _num_nonrel_judged_ret_compute(r, k, relevance_level):
+    """trec_eval's ``num_nonrel_judged_ret`` (``m_num_nonrel_judged_ret.c``):
+    judged non-relevant items in the top k; linear in the per-group counts."""
+    nonrel = r.judged_nonrelevant(relevance_level)
+    return r.row_sum(nonrel * r.in_cutoff(k) / r.size), None
+
+
+def _unjudged_rate_compute(r, k):
+    """trec_eval 10's ``unj`` (``m_unjudged.c``, ``te_calc_unj``): unjudged
+    items in the top k divided by k, a list shorter than k being filled with
+    judged items (k is the list length without a cutoff); linear in the
+    per-group counts, so exact under ties."""
+    depth = r.n_items if k is None else float(k)
+    return r.row_sum(r.unjudged() * r.in_cutoff(k) / r.size) / depth, None
+
+
+def _log2_prefix(n):
+    """F[j] = sum_{i < j} 1 / log2(2 + i), j = 0 .. n."""
+    out = np.zeros(n + 1)
+    np.cumsum(1.0 / np.log2(np.arange(n) + 2.0), out=out[1:])
+    return out
+
+
+def _binary_g_compute(r, k, relevance_level):
+    """trec_eval's ``binG`` (``m_binG.c``, ``te_calc_binG``): the sum over the
+    relevant retrieved items of 1 / log2(2 + b), b the non-relevant items
+    ranked above, divided by R; undefined without relevant items (trec_eval:
+    0). Under ties the non-relevant items of its own group above a relevant
+    item (u in the group) are uniform on 0 .. u, so a group with B
+    non-relevant items before it adds r / (u + 1) (F[B + u + 1] - F[B])."""
+    n_rel = r.n_relevant(relevance_level)
+    undefined = n_rel == 0
+    rel = r.relevant(relevance_level)
+    u = r.size - rel
+    B = (r.start - r.before(rel)).astype(np.intp)
+    F = _log2_prefix(r.width + 1)
+    span = F[np.minimum(B + u.astype(np.intp) + 1, r.width + 1)] - F[B]
+    total = r.row_sum(rel / (u + 1.0) * span)
+    return _divide(total, n_rel, undefined), undefined
+
+
+def _position_gains(r: Ranking):
+    """Linear gains by position, shape (m, W): the grade of judged items, 0 for
+    unjudged items and padding (trec_eval's ``get_gain`` of levels below 0)."""
+    return np.where(r._mask(np.ones(r.y.shape, bool)), r.y, 0.0)
+
+
+def _judged_dcg(r: Ranking, k):
+    """Expected DCG@k (linear gain, log2 discount) of the judged grades: a
+    group adds its mean gain times the discounts of its ranks in the cutoff
+    (``k``: None, an int or one per row)."""
+    cum = np.zeros(r.width + 1)
+    np.cumsum(discount(r.width), out=cum[1:])
+    T = r.start
+    weight = cum[T + r.in_cutoff(k)] - cum[T]
+    return r.row_sum(r.group_sum(_position_gains(r)) / r.size * weight)
+
+
+def _ideal_by_position(r: Ranking, width):
+    """The positive ideal gains of each query (its judged grades, largest
+    first) at positions 0 .. width-1, zeros past them."""
+    ideal = np.maximum(r.ideal_relevance(None), 0.0)
+    out = np.zeros((r.m, width))
+    n = min(width, ideal.shape[1])
+    out[:, :n] = ideal[:, :n]
+    return out, ideal
+
+
+def _no_ties_average(r: Ranking, name, why):
+    if r.tied:
+        raise InvalidParameterError(
+            f"{name} {why}; its expectation over the orderings of tied items is "
+            "not computed. The input has tied scores: pass ties='first', "
+            "'optimistic' or 'pessimistic', or 'trec_eval' for TREC runs."
+        )
+
+
+def _normalized_gain_compute(r, k):
+    """trec_eval's ``G`` (``m_G.c``, ``te_calc_G``): an item at rank i adds
+    g_i / log2(2 + C_i - S_i), with S_i the gains of ranks 1 .. i and C_i
+    the sum over ranks 1 .. i of max(ideal gain, 1); the sum is divided by
+    the total ideal gain (undefined when it is 0; trec_eval: 0). Each term
+    depends on the gains of all earlier items of its tie group, so the
+    expectation under ties needs the distribution of in-group gain sums:
+    ``ties="average"`` refuses tied input."""
+    _no_ties_average(r, "G", "divides each gain by a log of the gains ranked above it")
+    g = _position_gains(r)
+    ideal_w, ideal = _ideal_by_position(r, r.width)
+    total = ideal.sum(axis=1)
+    undefined = total == 0
+    S = np.cumsum(g, axis=1)
+    C = np.cumsum(np.maximum(ideal_w, 1.0), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(g != 0, g / np.log2(2.0 + C - S), 0.0)
+    return _divide(terms.sum(axis=1), total, undefined), undefined
+
+
+def _ideal_dcg_prefix(ideal_w):
+    """IDCG over ranks 1 .. i+1 for every position i, shape (m, W)."""
+    return np.cumsum(ideal_w * discount(ideal_w.shape[1]), axis=1)
+
+
+def _ndcg_rel_compute(r, k):
+    """trec_eval's ``ndcg_rel`` (``m_ndcg_rel.c``, ``te_calc_ndcg_rel``): nDCG
+    at the rank of each retrieved item of positive gain, DCG@i / IDCG@i,
+    with DCG@end / IDCG (the whole list) for each positive item not
+    retrieved, averaged over the P judged items of positive gain (undefined
+    when P = 0; trec_eval: 0). Linear gains (the grade).
+
+    Under ties the IDCG at a position is fixed and the term of a position i
+    of a group (t items, p of positive gain, total gain G) is
+    E[1{g_i > 0} DCG@i] = (p/t) A + d_i G/t + (D_i - D_T) (p G - G)/(t(t-1)),
+    A the expected DCG of the earlier groups, d_i the discount of i and D
+    the discounts summed before a rank: pairwise expectations over the
+    orderings, so exact.
+    """
+    g = _position_gains(r)
+    W = r.width
+    ideal_w, ideal = _ideal_by_position(r, W)
+    P = np.count_nonzero(ideal > 0, axis=1)
+    undefined = P == 0
+    idcg_at = _ideal_dcg_prefix(ideal_w)
+    disc = discount(W)
+    cum = np.zeros(W + 1)
+    np.cumsum(disc, out=cum[1:])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q1 = np.where(idcg_at > 0, 1.0 / idcg_at, 0.0)
+    q2 = q1 * disc[None, :]
+    q3 = q1 * cum[None, :W]
+    Q1, Q2, Q3 = r.group_sum(q1), r.group_sum(q2), r.group_sum(q3)
+    t = r.size.astype(np.float64)
+    T = r.start
+    positive = r.group_sum(g > 0)
+    G = r.group_sum(g)
+    group_dcg = G / t * (cum[T + r.size] - cum[T])
+    A = r.before(group_dcg)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cross = np.where(t > 1, (positive * G - G) / (t * (t - 1.0)), 0.0)
+    terms = positive / t * A * Q1 + G / t * Q2 + cross * (Q3 - cum[T] * Q1)
+    inside = r.row_sum(terms)
+    dcg_end = r.row_sum(group_dcg)
+    idcg = ideal @ discount(ideal.shape[1])
+    missing = P - r.row_sum(positive)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tail = np.where(idcg > 0, missing * dcg_end / idcg, 0.0)
+    total = inside + tail
+    return _divide(np.maximum(total, 0.0), P, undefined), undefined
+
+
+def _r_ndcg_compute(r, k, relevance_level):
+    """trec_eval's ``Rndcg`` (``m_Rndcg.c``, ``te_calc_Rndcg``): the mean of
+    nDCG@c over the ranks c where the ideal gain changes (the cumulative
+    counts of the judged items at each positive grade, largest first, the
+    last being P, the items of positive gain), plus nDCG@n at the list's end
+    n when P <= n - 2 (as trec_eval's loop reads it); undefined without
+    relevant items (trec_eval: 0). Each point is a DCG at a cutoff fixed by
+    the judgments, so exact under ties. Linear gains (the grade)."""
+    n_rel = r.n_relevant(relevance_level)
+    undefined = n_rel == 0
+    ideal = np.maximum(r.ideal_relevance(None), 0.0)
+    width = ideal.shape[1]
+    idcg_at = np.zeros((r.m, width + 1))
+    np.cumsum(ideal * discount(width), axis=1, out=idcg_at[:, 1:])
+    at = np.arange(r.m)
+    total = np.zeros(r.m)
+    points = np.zeros(r.m)
+    for grade in np.unique(ideal[ideal > 0]):  # the grades present, not queries
+        present = (ideal == grade).any(axis=1)
+        c = np.count_nonzero(ideal >= grade, axis=1)
+        dcg = _judged_dcg(r, c)
+        best = idcg_at[at, c]
+        ok = present & (best > 0)
+        total += np.where(ok, dcg / np.where(ok, best, 1.0), 0.0)
+        points += ok
+    P = np.count_nonzero(ideal > 0, axis=1)
+    n = r.n_items
+    end = (P <= n - 2) & (P > 0)
+    best = idcg_at[:, -1]
+    total += np.where(end, _judged_dcg(r, None) / np.where(end, best, 1.0), 0.0)
+    points += end
+    return _divide(total, points, undefined | (points == 0)), undefined
+
+
+# --------------------------------------------------------------------------
 # Declarations
 # --------------------------------------------------------------------------
 
@@ -1000,6 +1279,30 @@ _ROUNDING = ParamSpec(
     "rounding", "rounding", "nearest", (Options(RECALL_ROUNDINGS),), str
 )
 _BETA = ParamSpec("beta", "beta", 1.0, (Interval("real", 0.0, None, "left"),), float)
+
+_MULTIPLE = ParamSpec(
+    "multiple",
+    "multiple",
+    1.0,
+    (Interval("real", 0.0, None, "left"),),
+    float,
+    always_shown=True,
+)
+# trec_eval's utility.p1,p2,p3,p4 (m_utility.c): the weights of the relevant
+# and non-relevant items retrieved and not retrieved
+_UTILITY_WEIGHTS = tuple(
+    ParamSpec(keyword, keyword, default, (Interval("real", None, None),), float)
+    for keyword, default in (
+        ("rel_ret", 1.0),
+        ("nonrel_ret", -1.0),
+        ("rel_unret", 0.0),
+        ("nonrel_unret", 0.0),
+    )
+)
+# trec_eval's -N: the number of items in the collection
+_COLLECTION_SIZE = ParamSpec(
+    "collection_size", "N", 0, (Interval("int", 0, None, "left"),), int
+)
 
 MEASURES: tuple[Measure, ...] = (
     Measure(
@@ -1385,6 +1688,151 @@ MEASURES: tuple[Measure, ...] = (
         undefined_without_relevant=True,
         full_list=_always_full,
         aggregation="gmean",
+    ),
+    # trec_eval 10's remaining measures, each from its m_*.c definition
+    Measure(
+        "relative_precision",
+        "relative_precision_score",
+        "Relative precision",
+        _relative_precision_compute,
+        aliases=("relative_P",),
+        trec_eval_family="relative_P",
+        formula=r"\mathrm{hits@k} / \min(k, R)",
+        params=(_REL,),
+        undefined_without_relevant=True,
+    ),
+    Measure(
+        "set_relative_precision",
+        "set_relative_precision_score",
+        "Set relative precision",
+        _set_relative_precision_compute,
+        aliases=("set_relative_P",),
+        formula=r"\mathrm{hits@k} / \min(k, n, R)",
+        params=(_REL,),
+        undefined_without_relevant=True,
+    ),
+    Measure(
+        "r_precision_mult",
+        "r_precision_mult_score",
+        "Precision at a multiple of R",
+        _r_precision_mult_compute,
+        aliases=("Rprec_mult",),
+        trec_eval_family="Rprec_mult",
+        formula=(
+            r"\mathrm{hits@c} / c,\ c = \lfloor x R + 0.9 \rfloor"
+            r" \text{ (0 when } c = 0)"
+        ),
+        params=(_MULTIPLE, _REL),
+        cutoff=False,
+        undefined_without_relevant=True,
+        full_list=_always_full,
+    ),
+    Measure(
+        "utility",
+        "utility_score",
+        "Set utility",
+        _utility_compute,
+        formula=(
+            r"p_1 a + p_2 b + p_3 c + p_4 d,\ a = \mathrm{hits@k},\ "
+            r"b = n - a,\ c = R - a,\ d = N - a - b - c"
+        ),
+        params=(_REL, *_UTILITY_WEIGHTS, _COLLECTION_SIZE),
+        lower=None,
+        upper=None,
+        perfect_is_one=False,
+    ),
+    Measure(
+        "set_map",
+        "set_map_score",
+        "Set MAP: set precision times set recall",
+        _set_map_compute,
+        formula=r"\mathrm{hits@k}^2 / (\min(k, n)\, R)",
+        params=(_REL,),
+        undefined_without_relevant=True,
+        perfect_is_one=False,
+    ),
+    Measure(
+        "num_nonrel_judged_ret",
+        "num_nonrelevant_judged_retrieved_score",
+        "Number of judged non-relevant items retrieved",
+        _num_nonrel_judged_ret_compute,
+        formula=r"|\{j \le k : \text{item } j \text{ judged, not relevant}\}|",
+        params=(_REL,),
+        upper=None,
+        perfect_is_one=False,
+        aggregation="sum",
+        tie_bounds=False,
+    ),
+    Measure(
+        "unjudged_rate",
+        "unjudged_rate_score",
+        "Fraction of the top k that is unjudged",
+        _unjudged_rate_compute,
+        aliases=("unj",),
+        trec_eval_family="unj",
+        formula=r"|\{j \le k : \text{item } j \text{ unjudged}\}| / k",
+        perfect_is_one=False,
+        tie_bounds=False,
+    ),
+    Measure(
+        "binary_g",
+        "binary_g_score",
+        "Binary G",
+        _binary_g_compute,
+        aliases=("binG",),
+        formula=(
+            r"\frac{1}{R} \sum_{j:\ \mathrm{rel}_j} 1 / \log_2(2 + b_j),\ "
+            r"b_j = |\{i < j : \neg \mathrm{rel}_i\}|"
+        ),
+        params=(_REL,),
+        cutoff=False,
+        undefined_without_relevant=True,
+        full_list=_always_full,
+    ),
+    Measure(
+        "normalized_gain",
+        "normalized_gain_score",
+        "Normalized gain (trec_eval's G)",
+        _normalized_gain_compute,
+        aliases=("G",),
+        formula=(
+            r"\frac{1}{\sum_i g^*_i} \sum_j g_j / \log_2\bigl(2 + \sum_{i \le j}"
+            r" \max(g^*_i, 1) - \sum_{i \le j} g_i\bigr)"
+        ),
+        cutoff=False,
+        undefined_without_relevant=True,
+        full_list=_always_full,
+        nonnegative_relevance=True,
+        average_ties=False,
+        tie_bounds=False,
+    ),
+    Measure(
+        "ndcg_rel",
+        "ndcg_rel_score",
+        "nDCG averaged over the items of positive gain",
+        _ndcg_rel_compute,
+        formula=(
+            r"\frac{1}{P} \Bigl(\sum_{j:\ g_j > 0} \frac{\mathrm{DCG@j}}"
+            r"{\mathrm{IDCG@j}} + (P - P_{\mathrm{ret}})"
+            r" \frac{\mathrm{DCG}}{\mathrm{IDCG}}\Bigr)"
+        ),
+        cutoff=False,
+        undefined_without_relevant=True,
+        full_list=_always_full,
+        nonnegative_relevance=True,
+    ),
+    Measure(
+        "r_ndcg",
+        "r_ndcg_score",
+        "nDCG averaged at the R levels of the grades",
+        _r_ndcg_compute,
+        aliases=("Rndcg",),
+        formula=r"\operatorname{mean}_{c \in \mathcal{C}} \mathrm{nDCG@c}",
+        params=(_REL,),
+        cutoff=False,
+        undefined_without_relevant=True,
+        full_list=_always_full,
+        nonnegative_relevance=True,
     ),
 )
 

@@ -333,3 +333,151 @@ def brute_force(name, y, s, k=None, **kwargs):
     first_order = sorted(range(len(y)), key=lambda i: -s[i])  # stable
     first = value(name, [y[i] for i in first_order], k, **kwargs)
     return float(np.mean(vals)), min(vals), max(vals), first
+
+
+# --------------------------------------------------------------------------
+# trec_eval 10's relative_P, set_relative_P, Rprec_mult, utility, set_map,
+# num_nonrel_judged_ret, unj, binG, G, ndcg_rel and Rndcg, written as the
+# loops of their m_*.c files describe them (one ordering, one query).
+# --------------------------------------------------------------------------
+
+
+def trec_value(
+    name,
+    rels,
+    k=None,
+    *,
+    level=None,
+    judged=None,
+    pool=None,
+    multiple=1.0,
+    weights=(1.0, -1.0, 0.0, 0.0),
+    collection_size=0,
+):
+    """trec_eval measure ``name`` (skrank's name) for grades ``rels`` in rank
+    order; ``judged`` flags unjudged items (grade ignored, gain 0), ``pool``
+    holds the grades of every judged document of the query (default: the
+    judged ``rels``). A cutoff ``k`` keeps the top k (trec_eval's ``-M``),
+    except for relative_P and unj, whose cutoff is their own parameter.
+    Returns ``None`` where skrank's value is undefined."""
+    rels = [float(r) for r in rels]
+    n_all = len(rels)
+    judged = [True] * n_all if judged is None else [bool(j) for j in judged]
+    grades = [r if j else None for r, j in zip(rels, judged, strict=True)]
+    if pool is None:
+        pool = [g for g in grades if g is not None]
+    pool = [float(g) for g in pool]
+
+    def is_rel(g):
+        if g is None:
+            return False
+        return g > 0 if level is None else g >= level
+
+    R = sum(1 for g in pool if is_rel(g))
+    if name in ("relative_precision", "unjudged_rate"):
+        depth = n_all if k is None else k
+        top = grades[:depth]
+        if name == "unjudged_rate":
+            return sum(1 for j in judged[:depth] if not j) / depth
+        if R == 0:
+            return None
+        return sum(1 for g in top if is_rel(g)) / min(depth, R)
+    listed = grades if k is None else grades[:k]
+    n = len(listed)
+    hits = sum(1 for g in listed if is_rel(g))
+    if name == "set_relative_precision":
+        return None if R == 0 else hits / min(n, R)
+    if name == "set_map":
+        return None if R == 0 else hits * hits / (n * R)
+    if name == "utility":
+        a, b, c = hits, n - hits, R - hits
+        d = collection_size - a - b - c
+        p1, p2, p3, p4 = weights
+        return p1 * a + p2 * b + p3 * c + p4 * d
+    if name == "num_nonrel_judged_ret":
+        return float(sum(1 for g in listed if g is not None and not is_rel(g)))
+    if name == "r_precision_mult":
+        if R == 0:
+            return None
+        c = int(multiple * R + 0.9)
+        if c == 0:
+            return 0.0
+        return sum(1 for g in listed[:c] if is_rel(g)) / c
+    if name == "binary_g":
+        if R == 0:
+            return None
+        total, nonrel = 0.0, 0
+        for g in listed:
+            if is_rel(g):
+                total += 1.0 / math.log2(2 + nonrel)
+            else:
+                nonrel += 1
+        return total / R
+    gains = [0.0 if g is None else g for g in listed]
+    ideal = sorted((g for g in pool if g > 0), reverse=True)
+    P = len(ideal)
+    if name == "normalized_gain":
+        if P == 0:
+            return None
+        total, seen, cost = 0.0, 0.0, 0.0
+        for i, g in enumerate(gains):
+            seen += g
+            cost += max(ideal[i] if i < P else 0.0, 1.0)
+            if g != 0:
+                total += g / math.log2(2 + cost - seen)
+        return total / sum(ideal)
+    dcg_at = [0.0]  # DCG over the first j positions, j = 0 .. n
+    for i, g in enumerate(gains):
+        dcg_at.append(dcg_at[-1] + g / math.log2(i + 2))
+    width = max(n, P) + 1
+    idcg_at = [0.0]
+    for i in range(width):
+        g = ideal[i] if i < P else 0.0
+        idcg_at.append(idcg_at[-1] + g / math.log2(i + 2))
+    if name == "ndcg_rel":
+        if P == 0:
+            return None
+        total, found = 0.0, 0
+        for i, g in enumerate(gains):
+            if g > 0:
+                total += dcg_at[i + 1] / idcg_at[min(i + 1, P)]
+                found += 1
+        total += (P - found) * dcg_at[n] / idcg_at[P]
+        return total / P if total > 0 else 0.0
+    if name == "r_ndcg":
+        if R == 0:
+            return None
+        # the ranks where the ideal gain changes, and the list's end when
+        # the ideal runs out two or more ranks before it
+        points = [c for c in range(1, P + 1) if c == P or ideal[c] != ideal[c - 1]]
+        values = [dcg_at[min(c, n)] / idcg_at[c] for c in points]
+        if P <= n - 2:
+            values.append(dcg_at[n] / idcg_at[P])
+        return sum(values) / len(values) if values else None
+    raise KeyError(name)
+
+
+def brute_force_trec(name, y, s, k=None, judged=None, **kwargs):
+    """(mean, min, max, first) of :func:`trec_value` over all tie orderings
+    (judged flags move with their items), or ``None`` when undefined."""
+    y = list(y)
+    judged = [True] * len(y) if judged is None else list(judged)
+    pool = kwargs.pop("pool", None)
+    if pool is None:
+        pool = [g for g, j in zip(y, judged, strict=True) if j]
+
+    def one(order):
+        return trec_value(
+            name,
+            [y[i] for i in order],
+            k,
+            judged=[judged[i] for i in order],
+            pool=pool,
+            **kwargs,
+        )
+
+    vals = [one(order) for order in tie_orderings(s)]
+    if vals[0] is None:
+        return None
+    first = one(sorted(range(len(y)), key=lambda i: -s[i]))
+    return float(np.mean(vals)), min(vals), max(vals), first
