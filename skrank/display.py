@@ -769,8 +769,9 @@ class PerQueryDifferenceDisplay:
         One bar per query.
     mean_line_ : matplotlib Line2D
         The mean difference.
-    ci_band_ : matplotlib Polygon
-        The confidence interval of the mean difference.
+    ci_band_ : matplotlib Rectangle or Polygon
+        The confidence interval of the mean difference (``axhspan``'s
+        patch).
     tie_lines_ : matplotlib LineCollection or None
         The tie ranges of the queries, None without them.
     ax_ : matplotlib Axes
