@@ -1233,11 +1233,12 @@ class ComparisonDisplay:
         The systems.
     metrics : list of str
         The metrics.
-    baseline : str
-        The system the others are compared to.
+    baseline : str or None
+        The system the others are compared to; None when the comparison
+        tested all pairs (nothing is then marked).
     significant : array-like of bool, shape (n_systems, n_metrics)
         Whether the difference from the baseline is significant after the
-        correction (False for the baseline).
+        correction (False for the baseline, and everywhere without one).
     p_adjusted : array-like of shape (n_systems, n_metrics), default=None
         The corrected p-values (NaN for the baseline).
     confidence_level : float, default=0.95
@@ -1248,8 +1249,8 @@ class ComparisonDisplay:
     ----------
     errorbars_ : list of matplotlib ErrorbarContainer
         One per system.
-    baseline_lines_ : matplotlib LineCollection
-        The baseline's means across the groups.
+    baseline_lines_ : matplotlib LineCollection or None
+        The baseline's means across the groups (None without a baseline).
     markers_ : list of matplotlib Text
         The stars of the significant differences.
     ax_ : matplotlib Axes
@@ -1325,12 +1326,6 @@ class ComparisonDisplay:
     def _data(cls, caller, comparison):
         """The constructor's arguments from a :class:`~skrank.Comparison`."""
         baseline = comparison.settings_.get("baseline")
-        if baseline is None:
-            raise InvalidParameterError(
-                f"{caller}: the comparison has no baseline (it compares all "
-                "pairs); compare with baseline=<system> to mark the "
-                "differences from one system."
-            )
         names = list(dict.fromkeys(r["system"] for r in comparison.summary_))
         metrics = list(dict.fromkeys(r["metric"] for r in comparison.summary_))
         shape = (len(names), len(metrics))
@@ -1341,10 +1336,11 @@ class ComparisonDisplay:
                 cols[c][at] = r[c]
         significant = np.zeros(shape, dtype=bool)
         p_adjusted = np.full(shape, np.nan)
-        for r in comparison.pairs_:
-            at = names.index(r["system"]), metrics.index(r["metric"])
-            significant[at] = r["significant"]
-            p_adjusted[at] = r["p_adjusted"]
+        if baseline is not None:  # all pairs: nothing marked
+            for r in comparison.pairs_:
+                at = names.index(r["system"]), metrics.index(r["metric"])
+                significant[at] = r["significant"]
+                p_adjusted[at] = r["p_adjusted"]
         return dict(
             means=cols["mean"],
             ci_low=cols["ci_low"],
@@ -1404,7 +1400,9 @@ class ComparisonDisplay:
         Parameters
         ----------
         comparison : Comparison
-            A result of :func:`skrank.compare` with a ``baseline``.
+            A result of :func:`skrank.compare`. With a ``baseline``, the
+            significant differences from it are starred; a comparison of all
+            pairs (``baseline=None``) draws the means and intervals only.
         ax : matplotlib Axes, default=None
             Axes to draw on; ``None`` draws on a new figure.
         **kwargs
@@ -1688,16 +1686,18 @@ class ComparisonDisplay:
         width = 0.8
         offsets = (np.arange(n_sys) - (n_sys - 1) / 2) * (width / max(n_sys, 1))
         x = np.arange(n_met)
-        b = self.names.index(self.baseline)
-        self.baseline_lines_ = ax.hlines(
-            self.means[b],
-            x - width / 2,
-            x + width / 2,
-            color="0.5",
-            linestyle="--",
-            linewidth=1,
-            label=f"{names[b]} (baseline) mean",
-        )
+        self.baseline_lines_ = None
+        if self.baseline is not None:
+            b = self.names.index(self.baseline)
+            self.baseline_lines_ = ax.hlines(
+                self.means[b],
+                x - width / 2,
+                x + width / 2,
+                color="0.5",
+                linestyle="--",
+                linewidth=1,
+                label=f"{names[b]} (baseline) mean",
+            )
         self.errorbars_, self.markers_ = [], []
         level = f"{self.confidence_level:.0%}" if self.confidence_level else ""
         for i, system in enumerate(names):
@@ -1728,7 +1728,7 @@ class ComparisonDisplay:
             f"mean over queries ({level} CI)" if level else "mean over queries"
         )
         alpha = 1.0 - self.confidence_level if self.confidence_level else None
-        if alpha is not None:
+        if alpha is not None and self.baseline is not None:
             ax.set_title(
                 f"* differs from {self.baseline} (corrected p <= {alpha:.2g})",
                 fontsize="medium",
@@ -1745,7 +1745,7 @@ class ComparisonDisplay:
 
 @_fill
 class PrecisionRecallCurveDisplay:
-    """trec_eval's interpolated precision-recall curve of runs or models.
+    """The interpolated precision-recall curve of trec_eval, of runs or models.
 
     The mean over queries of the interpolated precision at each recall level
     (trec_eval's ``iprec_at_recall``, 11 levels by default), one line per

@@ -388,6 +388,18 @@ def test_comparison_display_is_compare(systems, tmp_path):
     np.testing.assert_array_equal(again.p_adjusted, disp.p_adjusted)
 
 
+def test_comparison_of_all_pairs_marks_nothing():
+    # compare without a baseline tests every pair: the means and intervals
+    # are drawn, no star (there is no one system to differ from)
+    comparison = compare(
+        {"a": {"m": [1.0, 0.0, 1.0]}, "b": {"m": [0.0, 0.0, 0.0]}}, interval="t"
+    )
+    disp = ComparisonDisplay.from_comparison(comparison)
+    np.testing.assert_allclose(disp.means, [[2 / 3], [0.0]])
+    assert disp.baseline is None and disp.baseline_lines_ is None
+    assert not disp.significant.any() and disp.markers_ == []
+
+
 def test_comparison_display_hand_computed():
     # MRR per query: bm25 1, 1/2, 1/2, 0 (mean 1/2); dense 3/4, 1/2, 1, 0
     # (mean 9/16). P@1: bm25 1, 0, 0, 0; dense 1/2, 0, 1, 0.
@@ -704,9 +716,7 @@ def test_errors_name_the_argument(systems):
         MetricAtKDisplay.from_predictions(y, fine, qid=qid, ax="left")
     with pytest.raises(ValueError, match=r"'name' names a single system"):
         MetricAtKDisplay.from_predictions(y, scores, qid=qid, name="x")
-    with pytest.raises(ValueError, match=r"no baseline"):
-        ComparisonDisplay.from_comparison(
-            compare({"a": {"m": [1.0, 0.0]}, "b": {"m": [0.5, 0.5]}}, interval="t")
-        )
+    with pytest.raises(ValueError, match=r"'comparison' parameter .* Got dict"):
+        ComparisonDisplay.from_comparison({"summary_": []})
     with pytest.raises(ValueError, match=r"'values' must have the shape"):
         MetricAtKDisplay([1, 2], [[[0.5]]], metrics=["P"], names=[None])
