@@ -23,6 +23,7 @@ import warnings
 from ._conventions import CONVENTIONS, get_convention
 from ._registry import (
     RANKING,
+    TREC_EVAL_DOT_PARAMS,
     TREC_EVAL_RUNID,
     TREC_EVAL_SETS,
     TREC_EVAL_SUMMARY_ONLY,
@@ -31,7 +32,7 @@ from ._registry import (
     read_metrics,
     read_number,
     split_names,
-    trec_eval_name,
+    trec_eval_printed_name,
     trec_eval_rank,
     trec_eval_set_missing,
 )
@@ -438,7 +439,9 @@ def _metric_error(value: str, exc: InvalidParameterError, prog: str = _PROG) -> 
     """
     pieces = split_names(value)
     parts = [p for p in pieces if p]
-    if len(pieces) < 2 or not parts:
+    base, dot, _ = value.strip().partition(".")
+    if len(pieces) < 2 or not parts or (dot and base in TREC_EVAL_DOT_PARAMS):
+        # trec_eval's utility.1,-1,0,0: one measure, its values after the dot
         return str(exc)
     hint = "give each metric with its own -m: " + " ".join(
         f"-m {shlex.quote(p)}" for p in parts
@@ -628,7 +631,7 @@ def _trec_eval_lines(names):
     name."""
     rows = {}
     for key, spec in read_metrics(names, _PROG, trec_eval=True):
-        printed = trec_eval_name(spec) or spec.name
+        printed = trec_eval_printed_name(key, spec)
         rows.setdefault(printed, (key, spec))
     order = sorted(
         rows.items(),

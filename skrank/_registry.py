@@ -66,9 +66,11 @@ __all__ = [
     "parse_metrics",
     "read_metrics",
     "TREC_EVAL_RUNID",
+    "TREC_EVAL_DOT_PARAMS",
     "TREC_EVAL_SETS",
     "TREC_EVAL_SUMMARY_ONLY",
     "trec_eval_name",
+    "trec_eval_printed_name",
     "trec_eval_rank",
     "trec_eval_set_missing",
 ]
@@ -166,6 +168,18 @@ TREC_EVAL_SETS = {
 TREC_EVAL_PARAMS = {
     "rbp": {"p": 0.9, "gain": "graded"},
     "rbp_resid": {"p": 0.9},
+}
+
+#: trec_eval's measures whose parameters follow a dot (``-m set_F.0.5``,
+#: ``-m utility.1,-1,0,0``, ``-m rbp.p=0.95``): as values in order
+#: (``get_double_params`` of its meas_init.c) or as ``name=value`` pairs
+#: (``get_param_pairs``), by the keywords of skrank's parameters they set.
+#: trec_eval prints such a measure as ``<name>_<parameters as written>``.
+TREC_EVAL_DOT_PARAMS = {
+    "set_F": ("values", ("beta",)),
+    "utility": ("values", ("rel_ret", "nonrel_ret", "rel_unret", "nonrel_unret")),
+    "rbp": ("pairs", ("p",)),
+    "rbp_resid": ("pairs", ("p",)),
 }
 
 #: The run's name: printed by trec_eval, not a value per query.
@@ -282,7 +296,81 @@ def trec_eval_rank(name: str) -> int:
             return TREC_EVAL_ORDER.index(family)
     if name in TREC_EVAL_ORDER:
         return TREC_EVAL_ORDER.index(name)
+    for base in sorted(TREC_EVAL_DOT_PARAMS, key=len, reverse=True):
+        if name.startswith(base + "_"):  # set_F_0.5
+            return TREC_EVAL_ORDER.index(base)
     return len(TREC_EVAL_ORDER)
+
+
+def trec_eval_printed_name(key: str, spec: MetricSpec) -> str:
+    """The name trec_eval prints for the metric asked as ``key``: the key of
+    a measure whose parameters were written after a dot (``set_F_0.5``, as
+    trec_eval prints them, from the text as written, even at their
+    defaults), else its name of the metric (:func:`trec_eval_name`), else
+    skrank's canonical name."""
+    for base in sorted(TREC_EVAL_DOT_PARAMS, key=len, reverse=True):
+        if key.startswith(base + "_"):
+            text = f"{base}.{key[len(base) + 1 :]}"
+            try:
+                dotted = _trec_dot_params(text, text)
+            except InvalidParameterError:
+                dotted = None
+            if dotted == [(key, spec)]:
+                return key
+    return trec_eval_name(spec) or spec.name
+
+
+def _trec_dot_params(text: str, original: str):
+    """``[(key, spec)]`` for a trec_eval measure with parameters after a dot
+    (see :data:`TREC_EVAL_DOT_PARAMS`), keyed as trec_eval prints it, or
+    None for any other name."""
+    base, dot, rest = text.partition(".")
+    if not dot or base not in TREC_EVAL_DOT_PARAMS:
+        return None
+    how, keywords = TREC_EVAL_DOT_PARAMS[base]
+    if how == "pairs" and "=" not in rest:
+        return None  # ranx's rbp.95 (p = 0.95), read by the grammar
+    plain = _trec_plain(base)
+    measure = plain.measure
+    params = dict(plain.params)
+    explicit = set(TREC_EVAL_PARAMS.get(base, {}))
+    items = rest.split(",")
+    if how == "values":
+        if len(items) != len(keywords):
+            raise InvalidParameterError(
+                f"trec_eval's {base} takes {len(keywords)} "
+                f"{'value' if len(keywords) == 1 else 'values'} after the dot "
+                f"({', '.join(keywords)}{', in that order' * (len(keywords) > 1)}); "
+                f"got {len(items)} in "
+                f"{quote_text(original)}."
+            )
+        pairs = list(zip(keywords, items, strict=True))
+    else:
+        pairs = []
+        for item in items:
+            key, eq, value = item.partition("=")
+            if not eq or key not in keywords:
+                raise InvalidParameterError(
+                    f"trec_eval's {base} takes name=value pairs after the dot, "
+                    f"the names being {', '.join(keywords)} (trec_eval's gains "
+                    f"by grade, such as 2=1.5, are not read); got "
+                    f"{quote_text(item)} in {quote_text(original)}."
+                )
+            pairs.append((key, value))
+    for keyword, value_text in pairs:
+        value, rule = read_number(value_text)
+        spec = measure.param(keyword)
+        if rule is not None:
+            raise InvalidParameterError(
+                f"Parameter {spec.spelling!r} in metric name {quote_text(original)} "
+                f"must be {rule}. Got {quote_text(value_text)} instead."
+            )
+        if spec.kind is int:
+            value = int(value)
+        _check_param(measure, spec, value, original)
+        params[keyword] = value
+        explicit.add(keyword)
+    return [(f"{base}_{rest}", MetricSpec(measure, None, params, explicit))]
 
 
 def trec_eval_set_missing(name: str) -> list[str]:
@@ -333,6 +421,9 @@ def _trec_spelling(text: str, original: str, trec: bool):
         # that metric, unless the caller speaks trec_eval
         if trec or text not in _BY_NAME:
             return _family_defaults(text, original)
+    dotted = _trec_dot_params(text, original)
+    if dotted is not None:  # set_F.0.5, utility.1,-1,0,0, rbp.p=0.95
+        return dotted
     match = _TREC_PARAMS.fullmatch(text)
     if match is None:
         return None

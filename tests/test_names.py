@@ -115,11 +115,57 @@ SPELLINGS = [
     ("11pt_avg", [("11pt_avg", "iprec_11pt_avg")]),
     ("num_rel_ret", [("num_rel_ret", "num_rel_ret")]),
     ("gm_map", [("gm_map", "gm_map")]),
+    # trec_eval 10's measures read by the skrank metric of each definition
+    ("relative_P_5", [("relative_P_5", "relative_precision@5")]),
+    (
+        "relative_P.5,10",
+        [
+            ("relative_P_5", "relative_precision@5"),
+            ("relative_P_10", "relative_precision@10"),
+        ],
+    ),
+    ("set_relative_P", [("set_relative_P", "set_relative_precision")]),
+    (
+        "Rprec_mult.0.5,2",
+        [
+            ("Rprec_mult_0.50", "r_precision_mult(multiple=0.5)"),
+            ("Rprec_mult_2.00", "r_precision_mult(multiple=2)"),
+        ],
+    ),
+    ("utility", [("utility", "utility")]),
+    ("set_map", [("set_map", "set_map")]),
+    ("num_nonrel_judged_ret", [("num_nonrel_judged_ret", "num_nonrel_judged_ret")]),
+    ("unj_10", [("unj_10", "unjudged_rate@10")]),
+    ("binG", [("binG", "binary_g")]),
+    ("G", [("G", "normalized_gain")]),
+    ("ndcg_rel", [("ndcg_rel", "ndcg_rel")]),
+    ("Rndcg", [("Rndcg", "r_ndcg")]),
+    # trec_eval's parameters after a dot (meas_init.c: get_double_params,
+    # get_param_pairs), keyed as trec_eval prints them (the text as written)
+    ("set_F.0.5", [("set_F_0.5", "set_f(beta=0.5)")]),
+    (
+        "utility.2,-0.5,0,0",
+        [("utility_2,-0.5,0,0", "utility(rel_ret=2,nonrel_ret=-0.5)")],
+    ),
+    ("utility.1,-1,0,0", [("utility_1,-1,0,0", "utility")]),
+    ("rbp.p=0.95", [("rbp_p=0.95", "rbp(p=0.95,gain=graded)")]),
+    ("rbp_resid.p=0.5", [("rbp_resid_p=0.5", "rbp_resid(p=0.5)")]),
+    # ranx's rbp.95 keeps its meaning: p = 0.95, binary gains
+    ("rbp.95", [("rbp.95", "rbp(p=0.95)")]),
     # bare trec_eval families: its default cutoffs, under its names
     ("P", [(f"P_{k}", f"precision@{k}") for k in CUTS]),
     ("ndcg_cut", [(f"ndcg_cut_{k}", f"ndcg@{k}") for k in CUTS]),
     ("map_cut", [(f"map_cut_{k}", f"map@{k}") for k in CUTS]),
     ("success", [(f"success_{k}", f"hit_rate@{k}") for k in (1, 5, 10)]),
+    ("relative_P", [(f"relative_P_{k}", f"relative_precision@{k}") for k in CUTS]),
+    ("unj", [(f"unj_{k}", f"unjudged_rate@{k}") for k in (5, 10, 20)]),
+    (
+        "Rprec_mult",
+        [
+            (f"Rprec_mult_{x / 10:.2f}", f"r_precision_mult(multiple={x / 10:g})")
+            for x in range(2, 21, 2)
+        ],
+    ),
     # skrank's own names keep their meaning
     ("precision", [("precision", "precision")]),
     ("recall", [("recall", "recall")]),
@@ -198,6 +244,35 @@ def test_measure_sets_are_trec_eval_s_limited_to_skrank_s_metrics():
     missing = trec_eval_set_missing("all_trec")
     assert set(missing) <= set(TREC_EVAL_SETS["all_trec"])
     assert not set(missing) & set(all_trec)
+    # relstring is a string (the grades of the top 10), not a number
+    assert missing == ["relstring"]
+    assert trec_eval_set_missing("set") == []
+    assert [k for k, _ in _pairs("set", trec_eval=True)] == [
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "utility",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+    ]
+    for key, name in [
+        ("utility", "utility"),
+        ("binG", "binary_g"),
+        ("G", "normalized_gain"),
+        ("ndcg_rel", "ndcg_rel"),
+        ("Rndcg", "r_ndcg"),
+        ("set_relative_P", "set_relative_precision"),
+        ("set_map", "set_map"),
+        ("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
+        ("relative_P_1000", "relative_precision@1000"),
+        ("Rprec_mult_0.20", "r_precision_mult(multiple=0.2)"),
+        ("unj_20", "unjudged_rate@20"),
+    ]:
+        assert all_trec[key] == name
     # outside trec_eval's dialect a measure set is no metric name
     with pytest.raises(InvalidParameterError, match="Unknown ranking metric"):
         read_metrics("official", "test")
@@ -215,6 +290,14 @@ def test_trec_eval_output_names():
         "rbp(p=0.9,gain=graded)": "rbp",
         "ndcg": "ndcg",
         "set_f": "set_F",
+        "relative_precision@5": "relative_P_5",
+        "r_precision_mult(multiple=0.2)": "Rprec_mult_0.20",
+        "unjudged_rate@10": "unj_10",
+        "utility": "utility",
+        "binary_g": "binG",
+        "normalized_gain": "G",
+        "r_ndcg": "Rndcg",
+        "set_relative_precision": "set_relative_P",
         # no trec_eval measure of these: its name would claim its definition
         "precision": None,
         "recall": None,
@@ -243,6 +326,13 @@ def test_trec_eval_output_names():
             "r-precison",
             r"Unknown ranking metric 'r-precison'. Did you mean 'r-precision'",
         ),
+        # trec_eval's parameters after a dot
+        ("utility.1,2", r"utility takes 4 values after the dot .*got 2"),
+        ("set_F.0.5,2", r"set_F takes 1 value after the dot \(beta\); got 2"),
+        ("set_F.x", r"Parameter 'beta' in metric name 'set_F.x' must be a number"),
+        ("set_F.-1", r"Parameter 'beta' of metric 'set_f' .* Got -1 instead"),
+        ("rbp.p=0.9,2=1.5", r"gains by grade, such as 2=1.5, are not read"),
+        ("rbp.p=1.5", r"Parameter 'p' of metric 'rbp'"),
     ],
 )
 def test_errors_name_the_rule_and_the_value(name, message):
