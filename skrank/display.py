@@ -210,6 +210,16 @@ def _label(*parts):
     return ", ".join(p for p in parts if p)
 
 
+def _count(n, word):
+    return (
+        f"{n} {word}"
+        if n == 1
+        else f"{n} {word}es"
+        if word == "loss"
+        else f"{n} {word}s"
+    )
+
+
 def _two_systems(caller, source, arg, baseline):
     names = source.names
     if len(names) != 2 or None in names:
@@ -699,10 +709,12 @@ default=None
                     lo, hi = self.tie_low[i, j], self.tie_high[i, j]
                     if np.isfinite(lo).all() and np.isfinite(hi).all():
                         band = {"color": color, "alpha": 0.2, "linewidth": 0}
-                        band["label"] = band_label
+                        # the legend entry goes to the first band one can see
+                        wide = bool((hi - lo).max(initial=0.0) > 0)
+                        band["label"] = band_label if wide else "_nolegend_"
                         band.update(band_kwargs or {})
                         bands[i, j] = ax.fill_between(self.k, lo, hi, **band)
-                        band_label = "_nolegend_"
+                        band_label = "_nolegend_" if wide else band_label
                 if self.ci_low is not None and self.ci_high is not None:
                     v = self.values[i, j]
                     yerr = np.vstack([v - self.ci_low[i, j], self.ci_high[i, j] - v])
@@ -1199,7 +1211,8 @@ class PerQueryDifferenceDisplay:
         ax.axhline(0.0, color="black", linewidth=0.8)
         ax.set_xlim(-0.6, d.shape[0] - 0.4)
         ax.set_xlabel(
-            f"queries, sorted by difference ({wins} wins, {ties} ties, {losses} losses)"
+            f"queries, sorted by difference ({_count(wins, 'win')}, "
+            f"{_count(ties, 'tie')}, {_count(losses, 'loss')})"
         )
         ax.set_ylabel(f"{self.metric}: {system} - {self.baseline_name}")
         ax.legend(loc="upper left", fontsize="small")
@@ -1723,7 +1736,10 @@ class ComparisonDisplay:
                 )
         ax.set_xticks(x, self.metrics)
         ax.set_xlim(-0.6, n_met - 0.4)
-        ax.margins(y=0.12)
+        # room above the intervals for the stars and the legend
+        top, bottom = np.nanmax(self.ci_high), np.nanmin(self.ci_low)
+        span = max(top - bottom, 1e-3)
+        ax.set_ylim(bottom - 0.08 * span, top + 0.4 * span)
         ax.set_ylabel(
             f"mean over queries ({level} CI)" if level else "mean over queries"
         )
@@ -2085,13 +2101,14 @@ default="trec_eval"
             self.lines_.append(line)
             band = None
             if self.tie_low is not None and self.tie_high is not None:
+                lo, hi = self.tie_low[i], self.tie_high[i]
                 kw = {"color": line.get_color(), "alpha": 0.2, "linewidth": 0}
-                kw["label"] = band_label
+                # the legend entry goes to the first band one can see
+                wide = bool((hi - lo).max(initial=0.0) > 0)
+                kw["label"] = band_label if wide else "_nolegend_"
                 kw.update(band_kwargs or {})
-                band = ax.fill_between(
-                    self.recall, self.tie_low[i], self.tie_high[i], **kw
-                )
-                band_label = "_nolegend_"
+                band = ax.fill_between(self.recall, lo, hi, **kw)
+                band_label = "_nolegend_" if wide else band_label
             self.bands_.append(band)
         self.line_ = self.lines_[0]
         ax.set_xlabel("recall")
@@ -2469,6 +2486,9 @@ class MetricDistributionDisplay:
         MetricDistributionDisplay.from_predictions : Compute and draw.
         """
         caller = "MetricDistributionDisplay.plot"
+        check_matplotlib(caller)
+        from matplotlib.ticker import MaxNLocator
+
         validate_params(
             caller, {"kind": self.kind}, {"kind": [Options(("ecdf", "hist"))]}
         )
@@ -2496,6 +2516,7 @@ class MetricDistributionDisplay:
                 style = {"label": f"{label} (n={v.shape[0]})", "linewidth": 1.5}
                 style.update(kwargs)
                 self.artists_.append(ax.stairs(counts, self.bin_edges_, **style))
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_ylabel("queries")
         ax.set_xlabel(f"{self.metric} of a query")
         ax.legend(loc="best", fontsize="small")
