@@ -1,11 +1,17 @@
-"""evaluate(): five metrics in one sort, against ranx and pytrec_eval.
+"""evaluate(): five metrics in one sort, against the numpy floor, ranx and pytrec_eval.
 
 Data: 20,000 queries x 100 items (2,000,000 rows), graded relevance 0-4,
-scores rounded to one decimal, rows shuffled, ``qid`` given. Metrics:
-nDCG@10, MAP@100, MRR@10, P@10 and recall@100.
+``qid`` given, on the three score distributions of ``bench_ndcg.py``
+(``heavy``: uniform rounded to 0.1; ``realistic``: ``y + N(0, 2)`` rounded
+to 0.1; ``no-ties``: uniform). Metrics: nDCG@10, MAP@100, MRR@10, P@10 and
+recall@100. Rows, per distribution:
 
+* the numpy floor: a full row ``argsort`` of the scores as a dense
+  ``(n_queries, n_items)`` matrix (what a metric over whole lists pays at
+  least);
 * skrank ``evaluate(y_true, y_score, metrics, qid=qid)`` with tie averaging
-  (the exact expectation over tied orderings) and with ``ties="first"``;
+  (the exact expectation over tied orderings), rows contiguous per query and
+  shuffled, and with ``ties="first"`` (shuffled);
 * ranx ``evaluate`` on prebuilt ``Qrels``/``Run`` objects (building them is
   not timed; ranx's numba kernels are compiled before timing);
 * pytrec_eval, three ways: from the arrays (building its qrels and run
@@ -14,11 +20,20 @@ nDCG@10, MAP@100, MRR@10, P@10 and recall@100.
   dicts; and ``evaluate`` alone on a prebuilt evaluator.
 
 ranx and pytrec_eval break ties in their own ways, so their means differ
-from the tie-averaged ones in the last digits. Targets: skrank at least 3x
-faster than ranx and 10x faster than pytrec_eval; memory at most 3x the
-input (y_true, y_score and qid arrays).
+from the tie-averaged ones in the last digits.
 
-Usage: ``python benchmarks/bench_evaluate.py [--queries 20000] [--items 100]``
+A memory section then runs skrank alone on 20 million shuffled rows
+(200,000 queries x 100 items, realistic scores) and on one query of 5
+million items, with the peak extra memory as a multiple of the input arrays
+(y_true, y_score and qid).
+
+Targets: contiguous skrank at most 3x the floor; shuffled at most 1.5x
+contiguous; at least 10x faster than ranx's prebuilt evaluate and than
+pytrec_eval's evaluate alone; peak extra memory at most 2x the input in the
+memory section.
+
+Usage: ``python benchmarks/bench_evaluate.py [--queries 20000] [--items 100]
+[--distribution realistic] [--no-peers] [--no-memory]``
 """
 
 from __future__ import annotations
@@ -28,12 +43,16 @@ import warnings
 
 import numpy as np
 from _harness import measure, print_table
+from bench_ndcg import DISTRIBUTIONS, make_scores
 
 import skrank
 
 METRICS = ["ndcg@10", "map@100", "mrr@10", "P@10", "recall@100"]
 RANX = ["ndcg@10", "map@100", "mrr@10", "precision@10", "recall@100"]
 TREC = {"ndcg_cut.10", "map_cut.100", "recip_rank", "P.10", "recall.100"}
+FLOOR = "numpy argsort of the score rows (floor)"
+OURS = "skrank evaluate, contiguous qid"
+SHUFFLED = "skrank evaluate, shuffled qid"
 
 
 def to_dicts(y, s, qid):
@@ -60,39 +79,10 @@ def to_dicts(y, s, qid):
     return qrels, run
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--queries", type=int, default=20_000)
-    parser.add_argument("--items", type=int, default=100)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args(argv)
-    rng = np.random.default_rng(0)
-    n_q, n_i = args.queries, args.items
-    n = n_q * n_i
-    y = rng.integers(0, 5, n).astype(np.float64)
-    s = np.round(rng.random(n), 1)
-    qid = np.repeat(np.arange(n_q), n_i)
-    perm = rng.permutation(n)
-    y, s, qid = y[perm], s[perm], qid[perm]
-    input_bytes = y.nbytes + s.nbytes + qid.nbytes
-    print(
-        f"{n:,} rows ({n_q} queries x {n_i} items), rows shuffled; input "
-        f"{input_bytes / 1e6:.0f} MB (y_true, y_score, qid)"
-    )
-
+def peers(y, s, qid, repeat):
+    """Rows of ranx and pytrec_eval on the same data (skipped if absent)."""
     rows = []
-    for ties in ("average", "first"):
-        seconds, peak, res = measure(
-            lambda t=ties: skrank.evaluate(y, s, METRICS, qid=qid, ties=t), args.repeat
-        )
-        rows.append((f"skrank evaluate, ties={ties!r}", seconds, peak, res["ndcg@10"]))
-        print(
-            f"  skrank ties={ties!r}: "
-            + ", ".join(f"{k}={v:.6f}" for k, v in res.items())
-        )
-
     qrels, run = to_dicts(y, s, qid)
-
     try:
         import ranx
     except ImportError:
@@ -103,13 +93,12 @@ def main(argv=None):
             q_obj, r_obj = ranx.Qrels(qrels), ranx.Run(run)
             ranx.evaluate(q_obj, r_obj, RANX)  # compile the numba kernels
             seconds, peak, res = measure(
-                lambda: ranx.evaluate(q_obj, r_obj, RANX), args.repeat
+                lambda: ranx.evaluate(q_obj, r_obj, RANX), repeat
             )
         rows.append(
             ("ranx evaluate (prebuilt Qrels/Run)", seconds, peak, float(res["ndcg@10"]))
         )
         print("  ranx: " + ", ".join(f"{k}={float(v):.6f}" for k, v in res.items()))
-
     try:
         import pytrec_eval
     except ImportError:
@@ -124,39 +113,136 @@ def main(argv=None):
             return pytrec_eval.RelevanceEvaluator(q, TREC).evaluate(r)
 
         evaluator = pytrec_eval.RelevanceEvaluator(qrels, TREC)
-        seconds, peak, res = measure(trec_from_arrays, max(1, args.repeat // 2))
+        few = max(1, repeat // 2)
+        seconds, peak, res = measure(trec_from_arrays, 1)
         mean = float(np.mean([v["ndcg_cut_10"] for v in res.values()]))
         rows.append(
             ("pytrec_eval from the arrays (dicts + evaluator)", seconds, peak, mean)
         )
-        seconds, peak, res = measure(trec_full, max(1, args.repeat // 2))
+        seconds, peak, res = measure(trec_full, few)
         mean = float(np.mean([v["ndcg_cut_10"] for v in res.values()]))
         rows.append(("pytrec_eval RelevanceEvaluator + evaluate", seconds, peak, mean))
-        seconds, peak, res = measure(
-            lambda: evaluator.evaluate(run), max(1, args.repeat // 2)
-        )
+        seconds, peak, res = measure(lambda: evaluator.evaluate(run), few)
         rows.append(("pytrec_eval evaluate (prebuilt evaluator)", seconds, peak, mean))
+    return rows
 
+
+def run_distribution(name, n_q, n_i, repeat, with_peers):
+    """Floor, skrank (contiguous, shuffled) and the peers on one distribution."""
+    rng = np.random.default_rng(0)
+    n = n_q * n_i
+    y = rng.integers(0, 5, n).astype(np.float64)
+    s = make_scores(name, y, rng)
+    qid = np.repeat(np.arange(n_q), n_i)
+    perm = rng.permutation(n)
+    ys, ss, qs = y[perm], s[perm], qid[perm]
+    s_rows = s.reshape(n_q, n_i)
+    input_bytes = y.nbytes + s.nbytes + qid.nbytes
+    print(
+        f"\n[{name}] {n:,} rows ({n_q} queries x {n_i} items); input "
+        f"{input_bytes / 1e6:.0f} MB (y_true, y_score, qid)"
+    )
+    rows = []
+    seconds, peak, _ = measure(lambda: np.argsort(s_rows, axis=1), repeat)
+    rows.append((FLOOR, seconds, peak, None, s.nbytes))
+    runs = [
+        (OURS, (y, s, qid), "average"),
+        (SHUFFLED, (ys, ss, qs), "average"),
+        ("skrank evaluate, shuffled qid, ties='first'", (ys, ss, qs), "first"),
+    ]
+    values = []
+    for label, (a, b, q), ties in runs:
+        seconds, peak, res = measure(
+            lambda a=a, b=b, q=q, t=ties: skrank.evaluate(a, b, METRICS, qid=q, ties=t),
+            repeat,
+        )
+        rows.append((label, seconds, peak, res["ndcg@10"]))
+        values.append(res)
+        print(f"  {label}: " + ", ".join(f"{k}={v:.6f}" for k, v in res.items()))
+    same = all(abs(values[0][m] - values[1][m]) <= 1e-12 for m in METRICS)
+    if with_peers:
+        rows += peers(ys, ss, qs, repeat)
     print_table(
-        "evaluate: " + ", ".join(METRICS),
+        f"[{name}] evaluate: " + ", ".join(METRICS),
         rows,
-        "skrank evaluate, ties='average'",
+        FLOOR,
         input_bytes=input_bytes,
     )
     t = {row[0]: row[1] for row in rows}
-    ours = t["skrank evaluate, ties='average'"]
+    ours, shuffled = t[OURS], t[SHUFFLED]
     print()
-    for name, target in (
-        ("ranx evaluate (prebuilt Qrels/Run)", 3),
-        ("pytrec_eval from the arrays (dicts + evaluator)", 10),
-        ("pytrec_eval RelevanceEvaluator + evaluate", 10),
-        ("pytrec_eval evaluate (prebuilt evaluator)", 10),
+    print(f"{'skrank contiguous / floor':52s} {ours / t[FLOOR]:6.2f}x  (target <= 3)")
+    label = "skrank shuffled / contiguous"
+    print(f"{label:52s} {shuffled / ours:6.2f}x  (target <= 1.5)")
+    for peer in (
+        "ranx evaluate (prebuilt Qrels/Run)",
+        "pytrec_eval from the arrays (dicts + evaluator)",
+        "pytrec_eval RelevanceEvaluator + evaluate",
+        "pytrec_eval evaluate (prebuilt evaluator)",
     ):
-        if name in t:
+        if peer in t:
             print(
-                f"skrank tie-averaged vs {name}: {t[name] / ours:5.1f}x faster "
-                f"(target >= {target})"
+                f"{'speed-up over ' + peer:52s} {t[peer] / ours:6.1f}x contiguous, "
+                f"{t[peer] / shuffled:5.1f}x shuffled (target >= 10)"
             )
+    print(f"contiguous and shuffled means equal (1e-12): {same}")
+
+
+def run_memory(repeat):
+    """Peak extra memory of evaluate on 20M shuffled rows and one 5M-item query."""
+    rows = []
+    rng = np.random.default_rng(1)
+    cases = [
+        ("20M shuffled rows (200,000 x 100)", 200_000, 100, True),
+        ("one query of 5M items", 1, 5_000_000, False),
+    ]
+    for label, n_q, n_i, shuffle in cases:
+        n = n_q * n_i
+        y = rng.integers(0, 5, n).astype(np.float64)
+        s = make_scores("realistic", y, rng)
+        qid = np.repeat(np.arange(n_q), n_i)
+        if shuffle:
+            perm = rng.permutation(n)
+            y, s, qid = y[perm], s[perm], qid[perm]
+            del perm
+        size = y.nbytes + s.nbytes + qid.nbytes
+        seconds, peak, res = measure(
+            lambda y=y, s=s, q=qid: skrank.evaluate(y, s, METRICS, qid=q), repeat
+        )
+        rows.append((f"skrank evaluate, {label}", seconds, peak, res["ndcg@10"], size))
+        seconds, peak, _ = measure(lambda s=s: np.argsort(s), repeat)
+        rows.append((f"numpy argsort of scores, {label}", seconds, peak, None, size))
+        del y, s, qid
+    print_table(
+        "memory: evaluate (5 metrics), realistic scores",
+        rows,
+        rows[0][0],
+        input_bytes=rows[0][4],
+    )
+    for row in rows[::2]:
+        print(f"{row[0]:52s} peak extra {row[2] / row[4]:5.2f}x input (target <= 2)")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=int, default=20_000)
+    parser.add_argument("--items", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--distribution",
+        action="append",
+        choices=DISTRIBUTIONS,
+        help="score distribution (repeatable; default: all three)",
+    )
+    parser.add_argument("--no-peers", action="store_true", help="skrank and floor only")
+    parser.add_argument(
+        "--no-memory", action="store_true", help="leave out the memory section"
+    )
+    args = parser.parse_args(argv)
+    for name in args.distribution or DISTRIBUTIONS:
+        run_distribution(name, args.queries, args.items, args.repeat, not args.no_peers)
+    if not args.no_memory:
+        run_memory(max(1, args.repeat // 2))
 
 
 if __name__ == "__main__":
