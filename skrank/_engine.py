@@ -599,19 +599,26 @@ class Ranking:
         self._cache = {}
         m, w = self.m, width
         self.tied = False
+        self._gid = None
         if s_sorted is not None:
             new = np.empty((m, w), dtype=bool)
             new[:, 0] = True
             np.not_equal(s_sorted[:, 1:], s_sorted[:, :-1], out=new[:, 1:])
-            per_row = np.count_nonzero(new, axis=1)
-            if int(per_row.sum()) < m * w:
+            first = np.flatnonzero(new.reshape(-1))
+            if first.shape[0] < m * w:
                 self.tied = True
-                first = np.flatnonzero(new.reshape(-1))
-                self.size = np.diff(first, append=m * w)
-                self.row = np.repeat(np.arange(m, dtype=np.intp), per_row)
+                bounds = np.empty(first.shape[0] + 1, dtype=np.intp)
+                bounds[:-1] = first
+                bounds[-1] = m * w
+                self.size = np.diff(bounds)
+                self.row = first // w
                 self.start = first - self.row * w
                 self._first = first
-                self.row_first = np.cumsum(per_row) - per_row
+                # groups are numbered row by row: each row's first group
+                self.row_first = np.searchsorted(
+                    first, np.arange(0, m * w, w, dtype=np.intp)
+                )
+                self._new = new
         if not self.tied:
             # every position is a group: the group arrays are the (m, W)
             # matrices themselves, and these broadcast against them
@@ -628,8 +635,14 @@ class Ranking:
         """Sum of a per-position ``(m, W)`` quantity over each group."""
         if not self.tied:
             return x.astype(np.float64, copy=False)
+        if self._gid is None:
+            # the group of every position; one weighted count then sums all
+            # groups in a single pass (in position order, as a running sum
+            # would), where a segmented reduction pays a call per group
+            self._gid = np.cumsum(self._new.reshape(-1), dtype=np.intp)
+            self._gid -= 1
         flat = np.ascontiguousarray(x).reshape(-1)
-        return np.add.reduceat(flat, self._first, dtype=np.float64)
+        return np.bincount(self._gid, weights=flat, minlength=self.size.shape[0])
 
     def row_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum of per-group values over each row, shape (m,)."""
@@ -653,7 +666,14 @@ class Ranking:
             k = np.asarray(k)[self.row]
         else:
             k = min(int(k), self.width)  # a cutoff past the list is the list
-        return np.clip(k - self.start, 0, self.size)
+            key = ("in_cutoff", k)
+            if key not in self._cache:
+                inside = k - self.start
+                np.maximum(inside, 0, out=inside)
+                np.minimum(inside, self.size, out=inside)
+                self._cache[key] = inside
+            return self._cache[key]
+        return np.minimum(np.maximum(k - self.start, 0), self.size)
 
     # -- per-group counts ---------------------------------------------------
 
