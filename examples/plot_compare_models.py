@@ -97,18 +97,16 @@ print(comparison.to_markdown(digits=4, ci=True))
 # %%
 # The means and their intervals
 # -----------------------------
+# :class:`~skrank.display.ComparisonDisplay` draws the ``summary_`` of the
+# comparison: each model's mean and its BCa interval, grouped by metric. A
+# comparison of every pair has no baseline, so no difference is starred;
+# ``compare(..., baseline="Ridge")`` would star the models that differ
+# significantly from Ridge.
 import matplotlib.pyplot as plt
 
-fig, axes = plt.subplots(1, len(metrics), figsize=(8, 3), sharey=True)
-names = list(models)
-for ax, metric in zip(axes, metrics, strict=True):
-    rows = {r["system"]: r for r in comparison.summary_ if r["metric"] == metric}
-    means = np.array([rows[n]["mean"] for n in names])
-    low = means - np.array([rows[n]["ci_low"] for n in names])
-    high = np.array([rows[n]["ci_high"] for n in names]) - means
-    ax.errorbar(means, np.arange(len(names)), xerr=[low, high], fmt="o", capsize=4)
-    ax.set_yticks(np.arange(len(names)), names)
-    ax.set_xlabel(f"{metric} (mean over queries, 95 % CI)")
-fig.suptitle("Out-of-fold values, 5 group folds")
-fig.tight_layout()
+from skrank.display import ComparisonDisplay
+
+display = ComparisonDisplay.from_comparison(comparison)
+display.ax_.set_title("Out-of-fold values, 5 group folds")
+print(dict(zip(display.names, display.means[:, 0].round(4).tolist(), strict=True)))
 plt.show()

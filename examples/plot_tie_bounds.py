@@ -112,6 +112,26 @@ ax.set_title("Scores rounded to a multiple of 0.1")
 fig.tight_layout()
 
 # %%
+# The same scores at every cutoff, drawn by
+# :class:`~skrank.display.MetricAtKDisplay`: the rounded scores have a band
+# at every cutoff, widest at k = 1, where a single tie at the top decides
+# the whole value; the full scores have none.
+from skrank.display import MetricAtKDisplay
+
+at_k = MetricAtKDisplay.from_predictions(
+    y_test,
+    {"full scores": scores, "rounded to 0.1": s},
+    qid=qid_test,
+    metrics="ndcg",
+    k=[1, 2, 3, 5, 10, 20],
+)
+width = at_k.tie_high[1, 0] - at_k.tie_low[1, 0]
+print(
+    "rounded to 0.1, width of the nDCG@k band:",
+    "  ".join(f"@{k} {w:.3f}" for k, w in zip(at_k.k, width, strict=True)),
+)
+
+# %%
 # A coarse model: trees of increasing depth
 # -----------------------------------------
 # A regression tree of depth d predicts at most 2**d distinct values, so a

@@ -116,6 +116,35 @@ print(
 )
 
 # %%
+# Across cutoffs and recall levels
+# --------------------------------
+# :class:`~skrank.display.MetricAtKDisplay` draws the mean of a metric at
+# every cutoff with the same band, from the pessimistic to the optimistic
+# order of the tied documents; the band is the spread above, averaged over
+# the queries. :class:`~skrank.display.PrecisionRecallCurveDisplay` draws
+# trec_eval's interpolated precision-recall curve, tied documents in
+# trec_eval's order, and the band of the two extreme orders.
+from skrank.display import MetricAtKDisplay, PrecisionRecallCurveDisplay
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+at_k = MetricAtKDisplay.from_run(
+    qrels, run, metrics=["ndcg", "P"], k=[1, 2, 3, 5, 10, 15, 20], ax=left
+)
+curve = PrecisionRecallCurveDisplay.from_run(qrels, run, ax=right)
+fig.tight_layout()
+plt.show()
+print(
+    "P@k bounds:",
+    "  ".join(
+        f"@{k} [{lo:.3f}, {hi:.3f}]"
+        for k, lo, hi in zip(
+            at_k.k, at_k.tie_low[0, 1], at_k.tie_high[0, 1], strict=True
+        )
+    ),
+)
+print(f"11-point average (trec_eval's order): {curve.precision[0].mean():.4f}")
+
+# %%
 # trec_eval's own test files
 # --------------------------
 # When the reference files of trec_eval are next to the project (the shared
