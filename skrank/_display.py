@@ -11,7 +11,6 @@ computation.
 from __future__ import annotations
 
 import numbers
-import os
 from collections.abc import Mapping
 
 import numpy as np
@@ -34,6 +33,7 @@ __all__ = [
     "get_axes",
     "intervals",
     "metric_list",
+    "single_metric",
 ]
 
 
@@ -192,7 +192,7 @@ class Runs:
         systems = _systems(caller, run, "run", name, _is_one_run)
         self.systems = {}
         for key, r in systems.items():
-            if isinstance(r, (str, os.PathLike)) or not isinstance(r, Run):
+            if not isinstance(r, Run):
                 r = read_run(r)
             if key is None and r.name is not None:
                 key = r.name
@@ -262,6 +262,17 @@ def _estimator_name(estimator):
     if isinstance(estimator, RankingEvaluator) and inner is not None:
         return type(inner).__name__
     return type(estimator).__name__
+
+
+def single_metric(caller, per_query, metric):
+    """The per-query values of ``metric``, which must name one metric (not a
+    trec_eval family such as ``"P"``, which stands for several)."""
+    first = next(iter(per_query.values()))
+    if metric not in first:
+        raise InvalidParameterError(
+            f"The 'metric' parameter of {caller} must name one metric; "
+            f"{metric!r} stands for {len(first)}: {list(first)}."
+        )
 
 
 def from_estimators(caller, estimator, X, y, *, qid, name, relevance_level):

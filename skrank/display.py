@@ -38,6 +38,7 @@ from ._display import (
     get_axes,
     intervals,
     metric_list,
+    single_metric,
 )
 from ._docs import DOCS
 from ._measures import ELEVEN_LEVELS
@@ -883,6 +884,7 @@ class PerQueryDifferenceDisplay:
         _check_bool(caller, "tie_bounds", tie_bounds)
         level = _confidence(caller, confidence_level, allow_none=False)
         per_query = source.per_query([metric], ties=ties, tie_bounds=tie_bounds)
+        single_metric(caller, per_query, metric)
         comparison = compare(
             per_query,
             baseline=baseline,
@@ -2223,6 +2225,7 @@ class MetricDistributionDisplay:
         if metrics[0] == metrics[-1] and split_by is not None:
             metrics = metrics[:1]
         per_query = source.per_query(metrics, ties=ties, tie_bounds=False)
+        single_metric(caller, per_query, metric)
         values, labels = [], []
         if split_by is None:
             for system, res in per_query.items():

@@ -706,6 +706,10 @@ def test_errors_name_the_argument(systems):
         ComparisonDisplay.from_predictions(y, scores, qid=qid, baseline="bm25")
     with pytest.raises(ValueError, match=r"'y_score' .* at least two systems"):
         ComparisonDisplay.from_predictions(y, {"a": fine}, qid=qid)
+    with pytest.raises(ValueError, match=r"'metric' parameter .* must name one"):
+        MetricDistributionDisplay.from_predictions(y, fine, qid=qid, metric="P")
+    with pytest.raises(ValueError, match=r"'metric' parameter .* must name one"):
+        PerQueryDifferenceDisplay.from_predictions(y, scores, qid=qid, metric="P")
     with pytest.raises(ValueError, match=r"'kind' parameter"):
         MetricDistributionDisplay.from_predictions(y, fine, qid=qid, kind="violin")
     with pytest.raises(ValueError, match=r"'n_groups' parameter"):
