@@ -93,14 +93,6 @@ DOCS = {
     The weight of recall against precision, as trec_eval's ``set_F``
     parameter: ``(beta + 1) P R / (beta P + R)``. This is van Rijsbergen's
     F with ``beta`` in the place of his squared beta.""",
-    "ties_deterministic": """ties : {"average", "optimistic", "pessimistic", "first"}, \
-default="average"
-    How items with equal scores are ordered. ``"optimistic"`` /
-    ``"pessimistic"``: relevant items first / last within a tie group (the
-    largest / smallest value); ``"first"``: input order. ``"average"``, the
-    expectation over the orderings of tied items, has no closed form for
-    this metric: it is accepted for input without tied scores and raises
-    an error otherwise.""",
     "relevance_level": """relevance_level : float, default=None
     Which items are relevant: ``None`` means ``y_true > 0``; a finite number
     means ``y_true >= relevance_level`` (trec_eval's ``-l``).""",
