@@ -1275,9 +1275,11 @@ def _ideal_by_position(r: Ranking, width):
 def _no_ties_average(r: Ranking, name, why):
     if r.tied:
         raise InvalidParameterError(
-            f"{name} {why}; its expectation over the orderings of tied items is "
-            "not computed. The input has tied scores: pass ties='first', "
-            "'optimistic' or 'pessimistic', or 'trec_eval' for TREC runs."
+            f"{name} {why}, so that its expectation over the orderings of tied "
+            "items needs the distribution of the gains of the tied items above "
+            "each item: it has no closed form in skrank. The input has tied "
+            "scores: pass ties='first', 'optimistic' or 'pessimistic', or "
+            "'trec_eval' for TREC runs."
         )
 
 
