@@ -1372,10 +1372,11 @@ def _r_ndcg_compute(r, k, relevance_level):
     at = np.arange(r.m)
     total = np.zeros(r.m)
     points = np.zeros(r.m)
+    cache = {}
     for grade in np.unique(ideal[ideal > 0]):  # the grades present, not queries
         present = (ideal == grade).any(axis=1)
         c = np.count_nonzero(ideal >= grade, axis=1)
-        dcg = _judged_dcg(r, c)
+        dcg = _judged_dcg(r, c, cache)
         best = idcg_at[at, c]
         ok = present & (best > 0)
         total += np.where(ok, dcg / np.where(ok, best, 1.0), 0.0)
