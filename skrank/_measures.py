@@ -1251,15 +1251,20 @@ def _position_gains(r: Ranking):
     return np.where(r._mask(np.ones(r.y.shape, bool)), r.y, 0.0)
 
 
-def _judged_dcg(r: Ranking, k):
+def _judged_dcg(r: Ranking, k, cache=None):
     """Expected DCG@k (linear gain, log2 discount) of the judged grades: a
     group adds its mean gain times the discounts of its ranks in the cutoff
-    (``k``: None, an int or one per row)."""
-    cum = np.zeros(r.width + 1)
-    np.cumsum(discount(r.width), out=cum[1:])
-    T = r.start
+    (``k``: None, an int or one per row). ``cache`` (a dict) keeps the
+    group means and discount sums between calls on one ranking."""
+    cache = {} if cache is None else cache
+    if "mean" not in cache:
+        cum = np.zeros(r.width + 1)
+        np.cumsum(discount(r.width), out=cum[1:])
+        cache["cum"] = cum
+        cache["mean"] = r.group_sum(_position_gains(r)) / r.size
+    cum, T = cache["cum"], r.start
     weight = cum[T + r.in_cutoff(k)] - cum[T]
-    return r.row_sum(r.group_sum(_position_gains(r)) / r.size * weight)
+    return r.row_sum(cache["mean"] * weight)
 
 
 def _ideal_by_position(r: Ranking, width):
@@ -1385,7 +1390,7 @@ def _r_ndcg_compute(r, k, relevance_level):
     n = r.n_items
     end = (P <= n - 2) & (P > 0)
     best = idcg_at[:, -1]
-    total += np.where(end, _judged_dcg(r, None) / np.where(end, best, 1.0), 0.0)
+    total += np.where(end, _judged_dcg(r, None, cache) / np.where(end, best, 1.0), 0.0)
     points += end
     return _divide(total, points, undefined | (points == 0)), undefined
 
