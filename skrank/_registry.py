@@ -180,6 +180,9 @@ TREC_EVAL_DOT_PARAMS = {
     "utility": ("values", ("rel_ret", "nonrel_ret", "rel_unret", "nonrel_unret")),
     "rbp": ("pairs", ("p",)),
     "rbp_resid": ("pairs", ("p",)),
+    # grade=gain pairs (gain_init.c: a grade not given keeps its grade as
+    # gain), read as a gain table up to the largest grade given
+    "ndcg": ("gains", ("gain",)),
 }
 
 #: The run's name: printed by trec_eval, not a value per query.
@@ -328,13 +331,32 @@ def _trec_dot_params(text: str, original: str):
     if not dot or base not in TREC_EVAL_DOT_PARAMS:
         return None
     how, keywords = TREC_EVAL_DOT_PARAMS[base]
-    if how == "pairs" and "=" not in rest:
+    if how != "values" and "=" not in rest:
         return None  # ranx's rbp.95 (p = 0.95), read by the grammar
     plain = _trec_plain(base)
     measure = plain.measure
     params = dict(plain.params)
     explicit = set(TREC_EVAL_PARAMS.get(base, {}))
     items = rest.split(",")
+    if how == "gains":
+        gains = {}
+        for item in items:
+            grade, eq, value_text = item.partition("=")
+            value, rule = read_number(value_text) if eq else (None, "")
+            if not _DIGITS_RE.fullmatch(grade) or rule is not None:
+                raise InvalidParameterError(
+                    f"trec_eval's {base} takes grade=gain pairs after the dot, "
+                    "a grade written with the digits 0-9 and a gain "
+                    f"{rule or 'after ='}; got {quote_text(item)} in "
+                    f"{quote_text(original)}."
+                )
+            gains[int(grade)] = value
+        table = [gains.get(g, float(g)) for g in range(max(gains) + 1)]
+        spec = measure.param(keywords[0])
+        _check_param(measure, spec, table, original)
+        params[keywords[0]] = table
+        explicit.add(keywords[0])
+        return [(f"{base}_{rest}", MetricSpec(measure, None, params, explicit))]
     if how == "values":
         if len(items) != len(keywords):
             raise InvalidParameterError(

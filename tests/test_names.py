@@ -150,6 +150,9 @@ SPELLINGS = [
     ("utility.1,-1,0,0", [("utility_1,-1,0,0", "utility")]),
     ("rbp.p=0.95", [("rbp_p=0.95", "rbp(p=0.95,gain=graded)")]),
     ("rbp_resid.p=0.5", [("rbp_resid_p=0.5", "rbp_resid(p=0.5)")]),
+    # grade=gain pairs: a gain table, a grade not given keeping its grade
+    ("ndcg.2=5", [("ndcg_2=5", "ndcg(gain=[0,1,5])")]),
+    ("ndcg.1=3.5,2=9.0", [("ndcg_1=3.5,2=9.0", "ndcg(gain=[0,3.5,9])")]),
     # ranx's rbp.95 keeps its meaning: p = 0.95, binary gains
     ("rbp.95", [("rbp.95", "rbp(p=0.95)")]),
     # bare trec_eval families: its default cutoffs, under its names
@@ -333,6 +336,10 @@ def test_trec_eval_output_names():
         ("set_F.-1", r"Parameter 'beta' of metric 'set_f' .* Got -1 instead"),
         ("rbp.p=0.9,2=1.5", r"gains by grade, such as 2=1.5, are not read"),
         ("rbp.p=1.5", r"Parameter 'p' of metric 'rbp'"),
+        # skrank's gain tables start at 0 and never decrease
+        ("ndcg.0=1", r"Parameter 'gain' of metric 'ndcg' .* start at 0"),
+        ("ndcg.x=1", r"grade=gain pairs after the dot"),
+        ("ndcg.1=y", r"a gain a number written with the digits"),
     ],
 )
 def test_errors_name_the_rule_and_the_value(name, message):

@@ -543,19 +543,24 @@ def test_all_trec_prints_the_new_measures_as_trec_eval_10(tmp_path, capsys):
     assert new == "".join(TE10_LINES)
 
 
-# trec_eval 10.0 (f425365), "trec_eval -q -m utility.2,-0.5,-1,0.25
-# -m set_F.0.5 -m rbp.p=0.5 qrels run" on the files above, byte for byte
+# trec_eval 10.0 (f425365), "trec_eval -q -m rbp.p=0.5 -m set_F.0.5
+# -m utility.2,-0.5,-1,0.25 -m ndcg.1=3.5,2=9 qrels run" on the files above,
+# byte for byte
 TE10_PARAMS = (
     "utility_2,-0.5,-1,0.25\tq1\t0.0000\n"
+    "ndcg_1=3.5,2=9        \tq1\t0.4391\n"
     "set_F_0.5             \tq1\t0.4615\n"
     "rbp_p=0.5             \tq1\t0.1562\n"
     "utility_2,-0.5,-1,0.25\tq10\t-1.5000\n"
+    "ndcg_1=3.5,2=9        \tq10\t0.0000\n"
     "set_F_0.5             \tq10\t0.0000\n"
     "rbp_p=0.5             \tq10\t0.0000\n"
     "utility_2,-0.5,-1,0.25\tq2\t2.0000\n"
+    "ndcg_1=3.5,2=9        \tq2\t0.9375\n"
     "set_F_0.5             \tq2\t0.6000\n"
     "rbp_p=0.5             \tq2\t0.5312\n"
     "utility_2,-0.5,-1,0.25\tall\t0.1667\n"
+    "ndcg_1=3.5,2=9        \tall\t0.4589\n"
     "set_F_0.5             \tall\t0.3538\n"
     "rbp_p=0.5             \tall\t0.2292\n"
 )
@@ -567,6 +572,7 @@ def test_parameters_after_a_dot_print_as_trec_eval_10(tmp_path, capsys):
     status, out, err = _cli(
         capsys, "evaluate", tmp_path / "qrels", tmp_path / "run",
         "-m", "rbp.p=0.5", "-m", "set_F.0.5", "-m", "utility.2,-0.5,-1,0.25",
+        "-m", "ndcg.1=3.5,2=9",
         "-q", "--format", "trec_eval",
     )  # fmt: skip
     assert status == 0 and err == ""
