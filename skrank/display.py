@@ -168,8 +168,10 @@ def _cutoffs(caller, k):
             )
         return np.arange(1, int(k) + 1)
     arr = np.asarray(k) if not isinstance(k, (str, bytes)) else np.asarray([])
+    flags = np.asarray(k, dtype=object).ravel() if arr.ndim else []
     if (
-        arr.ndim != 1
+        any(isinstance(v, (bool, np.bool_)) for v in flags)
+        or arr.ndim != 1
         or arr.shape[0] == 0
         or arr.dtype.kind not in "iu"
         or (arr < 1).any()

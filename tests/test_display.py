@@ -696,6 +696,10 @@ def test_errors_name_the_argument(systems):
         MetricAtKDisplay.from_predictions(y, fine, qid=qid, k=0)
     with pytest.raises(ValueError, match=r"'k' parameter .* Got \[1, 2.5\]"):
         MetricAtKDisplay.from_predictions(y, fine, qid=qid, k=[1, 2.5])
+    with pytest.raises(ValueError, match=r"'k' parameter .* Got \[True, 2\]"):
+        MetricAtKDisplay.from_predictions(y, fine, qid=qid, k=[True, 2])
+    with pytest.raises(ValueError, match=r"'k' parameter .* Got True"):
+        MetricAtKDisplay.from_predictions(y, fine, qid=qid, k=True)
     with pytest.raises(ValueError, match=r"'metrics' .* without a cutoff"):
         MetricAtKDisplay.from_predictions(y, fine, qid=qid, metrics="ndcg@10")
     with pytest.raises(ValueError, match=r"'tie_bounds' parameter .* bool"):
