@@ -1810,12 +1810,14 @@ class PrecisionRecallCurveDisplay:
     For arrays, the per-query curves are those of
     :func:`skrank.precision_recall_curve_per_query`; for runs, the
     ``iprec_at_recall`` values of :func:`skrank.trec.evaluate_run` at the
-    same levels. The maximum over ranks that interpolation takes has no
-    closed-form expectation over the orderings of tied items, so the curve
-    orders ties by a rule (input order for arrays, trec_eval's for runs)
-    and the band shows the two extreme orderings. The legend gives the mean
-    of the curve over the levels (trec_eval's ``11pt_avg`` for the default
-    levels).
+    same levels. By default the curve orders tied items by a rule (input
+    order for arrays, as the curve function does; trec_eval's order for
+    runs) and the band shows the two extreme orderings; ``ties="average"``
+    draws the exact expectation over all orderings, whose cost grows with
+    the size of the tie groups (on 200,000 rows of 5,000 queries with scores
+    rounded to integers it took 7.4 s against 0.2 s for ``"first"``). The
+    legend gives the mean of the curve over the levels (trec_eval's
+    ``11pt_avg`` for the default levels).
 
     Examples
     --------
@@ -1896,9 +1898,12 @@ class PrecisionRecallCurveDisplay:
         %(qid)s
         levels : sequence of float, default=(0.0, 0.1, ..., 1.0)
             Recall levels in [0, 1]; trec_eval's 11 by default.
-        ties : {"first", "optimistic", "pessimistic"}, default="first"
+        ties : {"first", "optimistic", "pessimistic", "average"}, \
+default="first"
             How items with equal scores are ordered for the curve (see
-            :func:`skrank.precision_recall_curve_per_query`).
+            :func:`skrank.precision_recall_curve_per_query`); ``"average"``
+            is the exact expectation over all orderings (see the Notes of
+            the class).
         tie_bounds : bool, default=True
             Draw the band between the curves under the pessimistic and the
             optimistic ordering of tied items.
@@ -1960,10 +1965,11 @@ class PrecisionRecallCurveDisplay:
         %(run_systems)s
         levels : sequence of float, default=(0.0, 0.1, ..., 1.0)
             Recall levels in [0, 1]; trec_eval's 11 by default.
-        ties : {"trec_eval", "first", "optimistic", "pessimistic"}, \
-default="trec_eval"
+        ties : {"trec_eval", "first", "optimistic", "pessimistic", \
+"average"}, default="trec_eval"
             How documents with equal scores are ordered for the curve;
-            ``"trec_eval"`` gives trec_eval's curve.
+            ``"trec_eval"`` gives trec_eval's curve, ``"average"`` the exact
+            expectation over all orderings of tied documents.
         tie_bounds : bool, default=True
             Draw the band between the curves under the pessimistic and the
             optimistic ordering of tied documents.
@@ -2027,8 +2033,10 @@ default="trec_eval"
         %(qid_estimator)s
         levels : sequence of float, default=(0.0, 0.1, ..., 1.0)
             Recall levels in [0, 1]; trec_eval's 11 by default.
-        ties : {"first", "optimistic", "pessimistic"}, default="first"
-            How items with equal scores are ordered for the curve.
+        ties : {"first", "optimistic", "pessimistic", "average"}, \
+default="first"
+            How items with equal scores are ordered for the curve;
+            ``"average"`` is the exact expectation over all orderings.
         tie_bounds : bool, default=True
             Draw the band between the curves under the pessimistic and the
             optimistic ordering of tied items.

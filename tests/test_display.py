@@ -452,6 +452,11 @@ def test_precision_recall_curve_hand_computed():
     np.testing.assert_allclose(disp.precision, [[2 / 3, 2 / 3, 5 / 12]])
     np.testing.assert_allclose(disp.tie_low, [[2 / 3, 2 / 3, 5 / 12]])
     np.testing.assert_allclose(disp.tie_high, [[0.75, 0.75, 0.5]])
+    # the exact expectation: query 0 is 1/3 or 1/2 with equal chance, 5/12
+    exact = PrecisionRecallCurveDisplay.from_predictions(
+        y_true, y_score, levels=[0.0, 0.5, 1.0], ties="average"
+    )
+    np.testing.assert_allclose(exact.precision, [[17 / 24, 17 / 24, 11 / 24]])
 
 
 def test_precision_recall_curve_of_a_run_is_pytrec_eval(tmp_path):
