@@ -1245,14 +1245,15 @@ def _binary_g_compute(r, k, relevance_level):
     return _divide(total, n_rel, undefined), undefined
 
 
-def _position_gains(r: Ranking):
-    """Linear gains by position, shape (m, W): the grade of judged items, 0 for
-    unjudged items and padding (trec_eval's ``get_gain`` of levels below 0)."""
-    return np.where(r._mask(np.ones(r.y.shape, bool)), r.y, 0.0)
+def _position_gains(r: Ranking, gain="linear"):
+    """Gains by position, shape (m, W): the gain of the grade of judged
+    items, 0 for unjudged items and padding (trec_eval's ``get_gain`` of
+    levels below 0)."""
+    return gain_values(np.where(r._mask(np.ones(r.y.shape, bool)), r.y, 0.0), gain)
 
 
-def _judged_dcg(r: Ranking, k, cache=None):
-    """Expected DCG@k (linear gain, log2 discount) of the judged grades: a
+def _judged_dcg(r: Ranking, k, cache=None, gain="linear"):
+    """Expected DCG@k (log2 discount) of the gains of judged grades: a
     group adds its mean gain times the discounts of its ranks in the cutoff
     (``k``: None, an int or one per row). ``cache`` (a dict) keeps the
     group means and discount sums between calls on one ranking."""
@@ -1261,16 +1262,17 @@ def _judged_dcg(r: Ranking, k, cache=None):
         cum = np.zeros(r.width + 1)
         np.cumsum(discount(r.width), out=cum[1:])
         cache["cum"] = cum
-        cache["mean"] = r.group_sum(_position_gains(r)) / r.size
+        cache["mean"] = r.group_sum(_position_gains(r, gain)) / r.size
     cum, T = cache["cum"], r.start
     weight = cum[T + r.in_cutoff(k)] - cum[T]
     return r.row_sum(cache["mean"] * weight)
 
 
-def _ideal_by_position(r: Ranking, width):
-    """The positive ideal gains of each query (its judged grades, largest
-    first) at positions 0 .. width-1, zeros past them."""
-    ideal = np.maximum(r.ideal_relevance(None), 0.0)
+def _ideal_by_position(r: Ranking, width, gain="linear"):
+    """The ideal gains of each query (the gains of its judged grades, largest
+    first; gains never decrease with the grade) at positions 0 .. width-1,
+    zeros past them, and the whole ideal list."""
+    ideal = gain_values(np.maximum(r.ideal_relevance(None), 0.0), gain)
     out = np.zeros((r.m, width))
     n = min(width, ideal.shape[1])
     out[:, :n] = ideal[:, :n]
@@ -1288,7 +1290,7 @@ def _no_ties_average(r: Ranking, name, why):
         )
 
 
-def _normalized_gain_compute(r, k):
+def _normalized_gain_compute(r, k, gain="linear"):
     """trec_eval's ``G`` (``m_G.c``, ``te_calc_G``): an item at rank i adds
     g_i / log2(2 + C_i - S_i), with S_i the gains of ranks 1 .. i and C_i
     the sum over ranks 1 .. i of max(ideal gain, 1); the sum is divided by
@@ -1297,8 +1299,8 @@ def _normalized_gain_compute(r, k):
     expectation under ties needs the distribution of in-group gain sums:
     ``ties="average"`` refuses tied input."""
     _no_ties_average(r, "G", "divides each gain by a log of the gains ranked above it")
-    g = _position_gains(r)
-    ideal_w, ideal = _ideal_by_position(r, r.width)
+    g = _position_gains(r, gain)
+    ideal_w, ideal = _ideal_by_position(r, r.width, gain)
     total = ideal.sum(axis=1)
     undefined = total == 0
     S = np.cumsum(g, axis=1)
@@ -1313,12 +1315,13 @@ def _ideal_dcg_prefix(ideal_w):
     return np.cumsum(ideal_w * discount(ideal_w.shape[1]), axis=1)
 
 
-def _ndcg_rel_compute(r, k):
+def _ndcg_rel_compute(r, k, gain="linear"):
     """trec_eval's ``ndcg_rel`` (``m_ndcg_rel.c``, ``te_calc_ndcg_rel``): nDCG
     at the rank of each retrieved item of positive gain, DCG@i / IDCG@i,
     with DCG@end / IDCG (the whole list) for each positive item not
     retrieved, averaged over the P judged items of positive gain (undefined
-    when P = 0; trec_eval: 0). Linear gains (the grade).
+    when P = 0; trec_eval: 0). The gain is the grade (``gain="linear"``,
+    trec_eval's default) or a gain table.
 
     Under ties the IDCG at a position is fixed and the term of a position i
     of a group (t items, p of positive gain, total gain G) is
@@ -1327,9 +1330,9 @@ def _ndcg_rel_compute(r, k):
     the discounts summed before a rank: pairwise expectations over the
     orderings, so exact.
     """
-    g = _position_gains(r)
+    g = _position_gains(r, gain)
     W = r.width
-    ideal_w, ideal = _ideal_by_position(r, W)
+    ideal_w, ideal = _ideal_by_position(r, W, gain)
     P = np.count_nonzero(ideal > 0, axis=1)
     undefined = P == 0
     idcg_at = _ideal_dcg_prefix(ideal_w)
@@ -1360,17 +1363,18 @@ def _ndcg_rel_compute(r, k):
     return _divide(np.maximum(total, 0.0), P, undefined), undefined
 
 
-def _r_ndcg_compute(r, k, relevance_level):
+def _r_ndcg_compute(r, k, relevance_level, gain="linear"):
     """trec_eval's ``Rndcg`` (``m_Rndcg.c``, ``te_calc_Rndcg``): the mean of
     nDCG@c over the ranks c where the ideal gain changes (the cumulative
-    counts of the judged items at each positive grade, largest first, the
+    counts of the judged items at each positive gain, largest first, the
     last being P, the items of positive gain), plus nDCG@n at the list's end
     n when P <= n - 2 (as trec_eval's loop reads it); undefined without
     relevant items (trec_eval: 0). Each point is a DCG at a cutoff fixed by
-    the judgments, so exact under ties. Linear gains (the grade)."""
+    the judgments, so exact under ties. The gain is the grade
+    (``gain="linear"``, trec_eval's default) or a gain table."""
     n_rel = r.n_relevant(relevance_level)
     undefined = n_rel == 0
-    ideal = np.maximum(r.ideal_relevance(None), 0.0)
+    ideal = gain_values(np.maximum(r.ideal_relevance(None), 0.0), gain)
     width = ideal.shape[1]
     idcg_at = np.zeros((r.m, width + 1))
     np.cumsum(ideal * discount(width), axis=1, out=idcg_at[:, 1:])
@@ -1378,10 +1382,10 @@ def _r_ndcg_compute(r, k, relevance_level):
     total = np.zeros(r.m)
     points = np.zeros(r.m)
     cache = {}
-    for grade in np.unique(ideal[ideal > 0]):  # the grades present, not queries
-        present = (ideal == grade).any(axis=1)
-        c = np.count_nonzero(ideal >= grade, axis=1)
-        dcg = _judged_dcg(r, c, cache)
+    for value in np.unique(ideal[ideal > 0]):  # the gains present, not queries
+        present = (ideal == value).any(axis=1)
+        c = np.count_nonzero(ideal >= value, axis=1)
+        dcg = _judged_dcg(r, c, cache, gain)
         best = idcg_at[at, c]
         ok = present & (best > 0)
         total += np.where(ok, dcg / np.where(ok, best, 1.0), 0.0)
@@ -1390,7 +1394,9 @@ def _r_ndcg_compute(r, k, relevance_level):
     n = r.n_items
     end = (P <= n - 2) & (P > 0)
     best = idcg_at[:, -1]
-    total += np.where(end, _judged_dcg(r, None, cache) / np.where(end, best, 1.0), 0.0)
+    total += np.where(
+        end, _judged_dcg(r, None, cache, gain) / np.where(end, best, 1.0), 0.0
+    )
     points += end
     return _divide(total, points, undefined | (points == 0)), undefined
 
@@ -1977,12 +1983,14 @@ MEASURES: tuple[Measure, ...] = (
             r"\frac{1}{\sum_i g^*_i} \sum_j g_j / \log_2\bigl(2 + \sum_{i \le j}"
             r" \max(g^*_i, 1) - \sum_{i \le j} g_i\bigr)"
         ),
+        params=(_GAIN,),
         cutoff=False,
         undefined_without_relevant=True,
         full_list=_always_full,
         nonnegative_relevance=True,
         average_ties=False,
         tie_bounds=False,
+        max_relevance=_gain_bound,
     ),
     Measure(
         "ndcg_rel",
@@ -1994,10 +2002,12 @@ MEASURES: tuple[Measure, ...] = (
             r"{\mathrm{IDCG@j}} + (P - P_{\mathrm{ret}})"
             r" \frac{\mathrm{DCG}}{\mathrm{IDCG}}\Bigr)"
         ),
+        params=(_GAIN,),
         cutoff=False,
         undefined_without_relevant=True,
         full_list=_always_full,
         nonnegative_relevance=True,
+        max_relevance=_gain_bound,
     ),
     Measure(
         "r_ndcg",
@@ -2006,11 +2016,12 @@ MEASURES: tuple[Measure, ...] = (
         _r_ndcg_compute,
         aliases=("Rndcg",),
         formula=r"\operatorname{mean}_{c \in \mathcal{C}} \mathrm{nDCG@c}",
-        params=(_REL,),
+        params=(_REL, _GAIN),
         cutoff=False,
         undefined_without_relevant=True,
         full_list=_always_full,
         nonnegative_relevance=True,
+        max_relevance=_gain_bound,
     ),
 )
 

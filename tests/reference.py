@@ -353,12 +353,15 @@ def trec_value(
     multiple=1.0,
     weights=(1.0, -1.0, 0.0, 0.0),
     collection_size=0,
+    gain="linear",
 ):
     """trec_eval measure ``name`` (skrank's name) for grades ``rels`` in rank
     order; ``judged`` flags unjudged items (grade ignored, gain 0), ``pool``
     holds the grades of every judged document of the query (default: the
     judged ``rels``). A cutoff ``k`` keeps the top k (trec_eval's ``-M``),
     except for relative_P and unj, whose cutoff is their own parameter.
+    ``gain`` maps a grade to its gain in G, ndcg_rel and Rndcg
+    (``"linear"``: the grade, as trec_eval; ``"exponential"``; a table).
     Returns ``None`` where skrank's value is undefined."""
     rels = [float(r) for r in rels]
     n_all = len(rels)
@@ -413,8 +416,9 @@ def trec_value(
             else:
                 nonrel += 1
         return total / R
-    gains = [0.0 if g is None else g for g in listed]
-    ideal = sorted((g for g in pool if g > 0), reverse=True)
+    gains = [0.0 if g is None else _gain(g, gain) for g in listed]
+    ideal = sorted((_gain(g, gain) for g in pool), reverse=True)
+    ideal = [g for g in ideal if g > 0]
     P = len(ideal)
     if name == "normalized_gain":
         if P == 0:
@@ -508,7 +512,15 @@ def value(name, rels, k=None, **kwargs):  # noqa: F811 - extends the oracle
         return _published_value(name, rels, k, **kwargs)
     if kwargs.get("n_relevant") is not None:
         raise TypeError("trec_value counts R from the pool; give pool=")
-    keep = ("level", "judged", "pool", "multiple", "weights", "collection_size")
+    keep = (
+        "level",
+        "judged",
+        "pool",
+        "multiple",
+        "weights",
+        "collection_size",
+        "gain",
+    )
     return trec_value(
         name, rels, k, **{key: kwargs[key] for key in keep if key in kwargs}
     )
