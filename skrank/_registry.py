@@ -183,6 +183,9 @@ TREC_EVAL_DOT_PARAMS = {
     # grade=gain pairs (gain_init.c: a grade not given keeps its grade as
     # gain), read as a gain table up to the largest grade given
     "ndcg": ("gains", ("gain",)),
+    "ndcg_rel": ("gains", ("gain",)),
+    "Rndcg": ("gains", ("gain",)),
+    "G": ("gains", ("gain",)),
 }
 
 #: The run's name: printed by trec_eval, not a value per query.

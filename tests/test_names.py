@@ -153,6 +153,9 @@ SPELLINGS = [
     # grade=gain pairs: a gain table, a grade not given keeping its grade
     ("ndcg.2=5", [("ndcg_2=5", "ndcg(gain=[0,1,5])")]),
     ("ndcg.1=3.5,2=9.0", [("ndcg_1=3.5,2=9.0", "ndcg(gain=[0,3.5,9])")]),
+    ("ndcg_rel.2=5", [("ndcg_rel_2=5", "ndcg_rel(gain=[0,1,5])")]),
+    ("Rndcg.1=3,2=3", [("Rndcg_1=3,2=3", "r_ndcg(gain=[0,3,3])")]),
+    ("G.1=2", [("G_1=2", "normalized_gain(gain=[0,2])")]),
     # ranx's rbp.95 keeps its meaning: p = 0.95, binary gains
     ("rbp.95", [("rbp.95", "rbp(p=0.95)")]),
     # bare trec_eval families: its default cutoffs, under its names

@@ -188,6 +188,42 @@ def test_dense_input_matches_brute_force_with_cutoffs():
                 assert got[name][i] == pytest.approx(want, rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.parametrize("gain", ["exponential", [0, 2, 5, 6], [0, 0, 3, 3]])
+def test_gains_of_g_ndcg_rel_and_r_ndcg_match_brute_force(gain):
+    """A gain table (trec_eval's grade=gain pairs) or exponential gains, on
+    graded relevance 0..3, every tie rule G takes."""
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 4, (40, 6)).astype(float)
+    s = rng.integers(0, 3, (40, 6)).astype(float)
+    text = gain if isinstance(gain, str) else "[" + ",".join(map(str, gain)) + "]"
+    for measure in ("normalized_gain", "ndcg_rel", "r_ndcg"):
+        name = f"{measure}(gain={text})"
+        for ties in TIES:
+            if ties == "average" and not BY_NAME[measure].average_ties:
+                continue
+            got = skrank.evaluate(
+                y, s, name, ties=ties, average=None, replace_undefined_by=np.nan
+            )[name]
+            for i in range(y.shape[0]):
+                ref = brute_force_trec(measure, y[i], s[i], gain=gain)
+                if ref is None:
+                    assert math.isnan(got[i])
+                    continue
+                if (
+                    ties in ("optimistic", "pessimistic")
+                    and not BY_NAME[measure].tie_bounds
+                ):
+                    continue
+                mean, low, high, first = ref
+                want = {
+                    "average": mean,
+                    "optimistic": high,
+                    "pessimistic": low,
+                    "first": first,
+                }[ties]
+                assert got[i] == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
 def test_g_refuses_average_ties_on_tied_input_and_takes_distinct_scores():
     y = [[2, 0, 1, 1]]
     with pytest.raises(
@@ -577,6 +613,37 @@ def test_parameters_after_a_dot_print_as_trec_eval_10(tmp_path, capsys):
     )  # fmt: skip
     assert status == 0 and err == ""
     assert out == TE10_PARAMS
+
+
+# trec_eval 10.0 (f425365), "trec_eval -q -m G.1=2,2=5 -m ndcg_rel.1=2,2=5
+# -m Rndcg.1=3,2=3 qrels run" on the files above, byte for byte (grades 1
+# and 2 of equal gain in Rndcg: one change of the ideal gain fewer)
+TE10_GAINS = (
+    "G_1=2,2=5             \tq1\t0.2941\n"
+    "ndcg_rel_1=2,2=5      \tq1\t0.3606\n"
+    "Rndcg_1=3,2=3         \tq1\t0.3869\n"
+    "G_1=2,2=5             \tq10\t0.0000\n"
+    "ndcg_rel_1=2,2=5      \tq10\t0.0000\n"
+    "Rndcg_1=3,2=3         \tq10\t0.0000\n"
+    "G_1=2,2=5             \tq2\t0.8571\n"
+    "ndcg_rel_1=2,2=5      \tq2\t0.9680\n"
+    "Rndcg_1=3,2=3         \tq2\t0.7452\n"
+    "G_1=2,2=5             \tall\t0.3837\n"
+    "ndcg_rel_1=2,2=5      \tall\t0.4429\n"
+    "Rndcg_1=3,2=3         \tall\t0.3773\n"
+)
+
+
+def test_gain_pairs_print_as_trec_eval_10(tmp_path, capsys):
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    status, out, err = _cli(
+        capsys, "evaluate", tmp_path / "qrels", tmp_path / "run",
+        "-m", "Rndcg.1=3,2=3", "-m", "ndcg_rel.1=2,2=5", "-m", "G.1=2,2=5",
+        "-q", "--format", "trec_eval",
+    )  # fmt: skip
+    assert status == 0 and err == ""
+    assert out == "".join(TE10_GAINS)
 
 
 def _write(tmp_path, label, qrels, run):
