@@ -155,7 +155,11 @@ def _public_objects():
                 if not owner.__module__.startswith("skrank"):
                     continue
                 value = vars(owner)[attr]
-                if callable(value) or isinstance(value, property):
+                # a classmethod (and, before Python 3.10, a staticmethod) is
+                # not callable as found in the class dictionary
+                if callable(value) or isinstance(
+                    value, (property, classmethod, staticmethod)
+                ):
                     out.append((f"{qualname}.{attr}", value))
     return out
 
