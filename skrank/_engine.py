@@ -459,7 +459,8 @@ def _order_by_key(s, ids, secondary, n_items):
 def _order(s, y, ties, raw_score=None, tiebreak=None, secondary=None, n_items=None):
     """Row-wise order of positions by descending score under a tie rule."""
     if ties == "average":
-        return np.argsort(s, axis=1)[:, ::-1]
+        # tied items are exchangeable: any order among them will do
+        return np.argsort(-s, axis=1)
     if ties == "first":
         return _stable_desc(s)
     if ties in ("optimistic", "pessimistic"):
@@ -557,15 +558,24 @@ def rank(
         width = int((s >= kth).sum(axis=1).max())
     else:
         width = k
-    idx = np.ascontiguousarray(order[:, :width])
+    # flat positions of the ranked items, computed once for every field
+    if width == L and order.flags.c_contiguous and order.dtype == np.intp:
+        idx = order  # a fresh array of the sort, changed in place below
+    else:
+        idx = np.array(order[:, :width], dtype=np.intp, order="C")
     del order
+    idx += np.arange(0, m * L, L, dtype=np.intp)[:, None]
+
+    def ranked(a):
+        return None if a is None else np.take(np.ascontiguousarray(a).reshape(-1), idx)
+
     return Ranking(
         block=block,
-        y=_take_rows(y, idx),
-        judged=None if judged is None else _take_rows(judged, idx),
+        y=ranked(y),
+        judged=ranked(judged),
         width=width,
-        s_sorted=_take_rows(s, idx) if ties == "average" else None,
-        unassessed=None if unassessed is None else _take_rows(unassessed, idx),
+        s_sorted=ranked(s) if ties == "average" else None,
+        unassessed=ranked(unassessed),
     )
 
 
@@ -839,16 +849,53 @@ class Ranking:
             self._cache[key] = np.count_nonzero(counted, axis=1)
         return self._cache[key]
 
+    def ideal_dcg(self, k=None, gain="linear", log_base=2) -> np.ndarray:
+        """DCG of each query's ideal ranking cut at ``k``: the gains of the
+        ``min(k, P)`` largest relevance values, descending, discounted.
+
+        When the relevance values are a few non-negative integers (graded
+        labels) and the gain is linear or exponential, no sort is needed: with
+        ``C_g`` the number of items of grade at least ``g``, the ideal list
+        holds grade ``>= g`` at its first ``C_g`` ranks, so
+        ``IDCG@k = sum_g (gain(g) - gain(g - 1)) * D[min(C_g, k)]``, ``D`` the
+        cumulative discounts.
+        """
+        key = ("idcg", k, gain, log_base)
+        if key in self._cache:
+            return self._cache[key]
+        y = self._ideal_pool()
+        n = y.shape[1]
+        depth = n if k is None else min(int(k), n)
+        counts = None
+        if gain in ("linear", "exponential"):
+            counts = _grade_counts(y)
+        if counts is None:
+            ideal = gain_values(self.ideal_relevance(k), gain)
+            value = ideal @ discount(ideal.shape[1], log_base)
+        else:
+            cum = np.zeros(depth + 1)
+            np.cumsum(discount(depth, log_base), out=cum[1:])
+            grades = np.arange(counts.shape[1] + 1, dtype=np.float64)
+            step = np.diff(gain_values(grades, gain))  # gain(g) - gain(g - 1)
+            value = (cum[np.minimum(counts, depth)] * step).sum(axis=1)
+        self._cache[key] = value
+        return value
+
+    def _ideal_pool(self):
+        """Each query's judged relevance values (0 for padding and unjudged)."""
+        y, valid, judged = self._pool()
+        if valid is not None or judged is not None:
+            keep = np.ones(y.shape, dtype=bool) if valid is None else valid
+            if judged is not None:
+                keep = keep & judged
+            y = np.where(keep, y, 0.0)
+        return y
+
     def ideal_relevance(self, k=None) -> np.ndarray:
         """The ``min(k, P)`` largest relevance values of each query, descending."""
         key = ("ideal", k)
         if key not in self._cache:
-            y, valid, judged = self._pool()
-            if valid is not None or judged is not None:
-                keep = np.ones(y.shape, dtype=bool) if valid is None else valid
-                if judged is not None:
-                    keep = keep & judged
-                y = np.where(keep, y, 0.0)
+            y = self._ideal_pool()
             n = y.shape[1]
             if k is None or k >= n:
                 top = np.sort(y, axis=1)[:, ::-1]
@@ -857,6 +904,49 @@ class Ranking:
                 top = top[:, ::-1]
             self._cache[key] = top
         return self._cache[key]
+
+
+# Grade counting serves labels up to this grade; larger ones are sorted.
+_MAX_COUNTED_GRADE = 16
+# Bits of a float64 in which sums of integers are exact.
+_EXACT_BITS = 52
+
+
+def _grade_counts(y: np.ndarray):
+    """Per row, the number of values ``>= g`` for ``g = 1 .. max(y)``, shape
+    ``(m, max(y))``, when ``y`` holds non-negative integers up to
+    :data:`_MAX_COUNTED_GRADE`; otherwise None.
+
+    The counts of several grades are packed in one float64 per row: an item
+    of grade ``g`` adds ``2**(b * (g - g0))`` (``b`` bits hold a count of the
+    row's items), so one row sum counts up to ``52 // b``
+    grades at once, exactly (every partial sum is an integer below 2**52,
+    whatever the order of the additions).
+    """
+    m, n = y.shape
+    if y.dtype != np.float64 or y.size == 0:
+        return None
+    top = float(y.max())
+    if not 1 <= top <= _MAX_COUNTED_GRADE or float(y.min()) < 0:
+        return None
+    codes = y.astype(np.uint8)
+    if not np.array_equal(codes, y):
+        return None
+    top = int(top)
+    bits = max(1, n.bit_length())  # a count is at most n < 2**bits
+    per_pass = _EXACT_BITS // bits
+    if per_pass == 0:  # pragma: no cover - rows of 2**52 items
+        return None
+    equal = np.empty((m, top), dtype=np.int64)
+    for g0 in range(1, top + 1, per_pass):
+        grades = np.arange(g0, min(g0 + per_pass, top + 1))
+        table = np.zeros(top + 1)
+        table[grades] = np.exp2(bits * (grades - g0))
+        packed = np.take(table, codes).sum(axis=1).astype(np.int64)
+        for j, g in enumerate(grades):
+            equal[:, g - 1] = (packed >> (bits * j)) & ((1 << bits) - 1)
+    # at least g: the counts of grades g .. top
+    return np.cumsum(equal[:, ::-1], axis=1)[:, ::-1]
 
 
 def gain_values(y: np.ndarray, gain) -> np.ndarray:

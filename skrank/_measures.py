@@ -252,19 +252,19 @@ def _ap_terms(r: Ranking, rel, inside):
     a one-item group adds r (R_before+1)/(T+1).
     """
     before = r.before(rel)
-    t = r.size
     T = r.start
-    single = t == 1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d = np.where(single, 0.0, (rel - 1.0) / (t - 1.0))
-        c = before + 1.0 - (T + 1.0) * d
-        H = _harmonic(r.width)
-        span = c * (H[T + inside] - H[T]) + d * inside
-        return np.where(
-            single,
-            np.where(inside > 0, rel * (before + 1.0) / (T + 1.0), 0.0),
-            rel / t * span,
-        )
+    # one-item groups first (every group without ties, most with few), then
+    # the groups of several items, on their own
+    terms = np.where(inside > 0, rel * (before + 1.0) / (T + 1.0), 0.0)
+    if not r.tied:
+        return terms
+    multi = np.flatnonzero(r.size > 1)
+    t, Tm, n, rel = r.size[multi], T[multi], inside[multi], rel[multi]
+    d = (rel - 1.0) / (t - 1.0)
+    c = before[multi] + 1.0 - (Tm + 1.0) * d
+    H = _harmonic(r.width)
+    terms[multi] = rel / t * (c * (H[Tm + n] - H[Tm]) + d * n)
+    return terms
 
 
 def _straddling(r: Ranking, inside, counts):
@@ -443,8 +443,7 @@ def _dcg_compute(r, k, gain, log_base):
 
 
 def _idcg(r: Ranking, k, gain, log_base=2):
-    ideal = gain_values(r.ideal_relevance(k), gain)
-    return ideal @ discount(ideal.shape[1], log_base)
+    return r.ideal_dcg(k, gain, log_base)
 
 
 #: The ideal lists of nDCG (``ideal=``).

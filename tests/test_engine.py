@@ -22,6 +22,7 @@ from skrank._engine import (
     TIES,
     Block,
     Ranking,
+    _grade_counts,
     dense_layout,
     discount,
     exact_order_keys,
@@ -692,6 +693,76 @@ def test_ideal_relevance_and_counts_read_the_pool_and_judged_items():
     np.testing.assert_array_equal(r.ideal_relevance(None), [[4, 2, 0, 0], [5, 1, 0, 0]])
     np.testing.assert_array_equal(r.n_relevant(), [2, 2])
     np.testing.assert_array_equal(r.n_judged_nonrelevant(), [1, 2])
+
+
+def _sorted_idcg(y, k, gain, log_base=2):
+    """IDCG by a plain sort of each row (a loop over rows)."""
+    out = []
+    for row in np.asarray(y, dtype=float):
+        top = sorted(row.tolist(), reverse=True)[: len(row) if k is None else k]
+        gains = [2.0**g - 1.0 if gain == "exponential" else g for g in top]
+        out.append(sum(g / math.log(j + 2, log_base) for j, g in enumerate(gains)))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+@pytest.mark.parametrize("k", [None, 1, 3, 8, 50])
+def test_ideal_dcg_by_grade_counts_equals_a_sort(k, gain):
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 5, (40, 12)).astype(float)
+    y[3] = 0.0  # a query without relevant items
+    y[4] = 4.0  # every item of the top grade
+    s = rng.random((40, 12))
+    r = _dense(y, s, "average")
+    np.testing.assert_allclose(
+        r.ideal_dcg(k, gain), _sorted_idcg(y, k, gain), rtol=1e-13, atol=0
+    )
+    # the same as the sort path of the engine (the ideal relevance list)
+    ideal = gain_values(r.ideal_relevance(k), gain)
+    np.testing.assert_allclose(
+        r.ideal_dcg(k, gain), ideal @ discount(ideal.shape[1]), rtol=1e-13, atol=0
+    )
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        [[0.5, 1.0, 2.0]],  # not integers
+        [[-1.0, 1.0, 2.0]],  # negative
+        [[0.0, 40.0, 2.0]],  # a grade beyond the counted ones
+        [[0.0, 0.0, 0.0]],  # nothing relevant
+    ],
+)
+def test_ideal_dcg_of_other_labels_takes_the_sort(y):
+    y = np.array(y)
+    assert _grade_counts(y) is None
+    r = _dense(y, [[0.3, 0.2, 0.1]])
+    np.testing.assert_allclose(r.ideal_dcg(2), _sorted_idcg(y, 2, "linear"))
+
+
+def test_grade_counts_of_long_rows_take_several_passes():
+    # 2**19 items need 20 bits per count: two grades per pass, three passes
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 6, (1, 2**19)).astype(float)
+    want = [[int((y >= g).sum()) for g in range(1, 6)]]
+    np.testing.assert_array_equal(_grade_counts(y), want)
+
+
+def test_ideal_dcg_reads_the_pool_and_judged_items():
+    y = np.array([[3.0, 1.0, 2.0], [0.0, 1.0, 0.0]])
+    s = np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])
+    judged = np.array([[False, True, True], [True, True, True]])
+    r = _dense(y, s, "first", judged=judged)
+    # the unjudged item of grade 3 is not in the ideal list
+    np.testing.assert_allclose(
+        r.ideal_dcg(2), _sorted_idcg([[2, 1], [1, 0]], 2, "linear")
+    )
+    block = dense_layout(y, s).blocks[0]
+    block.pool_y = np.array([[4.0, 0.0, 2.0, 1.0], [1.0, 5.0, 0.0, 0.0]])
+    block.pool_n = np.array([3, 4])  # the last entry of row 0 is padding
+    r = rank(block, "first")
+    want = _sorted_idcg([[4, 0, 2, 0], [1, 5, 0, 0]], None, "exponential")
+    np.testing.assert_allclose(r.ideal_dcg(None, "exponential"), want, rtol=1e-13)
 
 
 def test_n_relevant_given_by_the_block():
