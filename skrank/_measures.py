@@ -1278,35 +1278,95 @@ def _ideal_by_position(r: Ranking, width, gain="linear"):
     return out, ideal
 
 
-def _no_ties_average(r: Ranking, name, why):
-    if r.tied:
-        raise InvalidParameterError(
-            f"{name} {why}, so that its expectation over the orderings of tied "
-            "items needs the distribution of the gains of the tied items above "
-            "each item: it has no closed form in skrank. The input has tied "
-            "scores: pass ties='first', 'optimistic' or 'pessimistic', or "
-            "'trec_eval' for TREC runs."
-        )
-
-
 def _normalized_gain_compute(r, k, gain="linear"):
     """trec_eval's ``G`` (``m_G.c``, ``te_calc_G``): an item at rank i adds
     g_i / log2(2 + C_i - S_i), with S_i the gains of ranks 1 .. i and C_i
     the sum over ranks 1 .. i of max(ideal gain, 1); the sum is divided by
-    the total ideal gain (undefined when it is 0; trec_eval: 0). Each term
-    depends on the gains of all earlier items of its tie group, so the
-    expectation under ties needs the distribution of in-group gain sums:
-    ``ties="average"`` refuses tied input."""
-    _no_ties_average(r, "G", "divides each gain by a log of the gains ranked above it")
+    the total ideal gain (undefined when it is 0; trec_eval: 0).
+
+    Under ties a term reads the gains of the items of its own group ranked
+    above it: an item of a group of t items sits at offset o, uniform on
+    0 .. t-1, under a uniform o-subset of the other t - 1 items, whose
+    composition by gain value is multivariate hypergeometric. The
+    expectation sums over those compositions (:func:`_normalized_gain_tied`),
+    enumerated once for all groups."""
     g = _position_gains(r, gain)
     ideal_w, ideal = _ideal_by_position(r, r.width, gain)
     total = ideal.sum(axis=1)
     undefined = total == 0
-    S = np.cumsum(g, axis=1)
     C = np.cumsum(np.maximum(ideal_w, 1.0), axis=1)
+    if not r.tied:
+        S = np.cumsum(g, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(g != 0, g / np.log2(2.0 + C - S), 0.0)
+        return _divide(terms.sum(axis=1), total, undefined), undefined
+    contrib = _normalized_gain_tied(r, g, C)
+    return _divide(r.row_sum(contrib), total, undefined), undefined
+
+
+def _normalized_gain_tied(r: Ranking, g, C):
+    """Per tie group, the expected sum of G's terms of its items (see
+    :func:`_normalized_gain_compute`); ``g`` the gains by position, ``C``
+    the cumulative costs by position."""
+    G_sum = r.group_sum(g)
+    Sb = r.before(G_sum)
+    t = r.size
+    T = r.start
+    contrib = np.zeros(t.shape[0])
+    # one item: no one of its group above it
+    one = t == 1
+    cost = C[r.row[one], T[one]]
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(g != 0, g / np.log2(2.0 + C - S), 0.0)
-    return _divide(terms.sum(axis=1), total, undefined), undefined
+        contrib[one] = np.where(
+            G_sum[one] != 0,
+            G_sum[one] / np.log2(2.0 + cost - Sb[one] - G_sum[one]),
+            0.0,
+        )
+    values = np.unique(g)  # the gain values present (0 among them)
+    counts = np.stack([r.group_sum(g == v) for v in values], axis=1)  # (G, U)
+    pick = np.flatnonzero(~one & (counts[:, values != 0].sum(axis=1) > 0))
+    if not pick.size:
+        return contrib
+    cnt = counts[pick]
+    tp, Tp, rows, Sp = t[pick].astype(np.float64), T[pick], r.row[pick], Sb[pick]
+    try:
+        V = _compositions(cnt.max(axis=0), int(tp.max()) - 1)  # (K, U)
+    except InvalidParameterError:
+        raise InvalidParameterError(
+            "G is exact under ties by enumerating the grade compositions of "
+            f"the items of a tie group above each item; this input needs more "
+            f"than {MAX_COMPOSITIONS} of them (a large tie group of many "
+            "grades). Use a deterministic tie rule (ties='first', 'optimistic' "
+            "or 'pessimistic', or 'trec_eval' for TREC runs)."
+        ) from None
+    W = C.shape[1]
+    U = values.shape[0]
+    acc = np.zeros(pick.shape[0])
+    step = max(1, (1 << 21) // max(1, pick.shape[0] * U))
+    for lo in range(0, V.shape[0], step):  # chunks of compositions
+        v = V[lo : lo + step]  # (K', U)
+        o = v.sum(axis=1)
+        X = v @ values
+        pos = np.minimum(Tp[:, None] + o[None, :], W - 1)
+        cost = C[rows[:, None], pos]
+        for u in np.flatnonzero(values != 0):  # the gain values, not groups
+            lim = cnt - (np.arange(U) == u)[None, :]  # the others of the group
+            ok = (
+                (v[None, :, :] <= lim[:, None, :]).all(axis=2)
+                & (o[None, :] <= tp[:, None] - 1)
+                & (cnt[:, u] >= 1)[:, None]
+            )
+            lim0 = np.maximum(lim, 0)[:, None, :]
+            log_p = _log_comb(lim0, np.minimum(v[None, :, :], lim0)).sum(
+                axis=2
+            ) - _log_comb(tp[:, None] - 1.0, np.minimum(o[None, :], tp[:, None] - 1))
+            prob = np.where(ok, np.exp(np.where(ok, log_p, 0.0)), 0.0)
+            gu = values[u]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                term = gu / np.log2(2.0 + cost - Sp[:, None] - gu - X[None, :])
+            acc += cnt[:, u] / tp * (prob * np.where(ok, term, 0.0)).sum(axis=1)
+    contrib[pick] = acc
+    return contrib
 
 
 def _ideal_dcg_prefix(ideal_w):
@@ -1987,7 +2047,7 @@ MEASURES: tuple[Measure, ...] = (
         undefined_without_relevant=True,
         full_list=_always_full,
         nonnegative_relevance=True,
-        average_ties=False,
+        # optimistic / pessimistic order by grade: not the extremes of G
         tie_bounds=False,
         max_relevance=_gain_bound,
     ),
