@@ -224,18 +224,28 @@ def test_gains_of_g_ndcg_rel_and_r_ndcg_match_brute_force(gain):
                 assert got[i] == pytest.approx(want, rel=1e-12, abs=1e-12)
 
 
-def test_g_refuses_average_ties_on_tied_input_and_takes_distinct_scores():
+def test_g_under_ties_by_hand_and_its_limit():
+    """Grades [2, 0, 1, 1], the middle two tied. Ideal gains 2, 1, 1 (costs
+    2, 1, 1, 1: C = 2, 3, 4, 5). Order 2, 0, 1, 1: 2/log2(2) + 1/log2(3) +
+    1/log2(3); order 2, 1, 0, 1: 2/log2(2) + 1/log2(2) + 1/log2(3) (m_G.c);
+    their mean over the total ideal gain 4."""
     y = [[2, 0, 1, 1]]
-    with pytest.raises(
-        InvalidParameterError, match="G divides each gain.*has no closed form"
-    ):
-        skrank.evaluate(y, [[3, 2, 2, 1]], "normalized_gain")
-    # distinct scores: no tie, and ties="average" is the one ordering;
-    # by hand (m_G.c): ideal 2, 1, 1 (costs 2, 1, 1, 1); gains 2, 0, 1, 1 at
-    # ranks 1..4: 2/log2(2 + 2 - 2) + 1/log2(2 + 4 - 3) + 1/log2(2 + 5 - 4)
+    got = skrank.evaluate(y, [[3, 2, 2, 1]], "normalized_gain")["normalized_gain"]
+    assert got == pytest.approx((5 + 3 / math.log2(3)) / 8, rel=1e-15)
+    # distinct scores: the one ordering
     got = skrank.evaluate(y, [[4, 3, 2, 1]], "normalized_gain")["normalized_gain"]
-    want = (2 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(3)) / 4
-    assert got == pytest.approx(want, rel=1e-15)
+    assert got == pytest.approx((2 + 2 / math.log2(3)) / 4, rel=1e-15)
+    # a tie group too large to enumerate: a clear error, and the way out
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 4, (1, 300))
+    s = np.zeros((1, 300))
+    with pytest.raises(InvalidParameterError, match="Use a deterministic tie"):
+        skrank.evaluate(y, s, "normalized_gain")
+    assert (
+        0
+        < skrank.evaluate(y, s, "normalized_gain", ties="first")["normalized_gain"]
+        < 1
+    )
 
 
 def test_by_hand_on_one_query():
