@@ -12,8 +12,6 @@ of the tied documents' ids as the key.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .._core import Prepared, aggregate, compute
@@ -35,7 +33,7 @@ from .._validation import (
     validate_params,
 )
 from ._ids import _decode, _Ids
-from ._io import _M1, _STEP, _in_order, _pair_keys, _show, _threads
+from ._io import _LOW40, _STEP, _in_order, _pair_keys, _show, _threads
 from ._readers import _read
 from ._tables import Qrels, Run, _natural_order, _same_kind, _Table
 
@@ -64,80 +62,63 @@ def _code_map(values, selected):
     return np.where(found, pos, -1)
 
 
-def _recode(table: _Table, qid_values, selected):
-    """The rows of ``table`` whose query is in ``selected``, coded in it.
+def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
+    """The run's rows found in the qrels, in the run's grouped order.
 
-    ``qid_values`` are the table's query ids, of the same kind as
-    ``selected``. Returns ``(codes, table, keys)``: the table cut to those
-    rows, and their query codes and (query, document) keys in the new coding.
+    Returns ``(pos, idx)``: positions in the order of ``run._grouped()``
+    (ascending) and the qrels rows they match. The run's keys, recoded to
+    the qrels' query codes where the two differ, are looked up in the
+    qrels' hash index (both computed once per table). A key match counts
+    only when the query codes and the bytes of the document ids agree too;
+    a mismatch is a hash collision, not a judgment. Should two judged
+    documents of a query share a key, the join is done on the bytes alone.
     """
-    if table.n_queries == selected.shape[0] and np.array_equal(qid_values, selected):
-        return table._codes, table, table._keys
-    qmap = _code_map(qid_values, selected).astype(table._codes.dtype)
-    codes = qmap[table._codes]
-    keep = codes >= 0
-    if not keep.all():
-        rows = np.flatnonzero(keep)
-        codes = codes[rows]
-        table = table._subset(rows)
-    keys = _pair_keys(codes, table._document_hash(), selected.shape[0])
-    return codes, table, keys
-
-
-def _join(rkeys, run: Run, run_q, qkeys, qrels: Qrels, qrels_q):
-    """Run rows found in the qrels, and their qrels rows.
-
-    A key match counts only when the query codes and the bytes of the
-    document ids agree too; a mismatch is a hash collision, not a judgment.
-    Should two judged documents of a query share a key, the join is done on
-    the bytes alone.
-    """
-    order = np.argsort(qkeys, kind="stable")  # not a ranking: a sorted-key join
-    qsorted = qkeys[order]
-    if (qsorted[1:] == qsorted[:-1]).any():
-        return _exact_join(run, run_q, qrels, qrels_q)
-    # a byte per slot of a hash set of the qrels keys turns most unjudged
-    # rows away with one lookup
-    bits = min(max(math.ceil(math.log2(max(qsorted.shape[0], 2))) + 3, 12), 31)
-    shift = np.uint64(64 - bits)
-    present = np.zeros(1 << bits, dtype=bool)
-    slot = qsorted * _M1
-    slot >>= shift
-    present[slot.view(np.int64)] = True
+    rows_of, run_codes, run_keys, _ = run._grouped()
+    index = qrels._key_index()
+    same = run_ids.shape == qrels_ids.shape and np.array_equal(run_ids, qrels_ids)
+    if same:
+        qcodes, keys = run_codes, run_keys
+    else:
+        qcodes = _code_map(run_ids, qrels_ids)[run_codes]
+        if run._h40 is None:  # the keys hold the document hashes
+            h40 = run_keys & _LOW40
+        else:
+            h40 = run._h40 if rows_of is None else run._h40[rows_of]
+        keys = _pair_keys(np.maximum(qcodes, 0), h40, qrels.n_queries)
+    if index.duplicate:
+        return _exact_join(run, rows_of, qcodes, qrels)
 
     def lookup(lo):
-        keys = rkeys[lo : lo + _STEP]
-        slot = keys * _M1
-        slot >>= shift
-        cand = np.flatnonzero(present[slot.view(np.int64)])
-        ck = keys[cand]
-        pos = np.searchsorted(qsorted, ck)
-        pos[pos == qsorted.shape[0]] = 0
-        hit = qsorted[pos] == ck
-        rows = cand[hit] + lo
-        idx = order[pos[hit]]
-        same = run_q[rows] == qrels_q[idx]
-        same &= run._docno.equal(rows, qrels._docno, idx)
-        return rows[same], idx[same]
+        found = index.find(keys[lo : lo + _STEP])
+        hit = np.flatnonzero(found >= 0)
+        pos, idx = hit + lo, found[hit]
+        ok = qcodes[pos] == qrels._codes[idx]
+        rows = pos if rows_of is None else rows_of[pos]
+        ok &= run._docno.equal(rows, qrels._docno, idx)
+        return pos[ok], idx[ok]
 
-    parts = list(_in_order(lookup, range(0, rkeys.shape[0], _STEP)))
+    parts = list(_in_order(lookup, range(0, keys.shape[0], _STEP)))
     return (
         np.concatenate([p[0] for p in parts]),
         np.concatenate([p[1] for p in parts]),
     )
 
 
-def _exact_join(run: Run, run_q, qrels: Qrels, qrels_q):
-    """The join on query codes and document bytes alone (no hashing)."""
-    n = run_q.shape[0]
-    ids = _Ids.concat([run._docno, qrels._docno])
-    group = np.concatenate([run_q, qrels_q]).astype(np.int64)
-    _, inverse = ids.order(np.arange(n + qrels_q.shape[0]), group)
+def _exact_join(run: Run, rows_of, qcodes, qrels: Qrels):
+    """The join on query codes and document bytes alone (no hashing);
+    ``qcodes`` are the query codes of the run's grouped rows in the qrels'
+    coding (-1: a query the qrels lack)."""
+    n = qcodes.shape[0]
+    rows = np.arange(n) if rows_of is None else rows_of
+    ids = _Ids.concat([run._docno.take(rows), qrels._docno])
+    group = np.concatenate([qcodes, qrels._codes]).astype(np.int64)
+    _, inverse = ids.order(np.arange(n + qrels._codes.shape[0]), group)
     where = np.full(int(inverse.max()) + 1, -1, dtype=np.intp)
-    where[inverse[n:]] = np.arange(qrels_q.shape[0])
+    where[inverse[n:]] = np.arange(qrels._codes.shape[0])
     match = where[inverse[:n]]
-    rows = np.flatnonzero(match >= 0)
-    return rows, match[rows]
+    match[qcodes < 0] = -1
+    pos = np.flatnonzero(match >= 0)
+    return pos, match[pos]
 
 
 # --------------------------------------------------------------------------
@@ -556,38 +537,46 @@ def evaluate_run_columns(
     else:
         selected = run_ids
     n_q = selected.shape[0]
-    run_q, sub, rkeys = _recode(run, run_ids, selected)
-    qrels_q, qsub, qkeys = _recode(qrels, qrels_ids, selected)
-    empty = np.bincount(run_q, minlength=n_q) == 0  # queries the run misses
+    # the run grouped by query (once per Run), its queries coded in selected
+    rows_of, run_codes, _, s = run._grouped()
+    run_q = _code_map(run_ids, selected)[run_codes]
+    qrels_q = _code_map(qrels_ids, selected)[qrels._codes]
 
     # -- relevance of each retrieved document ---------------------------------
-    rows, idx = _join(rkeys, sub, run_q, qkeys, qsub, qrels_q)
-    rel = qsub._values[idx]
+    rows, idx = _join(run, run_ids, qrels, qrels_ids)
+    kept = run_q >= 0
+    if not kept.all():  # run queries left out; the matched ones are all kept
+        rows = (np.cumsum(kept) - 1)[rows]
+        run_q, s = run_q[kept], s[kept]
+        rows_of = np.flatnonzero(kept) if rows_of is None else rows_of[kept]
+    empty = np.bincount(run_q, minlength=n_q) == 0  # queries the run misses
+    rel = qrels._values[idx]
     assessed = rel >= 0
     # judged below 0: in the pool but not assessed (infAP's sampled-out
     # documents); neither relevant nor judged for the other metrics
-    unassessed = np.sort(rows[~assessed])
+    unassessed = rows[~assessed]
     rows = rows[assessed]
     rel = rel[assessed].astype(np.float64)
-    s = sub._values
     if score_dtype == "float32":
         # scores beyond the float32 range become infinite, as in trec_eval
         with np.errstate(over="ignore"):
             s = s.astype(np.float32).astype(np.float64)
-    pool_mask = qsub._values >= 0
+    pool_mask = (qrels_q >= 0) & (qrels._values >= 0)
     needs_n = any(spec.measure.needs_judged_nonrelevant for spec in specs)
     levels = [spec.params.get("relevance_level") for spec in specs]
     if not needs_n and all(lv is None or lv > 0 for lv in levels):
         # documents judged non-relevant matter only to bpref's N
-        pool_mask &= qsub._values > 0
-    pools = _Pools(qrels_q[pool_mask], qsub._values[pool_mask], n_q)
+        pool_mask &= qrels._values > 0
+    pools = _Pools(qrels_q[pool_mask], qrels._values[pool_mask], n_q)
     with_ids = ties == "trec_eval"
     width = _uniform_width(run_q, n_q)
-    docno = sub._docno
+    docno = run._docno
 
     def docno_keys(ids):
         # trec_eval orders tied documents by id, byte-wise descending: the
         # ranks of the ids among the tied ones (an order of ids, not a ranking)
+        if rows_of is not None:  # grouped positions -> the run's rows
+            ids = np.where(ids >= 0, rows_of[np.maximum(ids, 0)], ids)
         return docno.order(ids)[1]
 
     def run(specs, ties):

@@ -564,6 +564,90 @@ def _number_objects(arr, kind, caller, lines) -> np.ndarray:
     return np.array([int(x) for x in items], dtype=np.int64)
 
 
+def _arrow_strings(values):
+    """``values`` as one pyarrow string array of valid ids, or None.
+
+    ``values`` is a pandas column's array or a numpy object array. None when
+    pyarrow is not installed, when the values are not all strings, or when
+    some id is missing, empty or holds a NUL byte (the general path then
+    reports it with its row).
+    """
+    if not (
+        hasattr(values, "__arrow_array__")
+        or (isinstance(values, np.ndarray) and values.dtype.kind == "O")
+    ):
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is installed in the tests
+        return None
+    try:
+        if isinstance(values, np.ndarray):
+            arr = pa.array(values, type=pa.large_string())
+        else:
+            arr = pa.array(values)
+    except (pa.ArrowException, TypeError, ValueError):
+        return None
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return None
+    if arr.null_count:
+        return None
+    offsets, data = _arrow_buffers(arr)
+    if (np.diff(offsets) == 0).any() or not data[offsets[0] : offsets[-1]].all():
+        return None
+    return arr
+
+
+def _arrow_buffers(arr):
+    """The offsets (int64) and UTF-8 bytes (uint8) of a pyarrow string array."""
+    kind = np.int64 if arr.type.equals(_large_string()) else np.int32
+    _, off_buf, data_buf = arr.buffers()
+    offsets = np.frombuffer(off_buf, dtype=kind)[arr.offset : arr.offset + len(arr) + 1]
+    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else None
+    if data is None:
+        data = np.zeros(0, dtype=np.uint8)
+    return offsets.astype(np.int64), data
+
+
+def _large_string():
+    import pyarrow as pa
+
+    return pa.large_string()
+
+
+def _arrow_ids(arr) -> _Ids:
+    """Document ids from a pyarrow string array (UTF-8, as str ids encode)."""
+    offsets, data = _arrow_buffers(arr)
+    lengths = np.diff(offsets)
+    packed = data[offsets[0] : offsets[-1]]
+    n = lengths.shape[0]
+    width = max(int(lengths.max(initial=1)), 1)
+    if _fixed_ok(n, width, int(packed.shape[0])):
+        # a zero-padded (n, width) matrix: fixed-width ids
+        m = np.zeros((n, width), dtype=np.uint8)
+        col = np.arange(packed.shape[0]) - np.repeat(offsets[:-1] - offsets[0], lengths)
+        m[np.repeat(np.arange(n), lengths), col] = packed
+        return _Ids(fixed=m.view(f"S{width}").reshape(-1))
+    return _Ids.from_packed(packed, lengths)
+
+
+def _arrow_query_codes(arr, caller, lines):
+    """Sorted unique query ids (bytes) and the code of each row, from a
+    pyarrow string array: its dictionary encoding, the few distinct ids
+    sorted byte-wise."""
+    encoded = arr.dictionary_encode()
+    uniques = _id_values(
+        encoded.dictionary.to_numpy(zero_copy_only=False), "query ids", caller, lines
+    )
+    order = np.argsort(uniques, kind="stable")  # not a ranking: sorted ids
+    rank = np.empty(order.shape[0], dtype=np.int64)
+    rank[order] = np.arange(order.shape[0])
+    indices = encoded.indices.to_numpy(zero_copy_only=False)
+    return uniques[order], rank[indices]
+
+
 def _from_arrays(kind, qid, docno, values, lines, caller, source=None, name=None):
     what = "score" if kind == "run" else "relevance"
     if len(docno) == 0:
@@ -571,10 +655,17 @@ def _from_arrays(kind, qid, docno, values, lines, caller, source=None, name=None
             f"{caller}: the {kind} is empty; at least one "
             f"(query, document, {what}) row is needed."
         )
-    q = _id_values(qid, "query ids", caller, lines)
-    d = _Ids.from_array(_id_values(docno, "document ids", caller, lines))
+    q_arrow, d_arrow = _arrow_strings(qid), _arrow_strings(docno)
+    if d_arrow is not None:
+        d = _arrow_ids(d_arrow)
+    else:
+        d = _Ids.from_array(_id_values(docno, "document ids", caller, lines))
     v = _number_column(values, kind, caller, lines)
-    qid_values, codes = np.unique(q, return_inverse=True)
+    if q_arrow is not None:
+        qid_values, codes = _arrow_query_codes(q_arrow, caller, lines)
+    else:
+        q = _id_values(qid, "query ids", caller, lines)
+        qid_values, codes = np.unique(q, return_inverse=True)
     codes = codes.reshape(-1).astype(np.int32 if len(qid_values) < 2**31 else np.int64)
     return _finish_table(
         kind,
@@ -587,6 +678,15 @@ def _from_arrays(kind, qid, docno, values, lines, caller, source=None, name=None
         source,
         name,
     )
+
+
+def _column(series):
+    """A DataFrame's id column: its Arrow-backed array as it is (read without
+    a Python object per row), else a numpy array."""
+    values = series.array
+    if hasattr(values, "__arrow_array__") and series.dtype.kind not in "iub":
+        return values
+    return series.to_numpy()
 
 
 def _from_frame(df, kind, caller, name):
@@ -604,8 +704,8 @@ def _from_frame(df, kind, caller, name):
         chosen[key] = found[0]
     return _from_arrays(
         kind,
-        df[chosen["qid"]].to_numpy(),
-        df[chosen["docno"]].to_numpy(),
+        _column(df[chosen["qid"]]),
+        _column(df[chosen["docno"]]),
         df[chosen[value_col]].to_numpy(),
         _Lines("the DataFrame", kind="frame"),
         caller,

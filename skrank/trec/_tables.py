@@ -7,9 +7,10 @@ from bisect import bisect_right
 
 import numpy as np
 
+from .._engine import stable_group_order
 from .._validation import InvalidParameterError
 from ._ids import _decode, _fixed_ok
-from ._io import _LOW40, _MAX_CODED, _STEP, _in_order, _pair_keys, _show
+from ._io import _LOW40, _M1, _MAX_CODED, _STEP, _in_order, _pair_keys, _show
 
 # --------------------------------------------------------------------------
 # Tables
@@ -224,9 +225,39 @@ class _Table:
     def _document_hash(self):
         return self._h40 if self._h40 is not None else self._keys & _LOW40
 
+    # -- derived data, computed once: a table does not change ----------------
+
+    def _cached(self, name, build):
+        cache = self.__dict__.setdefault("_derived", {})
+        if name not in cache:
+            cache[name] = build()
+        return cache[name]
+
+    def _key_index(self) -> _KeyIndex:
+        """A hash index of the table's (query, document) keys (built once)."""
+        return self._cached("key_index", lambda: _KeyIndex(self._keys))
+
+    def _grouped(self):
+        """The rows grouped by query, input order within a query (computed
+        once): ``(rows, codes, keys, values)``, ``rows`` None when the table
+        is grouped already (the other three are then its own columns), else
+        the row of each grouped position and the columns in that order."""
+        return self._cached("grouped", self._group_rows)
+
+    def _group_rows(self):
+        codes = self._codes
+        if codes.shape[0] < 2 or not (codes[1:] < codes[:-1]).any():
+            return None, codes, self._keys, self._values
+        # not a ranking: rows of a query brought together, in input order
+        rows = stable_group_order(codes, self.n_queries)
+        if rows.shape[0] < 2**31:
+            rows = rows.astype(np.int32)
+        return rows, codes[rows], self._keys[rows], self._values[rows]
+
     def _subset(self, rows):
         out = type(self).__new__(type(self))
         out.__dict__.update(self.__dict__)
+        out._derived = {}
         out._codes = self._codes[rows]
         out._docno = self._docno.take(rows)
         out._values = self._values[rows]
@@ -258,6 +289,72 @@ class _Table:
                 f"{self._kind_name}{where}; each (query, document) pair must "
                 "be unique, as trec_eval requires."
             )
+
+
+class _KeyIndex:
+    """An open-addressing hash index (linear probing) of distinct uint64 keys.
+
+    Built and probed with whole-array steps: each round places or probes
+    every pending key at its current slot, and only the keys that met an
+    occupied slot move on to the next. At most half of the slots are used,
+    so few keys need more than a round or two. ``duplicate`` tells whether
+    two rows share a key (the index then holds one of them).
+    """
+
+    def __init__(self, keys):
+        n = keys.shape[0]
+        bits = max(int(2 * n - 1).bit_length(), 4)
+        self.size = 1 << bits
+        self.shift = np.uint64(64 - bits)
+        # each slot: the key and its row + 1 (0: empty), side by side, read
+        # as one 16-byte item (a flat gather, much faster than a 2-d one)
+        self.table = np.zeros((self.size, 2), dtype=np.uint64)
+        self._items = self.table.view(np.complex128).reshape(-1)
+        key_col, row_col = self.table[:, 0], self.table[:, 1]
+        self.duplicate = False
+        pending = np.arange(n, dtype=np.int64)
+        slot = self._slot(keys)
+        while pending.shape[0]:
+            here = self._read(slot)
+            used = here[:, 1] != 0
+            if (used & (here[:, 0] == keys[pending])).any():
+                self.duplicate = True
+            # free slots: write, one writer per slot wins
+            free = ~used
+            w_slot, w_row = slot[free], pending[free]
+            tag = (w_row + 1).astype(np.uint64)
+            key_col[w_slot] = keys[w_row]
+            row_col[w_slot] = tag
+            placed = np.zeros(pending.shape[0], dtype=bool)
+            placed[free] = row_col[w_slot] == tag
+            # a used slot sends its key on; a lost write retries the same slot
+            keep = ~placed
+            step = used[keep].astype(np.int64)
+            pending = pending[keep]
+            slot = (slot[keep] + step) & (self.size - 1)
+
+    def _read(self, slot):
+        return np.take(self._items, slot).view(np.uint64).reshape(-1, 2)
+
+    def _slot(self, keys):
+        s = keys * _M1
+        s >>= self.shift
+        return s.astype(np.int64)
+
+    def find(self, keys) -> np.ndarray:
+        """The row of each key, -1 where it is absent."""
+        out = np.full(keys.shape[0], -1, dtype=np.int64)
+        active = np.arange(keys.shape[0])
+        slot = self._slot(keys)
+        while active.shape[0]:
+            here = self._read(slot)
+            used = here[:, 1] != 0
+            hit = used & (here[:, 0] == keys[active])
+            out[active[hit]] = here[hit, 1].astype(np.int64) - 1
+            go = used & ~hit
+            active = active[go]
+            slot = (slot[go] + 1) & (self.size - 1)
+        return out
 
 
 def _equal_keys(keys, codes, n_queries):
