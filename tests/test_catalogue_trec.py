@@ -261,3 +261,147 @@ def test_public_functions_on_the_synthetic_qrels_by_hand():
     assert skrank.interpolated_precision_score(y, s, level=0.5) == pytest.approx(
         2 / 3, rel=1e-15
     )
+
+
+# --------------------------------------------------------------------------
+# The join of a run to its qrels, and the readers of DataFrames
+# --------------------------------------------------------------------------
+
+
+def _frame(table, value):
+    """A nested dict as a DataFrame with rows in a shuffled order."""
+    import pandas as pd
+
+    rows = [(q, d, v) for q, docs in table.items() for d, v in docs.items()]
+    order = np.random.default_rng(len(rows)).permutation(len(rows))
+    return pd.DataFrame(
+        [rows[i] for i in order], columns=["qid", "docno", value]
+    ).astype({"qid": "str", "docno": "str"})
+
+
+def test_shuffled_runs_and_differing_query_sets_match_pytrec_eval():
+    """Run rows in a shuffled order (grouped by query once per Run), a run
+    with queries the qrels lack and qrels with queries the run lacks (the
+    run's keys recoded to the qrels' query codes): per query, pytrec_eval's
+    infAP, P_5, map, ndcg_cut_10 and iprec_at_recall_0.50."""
+    from skrank.trec import read_qrels, read_run
+
+    qrels, run = _synthetic(7, unassessed=True)
+    run = {**run, "extra_run_query": {"d001": 3.0, "d002": 1.0}}
+    qrels = {**qrels, "extra_judged_query": {"d001": 1, "d005": 0}}
+    del run["q3"]  # judged, not retrieved
+    names = {
+        "infAP": "infAP",
+        "P_5": "P@5",
+        "map": "map",
+        "ndcg_cut_10": "ndcg@10",
+        "iprec_at_recall_0.50": "iprec_at_recall(level=0.5,rounding=trec_eval_9)",
+    }
+    measures = {"infAP", "P.5", "map", "ndcg_cut.10", "iprec_at_recall"}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    Q = read_qrels(_frame(qrels, "relevance"))
+    R = read_run(_frame(run, "score"))
+    assert R._grouped()[0] is not None  # the rows are not grouped by query
+    for queries in ("intersection", "qrels", "run"):
+        _, table = evaluate_run(
+            Q,
+            R,
+            list(names.values()),
+            ties="trec_eval",
+            score_dtype="float32",
+            queries=queries,
+            return_per_query=True,
+        )
+        frame = table.to_frame()
+        expected = {
+            "intersection": set(ref),
+            "qrels": set(qrels),
+            "run": set(run),
+        }[queries]
+        assert set(frame.index) == expected
+        for qid in frame.index:
+            for key, name in names.items():
+                if qid in ref:
+                    want = ref[qid][key]
+                elif qid == "q3":  # judged, retrieved nothing: 0 (trec_eval -c)
+                    want = 0.0
+                else:  # run query without judgments: no relevant document
+                    want = 0.0
+                assert frame.loc[qid, name] == pytest.approx(want, abs=1e-12)
+    # the grouped run and the qrels index are computed once, and reused
+    first = evaluate_run(Q, R, list(names.values()), ties="trec_eval")
+    assert "grouped" in R._derived and "key_index" in Q._derived
+    assert evaluate_run(Q, R, list(names.values()), ties="trec_eval") == first
+
+
+def test_key_index_finds_every_key_and_flags_duplicates():
+    """The qrels' hash index against a Python dict of the same keys."""
+    from skrank.trec._tables import _KeyIndex
+
+    rng = np.random.default_rng(2)
+    keys = np.unique(rng.integers(0, 2**63, 5000, dtype=np.uint64))
+    rng.shuffle(keys)
+    index = _KeyIndex(keys)
+    assert not index.duplicate
+    probe = np.concatenate([keys, rng.integers(0, 2**63, 5000, dtype=np.uint64)])
+    where = {int(k): i for i, k in enumerate(keys.tolist())}
+    want = [where.get(int(k), -1) for k in probe.tolist()]
+    np.testing.assert_array_equal(index.find(probe), want)
+    # keys equal in their slot bits (the same high bits after the multiply)
+    # still resolve by probing
+    crowded = np.arange(64, dtype=np.uint64) << np.uint64(58)
+    np.testing.assert_array_equal(_KeyIndex(crowded).find(crowded), np.arange(64))
+    assert _KeyIndex(np.r_[keys[:10], keys[3:4]]).duplicate
+
+
+@pytest.mark.parametrize("dtype", ["str", "object"])
+def test_dataframe_ids_read_through_arrow_equal_the_general_reader(dtype):
+    """Arrow-backed and object id columns read through pyarrow give the
+    tables of the general reader (a Python object per row): the same query
+    codes, document bytes, keys and values, for short, long (ragged) and
+    non-ASCII ids."""
+    import pandas as pd
+
+    from skrank.trec import _readers, read_run
+
+    docs = ["d1", "déjà-vu", "x" * 300, "d2", "d1", "\u00e9"]
+    frame = pd.DataFrame(
+        {
+            "qid": ["q2", "q1", "q1", "q10", "q1", "q10"],
+            "docno": docs,
+            "score": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        }
+    ).astype({"qid": dtype, "docno": dtype})
+    fast = read_run(frame)
+    general = _readers._from_arrays(
+        "run",
+        np.array(frame["qid"].tolist(), dtype=object),
+        [str(d) for d in frame["docno"].tolist()],
+        frame["score"].to_numpy(),
+        _readers._Lines("the DataFrame", kind="frame"),
+        "read_run",
+    )
+    assert fast.qid.tolist() == frame["qid"].tolist()
+    assert fast.docno.tolist() == docs
+    np.testing.assert_array_equal(fast._qid_values, general._qid_values)
+    np.testing.assert_array_equal(fast._codes, general._codes)
+    np.testing.assert_array_equal(fast._keys, general._keys)
+    assert fast._docno.tolist() == general._docno.tolist()
+
+
+@pytest.mark.parametrize(
+    "docno, message",
+    [
+        (["a", ""], "empty query or document id at row 1 of the DataFrame"),
+        (["a", None], "strings or integers; got nan of type float at row 1"),
+        (["a", "b\x00c"], "may not hold NUL bytes"),
+    ],
+)
+def test_dataframe_bad_ids_are_reported_with_their_row(docno, message):
+    import pandas as pd
+
+    from skrank.trec import read_run
+
+    frame = pd.DataFrame({"qid": ["q", "q"], "docno": docno, "score": [1.0, 2.0]})
+    with pytest.raises(ValueError, match=message):
+        read_run(frame)
