@@ -137,6 +137,8 @@ class Layout:
         if isinstance(self.row_codes, tuple):
             run_codes, run_lengths = self.row_codes
             self.row_codes = np.repeat(run_codes, run_lengths)
+        elif callable(self.row_codes):
+            self.row_codes = self.row_codes()
         return self.row_codes
 
 
@@ -206,6 +208,19 @@ def factorize(values: np.ndarray):
     return uniques, codes.reshape(-1).astype(np.intp, copy=False)
 
 
+def _small_range(values: np.ndarray):
+    """``(min, values - min)`` for integer values spanning at most 2**16
+    values (offsets as intp), else None."""
+    if values.dtype.kind not in "iu" or values.shape[0] == 0:
+        return None
+    lo = int(values.min())
+    if int(values.max()) - lo >= 1 << 16:
+        return None
+    wide = np.int64 if values.dtype.kind == "i" else np.uint64
+    offset = (values.astype(wide, copy=False) - wide(lo)).astype(np.intp, copy=False)
+    return lo, offset
+
+
 def stable_group_order(codes: np.ndarray, n_codes: int) -> np.ndarray:
     """Row order grouping equal codes, keeping input order within a code.
 
@@ -255,11 +270,31 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
             order = np.arange(n) + np.repeat(run_starts[by_code] - starts, lengths)
         row_codes = (run_codes, run_lengths)
     else:
-        uniques, code = factorize(qid)
-        n_queries = uniques.shape[0]
-        order = stable_group_order(code, n_queries)
-        lengths = np.bincount(code, minlength=n_queries)
-        row_codes = code
+        small = _small_range(qid)
+        if small is None:
+            uniques, code = factorize(qid)
+            n_queries = uniques.shape[0]
+            order = stable_group_order(code, n_queries)
+            lengths = np.bincount(code, minlength=n_queries)
+            row_codes = code
+        else:
+            # integer ids of a short range: their offsets from the smallest id
+            # order the rows as the codes would, with no code per row needed
+            # until asked for (sample weights)
+            lo, offset = small
+            counts = np.bincount(offset)
+            present = np.flatnonzero(counts)
+            wide = np.int64 if qid.dtype.kind == "i" else np.uint64
+            uniques = (present.astype(wide) + wide(lo)).astype(qid.dtype)
+            n_queries = present.shape[0]
+            lengths = counts[present]
+            order = np.argsort(offset.astype(np.uint16), kind="stable")
+
+            def row_codes(present=present, offset=offset):
+                code_of = np.zeros(present[-1] + 1, dtype=np.intp)
+                code_of[present] = np.arange(present.shape[0])
+                return code_of[offset]
+
     if order is not None:
         y, s = np.take(y, order), np.take(s, order)
         judged = None if judged is None else np.take(judged, order)
@@ -488,14 +523,14 @@ def _candidates(block: Block, k: int):
     y = np.ascontiguousarray(block.y)
     m, L = s.shape
     kth = np.partition(s, L - k, axis=1)[:, L - k]
-    mask = s >= kth[:, None]
-    counts = np.count_nonzero(mask, axis=1)
-    width = int(counts.max())
-    src = np.flatnonzero(mask)
-    starts = np.cumsum(counts) - counts
-    dest = np.arange(src.shape[0]) + np.repeat(
-        np.arange(m, dtype=np.intp) * width - starts, counts
-    )
+    src = np.flatnonzero(s >= kth[:, None])
+    # candidates of each row: src is sorted, so rows are runs of it
+    starts = np.searchsorted(src, np.arange(0, m * L + 1, L, dtype=np.intp))
+    width = int(np.diff(starts).max())
+    row = src // L
+    dest = np.arange(src.shape[0], dtype=np.intp)  # rank among all candidates
+    dest -= starts[row]  # rank within the row
+    dest += row * width
     cs = np.full((m, width), -np.inf)
     cy = np.zeros((m, width))
     cs.reshape(-1)[dest] = np.take(s.reshape(-1), src)
@@ -676,6 +711,8 @@ class Ranking:
             k = np.asarray(k)[self.row]
         else:
             k = min(int(k), self.width)  # a cutoff past the list is the list
+            if k == self.width and self.tied:
+                return self.size  # every group is inside
             key = ("in_cutoff", k)
             if key not in self._cache:
                 inside = k - self.start
@@ -684,6 +721,20 @@ class Ranking:
                 self._cache[key] = inside
             return self._cache[key]
         return np.minimum(np.maximum(k - self.start, 0), self.size)
+
+    def groups_before(self, k):
+        """Of a tied ranking, the groups that start before rank ``k`` (int
+        below the width): the only ones with positions in the top ``k``.
+        Returns their indices, ascending (so grouped by row)."""
+        key = ("groups_before", k)
+        if key not in self._cache:
+            self._cache[key] = np.flatnonzero(self.start < k)
+        return self._cache[key]
+
+    def head(self, k):
+        """Whether a scalar cutoff ``k`` leaves out whole groups of a tied
+        ranking, so that metrics may read :meth:`groups_before` alone."""
+        return self.tied and k is not None and not np.ndim(k) and int(k) < self.width
 
     # -- per-group counts ---------------------------------------------------
 
@@ -767,6 +818,7 @@ class Ranking:
         largest ``t - r + 1`` needed, cut at ``k``; padding has probability 0).
         """
         r = self.relevant(level)
+        head = self.head(k)
         if k is not None:
             k = min(int(k), self.width)  # a cutoff past the list is the list
         if not self.tied:
@@ -776,7 +828,11 @@ class Ranking:
             rows = np.flatnonzero(found.any(axis=1))
             first = np.argmax(found[rows], axis=1)
             return rows, (first + 1.0)[:, None], np.ones((rows.shape[0], 1))
-        hit = np.flatnonzero(r > 0)
+        if head:  # groups starting at or after rank k cannot hold the first
+            hit = self.groups_before(k)
+            hit = hit[r[hit] > 0]
+        else:
+            hit = np.flatnonzero(r > 0)
         hit_row = self.row[hit]
         keep = np.ones(hit.shape[0], dtype=bool)
         keep[1:] = hit_row[1:] != hit_row[:-1]

@@ -266,6 +266,23 @@ def test_grouped_layout_puts_each_query_in_one_row_in_input_order(shuffle):
     assert len(layout.blocks) > 1
 
 
+@pytest.mark.parametrize(
+    "ids",
+    [
+        np.array([2**64 - 1, 2**64 - 40_000, 2**63], dtype=np.uint64)[:2],
+        np.array([-128, 127, 0, -5], dtype=np.int8),
+        np.array([0, 2**16 - 1, 5], dtype=np.int64),  # the widest short range
+        np.array([0, 2**16, 5], dtype=np.int64),  # one more: codes by factorize
+        np.array([-(2**63), 2**63 - 1], dtype=np.int64),
+    ],
+    ids=["uint64-top", "int8", "range-2**16", "range-2**16+1", "int64-extremes"],
+)
+def test_grouped_layout_of_shuffled_integer_ids_at_the_edges_of_their_range(ids):
+    y, s, qid, judged = _ragged(2, [3, 1, 4, 2][: ids.shape[0]], ids=ids)
+    assert qid.dtype == ids.dtype
+    _check_layout(grouped_layout(y, s, qid, judged), y, s, qid, judged)
+
+
 def test_grouped_layout_contiguous_runs_out_of_query_order():
     # runs of query ids 30, 10, 20: contiguous, but not sorted
     qid = np.array([30, 30, 30, 10, 10, 20, 20, 20, 20])
