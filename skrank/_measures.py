@@ -174,7 +174,16 @@ class Measure:
 
 def _hits(r: Ranking, k, level):
     """Expected number of relevant items in the top k: sum of r * n / t."""
+    if r.head(k):  # only the groups that start before k
+        g = r.groups_before(int(k))
+        terms = r.relevant(level)[g] * _inside(r, k, g) / r.size[g]
+        return np.bincount(r.row[g], weights=terms, minlength=r.m)
     return r.row_sum(r.relevant(level) * r.in_cutoff(k) / r.size)
+
+
+def _inside(r: Ranking, k, g):
+    """Positions inside the top ``k`` of the groups ``g`` (a scalar ``k``)."""
+    return np.minimum(int(k) - r.start[g], r.size[g])
 
 
 def _divide(values, denom, undefined):
@@ -255,7 +264,9 @@ def _ap_terms(r: Ranking, rel, inside):
     T = r.start
     # one-item groups first (every group without ties, most with few), then
     # the groups of several items, on their own
-    terms = np.where(inside > 0, rel * (before + 1.0) / (T + 1.0), 0.0)
+    terms = rel * (before + 1.0) / (T + 1.0)
+    if inside is not r.size:  # a cutoff: groups past it add nothing
+        terms = np.where(inside > 0, terms, 0.0)
     if not r.tied:
         return terms
     multi = np.flatnonzero(r.size > 1)
@@ -433,6 +444,12 @@ def _dcg(r: Ranking, k, gain, log_base):
     """A group adds its mean gain times the discounts of its ranks in the cutoff."""
     cum = np.zeros(r.width + 1)
     np.cumsum(discount(r.width, log_base), out=cum[1:])
+    if r.head(k):  # only the groups that start before k
+        g = r.groups_before(int(k))
+        T = r.start[g]
+        weight = cum[T + _inside(r, k, g)] - cum[T]
+        terms = r.gain(gain)[g] / r.size[g] * weight
+        return np.bincount(r.row[g], weights=terms, minlength=r.m)
     T = r.start
     weight = cum[T + r.in_cutoff(k)] - cum[T]
     return r.row_sum(r.gain(gain) / r.size * weight)
