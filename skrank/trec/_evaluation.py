@@ -33,7 +33,7 @@ from .._validation import (
     validate_params,
 )
 from ._ids import _decode, _Ids
-from ._io import _LOW40, _STEP, _in_order, _pair_keys, _show, _threads
+from ._io import _LOW40, _MAX_CODED, _STEP, _in_order, _pair_keys, _show, _threads
 from ._readers import _read
 from ._tables import Qrels, Run, _natural_order, _same_kind, _Table
 
@@ -62,13 +62,21 @@ def _code_map(values, selected):
     return np.where(found, pos, -1)
 
 
+def _recoded(codes, qid_values, selected):
+    """Query codes into ``selected`` (-1: not selected); the codes
+    themselves when the two codings are one."""
+    if qid_values.shape == selected.shape and np.array_equal(qid_values, selected):
+        return codes
+    return _code_map(qid_values, selected)[codes]
+
+
 def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
     """The run's rows found in the qrels, in the run's grouped order.
 
     Returns ``(pos, idx)``: positions in the order of ``run._grouped()``
     (ascending) and the qrels rows they match. The run's keys, recoded to
     the qrels' query codes where the two differ, are looked up in the
-    qrels' hash index (both computed once per table). A key match counts
+    qrels' sorted key index (both computed once per table). A key match counts
     only when the query codes and the bytes of the document ids agree too;
     a mismatch is a hash collision, not a judgment. Should two judged
     documents of a query share a key, the join is done on the bytes alone.
@@ -76,6 +84,10 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
     rows_of, run_codes, run_keys, _ = run._grouped()
     index = qrels._key_index()
     same = run_ids.shape == qrels_ids.shape and np.array_equal(run_ids, qrels_ids)
+    # the keys in ascending order: their searches walk the index forward.
+    # Recoding keeps the order (query codes map to sorted ids in order)
+    # while the query code sits in the high bits of the keys.
+    by_key, sorted_keys = run._key_order()
     if same:
         qcodes, keys = run_codes, run_keys
     else:
@@ -85,23 +97,32 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
         else:
             h40 = run._h40 if rows_of is None else run._h40[rows_of]
         keys = _pair_keys(np.maximum(qcodes, 0), h40, qrels.n_queries)
+        by_key = by_key[qcodes[by_key] >= 0]  # queries the qrels lack: no match
+        sorted_keys = None
     if index.duplicate:
         return _exact_join(run, rows_of, qcodes, qrels)
+    # keys that hold the query code in their high bits match only in a query
+    coded = qrels.n_queries <= _MAX_CODED and (same or run.n_queries <= _MAX_CODED)
 
     def lookup(lo):
-        found = index.find(keys[lo : lo + _STEP])
+        at = by_key[lo : lo + _STEP]
+        if sorted_keys is not None:
+            found = index.find(sorted_keys[lo : lo + _STEP])
+        else:
+            found = index.find(keys[at])
         hit = np.flatnonzero(found >= 0)
-        pos, idx = hit + lo, found[hit]
-        ok = qcodes[pos] == qrels._codes[idx]
+        pos, idx = at[hit].astype(np.intp), found[hit]
         rows = pos if rows_of is None else rows_of[pos]
-        ok &= run._docno.equal(rows, qrels._docno, idx)
+        ok = run._same_ids(rows, qrels, idx)
+        if not coded:  # equal keys need not mean equal queries
+            ok &= qcodes[pos] == qrels._codes[idx]
         return pos[ok], idx[ok]
 
-    parts = list(_in_order(lookup, range(0, keys.shape[0], _STEP)))
-    return (
-        np.concatenate([p[0] for p in parts]),
-        np.concatenate([p[1] for p in parts]),
-    )
+    match = np.full(run_codes.shape[0], -1, dtype=np.int64)
+    for pos, idx in _in_order(lookup, range(0, by_key.shape[0], _STEP)):
+        match[pos] = idx
+    pos = np.flatnonzero(match >= 0)  # ascending positions
+    return pos, match[pos]
 
 
 def _exact_join(run: Run, rows_of, qcodes, qrels: Qrels):
@@ -539,8 +560,8 @@ def evaluate_run_columns(
     n_q = selected.shape[0]
     # the run grouped by query (once per Run), its queries coded in selected
     rows_of, run_codes, _, s = run._grouped()
-    run_q = _code_map(run_ids, selected)[run_codes]
-    qrels_q = _code_map(qrels_ids, selected)[qrels._codes]
+    run_q = _recoded(run_codes, run_ids, selected)
+    qrels_q = _recoded(qrels._codes, qrels_ids, selected)
 
     # -- relevance of each retrieved document ---------------------------------
     rows, idx = _join(run, run_ids, qrels, qrels_ids)

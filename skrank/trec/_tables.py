@@ -10,7 +10,15 @@ import numpy as np
 from .._engine import stable_group_order
 from .._validation import InvalidParameterError
 from ._ids import _decode, _fixed_ok
-from ._io import _LOW40, _M1, _MAX_CODED, _STEP, _in_order, _pair_keys, _show
+from ._io import (
+    _LOW40,
+    _MAX_CODED,
+    _STEP,
+    _in_order,
+    _padded_words,
+    _pair_keys,
+    _show,
+)
 
 # --------------------------------------------------------------------------
 # Tables
@@ -234,8 +242,33 @@ class _Table:
         return cache[name]
 
     def _key_index(self) -> _KeyIndex:
-        """A hash index of the table's (query, document) keys (built once)."""
+        """A sorted index of the table's (query, document) keys (built once)."""
         return self._cached("key_index", lambda: _KeyIndex(self._keys))
+
+    def _id_words(self):
+        """The document ids as columns of zero-padded 64-bit words (computed
+        once), or None for ids kept end to end (long ids). Two ids are equal
+        when all their words are."""
+
+        def build():
+            fixed = self._docno.fixed
+            if fixed is None:
+                return None
+            words = _padded_words(fixed)
+            return [np.ascontiguousarray(words[:, j]) for j in range(words.shape[1])]
+
+        return self._cached("id_words", build)
+
+    def _same_ids(self, rows, other: _Table, other_rows) -> np.ndarray:
+        """Whether document ``rows[i]`` equals document ``other_rows[i]`` of
+        ``other`` (their bytes)."""
+        mine, theirs = self._id_words(), other._id_words()
+        if mine is None or theirs is None or len(mine) != len(theirs):
+            return self._docno.equal(rows, other._docno, other_rows)
+        same = np.ones(rows.shape[0], dtype=bool)
+        for a, b in zip(mine, theirs, strict=True):
+            same &= np.take(a, rows) == np.take(b, other_rows)
+        return same
 
     def _grouped(self):
         """The rows grouped by query, input order within a query (computed
@@ -243,6 +276,20 @@ class _Table:
         is grouped already (the other three are then its own columns), else
         the row of each grouped position and the columns in that order."""
         return self._cached("grouped", self._group_rows)
+
+    def _key_order(self):
+        """The grouped positions (see :meth:`_grouped`) in the order of their
+        keys, and the keys in that order (computed once): lookups of sorted
+        keys walk the qrels' sorted keys forward."""
+
+        def build():
+            keys = self._grouped()[2]
+            order = np.argsort(keys)  # not a ranking: keys sorted for a join
+            if order.shape[0] < 2**31:
+                order = order.astype(np.int32)
+            return order, keys[order]
+
+        return self._cached("key_order", build)
 
     def _group_rows(self):
         codes = self._codes
@@ -292,69 +339,30 @@ class _Table:
 
 
 class _KeyIndex:
-    """An open-addressing hash index (linear probing) of distinct uint64 keys.
+    """The distinct uint64 keys of a table, sorted, for lookups.
 
-    Built and probed with whole-array steps: each round places or probes
-    every pending key at its current slot, and only the keys that met an
-    occupied slot move on to the next. At most half of the slots are used,
-    so few keys need more than a round or two. ``duplicate`` tells whether
-    two rows share a key (the index then holds one of them).
+    Looked up with a binary search. Keys that arrive grouped by query (a
+    run's rows grouped once per Run) share their high bits (the query code)
+    with their neighbours, so that consecutive searches end in the same few
+    cache lines. ``duplicate`` tells whether two rows share a key (the
+    index then finds one of them).
     """
 
     def __init__(self, keys):
-        n = keys.shape[0]
-        bits = max(int(2 * n - 1).bit_length(), 4)
-        self.size = 1 << bits
-        self.shift = np.uint64(64 - bits)
-        # each slot: the key and its row + 1 (0: empty), side by side, read
-        # as one 16-byte item (a flat gather, much faster than a 2-d one)
-        self.table = np.zeros((self.size, 2), dtype=np.uint64)
-        self._items = self.table.view(np.complex128).reshape(-1)
-        key_col, row_col = self.table[:, 0], self.table[:, 1]
-        self.duplicate = False
-        pending = np.arange(n, dtype=np.int64)
-        slot = self._slot(keys)
-        while pending.shape[0]:
-            here = self._read(slot)
-            used = here[:, 1] != 0
-            if (used & (here[:, 0] == keys[pending])).any():
-                self.duplicate = True
-            # free slots: write, one writer per slot wins
-            free = ~used
-            w_slot, w_row = slot[free], pending[free]
-            tag = (w_row + 1).astype(np.uint64)
-            key_col[w_slot] = keys[w_row]
-            row_col[w_slot] = tag
-            placed = np.zeros(pending.shape[0], dtype=bool)
-            placed[free] = row_col[w_slot] == tag
-            # a used slot sends its key on; a lost write retries the same slot
-            keep = ~placed
-            step = used[keep].astype(np.int64)
-            pending = pending[keep]
-            slot = (slot[keep] + step) & (self.size - 1)
-
-    def _read(self, slot):
-        return np.take(self._items, slot).view(np.uint64).reshape(-1, 2)
-
-    def _slot(self, keys):
-        s = keys * _M1
-        s >>= self.shift
-        return s.astype(np.int64)
+        # not a ranking: the sorted keys of a lookup table
+        self.order = np.argsort(keys, kind="stable")
+        self.sorted = keys[self.order]
+        self.duplicate = bool((self.sorted[1:] == self.sorted[:-1]).any())
 
     def find(self, keys) -> np.ndarray:
         """The row of each key, -1 where it is absent."""
-        out = np.full(keys.shape[0], -1, dtype=np.int64)
-        active = np.arange(keys.shape[0])
-        slot = self._slot(keys)
-        while active.shape[0]:
-            here = self._read(slot)
-            used = here[:, 1] != 0
-            hit = used & (here[:, 0] == keys[active])
-            out[active[hit]] = here[hit, 1].astype(np.int64) - 1
-            go = used & ~hit
-            active = active[go]
-            slot = (slot[go] + 1) & (self.size - 1)
-        return out
+        n = self.sorted.shape[0]
+        if n == 0:
+            return np.full(keys.shape[0], -1, dtype=np.int64)
+        pos = np.searchsorted(self.sorted, keys)
+        pos[pos == n] = 0
+        hit = self.sorted[pos] == keys
+        return np.where(hit, self.order[pos], -1)
 
 
 def _equal_keys(keys, codes, n_queries):
