@@ -962,10 +962,9 @@ class Ranking:
         return self._cache[key]
 
 
-# Grade counting serves labels up to this grade; larger ones are sorted.
-_MAX_COUNTED_GRADE = 16
-# Bits of a float64 in which sums of integers are exact.
-_EXACT_BITS = 52
+# Grade counting serves labels up to this grade (one pass over the labels
+# per grade); larger ones are sorted.
+_MAX_COUNTED_GRADE = 6
 
 
 def _grade_counts(y: np.ndarray):
@@ -973,11 +972,8 @@ def _grade_counts(y: np.ndarray):
     ``(m, max(y))``, when ``y`` holds non-negative integers up to
     :data:`_MAX_COUNTED_GRADE`; otherwise None.
 
-    The counts of several grades are packed in one float64 per row: an item
-    of grade ``g`` adds ``2**(b * (g - g0))`` (``b`` bits hold a count of the
-    row's items), so one row sum counts up to ``52 // b``
-    grades at once, exactly (every partial sum is an integer below 2**52,
-    whatever the order of the additions).
+    The labels are compared as one-byte codes, each grade's count summed
+    from a one-byte mask, so that the temporaries stay an eighth of ``y``.
     """
     m, n = y.shape
     if y.dtype != np.float64 or y.size == 0:
@@ -989,20 +985,12 @@ def _grade_counts(y: np.ndarray):
     if not np.array_equal(codes, y):
         return None
     top = int(top)
-    bits = max(1, n.bit_length())  # a count is at most n < 2**bits
-    per_pass = _EXACT_BITS // bits
-    if per_pass == 0:  # pragma: no cover - rows of 2**52 items
-        return None
-    equal = np.empty((m, top), dtype=np.int64)
-    for g0 in range(1, top + 1, per_pass):
-        grades = np.arange(g0, min(g0 + per_pass, top + 1))
-        table = np.zeros(top + 1)
-        table[grades] = np.exp2(bits * (grades - g0))
-        packed = np.take(table, codes).sum(axis=1).astype(np.int64)
-        for j, g in enumerate(grades):
-            equal[:, g - 1] = (packed >> (bits * j)) & ((1 << bits) - 1)
-    # at least g: the counts of grades g .. top
-    return np.cumsum(equal[:, ::-1], axis=1)[:, ::-1]
+    at_least = np.empty((m, top), dtype=np.intp)
+    mask = np.empty((m, n), dtype=bool)
+    for g in range(1, top + 1):
+        np.greater_equal(codes, g, out=mask)
+        at_least[:, g - 1] = np.einsum("ij->i", mask.view(np.uint8), dtype=np.intp)
+    return at_least
 
 
 def gain_values(y: np.ndarray, gain) -> np.ndarray:
