@@ -347,6 +347,9 @@ def test_key_index_finds_every_key_and_flags_duplicates():
     where = {int(k): i for i, k in enumerate(keys.tolist())}
     want = [where.get(int(k), -1) for k in probe.tolist()]
     np.testing.assert_array_equal(index.find(probe), want)
+    ascending = np.sort(probe)
+    want = [where.get(int(k), -1) for k in ascending.tolist()]
+    np.testing.assert_array_equal(index.find(ascending, ascending=True), want)
     assert _KeyIndex(keys[:0]).find(keys[:3]).tolist() == [-1, -1, -1]
     assert _KeyIndex(np.r_[keys[:10], keys[3:4]]).duplicate
 

@@ -107,7 +107,7 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
     def lookup(lo):
         at = by_key[lo : lo + _STEP]
         if sorted_keys is not None:
-            found = index.find(sorted_keys[lo : lo + _STEP])
+            found = index.find(sorted_keys[lo : lo + _STEP], ascending=True)
         else:
             found = index.find(keys[at])
         hit = np.flatnonzero(found >= 0)
@@ -540,11 +540,14 @@ def evaluate_run_columns(
         document_ids=True,
     )
     qrels = _read(qrels, "qrels", caller)
-    run = _read(run, "run", caller)
+    run = run_table = _read(run, "run", caller)
 
     # -- queries -------------------------------------------------------------
     qrels_ids, run_ids = _same_kind(qrels._qid_values, run._qid_values)
-    shared = np.intersect1d(qrels_ids, run_ids)
+    same_queries = qrels_ids.shape == run_ids.shape and np.array_equal(
+        qrels_ids, run_ids
+    )
+    shared = run_ids if same_queries else np.intersect1d(qrels_ids, run_ids)
     if shared.shape[0] == 0:
         raise InvalidParameterError(
             f"{caller}: the run shares no query with the qrels (run queries "
@@ -582,13 +585,20 @@ def evaluate_run_columns(
         # scores beyond the float32 range become infinite, as in trec_eval
         with np.errstate(over="ignore"):
             s = s.astype(np.float32).astype(np.float64)
-    pool_mask = (qrels_q >= 0) & (qrels._values >= 0)
     needs_n = any(spec.measure.needs_judged_nonrelevant for spec in specs)
     levels = [spec.params.get("relevance_level") for spec in specs]
-    if not needs_n and all(lv is None or lv > 0 for lv in levels):
-        # documents judged non-relevant matter only to bpref's N
-        pool_mask &= qrels._values > 0
-    pools = _Pools(qrels_q[pool_mask], qrels._values[pool_mask], n_q)
+    # documents judged non-relevant matter only to bpref's N
+    positive_only = not needs_n and all(lv is None or lv > 0 for lv in levels)
+
+    def judged_pools():
+        judged = qrels._values > 0 if positive_only else qrels._values >= 0
+        mask = judged & (qrels_q >= 0)
+        return _Pools(qrels_q[mask], qrels._values[mask], n_q)
+
+    if qrels_q is qrels._codes:  # the qrels' own coding: kept with them
+        pools = qrels._cached(("pools", positive_only), judged_pools)
+    else:
+        pools = judged_pools()
     with_ids = ties == "trec_eval"
     width = _uniform_width(run_q, n_q)
     docno = run._docno
@@ -651,7 +661,10 @@ def evaluate_run_columns(
         names = [spec.name for spec in specs]
         for name, pair in tie_bounds_of(names, specs, run).items():
             bounds[name] = tuple(per_query_values(name, v) for v in pair)
-    order = _natural_order(selected)
+    if selected is run_ids:
+        order = run_table._cached("natural_order", lambda: _natural_order(selected))
+    else:
+        order = _natural_order(selected)
     qids = _decode(selected[order])
     results = {key: means[name] for key, name in keys}
     columns = {key: per_query[name][order] for key, name in keys}

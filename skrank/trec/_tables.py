@@ -338,6 +338,10 @@ class _Table:
             )
 
 
+# keys searched at a time in an ascending lookup
+_WINDOW = 1 << 12
+
+
 class _KeyIndex:
     """The distinct uint64 keys of a table, sorted, for lookups.
 
@@ -354,12 +358,22 @@ class _KeyIndex:
         self.sorted = keys[self.order]
         self.duplicate = bool((self.sorted[1:] == self.sorted[:-1]).any())
 
-    def find(self, keys) -> np.ndarray:
-        """The row of each key, -1 where it is absent."""
+    def find(self, keys, ascending=False) -> np.ndarray:
+        """The row of each key, -1 where it is absent. ``ascending`` keys
+        are searched a window at a time, each in the part of the index
+        between its first and last key."""
         n = self.sorted.shape[0]
         if n == 0:
             return np.full(keys.shape[0], -1, dtype=np.int64)
-        pos = np.searchsorted(self.sorted, keys)
+        if ascending:
+            pos = np.empty(keys.shape[0], dtype=np.intp)
+            for a in range(0, keys.shape[0], _WINDOW):
+                part = keys[a : a + _WINDOW]
+                lo = np.searchsorted(self.sorted, part[0])
+                hi = np.searchsorted(self.sorted, part[-1], side="right")
+                pos[a : a + _WINDOW] = lo + np.searchsorted(self.sorted[lo:hi], part)
+        else:
+            pos = np.searchsorted(self.sorted, keys)
         pos[pos == n] = 0
         hit = self.sorted[pos] == keys
         return np.where(hit, self.order[pos], -1)
