@@ -210,14 +210,15 @@ def factorize(values: np.ndarray):
 
 def _small_range(values: np.ndarray):
     """``(min, values - min)`` for integer values spanning at most 2**16
-    values (offsets as intp), else None."""
+    values (offsets as uint16), else None."""
     if values.dtype.kind not in "iu" or values.shape[0] == 0:
         return None
     lo = int(values.min())
     if int(values.max()) - lo >= 1 << 16:
         return None
     wide = np.int64 if values.dtype.kind == "i" else np.uint64
-    offset = (values.astype(wide, copy=False) - wide(lo)).astype(np.intp, copy=False)
+    offset = np.empty(values.shape, dtype=np.uint16)
+    np.subtract(values, wide(lo), out=offset, dtype=wide, casting="unsafe")
     return lo, offset
 
 
@@ -258,6 +259,7 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
         run_starts = np.flatnonzero(change)
         uniques, run_codes = factorize(qid[run_starts])
         contiguous = uniques.shape[0] == run_starts.shape[0]
+    del change
     if contiguous:
         n_queries = uniques.shape[0]
         run_lengths = np.diff(run_starts, append=n)
@@ -288,7 +290,7 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
             uniques = (present.astype(wide) + wide(lo)).astype(qid.dtype)
             n_queries = present.shape[0]
             lengths = counts[present]
-            order = np.argsort(offset.astype(np.uint16), kind="stable")
+            order = np.argsort(offset, kind="stable")
 
             def row_codes(present=present, offset=offset):
                 code_of = np.zeros(present[-1] + 1, dtype=np.intp)
@@ -296,7 +298,15 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
                 return code_of[offset]
 
     if order is not None:
-        y, s = np.take(y, order), np.take(s, order)
+        if y.dtype == s.dtype == np.float64:
+            # one gather of (relevance, score) pairs: the two values of a row
+            # come in one memory access (rows are visited at random)
+            pair = np.empty(n, dtype=np.complex128)
+            pair.real, pair.imag = y, s
+            pair = np.take(pair, order)
+            y, s = pair.real, pair.imag
+        else:
+            y, s = np.take(y, order), np.take(s, order)
         judged = None if judged is None else np.take(judged, order)
         tiebreak = None if tiebreak is None else np.take(tiebreak, order)
         unassessed = None if unassessed is None else np.take(unassessed, order)
