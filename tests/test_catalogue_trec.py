@@ -405,3 +405,34 @@ def test_dataframe_bad_ids_are_reported_with_their_row(docno, message):
     frame = pd.DataFrame({"qid": ["q", "q"], "docno": docno, "score": [1.0, 2.0]})
     with pytest.raises(ValueError, match=message):
         read_run(frame)
+
+
+def test_trec_eval_tie_order_of_ids_of_every_length_matches_pytrec_eval():
+    """Tied documents whose ids are prefixes of one another, differ in case
+    or hold multi-byte characters and span several 64-bit words: trec_eval's
+    byte-wise descending order, per query, as pytrec_eval computes it."""
+    from skrank.trec import read_run
+
+    ids = ["d1", "d10", "d2", "D1", "d1\u00e9", "d", "x" * 17, "x" * 16, "x" * 9]
+    rng = np.random.default_rng(4)
+    qrels, run = {}, {}
+    for q in range(6):
+        docs = list(rng.permutation(ids))
+        run[f"q{q}"] = {d: float(rng.integers(0, 2)) for d in docs}
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 2)) for d in docs[:6]}
+    measures = {"map", "P.1", "P.3", "recip_rank"}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    shuffled = read_run(_frame(run, "score"))
+    for source in (run, shuffled):
+        _, table = evaluate_run(
+            qrels,
+            source,
+            ["map", "P@1", "P@3", "mrr"],
+            ties="trec_eval",
+            return_per_query=True,
+        )
+        frame = table.to_frame()
+        for qid, row in ref.items():
+            for key, name in (("map", "map"), ("P_1", "P@1"), ("P_3", "P@3")):
+                assert frame.loc[qid, name] == pytest.approx(row[key], abs=1e-12)
+            assert frame.loc[qid, "mrr"] == pytest.approx(row["recip_rank"])

@@ -104,16 +104,28 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
     # keys that hold the query code in their high bits match only in a query
     coded = qrels.n_queries <= _MAX_CODED and (same or run.n_queries <= _MAX_CODED)
 
+    # the ids' words in the orders of the lookups, so that comparing them
+    # reads memory near the last comparison
+    run_words, qrels_words = run._grouped_words(), qrels._sorted_words()
+    if run_words is None or qrels_words is None or len(run_words) != len(qrels_words):
+        run_words = None
+
     def lookup(lo):
         at = by_key[lo : lo + _STEP]
         if sorted_keys is not None:
-            found = index.find(sorted_keys[lo : lo + _STEP], ascending=True)
+            found = index.positions(sorted_keys[lo : lo + _STEP], ascending=True)
         else:
-            found = index.find(keys[at])
+            found = index.positions(keys[at])
         hit = np.flatnonzero(found >= 0)
-        pos, idx = at[hit].astype(np.intp), found[hit]
-        rows = pos if rows_of is None else rows_of[pos]
-        ok = run._same_ids(rows, qrels, idx)
+        pos, where = at[hit].astype(np.intp), found[hit]
+        idx = index.order[where]
+        if run_words is not None:
+            ok = np.ones(pos.shape[0], dtype=bool)
+            for a, b in zip(run_words, qrels_words, strict=True):
+                ok &= np.take(a, pos) == np.take(b, where)
+        else:
+            rows = pos if rows_of is None else rows_of[pos]
+            ok = run._docno.equal(rows, qrels._docno, idx)
         if not coded:  # equal keys need not mean equal queries
             ok &= qcodes[pos] == qrels._codes[idx]
         return pos[ok], idx[ok]
@@ -569,7 +581,9 @@ def evaluate_run_columns(
     # -- relevance of each retrieved document ---------------------------------
     rows, idx = _join(run, run_ids, qrels, qrels_ids)
     kept = run_q >= 0
-    if not kept.all():  # run queries left out; the matched ones are all kept
+    if kept.all():
+        kept = None
+    else:  # run queries left out; the matched ones are all kept
         rows = (np.cumsum(kept) - 1)[rows]
         run_q, s = run_q[kept], s[kept]
         rows_of = np.flatnonzero(kept) if rows_of is None else rows_of[kept]
@@ -603,9 +617,20 @@ def evaluate_run_columns(
     width = _uniform_width(run_q, n_q)
     docno = run._docno
 
+    words = run_table._grouped_words()
+    if words is not None and kept is not None:
+        words = [w[kept] for w in words]
+
     def docno_keys(ids):
         # trec_eval orders tied documents by id, byte-wise descending: the
         # ranks of the ids among the tied ones (an order of ids, not a ranking)
+        if words is not None:  # big-endian words order as the bytes do
+            at = np.maximum(ids, 0)
+            cols = [np.take(w, at).byteswap() for w in words]
+            order = np.lexsort(cols[::-1])  # the first word is the most significant
+            rank = np.empty(order.shape[0], dtype=np.int64)
+            rank[order] = np.arange(order.shape[0])
+            return rank
         if rows_of is not None:  # grouped positions -> the run's rows
             ids = np.where(ids >= 0, rows_of[np.maximum(ids, 0)], ids)
         return docno.order(ids)[1]

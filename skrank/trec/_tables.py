@@ -245,30 +245,28 @@ class _Table:
         """A sorted index of the table's (query, document) keys (built once)."""
         return self._cached("key_index", lambda: _KeyIndex(self._keys))
 
-    def _id_words(self):
-        """The document ids as columns of zero-padded 64-bit words (computed
-        once), or None for ids kept end to end (long ids). Two ids are equal
-        when all their words are."""
+    def _id_words(self, rows=None):
+        """The document ids of ``rows`` (all when None) as columns of
+        zero-padded 64-bit words, or None for ids kept end to end (long
+        ids). Two ids are equal when all their words are; read big-endian,
+        the words order as the bytes do."""
+        fixed = self._docno.fixed
+        if fixed is None:
+            return None
+        words = _padded_words(fixed if rows is None else fixed[rows])
+        return [np.ascontiguousarray(words[:, j]) for j in range(words.shape[1])]
 
-        def build():
-            fixed = self._docno.fixed
-            if fixed is None:
-                return None
-            words = _padded_words(fixed)
-            return [np.ascontiguousarray(words[:, j]) for j in range(words.shape[1])]
+    def _grouped_words(self):
+        """:meth:`_id_words` in the grouped order of :meth:`_grouped`
+        (computed once)."""
+        return self._cached("grouped_words", lambda: self._id_words(self._grouped()[0]))
 
-        return self._cached("id_words", build)
-
-    def _same_ids(self, rows, other: _Table, other_rows) -> np.ndarray:
-        """Whether document ``rows[i]`` equals document ``other_rows[i]`` of
-        ``other`` (their bytes)."""
-        mine, theirs = self._id_words(), other._id_words()
-        if mine is None or theirs is None or len(mine) != len(theirs):
-            return self._docno.equal(rows, other._docno, other_rows)
-        same = np.ones(rows.shape[0], dtype=bool)
-        for a, b in zip(mine, theirs, strict=True):
-            same &= np.take(a, rows) == np.take(b, other_rows)
-        return same
+    def _sorted_words(self):
+        """:meth:`_id_words` in the order of :meth:`_key_index` (computed
+        once)."""
+        return self._cached(
+            "sorted_words", lambda: self._id_words(self._key_index().order)
+        )
 
     def _grouped(self):
         """The rows grouped by query, input order within a query (computed
@@ -362,6 +360,13 @@ class _KeyIndex:
         """The row of each key, -1 where it is absent. ``ascending`` keys
         are searched a window at a time, each in the part of the index
         between its first and last key."""
+        pos = self.positions(keys, ascending)
+        if self.order.shape[0] == 0:
+            return pos
+        return np.where(pos >= 0, self.order[np.maximum(pos, 0)], -1)
+
+    def positions(self, keys, ascending=False) -> np.ndarray:
+        """The position of each key among the sorted keys, -1 where absent."""
         n = self.sorted.shape[0]
         if n == 0:
             return np.full(keys.shape[0], -1, dtype=np.int64)
@@ -375,8 +380,7 @@ class _KeyIndex:
         else:
             pos = np.searchsorted(self.sorted, keys)
         pos[pos == n] = 0
-        hit = self.sorted[pos] == keys
-        return np.where(hit, self.order[pos], -1)
+        return np.where(self.sorted[pos] == keys, pos, -1)
 
 
 def _equal_keys(keys, codes, n_queries):
