@@ -1344,46 +1344,62 @@ def _normalized_gain_tied(r: Ranking, g, C):
     pick = np.flatnonzero(~one & (counts[:, values != 0].sum(axis=1) > 0))
     if not pick.size:
         return contrib
-    cnt = counts[pick]
-    tp, Tp, rows, Sp = t[pick].astype(np.float64), T[pick], r.row[pick], Sb[pick]
-    try:
-        V = _compositions(cnt.max(axis=0), int(tp.max()) - 1)  # (K, U)
-    except InvalidParameterError:
-        raise InvalidParameterError(
-            "G is exact under ties by enumerating the grade compositions of "
-            f"the items of a tie group above each item; this input needs more "
-            f"than {MAX_COMPOSITIONS} of them (a large tie group of many "
-            "grades). Use a deterministic tie rule (ties='first', 'optimistic' "
-            "or 'pessimistic', or 'trec_eval' for TREC runs)."
-        ) from None
-    W = C.shape[1]
-    U = values.shape[0]
-    acc = np.zeros(pick.shape[0])
-    step = max(1, (1 << 21) // max(1, pick.shape[0] * U))
-    for lo in range(0, V.shape[0], step):  # chunks of compositions
-        v = V[lo : lo + step]  # (K', U)
-        o = v.sum(axis=1)
-        X = v @ values
-        pos = np.minimum(Tp[:, None] + o[None, :], W - 1)
-        cost = C[rows[:, None], pos]
-        for u in np.flatnonzero(values != 0):  # the gain values, not groups
-            lim = cnt - (np.arange(U) == u)[None, :]  # the others of the group
-            ok = (
-                (v[None, :, :] <= lim[:, None, :]).all(axis=2)
-                & (o[None, :] <= tp[:, None] - 1)
-                & (cnt[:, u] >= 1)[:, None]
-            )
-            lim0 = np.maximum(lim, 0)[:, None, :]
-            log_p = _log_comb(lim0, np.minimum(v[None, :, :], lim0)).sum(
-                axis=2
-            ) - _log_comb(tp[:, None] - 1.0, np.minimum(o[None, :], tp[:, None] - 1))
-            prob = np.where(ok, np.exp(np.where(ok, log_p, 0.0)), 0.0)
-            gu = values[u]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                term = gu / np.log2(2.0 + cost - Sp[:, None] - gu - X[None, :])
-            acc += cnt[:, u] / tp * (prob * np.where(ok, term, 0.0)).sum(axis=1)
-    contrib[pick] = acc
+    for size in np.unique(t[pick]):  # the sizes of tied groups, not queries
+        part = pick[t[pick] == size]
+        cnt = counts[part]
+        try:
+            V = _compositions(cnt.max(axis=0), int(size) - 1)  # (K, U)
+        except InvalidParameterError:
+            raise InvalidParameterError(
+                "G is exact under ties by enumerating the compositions by gain "
+                "of the items of a tie group above each item; this input needs "
+                f"more than {MAX_COMPOSITIONS} of them (a tie group of "
+                f"{int(size)} items). Use a deterministic tie rule "
+                "(ties='first', 'optimistic' or 'pessimistic', or 'trec_eval' "
+                "for TREC runs)."
+            ) from None
+        step = max(1, (1 << 20) // max(1, V.shape[0] * values.shape[0]))
+        for lo in range(0, part.shape[0], step):  # chunks of groups
+            g_idx = part[lo : lo + step]
+            contrib[g_idx] = _normalized_gain_cells(
+                counts[g_idx], float(size), T[g_idx], r.row[g_idx], Sb[g_idx],
+                V, values, C,
+            )  # fmt: skip
     return contrib
+
+
+def _normalized_gain_cells(cnt, size, T, rows, Sb, V, values, C):
+    """The expected G terms of tie groups of ``size`` items with gain counts
+    ``cnt`` (n, U), over the compositions ``V`` (K, U) of the items above
+    an item (see :func:`_normalized_gain_tied`).
+
+    An item of gain value u sits under the composition v of the others with
+    probability prod_w C(c_w - [w = u], v_w) / C(t - 1, o), which is
+    prod_w C(c_w, v_w) / C(t - 1, o) times (c_u - v_u) / c_u; summed over
+    the c_u items of value u and their offset (1/t each), a composition
+    weighs prod_w C(c_w, v_w) / C(t - 1, o) / t and adds
+    sum_u (c_u - v_u) g_u / log2(2 + C_{T+o} - S - g_u - X(v)).
+    """
+    cnt = cnt.astype(np.intp)
+    lf = gammaln(np.arange(int(size) + 1) + 1.0)  # log j!
+    o = V.sum(axis=1)
+    X = V @ values
+    fits = (V[None, :, :] <= cnt[:, None, :]).all(axis=2)  # (n, K)
+    rest = np.maximum(cnt[:, None, :] - V[None, :, :], 0)  # c_w - v_w
+    log_w = (lf[cnt][:, None, :] - lf[V][None, :, :] - lf[rest]).sum(axis=2)
+    n_top = int(size) - 1
+    log_w -= (lf[n_top] - lf[o] - lf[n_top - o])[None, :]
+    weight = np.where(fits, np.exp(np.where(fits, log_w, 0.0)), 0.0) / size
+    pos = np.minimum(T[:, None] + o[None, :], C.shape[1] - 1)
+    base = 2.0 + C[rows[:, None], pos] - Sb[:, None] - X[None, :]  # (n, K)
+    inner = np.zeros(base.shape)
+    for u in np.flatnonzero(values != 0):  # the gain values, not groups
+        gu = values[u]
+        here = fits & (rest[:, :, u] > 0)  # an item of value u is left
+        with np.errstate(divide="ignore", invalid="ignore"):
+            term = np.where(here, gu / np.log2(base - gu), 0.0)
+        inner += rest[:, :, u] * term
+    return (weight * inner).sum(axis=1)
 
 
 def _ideal_dcg_prefix(ideal_w):
