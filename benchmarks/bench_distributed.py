@@ -15,10 +15,16 @@ Writes ``--rows`` rows of (qid, doc, y_true, y_score) as Parquet files of
   takes sets of relevant items), so that Spark's ranked lists are
   unambiguous and both give the same numbers.
 * ``--check``: per-query values of both adapters equal single-machine
-  ``skrank.evaluate(average=None)`` on the same rows (to 1e-12), on a second
-  table with heavy ties (ten score values), string query ids and every tie
-  rule; this is the issue's 2-million-row exactness check
-  (``--rows 2000000 --check``), too slow for the test suite on two cores.
+  ``skrank.evaluate(average=None)`` on the same rows in the same order (to
+  1e-12), on a second table with heavy ties (ten score values): every
+  metric of the registry that ``evaluate`` accepts under a tie rule (read
+  from the registry), under each of the four tie rules (``average``,
+  ``optimistic``, ``pessimistic``, ``first``), with string and with integer
+  query ids, on Dask (a ``LocalCluster`` of ``--workers`` processes) and
+  Spark (``local[2]``); all metrics of a rule in one call. Prints the largest
+  difference per engine, the number of (metric, tie rule) pairs and the wall
+  times; ``--rows 2000000 --check`` is the 2-million-row exactness check,
+  too slow for the test suite on two cores.
 
 Usage::
 
@@ -61,6 +67,8 @@ def write_rows(path: Path, n_rows: int, file_rows: int, *, ties: bool, seed=0):
         frame = pd.DataFrame(
             {
                 "qid": np.char.add("q", q.astype(str)) if ties else q.astype(np.int64),
+                # the same queries with integer ids (the tied table only)
+                **({"qid_int": q.astype(np.int64) * 7919 - 10**9} if ties else {}),
                 "doc": np.arange(i * file_rows, i * file_rows + n, dtype=np.int64),
                 "y_true": (
                     rng.choice(np.array([0, 0, 0, 1, 1, 2, 3]), n)
@@ -150,8 +158,112 @@ def run_spark(spark, path, k):
     return ours, t_ours, theirs, t_theirs
 
 
-def check(path, n_rows, n_workers, spark):
-    """Per-query values of both adapters equal to single-machine skrank."""
+TIES = ("average", "optimistic", "pessimistic", "first")
+
+
+def check_metrics(ties):
+    """Every metric of the registry that ``skrank.evaluate`` computes under
+    ``ties`` on tied scores (read from the registry: two metrics have no
+    tractable expectation under ``"average"`` and refuse it), as two lists:
+    those that also take a query whose one tie group holds 2,000 items, half
+    of them relevant, and those that refuse it (interpolated precision under
+    ``"average"`` bounds its work), which may refuse this data too."""
+    import warnings
+
+    import skrank
+
+    def takes(name, y, s, qid):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                skrank.evaluate(y, s, name, qid=qid, ties=ties)
+        except ValueError:
+            return False
+        return True
+
+    big = np.tile([1, 0], 1000)
+    accepted = [
+        n for n in skrank.get_metric_names() if takes(n, [1, 0], [1.0, 1.0], [0, 0])
+    ]
+    limited = [n for n in accepted if not takes(n, big, np.ones(big.size), 0 * big)]
+    return [n for n in accepted if n not in limited], limited
+
+
+def _files(path):
+    return sorted(Path(path).glob("*.parquet"))
+
+
+def _spark_rows(spark, path):
+    """The files as one Spark DataFrame whose row order is the files' order
+    (a union of one frame per file, each file one partition): the input
+    order of ``ties="first"``, the same as the single-machine rows."""
+    from functools import reduce
+
+    frames = [spark.read.parquet(str(f)) for f in _files(path)]
+    return reduce(lambda a, b: a.unionByName(b), frames)
+
+
+def _compare(frame, expected, ids, engine, ties):
+    """Largest |difference| of ``frame`` (indexed by query id) from
+    ``expected``, whose queries are ``ids``; raises on a difference."""
+    frame = frame.loc[ids]
+    worst = 0.0
+    for name in expected:
+        got = frame[name].to_numpy()
+        assert np.array_equal(np.isnan(got), np.isnan(expected[name])), (
+            engine,
+            ties,
+            name,
+        )
+        diff = np.abs(got - expected[name])
+        d = float(np.nanmax(diff)) if diff.size and not np.isnan(diff).all() else 0.0
+        worst = max(worst, d)
+        assert d <= 1e-12, (engine, ties, name, d)
+    return worst
+
+
+def _refusals(path, metrics, ties, spark, message):
+    """Both adapters refuse ``metrics`` on the rows as one process does:
+    an error carrying the single-machine ``message`` (up to its first
+    number: the counts in it are per partition). Dask with string ids,
+    Spark with integer ids."""
+    import re
+
+    import dask.dataframe as dd
+
+    import skrank.dask as skd
+    import skrank.spark as sks
+
+    message = re.split(r"\d", message)[0]
+    runs = {
+        "dask": lambda: skd.evaluate(
+            dd.read_parquet(path, columns=["qid", "y_true", "y_score"]),
+            metrics,
+            ties=ties,
+            average=None,
+        ).compute()
+    }
+    if spark is not None:
+        runs["spark"] = lambda: sks.evaluate(
+            _spark_rows(spark, path).select("qid_int", "y_true", "y_score"),
+            metrics,
+            qid="qid_int",
+            ties=ties,
+            average=None,
+        ).collect()
+    for engine, run in runs.items():
+        try:
+            run()
+        except Exception as exc:  # Spark wraps the worker's error
+            assert message in str(exc), (engine, ties, str(exc)[:500])
+        else:
+            raise AssertionError(f"{engine} computed what one process refuses")
+
+
+def check(path, n_rows, n_workers, spark, rules=TIES):
+    """Per-query values of both adapters equal to single-machine skrank, for
+    every metric and tie rule, with string and integer query ids; metrics
+    that one process refuses on this data are refused alike."""
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
@@ -159,22 +271,12 @@ def check(path, n_rows, n_workers, spark):
     import skrank.dask as skd
     import skrank.spark as sks
 
-    rows = pd.read_parquet(path)
-    metrics = [
-        "ndcg@10",
-        "ndcg",
-        "map",
-        "map@100",
-        "mrr",
-        "precision@5",
-        "recall@10",
-        "err@10",
-        "rbp(p=0.9)",
-        "bpref",
-        "r_precision",
-        "hit_rate@3",
-    ]
-    worst = 0.0
+    # the rows in the files' order, as Dask and the union above read them
+    rows = pd.concat([pd.read_parquet(f) for f in _files(path)], ignore_index=True)
+    worst = {}
+    pairs = 0
+    refused = []
+    times = {}
     with (
         LocalCluster(
             n_workers=n_workers,
@@ -184,50 +286,90 @@ def check(path, n_rows, n_workers, spark):
         ) as cluster,
         Client(cluster),
     ):
-        for ties in ("average", "optimistic", "pessimistic"):
+        for ties in rules:
+            metrics, limited = check_metrics(ties)
+            for name in limited:
+                try:
+                    skrank.evaluate(
+                        rows["y_true"],
+                        rows["y_score"],
+                        name,
+                        qid=rows["qid_int"],
+                        average=None,
+                        ties=ties,
+                    )
+                except ValueError as exc:
+                    message = str(exc).split(";")[0]
+                    _refusals(path, [name], ties, spark, message)
+                    refused.append((name, ties))
+                    print(f"  ties={ties}: {name} refused alike: {message}")
+                else:
+                    metrics.append(name)
+            t = time.perf_counter()
             expected = skrank.evaluate(
                 rows["y_true"],
                 rows["y_score"],
                 metrics,
-                qid=rows["qid"],
+                qid=rows["qid_int"],
                 average=None,
                 ties=ties,
             )
-            got = {
-                "dask": skd.evaluate(
-                    dd.read_parquet(path), metrics, ties=ties, average=None
-                )
-                .compute()
-                .sort_index(),
+            times[("one process", ties)] = time.perf_counter() - t
+            # the string id of each integer id, in the order of expected.qid
+            ids = {
+                "qid_int": expected.qid,
+                "qid": rows.drop_duplicates("qid_int")
+                .set_index("qid_int")
+                .loc[expected.qid, "qid"]
+                .to_numpy(),
             }
-            if spark is not None:
+            for qid in ("qid", "qid_int"):
+                kind = "str" if qid == "qid" else "int"
+                t = time.perf_counter()
+                frame = skd.evaluate(
+                    dd.read_parquet(path, columns=[qid, "y_true", "y_score"]),
+                    metrics,
+                    qid=qid,
+                    ties=ties,
+                    average=None,
+                ).compute()
+                times[(f"dask {kind}", ties)] = time.perf_counter() - t
+                d = _compare(frame, expected, ids[qid], "dask", ties)
+                worst["dask"] = max(worst.get("dask", 0.0), d)
+                if spark is None:
+                    continue
+                t = time.perf_counter()
                 sdf = sks.evaluate(
-                    spark.read.parquet(str(path)), metrics, ties=ties, average=None
+                    _spark_rows(spark, path).select(qid, "y_true", "y_score"),
+                    metrics,
+                    qid=qid,
+                    ties=ties,
+                    average=None,
                 )
-                got["spark"] = (
-                    pd.DataFrame(
-                        [r.asDict() for r in sdf.collect()], columns=sdf.columns
-                    )
-                    .set_index("qid")
-                    .sort_index()
-                )
-            for engine, frame in got.items():
-                assert np.array_equal(
-                    frame.index.to_numpy().astype(str), expected.qid.astype(str)
-                ), engine
-                for name in expected:
-                    diff = np.abs(frame[name].to_numpy() - expected[name])
-                    assert np.array_equal(
-                        np.isnan(frame[name].to_numpy()), np.isnan(expected[name])
-                    )
-                    d = float(np.nanmax(diff)) if diff.size else 0.0
-                    worst = max(worst, d)
-                    assert d <= 1e-12, (engine, ties, name, d)
+                frame = pd.DataFrame(
+                    [r.asDict() for r in sdf.collect()], columns=sdf.columns
+                ).set_index(qid)
+                times[(f"spark {kind}", ties)] = time.perf_counter() - t
+                d = _compare(frame, expected, ids[qid], "spark", ties)
+                worst["spark"] = max(worst.get("spark", 0.0), d)
+            pairs += len(metrics)
             print(
-                f"  check ties={ties}: {len(expected.qid)} queries, "
-                f"{len(metrics)} metrics, engines {sorted(got)}: equal"
+                f"  ties={ties}: {len(expected.qid):,} queries, {len(metrics)} "
+                f"metrics, string and integer ids, engines "
+                f"{sorted(worst)}: equal (largest |diff| so far "
+                + ", ".join(f"{e} {v:.1e}" for e, v in sorted(worst.items()))
+                + ")"
             )
-    return worst
+            print(
+                "    wall time (s): "
+                + ", ".join(
+                    f"{who} {sec:.1f}"
+                    for (who, rule), sec in times.items()
+                    if rule == ties
+                ),
+                flush=True,
+            )
+    return worst, pairs, refused, times
 
 
 def main(argv=None):
@@ -257,6 +399,13 @@ def main(argv=None):
         "--spark-memory", default="2g", help="Spark's driver memory (local mode)"
     )
     parser.add_argument("--check", action="store_true")
+    parser.add_argument(
+        "--ties",
+        nargs="+",
+        choices=TIES,
+        default=list(TIES),
+        help="the tie rules of --check (default: all four)",
+    )
     parser.add_argument("--workdir", default=None)
     args = parser.parse_args(argv)
 
@@ -311,14 +460,29 @@ def main(argv=None):
                 )
         if args.check:
             tied = work / "tied"
-            n_q = write_rows(tied, args.rows, args.file_rows, ties=True, seed=1)
-            print(
-                f"\n--check: {args.rows:,} rows, {n_q:,} queries (string ids, "
-                "ten score values)"
+            if args.reuse and any(tied.glob("*.parquet")):
+                print(f"\n--check: rows read from {tied}")
+            else:
+                n_q = write_rows(tied, args.rows, args.file_rows, ties=True, seed=1)
+                print(
+                    f"\n--check: {args.rows:,} rows, {n_q:,} query sizes drawn "
+                    f"(1 to 5,000 rows), {-(-args.rows // args.file_rows)} Parquet "
+                    "files, every query's rows scattered over all of them; ten "
+                    "score values, relevance 0 to 3"
+                )
+            spark = None if args.no_spark else spark_session(args.spark_memory)
+            t = time.perf_counter()
+            worst, pairs, refused, _ = check(
+                tied, args.rows, args.workers, spark, args.ties
             )
-            spark = None if args.no_spark else spark_session()
-            worst = check(tied, args.rows, args.workers, spark)
-            print(f"  largest |difference| from single-machine skrank: {worst:.1e}")
+            print(
+                f"  {pairs} (metric, tie rule) pairs, each with string and integer "
+                f"ids, equal on {sorted(worst)}; largest |difference| from "
+                "single-machine skrank: "
+                + ", ".join(f"{e} {v:.1e}" for e, v in sorted(worst.items()))
+                + f"; {len(refused)} pairs refused alike by one process and "
+                f"the adapters; {time.perf_counter() - t:.0f} s in all"
+            )
     finally:
         if args.workdir is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -3,10 +3,19 @@
 An engine (Dask's shuffle, Spark's grouping) brings all rows of each query
 into one partition; :func:`evaluate_partition` and :func:`evaluate_run_partition`
 evaluate such a partition with the single-machine engine (one call, all its
-queries at once) and return one row per query: the metrics and the query's
-weight. :func:`partial_sums` reduces those rows to the sums from which
-:func:`means_from_sums` forms the exact weighted means over all queries, so
-that no mean is ever a mean of partition means.
+queries at once) and return one row per query: the metrics, their tie bounds
+when asked for, and the query's weight. :func:`partial_sums` reduces those
+rows to the partial sums of :func:`skrank._core.partial_aggregate`, from
+which :func:`means_from_sums` forms, with
+:func:`skrank._core.finish_aggregate`, the exact weighted means over all
+queries: the rule of ``skrank.evaluate``'s means, never a mean of partition
+means.
+
+``ties="first"`` orders tied items by their input order. The adapters give
+every row a global order key before the shuffle (:data:`ORDER`: Dask's
+partition number and row position, Spark's ``monotonically_increasing_id``),
+and :func:`evaluate_partition` puts the rows of its partition back in that
+order before the engine is called.
 
 Nothing here imports Dask or Spark; pandas is imported by the callers.
 """
@@ -17,26 +26,36 @@ import math
 import warnings
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
-from ._core import GEOMETRIC_FLOOR
-from ._evaluate import evaluate
-from ._registry import get_metric
+from ._core import finish_aggregate, partial_aggregate
+from ._evaluate import check_tie_bounds, evaluate, resolve_metrics
+from ._registry import get_metric, read_metrics
 from ._validation import InvalidParameterError, validate_params
 
 __all__ = [
+    "ORDER",
+    "TIE_HIGH",
+    "TIE_LOW",
     "WEIGHT",
+    "Request",
     "check_average",
     "evaluate_partition",
     "evaluate_run_partition",
     "means_from_sums",
-    "metric_names",
     "partial_sums",
-    "run_metric_names",
+    "request",
+    "run_request",
+    "sums_columns",
 ]
 
 #: Column of the per-query frames holding each query's weight in the mean.
 WEIGHT = "__skrank_weight__"
+#: Column holding each input row's global order key (``ties="first"``).
+ORDER = "__skrank_order__"
+#: Suffixes of the columns of a metric's tie bounds in the per-query frames
+#: (and keys of their means): its pessimistic and its optimistic values.
+TIE_LOW = "_tie_low"
+TIE_HIGH = "_tie_high"
 
 _SINGLE_ROW = "Every query given to"
 
@@ -60,64 +79,135 @@ def check_columns(df, frame_name, wanted, caller):
             )
 
 
-def check_run_request(caller, qrels, run, queries, metrics, options) -> list[str]:
+class Request:
+    """What an adapter's call computes, settled on the client before any
+    work is sent: the result keys of the metrics (``names``, as
+    ``skrank.evaluate`` names them), those with tie bounds (``bounded``,
+    when ``tie_bounds``), every per-query column (``columns``: the metrics,
+    then the pessimistic and optimistic column of each bounded metric),
+    each column's summary (``rules``: the metric's declared aggregation) and
+    whether the tie rule reads the input order of the rows
+    (``input_order``: ``ties="first"``, given or a convention's)."""
+
+    def __init__(self, names, bounded, tie_bounds, input_order):
+        self.names = list(names)
+        self.bounded = list(bounded)
+        self.tie_bounds = bool(tie_bounds)
+        self.input_order = input_order
+        self.columns = [*self.names]
+        self.rules = {}
+        for name in self.names:
+            self.rules[name] = _aggregation(name)
+        for name in self.bounded:
+            for suffix in (TIE_LOW, TIE_HIGH):
+                self.columns.append(name + suffix)
+                self.rules[name + suffix] = self.rules[name]
+
+    def values(self, res):
+        """The per-query columns of a :class:`~skrank.QueryResults`."""
+        out = {name: res[name] for name in self.names}
+        for name in self.bounded:
+            low, high = res.tie_bounds[name]
+            out[name + TIE_LOW] = low
+            out[name + TIE_HIGH] = high
+        return out
+
+
+def _resolved_ties(caller, requests, options, document_ids):
+    _, _, (ties, _, _) = resolve_metrics(
+        caller,
+        requests,
+        options["relevance_level"],
+        options["convention"],
+        options["ties"],
+        options["replace_undefined_by"],
+        options["nonpositive"],
+        document_ids=document_ids,
+    )
+    return ties
+
+
+def request(caller, metrics, options, tie_bounds) -> Request:
+    """Validate an ``evaluate`` request on the client (the metrics, the
+    options, ``tie_bounds``), before any work is sent to the cluster."""
+    check_tie_bounds(caller, tie_bounds, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = evaluate(
+            [1, 0],
+            [1.0, 0.0],
+            metrics,
+            qid=[0, 0],
+            average=None,
+            tie_bounds=bool(tie_bounds),
+            **options,
+        )
+    ties = _resolved_ties(caller, read_metrics(metrics, caller), options, False)
+    return Request(list(res), list(res.tie_bounds), tie_bounds, ties == "first")
+
+
+def run_request(caller, qrels, run, queries, metrics, options, tie_bounds) -> Request:
     """Validate an ``evaluate_run`` request on the client: ``queries`` with
     :func:`skrank.trec.evaluate_run`'s own constraints, the columns of the
-    qrels and run frames, the metrics and options; return the result keys."""
-    from .trec._evaluation import RUN_CONSTRAINTS
+    qrels and run frames, the metrics, the options and ``tie_bounds``."""
+    import pandas as pd
+
+    from .trec import evaluate_run
+    from .trec._evaluation import RUN_CONSTRAINTS, metric_requests
 
     validate_params(caller, {"queries": queries}, RUN_CONSTRAINTS)
-    names = run_metric_names(metrics, options)
+    check_tie_bounds(caller, tie_bounds, None)
+    small_qrels = pd.DataFrame({"qid": ["q"], "docno": ["d"], "relevance": [1]})
+    small_run = pd.DataFrame({"qid": ["q"], "docno": ["d"], "score": [1.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, res = evaluate_run(
+            small_qrels,
+            small_run,
+            metrics,
+            return_per_query=True,
+            tie_bounds=bool(tie_bounds),
+            **options,
+        )
+    ties = _resolved_ties(caller, metric_requests(metrics, caller), options, True)
     for frame, name, cols in (
         (qrels, "qrels", ("qid", "docno", "relevance")),
         (run, "run", ("qid", "docno", "score")),
     ):
         check_columns(frame, name, [(name, c) for c in cols], caller)
-    return names
+    return Request(list(res), list(res.tie_bounds), tie_bounds, ties == "first")
 
 
-def metric_names(metrics, options) -> list[str]:
-    """The canonical names ``evaluate`` gives ``metrics`` under ``options``,
-    in the order asked; also validates the metrics and options (on the
-    client, before any work is sent to the cluster)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = evaluate([1, 0], [1.0, 0.0], metrics, qid=[0, 0], **options)
-    return list(res)
+def in_input_order(pdf):
+    """The rows of ``pdf`` in the order of their :data:`ORDER` keys (the
+    input order, which the shuffle does not keep), or ``pdf`` as it is
+    without that column. A query's rows keep this order into the engine,
+    where ``ties="first"`` reads it."""
+    if ORDER not in pdf.columns:
+        return pdf
+    key = pdf[ORDER].to_numpy()
+    if key.shape[0] > 1 and (key[1:] < key[:-1]).any():
+        pdf = pdf.iloc[np.argsort(key, kind="stable")]
+    return pdf
 
 
-def run_metric_names(metrics, options) -> list[str]:
-    """The canonical names ``evaluate_run`` gives ``metrics`` (trec_eval's
-    ``P.5,10`` names two), validated as :func:`metric_names`."""
-    import pandas as pd
-
-    from .trec import evaluate_run
-
-    qrels = pd.DataFrame({"qid": ["q"], "docno": ["d"], "relevance": [1]})
-    run = pd.DataFrame({"qid": ["q"], "docno": ["d"], "score": [1.0]})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = evaluate_run(qrels, run, metrics, **options)
-    return list(res)
-
-
-def _empty(names, qid, qid_dtype):
+def _empty(columns, qid, qid_dtype):
     import pandas as pd
 
     index = pd.Index(np.empty(0, dtype=object), name=qid)
     if qid_dtype is not None:
         index = index.astype(qid_dtype)
-    data = {name: np.empty(0) for name in [*names, WEIGHT]}
+    data = {name: np.empty(0) for name in [*columns, WEIGHT]}
     return pd.DataFrame(data, index=index)
 
 
-def _frame(values, ids, names, weights, qid, qid_dtype):
+def _frame(values, ids, columns, weights, qid, qid_dtype):
     import pandas as pd
 
     index = pd.Index(np.asarray(ids), name=qid)
     if qid_dtype is not None and index.dtype != qid_dtype:
         index = index.astype(qid_dtype)
-    data = {name: np.asarray(values[name], dtype=float) for name in names}
+    data = {name: np.asarray(values[name], dtype=float) for name in columns}
     data[WEIGHT] = weights
     return pd.DataFrame(data, index=index)
 
@@ -136,7 +226,7 @@ def _check_qid_column(ids, qid, caller):
 def evaluate_partition(
     pdf,
     metrics,
-    names,
+    req,
     *,
     y_true,
     y_score,
@@ -148,13 +238,16 @@ def evaluate_partition(
 ):
     """Per-query values of one partition holding all rows of its queries.
 
-    One row per query (index: the query id, sorted), one column per metric
-    and the query's weight (1.0 without ``sample_weight``).
+    One row per query (index: the query id, sorted), the columns of the
+    :class:`Request` ``req`` (the metrics and their tie bounds) and the
+    query's weight (1.0 without ``sample_weight``). Rows carrying an
+    :data:`ORDER` key are evaluated in the order of their keys.
     """
+    pdf = in_input_order(pdf)
     ids = pdf[qid].to_numpy()
     _check_qid_column(ids, qid, caller)
     if ids.shape[0] == 0:
-        return _empty(names, qid, qid_dtype)
+        return _empty(req.columns, qid, qid_dtype)
     with warnings.catch_warnings():
         # a partition may hold single-row queries only, where the whole data
         # does not; the warning is about the whole data, not a partition
@@ -165,6 +258,7 @@ def evaluate_partition(
             metrics,
             qid=ids,
             average=None,
+            tie_bounds=req.tie_bounds,
             **options,
         )
     n_q = res.qid.shape[0]
@@ -186,11 +280,11 @@ def evaluate_partition(
                 "must be constant within each query (one weight per query, "
                 "repeated on its rows)."
             )
-    return _frame(res, res.qid, names, weights, qid, qid_dtype)
+    return _frame(req.values(res), res.qid, req.columns, weights, qid, qid_dtype)
 
 
 def evaluate_run_partition(
-    pdf, metrics, names, *, relevance_dtype, queries, options, caller
+    pdf, metrics, req, *, relevance_dtype, queries, options, caller
 ):
     """Per-query values of a partition of the union of a qrels and a run
     (columns ``qid``, ``docno``, ``value``, ``side``: 0 for a judgment, 1 for
@@ -200,15 +294,18 @@ def evaluate_run_partition(
     of the partition (so that it is none of them), is added to both tables
     and its row dropped: a partition whose qrels or run is empty is then no
     special case (queries are evaluated independently of each other).
+    Rows carrying an :data:`ORDER` key (the run's input order) are
+    evaluated in the order of their keys.
     """
     import pandas as pd
 
     from .trec import evaluate_run
 
+    pdf = in_input_order(pdf)
     ids = pdf["qid"].to_numpy()
     _check_qid_column(ids, "qid", caller)
     if ids.shape[0] == 0:
-        return _empty(names, "qid", str)
+        return _empty(req.columns, "qid", str)
     longest = int(pdf["qid"].str.len().max())
     sentinel = "~" * (longest + 1)
     judged = pdf["side"].to_numpy() == 0
@@ -229,12 +326,18 @@ def evaluate_run_partition(
         }
     )
     _, per_query = evaluate_run(
-        qrels, run, metrics, queries=queries, return_per_query=True, **options
+        qrels,
+        run,
+        metrics,
+        queries=queries,
+        return_per_query=True,
+        tie_bounds=req.tie_bounds,
+        **options,
     )
     keep = per_query.qid != sentinel
-    values = {name: np.asarray(per_query[name])[keep] for name in names}
+    values = {k: np.asarray(v)[keep] for k, v in req.values(per_query).items()}
     return _frame(
-        values, per_query.qid[keep], names, np.ones(int(keep.sum())), "qid", str
+        values, per_query.qid[keep], req.columns, np.ones(int(keep.sum())), "qid", str
     )
 
 
@@ -244,50 +347,48 @@ def _aggregation(name) -> str:
     return get_metric(name).measure.aggregation
 
 
-def partial_sums(frame, names):
-    """Per metric: the weighted sum of the defined values (of their floored
-    logarithms for a geometric mean) and the sum of their weights; and the
-    number of queries. One row (a partition's share)."""
+def partial_sums(frame, req):
+    """One row (a partition's share of the means): the number of queries
+    and, per column of the :class:`Request` ``req``, the partial sums of
+    :func:`skrank._core.partial_aggregate` under the column's summary (the
+    queries where it is undefined, NaN, left out)."""
     import pandas as pd
 
     w = frame[WEIGHT].to_numpy()
     out = {"__n__": [float(w.shape[0])]}
-    for name in names:
-        v = frame[name].to_numpy()
-        defined = ~np.isnan(v)
-        v = v[defined]
-        if _aggregation(name) == "gmean":
-            v = np.log(np.maximum(v, GEOMETRIC_FLOOR))
-        out[f"num:{name}"] = [float(np.dot(w[defined], v))]
-        out[f"den:{name}"] = [float(w[defined].sum())]
+    for col, rule in req.rules.items():
+        v = frame[col].to_numpy(dtype=float)
+        num, den, scale = partial_aggregate(v, np.isnan(v), w, rule, np.nan)
+        out[f"num:{col}"] = [num]
+        out[f"den:{col}"] = [den]
+        out[f"scale:{col}"] = [scale]
     return pd.DataFrame(out)
 
 
-def means_from_sums(sums, names, caller) -> dict[str, float]:
+def sums_columns(req) -> list[str]:
+    """The columns of :func:`partial_sums`'s rows."""
+    return ["__n__"] + [
+        f"{part}:{col}" for col in req.rules for part in ("num", "den", "scale")
+    ]
+
+
+def means_from_sums(sums, req, caller) -> dict[str, float]:
     """The exact weighted means from the rows of :func:`partial_sums` (one
-    per partition): ``sum(w_q v_q) / sum(w_q)`` over the defined queries
-    (``exp`` of the mean of the floored logarithms for a geometric mean,
-    the weighted sum for a count), as ``skrank.evaluate`` averages."""
+    per partition), by :func:`skrank._core.finish_aggregate`: the rule of
+    ``skrank.evaluate``'s means (``sum(w_q v_q) / sum(w_q)`` over the
+    defined queries, the geometric mean of trec_eval's ``gm_`` measures,
+    the weighted sum of its counts). Keys: the columns of ``req``."""
     if math.fsum(sums["__n__"]) == 0:
         raise InvalidParameterError(f"{caller}: no query to evaluate.")
-    means = {}
-    for name in names:
-        num = math.fsum(sums[f"num:{name}"])
-        den = math.fsum(sums[f"den:{name}"])
-        aggregation = _aggregation(name)
-        if den == 0:
-            warnings.warn(
-                f"{name} is undefined for every query given weight in {caller} "
-                "(no query has a relevant item, or every such query has weight "
-                "0); the mean is nan.",
-                UndefinedMetricWarning,
-                stacklevel=3,
-            )
-            means[name] = float("nan")
-        elif aggregation == "sum":
-            means[name] = num
-        elif aggregation == "gmean":
-            means[name] = math.exp(num / den)
-        else:
-            means[name] = num / den
-    return means
+    return {
+        col: finish_aggregate(
+            caller,
+            col,
+            sums[f"num:{col}"],
+            sums[f"den:{col}"],
+            sums[f"scale:{col}"],
+            rule,
+            stacklevel=3,
+        )
+        for col, rule in req.rules.items()
+    }

@@ -17,14 +17,15 @@ module does not import Dask; calling its functions does.
 from __future__ import annotations
 
 from ._distributed import (
+    ORDER,
     check_average,
     check_columns,
-    check_run_request,
     evaluate_partition,
     evaluate_run_partition,
     means_from_sums,
-    metric_names,
     partial_sums,
+    request,
+    run_request,
 )
 from ._validation import InvalidParameterError
 
@@ -75,11 +76,30 @@ def _verify_partitioned(df, qid, caller, dask):
     return df
 
 
-def _means(per_query, names, caller, dask):
+def _means(per_query, req, caller, dask):
     sums = per_query.map_partitions(
-        partial_sums, names, meta=partial_sums(per_query._meta, names)
+        partial_sums, req, meta=partial_sums(per_query._meta, req)
     )
-    return means_from_sums(dask.compute(sums)[0], names, caller)
+    return means_from_sums(dask.compute(sums)[0], req, caller)
+
+
+def _order_key(part, partition_info=None):
+    """The rows of one input partition with their global order key: the
+    partition's number times 2**32 plus the row's position in it."""
+    import numpy as np
+
+    number = 0 if partition_info is None else partition_info["number"]
+    key = (np.int64(number) << np.int64(32)) + np.arange(len(part), dtype=np.int64)
+    return part.assign(**{ORDER: key})
+
+
+def _with_order(df):
+    """``df`` with the :data:`~skrank._distributed.ORDER` column, taken
+    before any shuffle: the input order of the rows, for ``ties="first"``."""
+    import numpy as np
+
+    meta = df._meta.assign(**{ORDER: np.empty(0, dtype=np.int64)})
+    return df.map_partitions(_order_key, meta=meta)
 
 
 def evaluate(
@@ -96,6 +116,7 @@ def evaluate(
     replace_undefined_by=None,
     nonpositive=None,
     convention=None,
+    tie_bounds=False,
     partitioned_by_qid=False,
     npartitions=None,
 ):
@@ -126,9 +147,13 @@ def evaluate(
         ``"mean"``: compute the (weighted) means over queries, a ``dict`` of
         ``float``. ``None``: the per-query values, a lazy Dask DataFrame.
     ties : {"average", "optimistic", "pessimistic", "first"} or None, default=None
-        How items with equal scores are ordered (see :func:`skrank.evaluate`);
-        ``"first"`` is the order of the rows within a partition after the
-        shuffle, which Dask does not promise to keep.
+        How items with equal scores are ordered (see :func:`skrank.evaluate`).
+        ``"first"`` (also a convention's) is the order of the rows in ``df``
+        (its partitions in order, as ``df.compute()`` gives them), as
+        :func:`skrank.evaluate` reads it on those rows in one process: every
+        row takes a key of its position before the shuffle, and each
+        partition's rows are put back in that order before they are
+        evaluated.
     relevance_level : float, default=None
         Which items are relevant for the binary metrics (see
         :func:`skrank.evaluate`).
@@ -139,6 +164,14 @@ def evaluate(
         What a score ``<= 0`` means (see :func:`skrank.evaluate`).
     convention : str or None, default=None
         Reproduce another tool's numbers (see :func:`skrank.evaluate`).
+    tie_bounds : bool, default=False
+        Also compute every metric under the pessimistic and the optimistic
+        ordering of tied items (the smallest and largest values over all
+        orderings, as :func:`skrank.evaluate` with ``tie_bounds=True``), in
+        the same pass: the columns ``<metric>_tie_low`` and
+        ``<metric>_tie_high`` of the per-query frame and the keys of the
+        same names of the means, after the metrics. Metrics without such
+        bounds (``bndcg``) have none.
     partitioned_by_qid : bool, default=False
         ``True`` claims that the rows of each query already lie in one
         partition of ``df`` and skips the shuffle. The claim is verified
@@ -156,7 +189,12 @@ def evaluate(
         the queries where it is defined (``w_q = 1`` without
         ``sample_weight``). With ``average=None``, a lazy Dask DataFrame
         with one row per query (index: the query id, sorted within each
-        partition) and one ``float64`` column per metric.
+        partition) and one ``float64`` column per metric. With
+        ``tie_bounds=True`` both also hold ``<metric>_tie_low`` and
+        ``<metric>_tie_high`` for each metric with tie bounds; the collected
+        frame becomes a :class:`skrank.QueryResults` with its
+        ``tie_bounds`` for :func:`skrank.compare` as shown in
+        :ref:`distributed`.
 
     Raises
     ------
@@ -178,6 +216,10 @@ def evaluate(
     ``partitioned_by_qid=True`` the adapter always shuffles by ``qid``
     itself, whatever the partitioning of ``df``. The means are sums over
     queries of the per-query values, never means of partition means.
+    Unlike :func:`skrank.evaluate`, ``tie_bounds=True`` is allowed with
+    ``average="mean"``: the means of the bounds come from the same shuffle,
+    and equal the means under ``ties="pessimistic"`` and
+    ``ties="optimistic"``.
 
     Examples
     --------
@@ -209,7 +251,7 @@ def evaluate(
         nonpositive=nonpositive,
         convention=convention,
     )
-    names = metric_names(metrics, options)
+    req = request(caller, metrics, options, tie_bounds)
     if partitioned_by_qid:
         df = _verify_partitioned(df, qid, caller, dask)
     elif qid not in df.columns and df.index.name == qid:
@@ -220,6 +262,8 @@ def evaluate(
     check_columns(df, "df", wanted, caller)
     df = df[list(dict.fromkeys(col for _, col in wanted))]
     if not partitioned_by_qid:
+        if req.input_order:
+            df = _with_order(df)
         df = df.shuffle(on=qid, npartitions=npartitions)
     qid_dtype = df._meta[qid].dtype
     kwargs = dict(
@@ -231,20 +275,19 @@ def evaluate(
         options=options,
         caller=caller,
     )
-    meta = evaluate_partition(df._meta, metrics, names, **kwargs)
-    per_query = df.map_partitions(
-        evaluate_partition, metrics, names, **kwargs, meta=meta
-    )
+    meta = evaluate_partition(df._meta, metrics, req, **kwargs)
+    per_query = df.map_partitions(evaluate_partition, metrics, req, **kwargs, meta=meta)
     if average is None:
-        return per_query[names]
-    return _means(per_query, names, caller, dask)
+        return per_query[req.columns]
+    return _means(per_query, req, caller, dask)
 
 
-def _side(frame, columns, value_col, side, dd):
-    q, d = columns
-    out = frame[[q, d, value_col]].rename(
-        columns={q: "qid", d: "docno", value_col: "value"}
-    )
+def _side(frame, value_col, side, order):
+    out = frame[["qid", "docno", value_col]].rename(columns={value_col: "value"})
+    if order:
+        # the run's rows in their input order (ties="first"); judgments
+        # have no order that matters
+        out = _with_order(out) if side else out.assign(**{ORDER: -1})
     return out.assign(
         qid=out["qid"].astype(str),
         docno=out["docno"].astype(str),
@@ -265,6 +308,7 @@ def evaluate_run(
     nonpositive=None,
     convention=None,
     return_per_query=False,
+    tie_bounds=False,
     npartitions=None,
 ):
     """Evaluate a run against its qrels, both Dask DataFrames, exactly.
@@ -295,8 +339,12 @@ def evaluate_run(
     ties : str or None, default=None
         How documents with equal scores are ordered: ``"average"``,
         ``"optimistic"``, ``"pessimistic"``, ``"first"`` or ``"trec_eval"``
-        (see :func:`skrank.trec.evaluate_run`); ``"first"`` is the order of the
-        rows after the shuffle, which Dask does not promise to keep.
+        (see :func:`skrank.trec.evaluate_run`). ``"first"`` (also a
+        convention's) is the order of the rows of ``run`` (its partitions in
+        order), as :func:`skrank.trec.evaluate_run` reads it on the same
+        rows in one process; the shuffle does not keep it, so each row of
+        the run takes a key of its position before it, and the rows are put
+        back in that order before they are evaluated.
     relevance_level : float, default=None
         Which judged documents are relevant for the binary metrics.
     replace_undefined_by : float, np.nan or None, default=None
@@ -310,6 +358,11 @@ def evaluate_run(
         Also return the per-query values, as a Dask DataFrame held in the
         memory of the scheduler's workers (``persist``): the means are
         computed from it, in the same pass.
+    tie_bounds : bool, default=False
+        Also compute every metric under the pessimistic and the optimistic
+        ordering of tied documents, in the same pass: the columns
+        ``<metric>_tie_low`` and ``<metric>_tie_high`` of the per-query frame
+        and the keys of the same names of the means, as in :func:`evaluate`.
     npartitions : int, default=None
         Number of partitions after the shuffle; ``None``: Dask's choice.
 
@@ -320,7 +373,8 @@ def evaluate_run(
         (those where it is defined, with ``replace_undefined_by=np.nan``).
     per_query : dask.dataframe.DataFrame
         Only when ``return_per_query=True``: one row per query (index
-        ``qid``, strings) and one ``float64`` column per metric.
+        ``qid``, strings) and one ``float64`` column per metric (and its tie
+        bounds with ``tie_bounds=True``).
 
     Raises
     ------
@@ -366,13 +420,13 @@ def evaluate_run(
         nonpositive=nonpositive,
         convention=convention,
     )
-    names = check_run_request(caller, qrels, run, queries, metrics, options)
+    req = run_request(caller, qrels, run, queries, metrics, options, tie_bounds)
     rel_dtype = qrels._meta["relevance"].dtype
     relevance_dtype = "int64" if rel_dtype.kind in "iub" else "float64"
     both = dd.concat(
         [
-            _side(qrels, ("qid", "docno"), "relevance", 0, dd),
-            _side(run, ("qid", "docno"), "score", 1, dd),
+            _side(qrels, "relevance", 0, req.input_order),
+            _side(run, "score", 1, req.input_order),
         ]
     )
     both = both.shuffle(on="qid", npartitions=npartitions)
@@ -382,21 +436,21 @@ def evaluate_run(
         options=options,
         caller=caller,
     )
-    meta = evaluate_run_partition(both._meta, metrics, names, **kwargs)
+    meta = evaluate_run_partition(both._meta, metrics, req, **kwargs)
     per_query = both.map_partitions(
-        evaluate_run_partition, metrics, names, **kwargs, meta=meta
+        evaluate_run_partition, metrics, req, **kwargs, meta=meta
     )
     if return_per_query:
         per_query = per_query.persist()
     try:
-        means = _means(per_query, names, caller, dask)
+        means = _means(per_query, req, caller, dask)
     except InvalidParameterError:
         raise InvalidParameterError(
             f"{caller}: no query to evaluate: the run shares no query with the "
             f"qrels (queries={queries!r})."
         ) from None
     if return_per_query:
-        return means, per_query[names]
+        return means, per_query[req.columns]
     return means
 
 

@@ -22,15 +22,17 @@ import contextlib
 import warnings
 
 from ._distributed import (
+    ORDER,
     WEIGHT,
     check_average,
     check_columns,
-    check_run_request,
     evaluate_partition,
     evaluate_run_partition,
     means_from_sums,
-    metric_names,
     partial_sums,
+    request,
+    run_request,
+    sums_columns,
 )
 from ._validation import InvalidParameterError
 
@@ -113,12 +115,24 @@ def _verify_partitioned(df, qid, caller, F):
         )
 
 
-def _sums_schema(names, T):
-    fields = [T.StructField("__n__", T.DoubleType())]
-    for name in names:
-        fields.append(T.StructField(f"num:{name}", T.DoubleType()))
-        fields.append(T.StructField(f"den:{name}", T.DoubleType()))
-    return T.StructType(fields)
+def _sums_schema(req, T):
+    return T.StructType(
+        [T.StructField(col, T.DoubleType()) for col in sums_columns(req)]
+    )
+
+
+def _per_query_schema(qid, qid_type, req, T):
+    fields = [T.StructField(qid, qid_type, False)]
+    fields += [T.StructField(col, T.DoubleType()) for col in req.columns]
+    return T.StructType([*fields, T.StructField(WEIGHT, T.DoubleType())])
+
+
+def _with_order(df, F):
+    """``df`` with the :data:`~skrank._distributed.ORDER` column, taken
+    before any grouping: ``monotonically_increasing_id``, which increases
+    with the rows' order in each partition and from partition to partition
+    (the order of ``df.collect()``), for ``ties="first"``."""
+    return df.withColumn(ORDER, F.monotonically_increasing_id())
 
 
 def _grouped(df, key, n_buckets, F):
@@ -128,17 +142,17 @@ def _grouped(df, key, n_buckets, F):
     return df.withColumn(_BUCKET, bucket).groupBy(_BUCKET)
 
 
-def _collect_means(per_group, grouped, names, caller, T):
+def _collect_means(per_group, grouped, req, caller, T):
     """Per group: the per-query values reduced to their partial sums; the
     sums collected (one row per group) and added on the driver."""
 
     def sums(pdf):
-        return partial_sums(per_group(pdf), names)
+        return partial_sums(per_group(pdf), req)
 
     with _pandas_udfs():
-        plan = grouped.applyInPandas(sums, _sums_schema(names, T))
+        plan = grouped.applyInPandas(sums, _sums_schema(req, T))
     rows = plan.collect()
-    return means_from_sums(_sums_table(rows), names, caller)
+    return means_from_sums(_sums_table(rows), req, caller)
 
 
 def _sums_table(rows):
@@ -163,6 +177,7 @@ def evaluate(
     replace_undefined_by=None,
     nonpositive=None,
     convention=None,
+    tie_bounds=False,
     partitioned_by_qid=False,
     n_buckets=None,
 ):
@@ -191,9 +206,15 @@ def evaluate(
         ``"mean"``: compute the (weighted) means over queries, a ``dict`` of
         ``float``. ``None``: the per-query values, a Spark DataFrame (lazy).
     ties : {"average", "optimistic", "pessimistic", "first"} or None, default=None
-        How items with equal scores are ordered (see :func:`skrank.evaluate`);
-        ``"first"`` is the order in which Spark delivers a group's rows, which
-        it does not promise to keep.
+        How items with equal scores are ordered (see :func:`skrank.evaluate`).
+        ``"first"`` (also a convention's, such as ``"spark"``) is the order
+        of the rows of ``df`` (its partitions in order, as ``df.collect()``
+        gives them), as :func:`skrank.evaluate` reads it on those rows in one
+        process: every row takes ``monotonically_increasing_id()`` before
+        the grouping, and each group's rows are put back in that order before
+        they are evaluated. A ``df`` whose row order Spark does not fix (the
+        output of a shuffle, such as ``repartition``) has no input order to
+        keep: sort it first (``orderBy``).
     relevance_level : float, default=None
         Which items are relevant for the binary metrics (see
         :func:`skrank.evaluate`).
@@ -205,6 +226,14 @@ def evaluate(
     convention : str or None, default=None
         Reproduce another tool's numbers (see :func:`skrank.evaluate`);
         ``"spark"`` gives the definitions of Spark's ``RankingEvaluator``.
+    tie_bounds : bool, default=False
+        Also compute every metric under the pessimistic and the optimistic
+        ordering of tied items (the smallest and largest values over all
+        orderings, as :func:`skrank.evaluate` with ``tie_bounds=True``), in
+        the same pass: the columns ``<metric>_tie_low`` and
+        ``<metric>_tie_high`` of the per-query frame and the keys of the
+        same names of the means, after the metrics. Metrics without such
+        bounds (``bndcg``) have none.
     partitioned_by_qid : bool, default=False
         ``True`` claims that the rows of each query already lie in one
         partition of ``df``: each partition is then evaluated whole (all its
@@ -224,7 +253,11 @@ def evaluate(
         ``sample_weight``). With ``average=None``, a Spark DataFrame with one
         row per query: the ``qid`` column and one ``double`` column per
         metric, named by its canonical name (quote it with backticks in
-        Spark SQL).
+        Spark SQL). With ``tie_bounds=True`` both also hold
+        ``<metric>_tie_low`` and ``<metric>_tie_high`` for each metric with
+        tie bounds; the collected frame becomes a :class:`skrank.QueryResults`
+        with its ``tie_bounds`` for :func:`skrank.compare` as shown in
+        :ref:`distributed`.
 
     Raises
     ------
@@ -246,7 +279,11 @@ def evaluate(
     consumed whole, never one Arrow batch at a time. The means are sums
     over queries of the per-query values (partial sums per bucket, added on
     the driver), never means of partition means. The query id column is
-    checked for missing values first (one pass).
+    checked for missing values first (one pass). Unlike
+    :func:`skrank.evaluate`, ``tie_bounds=True`` is allowed with
+    ``average="mean"``: the means of the bounds come from the same pass,
+    and equal the means under ``ties="pessimistic"`` and
+    ``ties="optimistic"``.
 
     Examples
     --------
@@ -285,7 +322,7 @@ def evaluate(
         nonpositive=nonpositive,
         convention=convention,
     )
-    names = metric_names(metrics, options)
+    req = request(caller, metrics, options, tie_bounds)
     wanted = [("y_true", y_true), ("y_score", y_score), ("qid", qid)]
     if sample_weight is not None:
         wanted.append(("sample_weight", sample_weight))
@@ -304,16 +341,17 @@ def evaluate(
     )
 
     def per_group(pdf):
-        return evaluate_partition(pdf, metrics, names, **kwargs)
+        return evaluate_partition(pdf, metrics, req, **kwargs)
 
-    fields = [T.StructField(qid, df.schema[qid].dataType, False)]
-    fields += [T.StructField(name, T.DoubleType()) for name in names]
-    schema = T.StructType([*fields, T.StructField(WEIGHT, T.DoubleType())])
+    schema = _per_query_schema(qid, df.schema[qid].dataType, req, T)
 
     if partitioned_by_qid:
+        # each partition is evaluated whole, its rows in their input order
         _verify_partitioned(df, qid, caller, F)
-        return _whole_partitions(df, per_group, names, schema, average, caller, T)
+        return _whole_partitions(df, per_group, req, schema, average, caller, T)
 
+    if req.input_order:
+        df = _with_order(df, F)
     grouped = _grouped(df, qid, n_buckets, F)
     if average is None:
         with _pandas_udfs():
@@ -321,10 +359,10 @@ def evaluate(
                 lambda pdf: per_group(pdf).reset_index(), schema
             )
         return per_query.drop(WEIGHT)
-    return _collect_means(per_group, grouped, names, caller, T)
+    return _collect_means(per_group, grouped, req, caller, T)
 
 
-def _whole_partitions(df, per_group, names, schema, average, caller, T):
+def _whole_partitions(df, per_group, req, schema, average, caller, T):
     """Each partition of ``df`` evaluated whole: all its Arrow batches
     gathered before the one call of the engine."""
     import pandas as pd
@@ -338,14 +376,14 @@ def _whole_partitions(df, per_group, names, schema, average, caller, T):
         if average is None:
             yield out.reset_index()
         else:
-            yield partial_sums(out, names)
+            yield partial_sums(out, req)
 
     with _pandas_udfs():
         if average is None:
             return df.mapInPandas(whole, schema).drop(WEIGHT)
-        plan = df.mapInPandas(whole, _sums_schema(names, T))
+        plan = df.mapInPandas(whole, _sums_schema(req, T))
     rows = plan.collect()
-    return means_from_sums(_sums_table(rows), names, caller)
+    return means_from_sums(_sums_table(rows), req, caller)
 
 
 def evaluate_run(
@@ -360,6 +398,7 @@ def evaluate_run(
     nonpositive=None,
     convention=None,
     return_per_query=False,
+    tie_bounds=False,
     n_buckets=None,
 ):
     """Evaluate a run against its qrels, both Spark DataFrames, exactly.
@@ -386,7 +425,9 @@ def evaluate_run(
     ties : str or None, default=None
         How documents with equal scores are ordered: ``"average"``,
         ``"optimistic"``, ``"pessimistic"``, ``"first"`` or ``"trec_eval"``
-        (see :func:`skrank.trec.evaluate_run`).
+        (see :func:`skrank.trec.evaluate_run`). ``"first"`` is the order of
+        the rows of ``run`` (as ``run.collect()`` gives them), kept through
+        the grouping as in :func:`evaluate`.
     relevance_level : float, default=None
         Which judged documents are relevant for the binary metrics.
     replace_undefined_by : float, np.nan or None, default=None
@@ -399,6 +440,11 @@ def evaluate_run(
     return_per_query : bool, default=False
         Also return the per-query values as a Spark DataFrame (lazy; the
         means are computed by a pass of their own).
+    tie_bounds : bool, default=False
+        Also compute every metric under the pessimistic and the optimistic
+        ordering of tied documents, in the same pass: the columns
+        ``<metric>_tie_low`` and ``<metric>_tie_high`` of the per-query frame
+        and the keys of the same names of the means, as in :func:`evaluate`.
     n_buckets : int, default=None
         Number of hash buckets of the query id; ``None``:
         ``spark.sql.shuffle.partitions``.
@@ -409,7 +455,8 @@ def evaluate_run(
         Maps each metric's canonical name to its mean over the queries.
     per_query : pyspark.sql.DataFrame
         Only when ``return_per_query=True``: one row per query (column
-        ``qid``, strings) and one ``double`` column per metric.
+        ``qid``, strings) and one ``double`` column per metric (and its tie
+        bounds with ``tie_bounds=True``).
 
     Raises
     ------
@@ -456,7 +503,7 @@ def evaluate_run(
         nonpositive=nonpositive,
         convention=convention,
     )
-    names = check_run_request(caller, qrels, run, queries, metrics, options)
+    req = run_request(caller, qrels, run, queries, metrics, options, tie_bounds)
     n_buckets = _n_buckets(qrels, n_buckets, caller)
     rel_type = qrels.schema["relevance"].dataType
     integral = isinstance(rel_type, T.IntegralType)
@@ -468,22 +515,28 @@ def evaluate_run(
     )
 
     def side(frame, value, code):
-        return frame.select(
+        columns = [
             F.col("qid").cast("string").alias("qid"),
             F.col("docno").cast("string").alias("docno"),
             F.col(value).cast("double").alias("value"),
             F.lit(code).cast("int").alias("side"),
-        )
+        ]
+        if req.input_order:
+            # the run's rows in their input order (ties="first"); judgments
+            # have no order that matters
+            order = F.monotonically_increasing_id() if code else F.lit(-1)
+            columns.append(order.cast("long").alias(ORDER))
+        return frame.select(*columns)
 
     both = side(qrels, "relevance", 0).unionByName(side(run, "score", 1))
     _check_no_null(both, "qid", caller, F)
 
     def per_group(pdf):
-        return evaluate_run_partition(pdf, metrics, names, **kwargs)
+        return evaluate_run_partition(pdf, metrics, req, **kwargs)
 
     grouped = _grouped(both, "qid", n_buckets, F)
     try:
-        means = _collect_means(per_group, grouped, names, caller, T)
+        means = _collect_means(per_group, grouped, req, caller, T)
     except InvalidParameterError:
         raise InvalidParameterError(
             f"{caller}: no query to evaluate: the run shares no query with the "
@@ -491,9 +544,7 @@ def evaluate_run(
         ) from None
     if not return_per_query:
         return means
-    fields = [T.StructField("qid", T.StringType(), False)]
-    fields += [T.StructField(name, T.DoubleType()) for name in names]
-    schema = T.StructType([*fields, T.StructField(WEIGHT, T.DoubleType())])
+    schema = _per_query_schema("qid", T.StringType(), req, T)
     with _pandas_udfs():
         per_query = grouped.applyInPandas(
             lambda pdf: per_group(pdf).reset_index(), schema

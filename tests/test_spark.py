@@ -9,7 +9,12 @@ Spark's ranked lists are unambiguous).
 
 * Exactness: 200,000 rows with heavy ties, query sizes 1 to 3,000, string
   and integer ids, rows in random order across Parquet files; every metric
-  of the registry; per-query values to 1e-12, means to 1e-12 relative.
+  of the registry under each of the tie rules ``average``, ``optimistic``,
+  ``pessimistic`` and ``first`` (ERR and nERR over the whole list under
+  ``average`` on shorter queries); per-query values to 1e-12, means to 1e-12
+  relative. ``ties="first"`` is the order of the rows of the Spark
+  DataFrame (``collect()``), which the grouping does not keep;
+  ``tie_bounds=True`` gives the single-machine tie bounds.
 * Evaluating each partition's rows apart gives other numbers on heavily tied
   data; the adapter gives the single-machine number and refuses a false
   ``partitioned_by_qid`` claim.
@@ -32,7 +37,14 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 from pyspark.ml.evaluation import RankingEvaluator  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
-from test_dask import EXTRA, _trec_tables, ranking_rows  # noqa: E402
+from test_dask import (  # noqa: E402
+    SHORT_AVERAGE,
+    _assert_bounds,
+    _metrics,
+    _trec_tables,
+    ranking_rows,
+    short_query_rows,
+)
 
 import skrank  # noqa: E402
 import skrank.spark as sks  # noqa: E402
@@ -64,22 +76,6 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     assert session.sparkContext.master == "local[2]"
     return session
-
-
-def _metrics(ties):
-    out = []
-    slow = {"err", "nerr"} if ties == "average" else set()
-    for name in skrank.get_metric_names():
-        if name in slow:  # see tests/test_dask.py::_metrics
-            continue
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                skrank.evaluate([1, 0], [1.0, 1.0], name, qid=[0, 0], ties=ties)
-        except ValueError:
-            continue
-        out.append(name)
-    return out + EXTRA
 
 
 def _from_parquet(spark, frame, path, n_files):
@@ -122,10 +118,22 @@ def _assert_means(got, expected):
 # --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind, ties", [("str", "average"), ("int", "pessimistic")])
+@pytest.mark.parametrize(
+    "kind, ties",
+    [
+        ("str", "average"),
+        ("int", "pessimistic"),
+        ("str", "optimistic"),
+        ("int", "first"),
+    ],
+)
 def test_per_query_and_means_equal_single_machine(spark, tmp_path, kind, ties):
     rows = ranking_rows(N_ROWS, string_ids=kind == "str")
     df = _from_parquet(spark, rows, tmp_path / "rows", 4)
+    if ties == "first":
+        # the rows in the order of df (its partitions in order): the input
+        # order of ties="first"
+        rows = _to_pandas(df)
     metrics = _metrics(ties)
     expected = skrank.evaluate(
         rows["y_true"],
@@ -163,6 +171,144 @@ def test_weighted_means_without_undefined_queries(spark, tmp_path):
     df = _from_parquet(spark, rows, tmp_path / "rows", 3)
     got = sks.evaluate(df, metrics, sample_weight="w", replace_undefined_by=np.nan)
     _assert_means(got, expected)
+
+
+def test_short_query_metrics_under_average_equal_single_machine(spark):
+    rows = short_query_rows(15_000, seed=13)
+    expected = skrank.evaluate(
+        rows["y_true"], rows["y_score"], SHORT_AVERAGE, qid=rows["qid"], average=None
+    )
+    df = spark.createDataFrame(rows)
+    got = sks.evaluate(df, SHORT_AVERAGE, average=None, n_buckets=4)
+    _assert_per_query(_collect(got), expected, SHORT_AVERAGE)
+
+
+# --------------------------------------------------------------------------
+# ties="first": the input order, through the grouping
+# --------------------------------------------------------------------------
+
+FIRST = ["ndcg@10", "map", "mrr", "precision@5", "err@10", "bpref"]
+
+
+def _differing(a: pd.DataFrame, b, names):
+    return int(sum((np.abs(a[n].to_numpy() - b[n]) > 1e-9).sum() for n in names))
+
+
+def test_first_is_the_order_of_the_rows(spark):
+    rows = ranking_rows(40_000, string_ids=True, seed=21)
+    rows["key"] = np.random.default_rng(21).permutation(len(rows))
+    df = spark.createDataFrame(rows).repartition(4)
+    # a shuffled frame has no fixed order: sorting gives it one (here over
+    # several partitions, ranges of the key)
+    ordered = df.repartitionByRange(3, "key").sortWithinPartitions("key")
+    assert ordered.rdd.getNumPartitions() > 1
+    by_key = rows.sort_values("key").reset_index(drop=True)
+    expected = skrank.evaluate(
+        by_key["y_true"],
+        by_key["y_score"],
+        FIRST,
+        qid=by_key["qid"],
+        average=None,
+        ties="first",
+    )
+    got = sks.evaluate(ordered, FIRST, average=None, ties="first", n_buckets=3)
+    _assert_per_query(_collect(got), expected, FIRST)
+    # the reverse order gives other values, which the adapter follows
+    back = by_key.iloc[::-1].reset_index(drop=True)
+    reversed_expected = skrank.evaluate(
+        back["y_true"],
+        back["y_score"],
+        FIRST,
+        qid=back["qid"],
+        average=None,
+        ties="first",
+    )
+    assert _differing(_collect(got), reversed_expected, FIRST) > 100
+    descending = df.repartitionByRange(3, F.desc("key")).sortWithinPartitions(
+        F.desc("key")
+    )
+    got = sks.evaluate(descending, FIRST, average=None, ties="first", n_buckets=3)
+    _assert_per_query(_collect(got), reversed_expected, FIRST)
+    # the means, from the same order
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        means = skrank.evaluate(
+            by_key["y_true"], by_key["y_score"], FIRST, qid=by_key["qid"], ties="first"
+        )
+    _assert_means(sks.evaluate(ordered, FIRST, ties="first"), means)
+
+
+# --------------------------------------------------------------------------
+# tie bounds
+# --------------------------------------------------------------------------
+
+
+def test_tie_bounds_equal_single_machine(spark):
+    rows = ranking_rows(30_000, string_ids=True, seed=23)
+    df = spark.createDataFrame(rows)
+    rows = _to_pandas(df)  # the order of df, for ties="first"
+    metrics = _metrics("first")
+    expected = skrank.evaluate(
+        rows["y_true"],
+        rows["y_score"],
+        metrics,
+        qid=rows["qid"],
+        average=None,
+        ties="first",
+        tie_bounds=True,
+    )
+    assert "ndcg@10" in expected.tie_bounds
+    assert "bndcg" not in expected.tie_bounds  # a metric without bounds
+    got = sks.evaluate(df, metrics, average=None, ties="first", tie_bounds=True)
+    _assert_bounds(_collect(got), expected)
+    means = sks.evaluate(df, metrics, ties="first", tie_bounds=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # metrics undefined for some queries
+        single = {
+            rule: skrank.evaluate(
+                rows["y_true"], rows["y_score"], metrics, qid=rows["qid"], ties=rule
+            )
+            for rule in ("first", "pessimistic", "optimistic")
+        }
+    expected_means = dict(single["first"])
+    for name in expected.tie_bounds:
+        expected_means[name + "_tie_low"] = single["pessimistic"][name]
+        expected_means[name + "_tie_high"] = single["optimistic"][name]
+    _assert_means(means, expected_means)
+
+
+def test_tie_bounds_feed_compare(spark):
+    rows = ranking_rows(20_000, string_ids=True, seed=24)
+    rng = np.random.default_rng(24)
+    rows["other"] = rows["y_score"] + rng.integers(0, 2, len(rows))
+    df = spark.createDataFrame(rows)
+    metrics = ["ndcg@10", "mrr"]
+    collected, single = {}, {}
+    for name, col in (("a", "y_score"), ("b", "other")):
+        frame = _collect(
+            sks.evaluate(df, metrics, y_score=col, average=None, tie_bounds=True)
+        )
+        # the user guide's recipe: the collected frame as a QueryResults
+        collected[name] = skrank.QueryResults(
+            {m: frame[m] for m in metrics},
+            frame.index,
+            {m: (frame[m + "_tie_low"], frame[m + "_tie_high"]) for m in metrics},
+        )
+        single[name] = skrank.evaluate(
+            rows["y_true"],
+            rows[col],
+            metrics,
+            qid=rows["qid"],
+            average=None,
+            tie_bounds=True,
+        )
+    got = skrank.compare(collected, n_resamples=199, random_state=0)
+    expected = skrank.compare(single, n_resamples=199, random_state=0)
+    assert "tie_low" in got.to_frame("summary").columns
+    for table in ("pairs", "summary"):
+        pd.testing.assert_frame_equal(
+            got.to_frame(table), expected.to_frame(table), check_exact=False, rtol=1e-9
+        )
 
 
 # --------------------------------------------------------------------------
@@ -300,6 +446,43 @@ def test_evaluate_run_equals_single_machine(spark, queries):
         np.testing.assert_allclose(
             got[name].to_numpy(), per_query[name], rtol=0, atol=1e-12
         )
+
+
+def test_evaluate_run_first_and_tie_bounds_equal_single_machine(spark):
+    qrels, run = _trec_tables(seed=14)
+    run_df = spark.createDataFrame(run)
+    run = _to_pandas(run_df)  # the order of the run's rows
+    metrics = ["ndcg@10", "map", "P.5,10", "bpref", "mrr"]
+    expected_means, expected = evaluate_run(
+        qrels, run, metrics, ties="first", return_per_query=True, tie_bounds=True
+    )
+    got_means, got = sks.evaluate_run(
+        spark.createDataFrame(qrels),
+        run_df,
+        metrics,
+        ties="first",
+        return_per_query=True,
+        tie_bounds=True,
+        n_buckets=3,
+    )
+    _assert_bounds(_to_pandas(got).set_index("qid").loc[expected.qid], expected)
+    for name in expected:
+        np.testing.assert_allclose(
+            got_means[name], expected_means[name], rtol=1e-12, atol=0
+        )
+    # the run in another order: other "first" values, which the adapter follows
+    back = run.iloc[::-1].reset_index(drop=True)
+    other = evaluate_run(qrels, back, metrics, ties="first")
+    assert other["map"] != expected_means["map"]
+    _assert_means(
+        sks.evaluate_run(
+            spark.createDataFrame(qrels),
+            spark.createDataFrame(back),
+            metrics,
+            ties="first",
+        ),
+        other,
+    )
 
 
 # --------------------------------------------------------------------------
