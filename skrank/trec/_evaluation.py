@@ -1,7 +1,10 @@
 """Evaluation of a run against its qrels.
 
 The run is joined to its qrels on 64-bit keys (every match confirmed on the
-bytes of the document id, so a hash collision never gives a wrong number),
+bytes of the document id, so a hash collision never gives a wrong number):
+the run's keys in ascending order searched in the qrels' sorted keys, both
+orders computed once per table and kept with it, as are the run's rows
+grouped by query. The run is then
 laid out as the engine's blocks with the judged pool of every query (for R
 and the ideal DCG) and judged flags (for bpref), and computed by
 :func:`skrank._core.compute` like every other metric: one sort, blocks built

@@ -281,8 +281,17 @@ class _Table:
         keys walk the qrels' sorted keys forward."""
 
         def build():
-            keys = self._grouped()[2]
-            order = np.argsort(keys)  # not a ranking: keys sorted for a join
+            _, codes, keys, _ = self._grouped()
+            n, n_q = keys.shape[0], self.n_queries
+            # not a ranking: keys sorted for a join. With the query code in
+            # their high bits, queries of one length sort row by row
+            if n_q <= _MAX_CODED and n % n_q == 0 and _equal_runs(codes, n // n_q):
+                width = n // n_q
+                order = np.argsort(keys.reshape(n_q, width), axis=1)
+                order += (np.arange(n_q) * width)[:, None]
+                order = order.reshape(-1)
+            else:
+                order = np.argsort(keys, kind="stable")
             if order.shape[0] < 2**31:
                 order = order.astype(np.int32)
             return order, keys[order]
@@ -336,6 +345,15 @@ class _Table:
             )
 
 
+def _equal_runs(codes, width) -> bool:
+    """Whether grouped ``codes`` are runs of ``width`` rows of codes 0, 1, ..."""
+    shaped = codes.reshape(-1, width)
+    return bool(
+        (shaped[:, 0] == np.arange(shaped.shape[0])).all()
+        and (shaped == shaped[:, :1]).all()
+    )
+
+
 # keys searched at a time in an ascending lookup
 _WINDOW = 1 << 12
 
@@ -353,6 +371,8 @@ class _KeyIndex:
     def __init__(self, keys):
         # not a ranking: the sorted keys of a lookup table
         self.order = np.argsort(keys, kind="stable")
+        if self.order.shape[0] < 2**31:
+            self.order = self.order.astype(np.int32)
         self.sorted = keys[self.order]
         self.duplicate = bool((self.sorted[1:] == self.sorted[:-1]).any())
 
