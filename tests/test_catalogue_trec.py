@@ -436,3 +436,22 @@ def test_trec_eval_tie_order_of_ids_of_every_length_matches_pytrec_eval():
             for key, name in (("map", "map"), ("P_1", "P@1"), ("P_3", "P@3")):
                 assert frame.loc[qid, name] == pytest.approx(row[key], abs=1e-12)
             assert frame.loc[qid, "mrr"] == pytest.approx(row["recip_rank"])
+
+
+def test_what_evaluations_keep_is_not_pickled():
+    """A pickled Qrels or Run leaves out the orders its evaluations kept, and
+    evaluates to the same numbers (pytrec_eval's, per query)."""
+    import pickle
+
+    from skrank.trec import read_qrels, read_run
+
+    qrels, run = _synthetic(8)
+    Q, R = read_qrels(_frame(qrels, "relevance")), read_run(_frame(run, "score"))
+    first = evaluate_run(Q, R, ["map", "P@5"], ties="trec_eval")
+    assert R._derived and Q._derived
+    Q2, R2 = pickle.loads(pickle.dumps(Q)), pickle.loads(pickle.dumps(R))
+    assert "_derived" not in Q2.__dict__ and "_derived" not in R2.__dict__
+    assert evaluate_run(Q2, R2, ["map", "P@5"], ties="trec_eval") == first
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P.5"}).evaluate(run)
+    assert first["map"] == pytest.approx(np.mean([v["map"] for v in ref.values()]))
+    assert first["P@5"] == pytest.approx(np.mean([v["P_5"] for v in ref.values()]))

@@ -235,6 +235,12 @@ class _Table:
 
     # -- derived data, computed once: a table does not change ----------------
 
+    def __getstate__(self):
+        # what evaluations computed is not part of the table
+        state = self.__dict__.copy()
+        state.pop("_derived", None)
+        return state
+
     def _cached(self, name, build):
         cache = self.__dict__.setdefault("_derived", {})
         if name not in cache:
