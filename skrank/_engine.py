@@ -230,10 +230,16 @@ def stable_group_order(codes: np.ndarray, n_codes: int) -> np.ndarray:
     """
     if n_codes <= 1 << 16:
         return np.argsort(codes.astype(np.uint16), kind="stable")
-    order = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
+    # digits written straight into 16-bit arrays: no full-width temporaries
+    digit = np.empty(codes.shape, dtype=np.uint16)
+    np.bitwise_and(codes, 0xFFFF, out=digit, casting="unsafe")
+    order = np.argsort(digit, kind="stable")
     shift = 16
     while (n_codes - 1) >> shift:
-        digit = ((codes[order] >> shift) & 0xFFFF).astype(np.uint16)
+        ordered = codes[order]
+        np.right_shift(ordered, shift, out=ordered)
+        np.bitwise_and(ordered, 0xFFFF, out=digit, casting="unsafe")
+        del ordered
         order = order[np.argsort(digit, kind="stable")]
         shift += 16
     return order
@@ -278,7 +284,10 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
             n_queries = uniques.shape[0]
             order = stable_group_order(code, n_queries)
             lengths = np.bincount(code, minlength=n_queries)
-            row_codes = code
+            del code  # coded again if asked for, so as not to hold it
+
+            def row_codes(qid=qid):
+                return factorize(qid)[1]
         else:
             # integer ids of a short range: their offsets from the smallest id
             # order the rows as the codes would, with no code per row needed
