@@ -1,7 +1,9 @@
 """Timing and memory measurement shared by the benchmark scripts.
 
 Each tool runs in this one process on the same data. Time is the best wall
-time of several repeats; memory is the peak of allocations seen by
+time of several repeats (interleaved between the tools of one table with
+:func:`measure_interleaved`, so that the load of a shared machine falls on
+all of them alike); memory is the peak of allocations seen by
 ``tracemalloc`` (numpy registers its buffers there) above what was allocated
 before the call, i.e. the extra memory the call needs beyond its inputs.
 """
@@ -29,6 +31,37 @@ def measure(func, repeat=5):
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return best, peak - base, result
+
+
+def measure_interleaved(runs):
+    """``measure`` for several functions at once, their runs interleaved.
+
+    ``runs`` is a list of ``(func, repeat)``. Round ``i`` runs every function
+    that has fewer than ``repeat`` runs yet, so that a slow spell of a shared
+    machine falls on all of them and the ratios between their best times
+    hold. Returns one ``(seconds, peak bytes, result)`` per function, the
+    peak from one more run of each alone.
+    """
+    best = [float("inf")] * len(runs)
+    results = [None] * len(runs)
+    for i in range(max(repeat for _, repeat in runs)):
+        for j, (func, repeat) in enumerate(runs):
+            if i >= repeat:
+                continue
+            gc.collect()
+            start = time.perf_counter()
+            results[j] = func()
+            best[j] = min(best[j], time.perf_counter() - start)
+    out = []
+    for j, (func, _) in enumerate(runs):
+        gc.collect()
+        tracemalloc.start()
+        base, _ = tracemalloc.get_traced_memory()
+        func()
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        out.append((best[j], peak - base, results[j]))
+    return out
 
 
 def print_table(title, rows, reference, input_bytes=None):

@@ -42,7 +42,7 @@ import argparse
 import warnings
 
 import numpy as np
-from _harness import measure, print_table
+from _harness import measure, measure_interleaved, print_table
 from bench_ndcg import DISTRIBUTIONS, make_scores
 
 import skrank
@@ -142,20 +142,27 @@ def run_distribution(name, n_q, n_i, repeat, with_peers):
         f"\n[{name}] {n:,} rows ({n_q} queries x {n_i} items); input "
         f"{input_bytes / 1e6:.0f} MB (y_true, y_score, qid)"
     )
-    rows = []
-    seconds, peak, _ = measure(lambda: np.argsort(s_rows, axis=1), repeat)
-    rows.append((FLOOR, seconds, peak, None, s.nbytes))
     runs = [
         (OURS, (y, s, qid), "average"),
         (SHUFFLED, (ys, ss, qs), "average"),
         ("skrank evaluate, shuffled qid, ties='first'", (ys, ss, qs), "first"),
     ]
+    timed = measure_interleaved(
+        [(lambda: np.argsort(s_rows, axis=1), repeat)]
+        + [
+            (
+                lambda a=a, b=b, q=q, t=ties: skrank.evaluate(
+                    a, b, METRICS, qid=q, ties=t
+                ),
+                repeat,
+            )
+            for _, (a, b, q), ties in runs
+        ]
+    )
+    seconds, peak, _ = timed[0]
+    rows = [(FLOOR, seconds, peak, None, s.nbytes)]
     values = []
-    for label, (a, b, q), ties in runs:
-        seconds, peak, res = measure(
-            lambda a=a, b=b, q=q, t=ties: skrank.evaluate(a, b, METRICS, qid=q, ties=t),
-            repeat,
-        )
+    for (label, _, _), (seconds, peak, res) in zip(runs, timed[1:], strict=True):
         rows.append((label, seconds, peak, res["ndcg@10"]))
         values.append(res)
         print(f"  {label}: " + ", ".join(f"{k}={v:.6f}" for k, v in res.items()))

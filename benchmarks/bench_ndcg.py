@@ -33,7 +33,7 @@ import argparse
 
 import numpy as np
 import sklearn.metrics
-from _harness import measure, print_table
+from _harness import measure_interleaved, print_table
 
 import skrank
 
@@ -87,8 +87,8 @@ def run(name, y, s, k, repeat, rng):
         ),
     ]
     rows = []
-    for label, func, n in runs:
-        seconds, peak, value = measure(func, n)
+    timed = measure_interleaved([(func, n) for _, func, n in runs])
+    for (label, _, _), (seconds, peak, value) in zip(runs, timed, strict=True):
         if label == floor:
             value = None
         size = grouped_bytes if "grouped" in label else dense_bytes
