@@ -150,6 +150,9 @@ class Measure:
     # metric whose expectation has no tractable form, which raises on input
     # with tied scores under ties="average"
     average_ties: bool = True
+    # whether a ranking that puts relevant items higher scores higher (False:
+    # a count of non-relevant items retrieved, where lower is better)
+    greater_is_better: bool = True
 
     def has_tie_bounds(self, params) -> bool:
         """Whether ties="optimistic" / "pessimistic" give the largest /
@@ -2038,6 +2041,7 @@ MEASURES: tuple[Measure, ...] = (
         perfect_is_one=False,
         aggregation="sum",
         tie_bounds=False,
+        greater_is_better=False,
     ),
     Measure(
         "unjudged_rate",

@@ -98,6 +98,8 @@ def test_worst_ranking_is_no_better_than_perfect(measure, data):
         name = _name(measure, k)
         best = skrank.evaluate(y, perfect, name, average=None)
         worst = skrank.evaluate(y, -perfect, name, average=None)
+        if not measure.greater_is_better:
+            best, worst = worst, best
         assert np.all(worst[name] <= best[name] + 1e-12)
 
 

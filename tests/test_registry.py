@@ -97,7 +97,7 @@ def test_public_function_names_exist_for_every_measure():
         ("ndgc@10", r"Unknown ranking metric 'ndgc@10'. Did you mean 'ndcg'"),
         ("precison@5", "Did you mean 'precision'"),
         ("mapp", "Did you mean 'map'"),
-        ("zzz", "Unknown ranking metric 'zzz'. Valid names: bndcg, bpref, dcg"),
+        ("zzz", "Unknown ranking metric .zzz.. Valid names: binary_g, bndcg, bpref"),
         ("ndcg@0", "cutoff .* must be a positive integer. Got '0'"),
         ("ndcg@-1", "cutoff .* positive integer"),
         ("ndcg@ten", "cutoff .* positive integer"),
