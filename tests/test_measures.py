@@ -1020,10 +1020,18 @@ def test_precision_recall_curve_per_query_on_the_grouped_layout():
                 recall_level=level,
             )  # fmt: skip
             assert curve[row, j] == pytest.approx(ref, rel=1e-15)
-    with pytest.raises(ValueError, match="has no closed form"):
-        skrank.precision_recall_curve_per_query(
-            [[1, 0, 1]], [[1, 1, 0]], ties="average"
-        )
+    # under ties="average" each point is the mean over the tie orderings
+    # (brute force); by hand: the orderings of the tied first two items give
+    # 1 and 2/3 where one relevant item is needed, 2/3 where two are
+    levels, curve = skrank.precision_recall_curve_per_query(
+        [[1, 0, 1]], [[1, 1, 0]], ties="average"
+    )
+    for j, level in enumerate(levels):
+        mean = brute_force("iprec_at_recall", [1, 0, 1], [1, 1, 0], recall_level=level)[
+            0
+        ]
+        assert curve[0, j] == pytest.approx(mean, rel=1e-15)
+        assert curve[0, j] == pytest.approx(5 / 6 if level < 0.75 else 2 / 3)
     with pytest.raises(ValueError, match="'level' parameter"):
         skrank.precision_recall_curve_per_query([[1, 0]], [[1, 0]], levels=[1.5])
     # without tied scores ties="average" is the one ordering
