@@ -768,6 +768,7 @@ def _read(source, kind, caller, name=None):
             f"a dict {{qid: {{docno: value}}}}; got {type(source).__name__}."
         )
     table._check_duplicates()
+    table._prepare()
     return table
 
 

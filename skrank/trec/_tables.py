@@ -13,8 +13,6 @@ from ._ids import _decode, _fixed_ok
 from ._io import (
     _LOW40,
     _MAX_CODED,
-    _STEP,
-    _in_order,
     _padded_words,
     _pair_keys,
     _show,
@@ -249,7 +247,12 @@ class _Table:
 
     def _key_index(self) -> _KeyIndex:
         """A sorted index of the table's (query, document) keys (built once)."""
-        return self._cached("key_index", lambda: _KeyIndex(self._keys))
+
+        def build():
+            order = _key_sort(self._keys, self._codes, self.n_queries)
+            return _KeyIndex(self._keys, order)
+
+        return self._cached("key_index", build)
 
     def _id_words(self, rows=None):
         """The document ids of ``rows`` (all when None) as columns of
@@ -259,7 +262,11 @@ class _Table:
         fixed = self._docno.fixed
         if fixed is None:
             return None
-        words = _padded_words(fixed if rows is None else fixed[rows])
+        # the words of every row in input order (a sequential pass), then
+        # whole rows of words gathered at once: one memory access per row
+        words = _padded_words(fixed)
+        if rows is not None:
+            words = np.take(words, rows, axis=0)
         return [np.ascontiguousarray(words[:, j]) for j in range(words.shape[1])]
 
     def _grouped_words(self):
@@ -288,18 +295,7 @@ class _Table:
 
         def build():
             _, codes, keys, _ = self._grouped()
-            n, n_q = keys.shape[0], self.n_queries
-            # not a ranking: keys sorted for a join. With the query code in
-            # their high bits, queries of one length sort row by row
-            if n_q <= _MAX_CODED and n % n_q == 0 and _equal_runs(codes, n // n_q):
-                width = n // n_q
-                order = np.argsort(keys.reshape(n_q, width), axis=1)
-                order += (np.arange(n_q) * width)[:, None]
-                order = order.reshape(-1)
-            else:
-                order = np.argsort(keys, kind="stable")
-            if order.shape[0] < 2**31:
-                order = order.astype(np.int32)
+            order = _key_sort(keys, codes, self.n_queries, grouped=True)
             return order, keys[order]
 
         return self._cached("key_order", build)
@@ -310,9 +306,23 @@ class _Table:
             return None, codes, self._keys, self._values
         # not a ranking: rows of a query brought together, in input order
         rows = stable_group_order(codes, self.n_queries)
+        counts = np.bincount(codes, minlength=self.n_queries)
+        grouped = np.repeat(np.arange(self.n_queries, dtype=codes.dtype), counts)
+        keys, values = np.take(self._keys, rows), np.take(self._values, rows)
         if rows.shape[0] < 2**31:
             rows = rows.astype(np.int32)
-        return rows, codes[rows], self._keys[rows], self._values[rows]
+        return rows, grouped, keys, values
+
+    def _prepare(self):
+        """What every evaluation reads, computed once when the table is
+        read: a run's rows grouped by query, its keys' order and its ids'
+        words in that order; the qrels' key index and their ids' words in
+        its order."""
+        if isinstance(self, Run):
+            self._key_order()
+            self._grouped_words()
+        else:
+            self._sorted_words()
 
     def _subset(self, rows):
         out = type(self).__new__(type(self))
@@ -327,9 +337,14 @@ class _Table:
 
     def _check_duplicates(self):
         """Reject a (query, document) pair given twice."""
-        suspects = _equal_keys(self._keys, self._codes, self.n_queries)
-        if suspects is None:
+        if isinstance(self, Run):
+            ordered = self._key_order()[1]
+        else:
+            ordered = self._key_index().sorted
+        same = ordered[1:] == ordered[:-1]
+        if not same.any():
             return
+        suspects = np.unique(ordered[1:][same])
         rows = np.flatnonzero(np.isin(self._keys, suspects))
         # stable: the rows of equal ids stay in file order
         order, labels = self._docno.order(rows, self._codes[rows])
@@ -351,13 +366,44 @@ class _Table:
             )
 
 
-def _equal_runs(codes, width) -> bool:
-    """Whether grouped ``codes`` are runs of ``width`` rows of codes 0, 1, ..."""
-    shaped = codes.reshape(-1, width)
-    return bool(
-        (shaped[:, 0] == np.arange(shaped.shape[0])).all()
-        and (shaped == shaped[:, :1]).all()
-    )
+def _key_sort(keys, codes, n_queries, grouped=False):
+    """The order of ``keys`` ascending (not a ranking: keys sorted for a
+    join), as int32 when the rows allow.
+
+    Keys that hold the query code in their high bits sort query by query:
+    the rows grouped by query with a radix sort (unless ``grouped``), then
+    the keys of every query sorted at once as the rows of a matrix padded
+    to the longest query. A matrix much larger than the rows (query lengths
+    far apart), or keys that mix queries in, are sorted whole.
+    """
+    n = keys.shape[0]
+    counts = np.bincount(codes, minlength=n_queries) if n else None
+    width = int(counts.max()) if n else 0
+    if n_queries > _MAX_CODED or n == 0 or n_queries * width > 2 * n:
+        order = np.argsort(keys)
+    else:
+        rows = None if grouped else stable_group_order(codes, n_queries)
+        g = keys if rows is None else np.take(keys, rows)
+        start = np.cumsum(counts) - counts
+        if n_queries * width == n:  # queries of one length
+            order = np.argsort(g.reshape(n_queries, width), axis=1)
+            order += start[:, None]
+            order = order.reshape(-1)
+        else:
+            q = np.repeat(np.arange(n_queries), counts)
+            slot = np.arange(n) - start[q]
+            # the padding holds the largest key: wherever it lands among
+            # keys equal to it, the keys left once it is dropped are in order
+            m = np.full((n_queries, width), np.iinfo(np.uint64).max, dtype=np.uint64)
+            m[q, slot] = g
+            local = np.argsort(m, axis=1)
+            real = local < counts[:, None]
+            order = (local + start[:, None])[real]
+        if rows is not None:
+            order = rows[order]
+    if n < 2**31:
+        order = order.astype(np.int32)
+    return order
 
 
 # keys searched at a time in an ascending lookup
@@ -374,12 +420,14 @@ class _KeyIndex:
     index then finds one of them).
     """
 
-    def __init__(self, keys):
+    def __init__(self, keys, order=None):
         # not a ranking: the sorted keys of a lookup table
-        self.order = np.argsort(keys, kind="stable")
-        if self.order.shape[0] < 2**31:
-            self.order = self.order.astype(np.int32)
-        self.sorted = keys[self.order]
+        if order is None:
+            order = np.argsort(keys)
+            if order.shape[0] < 2**31:
+                order = order.astype(np.int32)
+        self.order = order
+        self.sorted = keys[order]
         self.duplicate = bool((self.sorted[1:] == self.sorted[:-1]).any())
 
     def find(self, keys, ascending=False) -> np.ndarray:
@@ -407,42 +455,6 @@ class _KeyIndex:
             pos = np.searchsorted(self.sorted, keys)
         pos[pos == n] = 0
         return np.where(self.sorted[pos] == keys, pos, -1)
-
-
-def _equal_keys(keys, codes, n_queries):
-    """Keys that occur more than once, or None.
-
-    When every query is one contiguous run of rows and keys start with the
-    query, equal keys can only meet inside a query, and slices of about a
-    million rows cut at query boundaries are sorted one at a time.
-    """
-    n = keys.shape[0]
-    bounds = None
-    if n_queries <= _MAX_CODED and n > _STEP and n_queries > 1:
-        change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-        if change.shape[0] == n_queries - 1:
-            cuts = np.unique(
-                change[
-                    np.searchsorted(change, np.arange(_STEP, n, _STEP)).clip(
-                        0, change.shape[0] - 1
-                    )
-                ]
-            )
-            bounds = [0, *cuts.tolist(), n]
-    if bounds is None:
-        bounds = [0, n]
-
-    def repeated(span):
-        s = np.sort(keys[span[0] : span[1]])  # not a ranking: finds duplicates
-        same = s[1:] == s[:-1]
-        return np.unique(s[1:][same]) if same.any() else None
-
-    found = [
-        f
-        for f in _in_order(repeated, zip(bounds[:-1], bounds[1:], strict=True))
-        if f is not None
-    ]
-    return np.concatenate(found) if found else None
 
 
 class Qrels(_Table):
