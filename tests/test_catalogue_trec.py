@@ -354,6 +354,39 @@ def test_key_index_finds_every_key_and_flags_duplicates():
     assert _KeyIndex(np.r_[keys[:10], keys[3:4]]).duplicate
 
 
+@pytest.mark.parametrize("layout", ["one_length", "padded", "skewed", "grouped"])
+def test_key_sort_orders_keys_as_numpy_sorts_them(layout):
+    """The order of a table's keys (query by query, in a padded matrix when
+    the queries differ in length) against ``np.sort`` of the same keys, with
+    keys repeated and the largest uint64 key among them (it equals the
+    padding)."""
+    from skrank.trec._tables import _key_sort
+
+    rng = np.random.default_rng(3)
+    n_q = 50
+    if layout == "one_length":
+        counts = np.full(n_q, 20)
+    elif layout == "skewed":  # one long query: the keys are sorted whole
+        counts = np.r_[np.full(n_q - 1, 2), 500]
+    else:
+        counts = rng.integers(1, 30, n_q)
+    codes = np.repeat(np.arange(n_q), counts).astype(np.int32)
+    if layout != "grouped":
+        rng.shuffle(codes)
+    h40 = rng.integers(0, 1 << 40, codes.shape[0], dtype=np.uint64)
+    h40[:10] = h40[10:20]  # repeated document hashes
+    h40[codes == n_q - 1] = (1 << 40) - 1  # equal keys in the last query
+    # a query's code in the high bits, the last one 2**24 - 1 (as with
+    # 2**24 queries): its keys equal the padding
+    high = (codes + (1 << 24) - n_q).astype(np.uint64) << np.uint64(40)
+    keys = high | h40
+    order = _key_sort(keys, codes, n_q, grouped=layout == "grouped")
+    assert order.dtype == np.int32
+    np.testing.assert_array_equal(np.sort(order), np.arange(keys.shape[0]))
+    np.testing.assert_array_equal(keys[order], np.sort(keys))
+    assert keys[order][-1] == np.iinfo(np.uint64).max
+
+
 @pytest.mark.parametrize("dtype", ["str", "object"])
 def test_dataframe_ids_read_through_arrow_equal_the_general_reader(dtype):
     """Arrow-backed and object id columns read through pyarrow give the
