@@ -121,13 +121,19 @@ def test_bndcg_tie_rules_are_not_bounds():
     assert got["pessimistic"] == 1.0
     assert got["average"] == pytest.approx((low + 1) / 2)
     # the declaration says so; the metrics whose tie rules are not bounds
-    # are declared so (bndcg here; infAP and the judged counts for TREC input)
+    # are declared so (bndcg here; infAP, rbp_resid and the judged and
+    # unjudged counts and rates for TREC input, where relevant-first orders
+    # say nothing of unjudged items; the count of judged non-relevant items,
+    # where lower is better; G, whose gain-first order is not its largest)
     assert not BY_NAME["bndcg"].tie_bounds
     assert {m.name for m in MEASURES if not m.tie_bounds} == {
         "bndcg",
         "infap",
         "judged",
         "unjudged",
+        "unjudged_rate",
+        "num_nonrel_judged_ret",
+        "normalized_gain",
         "rbp_resid",
     }
 
