@@ -24,6 +24,7 @@ for the means) and ``skrank.trec.evaluate_run`` for qrels and runs; and
 
 from __future__ import annotations
 
+import functools
 import pickle
 import warnings
 
@@ -77,6 +78,7 @@ def _refuses_large_tie_groups(name, ties):
     return False
 
 
+@functools.lru_cache
 def _accepted(ties):
     """Every registry metric that evaluate computes under ``ties`` on tied
     scores (two refuse ties="average": their expectation has no tractable
@@ -90,18 +92,22 @@ def _accepted(ties):
         except ValueError:
             continue
         out.append(name)
-    return out
+    return tuple(out)
 
 
+@functools.lru_cache
 def _short_query_metrics(ties):
     """The metrics of :func:`_accepted` tested on short queries only: those
     that refuse large tie groups, and under ties="average" ERR and nERR over
     the whole ranking, which cost 6 to 20 s each on the 200,000-row data in
     one process (tie groups of a thousand rows; their cutoff variants
     err@10 and nerr@10 are kept there)."""
-    slow = ["err", "nerr"] if ties == "average" else []
-    limited = [n for n in _accepted(ties) if _refuses_large_tie_groups(n, ties)]
-    return slow + [n for n in limited if n not in slow]
+    slow = ("err", "nerr") if ties == "average" else ()
+    return slow + tuple(
+        n
+        for n in _accepted(ties)
+        if n not in slow and _refuses_large_tie_groups(n, ties)
+    )
 
 
 def _metrics(ties):
@@ -282,8 +288,8 @@ def test_convention_and_column_names(client):
 
 
 def short_query_rows(n_rows, *, seed):
-    """Rows of queries of 1 to 300 rows, four score values: tie groups of
-    at most about a hundred rows."""
+    """Rows of queries of 1 to 300 rows, sixteen score values: tie groups
+    of at most about thirty rows."""
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 301, n_rows)
     sizes = sizes[: np.searchsorted(np.cumsum(sizes), n_rows) + 1]
@@ -292,7 +298,7 @@ def short_query_rows(n_rows, *, seed):
         {
             "qid": np.char.add("q", codes.astype(str)).astype(object),
             "y_true": rng.choice([0, 0, 0, 0, 1, 1, 2, 3], n_rows),
-            "y_score": rng.integers(0, 4, n_rows).astype(float),
+            "y_score": rng.integers(0, 16, n_rows).astype(float),
         }
     )
     return frame.iloc[rng.permutation(n_rows)].reset_index(drop=True)
