@@ -42,6 +42,7 @@ from ._display import (
 )
 from ._docs import DOCS
 from ._measures import ELEVEN_LEVELS
+from ._results import QueryResults
 from ._stats import compare
 from ._validation import (
     NONE,
@@ -391,11 +392,20 @@ default=None
             means = res.mean()
             values[i] = np.reshape([means[key] for key in keys], shape[1:])
             if tie_bounds:
+                # the bands' means as the values' own (QueryResults.mean)
+                bounds = {
+                    key: res.tie_bounds[key] for key in keys if key in res.tie_bounds
+                }
+                low_means = QueryResults(
+                    {key: b[0] for key, b in bounds.items()}, res.qid
+                ).mean()
+                high_means = QueryResults(
+                    {key: b[1] for key, b in bounds.items()}, res.qid
+                ).mean()
                 for j, key in enumerate(keys):
-                    if key in res.tie_bounds:
-                        lo, hi = res.tie_bounds[key]
-                        low[i].flat[j] = np.mean(lo)
-                        high[i].flat[j] = np.mean(hi)
+                    if key in bounds:
+                        low[i].flat[j] = low_means[key]
+                        high[i].flat[j] = high_means[key]
             if level is not None:
                 ci = intervals(
                     res,
