@@ -324,12 +324,15 @@ class _RankingScorer:
         )
         for key, value in self._params.items():
             text += f", {key}={plain(value)}"
-        if not self._greater_is_better:
-            text += ", greater_is_better=False"
+        own = True
+        if isinstance(metric, str):
+            own = get_metric(metric).measure.greater_is_better
+        if self._greater_is_better != own:
+            text += f", greater_is_better={self._greater_is_better}"
         return f"make_ranking_scorer({text})"
 
 
-def make_ranking_scorer(metric, *, greater_is_better: bool = True, **params):
+def make_ranking_scorer(metric, *, greater_is_better=None, **params):
     """Make a scikit-learn scorer from a ranking metric.
 
     The scorer is built on :func:`sklearn.metrics.make_scorer` and is
@@ -361,10 +364,13 @@ def make_ranking_scorer(metric, *, greater_is_better: bool = True, **params):
         ``metric(y_true, y_score, **params)`` such as
         :func:`skrank.ndcg_score`; a function is given ``qid=`` and
         ``sample_weight=`` only when they are set.
-    greater_is_better : bool, default=True
+    greater_is_better : bool or None, default=None
         Whether a higher value is better; ``False`` negates the score, as in
-        :func:`sklearn.metrics.make_scorer`. Every skrank metric is a score
-        (higher is better).
+        :func:`sklearn.metrics.make_scorer`, so that model selection, which
+        maximises, minimises the metric. ``None`` takes the metric's own
+        direction: higher is better for every metric but the counts of
+        non-relevant items retrieved (``num_nonrel_judged_ret``), where lower
+        is better; for a function, ``None`` means ``True``.
     **params : dict
         For a metric name: the cutoff ``k``, the metric's own parameters
         (``relevance_level``, ``gain``, ``log_base``, ``p``...) and the
@@ -433,12 +439,16 @@ def make_ranking_scorer(metric, *, greater_is_better: bool = True, **params):
     validate_params(
         "make_ranking_scorer",
         {"greater_is_better": greater_is_better},
-        {"greater_is_better": [COMMON_CONSTRAINTS["ignore_ties"][0]]},
+        {"greater_is_better": [COMMON_CONSTRAINTS["ignore_ties"][0], NONE]},
     )
     if isinstance(metric, (str, MetricSpec)):
         name, options = _canonical_name(metric, params)
+        if greater_is_better is None:
+            greater_is_better = get_metric(name).measure.greater_is_better
         return _RankingScorer(name, options, greater_is_better)
     if callable(metric):
+        if greater_is_better is None:
+            greater_is_better = True
         return _RankingScorer(metric, dict(params), greater_is_better)
     raise InvalidParameterError(
         "The 'metric' parameter of make_ranking_scorer must be a metric name "

@@ -20,7 +20,7 @@ from sklearn.base import clone
 from sklearn.datasets import load_digits, make_multilabel_classification
 from sklearn.dummy import DummyRegressor
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
-from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
 from sklearn.model_selection import (
     GridSearchCV,
     GroupKFold,
@@ -82,10 +82,12 @@ def test_every_registry_name_scores_like_evaluate(name):
     proba = model.predict_proba(X)
     spec = skrank.get_metric(name)
     names = [name] + ([f"{name}@3"] if spec.measure.cutoff else [])
+    # a metric where lower is better scores negated (sklearn's convention)
+    sign = 1.0 if spec.measure.greater_is_better else -1.0
     for metric in names:
         scorer = get_scorer(metric)
         expected = evaluate(Y, proba, metric)[metric]
-        assert scorer(model, X, Y) == expected
+        assert scorer(model, X, Y) == sign * expected
 
 
 def test_names_with_parameters():
@@ -598,3 +600,26 @@ def test_numpy_integer_cutoff(ltr_data):
     assert scorer(model, X, y, qid=qid) == skrank.ndcg_score(
         y, model.predict(X), qid=qid, k=3
     )
+
+
+def test_scorer_follows_the_metrics_direction():
+    # num_nonrel_judged_ret counts non-relevant items retrieved: lower is
+    # better (its declaration), so its scorer is negated and a model that
+    # ranks the relevant item first scores higher. By hand, at k=1 over two
+    # queries: the good model retrieves 0 non-relevant items, the reversed
+    # one 2 (one per query).
+    X = np.array([[1.0], [0.0], [0.0], [1.0]])
+    y = np.array([1, 0, 0, 1])
+    qid = [0, 0, 1, 1]
+    good = LinearRegression().fit(X, y)
+    bad = LinearRegression().fit(-X, y)
+    scorer = make_ranking_scorer("num_nonrel_judged_ret@1")
+    assert repr(scorer) == "make_ranking_scorer('num_nonrel_judged_ret@1')"
+    assert scorer(good, X, y, qid=qid) == 0.0
+    assert scorer(bad, X, y, qid=qid) == -2.0
+    # an explicit direction overrides the declaration, and shows in the repr
+    upward = make_ranking_scorer("num_nonrel_judged_ret@1", greater_is_better=True)
+    assert upward(bad, X, y, qid=qid) == 2.0
+    assert "greater_is_better=True" in repr(upward)
+    # a metric where higher is better keeps its sign
+    assert make_ranking_scorer("P@1")(good, X, y, qid=qid) == 1.0
