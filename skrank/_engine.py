@@ -27,6 +27,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import _native
+
 #: The tie rules a user chooses from (``ties=``). The engine also knows
 #: ``"sklearn"``, scikit-learn's ``ignore_ties=True`` order, and
 #: ``"trec_eval"``, a secondary key (for TREC runs, the document id).
@@ -256,6 +258,10 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
     """
     n = y.shape[0]
     order = None
+    # the per-row columns, grouped by a counting sort when the compiled
+    # kernels are built (else through the order of a stable sort)
+    grouped = None
+    columns = [y, s] + [a for a in (judged, tiebreak, unassessed) if a is not None]
     # Contiguous queries (the usual LightGBM/XGBoost layout) need no sort.
     change = np.empty(n, dtype=bool)
     change[0] = True
@@ -282,8 +288,10 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
         if small is None:
             uniques, code = factorize(qid)
             n_queries = uniques.shape[0]
-            order = stable_group_order(code, n_queries)
             lengths = np.bincount(code, minlength=n_queries)
+            grouped = _native.group_rows(code, lengths, columns)
+            if grouped is None:
+                order = stable_group_order(code, n_queries)
             del code  # coded again if asked for, so as not to hold it
 
             def row_codes(qid=qid):
@@ -299,14 +307,21 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
             uniques = (present.astype(wide) + wide(lo)).astype(qid.dtype)
             n_queries = present.shape[0]
             lengths = counts[present]
-            order = np.argsort(offset, kind="stable")
+            grouped = _native.group_rows(offset, counts, columns)
+            if grouped is None:
+                order = np.argsort(offset, kind="stable")
 
             def row_codes(present=present, offset=offset):
                 code_of = np.zeros(present[-1] + 1, dtype=np.intp)
                 code_of[present] = np.arange(present.shape[0])
                 return code_of[offset]
 
-    if order is not None:
+    if grouped is not None:
+        y, s, *rest = grouped
+        judged = None if judged is None else rest.pop(0)
+        tiebreak = None if tiebreak is None else rest.pop(0)
+        unassessed = None if unassessed is None else rest.pop(0)
+    elif order is not None:
         if y.dtype == s.dtype == np.float64:
             # one gather of (relevance, score) pairs: the two values of a row
             # come in one memory access (rows are visited at random)

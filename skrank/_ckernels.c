@@ -1,0 +1,198 @@
+/*
+ * Compiled kernels of the ranking engine (skrank._engine).
+ *
+ * Each function has a numpy equivalent in skrank/_engine.py, which is used
+ * when this extension is not built (it is optional) and which the tests
+ * check it against. The functions read C-contiguous buffers, release the
+ * GIL while they work and write into buffers the caller allocated, so that
+ * no numpy headers are needed to build them.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* group_rows: a stable counting sort of rows by a small integer code.        */
+/* ------------------------------------------------------------------------ */
+
+PyDoc_STRVAR(group_rows_doc,
+"group_rows(codes, code_size, n_codes, starts, columns, outputs, sizes)\n\n"
+"Writes the rows of each column into its output in grouped order: the\n"
+"rows of code 0 first, then those of code 1, and so on, keeping the input\n"
+"order within a code (a stable counting sort, one sequential pass over the\n"
+"rows per column). codes: a buffer of n unsigned integers of code_size\n"
+"bytes (2 or 8), each below n_codes; starts: an int64 buffer of n_codes\n"
+"entries, the first output position of each code (the cumulative counts),\n"
+"used as scratch and left as it was; columns and outputs: sequences of\n"
+"buffers of n items of sizes[i] bytes (1, 2, 4 or 8). Two float64 columns\n"
+"given first move in one pass.");
+
+/* A row of `size` bytes from in[i] to out[p]. */
+#define MOVE(T)                                                              \
+    for (Py_ssize_t i = 0; i < n; i++) {                                     \
+        int64_t p = next[CODE(i)]++;                                          \
+        ((T *)out)[p] = ((const T *)in)[i];                                   \
+    }
+
+static int move_column(const void *codes, int code_size, int64_t *next, Py_ssize_t n,
+                       const void *in, void *out, Py_ssize_t size)
+{
+    if (code_size == 2) {
+#define CODE(i) (((const uint16_t *)codes)[i])
+        switch (size) {
+        case 1: MOVE(uint8_t) return 0;
+        case 2: MOVE(uint16_t) return 0;
+        case 4: MOVE(uint32_t) return 0;
+        case 8: MOVE(uint64_t) return 0;
+        }
+#undef CODE
+    } else {
+#define CODE(i) (((const uint64_t *)codes)[i])
+        switch (size) {
+        case 1: MOVE(uint8_t) return 0;
+        case 2: MOVE(uint16_t) return 0;
+        case 4: MOVE(uint32_t) return 0;
+        case 8: MOVE(uint64_t) return 0;
+        }
+#undef CODE
+    }
+    return -1;
+}
+
+/* Two 8-byte columns in one pass: one position per row for both. */
+#define MOVE_PAIR                                                            \
+    for (Py_ssize_t i = 0; i < n; i++) {                                     \
+        int64_t p = next[CODE(i)]++;                                          \
+        out_a[p] = in_a[i];                                                   \
+        out_b[p] = in_b[i];                                                   \
+    }
+
+static void move_pair(const void *codes, int code_size, int64_t *next, Py_ssize_t n,
+                      const uint64_t *in_a, uint64_t *out_a, const uint64_t *in_b,
+                      uint64_t *out_b)
+{
+    if (code_size == 2) {
+#define CODE(i) (((const uint16_t *)codes)[i])
+        MOVE_PAIR
+#undef CODE
+    } else {
+#define CODE(i) (((const uint64_t *)codes)[i])
+        MOVE_PAIR
+#undef CODE
+    }
+}
+
+#define MAX_COLUMNS 8
+
+static PyObject *group_rows(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer cb = {0}, sb = {0};
+    Py_buffer in[MAX_COLUMNS], out[MAX_COLUMNS];
+    Py_ssize_t sizes[MAX_COLUMNS];
+    int code_size;
+    Py_ssize_t n_codes;
+    PyObject *columns, *outputs, *size_list;
+    int n_in = 0, n_out = 0;
+    PyObject *result = NULL;
+    int64_t *next = NULL;
+    if (!PyArg_ParseTuple(args, "y*iny*OOO", &cb, &code_size, &n_codes, &sb, &columns,
+                          &outputs, &size_list))
+        return NULL;
+    Py_ssize_t n_cols = PySequence_Size(columns);
+    if (n_cols < 0) goto done;
+    if (n_cols > MAX_COLUMNS || PySequence_Size(outputs) != n_cols ||
+        PySequence_Size(size_list) != n_cols || (code_size != 2 && code_size != 8) ||
+        n_codes < 0 || sb.len < n_codes * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "group_rows: inconsistent arguments");
+        goto done;
+    }
+    Py_ssize_t n = cb.len / code_size;
+    for (Py_ssize_t c = 0; c < n_cols; c++) {
+        PyObject *item = PySequence_GetItem(size_list, c);
+        if (!item) goto done;
+        sizes[c] = PyLong_AsSsize_t(item);
+        Py_DECREF(item);
+        if (sizes[c] == -1 && PyErr_Occurred()) goto done;
+        item = PySequence_GetItem(columns, c);
+        if (!item) goto done;
+        int bad = PyObject_GetBuffer(item, &in[c], PyBUF_SIMPLE);
+        Py_DECREF(item);
+        if (bad < 0) goto done;
+        n_in++;
+        item = PySequence_GetItem(outputs, c);
+        if (!item) goto done;
+        bad = PyObject_GetBuffer(item, &out[c], PyBUF_WRITABLE);
+        Py_DECREF(item);
+        if (bad < 0) goto done;
+        n_out++;
+        if (in[c].len != n * sizes[c] || out[c].len != n * sizes[c] ||
+            (sizes[c] != 1 && sizes[c] != 2 && sizes[c] != 4 && sizes[c] != 8)) {
+            PyErr_SetString(PyExc_ValueError, "group_rows: inconsistent buffers");
+            goto done;
+        }
+    }
+    next = malloc((size_t)(n_codes > 0 ? n_codes : 1) * sizeof(int64_t));
+    if (!next) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* codes must stay below n_codes: checked before any write */
+    int out_of_range = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (code_size == 2) {
+        const uint16_t *codes = cb.buf;
+        for (Py_ssize_t i = 0; i < n; i++) out_of_range |= codes[i] >= n_codes;
+    } else {
+        const uint64_t *codes = cb.buf;
+        for (Py_ssize_t i = 0; i < n; i++) out_of_range |= codes[i] >= (uint64_t)n_codes;
+    }
+    if (!out_of_range) {
+        Py_ssize_t c = 0;
+        if (n_cols >= 2 && sizes[0] == 8 && sizes[1] == 8) {
+            memcpy(next, sb.buf, (size_t)n_codes * sizeof(int64_t));
+            move_pair(cb.buf, code_size, next, n, in[0].buf, out[0].buf, in[1].buf,
+                      out[1].buf);
+            c = 2;
+        }
+        for (; c < n_cols; c++) {
+            memcpy(next, sb.buf, (size_t)n_codes * sizeof(int64_t));
+            move_column(cb.buf, code_size, next, n, in[c].buf, out[c].buf, sizes[c]);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (out_of_range) {
+        PyErr_SetString(PyExc_ValueError, "group_rows: a code is out of range");
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(next);
+    for (int c = 0; c < n_in; c++) PyBuffer_Release(&in[c]);
+    for (int c = 0; c < n_out; c++) PyBuffer_Release(&out[c]);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&sb);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"group_rows", group_rows, METH_VARARGS, group_rows_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    "_ckernels",
+    "Compiled kernels of the ranking engine (see skrank._native).",
+    -1,
+    methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+};
+
+PyMODINIT_FUNC PyInit__ckernels(void) { return PyModule_Create(&module); }

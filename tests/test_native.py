@@ -1,0 +1,162 @@
+"""The compiled kernels (skrank._ckernels) against the engine's numpy code.
+
+Each kernel has a numpy equivalent in skrank._engine, which the rest of the
+suite checks against scikit-learn, trec_eval and brute-force enumeration of
+tie orderings; here each kernel's results are checked equal to the numpy
+path's (and to numpy's stable sort) on inputs that reach each branch of the
+kernel.
+"""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import skrank
+from skrank import _engine, _native
+
+
+def both(fn):
+    """``fn()`` with the kernels and with numpy alone."""
+    with _native.use_kernels(True):
+        fast = fn()
+    with _native.use_kernels(False):
+        slow = fn()
+    return fast, slow
+
+
+def test_the_kernels_are_built():
+    # the package's build compiles them (setup.py); without them the rest
+    # of this file would compare numpy with itself
+    assert _native.AVAILABLE
+    assert _native.enabled()
+
+
+def test_numpy_only_switch():
+    code = "from skrank import _native; print(_native.enabled())"
+    env = dict(os.environ, SKRANK_NUMPY_ONLY="1")
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+def test_use_kernels_restores_the_setting():
+    before = _native.enabled()
+    with _native.use_kernels(False):
+        assert not _native.enabled()
+        with _native.use_kernels(True):
+            assert _native.enabled() == _native.AVAILABLE
+        assert not _native.enabled()
+    assert _native.enabled() == before
+
+
+@pytest.mark.parametrize("code_dtype", [np.uint16, np.int64, np.int32])
+@pytest.mark.parametrize("n_codes", [1, 7, 3000])
+def test_group_rows_is_a_stable_sort(code_dtype, n_codes):
+    # numpy's stable argsort is the reference order
+    rng = np.random.default_rng(n_codes)
+    n = 5000
+    codes = rng.integers(0, n_codes, n).astype(code_dtype)
+    counts = np.bincount(codes, minlength=n_codes)
+    columns = [
+        rng.random(n),
+        rng.normal(size=n),
+        rng.random(n) < 0.5,
+        rng.integers(-(2**40), 2**40, n),
+        rng.integers(0, 100, n).astype(np.int32),
+        rng.integers(0, 100, n).astype(np.uint16),
+        rng.random(n).astype(np.float32),
+    ]
+    with _native.use_kernels(True):
+        out = _native.group_rows(codes, counts, columns)
+    order = np.argsort(codes, kind="stable")
+    assert len(out) == len(columns)
+    for got, column in zip(out, columns, strict=True):
+        assert got.dtype == column.dtype
+        np.testing.assert_array_equal(got, column[order])
+
+
+def test_group_rows_one_column_and_empty():
+    codes = np.array([2, 0, 2, 1], dtype=np.uint16)
+    counts = np.bincount(codes)
+    with _native.use_kernels(True):
+        (got,) = _native.group_rows(codes, counts, [np.array([10.0, 20, 30, 40])])
+        empty = _native.group_rows(
+            np.zeros(0, np.uint16), np.zeros(1, np.int64), [np.zeros(0)]
+        )
+    np.testing.assert_array_equal(got, [20.0, 40, 10, 30])  # by hand
+    assert empty[0].shape == (0,)
+
+
+def test_group_rows_declines_what_it_cannot_move():
+    codes = np.array([1, 0], dtype=np.uint16)
+    counts = np.array([1, 1])
+    with _native.use_kernels(True):
+        assert _native.group_rows(codes, counts, [np.array(["a", "b"], object)]) is None
+        assert _native.group_rows(codes, counts, [np.ones(2, np.complex128)]) is None
+    with _native.use_kernels(False):
+        assert _native.group_rows(codes, counts, [np.ones(2)]) is None
+
+
+def test_group_rows_rejects_codes_out_of_range():
+    codes = np.array([0, 5], dtype=np.uint16)
+    out = np.array([1.0, 2.0])
+    with pytest.raises(ValueError, match="out of range"):
+        _native._ckernels.group_rows(
+            codes, 2, 2, np.array([0, 1], dtype=np.int64), [out], [out.copy()], [8]
+        )
+
+
+def _layout_arrays(layout):
+    return [
+        (b.rows, b.y, b.s, b.n_items, b.judged, b.tiebreak, b.unassessed)
+        for b in layout.blocks
+    ]
+
+
+@pytest.mark.parametrize("qid_kind", ["small_range", "sparse", "strings"])
+def test_grouped_layout_equal(qid_kind):
+    rng = np.random.default_rng(0)
+    n = 4000
+    q = rng.integers(0, 300, n)
+    if qid_kind == "sparse":  # ids far apart: coded by a sort (factorize)
+        q = q * 10**9
+    elif qid_kind == "strings":
+        q = np.array([f"q{v}" for v in q])
+    y = rng.integers(0, 4, n).astype(float)
+    s = np.round(rng.random(n), 1)
+    judged = rng.random(n) < 0.8
+    tiebreak = rng.integers(0, 10**6, n)
+    unassessed = rng.random(n) < 0.1
+    fast, slow = both(
+        lambda: _engine.grouped_layout(y, s, q, judged, tiebreak, unassessed)
+    )
+    np.testing.assert_array_equal(fast.qid_values, slow.qid_values)
+    for a, b in zip(_layout_arrays(fast), _layout_arrays(slow), strict=True):
+        for x, z in zip(a, b, strict=True):
+            if x is None:
+                assert z is None
+            else:
+                np.testing.assert_array_equal(x, z)
+
+
+@pytest.mark.parametrize("ties", ["average", "first", "optimistic", "pessimistic"])
+def test_evaluate_shuffled_rows_equal(ties):
+    # ties="first" reads the input order within a query, which the grouping
+    # must keep
+    rng = np.random.default_rng(1)
+    lengths = rng.integers(1, 60, 200)
+    qid = np.repeat(rng.permutation(10**6)[:200], lengths)
+    rng.shuffle(qid)
+    y = rng.integers(0, 3, qid.shape[0]).astype(float)
+    s = np.round(rng.random(qid.shape[0]), 1)
+    metrics = ["ndcg@10", "map", "mrr@10", "precision@10", "recall@100"]
+    fast, slow = both(
+        lambda: skrank.evaluate(y, s, metrics, qid=qid, ties=ties, average=None)
+    )
+    for name in metrics:
+        np.testing.assert_array_equal(fast[name], slow[name])
