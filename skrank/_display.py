@@ -3,9 +3,9 @@
 matplotlib is imported only when a Display is built or drawn; the systems a
 Display shows (arrays of scores, runs, fitted estimators) become per-query
 values through the public faces :func:`skrank.evaluate`,
-:func:`skrank.trec.evaluate_run`, :func:`skrank.compare` and
-:func:`skrank.precision_recall_curve_per_query`, never through a second
-computation.
+:func:`skrank.trec.evaluate_run` and :func:`skrank.compare`, and are
+averaged over queries by :meth:`skrank.QueryResults.mean`, never through a
+second computation.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import numpy as np
 from ._engine import factorize
 from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator, query_ids_in
-from ._metrics import precision_recall_curve_per_query
 from ._response import expected_relevance, score_method
 from ._stats import compare
 from ._validation import InvalidParameterError, plain
@@ -129,6 +128,21 @@ def _is_one_run(value):
     return inner is None or isinstance(inner, numbers.Real)
 
 
+def mean_curves(source, levels, *, ties, rounding):
+    """Each system's interpolated precision at the recall ``levels``,
+    averaged over queries, shape ``(n_systems, n_levels)``: the metrics
+    ``iprec_at_recall(level=...)`` evaluated per query and averaged as every
+    metric is (:meth:`QueryResults.mean`)."""
+    extra = "" if rounding == "nearest" else f", rounding={rounding}"
+    metrics = [f"iprec_at_recall(level={float(v)!r}{extra})" for v in levels]
+    per = source.per_query(metrics, ties=ties, tie_bounds=False)
+    rows = []
+    for res in per.values():
+        means = res.mean()
+        rows.append([means[m] for m in metrics])
+    return np.array(rows, dtype=np.float64).reshape(len(per), len(metrics))
+
+
 # --------------------------------------------------------------------------
 # Sources: systems that give per-query values
 # --------------------------------------------------------------------------
@@ -162,21 +176,6 @@ class Predictions:
                 tie_bounds=tie_bounds,
                 relevance_level=self.relevance_level,
             )
-            for name, s in self.systems.items()
-        }
-
-    def curve(self, levels, *, ties, rounding):
-        """``{name: (n_queries, n_levels) interpolated precision}``."""
-        return {
-            name: precision_recall_curve_per_query(
-                self.y_true,
-                s,
-                qid=self.qid,
-                ties=ties,
-                levels=levels,
-                relevance_level=self.relevance_level,
-                rounding=rounding,
-            )[1]
             for name, s in self.systems.items()
         }
 
@@ -218,20 +217,6 @@ class Runs:
             name: self._evaluate(r, metrics, ties=ties, tie_bounds=tie_bounds)
             for name, r in self.systems.items()
         }
-
-    def curve(self, levels, *, ties, rounding):
-        if rounding != "nearest":
-            metrics = [
-                f"iprec_at_recall(level={float(v)!r}, rounding={rounding})"
-                for v in levels
-            ]
-        else:
-            metrics = [f"iprec_at_recall(level={float(v)!r})" for v in levels]
-        out = {}
-        for name, r in self.systems.items():
-            res = self._evaluate(r, metrics, ties=ties, tie_bounds=False)
-            out[name] = np.column_stack([res[m] for m in metrics])
-        return out
 
 
 def _scores(caller, estimator, X):

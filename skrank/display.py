@@ -37,6 +37,7 @@ from ._display import (
     from_estimators,
     get_axes,
     intervals,
+    mean_curves,
     metric_list,
     single_metric,
 )
@@ -1872,13 +1873,12 @@ class PrecisionRecallCurveDisplay:
                 "recall level."
             )
 
-        def mean_curves(rule):
-            curves = source.curve(levels, ties=rule, rounding=rounding)
-            return np.vstack([c.mean(axis=0) for c in curves.values()])
+        def curves(rule):
+            return mean_curves(source, levels, ties=rule, rounding=rounding)
 
-        precision = mean_curves(ties)
-        low = mean_curves("pessimistic") if tie_bounds else None
-        high = mean_curves("optimistic") if tie_bounds else None
+        precision = curves(ties)
+        low = curves("pessimistic") if tie_bounds else None
+        high = curves("optimistic") if tie_bounds else None
         display = cls(levels, precision, names=source.names, tie_low=low, tie_high=high)
         return display.plot(ax=ax, **kwargs)
 
