@@ -11,7 +11,8 @@ recall@100. Rows, per distribution:
   least);
 * skrank ``evaluate(y_true, y_score, metrics, qid=qid)`` with tie averaging
   (the exact expectation over tied orderings), rows contiguous per query and
-  shuffled, and with ``ties="first"`` (shuffled);
+  shuffled (also with the compiled kernels switched off: the numpy
+  fallback), and with ``ties="first"`` (shuffled);
 * ranx ``evaluate`` on prebuilt ``Qrels``/``Run`` objects (building them is
   not timed; ranx's numba kernels are compiled before timing);
 * pytrec_eval, three ways: from the arrays (building its qrels and run
@@ -46,6 +47,7 @@ from _harness import measure, measure_interleaved, print_table
 from bench_ndcg import DISTRIBUTIONS, make_scores
 
 import skrank
+from skrank import _native
 
 METRICS = ["ndcg@10", "map@100", "mrr@10", "P@10", "recall@100"]
 RANX = ["ndcg@10", "map@100", "mrr@10", "precision@10", "recall@100"]
@@ -143,26 +145,27 @@ def run_distribution(name, n_q, n_i, repeat, with_peers):
         f"{input_bytes / 1e6:.0f} MB (y_true, y_score, qid)"
     )
     runs = [
-        (OURS, (y, s, qid), "average"),
-        (SHUFFLED, (ys, ss, qs), "average"),
-        ("skrank evaluate, shuffled qid, ties='first'", (ys, ss, qs), "first"),
+        (OURS, (y, s, qid), "average", True),
+        (SHUFFLED, (ys, ss, qs), "average", True),
+        (SHUFFLED + ", numpy only", (ys, ss, qs), "average", False),
+        ("skrank evaluate, shuffled qid, ties='first'", (ys, ss, qs), "first", True),
     ]
+
+    def skrank_evaluate(a, b, q, ties, kernels):
+        with _native.use_kernels(kernels):
+            return skrank.evaluate(a, b, METRICS, qid=q, ties=ties)
+
     timed = measure_interleaved(
         [(lambda: np.argsort(s_rows, axis=1), repeat)]
         + [
-            (
-                lambda a=a, b=b, q=q, t=ties: skrank.evaluate(
-                    a, b, METRICS, qid=q, ties=t
-                ),
-                repeat,
-            )
-            for _, (a, b, q), ties in runs
+            (lambda a=a, b=b, q=q, t=ties, c=c: skrank_evaluate(a, b, q, t, c), repeat)
+            for _, (a, b, q), ties, c in runs
         ]
     )
     seconds, peak, _ = timed[0]
     rows = [(FLOOR, seconds, peak, None, s.nbytes)]
     values = []
-    for (label, _, _), (seconds, peak, res) in zip(runs, timed[1:], strict=True):
+    for (label, *_), (seconds, peak, res) in zip(runs, timed[1:], strict=True):
         rows.append((label, seconds, peak, res["ndcg@10"]))
         values.append(res)
         print(f"  {label}: " + ", ".join(f"{k}={v:.6f}" for k, v in res.items()))
