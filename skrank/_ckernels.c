@@ -178,8 +178,162 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Tie groups of ranked rows.                                                */
+/* ------------------------------------------------------------------------ */
+
+PyDoc_STRVAR(count_groups_doc,
+"count_groups(s, m, w) -> int\n\n"
+"The number of tie groups of the C-contiguous (m, w) float64 scores s,\n"
+"each row in rank order: runs of equal scores within a row.");
+
+static PyObject *count_groups(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer sb = {0};
+    Py_ssize_t m, w;
+    if (!PyArg_ParseTuple(args, "y*nn", &sb, &m, &w)) return NULL;
+    if (m < 0 || w < 1 || sb.len != m * w * (Py_ssize_t)sizeof(double)) {
+        PyBuffer_Release(&sb);
+        PyErr_SetString(PyExc_ValueError, "count_groups: inconsistent buffer");
+        return NULL;
+    }
+    const double *s = sb.buf;
+    Py_ssize_t groups = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < m; r++) {
+        const double *row = s + r * w;
+        Py_ssize_t g = 1;
+        for (Py_ssize_t j = 1; j < w; j++) g += row[j] != row[j - 1];
+        groups += g;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&sb);
+    return PyLong_FromSsize_t(groups);
+}
+
+PyDoc_STRVAR(fill_groups_doc,
+"fill_groups(s, m, w, bounds, size, row, start, row_first)\n\n"
+"The tie groups of the (m, w) float64 scores s (see count_groups), G of\n"
+"them, numbered row by row, written into int64 buffers: bounds the flat\n"
+"position of each group's first item and m * w last; size (G entries)\n"
+"each group's number of items; row and start (G + 1 entries, the last\n"
+"one scratch) each group's row and the rank of its first item in the\n"
+"row; row_first (m entries) the number of each row's first group.");
+
+static PyObject *fill_groups(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer sb = {0}, bb = {0}, zb = {0}, rb = {0}, tb = {0}, fb = {0};
+    Py_ssize_t m, w;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*nnw*w*w*w*w*", &sb, &m, &w, &bb, &zb, &rb, &tb, &fb))
+        return NULL;
+    Py_ssize_t n = m * w;
+    Py_ssize_t G = bb.len / (Py_ssize_t)sizeof(int64_t) - 1;
+    Py_ssize_t cell = (Py_ssize_t)sizeof(int64_t);
+    if (m < 0 || w < 1 || sb.len != n * (Py_ssize_t)sizeof(double) || G < 0 ||
+        zb.len != G * cell || rb.len != (G + 1) * cell || tb.len != (G + 1) * cell ||
+        fb.len != m * cell) {
+        PyErr_SetString(PyExc_ValueError, "fill_groups: inconsistent buffers");
+        goto done;
+    }
+    const double *s = sb.buf;
+    int64_t *bounds = bb.buf, *size = zb.buf, *row = rb.buf, *start = tb.buf;
+    int64_t *row_first = fb.buf;
+    Py_ssize_t found = 0;
+    Py_BEGIN_ALLOW_THREADS
+    /* each position writes its group's entry, kept only where a group
+     * begins (the next one overwrites it otherwise): no branch per item */
+    for (Py_ssize_t r = 0; r < m && found <= G; r++) {
+        const double *x = s + r * w;
+        row_first[r] = found;
+        bounds[found] = r * w;
+        row[found] = r;
+        start[found] = 0;
+        found++;
+        for (Py_ssize_t j = 1; j < w && found <= G; j++) {
+            bounds[found] = r * w + j;
+            row[found] = r;
+            start[found] = j;
+            found += x[j] != x[j - 1];
+        }
+    }
+    if (found == G) {
+        bounds[G] = n;
+        for (Py_ssize_t g = 0; g < G; g++) size[g] = bounds[g + 1] - bounds[g];
+    }
+    Py_END_ALLOW_THREADS
+    if (found != G) {
+        PyErr_SetString(PyExc_ValueError, "fill_groups: the group count differs");
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&zb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&fb);
+    return result;
+}
+
+PyDoc_STRVAR(segment_sums_doc,
+"segment_sums(x, kind, bounds, out)\n\n"
+"out[g] = x[bounds[g]] + ... + x[bounds[g + 1] - 1], added in position\n"
+"order from 0.0, for G = len(out) groups; x holds float64 (kind 8) or\n"
+"one-byte booleans (kind 1); bounds is an int64 buffer of G + 1\n"
+"ascending entries within x.");
+
+static PyObject *segment_sums(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer xb = {0}, bb = {0}, ob = {0};
+    int kind;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*iy*w*", &xb, &kind, &bb, &ob)) return NULL;
+    Py_ssize_t G = ob.len / (Py_ssize_t)sizeof(double);
+    Py_ssize_t n = kind == 8 ? xb.len / 8 : xb.len;
+    const int64_t *bounds = bb.buf;
+    if ((kind != 8 && kind != 1) || bb.len != (G + 1) * (Py_ssize_t)sizeof(int64_t) ||
+        (G > 0 && (bounds[0] < 0 || bounds[G] > n))) {
+        PyErr_SetString(PyExc_ValueError, "segment_sums: inconsistent buffers");
+        goto done;
+    }
+    double *out = ob.buf;
+    Py_BEGIN_ALLOW_THREADS
+    if (kind == 8) {
+        const double *x = xb.buf;
+        for (Py_ssize_t g = 0; g < G; g++) {
+            double acc = 0.0;
+            for (int64_t i = bounds[g]; i < bounds[g + 1]; i++) acc += x[i];
+            out[g] = acc;
+        }
+    } else {
+        const uint8_t *x = xb.buf;
+        for (Py_ssize_t g = 0; g < G; g++) {
+            int64_t acc = 0;
+            for (int64_t i = bounds[g]; i < bounds[g + 1]; i++) acc += x[i] != 0;
+            out[g] = (double)acc;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"group_rows", group_rows, METH_VARARGS, group_rows_doc},
+    {"count_groups", count_groups, METH_VARARGS, count_groups_doc},
+    {"fill_groups", fill_groups, METH_VARARGS, fill_groups_doc},
+    {"segment_sums", segment_sums, METH_VARARGS, segment_sums_doc},
     {NULL, NULL, 0, NULL},
 };
 

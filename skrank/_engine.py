@@ -679,7 +679,14 @@ class Ranking:
         m, w = self.m, width
         self.tied = False
         self._gid = None
-        if s_sorted is not None:
+        self._bounds = None
+        groups = None if s_sorted is None else _native.tie_groups(s_sorted)
+        if groups:
+            self.tied = True
+            self._bounds, self.size, self.row, self.start, self.row_first = groups
+            self._first = self._bounds[:-1]
+            self._new = None
+        elif s_sorted is not None and groups is None:
             new = np.empty((m, w), dtype=bool)
             new[:, 0] = True
             np.not_equal(s_sorted[:, 1:], s_sorted[:, :-1], out=new[:, 1:])
@@ -714,6 +721,12 @@ class Ranking:
         """Sum of a per-position ``(m, W)`` quantity over each group."""
         if not self.tied:
             return x.astype(np.float64, copy=False)
+        if self._bounds is not None:
+            sums = _native.segment_sums(x, self._bounds)
+            if sums is not None:
+                return sums
+        if self._gid is None and self._new is None:  # groups from the kernel
+            self._gid = np.repeat(np.arange(self.size.shape[0]), self.size)
         if self._gid is None:
             # the group of every position; one weighted count then sums all
             # groups in a single pass (in position order, as a running sum

@@ -80,3 +80,47 @@ def group_rows(codes, counts, columns):
         [c.dtype.itemsize for c in columns],
     )
     return outputs
+
+
+def tie_groups(s_sorted):
+    """The tie groups of rows of scores in rank order, or None.
+
+    Returns ``()`` when every position is a group of its own, else
+    ``(bounds, size, row, start, row_first)``: int arrays of the flat
+    position of each group's first item (and ``m * w`` last), each group's
+    size, row and first rank, and the number of each row's first group,
+    groups numbered row by row (see :class:`skrank._engine.Ranking`). None
+    when the kernels are off.
+    """
+    if not _enabled or s_sorted.dtype != np.float64 or s_sorted.size == 0:
+        return None
+    ss = np.ascontiguousarray(s_sorted)
+    m, w = ss.shape
+    n_groups = _ckernels.count_groups(ss, m, w)
+    if n_groups == m * w:
+        return ()
+    bounds = np.empty(n_groups + 1, dtype=np.int64)
+    size = np.empty(n_groups, dtype=np.int64)
+    row = np.empty(n_groups + 1, dtype=np.int64)
+    start = np.empty(n_groups + 1, dtype=np.int64)
+    row_first = np.empty(m, dtype=np.int64)
+    _ckernels.fill_groups(ss, m, w, bounds, size, row, start, row_first)
+    return bounds, size, row[:-1], start[:-1], row_first
+
+
+def segment_sums(x, bounds):
+    """``x`` (flat) summed over the segments ``bounds[g]:bounds[g + 1]``,
+    in position order (as ``np.bincount`` with weights adds), or None when
+    the kernels are off or ``x`` is neither float64 nor boolean."""
+    if not _enabled:
+        return None
+    if x.dtype == np.float64:
+        kind = 8
+    elif x.dtype == np.bool_:
+        kind = 1
+    else:
+        return None
+    x = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty(bounds.shape[0] - 1)
+    _ckernels.segment_sums(x.view(np.uint8), kind, bounds, out)
+    return out

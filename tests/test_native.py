@@ -160,3 +160,58 @@ def test_evaluate_shuffled_rows_equal(ties):
     )
     for name in metrics:
         np.testing.assert_array_equal(fast[name], slow[name])
+
+
+def _ranking(s_sorted, y):
+    block = _engine.Block(rows=np.arange(y.shape[0]), y=y, s=s_sorted)
+    return _engine.Ranking(block, y, None, y.shape[1], s_sorted)
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 3, None])
+def test_tie_groups_equal(decimals):
+    # the groups of the kernel are numpy's: runs of equal scores in each row
+    rng = np.random.default_rng(decimals or 9)
+    s = rng.random((300, 57))
+    if decimals is not None:
+        s = np.round(s, decimals)
+    s = -np.sort(-s, axis=1)
+    s[:5, 40:] = -np.inf  # padding at the end of some rows
+    y = rng.integers(0, 4, s.shape).astype(float)
+    fast, slow = both(lambda: _ranking(s, y))
+    assert fast.tied and slow.tied  # the padding of the first rows ties
+    for name in ("size", "row", "start", "row_first"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name))
+    gain = y * 1.5
+    with _native.use_kernels(True):
+        sums = fast.group_sum(gain), fast.group_sum(y > 0)
+    with _native.use_kernels(False):
+        want = slow.group_sum(gain), slow.group_sum(y > 0)
+    for a, b in zip(sums, want, strict=True):
+        np.testing.assert_array_equal(a, b)  # same order of additions
+    # and by hand: a group's sum is the sum over its positions
+    flat = gain.reshape(-1)
+    starts = fast.row * s.shape[1] + fast.start
+    pairs = zip(starts, fast.size, strict=True)
+    by_hand = [flat[a : a + z].sum() for a, z in pairs]
+    np.testing.assert_allclose(sums[0], by_hand, rtol=1e-15)
+
+
+def test_tie_groups_without_ties():
+    s = -np.sort(-np.random.default_rng(2).random((4, 6)), axis=1)
+    fast, slow = both(lambda: _ranking(s, np.zeros(s.shape)))
+    assert not fast.tied and not slow.tied
+    with _native.use_kernels(True):
+        assert _native.tie_groups(s) == ()
+
+
+def test_group_kernels_reject_inconsistent_buffers():
+    s = np.zeros((2, 3))
+    small = np.empty(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="inconsistent"):
+        _native._ckernels.count_groups(s, 3, 3)
+    with pytest.raises(ValueError, match="inconsistent|differs"):
+        _native._ckernels.fill_groups(s, 2, 3, small, small, small, small, small)
+    with pytest.raises(ValueError, match="inconsistent"):
+        _native._ckernels.segment_sums(
+            np.zeros(3), 8, np.array([0, 5], dtype=np.int64), np.empty(1)
+        )
