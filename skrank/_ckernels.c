@@ -329,7 +329,52 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(row_before_doc,
+"row_before(values, row_first, out)\n\n"
+"For float64 per-group values, groups numbered row by row with row_first\n"
+"(int64, ascending, starting at 0) the number of each row's first group:\n"
+"out[g] = the sum of values over the earlier groups of g's row, added in\n"
+"group order from 0.0.");
+
+static PyObject *row_before(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer vb = {0}, fb = {0}, ob = {0};
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &vb, &fb, &ob)) return NULL;
+    Py_ssize_t G = vb.len / (Py_ssize_t)sizeof(double);
+    Py_ssize_t m = fb.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *row_first = fb.buf;
+    int ok = ob.len == vb.len && (m == 0 || row_first[0] == 0);
+    for (Py_ssize_t r = 1; ok && r < m; r++)
+        ok = row_first[r] >= row_first[r - 1] && row_first[r] <= G;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "row_before: inconsistent buffers");
+        goto done;
+    }
+    const double *v = vb.buf;
+    double *out = ob.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < m; r++) {
+        int64_t end = r + 1 < m ? row_first[r + 1] : G;
+        double acc = 0.0;
+        for (int64_t g = row_first[r]; g < end; g++) {
+            out[g] = acc;
+            acc += v[g];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"row_before", row_before, METH_VARARGS, row_before_doc},
     {"group_rows", group_rows, METH_VARARGS, group_rows_doc},
     {"count_groups", count_groups, METH_VARARGS, count_groups_doc},
     {"fill_groups", fill_groups, METH_VARARGS, fill_groups_doc},

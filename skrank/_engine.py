@@ -746,6 +746,10 @@ class Ranking:
         """Per group, the sum of ``values`` over the earlier groups of its row."""
         if not self.tied:
             return np.cumsum(values, axis=1) - values
+        if values.dtype == np.float64 and values.shape == self.size.shape:
+            out = _native.row_before(values, self.row_first)
+            if out is not None:
+                return out
         total = np.cumsum(values)
         excl = total - values
         return excl - excl[self.row_first][self.row]

@@ -124,3 +124,16 @@ def segment_sums(x, bounds):
     out = np.empty(bounds.shape[0] - 1)
     _ckernels.segment_sums(x.view(np.uint8), kind, bounds, out)
     return out
+
+
+def row_before(values, row_first):
+    """Per group, the sum of ``values`` (float64, one per group) over the
+    earlier groups of its row, groups numbered row by row and ``row_first``
+    the number of each row's first group; None when the kernels are off."""
+    if not _enabled:
+        return None
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    out = np.empty_like(values)
+    row_first = np.ascontiguousarray(row_first, dtype=np.int64)
+    _ckernels.row_before(values, row_first, out)
+    return out

@@ -194,6 +194,19 @@ def test_tie_groups_equal(decimals):
     pairs = zip(starts, fast.size, strict=True)
     by_hand = [flat[a : a + z].sum() for a, z in pairs]
     np.testing.assert_allclose(sums[0], by_hand, rtol=1e-15)
+    # the sums over the earlier groups of each row: numpy subtracts running
+    # totals across rows, the kernel restarts at each row (exact for counts)
+    with _native.use_kernels(True):
+        before = fast.before(sums[0]), fast.before(sums[1])
+    with _native.use_kernels(False):
+        want = slow.before(want[0]), slow.before(want[1])
+    np.testing.assert_allclose(before[0], want[0], rtol=1e-12, atol=1e-9)
+    np.testing.assert_array_equal(before[1], want[1])
+    first = fast.row_first[fast.row]  # by hand: each group's row's first group
+    by_hand = [
+        sums[0][a:g].sum() for a, g in zip(first, range(len(first)), strict=True)
+    ]
+    np.testing.assert_allclose(before[0], by_hand, rtol=1e-12, atol=1e-9)
 
 
 def test_tie_groups_without_ties():
