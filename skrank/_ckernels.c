@@ -219,7 +219,8 @@ PyDoc_STRVAR(fill_groups_doc,
 "position of each group's first item and m * w last; size (G entries)\n"
 "each group's number of items; row and start (G + 1 entries, the last\n"
 "one scratch) each group's row and the rank of its first item in the\n"
-"row; row_first (m entries) the number of each row's first group.");
+"row; row_first (m entries) the number of each row's first group; and\n"
+"last (m * w bytes) whether each position is the last of its group.");
 
 static PyObject *fill_groups(PyObject *self, PyObject *args)
 {
@@ -227,20 +228,23 @@ static PyObject *fill_groups(PyObject *self, PyObject *args)
     Py_buffer sb = {0}, bb = {0}, zb = {0}, rb = {0}, tb = {0}, fb = {0};
     Py_ssize_t m, w;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*nnw*w*w*w*w*", &sb, &m, &w, &bb, &zb, &rb, &tb, &fb))
+    Py_buffer lb = {0};
+    if (!PyArg_ParseTuple(args, "y*nnw*w*w*w*w*w*", &sb, &m, &w, &bb, &zb, &rb, &tb, &fb,
+                          &lb))
         return NULL;
     Py_ssize_t n = m * w;
     Py_ssize_t G = bb.len / (Py_ssize_t)sizeof(int64_t) - 1;
     Py_ssize_t cell = (Py_ssize_t)sizeof(int64_t);
     if (m < 0 || w < 1 || sb.len != n * (Py_ssize_t)sizeof(double) || G < 0 ||
         zb.len != G * cell || rb.len != (G + 1) * cell || tb.len != (G + 1) * cell ||
-        fb.len != m * cell) {
+        fb.len != m * cell || lb.len != n) {
         PyErr_SetString(PyExc_ValueError, "fill_groups: inconsistent buffers");
         goto done;
     }
     const double *s = sb.buf;
     int64_t *bounds = bb.buf, *size = zb.buf, *row = rb.buf, *start = tb.buf;
     int64_t *row_first = fb.buf;
+    uint8_t *last = lb.buf;
     Py_ssize_t found = 0;
     Py_BEGIN_ALLOW_THREADS
     /* each position writes its group's entry, kept only where a group
@@ -256,8 +260,11 @@ static PyObject *fill_groups(PyObject *self, PyObject *args)
             bounds[found] = r * w + j;
             row[found] = r;
             start[found] = j;
-            found += x[j] != x[j - 1];
+            int begins = x[j] != x[j - 1];
+            last[r * w + j - 1] = (uint8_t)begins;
+            found += begins;
         }
+        last[r * w + w - 1] = 1;
     }
     if (found == G) {
         bounds[G] = n;
@@ -277,46 +284,53 @@ done:
     PyBuffer_Release(&rb);
     PyBuffer_Release(&tb);
     PyBuffer_Release(&fb);
+    PyBuffer_Release(&lb);
     return result;
 }
 
 PyDoc_STRVAR(segment_sums_doc,
-"segment_sums(x, kind, bounds, out)\n\n"
-"out[g] = x[bounds[g]] + ... + x[bounds[g + 1] - 1], added in position\n"
-"order from 0.0, for G = len(out) groups; x holds float64 (kind 8) or\n"
-"one-byte booleans (kind 1); bounds is an int64 buffer of G + 1\n"
-"ascending entries within x.");
+"segment_sums(x, kind, last, out)\n\n"
+"Sums of x over runs of positions: out[g] = the sum of the g-th run,\n"
+"added in position order to 0.0, where last (one byte per position)\n"
+"marks the last position of each run and len(out) is the number of runs.\n"
+"x holds float64 (kind 8) or one-byte booleans (kind 1).");
 
 static PyObject *segment_sums(PyObject *self, PyObject *args)
 {
     (void)self;
-    Py_buffer xb = {0}, bb = {0}, ob = {0};
+    Py_buffer xb = {0}, lb = {0}, ob = {0};
     int kind;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*iy*w*", &xb, &kind, &bb, &ob)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*iy*w*", &xb, &kind, &lb, &ob)) return NULL;
     Py_ssize_t G = ob.len / (Py_ssize_t)sizeof(double);
-    Py_ssize_t n = kind == 8 ? xb.len / 8 : xb.len;
-    const int64_t *bounds = bb.buf;
-    if ((kind != 8 && kind != 1) || bb.len != (G + 1) * (Py_ssize_t)sizeof(int64_t) ||
-        (G > 0 && (bounds[0] < 0 || bounds[G] > n))) {
+    Py_ssize_t n = lb.len;
+    const uint8_t *last = lb.buf;
+    Py_ssize_t runs = 0;
+    if ((kind == 8 || kind == 1) && xb.len == n * kind) {
+        for (Py_ssize_t i = 0; i < n; i++) runs += last[i] != 0;
+    }
+    if ((kind != 8 && kind != 1) || xb.len != n * kind || runs != G ||
+        (n > 0 && !last[n - 1])) {
         PyErr_SetString(PyExc_ValueError, "segment_sums: inconsistent buffers");
         goto done;
     }
     double *out = ob.buf;
     Py_BEGIN_ALLOW_THREADS
+    /* no branch per position: each position adds to its run's sum, and a
+     * run's last position moves on to the next run */
+    memset(out, 0, (size_t)G * sizeof(double));
+    Py_ssize_t g = 0;
     if (kind == 8) {
         const double *x = xb.buf;
-        for (Py_ssize_t g = 0; g < G; g++) {
-            double acc = 0.0;
-            for (int64_t i = bounds[g]; i < bounds[g + 1]; i++) acc += x[i];
-            out[g] = acc;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            out[g] += x[i];
+            g += last[i] != 0;
         }
     } else {
         const uint8_t *x = xb.buf;
-        for (Py_ssize_t g = 0; g < G; g++) {
-            int64_t acc = 0;
-            for (int64_t i = bounds[g]; i < bounds[g + 1]; i++) acc += x[i] != 0;
-            out[g] = (double)acc;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            out[g] += (double)(x[i] != 0);
+            g += last[i] != 0;
         }
     }
     Py_END_ALLOW_THREADS
@@ -324,7 +338,7 @@ static PyObject *segment_sums(PyObject *self, PyObject *args)
     Py_INCREF(result);
 done:
     PyBuffer_Release(&xb);
-    PyBuffer_Release(&bb);
+    PyBuffer_Release(&lb);
     PyBuffer_Release(&ob);
     return result;
 }

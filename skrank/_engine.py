@@ -679,12 +679,13 @@ class Ranking:
         m, w = self.m, width
         self.tied = False
         self._gid = None
-        self._bounds = None
+        self._last = None
         groups = None if s_sorted is None else _native.tie_groups(s_sorted)
         if groups:
             self.tied = True
-            self._bounds, self.size, self.row, self.start, self.row_first = groups
-            self._first = self._bounds[:-1]
+            bounds, self.size, self.row, self.start, self.row_first, last = groups
+            self._first = bounds[:-1]
+            self._last = last
             self._new = None
         elif s_sorted is not None and groups is None:
             new = np.empty((m, w), dtype=bool)
@@ -721,8 +722,8 @@ class Ranking:
         """Sum of a per-position ``(m, W)`` quantity over each group."""
         if not self.tied:
             return x.astype(np.float64, copy=False)
-        if self._bounds is not None:
-            sums = _native.segment_sums(x, self._bounds)
+        if self._last is not None:
+            sums = _native.segment_sums(x, self._last, self.size.shape[0])
             if sums is not None:
                 return sums
         if self._gid is None and self._new is None:  # groups from the kernel

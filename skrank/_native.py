@@ -86,11 +86,12 @@ def tie_groups(s_sorted):
     """The tie groups of rows of scores in rank order, or None.
 
     Returns ``()`` when every position is a group of its own, else
-    ``(bounds, size, row, start, row_first)``: int arrays of the flat
+    ``(bounds, size, row, start, row_first, last)``: int arrays of the flat
     position of each group's first item (and ``m * w`` last), each group's
     size, row and first rank, and the number of each row's first group,
-    groups numbered row by row (see :class:`skrank._engine.Ranking`). None
-    when the kernels are off.
+    groups numbered row by row (see :class:`skrank._engine.Ranking`), and
+    whether each position is the last of its group (for
+    :func:`segment_sums`). None when the kernels are off.
     """
     if not _enabled or s_sorted.dtype != np.float64 or s_sorted.size == 0:
         return None
@@ -104,14 +105,16 @@ def tie_groups(s_sorted):
     row = np.empty(n_groups + 1, dtype=np.int64)
     start = np.empty(n_groups + 1, dtype=np.int64)
     row_first = np.empty(m, dtype=np.int64)
-    _ckernels.fill_groups(ss, m, w, bounds, size, row, start, row_first)
-    return bounds, size, row[:-1], start[:-1], row_first
+    last = np.empty(m * w, dtype=np.uint8)
+    _ckernels.fill_groups(ss, m, w, bounds, size, row, start, row_first, last)
+    return bounds, size, row[:-1], start[:-1], row_first, last
 
 
-def segment_sums(x, bounds):
-    """``x`` (flat) summed over the segments ``bounds[g]:bounds[g + 1]``,
-    in position order (as ``np.bincount`` with weights adds), or None when
-    the kernels are off or ``x`` is neither float64 nor boolean."""
+def segment_sums(x, last, n_groups):
+    """``x`` (flat) summed over runs of positions, ``last`` marking the last
+    position of each of the ``n_groups`` runs, in position order (as
+    ``np.bincount`` with weights adds); None when the kernels are off or
+    ``x`` is neither float64 nor boolean."""
     if not _enabled:
         return None
     if x.dtype == np.float64:
@@ -121,8 +124,8 @@ def segment_sums(x, bounds):
     else:
         return None
     x = np.ascontiguousarray(x).reshape(-1)
-    out = np.empty(bounds.shape[0] - 1)
-    _ckernels.segment_sums(x.view(np.uint8), kind, bounds, out)
+    out = np.empty(n_groups)
+    _ckernels.segment_sums(x.view(np.uint8), kind, last, out)
     return out
 
 

@@ -222,9 +222,14 @@ def test_group_kernels_reject_inconsistent_buffers():
     small = np.empty(1, dtype=np.int64)
     with pytest.raises(ValueError, match="inconsistent"):
         _native._ckernels.count_groups(s, 3, 3)
+    last = np.zeros(6, dtype=np.uint8)
     with pytest.raises(ValueError, match="inconsistent|differs"):
-        _native._ckernels.fill_groups(s, 2, 3, small, small, small, small, small)
-    with pytest.raises(ValueError, match="inconsistent"):
+        _native._ckernels.fill_groups(s, 2, 3, small, small, small, small, small, last)
+    with pytest.raises(ValueError, match="inconsistent"):  # 3 positions, 2 runs
         _native._ckernels.segment_sums(
-            np.zeros(3), 8, np.array([0, 5], dtype=np.int64), np.empty(1)
+            np.zeros(3), 8, np.array([1, 0, 1], dtype=np.uint8), np.empty(1)
+        )
+    with pytest.raises(ValueError, match="inconsistent"):  # the last run open
+        _native._ckernels.segment_sums(
+            np.zeros(3), 8, np.array([1, 0, 0], dtype=np.uint8), np.empty(1)
         )
