@@ -387,7 +387,75 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Average precision                                                         */
+/* ------------------------------------------------------------------------ */
+
+PyDoc_STRVAR(ap_terms_doc,
+"ap_terms(rel, before, start, size, inside, harmonic, cut, out)\n\n"
+"The tie-aware average-precision terms of G tie groups (skrank._measures\n"
+"._ap_terms, McSherry & Najork): for a group of t items, r of them\n"
+"relevant, R_before relevant items in the earlier groups of its row, first\n"
+"rank T (0-based) and n positions inside the cutoff, with d = (r-1)/(t-1)\n"
+"and c = R_before + 1 - (T+1) d, the term (r/t) (c (H[T+n] - H[T]) + d n);\n"
+"a one-item group adds r (R_before + 1) / (T + 1), or 0 when cut is true\n"
+"and it is outside the cutoff. rel, before, harmonic and out are float64\n"
+"buffers, start, size and inside int64.");
+
+static PyObject *ap_terms(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer rb = {0}, bb = {0}, tb = {0}, zb = {0}, ib = {0}, hb = {0}, ob = {0};
+    int cut;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*pw*", &rb, &bb, &tb, &zb, &ib, &hb, &cut,
+                          &ob))
+        return NULL;
+    Py_ssize_t G = rb.len / (Py_ssize_t)sizeof(double);
+    Py_ssize_t nh = hb.len / (Py_ssize_t)sizeof(double);
+    const double *rel = rb.buf, *before = bb.buf, *H = hb.buf;
+    const int64_t *start = tb.buf, *size = zb.buf, *inside = ib.buf;
+    int ok = bb.len == rb.len && tb.len == rb.len && zb.len == rb.len &&
+             ib.len == rb.len && ob.len == rb.len;
+    for (Py_ssize_t g = 0; ok && g < G; g++)
+        ok = start[g] >= 0 && inside[g] >= 0 && inside[g] <= size[g] &&
+             start[g] + inside[g] < nh;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "ap_terms: inconsistent buffers");
+        goto done;
+    }
+    double *out = ob.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t g = 0; g < G; g++) {
+        double r = rel[g];
+        int64_t T = start[g], t = size[g], n = inside[g];
+        double term;
+        if (t > 1) {
+            double d = (r - 1.0) / (double)(t - 1);
+            double c = before[g] + 1.0 - ((double)T + 1.0) * d;
+            term = r / (double)t * (c * (H[T + n] - H[T]) + d * (double)n);
+        } else {
+            term = r * (before[g] + 1.0) / ((double)T + 1.0);
+            if (cut && n <= 0) term = 0.0;
+        }
+        out[g] = term;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&zb);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"ap_terms", ap_terms, METH_VARARGS, ap_terms_doc},
     {"row_before", row_before, METH_VARARGS, row_before_doc},
     {"group_rows", group_rows, METH_VARARGS, group_rows_doc},
     {"count_groups", count_groups, METH_VARARGS, count_groups_doc},

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import binom, gammaln
 
+from . import _native
 from ._engine import Ranking, discount, gain_values
 from ._validation import (
     COMMON_CONSTRAINTS,
@@ -265,6 +266,12 @@ def _ap_terms(r: Ranking, rel, inside):
     """
     before = r.before(rel)
     T = r.start
+    if r.tied:
+        terms = _native.ap_terms(
+            rel, before, T, r.size, inside, _harmonic(r.width), inside is not r.size
+        )
+        if terms is not None:
+            return terms
     # one-item groups first (every group without ties, most with few), then
     # the groups of several items, on their own
     terms = rel * (before + 1.0) / (T + 1.0)

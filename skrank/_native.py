@@ -140,3 +140,25 @@ def row_before(values, row_first):
     row_first = np.ascontiguousarray(row_first, dtype=np.int64)
     _ckernels.row_before(values, row_first, out)
     return out
+
+
+def ap_terms(rel, before, start, size, inside, harmonic, cut: bool):
+    """The average-precision terms of tie groups (see
+    :func:`skrank._measures._ap_terms`), or None when the kernels are off
+    or the arrays are not one entry per group."""
+    if not _enabled or not (
+        rel.shape == before.shape == start.shape == size.shape == inside.shape
+    ):
+        return None
+    out = np.empty(rel.shape[0])
+    _ckernels.ap_terms(
+        np.ascontiguousarray(rel, dtype=np.float64),
+        np.ascontiguousarray(before, dtype=np.float64),
+        np.ascontiguousarray(start, dtype=np.int64),
+        np.ascontiguousarray(size, dtype=np.int64),
+        np.ascontiguousarray(inside, dtype=np.int64),
+        np.ascontiguousarray(harmonic, dtype=np.float64),
+        bool(cut),
+        out,
+    )
+    return out

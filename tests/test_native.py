@@ -233,3 +233,21 @@ def test_group_kernels_reject_inconsistent_buffers():
         _native._ckernels.segment_sums(
             np.zeros(3), 8, np.array([1, 0, 0], dtype=np.uint8), np.empty(1)
         )
+
+
+@pytest.mark.parametrize(
+    "metric",
+    ["map", "map@7", "map(denominator=hits)@7", "map(denominator=min_r_k)@30", "rprec"],
+)
+@pytest.mark.parametrize("ties", ["average", "pessimistic"])
+def test_average_precision_terms_equal(metric, ties):
+    # AP's per-group terms (McSherry & Najork's tie-aware formula) from the
+    # kernel and from numpy, on groups of every size
+    rng = np.random.default_rng(11)
+    qid = np.repeat(np.arange(80), rng.integers(1, 120, 80))
+    y = rng.integers(0, 3, qid.shape[0]).astype(float)
+    s = np.round(rng.random(qid.shape[0]), 1)
+    fast, slow = both(
+        lambda: skrank.evaluate(y, s, [metric], qid=qid, ties=ties, average=None)
+    )
+    np.testing.assert_allclose(fast[metric], slow[metric], rtol=1e-13, atol=0)
