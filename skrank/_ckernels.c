@@ -454,7 +454,66 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Grade counts of the ideal DCG                                             */
+/* ------------------------------------------------------------------------ */
+
+#define MAX_GRADE 6
+
+PyDoc_STRVAR(grade_counts_doc,
+"grade_counts(y, m, n, out) -> int\n\n"
+"For the C-contiguous (m, n) float64 relevance y: when every value is an\n"
+"integer in 0 .. 6, writes the number of values >= g of each row for\n"
+"g = 1 .. 6 into out, an (m, 6) int64 buffer, and returns the largest\n"
+"value; returns -1 (out undefined) when some value is not such an\n"
+"integer.");
+
+static PyObject *grade_counts(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer yb = {0}, ob = {0};
+    Py_ssize_t m, n;
+    if (!PyArg_ParseTuple(args, "y*nnw*", &yb, &m, &n, &ob)) return NULL;
+    PyObject *result = NULL;
+    if (m < 0 || n < 0 || yb.len != m * n * (Py_ssize_t)sizeof(double) ||
+        ob.len != m * MAX_GRADE * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "grade_counts: inconsistent buffers");
+        goto done;
+    }
+    const double *y = yb.buf;
+    int64_t *out = ob.buf;
+    int bad = 0, top = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < m && !bad; r++) {
+        /* four tables, so that equal neighbours do not wait on each other */
+        int64_t count[4][MAX_GRADE + 1] = {{0}};
+        const double *row = y + r * n;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            double v = row[j];
+            double c = v > (double)MAX_GRADE ? (double)MAX_GRADE : v;
+            c = c > 0.0 ? c : 0.0;
+            int g = (int)c;
+            bad |= (double)g != v; /* out of range, not an integer, or NaN */
+            count[j & 3][g]++;
+        }
+        int64_t above = 0;
+        for (int g = MAX_GRADE; g >= 1; g--) {
+            int64_t here = count[0][g] + count[1][g] + count[2][g] + count[3][g];
+            above += here;
+            out[r * MAX_GRADE + g - 1] = above;
+            if (here && g > top) top = g;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLong(bad ? -1 : top);
+done:
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"grade_counts", grade_counts, METH_VARARGS, grade_counts_doc},
     {"ap_terms", ap_terms, METH_VARARGS, ap_terms_doc},
     {"row_before", row_before, METH_VARARGS, row_before_doc},
     {"group_rows", group_rows, METH_VARARGS, group_rows_doc},

@@ -1027,6 +1027,9 @@ def _grade_counts(y: np.ndarray):
     The labels are compared as one-byte codes, each grade's count summed
     from a one-byte mask, so that the temporaries stay an eighth of ``y``.
     """
+    counted = _native.grade_counts(y)
+    if counted is not None:
+        return counted if counted is not False else None
     m, n = y.shape
     if y.dtype != np.float64 or y.size == 0:
         return None

@@ -162,3 +162,18 @@ def ap_terms(rel, before, start, size, inside, harmonic, cut: bool):
         out,
     )
     return out
+
+
+def grade_counts(y):
+    """Per row of ``y`` (float64, ``(m, n)``), the number of values ``>= g``
+    for ``g = 1 .. max(y)``, when ``y`` holds integers in ``0 .. 6`` of
+    which one at least is positive; ``False`` when it does not; None when
+    the kernels are off (see :func:`skrank._engine._grade_counts`)."""
+    if not _enabled or y.dtype != np.float64 or y.ndim != 2 or y.size == 0:
+        return None
+    m, n = y.shape
+    out = np.empty((m, 6), dtype=np.int64)
+    top = _ckernels.grade_counts(np.ascontiguousarray(y), m, n, out)
+    if top < 1:
+        return False
+    return out[:, :top]

@@ -251,3 +251,32 @@ def test_average_precision_terms_equal(metric, ties):
         lambda: skrank.evaluate(y, s, [metric], qid=qid, ties=ties, average=None)
     )
     np.testing.assert_allclose(fast[metric], slow[metric], rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([[0.0, 1, 2, 6], [3, 3, 0, 0]]),
+        np.array([[0.0, 0], [0, 0]]),  # no positive grade
+        np.array([[0.0, 1.5], [2, 0]]),  # not an integer
+        np.array([[0.0, 7], [2, 0]]),  # above the counted grades
+        np.array([[0.0, -1], [2, 0]]),  # negative
+        np.array([[0.0, np.nan], [2, 0]]),
+        np.array([[-0.0, 4], [4, 4]]),
+    ],
+)
+def test_grade_counts_equal(y):
+    fast, slow = both(lambda: _engine._grade_counts(y))
+    if slow is None:
+        assert fast is None
+    else:
+        np.testing.assert_array_equal(fast, slow)
+
+
+def test_grade_counts_by_hand():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 7, (500, 37)).astype(float)
+    fast, slow = both(lambda: _engine._grade_counts(y))
+    want = np.stack([(y >= g).sum(axis=1) for g in range(1, 7)], axis=1)
+    np.testing.assert_array_equal(fast, want)
+    np.testing.assert_array_equal(slow, want)
