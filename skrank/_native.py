@@ -10,7 +10,11 @@ falls back to numpy when the extension is missing or switched off:
 * :func:`use_kernels` switches them off and on at run time (the tests run
   both paths and compare them).
 
-A kernel gives exactly the numpy path's result.
+A kernel gives the numpy path's result, its additions done in the same
+order, with one exception: :func:`row_before` restarts its running sums at
+each row where numpy subtracts running totals taken across rows, so that
+the two agree exactly on counts and to rounding on other values (the
+kernel's sums are the more accurate).
 """
 
 from __future__ import annotations
