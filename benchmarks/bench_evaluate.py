@@ -11,8 +11,9 @@ recall@100. Rows, per distribution:
   least);
 * skrank ``evaluate(y_true, y_score, metrics, qid=qid)`` with tie averaging
   (the exact expectation over tied orderings), rows contiguous per query and
-  shuffled (also with the compiled kernels switched off: the numpy
-  fallback), and with ``ties="first"`` (shuffled);
+  shuffled, both also with the compiled kernels switched off (the numpy
+  fallback, which is the code before the kernels), and with
+  ``ties="first"`` (shuffled);
 * ranx ``evaluate`` on prebuilt ``Qrels``/``Run`` objects (building them is
   not timed; ranx's numba kernels are compiled before timing);
 * pytrec_eval, three ways: from the arrays (building its qrels and run
@@ -146,6 +147,7 @@ def run_distribution(name, n_q, n_i, repeat, with_peers):
     )
     runs = [
         (OURS, (y, s, qid), "average", True),
+        (OURS + ", numpy only", (y, s, qid), "average", False),
         (SHUFFLED, (ys, ss, qs), "average", True),
         (SHUFFLED + ", numpy only", (ys, ss, qs), "average", False),
         ("skrank evaluate, shuffled qid, ties='first'", (ys, ss, qs), "first", True),
