@@ -512,7 +512,75 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Sums over the groups that start before a cutoff                          */
+/* ------------------------------------------------------------------------ */
+
+PyDoc_STRVAR(head_sums_doc,
+"head_sums(a, start, size, row_first, k, table, mode, out)\n\n"
+"Per row, the sum over its tie groups that start before rank k of a\n"
+"group's value a times its part of a per-rank weight: with T the group's\n"
+"first rank, t its size and n = min(k - T, t) its positions inside the\n"
+"cutoff, mode 0 adds (a / t) * (table[T + n] - table[T]) (table: the\n"
+"cumulative weights, float64) and mode 1 adds (a * n) / t, in group order\n"
+"from 0.0. a is float64, start, size and row_first int64 (groups numbered\n"
+"row by row, row_first the number of each row's first group), out has\n"
+"one float64 per row.");
+
+static PyObject *head_sums(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer ab = {0}, tb = {0}, zb = {0}, fb = {0}, wb = {0}, ob = {0};
+    Py_ssize_t k;
+    int mode;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*iw*", &ab, &tb, &zb, &fb, &k, &wb, &mode,
+                          &ob))
+        return NULL;
+    Py_ssize_t G = ab.len / (Py_ssize_t)sizeof(double);
+    Py_ssize_t m = fb.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t nw = wb.len / (Py_ssize_t)sizeof(double);
+    const int64_t *start = tb.buf, *size = zb.buf, *row_first = fb.buf;
+    int ok = (mode == 0 || mode == 1) && k >= 0 && tb.len == ab.len && zb.len == ab.len &&
+             ob.len == m * (Py_ssize_t)sizeof(double) && (mode == 1 || nw > k);
+    for (Py_ssize_t r = 0; ok && r < m; r++)
+        ok = row_first[r] >= 0 && row_first[r] <= G && (r == 0 || row_first[r] >= row_first[r - 1]);
+    for (Py_ssize_t g = 0; ok && g < G; g++) ok = start[g] >= 0 && size[g] >= 1;
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "head_sums: inconsistent buffers");
+        goto done;
+    }
+    const double *a = ab.buf, *table = wb.buf;
+    double *out = ob.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < m; r++) {
+        int64_t end = r + 1 < m ? row_first[r + 1] : G;
+        double acc = 0.0;
+        for (int64_t g = row_first[r]; g < end && start[g] < k; g++) {
+            int64_t T = start[g], t = size[g];
+            int64_t n = k - T < t ? k - T : t;
+            if (mode == 0)
+                acc += a[g] / (double)t * (table[T + n] - table[T]);
+            else
+                acc += a[g] * (double)n / (double)t;
+        }
+        out[r] = acc;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&ab);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&zb);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&wb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"head_sums", head_sums, METH_VARARGS, head_sums_doc},
     {"grade_counts", grade_counts, METH_VARARGS, grade_counts_doc},
     {"ap_terms", ap_terms, METH_VARARGS, ap_terms_doc},
     {"row_before", row_before, METH_VARARGS, row_before_doc},

@@ -179,6 +179,9 @@ class Measure:
 def _hits(r: Ranking, k, level):
     """Expected number of relevant items in the top k: sum of r * n / t."""
     if r.head(k):  # only the groups that start before k
+        sums = _native.head_sums(r.relevant(level), r, int(k))
+        if sums is not None:
+            return sums
         g = r.groups_before(int(k))
         terms = r.relevant(level)[g] * _inside(r, k, g) / r.size[g]
         return np.bincount(r.row[g], weights=terms, minlength=r.m)
@@ -455,6 +458,9 @@ def _dcg(r: Ranking, k, gain, log_base):
     cum = np.zeros(r.width + 1)
     np.cumsum(discount(r.width, log_base), out=cum[1:])
     if r.head(k):  # only the groups that start before k
+        sums = _native.head_sums(r.gain(gain), r, int(k), cum)
+        if sums is not None:
+            return sums
         g = r.groups_before(int(k))
         T = r.start[g]
         weight = cum[T + _inside(r, k, g)] - cum[T]

@@ -181,3 +181,27 @@ def grade_counts(y):
     if top < 1:
         return False
     return out[:, :top]
+
+
+def head_sums(a, r, k: int, table=None):
+    """Per row of the tied ranking ``r``, the sum over its groups that start
+    before rank ``k`` of ``(a / t) * (table[T + n] - table[T])`` (a
+    cumulative weight ``table``), or of ``(a * n) / t`` without one (``T``,
+    ``t``, ``n``: a group's first rank, size and positions inside the
+    cutoff); None when the kernels are off or the groups are not the
+    kernel's."""
+    if not _enabled or a.dtype != np.float64 or a.shape != r.size.shape:
+        return None
+    out = np.empty(r.m)
+    weights = np.zeros(1) if table is None else np.ascontiguousarray(table)
+    _ckernels.head_sums(
+        np.ascontiguousarray(a),
+        np.ascontiguousarray(r.start, dtype=np.int64),
+        np.ascontiguousarray(r.size, dtype=np.int64),
+        np.ascontiguousarray(r.row_first, dtype=np.int64),
+        int(k),
+        weights,
+        0 if table is not None else 1,
+        out,
+    )
+    return out

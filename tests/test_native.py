@@ -280,3 +280,18 @@ def test_grade_counts_by_hand():
     want = np.stack([(y >= g).sum(axis=1) for g in range(1, 7)], axis=1)
     np.testing.assert_array_equal(fast, want)
     np.testing.assert_array_equal(slow, want)
+
+
+@pytest.mark.parametrize(
+    "metric",
+    ["ndcg@10", "dcg(gain=exponential)@5", "precision@3", "recall@20", "hits@7"],
+)
+def test_head_sums_equal(metric):
+    # metrics read at a cutoff inside the list sum over the groups that
+    # start before it: the kernel adds the same terms in the same order
+    rng = np.random.default_rng(12)
+    qid = np.repeat(np.arange(90), rng.integers(1, 150, 90))
+    y = rng.integers(0, 4, qid.shape[0]).astype(float)
+    s = np.round(rng.random(qid.shape[0]), 1)
+    fast, slow = both(lambda: skrank.evaluate(y, s, [metric], qid=qid, average=None))
+    np.testing.assert_array_equal(fast[metric], slow[metric])
