@@ -2,11 +2,12 @@
 
 The run is joined to its qrels on 64-bit keys (every match confirmed on the
 bytes of the document id, so a hash collision never gives a wrong number):
-the run's keys in ascending order searched in the qrels' sorted keys, both
-orders computed once per table and kept with it, as are the run's rows
-grouped by query. The run is then
-laid out as the engine's blocks with the judged pool of every query (for R
-and the ideal DCG) and judged flags (for bpref), and computed by
+the run's keys, grouped by query, filtered through a hash set of the
+qrels' keys and searched a window at a time in their sorted keys (both
+built once per Qrels and kept with it, as are the run's rows grouped by
+query). The run is then laid out as the engine's blocks with the judged
+pool of every query (for R and the ideal DCG) and judged flags (for
+bpref), and computed by
 :func:`skrank._core.compute` like every other metric: one sort, blocks built
 lazily for runs of equal-length queries, two blocks ranked at a time.
 ``ties="trec_eval"`` is the engine's secondary-key rule, with the byte order
@@ -38,7 +39,7 @@ from .._validation import (
 from ._ids import _decode, _Ids
 from ._io import _LOW40, _MAX_CODED, _STEP, _in_order, _pair_keys, _show, _threads
 from ._readers import _read
-from ._tables import Qrels, Run, _natural_order, _same_kind, _Table
+from ._tables import Qrels, Run, _natural_order, _query_counts, _same_kind, _Table
 
 # --------------------------------------------------------------------------
 # Metric names in trec_eval's spelling
@@ -79,7 +80,8 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
     Returns ``(pos, idx)``: positions in the order of ``run._grouped()``
     (ascending) and the qrels rows they match. The run's keys, recoded to
     the qrels' query codes where the two differ, are looked up in the
-    qrels' sorted key index (both computed once per table). A key match counts
+    qrels' sorted key index (the grouping and the index computed once per
+    table). A key match counts
     only when the query codes and the bytes of the document ids agree too;
     a mismatch is a hash collision, not a judgment. Should two judged
     documents of a query share a key, the join is done on the bytes alone.
@@ -87,10 +89,10 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
     rows_of, run_codes, run_keys, _ = run._grouped()
     index = qrels._key_index()
     same = run_ids.shape == qrels_ids.shape and np.array_equal(run_ids, qrels_ids)
-    # the keys in ascending order: their searches walk the index forward.
-    # Recoding keeps the order (query codes map to sorted ids in order)
-    # while the query code sits in the high bits of the keys.
-    by_key, sorted_keys = run._key_order()
+    # the run's rows grouped by query: when the keys hold the query code in
+    # their high bits (recoding keeps the order of the codes), the keys of a
+    # window of rows span a few queries and are searched in the part of the
+    # index between their smallest and largest key
     if same:
         qcodes, keys = run_codes, run_keys
     else:
@@ -100,44 +102,34 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
         else:
             h40 = run._h40 if rows_of is None else run._h40[rows_of]
         keys = _pair_keys(np.maximum(qcodes, 0), h40, qrels.n_queries)
-        by_key = by_key[qcodes[by_key] >= 0]  # queries the qrels lack: no match
-        sorted_keys = None
     if index.duplicate:
         return _exact_join(run, rows_of, qcodes, qrels)
     # keys that hold the query code in their high bits match only in a query
     coded = qrels.n_queries <= _MAX_CODED and (same or run.n_queries <= _MAX_CODED)
 
-    # the ids' words in the orders of the lookups, so that comparing them
-    # reads memory near the last comparison
-    run_words, qrels_words = run._grouped_words(), qrels._sorted_words()
-    if run_words is None or qrels_words is None or len(run_words) != len(qrels_words):
-        run_words = None
-
     def lookup(lo):
-        at = by_key[lo : lo + _STEP]
-        if sorted_keys is not None:
-            found = index.positions(sorted_keys[lo : lo + _STEP], ascending=True)
-        else:
-            found = index.positions(keys[at])
-        hit = np.flatnonzero(found >= 0)
-        pos, where = at[hit].astype(np.intp), found[hit]
-        idx = index.order[where]
-        if run_words is not None:
-            ok = np.ones(pos.shape[0], dtype=bool)
-            for a, b in zip(run_words, qrels_words, strict=True):
-                ok &= np.take(a, pos) == np.take(b, where)
-        else:
-            rows = pos if rows_of is None else rows_of[pos]
-            ok = run._docno.equal(rows, qrels._docno, idx)
+        part, live = keys[lo : lo + _STEP], None
+        if qcodes is not run_codes:  # queries the qrels lack: no match
+            live = np.flatnonzero(qcodes[lo : lo + _STEP] >= 0)
+            part = part[live]
+        cand = index.candidates(part)
+        found = index.positions(part[cand], ascending="grouped" if coded else False)
+        hit = found >= 0
+        at = cand[hit]
+        pos = (at if live is None else live[at]) + lo
+        idx = index.order[found[hit]]
+        # the bytes of the ids compared only where the keys match
+        rows = pos if rows_of is None else np.take(rows_of, pos)
+        ok = run._docno.equal(rows, qrels._docno, idx)
         if not coded:  # equal keys need not mean equal queries
             ok &= qcodes[pos] == qrels._codes[idx]
         return pos[ok], idx[ok]
 
-    match = np.full(run_codes.shape[0], -1, dtype=np.int64)
-    for pos, idx in _in_order(lookup, range(0, by_key.shape[0], _STEP)):
-        match[pos] = idx
-    pos = np.flatnonzero(match >= 0)  # ascending positions
-    return pos, match[pos]
+    parts = list(_in_order(lookup, range(0, keys.shape[0], _STEP)))
+    if not parts:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    # ascending positions: the windows in order
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
 def _exact_join(run: Run, rows_of, qcodes, qrels: Qrels):
@@ -590,7 +582,7 @@ def evaluate_run_columns(
         rows = (np.cumsum(kept) - 1)[rows]
         run_q, s = run_q[kept], s[kept]
         rows_of = np.flatnonzero(kept) if rows_of is None else rows_of[kept]
-    empty = np.bincount(run_q, minlength=n_q) == 0  # queries the run misses
+    empty = _query_counts(run_q, n_q) == 0  # queries the run misses
     rel = qrels._values[idx]
     assessed = rel >= 0
     # judged below 0: in the pool but not assessed (infAP's sampled-out
@@ -620,16 +612,13 @@ def evaluate_run_columns(
     width = _uniform_width(run_q, n_q)
     docno = run._docno
 
-    words = run_table._grouped_words()
-    if words is not None and kept is not None:
-        words = [w[kept] for w in words]
-
     def docno_keys(ids):
         # trec_eval orders tied documents by id, byte-wise descending: the
         # ranks of the ids among the tied ones (an order of ids, not a ranking)
-        if words is not None:  # big-endian words order as the bytes do
+        if docno.fixed is not None:  # big-endian words order as the bytes do
             at = np.maximum(ids, 0)
-            cols = [np.take(w, at).byteswap() for w in words]
+            words = run_table._id_words(at if rows_of is None else rows_of[at])
+            cols = [w.byteswap() for w in words]
             order = np.lexsort(cols[::-1])  # the first word is the most significant
             rank = np.empty(order.shape[0], dtype=np.int64)
             rank[order] = np.arange(order.shape[0])

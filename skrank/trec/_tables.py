@@ -12,7 +12,10 @@ from .._validation import InvalidParameterError
 from ._ids import _decode, _fixed_ok
 from ._io import (
     _LOW40,
+    _M1,
     _MAX_CODED,
+    _STEP,
+    _in_order,
     _padded_words,
     _pair_keys,
     _show,
@@ -258,28 +261,13 @@ class _Table:
         """The document ids of ``rows`` (all when None) as columns of
         zero-padded 64-bit words, or None for ids kept end to end (long
         ids). Two ids are equal when all their words are; read big-endian,
-        the words order as the bytes do."""
+        the words order as the bytes do. Only the ids of ``rows`` are
+        padded."""
         fixed = self._docno.fixed
         if fixed is None:
             return None
-        # the words of every row in input order (a sequential pass), then
-        # whole rows of words gathered at once: one memory access per row
-        words = _padded_words(fixed)
-        if rows is not None:
-            words = np.take(words, rows, axis=0)
+        words = _padded_words(fixed if rows is None else np.take(fixed, rows))
         return [np.ascontiguousarray(words[:, j]) for j in range(words.shape[1])]
-
-    def _grouped_words(self):
-        """:meth:`_id_words` in the grouped order of :meth:`_grouped`
-        (computed once)."""
-        return self._cached("grouped_words", lambda: self._id_words(self._grouped()[0]))
-
-    def _sorted_words(self):
-        """:meth:`_id_words` in the order of :meth:`_key_index` (computed
-        once)."""
-        return self._cached(
-            "sorted_words", lambda: self._id_words(self._key_index().order)
-        )
 
     def _grouped(self):
         """The rows grouped by query, input order within a query (computed
@@ -288,25 +276,13 @@ class _Table:
         the row of each grouped position and the columns in that order."""
         return self._cached("grouped", self._group_rows)
 
-    def _key_order(self):
-        """The grouped positions (see :meth:`_grouped`) in the order of their
-        keys, and the keys in that order (computed once): lookups of sorted
-        keys walk the qrels' sorted keys forward."""
-
-        def build():
-            _, codes, keys, _ = self._grouped()
-            order = _key_sort(keys, codes, self.n_queries, grouped=True)
-            return order, keys[order]
-
-        return self._cached("key_order", build)
-
     def _group_rows(self):
         codes = self._codes
         if codes.shape[0] < 2 or not (codes[1:] < codes[:-1]).any():
             return None, codes, self._keys, self._values
         # not a ranking: rows of a query brought together, in input order
         rows = stable_group_order(codes, self.n_queries)
-        counts = np.bincount(codes, minlength=self.n_queries)
+        counts = _query_counts(codes, self.n_queries)
         grouped = np.repeat(np.arange(self.n_queries, dtype=codes.dtype), counts)
         keys, values = np.take(self._keys, rows), np.take(self._values, rows)
         if rows.shape[0] < 2**31:
@@ -315,14 +291,11 @@ class _Table:
 
     def _prepare(self):
         """What every evaluation reads, computed once when the table is
-        read: a run's rows grouped by query, its keys' order and its ids'
-        words in that order; the qrels' key index and their ids' words in
-        its order."""
+        read: a run's rows grouped by query; the qrels' key index."""
         if isinstance(self, Run):
-            self._key_order()
-            self._grouped_words()
+            self._grouped()
         else:
-            self._sorted_words()
+            self._key_index()
 
     def _subset(self, rows):
         out = type(self).__new__(type(self))
@@ -338,13 +311,13 @@ class _Table:
     def _check_duplicates(self):
         """Reject a (query, document) pair given twice."""
         if isinstance(self, Run):
-            ordered = self._key_order()[1]
+            # the keys sorted a slice of queries at a time, nothing kept
+            _, codes, keys, _ = self._grouped()
+            suspects = _sort_keys(keys, codes, self.n_queries, True, order=False)[1]
         else:
-            ordered = self._key_index().sorted
-        same = ordered[1:] == ordered[:-1]
-        if not same.any():
+            suspects = _repeated(self._key_index().sorted)
+        if suspects is None:
             return
-        suspects = np.unique(ordered[1:][same])
         rows = np.flatnonzero(np.isin(self._keys, suspects))
         # stable: the rows of equal ids stay in file order
         order, labels = self._docno.order(rows, self._codes[rows])
@@ -368,42 +341,99 @@ class _Table:
 
 def _key_sort(keys, codes, n_queries, grouped=False):
     """The order of ``keys`` ascending (not a ranking: keys sorted for a
-    join), as int32 when the rows allow.
+    join), as int32 when the rows allow; see :func:`_sort_keys`."""
+    return _sort_keys(keys, codes, n_queries, grouped)[0]
+
+
+def _repeated(ordered):
+    """The keys that occur more than once in ascending ``ordered`` (sorted,
+    distinct), or None."""
+    same = ordered[1:] == ordered[:-1]
+    return np.unique(ordered[1:][same]) if same.any() else None
+
+
+def _query_counts(codes, n_queries):
+    """The rows of each query: ``np.bincount`` a slice at a time (it copies
+    its input as intp)."""
+    counts = np.zeros(n_queries, dtype=np.int64)
+    step = max(_STEP, n_queries)
+    for a in range(0, codes.shape[0], step):
+        counts += np.bincount(codes[a : a + step], minlength=n_queries)
+    return counts
+
+
+def _sort_keys(keys, codes, n_queries, grouped=False, order=True):
+    """``(order, repeated)``: the order of ``keys`` ascending (not a ranking:
+    keys sorted for a join), as int32 when the rows allow, and the keys that
+    occur more than once (see :func:`_repeated`). Without ``order`` the keys
+    are only sorted (order None), to find the repeated ones.
 
     Keys that hold the query code in their high bits sort query by query:
     the rows grouped by query with a radix sort (unless ``grouped``), then
-    the keys of every query sorted at once as the rows of a matrix padded
-    to the longest query. A matrix much larger than the rows (query lengths
-    far apart), or keys that mix queries in, are sorted whole.
+    slices of whole queries (about ``_STEP`` rows each) sorted on the
+    reader's threads, the keys of every query of a slice at once as the
+    rows of a matrix padded to its longest query. Equal keys can only meet
+    within a query, so that each slice finds its own repeated keys. A
+    matrix much larger than the rows (query lengths far apart), or keys
+    that mix queries in, are sorted whole.
     """
     n = keys.shape[0]
-    counts = np.bincount(codes, minlength=n_queries) if n else None
+    counts = _query_counts(codes, n_queries) if n else None
     width = int(counts.max()) if n else 0
+    kind = np.int32 if n < 2**31 else np.int64
     if n_queries > _MAX_CODED or n == 0 or n_queries * width > 2 * n:
-        order = np.argsort(keys)
-    else:
-        rows = None if grouped else stable_group_order(codes, n_queries)
-        g = keys if rows is None else np.take(keys, rows)
-        start = np.cumsum(counts) - counts
-        if n_queries * width == n:  # queries of one length
-            order = np.argsort(g.reshape(n_queries, width), axis=1)
-            order += start[:, None]
-            order = order.reshape(-1)
+        if not order:
+            return None, _repeated(np.sort(keys))
+        out = np.argsort(keys).astype(kind, copy=False)
+        return out, _repeated(keys[out])
+    rows = None if grouped else stable_group_order(codes, n_queries)
+    g = keys if rows is None else np.take(keys, rows)
+    end = np.cumsum(counts)
+    start = end - counts
+    cuts = np.searchsorted(start, np.arange(_STEP, n, _STEP))
+    bounds = np.unique(np.concatenate([[0], cuts, [n_queries]])).tolist()
+    out = np.empty(n, dtype=kind) if order else None
+
+    def sort_slice(span):
+        qa, qb = span
+        a, b = int(start[qa]), int(end[qb - 1])
+        c = counts[qa:qb]
+        m, w = qb - qa, int(c.max())
+        part = g[a:b]
+        if w == 0:
+            return None
+        if not order:
+            if m * w == b - a:  # queries of one length
+                return _repeated(np.sort(part.reshape(m, w), axis=1).reshape(-1))
+            mat = np.full((m, w), np.iinfo(np.uint64).max, dtype=np.uint64)
+            first = start[qa:qb] - a
+            q = np.repeat(np.arange(m), c)
+            mat[q, np.arange(b - a) - first[q]] = part
+            mat.sort(axis=1)
+            # the first keys of each row are its own: the padding sorts last
+            return _repeated(mat[np.arange(w) < c[:, None]])
+        if m * w == b - a:  # queries of one length
+            local = np.argsort(part.reshape(m, w), axis=1)
+            local += np.arange(0, m * w, w)[:, None]
+            local = local.reshape(-1)
         else:
-            q = np.repeat(np.arange(n_queries), counts)
-            slot = np.arange(n) - start[q]
+            first = start[qa:qb] - a
+            q = np.repeat(np.arange(m), c)
+            slot = np.arange(b - a) - first[q]
             # the padding holds the largest key: wherever it lands among
             # keys equal to it, the keys left once it is dropped are in order
-            m = np.full((n_queries, width), np.iinfo(np.uint64).max, dtype=np.uint64)
-            m[q, slot] = g
-            local = np.argsort(m, axis=1)
-            real = local < counts[:, None]
-            order = (local + start[:, None])[real]
-        if rows is not None:
-            order = rows[order]
-    if n < 2**31:
-        order = order.astype(np.int32)
-    return order
+            mat = np.full((m, w), np.iinfo(np.uint64).max, dtype=np.uint64)
+            mat[q, slot] = part
+            local = np.argsort(mat, axis=1)
+            local = (local + first[:, None])[local < c[:, None]]
+        found = _repeated(part[local])
+        local += a
+        out[a:b] = local if rows is None else rows[local]
+        return found
+
+    spans = zip(bounds[:-1], bounds[1:], strict=True)
+    found = [f for f in _in_order(sort_slice, spans) if f is not None]
+    return out, (np.concatenate(found) if found else None)
 
 
 # keys searched at a time in an ascending lookup
@@ -429,11 +459,29 @@ class _KeyIndex:
         self.order = order
         self.sorted = keys[order]
         self.duplicate = bool((self.sorted[1:] == self.sorted[:-1]).any())
+        # a byte per slot of a hash set of the keys, about eight slots a key:
+        # one lookup turns most absent keys away
+        bits = min(max(int(keys.shape[0]).bit_length() + 3, 12), 31)
+        self._shift = np.uint64(64 - bits)
+        self._present = np.zeros(1 << bits, dtype=bool)
+        self._present[self._slots(self.sorted)] = True
+
+    def _slots(self, keys):
+        slot = keys * _M1
+        slot >>= self._shift
+        return slot.view(np.int64)
+
+    def candidates(self, keys) -> np.ndarray:
+        """The positions of the ``keys`` that may be in the index (all that
+        are, and about one in eight of the others), ascending."""
+        return np.flatnonzero(self._present[self._slots(keys)])
 
     def find(self, keys, ascending=False) -> np.ndarray:
         """The row of each key, -1 where it is absent. ``ascending`` keys
         are searched a window at a time, each in the part of the index
-        between its first and last key."""
+        between its first and last key; with ``ascending="grouped"`` (keys
+        of neighbouring rows close to each other, as a run's rows grouped
+        by query are), between its smallest and largest key."""
         pos = self.positions(keys, ascending)
         if self.order.shape[0] == 0:
             return pos
@@ -448,8 +496,12 @@ class _KeyIndex:
             pos = np.empty(keys.shape[0], dtype=np.intp)
             for a in range(0, keys.shape[0], _WINDOW):
                 part = keys[a : a + _WINDOW]
-                lo = np.searchsorted(self.sorted, part[0])
-                hi = np.searchsorted(self.sorted, part[-1], side="right")
+                if ascending == "grouped":
+                    first, last = part.min(), part.max()
+                else:
+                    first, last = part[0], part[-1]
+                lo = np.searchsorted(self.sorted, first)
+                hi = np.searchsorted(self.sorted, last, side="right")
                 pos[a : a + _WINDOW] = lo + np.searchsorted(self.sorted[lo:hi], part)
         else:
             pos = np.searchsorted(self.sorted, keys)
