@@ -485,24 +485,54 @@ static PyObject *grade_counts(PyObject *self, PyObject *args)
     int bad = 0, top = 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t r = 0; r < m && !bad; r++) {
-        /* four tables, so that equal neighbours do not wait on each other */
-        int64_t count[4][MAX_GRADE + 1] = {{0}};
+        /* one count per grade, each a comparison: no table, no branch */
+        int64_t c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0, c6 = 0;
+        int64_t wrong = 0;
         const double *row = y + r * n;
-        for (Py_ssize_t j = 0; j < n; j++) {
+        Py_ssize_t j = 0;
+#if defined(__GNUC__)
+        typedef double v2d __attribute__((vector_size(16)));
+        typedef long long v2l __attribute__((vector_size(16)));
+        v2l a1 = {0, 0}, a2 = a1, a3 = a1, a4 = a1, a5 = a1, a6 = a1, w = a1;
+        const v2d g0 = {0.0, 0.0}, g1 = {1.0, 1.0}, g2 = {2.0, 2.0}, g3 = {3.0, 3.0};
+        const v2d g4 = {4.0, 4.0}, g5 = {5.0, 5.0}, g6 = {6.0, 6.0};
+        for (; j + 2 <= n; j += 2) {
+            v2d v;
+            memcpy(&v, row + j, sizeof v);
+            /* comparisons give -1 where true */
+            a1 -= (v2l)(v >= g1);
+            a2 -= (v2l)(v >= g2);
+            a3 -= (v2l)(v >= g3);
+            a4 -= (v2l)(v >= g4);
+            a5 -= (v2l)(v >= g5);
+            a6 -= (v2l)(v >= g6);
+            w |= (v2l)(v != g0) & (v2l)(v != g1) & (v2l)(v != g2) & (v2l)(v != g3) &
+                 (v2l)(v != g4) & (v2l)(v != g5) & (v2l)(v != g6);
+        }
+        c1 = a1[0] + a1[1], c2 = a2[0] + a2[1], c3 = a3[0] + a3[1];
+        c4 = a4[0] + a4[1], c5 = a5[0] + a5[1], c6 = a6[0] + a6[1];
+        wrong = w[0] | w[1];
+#endif
+        for (; j < n; j++) {
             double v = row[j];
-            double c = v > (double)MAX_GRADE ? (double)MAX_GRADE : v;
-            c = c > 0.0 ? c : 0.0;
-            int g = (int)c;
-            bad |= (double)g != v; /* out of range, not an integer, or NaN */
-            count[j & 3][g]++;
+            /* not one of the grades (out of range, not an integer, NaN) */
+            wrong |= (v != 0.0) & (v != 1.0) & (v != 2.0) & (v != 3.0) & (v != 4.0) &
+                     (v != 5.0) & (v != 6.0);
+            c1 += v >= 1.0;
+            c2 += v >= 2.0;
+            c3 += v >= 3.0;
+            c4 += v >= 4.0;
+            c5 += v >= 5.0;
+            c6 += v >= 6.0;
         }
-        int64_t above = 0;
-        for (int g = MAX_GRADE; g >= 1; g--) {
-            int64_t here = count[0][g] + count[1][g] + count[2][g] + count[3][g];
-            above += here;
-            out[r * MAX_GRADE + g - 1] = above;
-            if (here && g > top) top = g;
-        }
+        bad = wrong != 0;
+        int64_t *o = out + r * MAX_GRADE;
+        o[0] = c1, o[1] = c2, o[2] = c3, o[3] = c4, o[4] = c5, o[5] = c6;
+        for (int g = MAX_GRADE; g > top; g--)
+            if (o[g - 1]) {
+                top = g;
+                break;
+            }
     }
     Py_END_ALLOW_THREADS
     result = PyLong_FromLong(bad ? -1 : top);
