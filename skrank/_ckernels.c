@@ -609,7 +609,62 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The first group holding a relevant item                                   */
+/* ------------------------------------------------------------------------ */
+
+PyDoc_STRVAR(first_hits_doc,
+"first_hits(rel, start, row_first, k, out)\n\n"
+"Per row, the number of its first tie group with rel > 0 among the\n"
+"groups that start before rank k (all groups when k < 0), or -1; rel is\n"
+"float64 per group, start and row_first int64 (groups numbered row by\n"
+"row), out int64 per row.");
+
+static PyObject *first_hits(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer rb = {0}, tb = {0}, fb = {0}, ob = {0};
+    Py_ssize_t k;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*nw*", &rb, &tb, &fb, &k, &ob)) return NULL;
+    Py_ssize_t G = rb.len / (Py_ssize_t)sizeof(double);
+    Py_ssize_t m = fb.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *row_first = fb.buf;
+    int ok = tb.len == G * (Py_ssize_t)sizeof(int64_t) && ob.len == fb.len;
+    for (Py_ssize_t r = 0; ok && r < m; r++)
+        ok = row_first[r] >= 0 && row_first[r] <= G && (r == 0 || row_first[r] >= row_first[r - 1]);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "first_hits: inconsistent buffers");
+        goto done;
+    }
+    const double *rel = rb.buf;
+    const int64_t *start = tb.buf;
+    int64_t *out = ob.buf;
+    int64_t limit = k < 0 ? INT64_MAX : (int64_t)k;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < m; r++) {
+        int64_t end = r + 1 < m ? row_first[r + 1] : G;
+        int64_t found = -1;
+        for (int64_t g = row_first[r]; g < end && start[g] < limit; g++)
+            if (rel[g] > 0) {
+                found = g;
+                break;
+            }
+        out[r] = found;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"first_hits", first_hits, METH_VARARGS, first_hits_doc},
     {"head_sums", head_sums, METH_VARARGS, head_sums_doc},
     {"grade_counts", grade_counts, METH_VARARGS, grade_counts_doc},
     {"ap_terms", ap_terms, METH_VARARGS, ap_terms_doc},

@@ -880,16 +880,20 @@ class Ranking:
             rows = np.flatnonzero(found.any(axis=1))
             first = np.argmax(found[rows], axis=1)
             return rows, (first + 1.0)[:, None], np.ones((rows.shape[0], 1))
-        if head:  # groups starting at or after rank k cannot hold the first
-            hit = self.groups_before(k)
-            hit = hit[r[hit] > 0]
+        found = _native.first_hits(r, self, k if head else None)
+        if found is not None:
+            rows, g = found
         else:
-            hit = np.flatnonzero(r > 0)
-        hit_row = self.row[hit]
-        keep = np.ones(hit.shape[0], dtype=bool)
-        keep[1:] = hit_row[1:] != hit_row[:-1]
-        g = hit[keep]
-        rows = hit_row[keep]
+            if head:  # groups starting at or after rank k cannot hold the first
+                hit = self.groups_before(k)
+                hit = hit[r[hit] > 0]
+            else:
+                hit = np.flatnonzero(r > 0)
+            hit_row = self.row[hit]
+            keep = np.ones(hit.shape[0], dtype=bool)
+            keep[1:] = hit_row[1:] != hit_row[:-1]
+            g = hit[keep]
+            rows = hit_row[keep]
         t = self.size[g].astype(np.float64)
         n_rel = r[g]
         T = self.start[g]

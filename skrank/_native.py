@@ -205,3 +205,22 @@ def head_sums(a, r, k: int, table=None):
         out,
     )
     return out
+
+
+def first_hits(rel, r, k):
+    """Per row of the tied ranking ``r``, its first group with ``rel > 0``
+    among the groups starting before rank ``k`` (all when None): ``(rows,
+    groups)`` of the rows that have one; None when the kernels are off or
+    ``rel`` is not float64 with one entry per group."""
+    if not _enabled or rel.dtype != np.float64 or rel.shape != r.size.shape:
+        return None
+    out = np.empty(r.m, dtype=np.int64)
+    _ckernels.first_hits(
+        np.ascontiguousarray(rel),
+        np.ascontiguousarray(r.start, dtype=np.int64),
+        np.ascontiguousarray(r.row_first, dtype=np.int64),
+        -1 if k is None else int(k),
+        out,
+    )
+    rows = np.flatnonzero(out >= 0)
+    return rows, out[rows]

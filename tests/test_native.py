@@ -295,3 +295,15 @@ def test_head_sums_equal(metric):
     s = np.round(rng.random(qid.shape[0]), 1)
     fast, slow = both(lambda: skrank.evaluate(y, s, [metric], qid=qid, average=None))
     np.testing.assert_array_equal(fast[metric], slow[metric])
+
+
+@pytest.mark.parametrize("metric", ["mrr", "mrr@10", "rr@3", "hit_rate@5", "success@2"])
+def test_first_relevant_equal(metric):
+    # reciprocal rank and hit rate read each row's first group holding a
+    # relevant item, with and without a cutoff
+    rng = np.random.default_rng(13)
+    qid = np.repeat(np.arange(90), rng.integers(1, 150, 90))
+    y = (rng.random(qid.shape[0]) < 0.05).astype(float)  # rows without any
+    s = np.round(rng.random(qid.shape[0]), 1)
+    fast, slow = both(lambda: skrank.evaluate(y, s, [metric], qid=qid, average=None))
+    np.testing.assert_array_equal(fast[metric], slow[metric])
