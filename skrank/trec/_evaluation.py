@@ -37,7 +37,16 @@ from .._validation import (
     validate_params,
 )
 from ._ids import _decode, _Ids
-from ._io import _LOW40, _MAX_CODED, _STEP, _in_order, _pair_keys, _show, _threads
+from ._io import (
+    _LOW40,
+    _MAX_CODED,
+    _STEP,
+    _in_order,
+    _padded_words,
+    _pair_keys,
+    _show,
+    _threads,
+)
 from ._readers import _read
 from ._tables import Qrels, Run, _natural_order, _query_counts, _same_kind, _Table
 
@@ -81,8 +90,8 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
     (ascending) and the qrels rows they match. The run's keys, recoded to
     the qrels' query codes where the two differ, are looked up in the
     qrels' sorted key index (the grouping and the index computed once per
-    table). A key match counts
-    only when the query codes and the bytes of the document ids agree too;
+    table, with the document ids in their orders). A key match counts only
+    when the query codes and the bytes of the document ids agree too;
     a mismatch is a hash collision, not a judgment. Should two judged
     documents of a query share a key, the join is done on the bytes alone.
     """
@@ -106,6 +115,7 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
         return _exact_join(run, rows_of, qcodes, qrels)
     # keys that hold the query code in their high bits match only in a query
     coded = qrels.n_queries <= _MAX_CODED and (same or run.n_queries <= _MAX_CODED)
+    run_docs, qrels_docs = run._grouped_ids(), qrels._sorted_ids()
 
     def lookup(lo):
         part, live = keys[lo : lo + _STEP], None
@@ -118,9 +128,13 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
         at = cand[hit]
         pos = (at if live is None else live[at]) + lo
         idx = index.order[found[hit]]
-        # the bytes of the ids compared only where the keys match
-        rows = pos if rows_of is None else np.take(rows_of, pos)
-        ok = run._docno.equal(rows, qrels._docno, idx)
+        # the bytes of the ids compared only where the keys match, read in
+        # the orders of the positions and of the index where they are kept
+        if run_docs is not None and qrels_docs is not None:
+            ok = run_docs.equal(pos, qrels_docs, found[hit])
+        else:
+            rows = pos if rows_of is None else np.take(rows_of, pos)
+            ok = run._docno.equal(rows, qrels._docno, idx)
         if not coded:  # equal keys need not mean equal queries
             ok &= qcodes[pos] == qrels._codes[idx]
         return pos[ok], idx[ok]
@@ -612,13 +626,18 @@ def evaluate_run_columns(
     width = _uniform_width(run_q, n_q)
     docno = run._docno
 
+    grouped_docs = run_table._grouped_ids()
+    kept_at = None if kept is None or grouped_docs is None else np.flatnonzero(kept)
+
     def docno_keys(ids):
         # trec_eval orders tied documents by id, byte-wise descending: the
         # ranks of the ids among the tied ones (an order of ids, not a ranking)
-        if docno.fixed is not None:  # big-endian words order as the bytes do
+        if grouped_docs is not None:  # big-endian words order as the bytes do
             at = np.maximum(ids, 0)
-            words = run_table._id_words(at if rows_of is None else rows_of[at])
-            cols = [w.byteswap() for w in words]
+            if kept_at is not None:
+                at = kept_at[at]
+            words = _padded_words(grouped_docs.fixed[at])
+            cols = [words[:, j].byteswap() for j in range(words.shape[1])]
             order = np.lexsort(cols[::-1])  # the first word is the most significant
             rank = np.empty(order.shape[0], dtype=np.int64)
             rank[order] = np.arange(order.shape[0])

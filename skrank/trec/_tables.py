@@ -16,7 +16,6 @@ from ._io import (
     _MAX_CODED,
     _STEP,
     _in_order,
-    _padded_words,
     _pair_keys,
     _show,
 )
@@ -257,17 +256,31 @@ class _Table:
 
         return self._cached("key_index", build)
 
-    def _id_words(self, rows=None):
-        """The document ids of ``rows`` (all when None) as columns of
-        zero-padded 64-bit words, or None for ids kept end to end (long
-        ids). Two ids are equal when all their words are; read big-endian,
-        the words order as the bytes do. Only the ids of ``rows`` are
-        padded."""
-        fixed = self._docno.fixed
-        if fixed is None:
-            return None
-        words = _padded_words(fixed if rows is None else np.take(fixed, rows))
-        return [np.ascontiguousarray(words[:, j]) for j in range(words.shape[1])]
+    def _grouped_ids(self):
+        """The document ids in the grouped order of :meth:`_grouped` when
+        they are fixed-width, else None (computed once; the table's own
+        column when it is grouped already): the join reads them in the order
+        of its positions."""
+
+        def build():
+            if self._docno.fixed is None:
+                return None
+            rows = self._grouped()[0]
+            return self._docno if rows is None else self._docno.take(rows)
+
+        return self._cached("grouped_ids", build)
+
+    def _sorted_ids(self):
+        """The document ids in the order of :meth:`_key_index` when they
+        are fixed-width, else None (computed once): the join reads them in
+        the order of its lookups."""
+
+        def build():
+            if self._docno.fixed is None:
+                return None
+            return self._docno.take(self._key_index().order)
+
+        return self._cached("sorted_ids", build)
 
     def _grouped(self):
         """The rows grouped by query, input order within a query (computed
@@ -291,11 +304,12 @@ class _Table:
 
     def _prepare(self):
         """What every evaluation reads, computed once when the table is
-        read: a run's rows grouped by query; the qrels' key index."""
+        read: a run's rows grouped by query, with its ids in that order; the
+        qrels' key index, with their ids in its order."""
         if isinstance(self, Run):
-            self._grouped()
+            self._grouped_ids()
         else:
-            self._key_index()
+            self._sorted_ids()
 
     def _subset(self, rows):
         out = type(self).__new__(type(self))
