@@ -613,6 +613,9 @@ def rank(
     unassessed = block.unassessed
     m, L = y.shape
     if k is not None and k < L and ties != "sklearn" and k <= _CANDIDATE_FRACTION * L:
+        ranked = _native.top_order(s, y, block.n_items, k, ties)
+        if ranked is not None:
+            return _ranking_at(block, ranked, ties)
         s, y, judged, tiebreak, unassessed = _candidates(block, k)
         L = s.shape[1]
         n_items = None  # candidates are padded with -inf, never tied to items
@@ -645,6 +648,34 @@ def rank(
         width=width,
         s_sorted=ranked(s) if ties == "average" else None,
         unassessed=ranked(unassessed),
+    )
+
+
+def _ranking_at(block: Block, ranked, ties) -> Ranking:
+    """The :class:`Ranking` of a block from :func:`skrank._native.top_order`:
+    the flat positions of its ranked items (``-1``: no item; such positions
+    are padding: relevance 0, score ``-inf``, neither judged nor unassessed,
+    as in :func:`_candidates`) and their relevance and scores."""
+    idx, y_sorted, s_sorted = ranked
+    fill = None
+
+    def take(a, pad):
+        nonlocal fill
+        if a is None:
+            return None
+        if fill is None:
+            fill = idx < 0
+        out = np.take(np.ascontiguousarray(a).reshape(-1), np.where(fill, 0, idx))
+        out[fill] = pad
+        return out
+
+    return Ranking(
+        block=block,
+        y=y_sorted,
+        judged=take(block.judged, False),
+        width=idx.shape[1],
+        s_sorted=s_sorted if ties == "average" else None,
+        unassessed=take(block.unassessed, False),
     )
 
 
