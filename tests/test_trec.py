@@ -938,3 +938,35 @@ def test_a_query_the_run_misses_retrieved_nothing():
     assert all(q2[name] == 0.0 for name in names if name not in ("num_rel", "num_q"))
     means, _ = evaluate_run(qrels, run, names, queries="qrels", return_per_query=True)
     assert means["num_ret"] == 2.0  # summed, as trec_eval prints it
+
+
+@pytest.mark.parametrize("layout", ["one_length", "padded", "whole"])
+def test_repeated_keys_of_the_sorted_slices_equal_np_unique(layout, monkeypatch):
+    """The keys found more than once when a run's grouped keys are sorted a
+    slice of queries at a time (values only, as the duplicate check sorts
+    them) against ``np.unique`` with counts; slices of 64 rows so that the
+    keys span many slices, the largest uint64 key (the padding) among them."""
+    from skrank.trec import _tables
+
+    monkeypatch.setattr(_tables, "_STEP", 64)
+    rng = np.random.default_rng(11)
+    n_q = 40
+    if layout == "one_length":
+        counts = np.full(n_q, 25)
+    elif layout == "padded":
+        counts = rng.integers(1, 40, n_q)
+    else:  # one long query: the keys are sorted whole
+        counts = np.r_[np.full(n_q - 1, 2), 600]
+    codes = np.repeat(np.arange(n_q), counts).astype(np.int32)
+    h40 = rng.integers(0, 1 << 40, codes.shape[0], dtype=np.uint64)
+    h40[rng.integers(0, h40.shape[0], 30)] = h40[rng.integers(0, h40.shape[0], 30)]
+    h40[codes == n_q - 1] = (1 << 40) - 1  # the last query: keys equal the padding
+    high = (codes + (1 << 24) - n_q).astype(np.uint64) << np.uint64(40)
+    keys = high | h40
+    values, times = np.unique(keys, return_counts=True)
+    order, repeated = _tables._sort_keys(keys, codes, n_q, grouped=True, order=False)
+    assert order is None
+    np.testing.assert_array_equal(np.sort(repeated), values[times > 1])
+    order, repeated = _tables._sort_keys(keys, codes, n_q, grouped=True)
+    np.testing.assert_array_equal(keys[order], np.sort(keys))
+    np.testing.assert_array_equal(np.sort(repeated), values[times > 1])
