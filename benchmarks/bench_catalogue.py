@@ -17,10 +17,11 @@ Rows of the tables:
   ``Run`` objects built once (``read_qrels`` / ``read_run`` of DataFrames),
   with ``ties="trec_eval"`` (the peers' order: document id descending within
   a tie) and with the default tie-averaging rule. ``read_qrels`` builds the
-  sorted index of the qrels' keys and ``read_run`` groups the run's rows by
-  query and sorts its keys (both with the document ids as 64-bit words; the
-  check for a document given twice reads those sorted keys), as
-  pytrec_eval's evaluator is built from the qrels once. That work is in the
+  sorted index of the qrels' keys (with a hash set of them and their
+  document ids in index order) and ``read_run`` groups the run's rows by
+  query and checks that no document is given twice by sorting the key
+  values of a slice of whole queries at a time, as pytrec_eval's evaluator
+  is built from the qrels once. That work is in the
   row "read_qrels + read_run (DataFrames), build", not in the evaluation
   rows: the row "first call" times the first ``evaluate_run`` of a ``Qrels``
   and a ``Run`` just read, the row "new Run, Qrels reused" a ``Run`` just
