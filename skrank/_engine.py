@@ -17,7 +17,10 @@ rules each position is a group of its own. Metrics in :mod:`skrank._measures`
 are written once, over that representation, and hold for every tie rule.
 
 Everything is vectorised across queries: no Python loop runs over queries,
-rows or tie groups.
+rows or tie groups. The hottest steps (grouping shuffled rows, top-k rows,
+tie groups and their sums) run in compiled kernels when they are built
+(:mod:`skrank._native`); the numpy code here is their fallback and their
+reference.
 """
 
 from __future__ import annotations
