@@ -258,6 +258,29 @@ static void sort_positions(const order_ctx *c, int64_t *p, int64_t *tmp, Py_ssiz
 /* top_order                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* The positions of one row appended to a growing list: the row's items
+ * p[0..c) as flat positions base + p[j]. Returns 0, or -1 when the list
+ * cannot grow. */
+typedef struct {
+    int64_t *list;
+    Py_ssize_t cap, used, width;
+} row_list;
+
+static int append_row(row_list *out, int64_t base, const int64_t *p, Py_ssize_t c)
+{
+    if (out->used + c > out->cap) {
+        Py_ssize_t grown = out->cap * 2 > out->used + c ? out->cap * 2 : out->used + c;
+        int64_t *more = realloc(out->list, (size_t)grown * sizeof(int64_t));
+        if (!more) return -1;
+        out->list = more;
+        out->cap = grown;
+    }
+    for (Py_ssize_t j = 0; j < c; j++) out->list[out->used + j] = base + p[j];
+    out->used += c;
+    if (c > out->width) out->width = c;
+    return 0;
+}
+
 PyDoc_STRVAR(top_order_doc,
 "top_order(s, y, n_items, m, L, k, mode, whole_group) -> (pos, ys, ss, W)\n\n"
 "For each row of the C-contiguous (m, L) float64 scores s and relevance\n"
@@ -273,6 +296,7 @@ PyDoc_STRVAR(top_order_doc,
 
 static PyObject *top_order(PyObject *self, PyObject *args)
 {
+    (void)self;
     Py_buffer sb = {0}, kb = {0}, nb = {0};
     PyObject *key_obj, *n_obj;
     Py_ssize_t m, L, k;
@@ -298,19 +322,18 @@ static PyObject *top_order(PyObject *self, PyObject *args)
     const double *s = (const double *)sb.buf;
 
     int failed = 0;
-    Py_ssize_t width = 0;
     /* the listed positions of every row, one after the other */
-    Py_ssize_t cap = m * (k + 16) + 64, used = 0;
-    int64_t *list = NULL, *row_end = NULL, *cand = NULL, *tmp = NULL;
+    row_list rows = {NULL, m * (k + 16) + 64, 0, 0};
+    int64_t *row_end = NULL, *cand = NULL, *tmp = NULL;
     double *work = NULL;
 
     Py_BEGIN_ALLOW_THREADS
-    list = malloc((size_t)cap * sizeof(int64_t));
+    rows.list = malloc((size_t)rows.cap * sizeof(int64_t));
     row_end = malloc((size_t)(m + 1) * sizeof(int64_t));
     cand = malloc((size_t)L * sizeof(int64_t));
     tmp = malloc((size_t)L * sizeof(int64_t));
     work = malloc((size_t)(L + 8) * sizeof(double));
-    if (!list || !row_end || !cand || !tmp || !work) failed = 1;
+    if (!rows.list || !row_end || !cand || !tmp || !work) failed = 1;
     for (Py_ssize_t r = 0; r < m && !failed; r++) {
         const double *row = s + r * L;
         Py_ssize_t n = n_items ? (Py_ssize_t)n_items[r] : L;
@@ -354,21 +377,11 @@ static PyObject *top_order(PyObject *self, PyObject *args)
                     tmp[at] = cand[i];
                     listed++;
                 }
-                if (used + listed > cap) {
-                    Py_ssize_t grown = cap * 2 > used + listed ? cap * 2 : used + listed;
-                    int64_t *more = realloc(list, (size_t)grown * sizeof(int64_t));
-                    if (!more) {
-                        failed = 1;
-                        break;
-                    }
-                    list = more;
-                    cap = grown;
+                if (append_row(&rows, (int64_t)r * L, tmp, listed) < 0) {
+                    failed = 1;
+                    break;
                 }
-                int64_t base = (int64_t)r * L;
-                for (Py_ssize_t j = 0; j < listed; j++) list[used + j] = base + tmp[j];
-                used += listed;
-                row_end[r] = used;
-                if (listed > width) width = listed;
+                row_end[r] = rows.used;
                 continue;
             }
             c = 0;
@@ -389,28 +402,18 @@ static PyObject *top_order(PyObject *self, PyObject *args)
         order_ctx ctx = {row, krow, mode};
         sort_positions(&ctx, cand, tmp, c);
         if (!whole_group && c > k) c = k;
-        if (used + c > cap) {
-            Py_ssize_t grown = cap * 2 > used + c ? cap * 2 : used + c;
-            int64_t *more = realloc(list, (size_t)grown * sizeof(int64_t));
-            if (!more) {
-                failed = 1;
-                break;
-            }
-            list = more;
-            cap = grown;
+        if (append_row(&rows, (int64_t)r * L, cand, c) < 0) {
+            failed = 1;
+            break;
         }
-        int64_t base = (int64_t)r * L;
-        for (Py_ssize_t j = 0; j < c; j++) list[used + j] = base + cand[j];
-        used += c;
-        row_end[r] = used;
-        if (c > width) width = c;
+        row_end[r] = rows.used;
     }
     Py_END_ALLOW_THREADS
 
     if (failed) {
         PyErr_NoMemory();
     } else {
-        Py_ssize_t cells = m * width;
+        Py_ssize_t cells = m * rows.width;
         PyObject *pos = PyByteArray_FromStringAndSize(NULL, cells * (Py_ssize_t)sizeof(int64_t));
         PyObject *ys = PyByteArray_FromStringAndSize(NULL, cells * (Py_ssize_t)sizeof(double));
         PyObject *ss = PyByteArray_FromStringAndSize(NULL, cells * (Py_ssize_t)sizeof(double));
@@ -422,15 +425,15 @@ static PyObject *top_order(PyObject *self, PyObject *args)
             Py_ssize_t from = 0;
             for (Py_ssize_t r = 0; r < m; r++) {
                 Py_ssize_t c = row_end[r] - from;
-                int64_t *o = out + r * width;
-                double *oy = out_y + r * width, *os = out_s + r * width;
+                int64_t *o = out + r * rows.width;
+                double *oy = out_y + r * rows.width, *os = out_s + r * rows.width;
                 for (Py_ssize_t j = 0; j < c; j++) {
-                    int64_t at = list[from + j];
+                    int64_t at = rows.list[from + j];
                     o[j] = at;
                     oy[j] = key[at];
                     os[j] = s[at];
                 }
-                for (Py_ssize_t j = c; j < width; j++) {
+                for (Py_ssize_t j = c; j < rows.width; j++) {
                     o[j] = -1;
                     oy[j] = 0.0;
                     os[j] = -HUGE_VAL;
@@ -438,14 +441,14 @@ static PyObject *top_order(PyObject *self, PyObject *args)
                 from = row_end[r];
             }
             Py_END_ALLOW_THREADS
-            result = Py_BuildValue("(NNNn)", pos, ys, ss, width);
+            result = Py_BuildValue("(NNNn)", pos, ys, ss, rows.width);
         } else {
             Py_XDECREF(pos);
             Py_XDECREF(ys);
             Py_XDECREF(ss);
         }
     }
-    free(list);
+    free(rows.list);
     free(row_end);
     free(cand);
     free(tmp);
