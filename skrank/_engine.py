@@ -660,15 +660,16 @@ def _ranking_at(block: Block, ranked, ties) -> Ranking:
     are padding: relevance 0, score ``-inf``, neither judged nor unassessed,
     as in :func:`_candidates`) and their relevance and scores."""
     idx, y_sorted, s_sorted = ranked
-    fill = None
+    where = []  # (positions to read, padding mask), found once when needed
 
     def take(a, pad):
-        nonlocal fill
         if a is None:
             return None
-        if fill is None:
+        if not where:
             fill = idx < 0
-        out = np.take(np.ascontiguousarray(a).reshape(-1), np.where(fill, 0, idx))
+            where.extend((np.where(fill, 0, idx), fill))
+        at, fill = where
+        out = np.take(np.ascontiguousarray(a).reshape(-1), at)
         out[fill] = pad
         return out
 
