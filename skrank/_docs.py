@@ -149,6 +149,47 @@ DOCS = {
     "layout_notes": """Two input layouts are accepted. The dense layout gives one query per row
 of 2-D ``y_true`` and ``y_score``. The grouped layout gives 1-D arrays and
 ``qid``; all queries are ranked at once, with no loop over queries.""",
+    # the parameters that skrank.dask and skrank.spark share (evaluate of a
+    # frame of rows, evaluate_run of frames of qrels and run)
+    "frame_metrics": """metrics : str, MetricSpec or list of them
+    Metric names such as ``"ndcg@10"``, ``"map@100"`` or ``"P(rel=2)@5"``
+    (see :func:`skrank.get_metric_names`).""",
+    "frame_sample_weight": """sample_weight : str, default=None
+    A column holding each query's weight in the mean, repeated on its
+    rows (constant within a query, finite, non-negative).""",
+    "frame_relevance_level": """relevance_level : float, default=None
+    Which items are relevant for the binary metrics (see
+    :func:`skrank.evaluate`).""",
+    "frame_replace_undefined_by": """replace_undefined_by : float, np.nan or None, default=None
+    Value of a query for which a metric is undefined; NaN leaves such
+    queries out of the means (see :func:`skrank.evaluate`).""",
+    "frame_nonpositive": """nonpositive : {"ordinary", "not_retrieved"} or None, default=None
+    What a score ``<= 0`` means (see :func:`skrank.evaluate`).""",
+    "frame_tie_bounds": """tie_bounds : bool, default=False
+    Also compute every metric under the pessimistic and the optimistic
+    ordering of tied items (the smallest and largest values over all
+    orderings, as :func:`skrank.evaluate` with ``tie_bounds=True``), in
+    the same pass: the columns ``<metric>_tie_low`` and
+    ``<metric>_tie_high`` of the per-query frame and the keys of the
+    same names of the means, after the metrics. Metrics without such
+    bounds (``bndcg``) have none.""",
+    "frame_run_queries": """queries : {"intersection", "qrels", "run"}, default="intersection"
+    Which queries are scored and averaged, as in
+    :func:`skrank.trec.evaluate_run`.""",
+    "frame_run_relevance_level": """relevance_level : float, default=None
+    Which judged documents are relevant for the binary metrics.""",
+    "frame_run_replace_undefined_by": """replace_undefined_by : float, np.nan or None, default=None
+    Value of a query for which a metric is undefined; NaN leaves such
+    queries out of the means.""",
+    "frame_run_nonpositive": """nonpositive : {"ordinary", "not_retrieved"} or None, default=None
+    What a score ``<= 0`` means.""",
+    "frame_run_convention": """convention : str or None, default=None
+    Reproduce another tool's numbers (see :func:`skrank.trec.evaluate_run`).""",
+    "frame_run_tie_bounds": """tie_bounds : bool, default=False
+    Also compute every metric under the pessimistic and the optimistic
+    ordering of tied documents, in the same pass: the columns
+    ``<metric>_tie_low`` and ``<metric>_tie_high`` of the per-query frame
+    and the keys of the same names of the means, as in :func:`evaluate`.""",
 }
 
 

@@ -27,6 +27,7 @@ from ._distributed import (
     request,
     run_request,
 )
+from ._docs import fill_doc
 from ._validation import InvalidParameterError
 
 __all__ = ["evaluate", "evaluate_run", "read_qrels", "read_run"]
@@ -102,6 +103,7 @@ def _with_order(df):
     return df.map_partitions(_order_key, meta=meta)
 
 
+@fill_doc
 def evaluate(
     df,
     metrics,
@@ -133,16 +135,12 @@ def evaluate(
     df : dask.dataframe.DataFrame
         One row per (query, item): relevance, score and query id columns,
         in any order and any partitioning.
-    metrics : str, MetricSpec or list of them
-        Metric names such as ``"ndcg@10"``, ``"map@100"`` or ``"P(rel=2)@5"``
-        (see :func:`skrank.get_metric_names`).
+    %(frame_metrics)s
     y_true, y_score, qid : str, default="y_true", "y_score", "qid"
         The columns holding the relevance, the score and the query id
         (integers or strings, no missing values). ``qid`` may also name the
         index of ``df``.
-    sample_weight : str, default=None
-        A column holding each query's weight in the mean, repeated on its
-        rows (constant within a query, finite, non-negative).
+    %(frame_sample_weight)s
     average : {"mean"} or None, default="mean"
         ``"mean"``: compute the (weighted) means over queries, a ``dict`` of
         ``float``. ``None``: the per-query values, a lazy Dask DataFrame.
@@ -154,24 +152,12 @@ def evaluate(
         row takes a key of its position before the shuffle, and each
         partition's rows are put back in that order before they are
         evaluated.
-    relevance_level : float, default=None
-        Which items are relevant for the binary metrics (see
-        :func:`skrank.evaluate`).
-    replace_undefined_by : float, np.nan or None, default=None
-        Value of a query for which a metric is undefined; NaN leaves such
-        queries out of the means (see :func:`skrank.evaluate`).
-    nonpositive : {"ordinary", "not_retrieved"} or None, default=None
-        What a score ``<= 0`` means (see :func:`skrank.evaluate`).
+    %(frame_relevance_level)s
+    %(frame_replace_undefined_by)s
+    %(frame_nonpositive)s
     convention : str or None, default=None
         Reproduce another tool's numbers (see :func:`skrank.evaluate`).
-    tie_bounds : bool, default=False
-        Also compute every metric under the pessimistic and the optimistic
-        ordering of tied items (the smallest and largest values over all
-        orderings, as :func:`skrank.evaluate` with ``tie_bounds=True``), in
-        the same pass: the columns ``<metric>_tie_low`` and
-        ``<metric>_tie_high`` of the per-query frame and the keys of the
-        same names of the means, after the metrics. Metrics without such
-        bounds (``bndcg``) have none.
+    %(frame_tie_bounds)s
     partitioned_by_qid : bool, default=False
         ``True`` claims that the rows of each query already lie in one
         partition of ``df`` and skips the shuffle. The claim is verified
@@ -296,6 +282,7 @@ def _side(frame, value_col, side, order):
     )
 
 
+@fill_doc
 def evaluate_run(
     qrels,
     run,
@@ -333,9 +320,7 @@ def evaluate_run(
         Metric names such as ``"ndcg@10"``, ``"map"`` or ``"P@5"``;
         trec_eval's spellings are accepted too (see
         :func:`skrank.trec.evaluate_run`).
-    queries : {"intersection", "qrels", "run"}, default="intersection"
-        Which queries are scored and averaged, as in
-        :func:`skrank.trec.evaluate_run`.
+    %(frame_run_queries)s
     ties : str or None, default=None
         How documents with equal scores are ordered: ``"average"``,
         ``"optimistic"``, ``"pessimistic"``, ``"first"`` or ``"trec_eval"``
@@ -345,24 +330,15 @@ def evaluate_run(
         rows in one process; the shuffle does not keep it, so each row of
         the run takes a key of its position before it, and the rows are put
         back in that order before they are evaluated.
-    relevance_level : float, default=None
-        Which judged documents are relevant for the binary metrics.
-    replace_undefined_by : float, np.nan or None, default=None
-        Value of a query for which a metric is undefined; NaN leaves such
-        queries out of the means.
-    nonpositive : {"ordinary", "not_retrieved"} or None, default=None
-        What a score ``<= 0`` means.
-    convention : str or None, default=None
-        Reproduce another tool's numbers (see :func:`skrank.trec.evaluate_run`).
+    %(frame_run_relevance_level)s
+    %(frame_run_replace_undefined_by)s
+    %(frame_run_nonpositive)s
+    %(frame_run_convention)s
     return_per_query : bool, default=False
         Also return the per-query values, as a Dask DataFrame held in the
         memory of the scheduler's workers (``persist``): the means are
         computed from it, in the same pass.
-    tie_bounds : bool, default=False
-        Also compute every metric under the pessimistic and the optimistic
-        ordering of tied documents, in the same pass: the columns
-        ``<metric>_tie_low`` and ``<metric>_tie_high`` of the per-query frame
-        and the keys of the same names of the means, as in :func:`evaluate`.
+    %(frame_run_tie_bounds)s
     npartitions : int, default=None
         Number of partitions after the shuffle; ``None``: Dask's choice.
 

@@ -34,6 +34,7 @@ from ._distributed import (
     run_request,
     sums_columns,
 )
+from ._docs import fill_doc
 from ._validation import InvalidParameterError
 
 __all__ = ["evaluate", "evaluate_run"]
@@ -163,6 +164,7 @@ def _sums_table(rows):
     return pd.DataFrame([r.asDict() for r in rows]).fillna(0.0)
 
 
+@fill_doc
 def evaluate(
     df,
     metrics,
@@ -193,15 +195,11 @@ def evaluate(
     df : pyspark.sql.DataFrame
         One row per (query, item): relevance, score and query id columns, in
         any order and any partitioning.
-    metrics : str, MetricSpec or list of them
-        Metric names such as ``"ndcg@10"``, ``"map@100"`` or ``"P(rel=2)@5"``
-        (see :func:`skrank.get_metric_names`).
+    %(frame_metrics)s
     y_true, y_score, qid : str, default="y_true", "y_score", "qid"
         The columns holding the relevance, the score and the query id
         (integers or strings, no missing values).
-    sample_weight : str, default=None
-        A column holding each query's weight in the mean, repeated on its
-        rows (constant within a query, finite, non-negative).
+    %(frame_sample_weight)s
     average : {"mean"} or None, default="mean"
         ``"mean"``: compute the (weighted) means over queries, a ``dict`` of
         ``float``. ``None``: the per-query values, a Spark DataFrame (lazy).
@@ -215,25 +213,13 @@ def evaluate(
         they are evaluated. A ``df`` whose row order Spark does not fix (the
         output of a shuffle, such as ``repartition``) has no input order to
         keep: sort it first (``orderBy``).
-    relevance_level : float, default=None
-        Which items are relevant for the binary metrics (see
-        :func:`skrank.evaluate`).
-    replace_undefined_by : float, np.nan or None, default=None
-        Value of a query for which a metric is undefined; NaN leaves such
-        queries out of the means (see :func:`skrank.evaluate`).
-    nonpositive : {"ordinary", "not_retrieved"} or None, default=None
-        What a score ``<= 0`` means (see :func:`skrank.evaluate`).
+    %(frame_relevance_level)s
+    %(frame_replace_undefined_by)s
+    %(frame_nonpositive)s
     convention : str or None, default=None
         Reproduce another tool's numbers (see :func:`skrank.evaluate`);
         ``"spark"`` gives the definitions of Spark's ``RankingEvaluator``.
-    tie_bounds : bool, default=False
-        Also compute every metric under the pessimistic and the optimistic
-        ordering of tied items (the smallest and largest values over all
-        orderings, as :func:`skrank.evaluate` with ``tie_bounds=True``), in
-        the same pass: the columns ``<metric>_tie_low`` and
-        ``<metric>_tie_high`` of the per-query frame and the keys of the
-        same names of the means, after the metrics. Metrics without such
-        bounds (``bndcg``) have none.
+    %(frame_tie_bounds)s
     partitioned_by_qid : bool, default=False
         ``True`` claims that the rows of each query already lie in one
         partition of ``df``: each partition is then evaluated whole (all its
@@ -386,6 +372,7 @@ def _whole_partitions(df, per_group, req, schema, average, caller, T):
     return means_from_sums(_sums_table(rows), req, caller)
 
 
+@fill_doc
 def evaluate_run(
     qrels,
     run,
@@ -419,32 +406,21 @@ def evaluate_run(
     metrics : str, MetricSpec or list of them
         Metric names such as ``"ndcg@10"``, ``"map"`` or ``"P@5"``;
         trec_eval's spellings are accepted too.
-    queries : {"intersection", "qrels", "run"}, default="intersection"
-        Which queries are scored and averaged, as in
-        :func:`skrank.trec.evaluate_run`.
+    %(frame_run_queries)s
     ties : str or None, default=None
         How documents with equal scores are ordered: ``"average"``,
         ``"optimistic"``, ``"pessimistic"``, ``"first"`` or ``"trec_eval"``
         (see :func:`skrank.trec.evaluate_run`). ``"first"`` is the order of
         the rows of ``run`` (as ``run.collect()`` gives them), kept through
         the grouping as in :func:`evaluate`.
-    relevance_level : float, default=None
-        Which judged documents are relevant for the binary metrics.
-    replace_undefined_by : float, np.nan or None, default=None
-        Value of a query for which a metric is undefined; NaN leaves such
-        queries out of the means.
-    nonpositive : {"ordinary", "not_retrieved"} or None, default=None
-        What a score ``<= 0`` means.
-    convention : str or None, default=None
-        Reproduce another tool's numbers (see :func:`skrank.trec.evaluate_run`).
+    %(frame_run_relevance_level)s
+    %(frame_run_replace_undefined_by)s
+    %(frame_run_nonpositive)s
+    %(frame_run_convention)s
     return_per_query : bool, default=False
         Also return the per-query values as a Spark DataFrame (lazy; the
         means are computed by a pass of their own).
-    tie_bounds : bool, default=False
-        Also compute every metric under the pessimistic and the optimistic
-        ordering of tied documents, in the same pass: the columns
-        ``<metric>_tie_low`` and ``<metric>_tie_high`` of the per-query frame
-        and the keys of the same names of the means, as in :func:`evaluate`.
+    %(frame_run_tie_bounds)s
     n_buckets : int, default=None
         Number of hash buckets of the query id; ``None``:
         ``spark.sql.shuffle.partitions``.
