@@ -482,19 +482,20 @@ def test_tie_bounds_equal_single_machine(client, tmp_path, ties):
     _assert_means(means, expected_means)
 
 
-def test_tie_bounds_feed_compare(client):
-    rows = ranking_rows(30_000, string_ids=True, seed=24)
-    rng = np.random.default_rng(24)
-    rows["other"] = rows["y_score"] + rng.integers(0, 2, len(rows))
-    metrics = ["ndcg@10", "mrr"]
-    df = dd.from_pandas(rows, npartitions=4)
-    collected = {}
-    single = {}
+def _assert_tie_bounds_feed_compare(rows, metrics, per_query):
+    """The per-query frames of a distributed evaluation with tie bounds,
+    collected as :class:`skrank.QueryResults` (the user guide's recipe),
+    give :func:`skrank.compare` the tables of the single-machine values
+    (also run by tests/test_spark.py).
+
+    ``rows`` is the pandas frame of the rows, with the scores of two systems
+    in its columns ``y_score`` and ``other``; ``per_query(column)`` is the
+    collected per-query frame of ``evaluate(..., y_score=column,
+    average=None, tie_bounds=True)`` on a cluster.
+    """
+    collected, single = {}, {}
     for name, col in (("a", "y_score"), ("b", "other")):
-        frame = skd.evaluate(
-            df, metrics, y_score=col, average=None, tie_bounds=True
-        ).compute()
-        # the user guide's recipe: the collected frame as a QueryResults
+        frame = per_query(col)
         collected[name] = skrank.QueryResults(
             {m: frame[m] for m in metrics},
             frame.index,
@@ -515,6 +516,21 @@ def test_tie_bounds_feed_compare(client):
         pd.testing.assert_frame_equal(
             got.to_frame(table), expected.to_frame(table), check_exact=False, rtol=1e-9
         )
+
+
+def test_tie_bounds_feed_compare(client):
+    rows = ranking_rows(30_000, string_ids=True, seed=24)
+    rng = np.random.default_rng(24)
+    rows["other"] = rows["y_score"] + rng.integers(0, 2, len(rows))
+    metrics = ["ndcg@10", "mrr"]
+    df = dd.from_pandas(rows, npartitions=4)
+    _assert_tie_bounds_feed_compare(
+        rows,
+        metrics,
+        lambda col: skd.evaluate(
+            df, metrics, y_score=col, average=None, tie_bounds=True
+        ).compute(),
+    )
 
 
 # --------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from pyspark.sql import functions as F  # noqa: E402
 from test_dask import (  # noqa: E402
     SHORT_AVERAGE,
     _assert_bounds,
+    _assert_tie_bounds_feed_compare,
     _metrics,
     _trec_tables,
     ranking_rows,
@@ -283,32 +284,13 @@ def test_tie_bounds_feed_compare(spark):
     rows["other"] = rows["y_score"] + rng.integers(0, 2, len(rows))
     df = spark.createDataFrame(rows)
     metrics = ["ndcg@10", "mrr"]
-    collected, single = {}, {}
-    for name, col in (("a", "y_score"), ("b", "other")):
-        frame = _collect(
+    _assert_tie_bounds_feed_compare(
+        rows,
+        metrics,
+        lambda col: _collect(
             sks.evaluate(df, metrics, y_score=col, average=None, tie_bounds=True)
-        )
-        # the user guide's recipe: the collected frame as a QueryResults
-        collected[name] = skrank.QueryResults(
-            {m: frame[m] for m in metrics},
-            frame.index,
-            {m: (frame[m + "_tie_low"], frame[m + "_tie_high"]) for m in metrics},
-        )
-        single[name] = skrank.evaluate(
-            rows["y_true"],
-            rows[col],
-            metrics,
-            qid=rows["qid"],
-            average=None,
-            tie_bounds=True,
-        )
-    got = skrank.compare(collected, n_resamples=199, random_state=0)
-    expected = skrank.compare(single, n_resamples=199, random_state=0)
-    assert "tie_low" in got.to_frame("summary").columns
-    for table in ("pairs", "summary"):
-        pd.testing.assert_frame_equal(
-            got.to_frame(table), expected.to_frame(table), check_exact=False, rtol=1e-9
-        )
+        ),
+    )
 
 
 # --------------------------------------------------------------------------
