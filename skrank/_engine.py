@@ -585,6 +585,16 @@ def _candidates(block: Block, k: int):
     return cs, cy, cj, ct, cu
 
 
+# The tie rules the compiled top-k kernel serves, and what it orders tied
+# items by besides their input order: relevance, larger or smaller first
+# (see _order).
+_TOP_ORDER_RELEVANCE = {
+    "average": None,
+    "first": None,
+    "optimistic": "larger",
+    "pessimistic": "smaller",
+}
+
 # Below this fraction of the row length, a cutoff selects candidates first.
 _CANDIDATE_FRACTION = 0.25
 
@@ -616,7 +626,16 @@ def rank(
     unassessed = block.unassessed
     m, L = y.shape
     if k is not None and k < L and ties != "sklearn" and k <= _CANDIDATE_FRACTION * L:
-        ranked = _native.top_order(s, y, block.n_items, k, ties)
+        ranked = None
+        if ties in _TOP_ORDER_RELEVANCE:
+            ranked = _native.top_order(
+                s,
+                y,
+                block.n_items,
+                k,
+                _TOP_ORDER_RELEVANCE[ties],
+                whole_group=ties == "average",
+            )
         if ranked is not None:
             return _ranking_at(block, ranked, ties)
         s, y, judged, tiebreak, unassessed = _candidates(block, k)

@@ -33,10 +33,6 @@ except ImportError:  # not built: numpy only
 AVAILABLE = _ckernels is not None
 _enabled = AVAILABLE and os.environ.get("SKRANK_NUMPY_ONLY", "") in ("", "0")
 
-# the tie rules of top_order: items of equal score in input order, or by
-# relevance (larger first: optimistic; smaller first: pessimistic)
-_MODES = {"average": 0, "first": 0, "optimistic": 1, "pessimistic": 2}
-
 
 def enabled() -> bool:
     """Whether the engine uses the compiled kernels."""
@@ -230,21 +226,21 @@ def first_hits(rel, r, k):
     return rows, out[rows]
 
 
-def top_order(s, y, n_items, k: int, ties: str):
+def top_order(s, y, n_items, k: int, relevance_first=None, whole_group=False):
     """The first ``k`` ranks of each row, or None.
 
     ``s`` and ``y`` are ``(m, L)`` float64 scores and relevance,
     ``n_items`` the number of real items of each row (None: all ``L``).
     Returns ``(pos, y_sorted, s_sorted)``, ``(m, W)`` matrices in rank
-    order (descending score, then the tie rule: input order, or relevance
-    for ``"optimistic"``/``"pessimistic"``) holding the first ``k`` ranks
-    of each row and, under ``"average"``, the whole tie group at rank ``k``:
-    the items' flat positions ``row * L + column``, their relevance and
-    their scores; shorter rows end in -1, 0 and ``-inf``. None when the
-    kernels are off or the tie rule is not one of theirs.
+    order (descending score; items of equal score in input order, or by
+    relevance first when ``relevance_first`` is ``"larger"`` or
+    ``"smaller"``) holding the first ``k`` ranks of each row and, with
+    ``whole_group``, the whole tie group at rank ``k``: the items' flat
+    positions ``row * L + column``, their relevance and their scores;
+    shorter rows end in -1, 0 and ``-inf``. None when the kernels are off.
     """
-    mode = _MODES.get(ties)
-    if not _enabled or mode is None or s.dtype != np.float64:
+    mode = {None: 0, "larger": 1, "smaller": 2}[relevance_first]
+    if not _enabled or s.dtype != np.float64:
         return None
     m, L = s.shape
     if m == 0 or L == 0:
@@ -254,7 +250,7 @@ def top_order(s, y, n_items, k: int, ties: str):
     if n_items is not None:
         n_items = np.ascontiguousarray(n_items, dtype=np.int64)
     pos, ys, ss, width = _ckernels.top_order(
-        s, y, n_items, m, L, int(k), mode, ties == "average"
+        s, y, n_items, m, L, int(k), mode, bool(whole_group)
     )
     pos = np.frombuffer(pos, dtype=np.int64).reshape(m, width)
     ys = np.frombuffer(ys, dtype=np.float64).reshape(m, width)

@@ -392,7 +392,9 @@ def test_top_order_is_the_stable_order(ties):
     s[np.arange(L)[None, :] >= n_items[:, None]] = -np.inf  # padding
     y[np.arange(L)[None, :] >= n_items[:, None]] = 0.0
     with _native.use_kernels(True):
-        pos, ys, ss = _native.top_order(s, y, n_items, k, ties)
+        pos, ys, ss = _native.top_order(
+            s, y, n_items, k, _engine._TOP_ORDER_RELEVANCE[ties]
+        )
     rule = {"first": np.zeros_like(y), "optimistic": -y, "pessimistic": y}[ties]
     for i in range(m):
         cols = np.arange(n_items[i])
@@ -414,7 +416,7 @@ def test_top_order_average_keeps_the_tie_group():
     s = np.round(rng.random((m, L)), 1)
     y = rng.random((m, L))
     with _native.use_kernels(True):
-        pos, _, ss = _native.top_order(s, y, None, k, "average")
+        pos, _, ss = _native.top_order(s, y, None, k, whole_group=True)
     kth = np.sort(s, axis=1)[:, L - k]
     counts = (s >= kth[:, None]).sum(axis=1)
     assert pos.shape[1] == counts.max()
