@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
-
-#include <math.h>
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#endif
 
 /* Tie rules of top_order: the order of items of equal score. */
 #define MODE_POSITION 0    /* input position ("average", "first") */
@@ -134,8 +135,27 @@ static double select_small(const double *row, Py_ssize_t n, Py_ssize_t k, double
  * row[0..n): the row is dealt into FAN strided columns, and the (k+1)-th
  * largest of the columns' maxima is at most the (k+1)-th largest value (k+1
  * distinct items reach it). The maxima are a branch-free pass the compiler
- * vectorises; few items pass the bound, which are then ranked exactly. */
+ * vectorises, and they are put in order by a sorting network, also without
+ * branches; few items pass the bound, which are then ranked exactly. */
 #define FAN 16
+
+/* One comparator of the network: the larger value to mx[i], the smaller to
+ * mx[j]. */
+#if defined(__SSE2__) || defined(_M_X64)
+#define CE(i, j)                                                             \
+    do {                                                                     \
+        __m128d a_ = _mm_set_sd(mx[i]), b_ = _mm_set_sd(mx[j]);              \
+        mx[i] = _mm_cvtsd_f64(_mm_max_sd(a_, b_));                           \
+        mx[j] = _mm_cvtsd_f64(_mm_min_sd(a_, b_));                           \
+    } while (0)
+#else
+#define CE(i, j)                                                             \
+    do {                                                                     \
+        double a_ = mx[i], b_ = mx[j];                                       \
+        mx[i] = a_ > b_ ? a_ : b_;                                           \
+        mx[j] = a_ > b_ ? b_ : a_;                                           \
+    } while (0)
+#endif
 
 static double fan_bound(const double *row, Py_ssize_t n, Py_ssize_t k)
 {
@@ -151,17 +171,22 @@ static double fan_bound(const double *row, Py_ssize_t n, Py_ssize_t k)
         double x = row[j];
         mx[c] = x > mx[c] ? x : mx[c];
     }
-    for (int i = 1; i < FAN; i++) { /* descending */
-        double v = mx[i];
-        int h = i - 1;
-        while (h >= 0 && mx[h] < v) {
-            mx[h + 1] = mx[h];
-            h--;
-        }
-        mx[h + 1] = v;
-    }
+    /* Batcher's odd-even merge sort network for 16 inputs (63
+     * comparators; Knuth, TAOCP vol. 3, 5.3.4), descending */
+    CE(0, 1); CE(2, 3); CE(0, 2); CE(1, 3); CE(1, 2); CE(4, 5);
+    CE(6, 7); CE(4, 6); CE(5, 7); CE(5, 6); CE(0, 4); CE(2, 6);
+    CE(2, 4); CE(1, 5); CE(3, 7); CE(3, 5); CE(1, 2); CE(3, 4);
+    CE(5, 6); CE(8, 9); CE(10, 11); CE(8, 10); CE(9, 11); CE(9, 10);
+    CE(12, 13); CE(14, 15); CE(12, 14); CE(13, 15); CE(13, 14); CE(8, 12);
+    CE(10, 14); CE(10, 12); CE(9, 13); CE(11, 15); CE(11, 13); CE(9, 10);
+    CE(11, 12); CE(13, 14); CE(0, 8); CE(4, 12); CE(4, 8); CE(2, 10);
+    CE(6, 14); CE(6, 10); CE(2, 4); CE(6, 8); CE(10, 12); CE(1, 9);
+    CE(5, 13); CE(5, 9); CE(3, 11); CE(7, 15); CE(7, 11); CE(3, 5);
+    CE(7, 9); CE(11, 13); CE(1, 2); CE(3, 4); CE(5, 6); CE(7, 8);
+    CE(9, 10); CE(11, 12); CE(13, 14);
     return mx[k];
 }
+#undef CE
 
 /* The number of values of a[0..n) above x, n a multiple of 8. */
 #if defined(__GNUC__)
@@ -258,26 +283,78 @@ static void sort_positions(const order_ctx *c, int64_t *p, int64_t *tmp, Py_ssiz
 /* top_order                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* The positions of one row appended to a growing list: the row's items
- * p[0..c) as flat positions base + p[j]. Returns 0, or -1 when the list
- * cannot grow. */
+/* The result of top_order: three (m, w) matrices in bytearrays, written row
+ * by row; w grows when a row needs more columns and shrinks at the end to
+ * the longest row. */
 typedef struct {
-    int64_t *list;
-    Py_ssize_t cap, used, width;
-} row_list;
+    PyObject *pos, *ys, *ss; /* int64, float64, float64 */
+    Py_ssize_t m, w;         /* rows, current width */
+    Py_ssize_t width;        /* the longest row written */
+} top_result;
 
-static int append_row(row_list *out, int64_t base, const int64_t *p, Py_ssize_t c)
+/* Row r of the result: the items p[0..c) (columns of the row starting at
+ * flat position base), their relevance and scores, then padding. */
+static void write_row(top_result *t, Py_ssize_t r, int64_t base, const int64_t *p, Py_ssize_t c,
+                      const double *key, const double *s)
 {
-    if (out->used + c > out->cap) {
-        Py_ssize_t grown = out->cap * 2 > out->used + c ? out->cap * 2 : out->used + c;
-        int64_t *more = realloc(out->list, (size_t)grown * sizeof(int64_t));
-        if (!more) return -1;
-        out->list = more;
-        out->cap = grown;
+    int64_t *o = (int64_t *)PyByteArray_AS_STRING(t->pos) + r * t->w;
+    double *oy = (double *)PyByteArray_AS_STRING(t->ys) + r * t->w;
+    double *os = (double *)PyByteArray_AS_STRING(t->ss) + r * t->w;
+    for (Py_ssize_t j = 0; j < c; j++) {
+        int64_t at = base + p[j];
+        o[j] = at;
+        oy[j] = key[at];
+        os[j] = s[at];
     }
-    for (Py_ssize_t j = 0; j < c; j++) out->list[out->used + j] = base + p[j];
-    out->used += c;
-    if (c > out->width) out->width = c;
+    for (Py_ssize_t j = c; j < t->w; j++) {
+        o[j] = -1;
+        oy[j] = 0.0;
+        os[j] = -HUGE_VAL;
+    }
+    if (c > t->width) t->width = c;
+}
+
+/* Each of the first `rows` rows moved from width t->w to width w (wider:
+ * from the last row back; narrower: from the first row on), new columns
+ * padded. */
+static void relayout(top_result *t, Py_ssize_t rows, Py_ssize_t w)
+{
+    int64_t *o = (int64_t *)PyByteArray_AS_STRING(t->pos);
+    double *oy = (double *)PyByteArray_AS_STRING(t->ys);
+    double *os = (double *)PyByteArray_AS_STRING(t->ss);
+    Py_ssize_t keep = w < t->w ? w : t->w;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        Py_ssize_t r = w > t->w ? rows - 1 - i : i;
+        memmove(o + r * w, o + r * t->w, (size_t)keep * sizeof(int64_t));
+        memmove(oy + r * w, oy + r * t->w, (size_t)keep * sizeof(double));
+        memmove(os + r * w, os + r * t->w, (size_t)keep * sizeof(double));
+        for (Py_ssize_t j = keep; j < w; j++) {
+            o[r * w + j] = -1;
+            oy[r * w + j] = 0.0;
+            os[r * w + j] = -HUGE_VAL;
+        }
+    }
+    t->w = w;
+}
+
+/* The result resized to width w, its first `rows` rows kept. Needs the GIL;
+ * returns 0, or -1 with an exception set. */
+static int resize_result(top_result *t, Py_ssize_t rows, Py_ssize_t w)
+{
+    Py_ssize_t cells = t->m * w;
+    if (w > t->w) {
+        if (PyByteArray_Resize(t->pos, cells * (Py_ssize_t)sizeof(int64_t)) < 0 ||
+            PyByteArray_Resize(t->ys, cells * (Py_ssize_t)sizeof(double)) < 0 ||
+            PyByteArray_Resize(t->ss, cells * (Py_ssize_t)sizeof(double)) < 0)
+            return -1;
+        relayout(t, rows, w);
+        return 0;
+    }
+    relayout(t, rows, w);
+    if (PyByteArray_Resize(t->pos, cells * (Py_ssize_t)sizeof(int64_t)) < 0 ||
+        PyByteArray_Resize(t->ys, cells * (Py_ssize_t)sizeof(double)) < 0 ||
+        PyByteArray_Resize(t->ss, cells * (Py_ssize_t)sizeof(double)) < 0)
+        return -1;
     return 0;
 }
 
@@ -322,18 +399,22 @@ static PyObject *top_order(PyObject *self, PyObject *args)
     const double *s = (const double *)sb.buf;
 
     int failed = 0;
-    /* the listed positions of every row, one after the other */
-    row_list rows = {NULL, m * (k + 16) + 64, 0, 0};
-    int64_t *row_end = NULL, *cand = NULL, *tmp = NULL;
+    int64_t *cand = NULL, *tmp = NULL;
     double *work = NULL;
+    /* rows start this wide: the k ranks and a few items of a tie group */
+    Py_ssize_t w0 = whole_group ? k + 8 : k;
+    if (w0 > L) w0 = L;
+    top_result t = {NULL, NULL, NULL, m, w0, 0};
+    t.pos = PyByteArray_FromStringAndSize(NULL, m * w0 * (Py_ssize_t)sizeof(int64_t));
+    t.ys = PyByteArray_FromStringAndSize(NULL, m * w0 * (Py_ssize_t)sizeof(double));
+    t.ss = PyByteArray_FromStringAndSize(NULL, m * w0 * (Py_ssize_t)sizeof(double));
+    if (!t.pos || !t.ys || !t.ss) goto fail;
 
     Py_BEGIN_ALLOW_THREADS
-    rows.list = malloc((size_t)rows.cap * sizeof(int64_t));
-    row_end = malloc((size_t)(m + 1) * sizeof(int64_t));
     cand = malloc((size_t)L * sizeof(int64_t));
-    tmp = malloc((size_t)L * sizeof(int64_t));
+    tmp = malloc((size_t)(L + 1) * sizeof(int64_t)); /* + a spare slot */
     work = malloc((size_t)(L + 8) * sizeof(double));
-    if (!rows.list || !row_end || !cand || !tmp || !work) failed = 1;
+    if (!cand || !tmp || !work) failed = 1;
     for (Py_ssize_t r = 0; r < m && !failed; r++) {
         const double *row = s + r * L;
         Py_ssize_t n = n_items ? (Py_ssize_t)n_items[r] : L;
@@ -341,15 +422,16 @@ static PyObject *top_order(PyObject *self, PyObject *args)
         if (n < 0) n = 0;
         Py_ssize_t c = 0;
         const double *krow = key + r * L;
+        const int64_t *listed_at = cand;
         if (k < FAN && k < n) {
             /* the items that pass the bound, then each one's place among
              * them by counting: the items above it, and the tied ones
              * that the rule puts first */
-            double t = fan_bound(row, n, k - 1);
+            double bound = fan_bound(row, n, k - 1);
             for (Py_ssize_t j = 0; j < n; j++) {
                 cand[c] = j;
                 work[c] = row[j];
-                c += row[j] >= t;
+                c += row[j] >= bound;
             }
             if (c <= MAX_COUNTED) {
                 Py_ssize_t listed = 0;
@@ -358,10 +440,8 @@ static PyObject *top_order(PyObject *self, PyObject *args)
                 for (int j = (int)c; j < padded; j++) work[j] = -HUGE_VAL;
                 for (Py_ssize_t i = 0; i < c; i++) {
                     double x = work[i];
-                    int above = 0;
                     Py_ssize_t first = 0;
-                    above = count_above(work, padded, x);
-                    if (above >= k) continue;
+                    int above = count_above(work, padded, x);
                     if (mode == MODE_POSITION) {
                         for (Py_ssize_t j = 0; j < i; j++) first += work[j] == x;
                     } else {
@@ -373,16 +453,15 @@ static PyObject *top_order(PyObject *self, PyObject *args)
                         }
                     }
                     Py_ssize_t at = above + first;
-                    if (!whole_group && at >= k) continue;
-                    tmp[at] = cand[i];
-                    listed++;
+                    /* without a branch: an item that is not listed is
+                     * written to the spare slot tmp[L] */
+                    int keep = (above < k) & (whole_group | (at < k));
+                    tmp[keep ? at : L] = cand[i];
+                    listed += keep;
                 }
-                if (append_row(&rows, (int64_t)r * L, tmp, listed) < 0) {
-                    failed = 1;
-                    break;
-                }
-                row_end[r] = rows.used;
-                continue;
+                c = listed;
+                listed_at = tmp;
+                goto write;
             }
             c = 0;
         }
@@ -402,57 +481,35 @@ static PyObject *top_order(PyObject *self, PyObject *args)
         order_ctx ctx = {row, krow, mode};
         sort_positions(&ctx, cand, tmp, c);
         if (!whole_group && c > k) c = k;
-        if (append_row(&rows, (int64_t)r * L, cand, c) < 0) {
-            failed = 1;
-            break;
+    write:
+        if (c > t.w) {
+            /* a wider row: the result grows (rarely: a long tie group) */
+            Py_ssize_t grown = t.w * 2 > c ? t.w * 2 : c;
+            if (grown > L) grown = L;
+            Py_BLOCK_THREADS
+            failed = resize_result(&t, r, grown) < 0;
+            Py_UNBLOCK_THREADS
+            if (failed) break;
         }
-        row_end[r] = rows.used;
+        write_row(&t, r, (int64_t)r * L, listed_at, c, key, s);
     }
     Py_END_ALLOW_THREADS
-
-    if (failed) {
-        PyErr_NoMemory();
-    } else {
-        Py_ssize_t cells = m * rows.width;
-        PyObject *pos = PyByteArray_FromStringAndSize(NULL, cells * (Py_ssize_t)sizeof(int64_t));
-        PyObject *ys = PyByteArray_FromStringAndSize(NULL, cells * (Py_ssize_t)sizeof(double));
-        PyObject *ss = PyByteArray_FromStringAndSize(NULL, cells * (Py_ssize_t)sizeof(double));
-        if (pos && ys && ss) {
-            int64_t *out = (int64_t *)PyByteArray_AS_STRING(pos);
-            double *out_y = (double *)PyByteArray_AS_STRING(ys);
-            double *out_s = (double *)PyByteArray_AS_STRING(ss);
-            Py_BEGIN_ALLOW_THREADS
-            Py_ssize_t from = 0;
-            for (Py_ssize_t r = 0; r < m; r++) {
-                Py_ssize_t c = row_end[r] - from;
-                int64_t *o = out + r * rows.width;
-                double *oy = out_y + r * rows.width, *os = out_s + r * rows.width;
-                for (Py_ssize_t j = 0; j < c; j++) {
-                    int64_t at = rows.list[from + j];
-                    o[j] = at;
-                    oy[j] = key[at];
-                    os[j] = s[at];
-                }
-                for (Py_ssize_t j = c; j < rows.width; j++) {
-                    o[j] = -1;
-                    oy[j] = 0.0;
-                    os[j] = -HUGE_VAL;
-                }
-                from = row_end[r];
-            }
-            Py_END_ALLOW_THREADS
-            result = Py_BuildValue("(NNNn)", pos, ys, ss, rows.width);
-        } else {
-            Py_XDECREF(pos);
-            Py_XDECREF(ys);
-            Py_XDECREF(ss);
-        }
-    }
-    free(rows.list);
-    free(row_end);
     free(cand);
     free(tmp);
     free(work);
+
+    if (failed) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto fail;
+    }
+    /* down to the longest row */
+    if (t.width < t.w && resize_result(&t, m, t.width) < 0) goto fail;
+    result = Py_BuildValue("(NNNn)", t.pos, t.ys, t.ss, t.width);
+    goto done;
+fail:
+    Py_XDECREF(t.pos);
+    Py_XDECREF(t.ys);
+    Py_XDECREF(t.ss);
 done:
     PyBuffer_Release(&sb);
     if (kb.obj) PyBuffer_Release(&kb);
@@ -934,56 +991,46 @@ static PyObject *grade_counts(PyObject *self, PyObject *args)
     const double *y = yb.buf;
     int64_t *out = ob.buf;
     int bad = 0, top = 0;
+    /* A value's grade g adds ONE[g]: one byte counter per grade in a 64-bit
+     * word, emptied before any byte can overflow. Grade 7 stands for every
+     * value that is not an integer in 0 .. MAX_GRADE. */
+    static const uint64_t ONE[8] = {1ULL,       1ULL << 8,  1ULL << 16, 1ULL << 24,
+                                    1ULL << 32, 1ULL << 40, 1ULL << 48, 1ULL << 56};
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t r = 0; r < m && !bad; r++) {
-        /* one count per grade, each a comparison: no table, no branch */
-        int64_t c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0, c6 = 0;
-        int64_t wrong = 0;
         const double *row = y + r * n;
-        Py_ssize_t j = 0;
-#if defined(__GNUC__)
-        typedef double v2d __attribute__((vector_size(16)));
-        typedef long long v2l __attribute__((vector_size(16)));
-        v2l a1 = {0, 0}, a2 = a1, a3 = a1, a4 = a1, a5 = a1, a6 = a1, w = a1;
-        const v2d g0 = {0.0, 0.0}, g1 = {1.0, 1.0}, g2 = {2.0, 2.0}, g3 = {3.0, 3.0};
-        const v2d g4 = {4.0, 4.0}, g5 = {5.0, 5.0}, g6 = {6.0, 6.0};
-        for (; j + 2 <= n; j += 2) {
-            v2d v;
-            memcpy(&v, row + j, sizeof v);
-            /* comparisons give -1 where true */
-            a1 -= (v2l)(v >= g1);
-            a2 -= (v2l)(v >= g2);
-            a3 -= (v2l)(v >= g3);
-            a4 -= (v2l)(v >= g4);
-            a5 -= (v2l)(v >= g5);
-            a6 -= (v2l)(v >= g6);
-            w |= (v2l)(v != g0) & (v2l)(v != g1) & (v2l)(v != g2) & (v2l)(v != g3) &
-                 (v2l)(v != g4) & (v2l)(v != g5) & (v2l)(v != g6);
-        }
-        c1 = a1[0] + a1[1], c2 = a2[0] + a2[1], c3 = a3[0] + a3[1];
-        c4 = a4[0] + a4[1], c5 = a5[0] + a5[1], c6 = a6[0] + a6[1];
-        wrong = w[0] | w[1];
+        int64_t h[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (Py_ssize_t j = 0; j < n;) {
+            /* two words, each taking at most 255 values of this block */
+            Py_ssize_t end = n - j > 510 ? j + 510 : n;
+            uint64_t acc0 = 0, acc1 = 0;
+            for (; j < end; j++) {
+                double v = row[j];
+#if defined(__SSE2__) || defined(_M_X64)
+                /* truncation without undefined behaviour: NaN and values
+                 * out of range give INT_MIN */
+                int g = _mm_cvttsd_si32(_mm_set_sd(v));
+#else
+                int g = v >= 0.0 && v <= MAX_GRADE ? (int)v : -1;
 #endif
-        for (; j < n; j++) {
-            double v = row[j];
-            /* not one of the grades (out of range, not an integer, NaN) */
-            wrong |= (v != 0.0) & (v != 1.0) & (v != 2.0) & (v != 3.0) & (v != 4.0) &
-                     (v != 5.0) & (v != 6.0);
-            c1 += v >= 1.0;
-            c2 += v >= 2.0;
-            c3 += v >= 3.0;
-            c4 += v >= 4.0;
-            c5 += v >= 5.0;
-            c6 += v >= 6.0;
-        }
-        bad = wrong != 0;
-        int64_t *o = out + r * MAX_GRADE;
-        o[0] = c1, o[1] = c2, o[2] = c3, o[3] = c4, o[4] = c5, o[5] = c6;
-        for (int g = MAX_GRADE; g > top; g--)
-            if (o[g - 1]) {
-                top = g;
-                break;
+                int wrong = ((double)g != v) | ((unsigned)g > MAX_GRADE);
+                uint64_t add = ONE[wrong ? 7 : g];
+                if (j & 1)
+                    acc1 += add;
+                else
+                    acc0 += add;
             }
+            for (int g = 0; g < 8; g++) h[g] += (int64_t)((acc0 >> (8 * g)) & 255) +
+                                                (int64_t)((acc1 >> (8 * g)) & 255);
+        }
+        bad = h[7] != 0;
+        int64_t *o = out + r * MAX_GRADE;
+        int64_t above = 0;
+        for (int g = MAX_GRADE; g >= 1; g--) {
+            above += h[g];
+            o[g - 1] = above;
+            if (h[g] && g > top) top = g;
+        }
     }
     Py_END_ALLOW_THREADS
     result = PyLong_FromLong(bad ? -1 : top);

@@ -287,6 +287,29 @@ def test_grade_counts_equal(y):
         np.testing.assert_array_equal(fast, slow)
 
 
+@pytest.mark.parametrize(
+    "bad", [np.inf, -np.inf, 1e300, 2.0**31 + 1, 2.0**32 + 3, 6.5, -0.5]
+)
+def test_grade_counts_refuse_values_that_are_not_grades(bad):
+    # values a truncation to an integer could take for a grade
+    y = np.array([[1.0, 2, 3], [0, bad, 4]])
+    fast, slow = both(lambda: _engine._grade_counts(y))
+    assert fast is None and slow is None
+
+
+def test_grade_counts_of_long_rows():
+    # rows longer than the kernel's blocks of counters (510 values), with
+    # one grade filling whole blocks: counted here with numpy comparisons
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 7, (3, 2_000)).astype(float)
+    y[0] = 6.0
+    y[1, :1_500] = 1.0
+    fast, slow = both(lambda: _engine._grade_counts(y))
+    want = np.stack([(y >= g).sum(axis=1) for g in range(1, 7)], axis=1)
+    np.testing.assert_array_equal(fast, want)
+    np.testing.assert_array_equal(slow, want)
+
+
 def test_grade_counts_by_hand():
     rng = np.random.default_rng(5)
     y = rng.integers(0, 7, (500, 37)).astype(float)
@@ -422,3 +445,72 @@ def test_top_order_average_keeps_the_tie_group():
     assert pos.shape[1] == counts.max()
     np.testing.assert_array_equal((pos >= 0).sum(axis=1), counts)
     assert np.all(ss[:, 1:] <= ss[:, :-1])  # descending, padding last
+
+
+def _top_reference(s, y, k, n_items=None):
+    """Each row's positions by descending score then input order, with the
+    whole tie group at rank k (np.lexsort), padded with -1."""
+    m, L = s.shape
+    rows = []
+    for i in range(m):
+        n = L if n_items is None else n_items[i]
+        cols = np.arange(n)
+        order = np.lexsort((cols, -s[i, cols]))
+        if n > k:
+            order = order[s[i, order] >= s[i, order[k - 1]]]
+        rows.append(order + i * L)
+    width = max(len(r) for r in rows)
+    want = np.full((m, width), -1)
+    for i, r in enumerate(rows):
+        want[i, : len(r)] = r
+    return want
+
+
+def test_top_order_result_grows_and_shrinks():
+    # the result starts k + 8 columns wide: rows with longer tie groups at
+    # rank k (40 and then 150 items) widen it after narrower rows were
+    # written, and it ends as wide as the longest row
+    rng = np.random.default_rng(8)
+    m, L, k = 6, 200, 5
+    s = rng.random((m, L))
+    s[2, :40] = 2.0  # 40 items tied at the top
+    s[4, 10:160] = 3.0  # 150 items tied at the top
+    y = rng.integers(0, 4, (m, L)).astype(float)
+    with _native.use_kernels(True):
+        pos, ys, ss = _native.top_order(s, y, None, k, whole_group=True)
+    want = _top_reference(s, y, k)
+    assert pos.shape == (m, 150)
+    np.testing.assert_array_equal(pos, want)
+    listed = want >= 0
+    np.testing.assert_array_equal(ys[listed], y.ravel()[want[listed]])
+    np.testing.assert_array_equal(ss[listed], s.ravel()[want[listed]])
+    assert np.all(ys[~listed] == 0) and np.all(ss[~listed] == -np.inf)
+
+    # no ties at all: k columns, narrower than the start
+    s = rng.random((m, L))
+    with _native.use_kernels(True):
+        pos, _, _ = _native.top_order(s, y, None, k, whole_group=True)
+    np.testing.assert_array_equal(pos, _top_reference(s, y, k))
+    assert pos.shape == (m, k)
+
+
+def test_top_order_rows_without_items():
+    s = np.zeros((3, 4))
+    with _native.use_kernels(True):
+        pos, ys, ss = _native.top_order(s, s, np.zeros(3, dtype=np.int64), 2)
+    assert pos.shape == ys.shape == ss.shape == (3, 0)
+
+
+@pytest.mark.parametrize("k", [1, 2, 9, 15])
+def test_top_order_fan_bound_with_the_best_items_in_one_column(k):
+    # the fan bound deals items into 16 strided columns: here the largest
+    # scores all sit in one column (positions 3, 19, 35, ...), so a single
+    # column maximum is above the k-th value
+    rng = np.random.default_rng(9)
+    m, L = 40, 100
+    s = rng.random((m, L))
+    s[:, 3::16] += 10.0
+    y = rng.integers(0, 4, (m, L)).astype(float)
+    with _native.use_kernels(True):
+        pos, _, _ = _native.top_order(s, y, None, k, whole_group=True)
+    np.testing.assert_array_equal(pos, _top_reference(s, y, k))

@@ -401,6 +401,29 @@ def test_as_numeric_array_refuses(x, message):
         as_numeric_array(x, "y_true", "f")
 
 
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_as_numeric_array_accepts_finite_values_whose_squares_overflow(contiguous):
+    # the finiteness check first sums the squares (or the values); here that
+    # sum overflows although every value is finite, and the array passes
+    x = np.array([[1e200, -1e200, 1.7e308], [-1.7e308, 0.0, 5.0]])
+    if not contiguous:
+        x = np.asfortranarray(x)
+    assert as_numeric_array(x, "y_score", "f") is x
+
+
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_as_numeric_array_finds_one_bad_value_among_many(contiguous):
+    x = np.ones((300, 70))
+    x[123, 45] = -np.inf
+    if not contiguous:
+        x = np.asfortranarray(x)
+    with _raises(
+        "y_score of f must not contain NaN or infinity; found infinity at "
+        "index (123, 45)."
+    ):
+        as_numeric_array(x, "y_score", "f")
+
+
 def test_as_numeric_array_refuses_ragged_lists_naming_the_argument():
     with pytest.raises(
         InvalidParameterError,
