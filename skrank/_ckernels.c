@@ -835,10 +835,16 @@ static PyObject *segment_sums(PyObject *self, PyObject *args)
             g += last[i] != 0;
         }
     } else {
+        /* counts: a running integer count, each run's sum the difference at
+         * its last position (exact, so equal to adding in order) */
         const uint8_t *x = xb.buf;
+        int64_t count = 0, before = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
-            out[g] += (double)(x[i] != 0);
-            g += last[i] != 0;
+            count += x[i] != 0;
+            out[g] = (double)(count - before);
+            int end = last[i] != 0;
+            before = end ? count : before;
+            g += end;
         }
     }
     Py_END_ALLOW_THREADS
@@ -1045,56 +1051,76 @@ done:
 /* ------------------------------------------------------------------------ */
 
 PyDoc_STRVAR(head_sums_doc,
-"head_sums(a, start, size, row_first, k, table, mode, out)\n\n"
+"head_sums(a, start, size, row_first, k, table, mode, w, out)\n\n"
 "Per row, the sum over its tie groups that start before rank k of a\n"
 "group's value a times its part of a per-rank weight: with T the group's\n"
 "first rank, t its size and n = min(k - T, t) its positions inside the\n"
 "cutoff, mode 0 adds (a / t) * (table[T + n] - table[T]) (table: the\n"
 "cumulative weights, float64) and mode 1 adds (a * n) / t, in group order\n"
-"from 0.0. a is float64, start, size and row_first int64 (groups numbered\n"
-"row by row, row_first the number of each row's first group), out has\n"
-"one float64 per row.");
+"from 0.0. a is float64: one value per group when w is 0, else one per\n"
+"position of the (m, w) ranking, a group's value then being the sum of\n"
+"its positions' values in rank order from 0.0. start, size and row_first\n"
+"are int64 (groups numbered row by row, row_first the number of each\n"
+"row's first group), out has one float64 per row.");
 
 static PyObject *head_sums(PyObject *self, PyObject *args)
 {
     (void)self;
     Py_buffer ab = {0}, tb = {0}, zb = {0}, fb = {0}, wb = {0}, ob = {0};
-    Py_ssize_t k;
+    Py_ssize_t k, w;
     int mode;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*iw*", &ab, &tb, &zb, &fb, &k, &wb, &mode,
+    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*inw*", &ab, &tb, &zb, &fb, &k, &wb, &mode, &w,
                           &ob))
         return NULL;
-    Py_ssize_t G = ab.len / (Py_ssize_t)sizeof(double);
+    Py_ssize_t G = tb.len / (Py_ssize_t)sizeof(int64_t);
     Py_ssize_t m = fb.len / (Py_ssize_t)sizeof(int64_t);
     Py_ssize_t nw = wb.len / (Py_ssize_t)sizeof(double);
     const int64_t *start = tb.buf, *size = zb.buf, *row_first = fb.buf;
-    int ok = (mode == 0 || mode == 1) && k >= 0 && tb.len == ab.len && zb.len == ab.len &&
-             ob.len == m * (Py_ssize_t)sizeof(double) && (mode == 1 || nw > k);
+    int ok = (mode == 0 || mode == 1) && k >= 0 && w >= 0 && zb.len == tb.len &&
+             ob.len == m * (Py_ssize_t)sizeof(double) && (mode == 1 || nw > k) &&
+             ab.len == (w ? m * w : G) * (Py_ssize_t)sizeof(double);
     for (Py_ssize_t r = 0; ok && r < m; r++)
         ok = row_first[r] >= 0 && row_first[r] <= G && (r == 0 || row_first[r] >= row_first[r - 1]);
-    for (Py_ssize_t g = 0; ok && g < G; g++) ok = start[g] >= 0 && size[g] >= 1;
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "head_sums: inconsistent buffers");
         goto done;
     }
     const double *a = ab.buf, *table = wb.buf;
     double *out = ob.buf;
+    int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < m; r++) {
+    for (Py_ssize_t r = 0; r < m && !bad; r++) {
         int64_t end = r + 1 < m ? row_first[r + 1] : G;
         double acc = 0.0;
         for (int64_t g = row_first[r]; g < end && start[g] < k; g++) {
             int64_t T = start[g], t = size[g];
+            /* only the groups read are checked: a group inside its row */
+            if (T < 0 || t < 1 || (w && T + t > w)) {
+                bad = 1;
+                break;
+            }
             int64_t n = k - T < t ? k - T : t;
+            double v;
+            if (w) {
+                const double *x = a + r * w + T;
+                v = 0.0;
+                for (int64_t j = 0; j < t; j++) v += x[j];
+            } else {
+                v = a[g];
+            }
             if (mode == 0)
-                acc += a[g] / (double)t * (table[T + n] - table[T]);
+                acc += v / (double)t * (table[T + n] - table[T]);
             else
-                acc += a[g] * (double)n / (double)t;
+                acc += v * (double)n / (double)t;
         }
         out[r] = acc;
     }
     Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "head_sums: inconsistent buffers");
+        goto done;
+    }
     result = Py_None;
     Py_INCREF(result);
 done:

@@ -906,12 +906,24 @@ class Ranking:
             self._cache["unassessed"] = self.group_sum(u)
         return self._cache["unassessed"]
 
+    def position_gain(self, gain: str = "linear") -> np.ndarray:
+        """Gain of each position, shape (m, W) (padding has gain 0)."""
+        key = ("position_gain", gain)
+        if key not in self._cache:
+            self._cache[key] = np.ascontiguousarray(gain_values(self.y, gain))
+        return self._cache[key]
+
     def gain(self, gain: str = "linear") -> np.ndarray:
         """Total gain of each group, shape (G,) (padding has gain 0)."""
         key = ("gain", gain)
         if key not in self._cache:
-            self._cache[key] = self.group_sum(gain_values(self.y, gain))
+            self._cache[key] = self.group_sum(self.position_gain(gain))
         return self._cache[key]
+
+    def has_group_sum(self, key) -> bool:
+        """Whether the per-group quantity ``key`` (as cached by
+        :meth:`gain`, :meth:`relevant`, ...) is already computed."""
+        return key in self._cache
 
     def first_relevant(self, level=None, k=None):
         """Where the first relevant item of each row falls, for RR and hit rate.

@@ -183,14 +183,19 @@ def grade_counts(y):
     return out[:, :top]
 
 
-def head_sums(a, r, k: int, table=None):
+def head_sums(a, r, k: int, table=None, positions=False):
     """Per row of the tied ranking ``r``, the sum over its groups that start
     before rank ``k`` of ``(a / t) * (table[T + n] - table[T])`` (a
     cumulative weight ``table``), or of ``(a * n) / t`` without one (``T``,
     ``t``, ``n``: a group's first rank, size and positions inside the
-    cutoff); None when the kernels are off or the groups are not the
-    kernel's."""
-    if not _enabled or a.dtype != np.float64 or a.shape != r.size.shape:
+    cutoff). ``a`` holds one value per group, or with ``positions`` one per
+    position of the ``(m, W)`` ranking, summed over each group's positions
+    in rank order (as :meth:`skrank._engine.Ranking.group_sum` adds) for the
+    groups read only. None when the kernels are off or the groups are not
+    the kernel's."""
+    if not _enabled or a.dtype != np.float64:
+        return None
+    if a.shape != ((r.m, r.width) if positions else r.size.shape):
         return None
     out = np.empty(r.m)
     weights = np.zeros(1) if table is None else np.ascontiguousarray(table)
@@ -202,6 +207,7 @@ def head_sums(a, r, k: int, table=None):
         int(k),
         weights,
         0 if table is not None else 1,
+        r.width if positions else 0,
         out,
     )
     return out

@@ -247,6 +247,34 @@ def test_group_kernels_reject_inconsistent_buffers():
         _native._ckernels.segment_sums(
             np.zeros(3), 8, np.array([1, 0, 0], dtype=np.uint8), np.empty(1)
         )
+    start, size = np.array([0, 2], dtype=np.int64), np.array([2, 2], dtype=np.int64)
+    first = np.array([0], dtype=np.int64)
+    table = np.zeros(5)
+    with pytest.raises(ValueError, match="inconsistent"):  # a group past its row
+        _native._ckernels.head_sums(
+            np.zeros(3), start, size, first, 4, table, 0, 3, np.empty(1)
+        )
+    with pytest.raises(ValueError, match="inconsistent"):  # a group of no item
+        _native._ckernels.head_sums(
+            np.zeros(2),
+            start,
+            np.zeros(2, dtype=np.int64),
+            first,
+            4,
+            table,
+            0,
+            0,
+            np.empty(1),
+        )
+
+
+def test_segment_sums_of_flags_count_each_run():
+    # boolean values are counted per run (hand counts of the runs below)
+    x = np.array([1, 0, 1, 1, 0, 0, 1, 1, 1], dtype=bool)
+    last = np.array([0, 1, 1, 0, 0, 1, 0, 0, 1], dtype=np.uint8)
+    out = np.empty(4)
+    _native._ckernels.segment_sums(x.view(np.uint8), 1, last, out)
+    np.testing.assert_array_equal(out, [1.0, 1.0, 1.0, 3.0])
 
 
 @pytest.mark.parametrize(
@@ -332,6 +360,24 @@ def test_head_sums_equal(metric):
     s = np.round(rng.random(qid.shape[0]), 1)
     fast, slow = both(lambda: skrank.evaluate(y, s, [metric], qid=qid, average=None))
     np.testing.assert_array_equal(fast[metric], slow[metric])
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_head_sums_of_positions_and_of_known_group_sums_equal(gain):
+    # DCG at a cutoff sums the gains of the head groups' positions, or reads
+    # the groups' sums when a metric without a cutoff computed them first
+    # ("dcg" before "dcg@4"): both equal the numpy path
+    rng = np.random.default_rng(13)
+    qid = np.repeat(np.arange(70), rng.integers(1, 120, 70))
+    y = rng.integers(0, 5, qid.shape[0]).astype(float)
+    s = np.round(rng.random(qid.shape[0]), 1)
+    metrics = [f"dcg(gain={gain})", f"dcg(gain={gain})@4", f"ndcg(gain={gain})@9"]
+    for order in (metrics, metrics[::-1]):
+        fast, slow = both(
+            lambda o=order: skrank.evaluate(y, s, o, qid=qid, average=None)
+        )
+        for name in order:
+            np.testing.assert_array_equal(fast[name], slow[name])
 
 
 @pytest.mark.parametrize("metric", ["mrr", "mrr@10", "rr@3", "hit_rate@5", "success@2"])
