@@ -1187,7 +1187,77 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Whole rows in descending order from an ascending sort                     */
+/* ------------------------------------------------------------------------ */
+
+PyDoc_STRVAR(descending_rows_doc,
+"descending_rows(order, m, L, y, s, y_out, s_out)\n\n"
+"order: an (m, L) int64 buffer holding, per row, the columns of an\n"
+"ascending sort of the scores s. Rewritten in place as the flat\n"
+"positions (row * L + column) of the items in descending order (each row\n"
+"read backwards), with y_out and s_out the relevance y and scores s at\n"
+"those positions, in one pass (all float64, (m, L)).");
+
+static PyObject *descending_rows(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer ob = {0}, yb = {0}, sb = {0}, yob = {0}, sob = {0};
+    Py_ssize_t m, L;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "w*nny*y*w*w*", &ob, &m, &L, &yb, &sb, &yob, &sob))
+        return NULL;
+    Py_ssize_t cells = m * L;
+    if (m < 0 || L < 0 || ob.len != cells * (Py_ssize_t)sizeof(int64_t) ||
+        yb.len != cells * (Py_ssize_t)sizeof(double) || sb.len != yb.len ||
+        yob.len != yb.len || sob.len != yb.len) {
+        PyErr_SetString(PyExc_ValueError, "descending_rows: inconsistent buffers");
+        goto done;
+    }
+    int64_t *order = ob.buf;
+    const double *y = yb.buf, *s = sb.buf;
+    double *yo = yob.buf, *so = sob.buf;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < m; r++) {
+        int64_t *o = order + r * L;
+        int64_t base = (int64_t)(r * L);
+        Py_ssize_t j = 0, q = L - 1;
+        for (; j < q; j++, q--) {
+            int64_t a = o[j], b = o[q];
+            bad |= (uint64_t)a >= (uint64_t)L || (uint64_t)b >= (uint64_t)L;
+            o[j] = base + b;
+            o[q] = base + a;
+        }
+        if (j == q) {
+            bad |= (uint64_t)o[j] >= (uint64_t)L;
+            o[j] += base;
+        }
+        if (bad) break;
+        for (j = 0; j < L; j++) {
+            int64_t at = o[j];
+            yo[base + j] = y[at];
+            so[base + j] = s[at];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "descending_rows: a column out of range");
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&yob);
+    PyBuffer_Release(&sob);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"descending_rows", descending_rows, METH_VARARGS, descending_rows_doc},
     {"top_order", top_order, METH_VARARGS, top_order_doc},
     {"first_hits", first_hits, METH_VARARGS, first_hits_doc},
     {"head_sums", head_sums, METH_VARARGS, head_sums_doc},

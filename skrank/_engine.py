@@ -643,6 +643,12 @@ def rank(
         n_items = None  # candidates are padded with -inf, never tied to items
     else:
         n_items = block.n_items
+        if ties == "average" and (k is None or k >= L):
+            # whole rows, tied items in any order: the kernel reads numpy's
+            # ascending sort backwards and gathers relevance and scores
+            ranked = _native.descending_rows(s, y)
+            if ranked is not None:
+                return _ranking_at(block, ranked, ties)
     order = _order(s, y, ties, block.raw_score, tiebreak, secondary, n_items)
     if k is None or k >= L:
         width = L

@@ -560,3 +560,40 @@ def test_top_order_fan_bound_with_the_best_items_in_one_column(k):
     with _native.use_kernels(True):
         pos, _, _ = _native.top_order(s, y, None, k, whole_group=True)
     np.testing.assert_array_equal(pos, _top_reference(s, y, k))
+
+
+@pytest.mark.parametrize("decimals", [1, None])
+def test_descending_rows_is_a_descending_sort(decimals):
+    # whole rows: the scores in descending order (np.sort reversed), each
+    # row's positions a permutation of its own flat positions, and the
+    # relevance read at those positions
+    rng = np.random.default_rng(14)
+    m, L = 40, 57
+    s = rng.random((m, L))
+    if decimals is not None:
+        s = np.round(s, decimals)
+    y = rng.integers(0, 5, (m, L)).astype(float)
+    with _native.use_kernels(True):
+        pos, ys, ss = _native.descending_rows(s, y)
+    np.testing.assert_array_equal(ss, np.sort(s, axis=1)[:, ::-1])
+    np.testing.assert_array_equal(np.sort(pos, axis=1), np.arange(m * L).reshape(m, L))
+    np.testing.assert_array_equal(ys, y.reshape(-1)[pos])
+    np.testing.assert_array_equal(ss, s.reshape(-1)[pos])
+
+
+def test_descending_rows_rejects_columns_out_of_range():
+    order = np.array([[0, 3, 1]], dtype=np.int64)  # 3 is not a column
+    z = np.zeros(3)
+    with pytest.raises(ValueError, match="out of range"):
+        _native._ckernels.descending_rows(order, 1, 3, z, z, np.empty(3), np.empty(3))
+
+
+@pytest.mark.parametrize("metric", ["map", "ndcg", "rprec", "recall@500", "bpref"])
+def test_whole_row_rankings_equal(metric):
+    # metrics that read whole rows rank them with the descending_rows kernel
+    rng = np.random.default_rng(15)
+    qid = np.repeat(np.arange(60), rng.integers(1, 90, 60))
+    y = rng.integers(0, 3, qid.shape[0]).astype(float)
+    s = np.round(rng.random(qid.shape[0]), 1)
+    fast, slow = both(lambda: skrank.evaluate(y, s, [metric], qid=qid, average=None))
+    np.testing.assert_allclose(fast[metric], slow[metric], rtol=1e-12)
