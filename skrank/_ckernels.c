@@ -968,6 +968,100 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(ap_sums_doc,
+"ap_sums(rel, start, size, inside, row_first, harmonic, cut, w, k, out)\n\n"
+"Per row, the sum of the average-precision terms of ap_terms over its\n"
+"groups, in group order, each group's R_before the relevant items of the\n"
+"earlier groups of its row added in group order from 0.0: the row sums\n"
+"of ap_terms(rel, row_before(rel), ...) in one pass. With w = 0, rel,\n"
+"start, size and inside hold one entry per tie group (groups numbered row\n"
+"by row, row_first the number of each row's first group). With w > 0 the\n"
+"ranking has no ties: rel is its (m, w) matrix, every position a group of\n"
+"one item, and the positions before rank k count (all when k < 0); start,\n"
+"size and inside are not read. rel, harmonic and out are float64, the rest\n"
+"int64.");
+
+static PyObject *ap_sums(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer rb = {0}, tb = {0}, zb = {0}, ib = {0}, fb = {0}, hb = {0}, ob = {0};
+    int cut;
+    Py_ssize_t w, k;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*pnnw*", &rb, &tb, &zb, &ib, &fb, &hb, &cut, &w,
+                          &k, &ob))
+        return NULL;
+    Py_ssize_t m = ob.len / (Py_ssize_t)sizeof(double);
+    Py_ssize_t nh = hb.len / (Py_ssize_t)sizeof(double);
+    Py_ssize_t G = rb.len / (Py_ssize_t)sizeof(double);
+    const double *rel = rb.buf, *H = hb.buf;
+    const int64_t *start = tb.buf, *size = zb.buf, *inside = ib.buf, *row_first = fb.buf;
+    double *out = ob.buf;
+    int ok = w >= 0;
+    if (ok && w == 0) {
+        ok = tb.len == rb.len && zb.len == rb.len && ib.len == rb.len &&
+             fb.len == m * (Py_ssize_t)sizeof(int64_t);
+        for (Py_ssize_t r = 0; ok && r < m; r++)
+            ok = row_first[r] >= 0 && row_first[r] <= G &&
+                 (r == 0 || row_first[r] >= row_first[r - 1]);
+        for (Py_ssize_t g = 0; ok && g < G; g++)
+            ok = start[g] >= 0 && inside[g] >= 0 && inside[g] <= size[g] &&
+                 start[g] + inside[g] < nh;
+    } else if (ok) {
+        ok = G == m * w;
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "ap_sums: inconsistent buffers");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (w == 0) {
+        for (Py_ssize_t r = 0; r < m; r++) {
+            int64_t end = r + 1 < m ? row_first[r + 1] : G;
+            double before = 0.0, acc = 0.0;
+            for (int64_t g = row_first[r]; g < end; g++) {
+                double x = rel[g];
+                int64_t T = start[g], t = size[g], n = inside[g];
+                double term;
+                if (t > 1) {
+                    double d = (x - 1.0) / (double)(t - 1);
+                    double c = before + 1.0 - ((double)T + 1.0) * d;
+                    term = x / (double)t * (c * (H[T + n] - H[T]) + d * (double)n);
+                } else {
+                    term = x * (before + 1.0) / ((double)T + 1.0);
+                    if (cut && n <= 0) term = 0.0;
+                }
+                acc += term;
+                before += x;
+            }
+            out[r] = acc;
+        }
+    } else {
+        Py_ssize_t depth = k < 0 || k > w ? w : k;
+        for (Py_ssize_t r = 0; r < m; r++) {
+            const double *x = rel + r * w;
+            double before = 0.0, acc = 0.0;
+            for (Py_ssize_t j = 0; j < depth; j++) {
+                acc += x[j] * (before + 1.0) / ((double)j + 1.0);
+                before += x[j];
+            }
+            out[r] = acc;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&tb);
+    PyBuffer_Release(&zb);
+    PyBuffer_Release(&ib);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Grade counts of the ideal DCG                                             */
 /* ------------------------------------------------------------------------ */
@@ -1263,6 +1357,7 @@ static PyMethodDef methods[] = {
     {"head_sums", head_sums, METH_VARARGS, head_sums_doc},
     {"grade_counts", grade_counts, METH_VARARGS, grade_counts_doc},
     {"ap_terms", ap_terms, METH_VARARGS, ap_terms_doc},
+    {"ap_sums", ap_sums, METH_VARARGS, ap_sums_doc},
     {"row_before", row_before, METH_VARARGS, row_before_doc},
     {"group_rows", group_rows, METH_VARARGS, group_rows_doc},
     {"count_groups", count_groups, METH_VARARGS, count_groups_doc},

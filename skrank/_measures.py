@@ -385,7 +385,9 @@ def _ap_compute(r, k, relevance_level, denominator="R"):
     rel = r.relevant(relevance_level)
     if denominator == "hits":
         return np.where(undefined, 0.0, _ap_over_hits(r, k, rel)), undefined
-    total = r.row_sum(_ap_terms(r, rel, r.in_cutoff(k)))
+    total = _native.ap_sums(r, rel, k, _harmonic(r.width))
+    if total is None:
+        total = r.row_sum(_ap_terms(r, rel, r.in_cutoff(k)))
     if denominator == "min_r_k" and k is not None:
         if np.ndim(k):
             denom = np.minimum(n_rel, k)

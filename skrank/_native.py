@@ -168,6 +168,50 @@ def ap_terms(rel, before, start, size, inside, harmonic, cut: bool):
     return out
 
 
+def ap_sums(r, rel, k, harmonic):
+    """Per row of the ranking ``r``, the sum of average precision's terms
+    (:func:`skrank._measures._ap_terms`) over its groups inside the cutoff
+    ``k`` (None: all), with ``rel`` the relevant items of each group (or of
+    each position when ``r`` has no ties); None when the kernels are off or
+    the cutoff is not one number."""
+    if not _enabled or rel.dtype != np.float64 or (k is not None and np.ndim(k)):
+        return None
+    out = np.empty(r.m)
+    none = np.zeros(0, dtype=np.int64)
+    if r.tied:
+        if rel.shape != r.size.shape:
+            return None
+        inside = r.in_cutoff(k)
+        _ckernels.ap_sums(
+            np.ascontiguousarray(rel),
+            np.ascontiguousarray(r.start, dtype=np.int64),
+            np.ascontiguousarray(r.size, dtype=np.int64),
+            np.ascontiguousarray(inside, dtype=np.int64),
+            np.ascontiguousarray(r.row_first, dtype=np.int64),
+            np.ascontiguousarray(harmonic, dtype=np.float64),
+            inside is not r.size,
+            0,
+            -1,
+            out,
+        )
+        return out
+    if rel.shape != (r.m, r.width) or r.width == 0:
+        return None
+    _ckernels.ap_sums(
+        np.ascontiguousarray(rel),
+        none,
+        none,
+        none,
+        none,
+        np.ascontiguousarray(harmonic, dtype=np.float64),
+        k is not None,
+        r.width,
+        -1 if k is None else int(k),
+        out,
+    )
+    return out
+
+
 def grade_counts(y):
     """Per row of ``y`` (float64, ``(m, n)``), the number of values ``>= g``
     for ``g = 1 .. max(y)``, when ``y`` holds integers in ``0 .. 6`` of

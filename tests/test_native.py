@@ -173,7 +173,12 @@ def test_evaluate_shuffled_rows_equal(ties):
         lambda: skrank.evaluate(y, s, metrics, qid=qid, ties=ties, average=None)
     )
     for name in metrics:
-        np.testing.assert_array_equal(fast[name], slow[name])
+        if name == "map":
+            # the kernel adds each row's AP terms in rank order, numpy's row
+            # sums pairwise: the last bits may differ
+            np.testing.assert_allclose(fast[name], slow[name], rtol=1e-13, atol=0)
+        else:
+            np.testing.assert_array_equal(fast[name], slow[name])
 
 
 def _ranking(s_sorted, y):
@@ -293,6 +298,61 @@ def test_average_precision_terms_equal(metric, ties):
         lambda: skrank.evaluate(y, s, [metric], qid=qid, ties=ties, average=None)
     )
     np.testing.assert_allclose(fast[metric], slow[metric], rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("metric", ["map", "map@5", "map@100", "map(denominator=k)@8"])
+@pytest.mark.parametrize("ties", ["average", "first"])
+@pytest.mark.parametrize("rounding", [1, None])
+def test_average_precision_sums_equal(metric, ties, rounding):
+    # each row's sum of AP terms in one pass (tie groups, or rankings
+    # without ties: "first", or scores without ties), against numpy's terms
+    # and row sums; the dense input has rows of one length
+    rng = np.random.default_rng(16)
+    y = rng.integers(0, 3, (60, 40)).astype(float)
+    s = rng.random((60, 40))
+    if rounding is not None:
+        s = np.round(s, rounding)
+    qid = np.repeat(np.arange(60), 40)
+    fast, slow = both(
+        lambda: skrank.evaluate(
+            y.ravel(), s.ravel(), [metric], qid=qid, ties=ties, average=None
+        )
+    )
+    np.testing.assert_allclose(fast[metric], slow[metric], rtol=1e-13, atol=0)
+
+
+def test_average_precision_sums_by_hand():
+    # one query, no ties: relevant items at ranks 1, 3 and 4 of 5, R = 3:
+    # AP = (1/1 + 2/3 + 3/4) / 3; at k = 3: (1/1 + 2/3) / 3
+    y = [[1.0, 0, 1, 1, 0]]
+    s = [[0.9, 0.8, 0.7, 0.6, 0.5]]
+    with _native.use_kernels(True):
+        got = skrank.evaluate(y, s, ["map", "map@3"], average=None)
+    assert got["map"][0] == pytest.approx((1 + 2 / 3 + 3 / 4) / 3, rel=1e-15)
+    assert got["map@3"][0] == pytest.approx((1 + 2 / 3) / 3, rel=1e-15)
+
+
+def test_average_precision_sums_reject_inconsistent_buffers():
+    one = np.ones(2)
+    ints = np.array([0, 1], dtype=np.int64)
+    H = np.array([0.0, 1.0, 1.5])
+    with pytest.raises(ValueError, match="inconsistent"):  # start + inside past H
+        _native._ckernels.ap_sums(
+            one,
+            np.array([0, 5], dtype=np.int64),
+            ints + 1,
+            ints + 1,
+            np.zeros(1, dtype=np.int64),
+            H,
+            False,
+            0,
+            -1,
+            np.empty(1),
+        )
+    with pytest.raises(ValueError, match="inconsistent"):  # 2 values, 1 x 3 matrix
+        _native._ckernels.ap_sums(
+            one, ints, ints, ints, ints, H, False, 3, -1, np.empty(1)
+        )
 
 
 @pytest.mark.parametrize(
