@@ -973,7 +973,9 @@ PyDoc_STRVAR(ap_sums_doc,
 "Per row, the sum of the average-precision terms of ap_terms over its\n"
 "groups, in group order, each group's R_before the relevant items of the\n"
 "earlier groups of its row added in group order from 0.0: the row sums\n"
-"of ap_terms(rel, row_before(rel), ...) in one pass. With w = 0, rel,\n"
+"of ap_terms(rel, row_before(rel), ...) in one pass (a tied group's term\n"
+"multiplied by the reciprocals of its size and size - 1 where ap_terms\n"
+"divides, so equal to rounding). With w = 0, rel,\n"
 "start, size and inside hold one entry per tie group (groups numbered row\n"
 "by row, row_first the number of each row's first group). With w > 0 the\n"
 "ranking has no ties: rel is its (m, w) matrix, every position a group of\n"
@@ -1004,9 +1006,6 @@ static PyObject *ap_sums(PyObject *self, PyObject *args)
         for (Py_ssize_t r = 0; ok && r < m; r++)
             ok = row_first[r] >= 0 && row_first[r] <= G &&
                  (r == 0 || row_first[r] >= row_first[r - 1]);
-        for (Py_ssize_t g = 0; ok && g < G; g++)
-            ok = start[g] >= 0 && inside[g] >= 0 && inside[g] <= size[g] &&
-                 start[g] + inside[g] < nh;
     } else if (ok) {
         ok = G == m * w;
     }
@@ -1014,23 +1013,43 @@ static PyObject *ap_sums(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "ap_sums: inconsistent buffers");
         goto done;
     }
+    int bad = 0;
+    /* 1/t for the group sizes t (<= nh): a tied group's term multiplies */
+    double *inv = w == 0 ? malloc((size_t)(nh + 1) * sizeof(double)) : NULL;
+    if (w == 0 && !inv) {
+        PyErr_NoMemory();
+        goto done;
+    }
     Py_BEGIN_ALLOW_THREADS
     if (w == 0) {
-        for (Py_ssize_t r = 0; r < m; r++) {
+        inv[0] = 0.0;
+        for (Py_ssize_t t = 1; t <= nh; t++) inv[t] = 1.0 / (double)t;
+        for (Py_ssize_t r = 0; r < m && !bad; r++) {
             int64_t end = r + 1 < m ? row_first[r + 1] : G;
             double before = 0.0, acc = 0.0;
             for (int64_t g = row_first[r]; g < end; g++) {
                 double x = rel[g];
                 int64_t T = start[g], t = size[g], n = inside[g];
-                double term;
-                if (t > 1) {
-                    double d = (x - 1.0) / (double)(t - 1);
-                    double c = before + 1.0 - ((double)T + 1.0) * d;
-                    term = x / (double)t * (c * (H[T + n] - H[T]) + d * (double)n);
-                } else {
-                    term = x * (before + 1.0) / ((double)T + 1.0);
-                    if (cut && n <= 0) term = 0.0;
+                /* the groups are checked as they are read */
+                if (T < 0 || n < 0 || n > t || T + n >= nh || t < 1 || t > nh) {
+                    bad = 1;
+                    break;
                 }
+                /* both terms, then the one for the group's size chosen
+                 * without a branch (one-item and tied groups alternate at
+                 * random): a one-item group divides as numpy does, a tied
+                 * one multiplies by the reciprocals of its sizes */
+                double single = x * (before + 1.0) / ((double)T + 1.0);
+                if (cut && n <= 0) single = 0.0;
+                double d = (x - 1.0) * inv[t - 1];
+                double c = before + 1.0 - ((double)T + 1.0) * d;
+                double tied = x * inv[t] * (c * (H[T + n] - H[T]) + d * (double)n);
+                uint64_t a_, b_, mask = (uint64_t)0 - (uint64_t)(t > 1);
+                memcpy(&a_, &tied, sizeof a_);
+                memcpy(&b_, &single, sizeof b_);
+                a_ = (a_ & mask) | (b_ & ~mask);
+                double term;
+                memcpy(&term, &a_, sizeof term);
                 acc += term;
                 before += x;
             }
@@ -1049,6 +1068,11 @@ static PyObject *ap_sums(PyObject *self, PyObject *args)
         }
     }
     Py_END_ALLOW_THREADS
+    free(inv);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "ap_sums: inconsistent buffers");
+        goto done;
+    }
     result = Py_None;
     Py_INCREF(result);
 done:

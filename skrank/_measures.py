@@ -187,7 +187,10 @@ def _hits(r: Ranking, k, level):
         return np.bincount(r.row[g], weights=terms, minlength=r.m)
     if _untied_head(r, k):  # every position its own group: the first k
         return r.relevant(level)[:, : int(k)].sum(axis=1)
-    return r.row_sum(r.relevant(level) * r.in_cutoff(k) / r.size)
+    inside = r.in_cutoff(k)
+    if inside is r.size:  # every group wholly inside: r * t / t is r
+        return r.row_sum(r.relevant(level))
+    return r.row_sum(r.relevant(level) * inside / r.size)
 
 
 def _untied_head(r: Ranking, k):
