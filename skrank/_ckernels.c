@@ -592,6 +592,98 @@ static void move_pair(const void *codes, int code_size, int64_t *next, Py_ssize_
     }
 }
 
+/* Above this many codes, rows move in two passes (see group_two_level). */
+#define ONE_PASS_CODES 2048
+
+/* One column moved by the high digit of its rows' codes (code >> shift)
+ * into out, from hnext[digit] on; with low, each row's low digit is also
+ * written at its new place. */
+#define MOVE_HIGH(T, CODE_T)                                                 \
+    for (Py_ssize_t i = 0; i < n; i++) {                                     \
+        uint64_t code = ((const CODE_T *)codes)[i];                           \
+        int64_t p = hnext[code >> shift]++;                                  \
+        ((T *)o)[p] = ((const T *)x)[i];                                     \
+        if (low) low[p] = (uint32_t)(code & mask);                           \
+    }
+
+/* The rows lo .. hi of one column (one high digit) into order by low digit
+ * through scratch, then back. */
+#define MOVE_LOW(T)                                                          \
+    for (int64_t i = lo; i < hi; i++) ((T *)scratch)[lnext[low[i]]++] = ((T *)o)[i]; \
+    memcpy((T *)o + lo, scratch, (size_t)(hi - lo) * sizeof(T));
+
+/* The stable counting sort of group_rows in two passes for many codes: the
+ * rows move by the high digit of their code (at most 256 destinations, so
+ * the writes stay in cache), then within each high digit by the low digit,
+ * through a scratch buffer as large as the largest high digit's rows.
+ * Returns 0, or -1 when memory runs out. */
+static int group_two_level(const void *codes, int code_size, Py_ssize_t n, Py_ssize_t n_codes,
+                           const int64_t *starts, int n_cols, Py_buffer *in, Py_buffer *out,
+                           const Py_ssize_t *sizes)
+{
+    int shift = 0;
+    while (((uint64_t)(n_codes - 1) >> shift) >= 256) shift++;
+    uint64_t mask = ((uint64_t)1 << shift) - 1;
+    Py_ssize_t nh = (Py_ssize_t)((uint64_t)(n_codes - 1) >> shift) + 1;
+    int64_t hstart[257], hnext[256];
+    for (Py_ssize_t h = 0; h < nh; h++) hstart[h] = starts[h << shift];
+    hstart[nh] = n;
+    Py_ssize_t largest = 0;
+    for (Py_ssize_t h = 0; h < nh; h++)
+        if (hstart[h + 1] - hstart[h] > largest) largest = hstart[h + 1] - hstart[h];
+    uint32_t *low_digits = malloc((size_t)(n > 0 ? n : 1) * sizeof(uint32_t));
+    int64_t *lnext = malloc(((size_t)mask + 1) * sizeof(int64_t));
+    void *scratch = malloc((size_t)(largest > 0 ? largest : 1) * 8);
+    if (!low_digits || !lnext || !scratch) {
+        free(low_digits);
+        free(lnext);
+        free(scratch);
+        return -1;
+    }
+    for (int c = 0; c < n_cols; c++) {
+        const void *x = in[c].buf;
+        void *o = out[c].buf;
+        uint32_t *low = c == 0 ? low_digits : NULL;
+        memcpy(hnext, hstart, (size_t)nh * sizeof(int64_t));
+        if (code_size == 2) {
+            switch (sizes[c]) {
+            case 1: MOVE_HIGH(uint8_t, uint16_t) break;
+            case 2: MOVE_HIGH(uint16_t, uint16_t) break;
+            case 4: MOVE_HIGH(uint32_t, uint16_t) break;
+            default: MOVE_HIGH(uint64_t, uint16_t) break;
+            }
+        } else {
+            switch (sizes[c]) {
+            case 1: MOVE_HIGH(uint8_t, uint64_t) break;
+            case 2: MOVE_HIGH(uint16_t, uint64_t) break;
+            case 4: MOVE_HIGH(uint32_t, uint64_t) break;
+            default: MOVE_HIGH(uint64_t, uint64_t) break;
+            }
+        }
+    }
+    const uint32_t *low = low_digits;
+    for (Py_ssize_t h = 0; h < nh; h++) {
+        int64_t lo = hstart[h], hi = hstart[h + 1];
+        Py_ssize_t first = h << shift;
+        Py_ssize_t count = n_codes - first < (Py_ssize_t)mask + 1 ? n_codes - first
+                                                                   : (Py_ssize_t)mask + 1;
+        for (int c = 0; c < n_cols; c++) {
+            void *o = out[c].buf;
+            for (Py_ssize_t j = 0; j < count; j++) lnext[j] = starts[first + j] - lo;
+            switch (sizes[c]) {
+            case 1: MOVE_LOW(uint8_t) break;
+            case 2: MOVE_LOW(uint16_t) break;
+            case 4: MOVE_LOW(uint32_t) break;
+            default: MOVE_LOW(uint64_t) break;
+            }
+        }
+    }
+    free(low_digits);
+    free(lnext);
+    free(scratch);
+    return 0;
+}
+
 #define MAX_COLUMNS 8
 
 static PyObject *group_rows(PyObject *self, PyObject *args)
@@ -648,7 +740,7 @@ static PyObject *group_rows(PyObject *self, PyObject *args)
         goto done;
     }
     /* codes must stay below n_codes: checked before any write */
-    int out_of_range = 0;
+    int out_of_range = 0, no_memory = 0;
     Py_BEGIN_ALLOW_THREADS
     if (code_size == 2) {
         const uint16_t *codes = cb.buf;
@@ -657,7 +749,10 @@ static PyObject *group_rows(PyObject *self, PyObject *args)
         const uint64_t *codes = cb.buf;
         for (Py_ssize_t i = 0; i < n; i++) out_of_range |= codes[i] >= (uint64_t)n_codes;
     }
-    if (!out_of_range) {
+    if (!out_of_range && n_codes > ONE_PASS_CODES) {
+        no_memory = group_two_level(cb.buf, code_size, n, n_codes, sb.buf, (int)n_cols, in,
+                                    out, sizes) < 0;
+    } else if (!out_of_range) {
         Py_ssize_t c = 0;
         if (n_cols >= 2 && sizes[0] == 8 && sizes[1] == 8) {
             memcpy(next, sb.buf, (size_t)n_codes * sizeof(int64_t));
@@ -673,6 +768,10 @@ static PyObject *group_rows(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     if (out_of_range) {
         PyErr_SetString(PyExc_ValueError, "group_rows: a code is out of range");
+        goto done;
+    }
+    if (no_memory) {
+        PyErr_NoMemory();
         goto done;
     }
     result = Py_None;

@@ -69,7 +69,7 @@ def test_use_kernels_restores_the_setting():
 
 
 @pytest.mark.parametrize("code_dtype", [np.uint16, np.int64, np.int32])
-@pytest.mark.parametrize("n_codes", [1, 7, 3000])
+@pytest.mark.parametrize("n_codes", [1, 7, 3000, 40000])
 def test_group_rows_is_a_stable_sort(code_dtype, n_codes):
     # numpy's stable argsort is the reference order
     rng = np.random.default_rng(n_codes)
@@ -92,6 +92,33 @@ def test_group_rows_is_a_stable_sort(code_dtype, n_codes):
     for got, column in zip(out, columns, strict=True):
         assert got.dtype == column.dtype
         np.testing.assert_array_equal(got, column[order])
+
+
+@pytest.mark.parametrize("n_codes", [2049, 2**20 + 3])
+def test_group_rows_in_two_passes_is_a_stable_sort(n_codes):
+    # above 2048 codes rows move by the high digit of their code, then by
+    # the low one; here with codes crowded in a few high digits (the rest
+    # empty) and one code holding a third of the rows
+    rng = np.random.default_rng(n_codes)
+    n = 30_000
+    codes = np.where(
+        rng.random(n) < 0.3, n_codes - 1, rng.integers(0, n_codes // 50 + 1, n)
+    ).astype(np.int64)
+    counts = np.bincount(codes, minlength=n_codes)
+    columns = [
+        rng.random(n),
+        rng.random(n) < 0.5,
+        rng.integers(0, 9, n).astype(np.int16),
+    ]
+    with _native.use_kernels(True):
+        out = _native.group_rows(codes, counts, columns)
+        empty = _native.group_rows(
+            np.zeros(0, np.int64), np.zeros(n_codes, np.int64), [np.zeros(0)]
+        )
+    order = np.argsort(codes, kind="stable")
+    for got, column in zip(out, columns, strict=True):
+        np.testing.assert_array_equal(got, column[order])
+    assert empty[0].shape == (0,)
 
 
 def test_group_rows_one_column_and_empty():
