@@ -820,52 +820,44 @@ static PyObject *count_groups(PyObject *self, PyObject *args)
 }
 
 PyDoc_STRVAR(fill_groups_doc,
-"fill_groups(s, m, w, bounds, size, row, start, row_first)\n\n"
+"fill_groups(s, m, w, size, start, row_first, last)\n\n"
 "The tie groups of the (m, w) float64 scores s (see count_groups), G of\n"
-"them, numbered row by row, written into int64 buffers: bounds the flat\n"
-"position of each group's first item and m * w last; size (G entries)\n"
-"each group's number of items; row and start (G + 1 entries, the last\n"
-"one scratch) each group's row and the rank of its first item in the\n"
-"row; row_first (m entries) the number of each row's first group; and\n"
-"last (m * w bytes) whether each position is the last of its group.");
+"them, numbered row by row, written into int64 buffers: size (G entries)\n"
+"each group's number of items; start (G + 1 entries, the last one\n"
+"scratch) the rank of each group's first item in its row; row_first (m\n"
+"entries) the number of each row's first group; and last (m * w bytes)\n"
+"whether each position is the last of its group.");
 
 static PyObject *fill_groups(PyObject *self, PyObject *args)
 {
     (void)self;
-    Py_buffer sb = {0}, bb = {0}, zb = {0}, rb = {0}, tb = {0}, fb = {0};
+    Py_buffer sb = {0}, zb = {0}, tb = {0}, fb = {0}, lb = {0};
     Py_ssize_t m, w;
     PyObject *result = NULL;
-    Py_buffer lb = {0};
-    if (!PyArg_ParseTuple(args, "y*nnw*w*w*w*w*w*", &sb, &m, &w, &bb, &zb, &rb, &tb, &fb,
-                          &lb))
+    if (!PyArg_ParseTuple(args, "y*nnw*w*w*w*", &sb, &m, &w, &zb, &tb, &fb, &lb))
         return NULL;
     Py_ssize_t n = m * w;
-    Py_ssize_t G = bb.len / (Py_ssize_t)sizeof(int64_t) - 1;
     Py_ssize_t cell = (Py_ssize_t)sizeof(int64_t);
-    if (m < 0 || w < 1 || sb.len != n * (Py_ssize_t)sizeof(double) || G < 0 ||
-        zb.len != G * cell || rb.len != (G + 1) * cell || tb.len != (G + 1) * cell ||
-        fb.len != m * cell || lb.len != n) {
+    Py_ssize_t G = zb.len / cell;
+    if (m < 0 || w < 1 || sb.len != n * (Py_ssize_t)sizeof(double) || zb.len != G * cell ||
+        tb.len != (G + 1) * cell || fb.len != m * cell || lb.len != n) {
         PyErr_SetString(PyExc_ValueError, "fill_groups: inconsistent buffers");
         goto done;
     }
     const double *s = sb.buf;
-    int64_t *bounds = bb.buf, *size = zb.buf, *row = rb.buf, *start = tb.buf;
-    int64_t *row_first = fb.buf;
+    int64_t *size = zb.buf, *start = tb.buf, *row_first = fb.buf;
     uint8_t *last = lb.buf;
     Py_ssize_t found = 0;
     Py_BEGIN_ALLOW_THREADS
-    /* each position writes its group's entry, kept only where a group
-     * begins (the next one overwrites it otherwise): no branch per item */
+    /* each position writes its rank as its group's start, kept only where
+     * a group begins (the next one overwrites it otherwise): no branch per
+     * item */
     for (Py_ssize_t r = 0; r < m && found <= G; r++) {
         const double *x = s + r * w;
         row_first[r] = found;
-        bounds[found] = r * w;
-        row[found] = r;
         start[found] = 0;
         found++;
         for (Py_ssize_t j = 1; j < w && found <= G; j++) {
-            bounds[found] = r * w + j;
-            row[found] = r;
             start[found] = j;
             int begins = x[j] != x[j - 1];
             last[r * w + j - 1] = (uint8_t)begins;
@@ -874,8 +866,12 @@ static PyObject *fill_groups(PyObject *self, PyObject *args)
         last[r * w + w - 1] = 1;
     }
     if (found == G) {
-        bounds[G] = n;
-        for (Py_ssize_t g = 0; g < G; g++) size[g] = bounds[g + 1] - bounds[g];
+        /* a group ends where the next group of its row starts, or at w */
+        for (Py_ssize_t r = 0; r < m; r++) {
+            int64_t end = r + 1 < m ? row_first[r + 1] : G;
+            for (int64_t g = row_first[r]; g < end; g++)
+                size[g] = (g + 1 < end ? start[g + 1] : w) - start[g];
+        }
     }
     Py_END_ALLOW_THREADS
     if (found != G) {
@@ -886,9 +882,7 @@ static PyObject *fill_groups(PyObject *self, PyObject *args)
     Py_INCREF(result);
 done:
     PyBuffer_Release(&sb);
-    PyBuffer_Release(&bb);
     PyBuffer_Release(&zb);
-    PyBuffer_Release(&rb);
     PyBuffer_Release(&tb);
     PyBuffer_Release(&fb);
     PyBuffer_Release(&lb);

@@ -743,8 +743,8 @@ class Ranking:
         groups = None if s_sorted is None else _native.tie_groups(s_sorted)
         if groups:
             self.tied = True
-            bounds, self.size, self.row, self.start, self.row_first, last = groups
-            self._first = bounds[:-1]
+            self.size, self.start, self.row_first, last = groups
+            self._row = None  # found from row_first when first asked for
             self._last = last
             self._new = None
         elif s_sorted is not None and groups is None:
@@ -758,9 +758,8 @@ class Ranking:
                 bounds[:-1] = first
                 bounds[-1] = m * w
                 self.size = np.diff(bounds)
-                self.row = first // w
-                self.start = first - self.row * w
-                self._first = first
+                self._row = first // w
+                self.start = first - self._row * w
                 # groups are numbered row by row: each row's first group
                 self.row_first = np.searchsorted(
                     first, np.arange(0, m * w, w, dtype=np.intp)
@@ -770,10 +769,17 @@ class Ranking:
             # every position is a group: the group arrays are the (m, W)
             # matrices themselves, and these broadcast against them
             self.size = np.ones((1, 1), dtype=np.intp)
-            self.row = np.arange(m, dtype=np.intp)[:, None]
+            self._row = np.arange(m, dtype=np.intp)[:, None]
             self.start = np.arange(w, dtype=np.intp)[None, :]
-            self._first = None
             self.row_first = None
+
+    @property
+    def row(self) -> np.ndarray:
+        """The row of each group, shape (G,) (``(m, 1)`` without ties)."""
+        if self._row is None:
+            counts = np.diff(self.row_first, append=self.size.shape[0])
+            self._row = np.repeat(np.arange(self.m, dtype=np.intp), counts)
+        return self._row
 
     # -- group arithmetic ---------------------------------------------------
     # Group arrays have shape (G,) when groups are tied, else (m, W).

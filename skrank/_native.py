@@ -90,12 +90,11 @@ def tie_groups(s_sorted):
     """The tie groups of rows of scores in rank order, or None.
 
     Returns ``()`` when every position is a group of its own, else
-    ``(bounds, size, row, start, row_first, last)``: int arrays of the flat
-    position of each group's first item (and ``m * w`` last), each group's
-    size, row and first rank, and the number of each row's first group,
-    groups numbered row by row (see :class:`skrank._engine.Ranking`), and
-    whether each position is the last of its group (for
-    :func:`segment_sums`). None when the kernels are off.
+    ``(size, start, row_first, last)``: int arrays of each group's size and
+    first rank and of the number of each row's first group, groups numbered
+    row by row (see :class:`skrank._engine.Ranking`), and whether each
+    position is the last of its group (for :func:`segment_sums`). None when
+    the kernels are off.
     """
     if not _enabled or s_sorted.dtype != np.float64 or s_sorted.size == 0:
         return None
@@ -104,14 +103,12 @@ def tie_groups(s_sorted):
     n_groups = _ckernels.count_groups(ss, m, w)
     if n_groups == m * w:
         return ()
-    bounds = np.empty(n_groups + 1, dtype=np.int64)
     size = np.empty(n_groups, dtype=np.int64)
-    row = np.empty(n_groups + 1, dtype=np.int64)
     start = np.empty(n_groups + 1, dtype=np.int64)
     row_first = np.empty(m, dtype=np.int64)
     last = np.empty(m * w, dtype=np.uint8)
-    _ckernels.fill_groups(ss, m, w, bounds, size, row, start, row_first, last)
-    return bounds, size, row[:-1], start[:-1], row_first, last
+    _ckernels.fill_groups(ss, m, w, size, start, row_first, last)
+    return size, start[:-1], row_first, last
 
 
 def segment_sums(x, last, n_groups):

@@ -270,7 +270,7 @@ def test_group_kernels_reject_inconsistent_buffers():
         _native._ckernels.count_groups(s, 3, 3)
     last = np.zeros(6, dtype=np.uint8)
     with pytest.raises(ValueError, match="inconsistent|differs"):
-        _native._ckernels.fill_groups(s, 2, 3, small, small, small, small, small, last)
+        _native._ckernels.fill_groups(s, 2, 3, small, small, small, last)
     with pytest.raises(ValueError, match="inconsistent"):  # 3 positions, 2 runs
         _native._ckernels.segment_sums(
             np.zeros(3), 8, np.array([1, 0, 1], dtype=np.uint8), np.empty(1)
