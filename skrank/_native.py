@@ -11,10 +11,15 @@ falls back to numpy when the extension is missing or switched off:
   both paths and compare them).
 
 A kernel gives the numpy path's result, its additions done in the same
-order, with one exception: :func:`row_before` restarts its running sums at
-each row where numpy subtracts running totals taken across rows, so that
-the two agree exactly on counts and to rounding on other values (the
-kernel's sums are the more accurate).
+order, with two exceptions, which agree exactly on counts and to rounding
+on other values:
+
+* :func:`row_before` restarts its running sums at each row where numpy
+  subtracts running totals taken across rows (the kernel's sums are the
+  more accurate);
+* :func:`ap_sums` adds each row's average-precision terms in rank order
+  where numpy's row sums add them pairwise, and multiplies a tied group's
+  term by the reciprocals of its size where numpy divides.
 """
 
 from __future__ import annotations
