@@ -25,6 +25,7 @@ reference.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
@@ -1027,6 +1028,16 @@ class Ranking:
     def _pool_count(self, key, level, relevant):
         """Judged items of each query's pool that are (not) relevant."""
         key = (key, level)
+        if key not in self._cache and relevant and "grade_counts" in self._cache:
+            # graded labels counted already (for the ideal DCG): R is the
+            # number of grades at least the level (y > 0: at least 1)
+            counts = self._cache["grade_counts"]
+            g = 1 if level is None else math.ceil(level)
+            if counts is not None and g >= 1:
+                if g <= counts.shape[1]:
+                    self._cache[key] = counts[:, g - 1]
+                else:
+                    self._cache[key] = np.zeros(self.m, dtype=counts.dtype)
         if key not in self._cache:
             y, valid, judged = self._pool()
             counted = y > 0 if level is None else y >= level
@@ -1058,7 +1069,7 @@ class Ranking:
         depth = n if k is None else min(int(k), n)
         counts = None
         if gain in ("linear", "exponential"):
-            counts = _grade_counts(y)
+            counts = self.grade_counts()
         if counts is None:
             ideal = gain_values(self.ideal_relevance(k), gain)
             value = ideal @ discount(ideal.shape[1], log_base)
@@ -1070,6 +1081,14 @@ class Ranking:
             value = (cum[np.minimum(counts, depth)] * step).sum(axis=1)
         self._cache[key] = value
         return value
+
+    def grade_counts(self):
+        """Per row, the number of judged items of grade at least ``g`` for
+        ``g = 1 .. max(y)`` (see :func:`_grade_counts`), or None when the
+        relevance values are not such grades; counted once."""
+        if "grade_counts" not in self._cache:
+            self._cache["grade_counts"] = _grade_counts(self._ideal_pool())
+        return self._cache["grade_counts"]
 
     def _ideal_pool(self):
         """Each query's judged relevance values (0 for padding and unjudged)."""

@@ -684,3 +684,29 @@ def test_whole_row_rankings_equal(metric):
     s = np.round(rng.random(qid.shape[0]), 1)
     fast, slow = both(lambda: skrank.evaluate(y, s, [metric], qid=qid, average=None))
     np.testing.assert_allclose(fast[metric], slow[metric], rtol=1e-12)
+
+
+@pytest.mark.parametrize("level", [None, 0.5, 1, 1.5, 2, 4, 7, 0, -1])
+@pytest.mark.parametrize("masked", [False, True])
+def test_relevant_counts_from_the_grade_counts(level, masked):
+    # once the ideal DCG has counted the grades, R (the relevant items of
+    # each query) is read from those counts: the same as counting y >= level
+    # (y > 0 without a level) over the judged real items with numpy
+    rng = np.random.default_rng(17)
+    m, L = 30, 12
+    y = rng.integers(0, 5, (m, L)).astype(float)
+    s = np.round(rng.random((m, L)), 1)
+    n_items = judged = None
+    if masked:
+        n_items = rng.integers(1, L + 1, m)
+        judged = rng.random((m, L)) < 0.7
+    block = _engine.Block(rows=np.arange(m), y=y, s=s, n_items=n_items, judged=judged)
+    want_mask = y > 0 if level is None else y >= level
+    if masked:
+        want_mask = want_mask & judged & (np.arange(L)[None, :] < n_items[:, None])
+    want = np.count_nonzero(want_mask, axis=1)
+    for on in (True, False):
+        with _native.use_kernels(on):
+            r = _engine.rank(block)
+            r.ideal_dcg(5)  # counts the grades
+            np.testing.assert_array_equal(r.n_relevant(level), want)
