@@ -785,6 +785,53 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(code_counts_doc,
+"code_counts(codes, code_size, out)\n\n"
+"The number of rows of each code: codes a buffer of unsigned integers of\n"
+"code_size bytes (2 or 8), each below len(out); out an int64 buffer,\n"
+"overwritten.");
+
+static PyObject *code_counts(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer cb = {0}, ob = {0};
+    int code_size;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*iw*", &cb, &code_size, &ob)) return NULL;
+    Py_ssize_t n_codes = ob.len / (Py_ssize_t)sizeof(int64_t);
+    if ((code_size != 2 && code_size != 8) || cb.len % code_size) {
+        PyErr_SetString(PyExc_ValueError, "code_counts: inconsistent buffers");
+        goto done;
+    }
+    Py_ssize_t n = cb.len / code_size;
+    int64_t *out = ob.buf;
+    int out_of_range = 0;
+    Py_BEGIN_ALLOW_THREADS
+    memset(out, 0, (size_t)n_codes * sizeof(int64_t));
+    if (code_size == 2) {
+        const uint16_t *codes = cb.buf;
+        for (Py_ssize_t i = 0; i < n; i++) out_of_range |= codes[i] >= n_codes;
+        if (!out_of_range)
+            for (Py_ssize_t i = 0; i < n; i++) out[codes[i]]++;
+    } else {
+        const uint64_t *codes = cb.buf;
+        for (Py_ssize_t i = 0; i < n; i++) out_of_range |= codes[i] >= (uint64_t)n_codes;
+        if (!out_of_range)
+            for (Py_ssize_t i = 0; i < n; i++) out[codes[i]]++;
+    }
+    Py_END_ALLOW_THREADS
+    if (out_of_range) {
+        PyErr_SetString(PyExc_ValueError, "code_counts: a code is out of range");
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Tie groups of ranked rows.                                                */
 /* ------------------------------------------------------------------------ */
@@ -1477,6 +1524,7 @@ static PyMethodDef methods[] = {
     {"ap_sums", ap_sums, METH_VARARGS, ap_sums_doc},
     {"row_before", row_before, METH_VARARGS, row_before_doc},
     {"group_rows", group_rows, METH_VARARGS, group_rows_doc},
+    {"code_counts", code_counts, METH_VARARGS, code_counts_doc},
     {"count_groups", count_groups, METH_VARARGS, count_groups_doc},
     {"fill_groups", fill_groups, METH_VARARGS, fill_groups_doc},
     {"segment_sums", segment_sums, METH_VARARGS, segment_sums_doc},

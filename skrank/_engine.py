@@ -215,17 +215,22 @@ def factorize(values: np.ndarray):
 
 
 def _small_range(values: np.ndarray):
-    """``(min, values - min)`` for integer values spanning at most 2**16
-    values (offsets as uint16), else None."""
+    """``(min, values - min, counts)`` for integer values spanning at most
+    2**16 values (offsets as uint16; ``counts`` the number of each offset),
+    else None."""
     if values.dtype.kind not in "iu" or values.shape[0] == 0:
         return None
     lo = int(values.min())
-    if int(values.max()) - lo >= 1 << 16:
+    span = int(values.max()) - lo + 1
+    if span > 1 << 16:
         return None
     wide = np.int64 if values.dtype.kind == "i" else np.uint64
     offset = np.empty(values.shape, dtype=np.uint16)
     np.subtract(values, wide(lo), out=offset, dtype=wide, casting="unsafe")
-    return lo, offset
+    counts = _native.code_counts(offset, span)
+    if counts is None:
+        counts = np.bincount(offset, minlength=span)
+    return lo, offset, counts
 
 
 def stable_group_order(codes: np.ndarray, n_codes: int) -> np.ndarray:
@@ -292,7 +297,9 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
         if small is None:
             uniques, code = factorize(qid)
             n_queries = uniques.shape[0]
-            lengths = np.bincount(code, minlength=n_queries)
+            lengths = _native.code_counts(code, n_queries)
+            if lengths is None:
+                lengths = np.bincount(code, minlength=n_queries)
             grouped = _native.group_rows(code, lengths, columns)
             if grouped is None:
                 order = stable_group_order(code, n_queries)
@@ -304,8 +311,7 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
             # integer ids of a short range: their offsets from the smallest id
             # order the rows as the codes would, with no code per row needed
             # until asked for (sample weights)
-            lo, offset = small
-            counts = np.bincount(offset)
+            lo, offset, counts = small
             present = np.flatnonzero(counts)
             wide = np.int64 if qid.dtype.kind == "i" else np.uint64
             uniques = (present.astype(wide) + wide(lo)).astype(qid.dtype)

@@ -91,6 +91,21 @@ def group_rows(codes, counts, columns):
     return outputs
 
 
+def code_counts(codes, n_codes: int):
+    """The number of rows of each code (``np.bincount(codes,
+    minlength=n_codes)``, with no temporary copy of the codes); ``codes``
+    are uint16 or non-negative int64 below ``n_codes``. None when the
+    kernels are off."""
+    if not _enabled or codes.dtype not in (np.uint16, np.int64):
+        return None
+    out = np.empty(int(n_codes), dtype=np.int64)
+    codes = np.ascontiguousarray(codes)
+    if codes.dtype == np.int64:
+        codes = codes.view(np.uint64)
+    _ckernels.code_counts(codes, codes.dtype.itemsize, out)
+    return out
+
+
 def tie_groups(s_sorted):
     """The tie groups of rows of scores in rank order, or None.
 

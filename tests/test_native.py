@@ -710,3 +710,21 @@ def test_relevant_counts_from_the_grade_counts(level, masked):
             r = _engine.rank(block)
             r.ideal_dcg(5)  # counts the grades
             np.testing.assert_array_equal(r.n_relevant(level), want)
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.int64])
+def test_code_counts_equal_bincount(dtype):
+    rng = np.random.default_rng(18)
+    codes = rng.integers(0, 3000, 50_000).astype(dtype)
+    with _native.use_kernels(True):
+        got = _native.code_counts(codes, 3005)
+    np.testing.assert_array_equal(got, np.bincount(codes, minlength=3005))
+    with _native.use_kernels(False):
+        assert _native.code_counts(codes, 3005) is None
+
+
+def test_code_counts_rejects_codes_out_of_range():
+    with pytest.raises(ValueError, match="out of range"):
+        _native._ckernels.code_counts(
+            np.array([0, 4], dtype=np.uint16), 2, np.empty(3, dtype=np.int64)
+        )
