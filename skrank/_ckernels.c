@@ -1450,20 +1450,23 @@ done:
 /* ------------------------------------------------------------------------ */
 
 PyDoc_STRVAR(descending_rows_doc,
-"descending_rows(order, m, L, y, s, y_out, s_out)\n\n"
+"descending_rows(order, m, L, y, s, y_out, s_out, positions)\n\n"
 "order: an (m, L) int64 buffer holding, per row, the columns of an\n"
-"ascending sort of the scores s. Rewritten in place as the flat\n"
-"positions (row * L + column) of the items in descending order (each row\n"
-"read backwards), with y_out and s_out the relevance y and scores s at\n"
-"those positions, in one pass (all float64, (m, L)).");
+"ascending sort of the scores s. y_out and s_out receive the relevance y\n"
+"and scores s of the items in descending order (each row read\n"
+"backwards), all float64 (m, L); with positions true, order is rewritten\n"
+"in place as the flat positions (row * L + column) of those items, in the\n"
+"same pass.");
 
 static PyObject *descending_rows(PyObject *self, PyObject *args)
 {
     (void)self;
     Py_buffer ob = {0}, yb = {0}, sb = {0}, yob = {0}, sob = {0};
     Py_ssize_t m, L;
+    int positions;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "w*nny*y*w*w*", &ob, &m, &L, &yb, &sb, &yob, &sob))
+    if (!PyArg_ParseTuple(args, "w*nny*y*w*w*p", &ob, &m, &L, &yb, &sb, &yob, &sob,
+                          &positions))
         return NULL;
     Py_ssize_t cells = m * L;
     if (m < 0 || L < 0 || ob.len != cells * (Py_ssize_t)sizeof(int64_t) ||
@@ -1477,7 +1480,22 @@ static PyObject *descending_rows(PyObject *self, PyObject *args)
     double *yo = yob.buf, *so = sob.buf;
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < m; r++) {
+    for (Py_ssize_t r = 0; r < m && !positions; r++) {
+        /* the rows read backwards, order left as it is */
+        const int64_t *o = order + r * L;
+        const int64_t base = (int64_t)(r * L);
+        for (Py_ssize_t j = 0; j < L; j++) {
+            int64_t c = o[L - 1 - j];
+            if ((uint64_t)c >= (uint64_t)L) {
+                bad = 1;
+                break;
+            }
+            yo[base + j] = y[base + c];
+            so[base + j] = s[base + c];
+        }
+        if (bad) break;
+    }
+    for (Py_ssize_t r = 0; r < m && positions; r++) {
         int64_t *o = order + r * L;
         int64_t base = (int64_t)(r * L);
         Py_ssize_t j = 0, q = L - 1;

@@ -653,7 +653,10 @@ def rank(
         if ties == "average" and (k is None or k >= L):
             # whole rows, tied items in any order: the kernel reads numpy's
             # ascending sort backwards and gathers relevance and scores
-            ranked = _native.descending_rows(s, y)
+            # (the positions only to read judged and unassessed flags)
+            ranked = _native.descending_rows(
+                s, y, positions=block.judged is not None or block.unassessed is not None
+            )
             if ranked is not None:
                 return _ranking_at(block, ranked, ties)
     order = _order(s, y, ties, block.raw_score, tiebreak, secondary, n_items)
@@ -687,10 +690,12 @@ def rank(
 
 
 def _ranking_at(block: Block, ranked, ties) -> Ranking:
-    """The :class:`Ranking` of a block from :func:`skrank._native.top_order`:
-    the flat positions of its ranked items (``-1``: no item; such positions
-    are padding: relevance 0, score ``-inf``, neither judged nor unassessed,
-    as in :func:`_candidates`) and their relevance and scores."""
+    """The :class:`Ranking` of a block from :func:`skrank._native.top_order`
+    or :func:`skrank._native.descending_rows`: the flat positions of its
+    ranked items (``-1``: no item; such positions are padding: relevance 0,
+    score ``-inf``, neither judged nor unassessed, as in :func:`_candidates`;
+    None when the block has neither judged nor unassessed flags to read)
+    and their relevance and scores."""
     idx, y_sorted, s_sorted = ranked
     where = []  # (positions to read, padding mask), found once when needed
 
@@ -709,7 +714,7 @@ def _ranking_at(block: Block, ranked, ties) -> Ranking:
         block=block,
         y=y_sorted,
         judged=take(block.judged, False),
-        width=idx.shape[1],
+        width=y_sorted.shape[1],
         s_sorted=s_sorted if ties == "average" else None,
         unassessed=take(block.unassessed, False),
     )

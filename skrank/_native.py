@@ -293,14 +293,15 @@ def first_hits(rel, r, k):
     return rows, out[rows]
 
 
-def descending_rows(s, y):
+def descending_rows(s, y, positions=True):
     """Each row of the ``(m, L)`` float64 scores ``s`` in descending order,
     or None when the kernels are off or the arrays are not float64.
 
     Returns ``(pos, y_sorted, s_sorted)``: the flat positions (``row * L +
-    column``) of the items in rank order and their relevance and scores,
-    from numpy's ascending sort of the rows read backwards (the order of
-    tied items is arbitrary, as for any unstable sort).
+    column``) of the items in rank order (None without ``positions``) and
+    their relevance and scores, from numpy's ascending sort of the rows read
+    backwards (the order of tied items is arbitrary, as for any unstable
+    sort).
     """
     if not _enabled or s.dtype != np.float64 or y.dtype != np.float64:
         return None
@@ -313,7 +314,9 @@ def descending_rows(s, y):
     order = np.ascontiguousarray(order)
     y_sorted = np.empty((m, L))
     s_sorted = np.empty((m, L))
-    _ckernels.descending_rows(order, m, L, y, s, y_sorted, s_sorted)
+    _ckernels.descending_rows(order, m, L, y, s, y_sorted, s_sorted, bool(positions))
+    if not positions:
+        return None, y_sorted, s_sorted
     return order.astype(np.intp, copy=False), y_sorted, s_sorted
 
 

@@ -666,13 +666,22 @@ def test_descending_rows_is_a_descending_sort(decimals):
     np.testing.assert_array_equal(np.sort(pos, axis=1), np.arange(m * L).reshape(m, L))
     np.testing.assert_array_equal(ys, y.reshape(-1)[pos])
     np.testing.assert_array_equal(ss, s.reshape(-1)[pos])
+    # without positions: the same sorted rows, order not rewritten
+    with _native.use_kernels(True):
+        none, ys2, ss2 = _native.descending_rows(s, y, positions=False)
+    assert none is None
+    np.testing.assert_array_equal(ys2, ys)
+    np.testing.assert_array_equal(ss2, ss)
 
 
 def test_descending_rows_rejects_columns_out_of_range():
     order = np.array([[0, 3, 1]], dtype=np.int64)  # 3 is not a column
     z = np.zeros(3)
-    with pytest.raises(ValueError, match="out of range"):
-        _native._ckernels.descending_rows(order, 1, 3, z, z, np.empty(3), np.empty(3))
+    for positions in (True, False):
+        with pytest.raises(ValueError, match="out of range"):
+            _native._ckernels.descending_rows(
+                order, 1, 3, z, z, np.empty(3), np.empty(3), positions
+            )
 
 
 @pytest.mark.parametrize("metric", ["map", "ndcg", "rprec", "recall@500", "bpref"])
