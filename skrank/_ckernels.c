@@ -438,12 +438,17 @@ static PyObject *top_order(PyObject *self, PyObject *args)
                 /* padded to a multiple of 8 with values no item is below */
                 int padded = (int)((c + 7) & ~(Py_ssize_t)7);
                 for (int j = (int)c; j < padded; j++) work[j] = -HUGE_VAL;
+                /* per count of items above: the items of that score placed
+                 * so far (equal scores have equal counts), so that tied
+                 * items keep their input order */
+                int seen[MAX_COUNTED];
+                memset(seen, 0, (size_t)c * sizeof(int));
                 for (Py_ssize_t i = 0; i < c; i++) {
                     double x = work[i];
                     Py_ssize_t first = 0;
                     int above = count_above(work, padded, x);
                     if (mode == MODE_POSITION) {
-                        for (Py_ssize_t j = 0; j < i; j++) first += work[j] == x;
+                        first = seen[above]++;
                     } else {
                         double kx = krow[cand[i]];
                         for (Py_ssize_t j = 0; j < c; j++) {
