@@ -531,7 +531,8 @@ done:
 /* ------------------------------------------------------------------------ */
 
 PyDoc_STRVAR(group_rows_doc,
-"group_rows(codes, code_size, n_codes, starts, columns, outputs, sizes)\n\n"
+"group_rows(codes, code_size, n_codes, starts, columns, outputs, sizes,\n"
+"           scratch)\n\n"
 "Writes the rows of each column into its output in grouped order: the\n"
 "rows of code 0 first, then those of code 1, and so on, keeping the input\n"
 "order within a code (a stable counting sort, one sequential pass over the\n"
@@ -540,7 +541,8 @@ PyDoc_STRVAR(group_rows_doc,
 "entries, the first output position of each code (the cumulative counts),\n"
 "used as scratch and left as it was; columns and outputs: sequences of\n"
 "buffers of n items of sizes[i] bytes (1, 2, 4 or 8). Two float64 columns\n"
-"given first move in one pass.");
+"given first move in one pass. scratch: a writable buffer of n uint32\n"
+"(used only when rows move in two passes, above 2048 codes).");
 
 /* A row of `size` bytes from in[i] to out[p]. */
 #define MOVE(T)                                                              \
@@ -624,7 +626,7 @@ static void move_pair(const void *codes, int code_size, int64_t *next, Py_ssize_
  * Returns 0, or -1 when memory runs out. */
 static int group_two_level(const void *codes, int code_size, Py_ssize_t n, Py_ssize_t n_codes,
                            const int64_t *starts, int n_cols, Py_buffer *in, Py_buffer *out,
-                           const Py_ssize_t *sizes)
+                           const Py_ssize_t *sizes, uint32_t *low_digits)
 {
     int shift = 0;
     while (((uint64_t)(n_codes - 1) >> shift) >= 256) shift++;
@@ -636,11 +638,9 @@ static int group_two_level(const void *codes, int code_size, Py_ssize_t n, Py_ss
     Py_ssize_t largest = 0;
     for (Py_ssize_t h = 0; h < nh; h++)
         if (hstart[h + 1] - hstart[h] > largest) largest = hstart[h + 1] - hstart[h];
-    uint32_t *low_digits = malloc((size_t)(n > 0 ? n : 1) * sizeof(uint32_t));
     int64_t *lnext = malloc(((size_t)mask + 1) * sizeof(int64_t));
     void *scratch = malloc((size_t)(largest > 0 ? largest : 1) * 8);
-    if (!low_digits || !lnext || !scratch) {
-        free(low_digits);
+    if (!lnext || !scratch) {
         free(lnext);
         free(scratch);
         return -1;
@@ -683,7 +683,6 @@ static int group_two_level(const void *codes, int code_size, Py_ssize_t n, Py_ss
             }
         }
     }
-    free(low_digits);
     free(lnext);
     free(scratch);
     return 0;
@@ -703,8 +702,9 @@ static PyObject *group_rows(PyObject *self, PyObject *args)
     int n_in = 0, n_out = 0;
     PyObject *result = NULL;
     int64_t *next = NULL;
-    if (!PyArg_ParseTuple(args, "y*iny*OOO", &cb, &code_size, &n_codes, &sb, &columns,
-                          &outputs, &size_list))
+    Py_buffer lb = {0};
+    if (!PyArg_ParseTuple(args, "y*iny*OOOw*", &cb, &code_size, &n_codes, &sb, &columns,
+                          &outputs, &size_list, &lb))
         return NULL;
     Py_ssize_t n_cols = PySequence_Size(columns);
     if (n_cols < 0) goto done;
@@ -715,6 +715,10 @@ static PyObject *group_rows(PyObject *self, PyObject *args)
         goto done;
     }
     Py_ssize_t n = cb.len / code_size;
+    if (n_codes > ONE_PASS_CODES && lb.len < n * (Py_ssize_t)sizeof(uint32_t)) {
+        PyErr_SetString(PyExc_ValueError, "group_rows: the scratch buffer is too small");
+        goto done;
+    }
     for (Py_ssize_t c = 0; c < n_cols; c++) {
         PyObject *item = PySequence_GetItem(size_list, c);
         if (!item) goto done;
@@ -756,7 +760,7 @@ static PyObject *group_rows(PyObject *self, PyObject *args)
     }
     if (!out_of_range && n_codes > ONE_PASS_CODES) {
         no_memory = group_two_level(cb.buf, code_size, n, n_codes, sb.buf, (int)n_cols, in,
-                                    out, sizes) < 0;
+                                    out, sizes, lb.buf) < 0;
     } else if (!out_of_range) {
         Py_ssize_t c = 0;
         if (n_cols >= 2 && sizes[0] == 8 && sizes[1] == 8) {
@@ -787,6 +791,7 @@ done:
     for (int c = 0; c < n_out; c++) PyBuffer_Release(&out[c]);
     PyBuffer_Release(&cb);
     PyBuffer_Release(&sb);
+    if (lb.obj) PyBuffer_Release(&lb);
     return result;
 }
 

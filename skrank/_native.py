@@ -56,6 +56,11 @@ def use_kernels(on: bool):
         _enabled = before
 
 
+# Above this many codes the kernel moves rows in two passes, through a
+# scratch buffer of one uint32 per row (ONE_PASS_CODES in _ckernels.c).
+_ONE_PASS_CODES = 2048
+
+
 def group_rows(codes, counts, columns):
     """The ``columns`` with their rows grouped by code, or None.
 
@@ -79,6 +84,10 @@ def group_rows(codes, counts, columns):
     starts -= counts
     columns = [np.ascontiguousarray(c) for c in columns]
     outputs = [np.empty(c.shape, dtype=c.dtype) for c in columns]
+    # the kernel's scratch (rows moved in two passes) allocated here, where
+    # numpy's memory accounting sees it
+    n = codes.shape[0]
+    scratch = np.empty(n if counts.shape[0] > _ONE_PASS_CODES else 0, dtype=np.uint32)
     _ckernels.group_rows(
         np.ascontiguousarray(codes),
         codes.dtype.itemsize,
@@ -87,6 +96,7 @@ def group_rows(codes, counts, columns):
         [c.view(np.uint8) for c in columns],
         [o.view(np.uint8) for o in outputs],
         [c.dtype.itemsize for c in columns],
+        scratch,
     )
     return outputs
 

@@ -148,7 +148,26 @@ def test_group_rows_rejects_codes_out_of_range():
     out = np.array([1.0, 2.0])
     with pytest.raises(ValueError, match="out of range"):
         _native._ckernels.group_rows(
-            codes, 2, 2, np.array([0, 1], dtype=np.int64), [out], [out.copy()], [8]
+            codes,
+            2,
+            2,
+            np.array([0, 1], dtype=np.int64),
+            [out],
+            [out.copy()],
+            [8],
+            np.empty(0, dtype=np.uint32),
+        )
+    many = np.zeros(2, dtype=np.uint16)
+    with pytest.raises(ValueError, match="scratch"):  # two passes need scratch
+        _native._ckernels.group_rows(
+            many,
+            2,
+            5000,
+            np.zeros(5000, dtype=np.int64),
+            [out],
+            [out.copy()],
+            [8],
+            np.empty(1, dtype=np.uint32),
         )
 
 
