@@ -5,7 +5,8 @@
  * when this extension is not built (it is optional) and which the tests
  * check it against. The functions read C-contiguous buffers, release the
  * GIL while they work and write into buffers the caller allocated, so that
- * no numpy headers are needed to build them.
+ * no numpy headers are needed to build them. Their own scratch memory comes
+ * from PyMem_RawMalloc (usable without the GIL, and seen by tracemalloc).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -411,9 +412,9 @@ static PyObject *top_order(PyObject *self, PyObject *args)
     if (!t.pos || !t.ys || !t.ss) goto fail;
 
     Py_BEGIN_ALLOW_THREADS
-    cand = malloc((size_t)L * sizeof(int64_t));
-    tmp = malloc((size_t)(L + 1) * sizeof(int64_t)); /* + a spare slot */
-    work = malloc((size_t)(L + 8) * sizeof(double));
+    cand = PyMem_RawMalloc((size_t)L * sizeof(int64_t));
+    tmp = PyMem_RawMalloc((size_t)(L + 1) * sizeof(int64_t)); /* + a spare slot */
+    work = PyMem_RawMalloc((size_t)(L + 8) * sizeof(double));
     if (!cand || !tmp || !work) failed = 1;
     for (Py_ssize_t r = 0; r < m && !failed; r++) {
         const double *row = s + r * L;
@@ -499,9 +500,9 @@ static PyObject *top_order(PyObject *self, PyObject *args)
         write_row(&t, r, (int64_t)r * L, listed_at, c, key, s);
     }
     Py_END_ALLOW_THREADS
-    free(cand);
-    free(tmp);
-    free(work);
+    PyMem_RawFree(cand);
+    PyMem_RawFree(tmp);
+    PyMem_RawFree(work);
 
     if (failed) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
@@ -638,11 +639,11 @@ static int group_two_level(const void *codes, int code_size, Py_ssize_t n, Py_ss
     Py_ssize_t largest = 0;
     for (Py_ssize_t h = 0; h < nh; h++)
         if (hstart[h + 1] - hstart[h] > largest) largest = hstart[h + 1] - hstart[h];
-    int64_t *lnext = malloc(((size_t)mask + 1) * sizeof(int64_t));
-    void *scratch = malloc((size_t)(largest > 0 ? largest : 1) * 8);
+    int64_t *lnext = PyMem_RawMalloc(((size_t)mask + 1) * sizeof(int64_t));
+    void *scratch = PyMem_RawMalloc((size_t)(largest > 0 ? largest : 1) * 8);
     if (!lnext || !scratch) {
-        free(lnext);
-        free(scratch);
+        PyMem_RawFree(lnext);
+        PyMem_RawFree(scratch);
         return -1;
     }
     for (int c = 0; c < n_cols; c++) {
@@ -683,8 +684,8 @@ static int group_two_level(const void *codes, int code_size, Py_ssize_t n, Py_ss
             }
         }
     }
-    free(lnext);
-    free(scratch);
+    PyMem_RawFree(lnext);
+    PyMem_RawFree(scratch);
     return 0;
 }
 
@@ -743,7 +744,7 @@ static PyObject *group_rows(PyObject *self, PyObject *args)
             goto done;
         }
     }
-    next = malloc((size_t)(n_codes > 0 ? n_codes : 1) * sizeof(int64_t));
+    next = PyMem_RawMalloc((size_t)(n_codes > 0 ? n_codes : 1) * sizeof(int64_t));
     if (!next) {
         PyErr_NoMemory();
         goto done;
@@ -786,7 +787,7 @@ static PyObject *group_rows(PyObject *self, PyObject *args)
     result = Py_None;
     Py_INCREF(result);
 done:
-    free(next);
+    PyMem_RawFree(next);
     for (int c = 0; c < n_in; c++) PyBuffer_Release(&in[c]);
     for (int c = 0; c < n_out; c++) PyBuffer_Release(&out[c]);
     PyBuffer_Release(&cb);
@@ -1165,7 +1166,7 @@ static PyObject *ap_sums(PyObject *self, PyObject *args)
     }
     int bad = 0;
     /* 1/t for the group sizes t (<= nh): a tied group's term multiplies */
-    double *inv = w == 0 ? malloc((size_t)(nh + 1) * sizeof(double)) : NULL;
+    double *inv = w == 0 ? PyMem_RawMalloc((size_t)(nh + 1) * sizeof(double)) : NULL;
     if (w == 0 && !inv) {
         PyErr_NoMemory();
         goto done;
@@ -1218,7 +1219,7 @@ static PyObject *ap_sums(PyObject *self, PyObject *args)
         }
     }
     Py_END_ALLOW_THREADS
-    free(inv);
+    PyMem_RawFree(inv);
     if (bad) {
         PyErr_SetString(PyExc_ValueError, "ap_sums: inconsistent buffers");
         goto done;
