@@ -1457,6 +1457,137 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
+/* Whole rows sorted as integer keys: score bits and column in one word      */
+/* ------------------------------------------------------------------------ */
+
+/* The float64 x as an unsigned integer in the same order (sign bit flipped
+ * for x >= 0, every bit for x < 0). */
+static inline uint64_t ordered_bits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return (b >> 63) ? ~b : b | ((uint64_t)1 << 63);
+}
+
+PyDoc_STRVAR(score_keys_doc,
+"score_keys(s, m, L, bits, keys)\n\n"
+"For the (m, L) float64 scores s (L <= 2**bits): keys[i, j] = the bits of\n"
+"s[i, j] as an unsigned integer in the order of the scores, its lowest\n"
+"`bits` bits replaced by the column j. Sorting a row of keys sorts its\n"
+"scores, up to scores that agree but for those low bits, whose keys then\n"
+"go by column (see descending_keys).");
+
+static PyObject *score_keys(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer sb = {0}, kb = {0};
+    Py_ssize_t m, L;
+    int bits;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*nniw*", &sb, &m, &L, &bits, &kb)) return NULL;
+    if (m < 0 || L < 0 || bits < 1 || bits > 32 || L > ((Py_ssize_t)1 << bits) ||
+        sb.len != m * L * (Py_ssize_t)sizeof(double) || kb.len != sb.len) {
+        PyErr_SetString(PyExc_ValueError, "score_keys: inconsistent buffers");
+        goto done;
+    }
+    const double *s = sb.buf;
+    uint64_t *keys = kb.buf;
+    uint64_t high = ~(((uint64_t)1 << bits) - 1);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < m; r++)
+        for (Py_ssize_t j = 0; j < L; j++)
+            keys[r * L + j] = (ordered_bits(s[r * L + j]) & high) | (uint64_t)j;
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&kb);
+    return result;
+}
+
+PyDoc_STRVAR(descending_keys_doc,
+"descending_keys(keys, m, L, bits, y, s, y_out, s_out, pos, exact) -> int\n\n"
+"keys: the (m, L) keys of score_keys, each row sorted ascending. Reads\n"
+"each row backwards: y_out and s_out receive the relevance y and scores s\n"
+"of its columns (the key's low bits) in descending order of score, and pos\n"
+"(an int64 (m, L) buffer, or None) their flat positions row * L + column.\n"
+"exact (one byte per row) is set to 0 for a row where two adjacent keys\n"
+"agree above the low bits while their scores differ (the keys did not\n"
+"order them), else 1. Returns the number of such rows.");
+
+static PyObject *descending_keys(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer kb = {0}, yb = {0}, sb = {0}, yob = {0}, sob = {0}, pb = {0}, eb = {0};
+    Py_ssize_t m, L;
+    int bits;
+    PyObject *pos_obj;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*nniy*y*w*w*Ow*", &kb, &m, &L, &bits, &yb, &sb, &yob, &sob,
+                          &pos_obj, &eb))
+        return NULL;
+    if (pos_obj != Py_None && PyObject_GetBuffer(pos_obj, &pb, PyBUF_WRITABLE) < 0) goto done;
+    Py_ssize_t cells = m * L;
+    if (m < 0 || L < 0 || bits < 1 || bits > 32 || L > ((Py_ssize_t)1 << bits) ||
+        kb.len != cells * (Py_ssize_t)sizeof(uint64_t) ||
+        yb.len != cells * (Py_ssize_t)sizeof(double) || sb.len != yb.len ||
+        yob.len != yb.len || sob.len != yb.len || eb.len != m ||
+        (pb.obj && pb.len != cells * (Py_ssize_t)sizeof(int64_t))) {
+        PyErr_SetString(PyExc_ValueError, "descending_keys: inconsistent buffers");
+        goto done;
+    }
+    const uint64_t *keys = kb.buf;
+    const double *y = yb.buf, *s = sb.buf;
+    double *yo = yob.buf, *so = sob.buf;
+    int64_t *pos = pb.obj ? pb.buf : NULL;
+    uint8_t *exact = eb.buf;
+    uint64_t low = ((uint64_t)1 << bits) - 1;
+    Py_ssize_t inexact = 0;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < m && !bad; r++) {
+        const uint64_t *k = keys + r * L;
+        const int64_t base = (int64_t)(r * L);
+        int same_high_differ = 0;
+        uint64_t prev = 0;
+        double prev_s = 0.0;
+        for (Py_ssize_t j = 0; j < L; j++) {
+            uint64_t key = k[L - 1 - j];
+            int64_t c = (int64_t)(key & low);
+            if (c >= L) {
+                bad = 1;
+                break;
+            }
+            double x = s[base + c];
+            yo[base + j] = y[base + c];
+            so[base + j] = x;
+            if (pos) pos[base + j] = base + c;
+            same_high_differ |= (j > 0) & ((key & ~low) == (prev & ~low)) & (x != prev_s);
+            prev = key;
+            prev_s = x;
+        }
+        exact[r] = (uint8_t)!same_high_differ;
+        inexact += same_high_differ;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "descending_keys: a column out of range");
+        goto done;
+    }
+    result = PyLong_FromSsize_t(inexact);
+done:
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&yob);
+    PyBuffer_Release(&sob);
+    if (pb.obj) PyBuffer_Release(&pb);
+    PyBuffer_Release(&eb);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Whole rows in descending order from an ascending sort                     */
 /* ------------------------------------------------------------------------ */
 
@@ -1545,6 +1676,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"descending_rows", descending_rows, METH_VARARGS, descending_rows_doc},
+    {"score_keys", score_keys, METH_VARARGS, score_keys_doc},
+    {"descending_keys", descending_keys, METH_VARARGS, descending_keys_doc},
     {"top_order", top_order, METH_VARARGS, top_order_doc},
     {"first_hits", first_hits, METH_VARARGS, first_hits_doc},
     {"head_sums", head_sums, METH_VARARGS, head_sums_doc},

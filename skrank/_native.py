@@ -303,25 +303,72 @@ def first_hits(rel, r, k):
     return rows, out[rows]
 
 
+# Rows of at most 2**_KEY_BITS items are sorted as integer keys (see
+# descending_rows); longer ones through numpy's argsort.
+_KEY_BITS = 12
+
+
 def descending_rows(s, y, positions=True):
     """Each row of the ``(m, L)`` float64 scores ``s`` in descending order,
     or None when the kernels are off or the arrays are not float64.
 
     Returns ``(pos, y_sorted, s_sorted)``: the flat positions (``row * L +
     column``) of the items in rank order (None without ``positions``) and
-    their relevance and scores, from numpy's ascending sort of the rows read
-    backwards (the order of tied items is arbitrary, as for any unstable
-    sort).
+    their relevance and scores. The order of tied items is arbitrary, as for
+    any unstable sort.
+
+    Rows of at most 4096 items are sorted as integer keys, each the score's
+    bits in the order of the scores with its lowest bits (as many as a
+    column number needs) replaced by the column: numpy sorts integers much
+    faster than it finds the order of floats. Two different scores that
+    agree but for those bits (a relative difference below about 1e-12) are
+    then ordered by column; the rows where that happens are found and
+    ordered again through numpy's argsort of their scores.
     """
     if not _enabled or s.dtype != np.float64 or y.dtype != np.float64:
+        return None
+    if np.dtype(np.intp).itemsize != 8:  # pragma: no cover - 32-bit platforms
         return None
     s = np.ascontiguousarray(s)
     y = np.ascontiguousarray(y)
     m, L = s.shape
-    order = np.argsort(s, axis=1)
-    if order.dtype != np.int64:  # pragma: no cover - 32-bit platforms
+    if m == 0 or L == 0:
         return None
-    order = np.ascontiguousarray(order)
+    bits = max(1, (L - 1).bit_length())
+    if bits > _KEY_BITS:
+        return _descending_argsort(s, y, positions)
+    keys = np.empty((m, L), dtype=np.uint64)
+    _ckernels.score_keys(s, m, L, bits, keys)
+    keys.sort(axis=1)
+    y_sorted = np.empty((m, L))
+    s_sorted = np.empty((m, L))
+    pos = np.empty((m, L), dtype=np.int64) if positions else None
+    exact = np.empty(m, dtype=np.uint8)
+    inexact = _ckernels.descending_keys(
+        keys, m, L, bits, y, s, y_sorted, s_sorted, pos, exact
+    )
+    del keys
+    if inexact:
+        rows = np.flatnonzero(exact == 0)
+        sub_pos, y_sorted[rows], s_sorted[rows] = _descending_argsort(
+            s[rows], y[rows], positions
+        )
+        if positions:
+            # positions in the sub-block to positions in the block
+            sub_pos -= np.arange(0, rows.shape[0] * L, L, dtype=np.int64)[:, None]
+            pos[rows] = sub_pos + rows[:, None] * L
+    return (
+        (None if pos is None else pos.astype(np.intp, copy=False)),
+        y_sorted,
+        s_sorted,
+    )
+
+
+def _descending_argsort(s, y, positions):
+    """:func:`descending_rows` through numpy's argsort of the rows, read
+    backwards by the descending_rows kernel."""
+    m, L = s.shape
+    order = np.ascontiguousarray(np.argsort(s, axis=1), dtype=np.int64)
     y_sorted = np.empty((m, L))
     s_sorted = np.empty((m, L))
     _ckernels.descending_rows(order, m, L, y, s, y_sorted, s_sorted, bool(positions))

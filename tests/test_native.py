@@ -756,3 +756,75 @@ def test_code_counts_rejects_codes_out_of_range():
         _native._ckernels.code_counts(
             np.array([0, 4], dtype=np.uint16), 2, np.empty(3, dtype=np.int64)
         )
+
+
+def _check_descending(s, y, positions):
+    """descending_rows against np.sort: the scores in descending order, the
+    relevance and positions of the same items."""
+    m, L = s.shape
+    with _native.use_kernels(True):
+        pos, ys, ss = _native.descending_rows(s, y, positions=positions)
+    np.testing.assert_array_equal(ss, np.sort(s, axis=1)[:, ::-1])
+    if positions:
+        np.testing.assert_array_equal(
+            np.sort(pos, axis=1), np.arange(m * L).reshape(m, L)
+        )
+        np.testing.assert_array_equal(ys, y.reshape(-1)[pos])
+        np.testing.assert_array_equal(ss, s.reshape(-1)[pos])
+    else:
+        assert pos is None
+        # each row's relevance values are those of its items (as multisets)
+        np.testing.assert_array_equal(np.sort(ys, axis=1), np.sort(y, axis=1))
+
+
+@pytest.mark.parametrize("positions", [True, False])
+def test_descending_rows_with_scores_the_keys_cannot_order(positions):
+    # integer keys keep the score's bits but its lowest ones (7 bits for
+    # rows of 100): scores 2**-50 apart agree above them, so those rows go
+    # through numpy's argsort instead; the other rows stay on the keys
+    rng = np.random.default_rng(19)
+    m, L = 12, 100
+    s = np.round(rng.random((m, L)), 2)
+    s[::3] = 1.0 + rng.permutation(L) * 2.0**-50  # every third row
+    y = rng.integers(0, 4, (m, L)).astype(float)
+    _check_descending(s, y, positions)
+
+
+@pytest.mark.parametrize("positions", [True, False])
+def test_descending_rows_signed_zeros_subnormals_and_infinities(positions):
+    tiny = np.nextafter(0.0, 1.0)  # the smallest subnormal
+    row = [0.0, -0.0, tiny, -tiny, np.inf, -np.inf, 1.0, -1.0, 0.0, -0.0]
+    s = np.array([row, row[::-1], [0.0, -0.0] * 5])
+    y = np.arange(s.size, dtype=float).reshape(s.shape)
+    _check_descending(s, y, positions)
+    # -0.0 and 0.0 are equal scores: next to each other in the order, so
+    # the third row is one tie group of ten items, as without the kernels
+    block = _engine.Block(rows=np.arange(3), y=y, s=s)
+    for on in (True, False):
+        with _native.use_kernels(on):
+            r = _engine.rank(block)
+            np.testing.assert_array_equal(r.size[r.row == 2], [10])
+
+
+@pytest.mark.parametrize("L", [1, 2, 3, 128, 129, 4096, 4097])
+def test_descending_rows_of_every_length(L):
+    # rows of up to 4096 items sorted as keys (with 1 to 12 column bits),
+    # longer ones through numpy's argsort
+    rng = np.random.default_rng(L)
+    s = np.round(rng.random((3, L)), 3)
+    y = rng.integers(0, 3, (3, L)).astype(float)
+    for positions in (True, False):
+        _check_descending(s, y, positions)
+
+
+def test_score_keys_reject_inconsistent_buffers():
+    s = np.zeros((2, 5))
+    keys = np.empty((2, 5), dtype=np.uint64)
+    with pytest.raises(ValueError, match="inconsistent"):  # 5 columns, 2 bits
+        _native._ckernels.score_keys(s, 2, 5, 2, keys)
+    bad = np.full((1, 2), 7, dtype=np.uint64)  # column 7 of 2
+    z = np.zeros(2)
+    with pytest.raises(ValueError, match="out of range"):
+        _native._ckernels.descending_keys(
+            bad, 1, 2, 3, z, z, np.empty(2), np.empty(2), None, np.empty(1, np.uint8)
+        )
