@@ -1470,21 +1470,22 @@ static inline uint64_t ordered_bits(double x)
 }
 
 PyDoc_STRVAR(score_keys_doc,
-"score_keys(s, m, L, bits, keys)\n\n"
+"score_keys(s, m, L, bits, backwards, keys)\n\n"
 "For the (m, L) float64 scores s (L <= 2**bits): keys[i, j] = the bits of\n"
-"s[i, j] as an unsigned integer in the order of the scores, its lowest\n"
-"`bits` bits replaced by the column j. Sorting a row of keys sorts its\n"
-"scores, up to scores that agree but for those low bits, whose keys then\n"
-"go by column (see descending_keys).");
+"s[i, j] (-0.0 read as 0.0) as an unsigned integer in the order of the\n"
+"scores, its lowest `bits` bits replaced by the column j (backwards:\n"
+"L - 1 - j). Sorting a row of keys sorts its scores, equal scores by\n"
+"column, up to different scores that agree but for those low bits, whose\n"
+"keys then go by column too (see descending_keys).");
 
 static PyObject *score_keys(PyObject *self, PyObject *args)
 {
     (void)self;
     Py_buffer sb = {0}, kb = {0};
     Py_ssize_t m, L;
-    int bits;
+    int bits, backwards;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*nniw*", &sb, &m, &L, &bits, &kb)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*nnipw*", &sb, &m, &L, &bits, &backwards, &kb)) return NULL;
     if (m < 0 || L < 0 || bits < 1 || bits > 32 || L > ((Py_ssize_t)1 << bits) ||
         sb.len != m * L * (Py_ssize_t)sizeof(double) || kb.len != sb.len) {
         PyErr_SetString(PyExc_ValueError, "score_keys: inconsistent buffers");
@@ -1495,8 +1496,11 @@ static PyObject *score_keys(PyObject *self, PyObject *args)
     uint64_t high = ~(((uint64_t)1 << bits) - 1);
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t r = 0; r < m; r++)
-        for (Py_ssize_t j = 0; j < L; j++)
-            keys[r * L + j] = (ordered_bits(s[r * L + j]) & high) | (uint64_t)j;
+        for (Py_ssize_t j = 0; j < L; j++) {
+            /* x + 0.0 is 0.0 for -0.0: the two zeros get one key */
+            uint64_t column = (uint64_t)(backwards ? L - 1 - j : j);
+            keys[r * L + j] = (ordered_bits(s[r * L + j] + 0.0) & high) | column;
+        }
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
@@ -1507,10 +1511,12 @@ done:
 }
 
 PyDoc_STRVAR(descending_keys_doc,
-"descending_keys(keys, m, L, bits, y, s, y_out, s_out, pos, exact) -> int\n\n"
+"descending_keys(keys, m, L, bits, backwards, y, s, y_out, s_out, pos,\n"
+"                exact) -> int\n\n"
 "keys: the (m, L) keys of score_keys, each row sorted ascending. Reads\n"
 "each row backwards: y_out and s_out receive the relevance y and scores s\n"
-"of its columns (the key's low bits) in descending order of score, and pos\n"
+"of its columns (the key's low bits, or L - 1 minus them with backwards)\n"
+"in descending order of score, and pos\n"
 "(an int64 (m, L) buffer, or None) their flat positions row * L + column.\n"
 "exact (one byte per row) is set to 0 for a row where two adjacent keys\n"
 "agree above the low bits while their scores differ (the keys did not\n"
@@ -1521,11 +1527,11 @@ static PyObject *descending_keys(PyObject *self, PyObject *args)
     (void)self;
     Py_buffer kb = {0}, yb = {0}, sb = {0}, yob = {0}, sob = {0}, pb = {0}, eb = {0};
     Py_ssize_t m, L;
-    int bits;
+    int bits, backwards;
     PyObject *pos_obj;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*nniy*y*w*w*Ow*", &kb, &m, &L, &bits, &yb, &sb, &yob, &sob,
-                          &pos_obj, &eb))
+    if (!PyArg_ParseTuple(args, "y*nnipy*y*w*w*Ow*", &kb, &m, &L, &bits, &backwards, &yb, &sb,
+                          &yob, &sob, &pos_obj, &eb))
         return NULL;
     if (pos_obj != Py_None && PyObject_GetBuffer(pos_obj, &pb, PyBUF_WRITABLE) < 0) goto done;
     Py_ssize_t cells = m * L;
@@ -1555,7 +1561,8 @@ static PyObject *descending_keys(PyObject *self, PyObject *args)
         for (Py_ssize_t j = 0; j < L; j++) {
             uint64_t key = k[L - 1 - j];
             int64_t c = (int64_t)(key & low);
-            if (c >= L) {
+            if (backwards) c = (int64_t)L - 1 - c;
+            if (c < 0 || c >= L) {
                 bad = 1;
                 break;
             }

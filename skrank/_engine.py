@@ -602,6 +602,15 @@ _TOP_ORDER_RELEVANCE = {
     "pessimistic": "smaller",
 }
 
+# The tie rules whose whole rows the kernels sort (skrank._native
+# .descending_rows): how tied items are ordered there, and the exact order
+# of the rows the kernels' keys cannot order (see _order).
+_KEY_ORDERS = {
+    "average": (None, None),
+    "first": ("first", _stable_desc),
+    "sklearn": ("last", lambda s: np.argsort(s, axis=1, kind="stable")[:, ::-1]),
+}
+
 # Below this fraction of the row length, a cutoff selects candidates first.
 _CANDIDATE_FRACTION = 0.25
 
@@ -650,14 +659,23 @@ def rank(
         n_items = None  # candidates are padded with -inf, never tied to items
     else:
         n_items = block.n_items
-        if ties == "average" and (k is None or k >= L):
-            # whole rows, tied items in any order: the kernel reads numpy's
-            # ascending sort backwards and gathers relevance and scores
-            # (the positions only to read judged and unassessed flags)
+        rule = _KEY_ORDERS.get(ties)
+        if ties == "sklearn" and block.raw_score is not None:
+            rule = None
+        if rule is not None and (k is None or k >= L or ties != "average"):
+            # whole rows sorted by the kernels, relevance and scores gathered
+            # with them (the positions only to read judged and unassessed
+            # flags); a deterministic rule's rows cut at k afterwards
             ranked = _native.descending_rows(
-                s, y, positions=block.judged is not None or block.unassessed is not None
+                s,
+                y,
+                positions=block.judged is not None or block.unassessed is not None,
+                ties=rule[0],
+                exact_order=rule[1],
             )
             if ranked is not None:
+                if k is not None and k < L and ties != "average":
+                    ranked = tuple(None if a is None else a[:, :k] for a in ranked)
                 return _ranking_at(block, ranked, ties)
     order = _order(s, y, ties, block.raw_score, tiebreak, secondary, n_items)
     if k is None or k >= L:

@@ -308,14 +308,17 @@ def first_hits(rel, r, k):
 _KEY_BITS = 12
 
 
-def descending_rows(s, y, positions=True):
+def descending_rows(s, y, positions=True, ties=None, exact_order=None):
     """Each row of the ``(m, L)`` float64 scores ``s`` in descending order,
     or None when the kernels are off or the arrays are not float64.
 
     Returns ``(pos, y_sorted, s_sorted)``: the flat positions (``row * L +
     column``) of the items in rank order (None without ``positions``) and
-    their relevance and scores. The order of tied items is arbitrary, as for
-    any unstable sort.
+    their relevance and scores. Tied items come in any order (``ties``
+    None), in input order (``"first"``) or in reverse input order
+    (``"last"``); ``exact_order(s_rows)`` gives the columns of rows in rank
+    order under that rule, for the rows the keys below cannot order. None
+    for rows longer than 4096 items under a rule.
 
     Rows of at most 4096 items are sorted as integer keys, each the score's
     bits in the order of the scores with its lowest bits (as many as a
@@ -336,26 +339,34 @@ def descending_rows(s, y, positions=True):
         return None
     bits = max(1, (L - 1).bit_length())
     if bits > _KEY_BITS:
-        return _descending_argsort(s, y, positions)
+        return None if ties is not None else _descending_argsort(s, y, positions)
+    # read backwards, ascending keys give equal scores by descending column
+    # ("last"), or by ascending column with the columns numbered backwards
+    backwards = ties == "first"
     keys = np.empty((m, L), dtype=np.uint64)
-    _ckernels.score_keys(s, m, L, bits, keys)
+    _ckernels.score_keys(s, m, L, bits, backwards, keys)
     keys.sort(axis=1)
     y_sorted = np.empty((m, L))
     s_sorted = np.empty((m, L))
     pos = np.empty((m, L), dtype=np.int64) if positions else None
     exact = np.empty(m, dtype=np.uint8)
     inexact = _ckernels.descending_keys(
-        keys, m, L, bits, y, s, y_sorted, s_sorted, pos, exact
+        keys, m, L, bits, backwards, y, s, y_sorted, s_sorted, pos, exact
     )
     del keys
     if inexact:
         rows = np.flatnonzero(exact == 0)
-        sub_pos, y_sorted[rows], s_sorted[rows] = _descending_argsort(
-            s[rows], y[rows], positions
-        )
+        if ties is None:
+            sub_pos, y_sorted[rows], s_sorted[rows] = _descending_argsort(
+                s[rows], y[rows], positions
+            )
+            if positions:  # positions in the sub-block to columns
+                sub_pos -= np.arange(0, rows.shape[0] * L, L, dtype=np.int64)[:, None]
+        else:
+            sub_pos = exact_order(s[rows])
+            y_sorted[rows] = np.take_along_axis(y[rows], sub_pos, axis=1)
+            s_sorted[rows] = np.take_along_axis(s[rows], sub_pos, axis=1)
         if positions:
-            # positions in the sub-block to positions in the block
-            sub_pos -= np.arange(0, rows.shape[0] * L, L, dtype=np.int64)[:, None]
             pos[rows] = sub_pos + rows[:, None] * L
     return (
         (None if pos is None else pos.astype(np.intp, copy=False)),

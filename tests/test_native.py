@@ -821,10 +821,56 @@ def test_score_keys_reject_inconsistent_buffers():
     s = np.zeros((2, 5))
     keys = np.empty((2, 5), dtype=np.uint64)
     with pytest.raises(ValueError, match="inconsistent"):  # 5 columns, 2 bits
-        _native._ckernels.score_keys(s, 2, 5, 2, keys)
+        _native._ckernels.score_keys(s, 2, 5, 2, False, keys)
     bad = np.full((1, 2), 7, dtype=np.uint64)  # column 7 of 2
     z = np.zeros(2)
-    with pytest.raises(ValueError, match="out of range"):
-        _native._ckernels.descending_keys(
-            bad, 1, 2, 3, z, z, np.empty(2), np.empty(2), None, np.empty(1, np.uint8)
+    for backwards in (False, True):
+        with pytest.raises(ValueError, match="out of range"):
+            _native._ckernels.descending_keys(
+                bad,
+                1,
+                2,
+                3,
+                backwards,
+                z,
+                z,
+                np.empty(2),
+                np.empty(2),
+                None,
+                np.empty(1, np.uint8),
+            )
+
+
+@pytest.mark.parametrize("ties", ["first", "last"])
+@pytest.mark.parametrize("positions", [True, False])
+def test_descending_rows_under_a_tie_rule(ties, positions):
+    # equal scores in input order ("first") or in reverse ("last": scikit-
+    # learn's ignore_ties order), against np.lexsort; -0.0 ties with 0.0,
+    # and rows whose scores the keys cannot order (2**-50 apart) take the
+    # exact order given
+    rng = np.random.default_rng(20)
+    m, L = 9, 100
+    s = np.round(rng.random((m, L)), 1)
+    s[0, :10] = -0.0
+    s[0, 10:20] = 0.0
+    s[::4] = np.where(
+        rng.random(L) < 0.5, 1.0 + rng.integers(0, 9, L) * 2.0**-50, s[::4]
+    )
+    y = rng.integers(0, 4, (m, L)).astype(float)
+    cols = np.arange(L)
+    tie_key = cols if ties == "first" else -cols
+
+    def exact(rows):
+        return np.stack([np.lexsort((tie_key, -row)) for row in rows])
+
+    want = exact(s)
+    with _native.use_kernels(True):
+        pos, ys, ss = _native.descending_rows(
+            s, y, positions=positions, ties=ties, exact_order=exact
         )
+    np.testing.assert_array_equal(ss, np.take_along_axis(s, want, axis=1))
+    np.testing.assert_array_equal(ys, np.take_along_axis(y, want, axis=1))
+    if positions:
+        np.testing.assert_array_equal(pos, want + np.arange(m)[:, None] * L)
+    else:
+        assert pos is None
