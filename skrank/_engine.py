@@ -256,6 +256,18 @@ def stable_group_order(codes: np.ndarray, n_codes: int) -> np.ndarray:
     return order
 
 
+def _split_in_head(qid: np.ndarray, head: int = 4096) -> bool:
+    """Whether the first ``head`` rows already hold a query in two separate
+    runs: then the queries are not contiguous (shuffled rows show it within
+    a few rows), and the check over every row is not needed."""
+    first = qid[:head]
+    if first.shape[0] < 3:
+        return False
+    starts = first[np.flatnonzero(first[1:] != first[:-1]) + 1]
+    runs = np.concatenate([first[:1], starts])
+    return np.unique(runs).shape[0] < runs.shape[0]
+
+
 def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> Layout:
     """Blocks for the grouped (learning-to-rank) layout.
 
@@ -272,15 +284,16 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
     grouped = None
     columns = [y, s] + [a for a in (judged, tiebreak, unassessed) if a is not None]
     # Contiguous queries (the usual LightGBM/XGBoost layout) need no sort.
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    np.not_equal(qid[1:], qid[:-1], out=change[1:])
     contiguous = False
-    if np.count_nonzero(change) <= n // 2:
-        run_starts = np.flatnonzero(change)
-        uniques, run_codes = factorize(qid[run_starts])
-        contiguous = uniques.shape[0] == run_starts.shape[0]
-    del change
+    if not _split_in_head(qid):
+        change = np.empty(n, dtype=bool)
+        change[0] = True
+        np.not_equal(qid[1:], qid[:-1], out=change[1:])
+        if np.count_nonzero(change) <= n // 2:
+            run_starts = np.flatnonzero(change)
+            uniques, run_codes = factorize(qid[run_starts])
+            contiguous = uniques.shape[0] == run_starts.shape[0]
+        del change
     if contiguous:
         n_queries = uniques.shape[0]
         run_lengths = np.diff(run_starts, append=n)

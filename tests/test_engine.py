@@ -858,3 +858,19 @@ def test_unassessed_flags_follow_their_items_through_every_path():
                 assert unjudged[row, :depth].sum() == (~judged[mine][top]).sum()
                 seen += 1
     assert seen == 6
+
+
+def test_split_in_head_proves_queries_are_not_contiguous():
+    # a query in two separate runs among the first rows (by hand): then the
+    # rows are not contiguous; otherwise the full check over every row runs
+    from skrank._engine import _split_in_head as split_in_head
+    from skrank._engine import grouped_layout
+
+    assert split_in_head(np.array([1, 1, 2, 1, 3]))
+    assert not split_in_head(np.array([1, 1, 2, 2, 3]))
+    assert not split_in_head(np.array([5, 5]))
+    # a split past the head is left to the full check, which finds it
+    late = np.concatenate([np.repeat(np.arange(100), 50), [0]])
+    assert not split_in_head(late, head=64)
+    layout = grouped_layout(np.ones(late.shape[0]), np.zeros(late.shape[0]), late)
+    assert layout.n_queries == 100
