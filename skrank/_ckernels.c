@@ -796,6 +796,44 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(small_grades_doc,
+"small_grades(y, out) -> bool\n\n"
+"Whether every value of the float64 buffer y is an integer in 0 .. 255;\n"
+"if so, out (a uint8 buffer as long) holds them.");
+
+static PyObject *small_grades(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer yb = {0}, ob = {0};
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*w*", &yb, &ob)) return NULL;
+    Py_ssize_t n = yb.len / (Py_ssize_t)sizeof(double);
+    if (yb.len % (Py_ssize_t)sizeof(double) || ob.len != n) {
+        PyErr_SetString(PyExc_ValueError, "small_grades: inconsistent buffers");
+        goto done;
+    }
+    const double *y = yb.buf;
+    uint8_t *out = ob.buf;
+    int wrong = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double v = y[i];
+#if defined(__SSE2__) || defined(_M_X64)
+        int g = _mm_cvttsd_si32(_mm_set_sd(v)); /* NaN, out of range: INT_MIN */
+#else
+        int g = v >= 0.0 && v <= 255.0 ? (int)v : -1;
+#endif
+        wrong |= ((double)g != v) | ((unsigned)g > 255);
+        out[i] = (uint8_t)g;
+    }
+    Py_END_ALLOW_THREADS
+    result = PyBool_FromLong(!wrong);
+done:
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
 PyDoc_STRVAR(code_counts_doc,
 "code_counts(codes, code_size, out)\n\n"
 "The number of rows of each code: codes a buffer of unsigned integers of\n"
@@ -1694,6 +1732,7 @@ static PyMethodDef methods[] = {
     {"row_before", row_before, METH_VARARGS, row_before_doc},
     {"group_rows", group_rows, METH_VARARGS, group_rows_doc},
     {"code_counts", code_counts, METH_VARARGS, code_counts_doc},
+    {"small_grades", small_grades, METH_VARARGS, small_grades_doc},
     {"count_groups", count_groups, METH_VARARGS, count_groups_doc},
     {"fill_groups", fill_groups, METH_VARARGS, fill_groups_doc},
     {"segment_sums", segment_sums, METH_VARARGS, segment_sums_doc},

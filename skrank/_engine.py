@@ -268,14 +268,19 @@ def _split_in_head(qid: np.ndarray, head: int = 4096) -> bool:
     return np.unique(runs).shape[0] < runs.shape[0]
 
 
-def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> Layout:
+def grouped_layout(
+    y, s, qid, judged=None, tiebreak=None, unassessed=None, compact_relevance=False
+) -> Layout:
     """Blocks for the grouped (learning-to-rank) layout.
 
     Rows of a query need not be contiguous; within a query, rows keep their
     input order (which is the order ``ties="first"`` uses). Queries come in
     the order of their sorted unique ``qid``. ``judged``, ``tiebreak`` and
     ``unassessed`` are per-row arrays laid out with the rows (see
-    :class:`Block`).
+    :class:`Block`). With ``compact_relevance``, rows that must be moved
+    into query order move relevance holding integer grades 0 .. 255 as one
+    byte each: blocks may then hold uint8 relevance, which :func:`slices`
+    gives back as float64 (the same values), slice by slice.
     """
     n = y.shape[0]
     order = None
@@ -283,6 +288,12 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
     # kernels are built (else through the order of a stable sort)
     grouped = None
     columns = [y, s] + [a for a in (judged, tiebreak, unassessed) if a is not None]
+
+    def compact(columns):
+        """The columns to move, relevance as bytes when it allows."""
+        small = _native.small_grades(y) if compact_relevance else None
+        return columns if small is None else [small] + columns[1:]
+
     # Contiguous queries (the usual LightGBM/XGBoost layout) need no sort.
     contiguous = False
     if not _split_in_head(qid):
@@ -313,7 +324,7 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
             lengths = _native.code_counts(code, n_queries)
             if lengths is None:
                 lengths = np.bincount(code, minlength=n_queries)
-            grouped = _native.group_rows(code, lengths, columns)
+            grouped = _native.group_rows(code, lengths, compact(columns))
             if grouped is None:
                 order = stable_group_order(code, n_queries)
             del code  # coded again if asked for, so as not to hold it
@@ -330,7 +341,7 @@ def grouped_layout(y, s, qid, judged=None, tiebreak=None, unassessed=None) -> La
             uniques = (present.astype(wide) + wide(lo)).astype(qid.dtype)
             n_queries = present.shape[0]
             lengths = counts[present]
-            grouped = _native.group_rows(offset, counts, columns)
+            grouped = _native.group_rows(offset, counts, compact(columns))
             if grouped is None:
                 order = np.argsort(offset, kind="stable")
 
@@ -471,18 +482,30 @@ def slices(blocks, size=None):
         m, width = block.y.shape
         step = max(1, size // max(width, 1))
         if m <= step:
-            yield block
+            yield _float_relevance(block)
             continue
         for lo in range(0, m, step):
             part = slice(lo, min(lo + step, m))
-            yield Block(
-                **{
-                    f.name: None
-                    if getattr(block, f.name) is None
-                    else getattr(block, f.name)[part]
-                    for f in fields(Block)
-                }
+            yield _float_relevance(
+                Block(
+                    **{
+                        f.name: None
+                        if getattr(block, f.name) is None
+                        else getattr(block, f.name)[part]
+                        for f in fields(Block)
+                    }
+                )
             )
+
+
+def _float_relevance(block: Block) -> Block:
+    """``block`` with float64 relevance (a compact layout's bytes, see
+    :func:`grouped_layout`, converted)."""
+    if block.y.dtype == np.float64:
+        return block
+    out = Block(**{f.name: getattr(block, f.name) for f in fields(Block)})
+    out.y = block.y.astype(np.float64)
+    return out
 
 
 # --------------------------------------------------------------------------

@@ -101,6 +101,17 @@ def group_rows(codes, counts, columns):
     return outputs
 
 
+def small_grades(y):
+    """``y`` (float64, 1-D) as uint8 when every value is an integer in
+    0 .. 255 (graded relevance), else None; None when the kernels are off."""
+    if not _enabled or y.dtype != np.float64 or y.ndim != 1:
+        return None
+    out = np.empty(y.shape[0], dtype=np.uint8)
+    if not _ckernels.small_grades(np.ascontiguousarray(y), out):
+        return None
+    return out
+
+
 def code_counts(codes, n_codes: int):
     """The number of rows of each code (``np.bincount(codes,
     minlength=n_codes)``, with no temporary copy of the codes); ``codes``

@@ -874,3 +874,39 @@ def test_descending_rows_under_a_tie_rule(ties, positions):
         np.testing.assert_array_equal(pos, want + np.arange(m)[:, None] * L)
     else:
         assert pos is None
+
+
+@pytest.mark.parametrize(
+    "bad", [256.0, -1.0, 0.5, np.nan, np.inf, -np.inf, 2.0**31, 2.0**32 + 1]
+)
+def test_small_grades_refuse_what_a_byte_cannot_hold(bad):
+    y = np.array([0.0, 3.0, 255.0, bad])
+    with _native.use_kernels(True):
+        assert _native.small_grades(y) is None
+        got = _native.small_grades(y[:3])
+    np.testing.assert_array_equal(got, [0, 3, 255])
+    assert got.dtype == np.uint8
+
+
+@pytest.mark.parametrize("grades", [True, False])
+def test_shuffled_rows_with_relevance_moved_as_bytes(grades):
+    # shuffled rows group their relevance as one byte a row when it holds
+    # integer grades (else as float64); the values equal those of the same
+    # rows given contiguous, query by query, and the numpy path's
+    rng = np.random.default_rng(21)
+    lengths = rng.integers(1, 80, 300)
+    qid = np.repeat(np.arange(300), lengths)
+    y = rng.integers(0, 5, qid.shape[0]).astype(float)
+    if not grades:
+        y = y + 0.25
+    s = np.round(rng.random(qid.shape[0]), 1)
+    perm = rng.permutation(qid.shape[0])
+    metrics = ["ndcg@10", "map", "P@5", "recall", "mrr"]
+    with _native.use_kernels(True):
+        want = skrank.evaluate(y, s, metrics, qid=qid, average=None)
+        got = skrank.evaluate(y[perm], s[perm], metrics, qid=qid[perm], average=None)
+    with _native.use_kernels(False):
+        slow = skrank.evaluate(y[perm], s[perm], metrics, qid=qid[perm], average=None)
+    for name in metrics:
+        np.testing.assert_array_equal(got[name], want[name])
+        np.testing.assert_allclose(got[name], slow[name], rtol=1e-13, atol=0)
