@@ -1504,7 +1504,9 @@ static inline uint64_t ordered_bits(double x)
 {
     uint64_t b;
     memcpy(&b, &x, sizeof b);
-    return (b >> 63) ? ~b : b | ((uint64_t)1 << 63);
+    /* without a branch: all bits flipped when the sign bit is set */
+    uint64_t negative = (uint64_t)0 - (b >> 63);
+    return b ^ (negative | ((uint64_t)1 << 63));
 }
 
 PyDoc_STRVAR(score_keys_doc,
@@ -1590,30 +1592,40 @@ static PyObject *descending_keys(PyObject *self, PyObject *args)
     Py_ssize_t inexact = 0;
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < m && !bad; r++) {
+    for (Py_ssize_t r = 0; r < m; r++) {
         const uint64_t *k = keys + r * L;
         const int64_t base = (int64_t)(r * L);
-        int same_high_differ = 0;
-        uint64_t prev = 0;
-        double prev_s = 0.0;
+        const double *yr = y + base, *sr = s + base;
+        double *yor = yo + base, *sor = so + base;
+        /* the gathers: a column out of range is flagged, and read as 0 */
+        int64_t wrong = 0;
         for (Py_ssize_t j = 0; j < L; j++) {
-            uint64_t key = k[L - 1 - j];
-            int64_t c = (int64_t)(key & low);
-            if (backwards) c = (int64_t)L - 1 - c;
-            if (c < 0 || c >= L) {
-                bad = 1;
-                break;
-            }
-            double x = s[base + c];
-            yo[base + j] = y[base + c];
-            so[base + j] = x;
-            if (pos) pos[base + j] = base + c;
-            same_high_differ |= (j > 0) & ((key & ~low) == (prev & ~low)) & (x != prev_s);
-            prev = key;
-            prev_s = x;
+            uint64_t c = k[L - 1 - j] & low;
+            if (backwards) c = (uint64_t)L - 1 - c;
+            int out_of_range = c >= (uint64_t)L;
+            wrong |= out_of_range;
+            c = out_of_range ? 0 : c;
+            yor[j] = yr[c];
+            sor[j] = sr[c];
         }
+        if (wrong) {
+            bad = 1;
+            break;
+        }
+        if (pos)
+            for (Py_ssize_t j = 0; j < L; j++) {
+                uint64_t c = k[L - 1 - j] & low;
+                if (backwards) c = (uint64_t)L - 1 - c;
+                pos[base + j] = base + (int64_t)c;
+            }
+        /* neighbours whose keys agree above the low bits but whose scores
+         * differ: the keys did not order them */
+        int64_t same_high_differ = 0;
+        for (Py_ssize_t j = 1; j < L; j++)
+            same_high_differ |= ((k[L - 1 - j] & ~low) == (k[L - j] & ~low)) &
+                                (sor[j] != sor[j - 1]);
         exact[r] = (uint8_t)!same_high_differ;
-        inexact += same_high_differ;
+        inexact += same_high_differ != 0;
     }
     Py_END_ALLOW_THREADS
     if (bad) {
