@@ -796,6 +796,20 @@ done:
     return result;
 }
 
+/* v as an integer when it is one in 0 .. top (top < 2**31), else -1,
+ * without a branch and without the undefined behaviour of converting NaN
+ * or a value out of range to int. */
+static inline int small_integer(double v, int top)
+{
+#if defined(__SSE2__) || defined(_M_X64)
+    int g = _mm_cvttsd_si32(_mm_set_sd(v)); /* NaN, out of range: INT_MIN */
+#else
+    int g = v >= 0.0 && v <= (double)top ? (int)v : -1;
+#endif
+    int wrong = ((double)g != v) | ((unsigned)g > (unsigned)top);
+    return wrong ? -1 : g;
+}
+
 PyDoc_STRVAR(small_grades_doc,
 "small_grades(y, out) -> bool\n\n"
 "Whether every value of the float64 buffer y is an integer in 0 .. 255;\n"
@@ -817,13 +831,8 @@ static PyObject *small_grades(PyObject *self, PyObject *args)
     int wrong = 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
-        double v = y[i];
-#if defined(__SSE2__) || defined(_M_X64)
-        int g = _mm_cvttsd_si32(_mm_set_sd(v)); /* NaN, out of range: INT_MIN */
-#else
-        int g = v >= 0.0 && v <= 255.0 ? (int)v : -1;
-#endif
-        wrong |= ((double)g != v) | ((unsigned)g > 255);
+        int g = small_integer(y[i], 255);
+        wrong |= g < 0;
         out[i] = (uint8_t)g;
     }
     Py_END_ALLOW_THREADS
@@ -1094,6 +1103,46 @@ done:
 /* Average precision                                                         */
 /* ------------------------------------------------------------------------ */
 
+/* The average-precision term of a one-item group at 0-based rank T with x
+ * relevant items (0 or 1) and R_before relevant items before it. */
+static inline double single_term(double x, double before, int64_t T)
+{
+    return x * (before + 1.0) / ((double)T + 1.0);
+}
+
+/* The average-precision term of a tie group (see ap_terms): a one-item
+ * group's term divides as numpy does, a tied group's multiplies by inv,
+ * the reciprocals 1/t (inv[0] = 0). One-item and tied groups alternate at
+ * random in real rankings, so both terms are computed and one is chosen
+ * by a mask, without a branch. */
+static inline double ap_term(double x, double before, int64_t T, int64_t t, int64_t n,
+                             const double *H, const double *inv, int cut)
+{
+    double single = single_term(x, before, T);
+    if (cut && n <= 0) single = 0.0;
+    double d = (x - 1.0) * inv[t - 1];
+    double c = before + 1.0 - ((double)T + 1.0) * d;
+    double tied = x * inv[t] * (c * (H[T + n] - H[T]) + d * (double)n);
+    uint64_t a, b, mask = (uint64_t)0 - (uint64_t)(t > 1);
+    memcpy(&a, &tied, sizeof a);
+    memcpy(&b, &single, sizeof b);
+    a = (a & mask) | (b & ~mask);
+    double term;
+    memcpy(&term, &a, sizeof term);
+    return term;
+}
+
+/* 1/t for t = 0 .. n (0 for t = 0), from PyMem_RawMalloc; NULL when
+ * memory runs out. Needs no GIL. */
+static double *reciprocals(Py_ssize_t n)
+{
+    double *inv = PyMem_RawMalloc((size_t)(n + 1) * sizeof(double));
+    if (!inv) return NULL;
+    inv[0] = 0.0;
+    for (Py_ssize_t t = 1; t <= n; t++) inv[t] = 1.0 / (double)t;
+    return inv;
+}
+
 PyDoc_STRVAR(ap_terms_doc,
 "ap_terms(rel, before, start, size, inside, harmonic, cut, out)\n\n"
 "The tie-aware average-precision terms of G tie groups (skrank._measures\n"
@@ -1102,8 +1151,9 @@ PyDoc_STRVAR(ap_terms_doc,
 "rank T (0-based) and n positions inside the cutoff, with d = (r-1)/(t-1)\n"
 "and c = R_before + 1 - (T+1) d, the term (r/t) (c (H[T+n] - H[T]) + d n);\n"
 "a one-item group adds r (R_before + 1) / (T + 1), or 0 when cut is true\n"
-"and it is outside the cutoff. rel, before, harmonic and out are float64\n"
-"buffers, start, size and inside int64.");
+"and it is outside the cutoff. A tied group's term multiplies by 1/t and\n"
+"1/(t-1) where the formula divides (equal to rounding). rel, before,\n"
+"harmonic and out are float64 buffers, start, size and inside int64.");
 
 static PyObject *ap_terms(PyObject *self, PyObject *args)
 {
@@ -1122,28 +1172,22 @@ static PyObject *ap_terms(PyObject *self, PyObject *args)
              ib.len == rb.len && ob.len == rb.len;
     for (Py_ssize_t g = 0; ok && g < G; g++)
         ok = start[g] >= 0 && inside[g] >= 0 && inside[g] <= size[g] &&
-             start[g] + inside[g] < nh;
+             start[g] + inside[g] < nh && size[g] >= 1 && size[g] <= nh;
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "ap_terms: inconsistent buffers");
         goto done;
     }
     double *out = ob.buf;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t g = 0; g < G; g++) {
-        double r = rel[g];
-        int64_t T = start[g], t = size[g], n = inside[g];
-        double term;
-        if (t > 1) {
-            double d = (r - 1.0) / (double)(t - 1);
-            double c = before[g] + 1.0 - ((double)T + 1.0) * d;
-            term = r / (double)t * (c * (H[T + n] - H[T]) + d * (double)n);
-        } else {
-            term = r * (before[g] + 1.0) / ((double)T + 1.0);
-            if (cut && n <= 0) term = 0.0;
-        }
-        out[g] = term;
+    double *inv = reciprocals(nh);
+    if (!inv) {
+        PyErr_NoMemory();
+        goto done;
     }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t g = 0; g < G; g++)
+        out[g] = ap_term(rel[g], before[g], start[g], size[g], inside[g], H, inv, cut);
     Py_END_ALLOW_THREADS
+    PyMem_RawFree(inv);
     result = Py_None;
     Py_INCREF(result);
 done:
@@ -1162,9 +1206,7 @@ PyDoc_STRVAR(ap_sums_doc,
 "Per row, the sum of the average-precision terms of ap_terms over its\n"
 "groups, in group order, each group's R_before the relevant items of the\n"
 "earlier groups of its row added in group order from 0.0: the row sums\n"
-"of ap_terms(rel, row_before(rel), ...) in one pass (a tied group's term\n"
-"multiplied by the reciprocals of its size and size - 1 where ap_terms\n"
-"divides, so equal to rounding). With w = 0, rel,\n"
+"of ap_terms(rel, row_before(rel), ...) in one pass. With w = 0, rel,\n"
 "start, size and inside hold one entry per tie group (groups numbered row\n"
 "by row, row_first the number of each row's first group). With w > 0 the\n"
 "ranking has no ties: rel is its (m, w) matrix, every position a group of\n"
@@ -1203,16 +1245,13 @@ static PyObject *ap_sums(PyObject *self, PyObject *args)
         goto done;
     }
     int bad = 0;
-    /* 1/t for the group sizes t (<= nh): a tied group's term multiplies */
-    double *inv = w == 0 ? PyMem_RawMalloc((size_t)(nh + 1) * sizeof(double)) : NULL;
+    double *inv = w == 0 ? reciprocals(nh) : NULL;
     if (w == 0 && !inv) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
     if (w == 0) {
-        inv[0] = 0.0;
-        for (Py_ssize_t t = 1; t <= nh; t++) inv[t] = 1.0 / (double)t;
         for (Py_ssize_t r = 0; r < m && !bad; r++) {
             int64_t end = r + 1 < m ? row_first[r + 1] : G;
             double before = 0.0, acc = 0.0;
@@ -1224,22 +1263,7 @@ static PyObject *ap_sums(PyObject *self, PyObject *args)
                     bad = 1;
                     break;
                 }
-                /* both terms, then the one for the group's size chosen
-                 * without a branch (one-item and tied groups alternate at
-                 * random): a one-item group divides as numpy does, a tied
-                 * one multiplies by the reciprocals of its sizes */
-                double single = x * (before + 1.0) / ((double)T + 1.0);
-                if (cut && n <= 0) single = 0.0;
-                double d = (x - 1.0) * inv[t - 1];
-                double c = before + 1.0 - ((double)T + 1.0) * d;
-                double tied = x * inv[t] * (c * (H[T + n] - H[T]) + d * (double)n);
-                uint64_t a_, b_, mask = (uint64_t)0 - (uint64_t)(t > 1);
-                memcpy(&a_, &tied, sizeof a_);
-                memcpy(&b_, &single, sizeof b_);
-                a_ = (a_ & mask) | (b_ & ~mask);
-                double term;
-                memcpy(&term, &a_, sizeof term);
-                acc += term;
+                acc += ap_term(x, before, T, t, n, H, inv, cut);
                 before += x;
             }
             out[r] = acc;
@@ -1250,7 +1274,7 @@ static PyObject *ap_sums(PyObject *self, PyObject *args)
             const double *x = rel + r * w;
             double before = 0.0, acc = 0.0;
             for (Py_ssize_t j = 0; j < depth; j++) {
-                acc += x[j] * (before + 1.0) / ((double)j + 1.0);
+                acc += single_term(x[j], before, j);
                 before += x[j];
             }
             out[r] = acc;
@@ -1319,15 +1343,8 @@ static PyObject *grade_counts(PyObject *self, PyObject *args)
             uint64_t acc0 = 0, acc1 = 0;
             for (; j < end; j++) {
                 double v = row[j];
-#if defined(__SSE2__) || defined(_M_X64)
-                /* truncation without undefined behaviour: NaN and values
-                 * out of range give INT_MIN */
-                int g = _mm_cvttsd_si32(_mm_set_sd(v));
-#else
-                int g = v >= 0.0 && v <= MAX_GRADE ? (int)v : -1;
-#endif
-                int wrong = ((double)g != v) | ((unsigned)g > MAX_GRADE);
-                uint64_t add = ONE[wrong ? 7 : g];
+                int g = small_integer(v, MAX_GRADE);
+                uint64_t add = ONE[g < 0 ? 7 : g];
                 if (j & 1)
                     acc1 += add;
                 else

@@ -17,9 +17,10 @@ on other values:
 * :func:`row_before` restarts its running sums at each row where numpy
   subtracts running totals taken across rows (the kernel's sums are the
   more accurate);
-* :func:`ap_sums` adds each row's average-precision terms in rank order
-  where numpy's row sums add them pairwise, and multiplies a tied group's
-  term by the reciprocals of its size where numpy divides.
+* average precision: :func:`ap_terms` and :func:`ap_sums` multiply a tied
+  group's term by the reciprocals of its size where numpy divides, and
+  :func:`ap_sums` adds each row's terms in rank order where numpy's row
+  sums add them pairwise.
 """
 
 from __future__ import annotations
