@@ -639,13 +639,9 @@ _TOP_ORDER_RELEVANCE = {
 }
 
 # The tie rules whose whole rows the kernels sort (skrank._native
-# .descending_rows): how tied items are ordered there, and the exact order
-# of the rows the kernels' keys cannot order (see _order).
-_KEY_ORDERS = {
-    "average": (None, None),
-    "first": ("first", _stable_desc),
-    "sklearn": ("last", lambda s: np.argsort(s, axis=1, kind="stable")[:, ::-1]),
-}
+# .descending_rows), and how tied items are ordered there (None: any order);
+# the rows the kernels' keys cannot order are ordered by _order.
+_KEY_ORDERS = {"average": None, "first": "first", "sklearn": "last"}
 
 # Below this fraction of the row length, a cutoff selects candidates first.
 _CANDIDATE_FRACTION = 0.25
@@ -695,19 +691,19 @@ def rank(
         n_items = None  # candidates are padded with -inf, never tied to items
     else:
         n_items = block.n_items
-        rule = _KEY_ORDERS.get(ties)
-        if ties == "sklearn" and block.raw_score is not None:
-            rule = None
-        if rule is not None and (k is None or k >= L or ties != "average"):
+        keyed = ties in _KEY_ORDERS and not (
+            ties == "sklearn" and block.raw_score is not None
+        )
+        if keyed and (k is None or k >= L or ties != "average"):
             # whole rows sorted by the kernels, relevance and scores gathered
             # with them (the positions only to read judged and unassessed
             # flags); a deterministic rule's rows cut at k afterwards
             ranked = _native.descending_rows(
                 s,
                 y,
+                lambda rows: _order(rows, None, ties),
                 positions=block.judged is not None or block.unassessed is not None,
-                ties=rule[0],
-                exact_order=rule[1],
+                ties=_KEY_ORDERS[ties],
             )
             if ranked is not None:
                 if k is not None and k < L and ties != "average":
@@ -915,10 +911,15 @@ class Ranking:
             self._cache[key] = np.flatnonzero(self.start < k)
         return self._cache[key]
 
+    def cuts(self, k):
+        """Whether ``k`` is one cutoff below the width, leaving positions
+        out: metrics may then read the first ``k`` ranks alone."""
+        return k is not None and not np.ndim(k) and int(k) < self.width
+
     def head(self, k):
         """Whether a scalar cutoff ``k`` leaves out whole groups of a tied
         ranking, so that metrics may read :meth:`groups_before` alone."""
-        return self.tied and k is not None and not np.ndim(k) and int(k) < self.width
+        return self.tied and self.cuts(k)
 
     # -- per-group counts ---------------------------------------------------
 
@@ -997,11 +998,6 @@ class Ranking:
         if key not in self._cache:
             self._cache[key] = self.group_sum(self.position_gain(gain))
         return self._cache[key]
-
-    def has_group_sum(self, key) -> bool:
-        """Whether the per-group quantity ``key`` (as cached by
-        :meth:`gain`, :meth:`relevant`, ...) is already computed."""
-        return key in self._cache
 
     def first_relevant(self, level=None, k=None):
         """Where the first relevant item of each row falls, for RR and hit rate.

@@ -185,18 +185,12 @@ def _hits(r: Ranking, k, level):
         g = r.groups_before(int(k))
         terms = r.relevant(level)[g] * _inside(r, k, g) / r.size[g]
         return np.bincount(r.row[g], weights=terms, minlength=r.m)
-    if _untied_head(r, k):  # every position its own group: the first k
+    if r.cuts(k):  # no ties: every position its own group, the first k
         return r.relevant(level)[:, : int(k)].sum(axis=1)
     inside = r.in_cutoff(k)
     if inside is r.size:  # every group wholly inside: r * t / t is r
         return r.row_sum(r.relevant(level))
     return r.row_sum(r.relevant(level) * inside / r.size)
-
-
-def _untied_head(r: Ranking, k):
-    """Whether ``r`` has no tie groups and a scalar cutoff ``k`` below its
-    width, so that metrics may read its first ``k`` columns alone."""
-    return not r.tied and k is not None and not np.ndim(k) and int(k) < r.width
 
 
 def _inside(r: Ranking, k, g):
@@ -472,13 +466,8 @@ def _dcg(r: Ranking, k, gain, log_base):
     np.cumsum(discount(r.width, log_base), out=cum[1:])
     if r.head(k):  # only the groups that start before k
         # the gains of their positions, summed by the kernel for those
-        # groups alone (the groups' sums are used when already known)
-        if r.has_group_sum(("gain", gain)):
-            sums = _native.head_sums(r.gain(gain), r, int(k), cum)
-        else:
-            sums = _native.head_sums(
-                r.position_gain(gain), r, int(k), cum, positions=True
-            )
+        # groups alone
+        sums = _native.head_sums(r.position_gain(gain), r, int(k), cum, positions=True)
         if sums is not None:
             return sums
         g = r.groups_before(int(k))
@@ -486,7 +475,7 @@ def _dcg(r: Ranking, k, gain, log_base):
         weight = cum[T + _inside(r, k, g)] - cum[T]
         terms = r.gain(gain)[g] / r.size[g] * weight
         return np.bincount(r.row[g], weights=terms, minlength=r.m)
-    if _untied_head(r, k):  # every position its own group: the first k
+    if r.cuts(k):  # no ties: every position its own group, the first k
         return r.position_gain(gain)[:, : int(k)] @ np.diff(cum[: int(k) + 1])
     T = r.start
     weight = cum[T + r.in_cutoff(k)] - cum[T]

@@ -320,7 +320,7 @@ def first_hits(rel, r, k):
 _KEY_BITS = 12
 
 
-def descending_rows(s, y, positions=True, ties=None, exact_order=None):
+def descending_rows(s, y, exact_order, positions=True, ties=None):
     """Each row of the ``(m, L)`` float64 scores ``s`` in descending order,
     or None when the kernels are off or the arrays are not float64.
 
@@ -329,8 +329,9 @@ def descending_rows(s, y, positions=True, ties=None, exact_order=None):
     their relevance and scores. Tied items come in any order (``ties``
     None), in input order (``"first"``) or in reverse input order
     (``"last"``); ``exact_order(s_rows)`` gives the columns of rows in rank
-    order under that rule, for the rows the keys below cannot order. None
-    for rows longer than 4096 items under a rule.
+    order under that rule, for the rows the keys below cannot order. Rows
+    longer than 4096 items: numpy's argsort read backwards under ``ties``
+    None, else None.
 
     Rows of at most 4096 items are sorted as integer keys, each the score's
     bits in the order of the scores with its lowest bits (as many as a
@@ -368,18 +369,11 @@ def descending_rows(s, y, positions=True, ties=None, exact_order=None):
     del keys
     if inexact:
         rows = np.flatnonzero(exact == 0)
-        if ties is None:
-            sub_pos, y_sorted[rows], s_sorted[rows] = _descending_argsort(
-                s[rows], y[rows], positions
-            )
-            if positions:  # positions in the sub-block to columns
-                sub_pos -= np.arange(0, rows.shape[0] * L, L, dtype=np.int64)[:, None]
-        else:
-            sub_pos = exact_order(s[rows])
-            y_sorted[rows] = np.take_along_axis(y[rows], sub_pos, axis=1)
-            s_sorted[rows] = np.take_along_axis(s[rows], sub_pos, axis=1)
+        columns = exact_order(s[rows])
+        y_sorted[rows] = np.take_along_axis(y[rows], columns, axis=1)
+        s_sorted[rows] = np.take_along_axis(s[rows], columns, axis=1)
         if positions:
-            pos[rows] = sub_pos + rows[:, None] * L
+            pos[rows] = columns + rows[:, None] * L
     return (
         (None if pos is None else pos.astype(np.intp, copy=False)),
         y_sorted,

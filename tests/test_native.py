@@ -41,6 +41,17 @@ def both(fn):
     return fast, slow
 
 
+def _graded_queries(seed, n_queries, longest, grades):
+    """Random grouped input: ``n_queries`` queries of 1 to ``longest - 1``
+    rows, relevance grades ``0 .. grades - 1`` and scores rounded to 0.1
+    (many ties); returns ``(y, s, qid)``."""
+    rng = np.random.default_rng(seed)
+    qid = np.repeat(np.arange(n_queries), rng.integers(1, longest, n_queries))
+    y = rng.integers(0, grades, qid.shape[0]).astype(float)
+    s = np.round(rng.random(qid.shape[0]), 1)
+    return y, s, qid
+
+
 def test_the_kernels_are_built():
     # the package's build compiles them (setup.py); without them the rest
     # of this file would compare numpy with itself
@@ -336,10 +347,7 @@ def test_segment_sums_of_flags_count_each_run():
 def test_average_precision_terms_equal(metric, ties):
     # AP's per-group terms (McSherry & Najork's tie-aware formula) from the
     # kernel and from numpy, on groups of every size
-    rng = np.random.default_rng(11)
-    qid = np.repeat(np.arange(80), rng.integers(1, 120, 80))
-    y = rng.integers(0, 3, qid.shape[0]).astype(float)
-    s = np.round(rng.random(qid.shape[0]), 1)
+    y, s, qid = _graded_queries(11, 80, 120, 3)
     fast, slow = both(
         lambda: skrank.evaluate(y, s, [metric], qid=qid, ties=ties, average=None)
     )
@@ -460,23 +468,17 @@ def test_grade_counts_by_hand():
 def test_head_sums_equal(metric):
     # metrics read at a cutoff inside the list sum over the groups that
     # start before it: the kernel adds the same terms in the same order
-    rng = np.random.default_rng(12)
-    qid = np.repeat(np.arange(90), rng.integers(1, 150, 90))
-    y = rng.integers(0, 4, qid.shape[0]).astype(float)
-    s = np.round(rng.random(qid.shape[0]), 1)
+    y, s, qid = _graded_queries(12, 90, 150, 4)
     fast, slow = both(lambda: skrank.evaluate(y, s, [metric], qid=qid, average=None))
     np.testing.assert_array_equal(fast[metric], slow[metric])
 
 
 @pytest.mark.parametrize("gain", ["linear", "exponential"])
-def test_head_sums_of_positions_and_of_known_group_sums_equal(gain):
-    # DCG at a cutoff sums the gains of the head groups' positions, or reads
-    # the groups' sums when a metric without a cutoff computed them first
-    # ("dcg" before "dcg@4"): both equal the numpy path
-    rng = np.random.default_rng(13)
-    qid = np.repeat(np.arange(70), rng.integers(1, 120, 70))
-    y = rng.integers(0, 5, qid.shape[0]).astype(float)
-    s = np.round(rng.random(qid.shape[0]), 1)
+def test_head_sums_of_positions_equal(gain):
+    # DCG at a cutoff sums the gains of the head groups' positions, whether
+    # or not a metric without a cutoff summed whole groups first ("dcg"
+    # before or after "dcg@4"): the numpy path's values
+    y, s, qid = _graded_queries(13, 70, 120, 5)
     metrics = [f"dcg(gain={gain})", f"dcg(gain={gain})@4", f"ndcg(gain={gain})@9"]
     for order in (metrics, metrics[::-1]):
         fast, slow = both(
@@ -679,15 +681,11 @@ def test_descending_rows_is_a_descending_sort(decimals):
     if decimals is not None:
         s = np.round(s, decimals)
     y = rng.integers(0, 5, (m, L)).astype(float)
+    _check_descending(s, y, positions=True)
+    # without positions: the same sorted rows, in the same order
     with _native.use_kernels(True):
-        pos, ys, ss = _native.descending_rows(s, y)
-    np.testing.assert_array_equal(ss, np.sort(s, axis=1)[:, ::-1])
-    np.testing.assert_array_equal(np.sort(pos, axis=1), np.arange(m * L).reshape(m, L))
-    np.testing.assert_array_equal(ys, y.reshape(-1)[pos])
-    np.testing.assert_array_equal(ss, s.reshape(-1)[pos])
-    # without positions: the same sorted rows, order not rewritten
-    with _native.use_kernels(True):
-        none, ys2, ss2 = _native.descending_rows(s, y, positions=False)
+        _, ys, ss = _native.descending_rows(s, y, _any_tie_order)
+        none, ys2, ss2 = _native.descending_rows(s, y, _any_tie_order, positions=False)
     assert none is None
     np.testing.assert_array_equal(ys2, ys)
     np.testing.assert_array_equal(ss2, ss)
@@ -706,10 +704,7 @@ def test_descending_rows_rejects_columns_out_of_range():
 @pytest.mark.parametrize("metric", ["map", "ndcg", "rprec", "recall@500", "bpref"])
 def test_whole_row_rankings_equal(metric):
     # metrics that read whole rows rank them with the descending_rows kernel
-    rng = np.random.default_rng(15)
-    qid = np.repeat(np.arange(60), rng.integers(1, 90, 60))
-    y = rng.integers(0, 3, qid.shape[0]).astype(float)
-    s = np.round(rng.random(qid.shape[0]), 1)
+    y, s, qid = _graded_queries(15, 60, 90, 3)
     fast, slow = both(lambda: skrank.evaluate(y, s, [metric], qid=qid, average=None))
     np.testing.assert_allclose(fast[metric], slow[metric], rtol=1e-12)
 
@@ -758,12 +753,18 @@ def test_code_counts_rejects_codes_out_of_range():
         )
 
 
+def _any_tie_order(rows):
+    """Columns of rows in descending order of score, ties in any order (the
+    exact order descending_rows takes for the rows its keys cannot order)."""
+    return np.argsort(-rows, axis=1)
+
+
 def _check_descending(s, y, positions):
     """descending_rows against np.sort: the scores in descending order, the
     relevance and positions of the same items."""
     m, L = s.shape
     with _native.use_kernels(True):
-        pos, ys, ss = _native.descending_rows(s, y, positions=positions)
+        pos, ys, ss = _native.descending_rows(s, y, _any_tie_order, positions=positions)
     np.testing.assert_array_equal(ss, np.sort(s, axis=1)[:, ::-1])
     if positions:
         np.testing.assert_array_equal(
@@ -866,7 +867,7 @@ def test_descending_rows_under_a_tie_rule(ties, positions):
     want = exact(s)
     with _native.use_kernels(True):
         pos, ys, ss = _native.descending_rows(
-            s, y, positions=positions, ties=ties, exact_order=exact
+            s, y, exact, positions=positions, ties=ties
         )
     np.testing.assert_array_equal(ss, np.take_along_axis(s, want, axis=1))
     np.testing.assert_array_equal(ys, np.take_along_axis(y, want, axis=1))
