@@ -145,6 +145,15 @@ def ranking_rows(n_rows, *, string_ids, seed=0):
     return frame.iloc[rng.permutation(n_rows)].reset_index(drop=True)
 
 
+def two_system_rows(n_rows, seed):
+    """:func:`ranking_rows` with a second system's scores, ``"other"``: the
+    first one's plus 0 or 1 at random (string query ids)."""
+    rows = ranking_rows(n_rows, string_ids=True, seed=seed)
+    rng = np.random.default_rng(seed)
+    rows["other"] = rows["y_score"] + rng.integers(0, 2, len(rows))
+    return rows
+
+
 @pytest.fixture(scope="module")
 def client():
     # no skip: the test fails if the cluster cannot start
@@ -519,9 +528,7 @@ def _assert_tie_bounds_feed_compare(rows, metrics, per_query):
 
 
 def test_tie_bounds_feed_compare(client):
-    rows = ranking_rows(30_000, string_ids=True, seed=24)
-    rng = np.random.default_rng(24)
-    rows["other"] = rows["y_score"] + rng.integers(0, 2, len(rows))
+    rows = two_system_rows(30_000, seed=24)
     metrics = ["ndcg@10", "mrr"]
     df = dd.from_pandas(rows, npartitions=4)
     _assert_tie_bounds_feed_compare(
@@ -604,9 +611,7 @@ def test_partitioned_by_qid_claim_verified_and_used(client):
 
 
 def test_per_query_results_feed_compare(client):
-    rows = ranking_rows(30_000, string_ids=True, seed=9)
-    rng = np.random.default_rng(9)
-    rows["other"] = rows["y_score"] + rng.integers(0, 2, len(rows))
+    rows = two_system_rows(30_000, seed=9)
     metrics = ["ndcg@10", "mrr"]
     df = dd.from_pandas(rows, npartitions=4)
     a = skd.evaluate(df, metrics, average=None).compute()

@@ -45,6 +45,7 @@ from test_dask import (  # noqa: E402
     _trec_tables,
     ranking_rows,
     short_query_rows,
+    two_system_rows,
 )
 
 import skrank  # noqa: E402
@@ -279,9 +280,7 @@ def test_tie_bounds_equal_single_machine(spark):
 
 
 def test_tie_bounds_feed_compare(spark):
-    rows = ranking_rows(20_000, string_ids=True, seed=24)
-    rng = np.random.default_rng(24)
-    rows["other"] = rows["y_score"] + rng.integers(0, 2, len(rows))
+    rows = two_system_rows(20_000, seed=24)
     df = spark.createDataFrame(rows)
     metrics = ["ndcg@10", "mrr"]
     _assert_tie_bounds_feed_compare(
@@ -348,9 +347,7 @@ def test_partition_wise_evaluation_differs_and_adapter_realigns(spark):
 
 
 def test_per_query_results_feed_compare(spark):
-    rows = ranking_rows(20_000, string_ids=True, seed=9)
-    rng = np.random.default_rng(9)
-    rows["other"] = rows["y_score"] + rng.integers(0, 2, len(rows))
+    rows = two_system_rows(20_000, seed=9)
     df = spark.createDataFrame(rows)
     metrics = ["ndcg@10", "mrr"]
     a = _collect(sks.evaluate(df, metrics, average=None))
