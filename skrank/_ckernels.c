@@ -689,6 +689,22 @@ static int group_two_level(const void *codes, int code_size, Py_ssize_t n, Py_ss
     return 0;
 }
 
+/* Whether some of the n codes (unsigned integers of code_size bytes, 2 or
+ * 8) is n_codes or more. Needs no GIL. */
+static int codes_out_of_range(const void *codes, int code_size, Py_ssize_t n,
+                              Py_ssize_t n_codes)
+{
+    int out = 0;
+    if (code_size == 2) {
+        const uint16_t *c = codes;
+        for (Py_ssize_t i = 0; i < n; i++) out |= c[i] >= n_codes;
+    } else {
+        const uint64_t *c = codes;
+        for (Py_ssize_t i = 0; i < n; i++) out |= c[i] >= (uint64_t)n_codes;
+    }
+    return out;
+}
+
 #define MAX_COLUMNS 8
 
 static PyObject *group_rows(PyObject *self, PyObject *args)
@@ -752,13 +768,7 @@ static PyObject *group_rows(PyObject *self, PyObject *args)
     /* codes must stay below n_codes: checked before any write */
     int out_of_range = 0, no_memory = 0;
     Py_BEGIN_ALLOW_THREADS
-    if (code_size == 2) {
-        const uint16_t *codes = cb.buf;
-        for (Py_ssize_t i = 0; i < n; i++) out_of_range |= codes[i] >= n_codes;
-    } else {
-        const uint64_t *codes = cb.buf;
-        for (Py_ssize_t i = 0; i < n; i++) out_of_range |= codes[i] >= (uint64_t)n_codes;
-    }
+    out_of_range = codes_out_of_range(cb.buf, code_size, n, n_codes);
     if (!out_of_range && n_codes > ONE_PASS_CODES) {
         no_memory = group_two_level(cb.buf, code_size, n, n_codes, sb.buf, (int)n_cols, in,
                                     out, sizes, lb.buf) < 0;
@@ -866,16 +876,13 @@ static PyObject *code_counts(PyObject *self, PyObject *args)
     int out_of_range = 0;
     Py_BEGIN_ALLOW_THREADS
     memset(out, 0, (size_t)n_codes * sizeof(int64_t));
-    if (code_size == 2) {
+    out_of_range = codes_out_of_range(cb.buf, code_size, n, n_codes);
+    if (!out_of_range && code_size == 2) {
         const uint16_t *codes = cb.buf;
-        for (Py_ssize_t i = 0; i < n; i++) out_of_range |= codes[i] >= n_codes;
-        if (!out_of_range)
-            for (Py_ssize_t i = 0; i < n; i++) out[codes[i]]++;
-    } else {
+        for (Py_ssize_t i = 0; i < n; i++) out[codes[i]]++;
+    } else if (!out_of_range) {
         const uint64_t *codes = cb.buf;
-        for (Py_ssize_t i = 0; i < n; i++) out_of_range |= codes[i] >= (uint64_t)n_codes;
-        if (!out_of_range)
-            for (Py_ssize_t i = 0; i < n; i++) out[codes[i]]++;
+        for (Py_ssize_t i = 0; i < n; i++) out[codes[i]]++;
     }
     Py_END_ALLOW_THREADS
     if (out_of_range) {
