@@ -170,14 +170,10 @@ def run_skrank_trec_eval(qrels_path, run_path):
 
 
 def run_skrank_one_thread(qrels_path, run_path):
-    import skrank.trec._io
+    from skrank._threads import use_threads
 
-    saved = skrank.trec._io._MAX_THREADS
-    skrank.trec._io._MAX_THREADS = 1
-    try:
+    with use_threads(1):
         return run_skrank(qrels_path, run_path)
-    finally:
-        skrank.trec._io._MAX_THREADS = saved
 
 
 def run_ranx(qrels_path, run_path):

@@ -524,287 +524,8 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
-/* grade_counts                                                              */
+/* Grouping rows by query: a stable counting sort in phases.                 */
 /* ------------------------------------------------------------------------ */
-
-/* ------------------------------------------------------------------------ */
-/* group_rows: a stable counting sort of rows by a small integer code.        */
-/* ------------------------------------------------------------------------ */
-
-PyDoc_STRVAR(group_rows_doc,
-"group_rows(codes, code_size, n_codes, starts, columns, outputs, sizes,\n"
-"           scratch)\n\n"
-"Writes the rows of each column into its output in grouped order: the\n"
-"rows of code 0 first, then those of code 1, and so on, keeping the input\n"
-"order within a code (a stable counting sort, one sequential pass over the\n"
-"rows per column). codes: a buffer of n unsigned integers of code_size\n"
-"bytes (2 or 8), each below n_codes; starts: an int64 buffer of n_codes\n"
-"entries, the first output position of each code (the cumulative counts),\n"
-"used as scratch and left as it was; columns and outputs: sequences of\n"
-"buffers of n items of sizes[i] bytes (1, 2, 4 or 8). Two float64 columns\n"
-"given first move in one pass. scratch: a writable buffer of n uint32\n"
-"(used only when rows move in two passes, above 2048 codes).");
-
-/* A row of `size` bytes from in[i] to out[p]. */
-#define MOVE(T)                                                              \
-    for (Py_ssize_t i = 0; i < n; i++) {                                     \
-        int64_t p = next[CODE(i)]++;                                          \
-        ((T *)out)[p] = ((const T *)in)[i];                                   \
-    }
-
-static int move_column(const void *codes, int code_size, int64_t *next, Py_ssize_t n,
-                       const void *in, void *out, Py_ssize_t size)
-{
-    if (code_size == 2) {
-#define CODE(i) (((const uint16_t *)codes)[i])
-        switch (size) {
-        case 1: MOVE(uint8_t) return 0;
-        case 2: MOVE(uint16_t) return 0;
-        case 4: MOVE(uint32_t) return 0;
-        case 8: MOVE(uint64_t) return 0;
-        }
-#undef CODE
-    } else {
-#define CODE(i) (((const uint64_t *)codes)[i])
-        switch (size) {
-        case 1: MOVE(uint8_t) return 0;
-        case 2: MOVE(uint16_t) return 0;
-        case 4: MOVE(uint32_t) return 0;
-        case 8: MOVE(uint64_t) return 0;
-        }
-#undef CODE
-    }
-    return -1;
-}
-
-/* Two 8-byte columns in one pass: one position per row for both. */
-#define MOVE_PAIR                                                            \
-    for (Py_ssize_t i = 0; i < n; i++) {                                     \
-        int64_t p = next[CODE(i)]++;                                          \
-        out_a[p] = in_a[i];                                                   \
-        out_b[p] = in_b[i];                                                   \
-    }
-
-static void move_pair(const void *codes, int code_size, int64_t *next, Py_ssize_t n,
-                      const uint64_t *in_a, uint64_t *out_a, const uint64_t *in_b,
-                      uint64_t *out_b)
-{
-    if (code_size == 2) {
-#define CODE(i) (((const uint16_t *)codes)[i])
-        MOVE_PAIR
-#undef CODE
-    } else {
-#define CODE(i) (((const uint64_t *)codes)[i])
-        MOVE_PAIR
-#undef CODE
-    }
-}
-
-/* Above this many codes, rows move in two passes (see group_two_level). */
-#define ONE_PASS_CODES 2048
-
-/* One column moved by the high digit of its rows' codes (code >> shift)
- * into out, from hnext[digit] on; with low, each row's low digit is also
- * written at its new place. */
-#define MOVE_HIGH(T, CODE_T)                                                 \
-    for (Py_ssize_t i = 0; i < n; i++) {                                     \
-        uint64_t code = ((const CODE_T *)codes)[i];                           \
-        int64_t p = hnext[code >> shift]++;                                  \
-        ((T *)o)[p] = ((const T *)x)[i];                                     \
-        if (low) low[p] = (uint32_t)(code & mask);                           \
-    }
-
-/* The rows lo .. hi of one column (one high digit) into order by low digit
- * through scratch, then back. */
-#define MOVE_LOW(T)                                                          \
-    for (int64_t i = lo; i < hi; i++) ((T *)scratch)[lnext[low[i]]++] = ((T *)o)[i]; \
-    memcpy((T *)o + lo, scratch, (size_t)(hi - lo) * sizeof(T));
-
-/* The stable counting sort of group_rows in two passes for many codes: the
- * rows move by the high digit of their code (at most 256 destinations, so
- * the writes stay in cache), then within each high digit by the low digit,
- * through a scratch buffer as large as the largest high digit's rows.
- * Returns 0, or -1 when memory runs out. */
-static int group_two_level(const void *codes, int code_size, Py_ssize_t n, Py_ssize_t n_codes,
-                           const int64_t *starts, int n_cols, Py_buffer *in, Py_buffer *out,
-                           const Py_ssize_t *sizes, uint32_t *low_digits)
-{
-    int shift = 0;
-    while (((uint64_t)(n_codes - 1) >> shift) >= 256) shift++;
-    uint64_t mask = ((uint64_t)1 << shift) - 1;
-    Py_ssize_t nh = (Py_ssize_t)((uint64_t)(n_codes - 1) >> shift) + 1;
-    int64_t hstart[257], hnext[256];
-    for (Py_ssize_t h = 0; h < nh; h++) hstart[h] = starts[h << shift];
-    hstart[nh] = n;
-    Py_ssize_t largest = 0;
-    for (Py_ssize_t h = 0; h < nh; h++)
-        if (hstart[h + 1] - hstart[h] > largest) largest = hstart[h + 1] - hstart[h];
-    int64_t *lnext = PyMem_RawMalloc(((size_t)mask + 1) * sizeof(int64_t));
-    void *scratch = PyMem_RawMalloc((size_t)(largest > 0 ? largest : 1) * 8);
-    if (!lnext || !scratch) {
-        PyMem_RawFree(lnext);
-        PyMem_RawFree(scratch);
-        return -1;
-    }
-    for (int c = 0; c < n_cols; c++) {
-        const void *x = in[c].buf;
-        void *o = out[c].buf;
-        uint32_t *low = c == 0 ? low_digits : NULL;
-        memcpy(hnext, hstart, (size_t)nh * sizeof(int64_t));
-        if (code_size == 2) {
-            switch (sizes[c]) {
-            case 1: MOVE_HIGH(uint8_t, uint16_t) break;
-            case 2: MOVE_HIGH(uint16_t, uint16_t) break;
-            case 4: MOVE_HIGH(uint32_t, uint16_t) break;
-            default: MOVE_HIGH(uint64_t, uint16_t) break;
-            }
-        } else {
-            switch (sizes[c]) {
-            case 1: MOVE_HIGH(uint8_t, uint64_t) break;
-            case 2: MOVE_HIGH(uint16_t, uint64_t) break;
-            case 4: MOVE_HIGH(uint32_t, uint64_t) break;
-            default: MOVE_HIGH(uint64_t, uint64_t) break;
-            }
-        }
-    }
-    const uint32_t *low = low_digits;
-    for (Py_ssize_t h = 0; h < nh; h++) {
-        int64_t lo = hstart[h], hi = hstart[h + 1];
-        Py_ssize_t first = h << shift;
-        Py_ssize_t count = n_codes - first < (Py_ssize_t)mask + 1 ? n_codes - first
-                                                                   : (Py_ssize_t)mask + 1;
-        for (int c = 0; c < n_cols; c++) {
-            void *o = out[c].buf;
-            for (Py_ssize_t j = 0; j < count; j++) lnext[j] = starts[first + j] - lo;
-            switch (sizes[c]) {
-            case 1: MOVE_LOW(uint8_t) break;
-            case 2: MOVE_LOW(uint16_t) break;
-            case 4: MOVE_LOW(uint32_t) break;
-            default: MOVE_LOW(uint64_t) break;
-            }
-        }
-    }
-    PyMem_RawFree(lnext);
-    PyMem_RawFree(scratch);
-    return 0;
-}
-
-/* Whether some of the n codes (unsigned integers of code_size bytes, 2 or
- * 8) is n_codes or more. Needs no GIL. */
-static int codes_out_of_range(const void *codes, int code_size, Py_ssize_t n,
-                              Py_ssize_t n_codes)
-{
-    int out = 0;
-    if (code_size == 2) {
-        const uint16_t *c = codes;
-        for (Py_ssize_t i = 0; i < n; i++) out |= c[i] >= n_codes;
-    } else {
-        const uint64_t *c = codes;
-        for (Py_ssize_t i = 0; i < n; i++) out |= c[i] >= (uint64_t)n_codes;
-    }
-    return out;
-}
-
-#define MAX_COLUMNS 8
-
-static PyObject *group_rows(PyObject *self, PyObject *args)
-{
-    (void)self;
-    Py_buffer cb = {0}, sb = {0};
-    Py_buffer in[MAX_COLUMNS], out[MAX_COLUMNS];
-    Py_ssize_t sizes[MAX_COLUMNS];
-    int code_size;
-    Py_ssize_t n_codes;
-    PyObject *columns, *outputs, *size_list;
-    int n_in = 0, n_out = 0;
-    PyObject *result = NULL;
-    int64_t *next = NULL;
-    Py_buffer lb = {0};
-    if (!PyArg_ParseTuple(args, "y*iny*OOOw*", &cb, &code_size, &n_codes, &sb, &columns,
-                          &outputs, &size_list, &lb))
-        return NULL;
-    Py_ssize_t n_cols = PySequence_Size(columns);
-    if (n_cols < 0) goto done;
-    if (n_cols > MAX_COLUMNS || PySequence_Size(outputs) != n_cols ||
-        PySequence_Size(size_list) != n_cols || (code_size != 2 && code_size != 8) ||
-        n_codes < 0 || sb.len < n_codes * (Py_ssize_t)sizeof(int64_t)) {
-        PyErr_SetString(PyExc_ValueError, "group_rows: inconsistent arguments");
-        goto done;
-    }
-    Py_ssize_t n = cb.len / code_size;
-    if (n_codes > ONE_PASS_CODES && lb.len < n * (Py_ssize_t)sizeof(uint32_t)) {
-        PyErr_SetString(PyExc_ValueError, "group_rows: the scratch buffer is too small");
-        goto done;
-    }
-    for (Py_ssize_t c = 0; c < n_cols; c++) {
-        PyObject *item = PySequence_GetItem(size_list, c);
-        if (!item) goto done;
-        sizes[c] = PyLong_AsSsize_t(item);
-        Py_DECREF(item);
-        if (sizes[c] == -1 && PyErr_Occurred()) goto done;
-        item = PySequence_GetItem(columns, c);
-        if (!item) goto done;
-        int bad = PyObject_GetBuffer(item, &in[c], PyBUF_SIMPLE);
-        Py_DECREF(item);
-        if (bad < 0) goto done;
-        n_in++;
-        item = PySequence_GetItem(outputs, c);
-        if (!item) goto done;
-        bad = PyObject_GetBuffer(item, &out[c], PyBUF_WRITABLE);
-        Py_DECREF(item);
-        if (bad < 0) goto done;
-        n_out++;
-        if (in[c].len != n * sizes[c] || out[c].len != n * sizes[c] ||
-            (sizes[c] != 1 && sizes[c] != 2 && sizes[c] != 4 && sizes[c] != 8)) {
-            PyErr_SetString(PyExc_ValueError, "group_rows: inconsistent buffers");
-            goto done;
-        }
-    }
-    next = PyMem_RawMalloc((size_t)(n_codes > 0 ? n_codes : 1) * sizeof(int64_t));
-    if (!next) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    /* codes must stay below n_codes: checked before any write */
-    int out_of_range = 0, no_memory = 0;
-    Py_BEGIN_ALLOW_THREADS
-    out_of_range = codes_out_of_range(cb.buf, code_size, n, n_codes);
-    if (!out_of_range && n_codes > ONE_PASS_CODES) {
-        no_memory = group_two_level(cb.buf, code_size, n, n_codes, sb.buf, (int)n_cols, in,
-                                    out, sizes, lb.buf) < 0;
-    } else if (!out_of_range) {
-        Py_ssize_t c = 0;
-        if (n_cols >= 2 && sizes[0] == 8 && sizes[1] == 8) {
-            memcpy(next, sb.buf, (size_t)n_codes * sizeof(int64_t));
-            move_pair(cb.buf, code_size, next, n, in[0].buf, out[0].buf, in[1].buf,
-                      out[1].buf);
-            c = 2;
-        }
-        for (; c < n_cols; c++) {
-            memcpy(next, sb.buf, (size_t)n_codes * sizeof(int64_t));
-            move_column(cb.buf, code_size, next, n, in[c].buf, out[c].buf, sizes[c]);
-        }
-    }
-    Py_END_ALLOW_THREADS
-    if (out_of_range) {
-        PyErr_SetString(PyExc_ValueError, "group_rows: a code is out of range");
-        goto done;
-    }
-    if (no_memory) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    result = Py_None;
-    Py_INCREF(result);
-done:
-    PyMem_RawFree(next);
-    for (int c = 0; c < n_in; c++) PyBuffer_Release(&in[c]);
-    for (int c = 0; c < n_out; c++) PyBuffer_Release(&out[c]);
-    PyBuffer_Release(&cb);
-    PyBuffer_Release(&sb);
-    if (lb.obj) PyBuffer_Release(&lb);
-    return result;
-}
 
 /* v as an integer when it is one in 0 .. top (top < 2**31), else -1,
  * without a branch and without the undefined behaviour of converting NaN
@@ -820,82 +541,492 @@ static inline int small_integer(double v, int top)
     return wrong ? -1 : g;
 }
 
-PyDoc_STRVAR(small_grades_doc,
-"small_grades(y, out) -> bool\n\n"
-"Whether every value of the float64 buffer y is an integer in 0 .. 255;\n"
-"if so, out (a uint8 buffer as long) holds them.");
+/* Codes are integers of any width and signedness, read as their offset from
+ * lo in 64-bit unsigned arithmetic (so that a signed code below lo wraps to
+ * a large offset, out of range like one above). kind is the itemsize, negated
+ * for signed integers. BODY is instantiated once per kind, with OFF(i) the
+ * offset of row i. */
+#define CODE_KINDS(kind, BODY)                                               \
+    switch (kind) {                                                          \
+    case 1: { typedef uint8_t CT; typedef uint64_t CW; BODY } break;         \
+    case -1: { typedef int8_t CT; typedef int64_t CW; BODY } break;          \
+    case 2: { typedef uint16_t CT; typedef uint64_t CW; BODY } break;        \
+    case -2: { typedef int16_t CT; typedef int64_t CW; BODY } break;         \
+    case 4: { typedef uint32_t CT; typedef uint64_t CW; BODY } break;        \
+    case -4: { typedef int32_t CT; typedef int64_t CW; BODY } break;         \
+    case 8: { typedef uint64_t CT; typedef uint64_t CW; BODY } break;        \
+    default: { typedef int64_t CT; typedef int64_t CW; BODY } break;         \
+    }
+#define OFF(i) ((uint64_t)(CW)((const CT *)codes)[i] - lo)
 
-static PyObject *small_grades(PyObject *self, PyObject *args)
+static int valid_code_kind(int kind)
 {
-    (void)self;
-    Py_buffer yb = {0}, ob = {0};
-    PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*w*", &yb, &ob)) return NULL;
-    Py_ssize_t n = yb.len / (Py_ssize_t)sizeof(double);
-    if (yb.len % (Py_ssize_t)sizeof(double) || ob.len != n) {
-        PyErr_SetString(PyExc_ValueError, "small_grades: inconsistent buffers");
-        goto done;
-    }
-    const double *y = yb.buf;
-    uint8_t *out = ob.buf;
-    int wrong = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int g = small_integer(y[i], 255);
-        wrong |= g < 0;
-        out[i] = (uint8_t)g;
-    }
-    Py_END_ALLOW_THREADS
-    result = PyBool_FromLong(!wrong);
-done:
-    PyBuffer_Release(&yb);
-    PyBuffer_Release(&ob);
-    return result;
+    return kind == 1 || kind == -1 || kind == 2 || kind == -2 || kind == 4 || kind == -4 ||
+           kind == 8 || kind == -8;
 }
 
-PyDoc_STRVAR(code_counts_doc,
-"code_counts(codes, code_size, out)\n\n"
-"The number of rows of each code: codes a buffer of unsigned integers of\n"
-"code_size bytes (2 or 8), each below len(out); out an int64 buffer,\n"
-"overwritten.");
+PyDoc_STRVAR(count_codes_doc,
+"count_codes(codes, kind, lo, start, stop, counts) -> bool\n\n"
+"The number of rows start .. stop - 1 of each code: counts (an int64\n"
+"buffer of n_codes entries) is overwritten with the number of rows whose\n"
+"code minus lo is 0, 1, ... codes: integers of |kind| bytes (kind < 0:\n"
+"signed); lo: an unsigned 64-bit offset. Returns whether every code minus\n"
+"lo is below n_codes (else counts is not meaningful).");
 
-static PyObject *code_counts(PyObject *self, PyObject *args)
+static PyObject *count_codes(PyObject *self, PyObject *args)
 {
     (void)self;
     Py_buffer cb = {0}, ob = {0};
-    int code_size;
+    int kind;
+    unsigned long long lo_arg;
+    Py_ssize_t start, stop;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*iw*", &cb, &code_size, &ob)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*iKnnw*", &cb, &kind, &lo_arg, &start, &stop, &ob))
+        return NULL;
     Py_ssize_t n_codes = ob.len / (Py_ssize_t)sizeof(int64_t);
-    if ((code_size != 2 && code_size != 8) || cb.len % code_size) {
-        PyErr_SetString(PyExc_ValueError, "code_counts: inconsistent buffers");
+    if (!valid_code_kind(kind) || cb.len % abs(kind) || start < 0 || stop < start ||
+        stop > cb.len / abs(kind) || n_codes < 1) {
+        PyErr_SetString(PyExc_ValueError, "count_codes: inconsistent arguments");
         goto done;
     }
-    Py_ssize_t n = cb.len / code_size;
-    int64_t *out = ob.buf;
-    int out_of_range = 0;
+    const void *codes = cb.buf;
+    const uint64_t lo = (uint64_t)lo_arg, top = (uint64_t)n_codes;
+    int64_t *counts = ob.buf;
+    uint64_t largest = 0;
     Py_BEGIN_ALLOW_THREADS
-    memset(out, 0, (size_t)n_codes * sizeof(int64_t));
-    out_of_range = codes_out_of_range(cb.buf, code_size, n, n_codes);
-    if (!out_of_range && code_size == 2) {
-        const uint16_t *codes = cb.buf;
-        for (Py_ssize_t i = 0; i < n; i++) out[codes[i]]++;
-    } else if (!out_of_range) {
-        const uint64_t *codes = cb.buf;
-        for (Py_ssize_t i = 0; i < n; i++) out[codes[i]]++;
-    }
+    memset(counts, 0, (size_t)n_codes * sizeof(int64_t));
+    CODE_KINDS(kind, {
+        for (Py_ssize_t i = start; i < stop; i++) {
+            uint64_t off = OFF(i);
+            largest = off > largest ? off : largest;
+            counts[off < top ? off : 0]++;
+        }
+    })
     Py_END_ALLOW_THREADS
-    if (out_of_range) {
-        PyErr_SetString(PyExc_ValueError, "code_counts: a code is out of range");
-        goto done;
-    }
-    result = Py_None;
-    Py_INCREF(result);
+    result = PyBool_FromLong(largest < top);
 done:
     PyBuffer_Release(&cb);
     PyBuffer_Release(&ob);
     return result;
 }
+
+#define MAX_COLUMNS 8
+
+/* Buffers of the columns of a move, taken from Python sequences. */
+typedef struct {
+    Py_ssize_t n_cols;
+    Py_buffer in[MAX_COLUMNS], out[MAX_COLUMNS];
+    int n_in, n_out;
+} column_set;
+
+static void release_columns(column_set *cs)
+{
+    for (int c = 0; c < cs->n_in; c++) PyBuffer_Release(&cs->in[c]);
+    for (int c = 0; c < cs->n_out; c++) PyBuffer_Release(&cs->out[c]);
+    cs->n_in = cs->n_out = 0;
+}
+
+/* The buffers of `inputs` (may be NULL: none) and `outputs`; 0, or -1 with
+ * an exception set. */
+static int take_columns(column_set *cs, PyObject *inputs, PyObject *outputs)
+{
+    cs->n_in = cs->n_out = 0;
+    cs->n_cols = PySequence_Size(outputs);
+    if (cs->n_cols < 0) return -1;
+    if (cs->n_cols > MAX_COLUMNS || (inputs && PySequence_Size(inputs) != cs->n_cols)) {
+        PyErr_SetString(PyExc_ValueError, "inconsistent columns");
+        return -1;
+    }
+    for (Py_ssize_t c = 0; c < cs->n_cols; c++) {
+        PyObject *item;
+        if (inputs) {
+            item = PySequence_GetItem(inputs, c);
+            if (!item) return -1;
+            int bad = PyObject_GetBuffer(item, &cs->in[c], PyBUF_SIMPLE);
+            Py_DECREF(item);
+            if (bad < 0) return -1;
+            cs->n_in++;
+        }
+        item = PySequence_GetItem(outputs, c);
+        if (!item) return -1;
+        int bad = PyObject_GetBuffer(item, &cs->out[c], PyBUF_WRITABLE);
+        Py_DECREF(item);
+        if (bad < 0) return -1;
+        cs->n_out++;
+    }
+    return 0;
+}
+
+/* Whether a move's columns start with the usual pair, relevance (8 bytes,
+ * or with `bytes` 1) and scores (8 bytes), which move together in the loop
+ * that finds the rows' places. */
+static int is_pair(Py_ssize_t n_cols, const Py_ssize_t *sizes, int bytes)
+{
+    return n_cols >= 2 && sizes[0] == (bytes ? 1 : 8) && sizes[1] == 8;
+}
+
+/* Row i's high digit and its place p (next[digit], which advances), each
+ * clamped into range; the largest digit and place seen are kept (in
+ * registers: a flag set per row would be spilled and stall), to be checked
+ * after the loop. */
+#define PLACE_ROW(i)                                                         \
+    uint64_t off = OFF(i);                                                   \
+    uint64_t h = off >> shift;                                               \
+    h_max = h > h_max ? h : h_max;                                           \
+    uint64_t p = (uint64_t)next[h < n_digits_u ? h : 0]++;                   \
+    p_max = p > p_max ? p : p_max;                                           \
+    p = p < n_out_u ? p : 0;
+
+#define PAIR_LOOP(STORE_LOW, STORE_Y)                                        \
+    CODE_KINDS(kind, {                                                       \
+        for (Py_ssize_t i = start; i < stop; i++) {                          \
+            PLACE_ROW(i)                                                     \
+            STORE_LOW                                                        \
+            STORE_Y                                                          \
+            s_out[p] = s_in[i];                                              \
+        }                                                                    \
+    })
+#define PAIR_Y(STORE_LOW)                                                    \
+    if (convert)                                                             \
+        PAIR_LOOP(STORE_LOW, {                                               \
+            int g = small_integer(y_in[i], 255);                             \
+            grades |= g; /* negative once a value is not a grade */          \
+            y8_out[p] = (uint8_t)g;                                          \
+        })                                                                   \
+    else                                                                     \
+        PAIR_LOOP(STORE_LOW, y64_out[p] = y64_in[i];)
+#define LOW_STORE(T) ((T *)low_buf)[p] = (T)(off & mask);
+
+#define COLUMN_LOOP(STORE)                                                   \
+    CODE_KINDS(kind, {                                                       \
+        for (Py_ssize_t i = start; i < stop; i++) {                          \
+            PLACE_ROW(i)                                                     \
+            STORE                                                            \
+        }                                                                    \
+    })
+#define COLUMN_STORE(T) ((T *)out)[p] = ((const T *)in)[i];
+
+PyDoc_STRVAR(move_high_doc,
+"move_high(codes, kind, lo, start, stop, shift, next, columns, outputs,\n"
+"          sizes, convert, low) -> bool\n\n"
+"Moves rows start .. stop - 1 of each column to its output, by the high\n"
+"digit of their code ((code - lo) >> shift): a row of digit h goes to\n"
+"position next[h], which then advances (next: an int64 buffer, one entry\n"
+"per digit; rows keep their order within a digit). codes, kind and lo as\n"
+"for count_codes; columns and outputs: sequences of buffers of whole\n"
+"columns, sizes the bytes of an output item (1, 2, 4 or 8). With convert,\n"
+"the first column is float64, its output uint8 (size 1) and the second\n"
+"column's items have 8 bytes: the first column's values are written as\n"
+"bytes, and the result says whether every one was an integer in 0 .. 255\n"
+"(else True). low (a buffer of uint8, uint16 or uint32 as long as the\n"
+"outputs, or None): each moved row's low digit ((code - lo) mod 2**shift)\n"
+"written at its new position. Raises ValueError when a code's digit or a\n"
+"position is out of range (the outputs then hold no meaningful rows).");
+
+static PyObject *move_high(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer cb = {0}, nb = {0}, lb = {0};
+    column_set cs = {0};
+    int kind, shift, convert;
+    unsigned long long lo_arg;
+    Py_ssize_t start, stop;
+    PyObject *columns, *outputs, *size_list, *low_obj;
+    PyObject *result = NULL;
+    Py_ssize_t sizes[MAX_COLUMNS];
+    int64_t *first_next = NULL;
+    if (!PyArg_ParseTuple(args, "y*iKnniw*OOOpO", &cb, &kind, &lo_arg, &start, &stop, &shift,
+                          &nb, &columns, &outputs, &size_list, &convert, &low_obj))
+        return NULL;
+    if (take_columns(&cs, columns, outputs) < 0) goto done;
+    if (low_obj != Py_None && PyObject_GetBuffer(low_obj, &lb, PyBUF_WRITABLE) < 0) goto done;
+    Py_ssize_t n_digits = nb.len / (Py_ssize_t)sizeof(int64_t);
+    if (!valid_code_kind(kind) || cb.len % abs(kind) || start < 0 || stop < start ||
+        stop > cb.len / abs(kind) || shift < 0 || shift > 63 || n_digits < 1 || cs.n_cols < 1 ||
+        PySequence_Size(size_list) != cs.n_cols) {
+        PyErr_SetString(PyExc_ValueError, "move_high: inconsistent arguments");
+        goto done;
+    }
+    Py_ssize_t n_in = cb.len / abs(kind), n_out = -1;
+    for (Py_ssize_t c = 0; c < cs.n_cols; c++) {
+        PyObject *item = PySequence_GetItem(size_list, c);
+        if (!item) goto done;
+        sizes[c] = PyLong_AsSsize_t(item);
+        Py_DECREF(item);
+        if (sizes[c] == -1 && PyErr_Occurred()) goto done;
+    }
+    if (convert && !is_pair(cs.n_cols, sizes, 1)) {
+        PyErr_SetString(PyExc_ValueError, "move_high: inconsistent arguments");
+        goto done;
+    }
+    for (Py_ssize_t c = 0; c < cs.n_cols; c++) {
+        Py_ssize_t in_size = convert && c == 0 ? 8 : sizes[c];
+        if (n_out < 0) n_out = cs.out[c].len / (sizes[c] > 0 ? sizes[c] : 1);
+        if ((sizes[c] != 1 && sizes[c] != 2 && sizes[c] != 4 && sizes[c] != 8) ||
+            cs.in[c].len != n_in * in_size || cs.out[c].len != n_out * sizes[c]) {
+            PyErr_SetString(PyExc_ValueError, "move_high: inconsistent buffers");
+            goto done;
+        }
+    }
+    int low_size = lb.obj ? (int)(lb.len / (n_out > 0 ? n_out : 1)) : 0;
+    if (lb.obj && (lb.len != n_out * low_size || (low_size != 1 && low_size != 2 && low_size != 4))) {
+        PyErr_SetString(PyExc_ValueError, "move_high: inconsistent buffers");
+        goto done;
+    }
+    if (n_out == 0) {
+        if (stop > start) {
+            PyErr_SetString(PyExc_ValueError, "move_high: a digit or a position is out of range");
+            goto done;
+        }
+        result = PyBool_FromLong(1);
+        goto done;
+    }
+    int pair = is_pair(cs.n_cols, sizes, convert);
+    if (cs.n_cols > (pair ? 2 : 1) || !pair) {
+        /* the columns beyond the pair are moved one at a time, each from
+         * the positions the digits start at */
+        first_next = PyMem_RawMalloc((size_t)n_digits * sizeof(int64_t));
+        if (!first_next) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        memcpy(first_next, nb.buf, (size_t)n_digits * sizeof(int64_t));
+    }
+    const void *codes = cb.buf;
+    const uint64_t lo = (uint64_t)lo_arg, mask = shift ? ((uint64_t)1 << shift) - 1 : 0;
+    const uint64_t n_digits_u = (uint64_t)n_digits, n_out_u = (uint64_t)n_out;
+    int64_t *next = nb.buf;
+    void *low_buf = lb.obj ? lb.buf : NULL;
+    uint64_t h_max = 0, p_max = 0;
+    int grades = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (pair) {
+        const double *y_in = cs.in[0].buf;
+        const uint64_t *y64_in = cs.in[0].buf, *s_in = cs.in[1].buf;
+        uint8_t *y8_out = cs.out[0].buf;
+        uint64_t *y64_out = cs.out[0].buf, *s_out = cs.out[1].buf;
+        switch (low_size) {
+        case 1: PAIR_Y(LOW_STORE(uint8_t)) break;
+        case 2: PAIR_Y(LOW_STORE(uint16_t)) break;
+        case 4: PAIR_Y(LOW_STORE(uint32_t)) break;
+        default: PAIR_Y() break;
+        }
+    }
+    for (Py_ssize_t c = pair ? 2 : 0; c < cs.n_cols; c++) {
+        const void *in = cs.in[c].buf;
+        void *out = cs.out[c].buf;
+        memcpy(next, first_next, (size_t)n_digits * sizeof(int64_t));
+        switch (sizes[c]) {
+        case 1: COLUMN_LOOP(COLUMN_STORE(uint8_t)) break;
+        case 2: COLUMN_LOOP(COLUMN_STORE(uint16_t)) break;
+        case 4: COLUMN_LOOP(COLUMN_STORE(uint32_t)) break;
+        default: COLUMN_LOOP(COLUMN_STORE(uint64_t)) break;
+        }
+    }
+    if (!pair && low_buf) {
+        memcpy(next, first_next, (size_t)n_digits * sizeof(int64_t));
+        switch (low_size) {
+        case 1: COLUMN_LOOP(LOW_STORE(uint8_t)) break;
+        case 2: COLUMN_LOOP(LOW_STORE(uint16_t)) break;
+        default: COLUMN_LOOP(LOW_STORE(uint32_t)) break;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (stop > start && (h_max >= n_digits_u || p_max >= n_out_u)) {
+        PyErr_SetString(PyExc_ValueError, "move_high: a digit or a position is out of range");
+        goto done;
+    }
+    result = PyBool_FromLong(grades >= 0);
+done:
+    PyMem_RawFree(first_next);
+    release_columns(&cs);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&nb);
+    if (lb.obj) PyBuffer_Release(&lb);
+    return result;
+}
+
+/* Row i of a digit's rows a .. z - 1 to its place p within them
+ * (lnext[its low digit], which advances), clamped into range. */
+#define LOW_PLACE(LT)                                                        \
+    uint64_t d = ((const LT *)low_buf)[i];                                   \
+    d_max = d > d_max ? d : d_max;                                           \
+    uint64_t p = (uint64_t)lnext[d < (uint64_t)count ? d : 0]++;             \
+    p_max = p > p_max ? p : p_max;                                           \
+    p = p < (uint64_t)m ? p : 0;
+#define LOW_PAIR(LT, YT)                                                     \
+    for (int64_t i = a; i < z; i++) {                                        \
+        LOW_PLACE(LT)                                                        \
+        ((YT *)y_tmp)[p] = ((const YT *)y_out)[i];                           \
+        s_tmp[p] = s_out[i];                                                 \
+    }
+#define LOW_POSITIONS(LT)                                                    \
+    for (int64_t i = a; i < z; i++) {                                        \
+        LOW_PLACE(LT)                                                        \
+        pos[i - a] = (uint32_t)p;                                            \
+    }
+#define LOW_COLUMN(T)                                                        \
+    for (Py_ssize_t j = 0; j < m; j++) ((T *)tmp)[pos[j]] = ((const T *)o)[j];
+
+PyDoc_STRVAR(move_low_doc,
+"move_low(starts, shift, bounds, skew, low, columns, sizes, scratch)\n\n"
+"The second phase of the grouping, after move_high: the rows of each high\n"
+"digit h, found at bounds[h] + h * skew .. bounds[h + 1] + h * skew - 1\n"
+"of every column (bounds: int64, one entry per digit and one more; skew:\n"
+"the items by which each digit's rows were moved apart), go to bounds[h]\n"
+".. bounds[h + 1] - 1, each to the place of its code: code (h << shift) +\n"
+"d starts at starts[(h << shift) + d] (int64, one entry per code), d being\n"
+"the row's low digit in low (uint8, uint16 or uint32, laid out as the\n"
+"columns); rows keep their order within a code. Digits are moved in order,\n"
+"so that none overwrites rows not yet moved. columns: a sequence of\n"
+"writable buffers, of sizes bytes an item. scratch: a writable buffer of,\n"
+"for every row of the largest digit, 8 + sizes[0] bytes when the columns\n"
+"are relevance (1 or 8 bytes) and scores (8 bytes), else 12.");
+
+static PyObject *move_low(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer sb = {0}, bb = {0}, lb = {0}, xb = {0};
+    column_set cs = {0};
+    int shift;
+    PyObject *columns, *size_list;
+    PyObject *result = NULL;
+    Py_ssize_t sizes[MAX_COLUMNS];
+    int64_t *lnext = NULL;
+    Py_ssize_t skew;
+    if (!PyArg_ParseTuple(args, "y*iy*ny*OOw*", &sb, &shift, &bb, &skew, &lb, &columns,
+                          &size_list, &xb))
+        return NULL;
+    if (take_columns(&cs, NULL, columns) < 0) goto done;
+    Py_ssize_t n_codes = sb.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t n_digits = bb.len / (Py_ssize_t)sizeof(int64_t) - 1;
+    if (shift < 1 || shift > 32 || n_digits < 1 || n_codes < 1 || skew < 0 ||
+        PySequence_Size(size_list) != cs.n_cols ||
+        (((Py_ssize_t)(n_codes - 1) >> shift) + 1) != n_digits) {
+        PyErr_SetString(PyExc_ValueError, "move_low: inconsistent arguments");
+        goto done;
+    }
+    const int64_t *bounds = bb.buf, *starts = sb.buf;
+    /* n rows, laid out over n + n_digits * skew items */
+    Py_ssize_t n = bounds[n_digits];
+    Py_ssize_t span = n < 0 || skew > (PY_SSIZE_T_MAX - n) / n_digits ? -1 : n + n_digits * skew;
+    int low_size = (int)(lb.len / (span > 0 ? span : 1));
+    int bad = n < 0 || span < 0 || bounds[0] != 0 || lb.len != span * low_size ||
+              (low_size != 1 && low_size != 2 && low_size != 4);
+    for (Py_ssize_t h = 0; h < n_digits && !bad; h++) bad = bounds[h + 1] < bounds[h];
+    for (Py_ssize_t c = 0; c < cs.n_cols && !bad; c++) {
+        PyObject *item = PySequence_GetItem(size_list, c);
+        if (!item) goto done;
+        sizes[c] = PyLong_AsSsize_t(item);
+        Py_DECREF(item);
+        if (sizes[c] == -1 && PyErr_Occurred()) goto done;
+        bad = (sizes[c] != 1 && sizes[c] != 2 && sizes[c] != 4 && sizes[c] != 8) ||
+              cs.out[c].len != span * sizes[c];
+    }
+    int pair = cs.n_cols >= 2 && !bad && is_pair(cs.n_cols, sizes, sizes[0] == 1);
+    /* scratch per row: scores and relevance of a pair; a place and the
+     * item of one column for the others */
+    Py_ssize_t per_row = pair ? 8 + sizes[0] : 12;
+    if (cs.n_cols > (pair ? 2 : 0) && per_row < 12) per_row = 12;
+    for (Py_ssize_t h = 0; h < n_digits && !bad; h++)
+        bad = bounds[h + 1] - bounds[h] > xb.len / per_row ||
+              bounds[h + 1] - bounds[h] > UINT32_MAX;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "move_low: inconsistent buffers");
+        goto done;
+    }
+    Py_ssize_t width = (Py_ssize_t)1 << shift;
+    lnext = PyMem_RawMalloc((size_t)width * sizeof(int64_t));
+    if (!lnext) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const void *low_buf = lb.buf;
+    int over = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t h = 0; h < n_digits; h++) {
+        /* the digit's rows are read at a .. z - 1 and written at its place,
+         * h * skew items before */
+        int64_t at = bounds[h], a = at + h * skew, z = bounds[h + 1] + h * skew;
+        Py_ssize_t m = z - a;
+        Py_ssize_t c0 = h << shift;
+        Py_ssize_t count = n_codes - c0 < width ? n_codes - c0 : width;
+        if (m < 1) continue;
+        if (count < 2 || m < 2) { /* one code: the rows only shift */
+            for (Py_ssize_t c = 0; c < cs.n_cols; c++) {
+                char *o = cs.out[c].buf;
+                memmove(o + at * sizes[c], o + a * sizes[c], (size_t)m * (size_t)sizes[c]);
+            }
+            continue;
+        }
+        for (Py_ssize_t d = 0; d < count; d++) lnext[d] = starts[c0 + d] - at;
+        uint64_t d_max = 0, p_max = 0;
+        Py_ssize_t c = 0;
+        if (pair) {
+            /* both columns in one loop, through scratch: scores, then
+             * relevance after them */
+            uint64_t *s_tmp = xb.buf, *s_out = (uint64_t *)cs.out[1].buf;
+            void *y_tmp = s_tmp + m;
+            const void *y_out = cs.out[0].buf;
+            if (sizes[0] == 1) {
+                switch (low_size) {
+                case 1: LOW_PAIR(uint8_t, uint8_t) break;
+                case 2: LOW_PAIR(uint16_t, uint8_t) break;
+                default: LOW_PAIR(uint32_t, uint8_t) break;
+                }
+            } else {
+                switch (low_size) {
+                case 1: LOW_PAIR(uint8_t, uint64_t) break;
+                case 2: LOW_PAIR(uint16_t, uint64_t) break;
+                default: LOW_PAIR(uint32_t, uint64_t) break;
+                }
+            }
+            over |= d_max >= (uint64_t)count || p_max >= (uint64_t)m;
+            if (over) break;
+            memcpy(s_out + at, s_tmp, (size_t)m * 8);
+            memcpy((char *)cs.out[0].buf + at * sizes[0], y_tmp, (size_t)m * (size_t)sizes[0]);
+            c = 2;
+            if (c >= cs.n_cols) continue;
+            for (Py_ssize_t d = 0; d < count; d++) lnext[d] = starts[c0 + d] - at;
+        }
+        /* any other column: the places first, then each column */
+        uint32_t *pos = (uint32_t *)((uint64_t *)xb.buf + m);
+        switch (low_size) {
+        case 1: LOW_POSITIONS(uint8_t) break;
+        case 2: LOW_POSITIONS(uint16_t) break;
+        default: LOW_POSITIONS(uint32_t) break;
+        }
+        over |= d_max >= (uint64_t)count || p_max >= (uint64_t)m;
+        if (over) break;
+        for (; c < cs.n_cols; c++) {
+            char *o = (char *)cs.out[c].buf + a * sizes[c];
+            void *tmp = xb.buf;
+            switch (sizes[c]) {
+            case 1: LOW_COLUMN(uint8_t) break;
+            case 2: LOW_COLUMN(uint16_t) break;
+            case 4: LOW_COLUMN(uint32_t) break;
+            default: LOW_COLUMN(uint64_t) break;
+            }
+            memcpy((char *)cs.out[c].buf + at * sizes[c], tmp, (size_t)m * (size_t)sizes[c]);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (over) {
+        PyErr_SetString(PyExc_ValueError, "move_low: a digit or a code start is out of range");
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyMem_RawFree(lnext);
+    release_columns(&cs);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&xb);
+    return result;
+}
+#undef OFF
 
 /* ------------------------------------------------------------------------ */
 /* Tie groups of ranked rows.                                                */
@@ -1755,6 +1886,33 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Memory accounting of buffers mapped by skrank._native.                    */
+/* ------------------------------------------------------------------------ */
+
+/* The tracemalloc domain of the memory skrank maps itself ("skrk"). */
+#define TRACE_DOMAIN 0x736b726bu
+
+PyDoc_STRVAR(trace_memory_doc,
+"trace_memory(address, size, track)\n\n"
+"Tells tracemalloc that size bytes at address were allocated (track) or\n"
+"released (not track) outside Python's allocators: memory skrank maps\n"
+"itself is then counted as numpy's and the kernels' scratch are.");
+
+static PyObject *trace_memory(PyObject *self, PyObject *args)
+{
+    (void)self;
+    unsigned long long address;
+    Py_ssize_t size;
+    int track;
+    if (!PyArg_ParseTuple(args, "Knp", &address, &size, &track)) return NULL;
+    if (track)
+        PyTraceMalloc_Track(TRACE_DOMAIN, (uintptr_t)address, (size_t)size);
+    else
+        PyTraceMalloc_Untrack(TRACE_DOMAIN, (uintptr_t)address);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"descending_rows", descending_rows, METH_VARARGS, descending_rows_doc},
     {"score_keys", score_keys, METH_VARARGS, score_keys_doc},
@@ -1766,9 +1924,10 @@ static PyMethodDef methods[] = {
     {"ap_terms", ap_terms, METH_VARARGS, ap_terms_doc},
     {"ap_sums", ap_sums, METH_VARARGS, ap_sums_doc},
     {"row_before", row_before, METH_VARARGS, row_before_doc},
-    {"group_rows", group_rows, METH_VARARGS, group_rows_doc},
-    {"code_counts", code_counts, METH_VARARGS, code_counts_doc},
-    {"small_grades", small_grades, METH_VARARGS, small_grades_doc},
+    {"count_codes", count_codes, METH_VARARGS, count_codes_doc},
+    {"move_high", move_high, METH_VARARGS, move_high_doc},
+    {"move_low", move_low, METH_VARARGS, move_low_doc},
+    {"trace_memory", trace_memory, METH_VARARGS, trace_memory_doc},
     {"count_groups", count_groups, METH_VARARGS, count_groups_doc},
     {"fill_groups", fill_groups, METH_VARARGS, fill_groups_doc},
     {"segment_sums", segment_sums, METH_VARARGS, segment_sums_doc},

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import functools
 import inspect
-import itertools
 import math
 import warnings
-from collections import deque
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
@@ -32,6 +29,7 @@ from ._engine import (
 )
 from ._measures import measure_by_function
 from ._registry import MetricSpec
+from ._threads import map_in_order
 from ._validation import (
     InvalidParameterError,
     as_numeric_array,
@@ -354,27 +352,6 @@ def summary(measure, average):
     trec_eval's geometric mean of ``gm_map`` and sum of the counts); any
     other value is taken as it is."""
     return measure.aggregation if average == "mean" else average
-
-
-def map_in_order(func, items, threads: int = 1):
-    """``func`` over ``items``, results in order, on up to ``threads`` threads.
-
-    At most ``threads + 1`` results are pending at a time, so that lazily
-    built items are not all held at once.
-    """
-    items = iter(items)
-    head = list(itertools.islice(items, 2))
-    if threads <= 1 or len(head) < 2:
-        yield from map(func, itertools.chain(head, items))
-        return
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        pending = deque()
-        for item in itertools.chain(head, items):
-            pending.append(pool.submit(func, item))
-            if len(pending) > threads:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
 
 
 def _check_relevance_bounds(caller, specs, bounds, block):

@@ -214,23 +214,26 @@ def factorize(values: np.ndarray):
     return uniques, codes.reshape(-1).astype(np.intp, copy=False)
 
 
-def _small_range(values: np.ndarray):
-    """``(min, values - min, counts)`` for integer values spanning at most
-    2**16 values (offsets as uint16; ``counts`` the number of each offset),
-    else None."""
+def _integer_span(values: np.ndarray):
+    """``(lo, span)`` of integer values whose range spans at most
+    ``len(values) + 2**16`` values (then their offsets from the smallest
+    value order and count the rows as query codes would, with no code per
+    row), else None."""
     if values.dtype.kind not in "iu" or values.shape[0] == 0:
         return None
     lo = int(values.min())
     span = int(values.max()) - lo + 1
-    if span > 1 << 16:
+    if span > values.shape[0] + (1 << 16):
         return None
+    return lo, span
+
+
+def _offsets(values: np.ndarray, lo: int, span: int) -> np.ndarray:
+    """``values - lo`` (in ``0 .. span - 1``) as the narrowest index type."""
     wide = np.int64 if values.dtype.kind == "i" else np.uint64
-    offset = np.empty(values.shape, dtype=np.uint16)
-    np.subtract(values, wide(lo), out=offset, dtype=wide, casting="unsafe")
-    counts = _native.code_counts(offset, span)
-    if counts is None:
-        counts = np.bincount(offset, minlength=span)
-    return lo, offset, counts
+    out = np.empty(values.shape, dtype=np.uint16 if span <= 1 << 16 else np.intp)
+    np.subtract(values, wide(lo), out=out, dtype=wide, casting="unsafe")
+    return out
 
 
 def stable_group_order(codes: np.ndarray, n_codes: int) -> np.ndarray:
@@ -289,11 +292,6 @@ def grouped_layout(
     grouped = None
     columns = [y, s] + [a for a in (judged, tiebreak, unassessed) if a is not None]
 
-    def compact(columns):
-        """The columns to move, relevance as bytes when it allows."""
-        small = _native.small_grades(y) if compact_relevance else None
-        return columns if small is None else [small] + columns[1:]
-
     # Contiguous queries (the usual LightGBM/XGBoost layout) need no sort.
     contiguous = False
     if not _split_in_head(qid):
@@ -317,38 +315,45 @@ def grouped_layout(
             order = np.arange(n) + np.repeat(run_starts[by_code] - starts, lengths)
         row_codes = (run_codes, run_lengths)
     else:
-        small = _small_range(qid)
-        if small is None:
-            uniques, code = factorize(qid)
-            n_queries = uniques.shape[0]
-            lengths = _native.code_counts(code, n_queries)
-            if lengths is None:
-                lengths = np.bincount(code, minlength=n_queries)
-            grouped = _native.group_rows(code, lengths, compact(columns))
+        span = _integer_span(qid)
+        if span is not None:
+            # integer ids of a short range: their offsets from the smallest
+            # id order the rows as the codes would, with no code per row
+            # needed until asked for (sample weights)
+            lo, span = span
+            grouped = _native.group_by_code(qid, lo, span, columns, compact_relevance)
             if grouped is None:
-                order = stable_group_order(code, n_queries)
-            del code  # coded again if asked for, so as not to hold it
-
-            def row_codes(qid=qid):
-                return factorize(qid)[1]
-        else:
-            # integer ids of a short range: their offsets from the smallest id
-            # order the rows as the codes would, with no code per row needed
-            # until asked for (sample weights)
-            lo, offset, counts = small
+                offset = _offsets(qid, lo, span)
+                counts = np.bincount(offset, minlength=span)
+                order = stable_group_order(offset, span)
+                del offset
+            else:
+                counts, grouped = grouped
             present = np.flatnonzero(counts)
             wide = np.int64 if qid.dtype.kind == "i" else np.uint64
             uniques = (present.astype(wide) + wide(lo)).astype(qid.dtype)
             n_queries = present.shape[0]
             lengths = counts[present]
-            grouped = _native.group_rows(offset, counts, compact(columns))
-            if grouped is None:
-                order = np.argsort(offset, kind="stable")
 
-            def row_codes(present=present, offset=offset):
-                code_of = np.zeros(present[-1] + 1, dtype=np.intp)
+            def row_codes(qid=qid, present=present, lo=lo, span=span):
+                code_of = np.zeros(span, dtype=np.intp)
                 code_of[present] = np.arange(present.shape[0])
-                return code_of[offset]
+                return code_of[_offsets(qid, lo, span)]
+        else:
+            uniques, code = factorize(qid)
+            n_queries = uniques.shape[0]
+            grouped = _native.group_by_code(
+                code, 0, n_queries, columns, compact_relevance
+            )
+            if grouped is None:
+                lengths = np.bincount(code, minlength=n_queries)
+                order = stable_group_order(code, n_queries)
+            else:
+                lengths, grouped = grouped
+            del code  # coded again if asked for, so as not to hold it
+
+            def row_codes(qid=qid):
+                return factorize(qid)[1]
 
     if grouped is not None:
         y, s, *rest = grouped

@@ -25,7 +25,9 @@ on other values:
 
 from __future__ import annotations
 
+import mmap
 import os
+import weakref
 from contextlib import contextmanager
 
 import numpy as np
@@ -57,75 +59,149 @@ def use_kernels(on: bool):
         _enabled = before
 
 
-# Above this many codes the kernel moves rows in two passes, through a
-# scratch buffer of one uint32 per row (ONE_PASS_CODES in _ckernels.c).
-_ONE_PASS_CODES = 2048
+# Buffers of at least this many bytes are mapped from the operating system
+# on transparent huge pages where it offers them (see empty).
+_HUGE_BYTES = 4 << 20
+_HUGE_PAGE = 2 << 20
+_CAN_MAP_HUGE = all(
+    hasattr(mmap, name) for name in ("MADV_HUGEPAGE", "MAP_PRIVATE", "MAP_ANONYMOUS")
+)
 
 
-def group_rows(codes, counts, columns):
-    """The ``columns`` with their rows grouped by code, or None.
+def empty(n: int, dtype) -> np.ndarray:
+    """An uninitialised 1-D array of ``n`` items of ``dtype``.
 
-    ``codes`` (uint16, or integers that fit in int64) are below
-    ``counts.shape[0]``, and ``counts`` holds the number of rows of each
-    code. Returns one new array per column (1-D, of the column's dtype) with
-    the rows of code 0 first, then those of code 1..., keeping the input
-    order within a code: ``column[np.argsort(codes, kind="stable")]``, by a
-    counting sort. None when the kernels are off or a column is not of
-    booleans or numbers of at most 8 bytes.
+    Large buffers (4 MiB or more) that the kernels fill are mapped straight
+    from the operating system on transparent huge pages where it offers
+    them (Linux): memory the process has not touched before is then faulted
+    in 2 MiB at a time instead of 4 KiB, which on virtual machines costs a
+    fraction of the time (the grouping of shuffled rows writes its whole
+    output into fresh memory). The mapping is released with the array and
+    counted by tracemalloc as numpy's buffers are. Elsewhere, and with the
+    kernels off, ``np.empty``.
     """
-    if not _enabled or len(columns) > 8:
+    dtype = np.dtype(dtype)
+    nbytes = int(n) * dtype.itemsize
+    if not (_enabled and _CAN_MAP_HUGE) or nbytes < _HUGE_BYTES:
+        return np.empty(n, dtype=dtype)
+    size = -(-nbytes // _HUGE_PAGE) * _HUGE_PAGE  # whole huge pages
+    try:
+        region = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    except OSError:  # pragma: no cover - out of address space
+        return np.empty(n, dtype=dtype)
+    try:
+        region.madvise(mmap.MADV_HUGEPAGE)
+    except OSError:  # pragma: no cover - huge pages switched off
+        pass
+    out = np.frombuffer(region, dtype=dtype, count=n)
+    address = out.ctypes.data
+    _ckernels.trace_memory(address, size, True)
+    weakref.finalize(region, _ckernels.trace_memory, address, size, False)
+    return out
+
+
+# The grouping moves rows in one pass while codes are at most this many;
+# beyond, by the high digit of their code, then within each high digit by
+# the rest. High digits are chosen so that a digit holds about
+# _DIGIT_ROWS rows (its second pass then runs in cache), at most
+# _MAX_DIGITS of them, and the rows of successive digits are first placed
+# _SKEW items further apart than their counts ask, so that writes to many
+# digits at once do not fall on the same cache sets however the queries'
+# lengths align (equal lengths would otherwise put every digit's start at
+# the same address modulo a large power of two).
+_ONE_PASS_CODES = 16
+_DIGIT_ROWS = 1 << 14
+_MAX_DIGITS = 256
+_SKEW = 64
+
+
+def group_by_code(codes, lo, n_codes, columns, compact=False):
+    """The rows of ``columns`` grouped by code, or None.
+
+    ``codes`` are integers (any width) with ``codes - lo`` in ``0 ..
+    n_codes - 1``. Returns ``(counts, outputs)``: the number of rows of
+    each code (``counts[c]`` for code ``lo + c``) and one new 1-D array per
+    column holding the rows of code ``lo`` first, then those of ``lo + 1``,
+    and so on, in input order within a code:
+    ``column[np.argsort(codes, kind="stable")]``, by a counting sort. With
+    ``compact``, the first column (float64, beside a column of 8-byte
+    items) comes back as uint8 when every value is an integer in 0 .. 255
+    (graded relevance), else as it is. None when the kernels are off, a
+    column is not of booleans or numbers of at most 8 bytes, or the codes
+    are not integers. Raises ValueError when a code is out of range.
+    """
+    if not _enabled or not 1 <= len(columns) <= 8 or codes.ndim != 1:
+        return None
+    if codes.dtype.kind not in "biu" or codes.dtype.itemsize > 8:
         return None
     if any(c.dtype.kind not in "biuf" or c.dtype.itemsize > 8 for c in columns):
         return None
-    if codes.dtype == np.int64:
-        codes = codes.view(np.uint64)  # codes are non-negative
-    elif codes.dtype != np.uint16:
-        codes = np.asarray(codes, dtype=np.uint64)
-    starts = np.cumsum(counts, dtype=np.int64)
-    starts -= counts
-    columns = [np.ascontiguousarray(c) for c in columns]
-    outputs = [np.empty(c.shape, dtype=c.dtype) for c in columns]
-    # the kernel's scratch (rows moved in two passes) allocated here, where
-    # numpy's memory accounting sees it
     n = codes.shape[0]
-    scratch = np.empty(n if counts.shape[0] > _ONE_PASS_CODES else 0, dtype=np.uint32)
-    _ckernels.group_rows(
-        np.ascontiguousarray(codes),
-        codes.dtype.itemsize,
-        int(counts.shape[0]),
-        starts,
-        [c.view(np.uint8) for c in columns],
-        [o.view(np.uint8) for o in outputs],
-        [c.dtype.itemsize for c in columns],
-        scratch,
-    )
-    return outputs
-
-
-def small_grades(y):
-    """``y`` (float64, 1-D) as uint8 when every value is an integer in
-    0 .. 255 (graded relevance), else None; None when the kernels are off."""
-    if not _enabled or y.dtype != np.float64 or y.ndim != 1:
+    n_codes = int(n_codes)
+    if n_codes < 1 or any(c.shape != (n,) for c in columns):
         return None
-    out = np.empty(y.shape[0], dtype=np.uint8)
-    if not _ckernels.small_grades(np.ascontiguousarray(y), out):
-        return None
-    return out
-
-
-def code_counts(codes, n_codes: int):
-    """The number of rows of each code (``np.bincount(codes,
-    minlength=n_codes)``, with no temporary copy of the codes); ``codes``
-    are uint16 or non-negative int64 below ``n_codes``. None when the
-    kernels are off."""
-    if not _enabled or codes.dtype not in (np.uint16, np.int64):
-        return None
-    out = np.empty(int(n_codes), dtype=np.int64)
+    kind = codes.dtype.itemsize * (-1 if codes.dtype.kind == "i" else 1)
+    lo = int(lo) % 2**64
     codes = np.ascontiguousarray(codes)
-    if codes.dtype == np.int64:
-        codes = codes.view(np.uint64)
-    _ckernels.code_counts(codes, codes.dtype.itemsize, out)
-    return out
+    columns = [np.ascontiguousarray(c) for c in columns]
+    # relevance written as bytes as it moves beside float64 scores
+    compact = (
+        bool(compact)
+        and len(columns) >= 2
+        and columns[0].dtype == np.float64
+        and columns[1].dtype.itemsize == 8
+    )
+
+    # 1. the rows of each code
+    counts = np.empty(n_codes, dtype=np.int64)
+    if not _ckernels.count_codes(codes, kind, lo, 0, n, counts):
+        raise ValueError("group_by_code: a code is out of range")
+    # 2. the rows to their high digit's place
+    shift = skew = 0
+    if n_codes > _ONE_PASS_CODES:
+        digits = min(_MAX_DIGITS, max(2, -(-n // _DIGIT_ROWS)))
+        shift = max(1, (n_codes - 1).bit_length() - (digits - 1).bit_length())
+        skew = _SKEW
+    n_digits = ((n_codes - 1) >> shift) + 1
+    if shift:
+        by_digit = np.add.reduceat(counts, np.arange(0, n_codes, 1 << shift))
+    else:
+        by_digit = counts
+    bounds = np.zeros(n_digits + 1, dtype=np.int64)
+    np.cumsum(by_digit, out=bounds[1:])
+    span = n + n_digits * skew
+    sizes = [c.dtype.itemsize for c in columns]
+    outputs = [empty(span, c.dtype) for c in columns]
+    if compact:
+        sizes[0] = 1
+        outputs[0] = empty(span, np.uint8)
+    low = empty(span, np.min_scalar_type((1 << shift) - 1)) if shift else None
+
+    def move(columns, outputs, sizes, convert, low):
+        starts = bounds[:-1] + np.arange(n_digits, dtype=np.int64) * skew
+        return _ckernels.move_high(
+            codes, kind, lo, 0, n, shift, starts, columns, outputs, sizes, convert, low
+        )
+
+    if not move(columns, outputs, sizes, compact, low) and compact:
+        # not grades: relevance moved again, as it is
+        outputs[0] = empty(span, np.float64)
+        sizes[0] = 8
+        move(columns[:1], outputs[:1], sizes[:1], False, None)
+    if shift:
+        # 3. within each high digit, the rows to the places of their codes
+        starts = np.zeros(n_codes, dtype=np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
+        # scratch per row (as move_low asks): relevance and scores moved as
+        # a pair; a place and an item for any other column
+        pair = len(sizes) >= 2 and sizes[0] in (1, 8) and sizes[1] == 8
+        per_row = 8 + sizes[0] if pair else 12
+        if len(sizes) > (2 if pair else 0):
+            per_row = max(per_row, 12)
+        largest = int(np.diff(bounds).max())
+        scratch = empty(per_row * max(largest, 1), np.uint8)
+        _ckernels.move_low(starts, shift, bounds, skew, low, outputs, sizes, scratch)
+    return counts, [o[:n] for o in outputs]
 
 
 def tie_groups(s_sorted):

@@ -79,15 +79,21 @@ def test_use_kernels_restores_the_setting():
     assert _native.enabled() == before
 
 
-@pytest.mark.parametrize("code_dtype", [np.uint16, np.int64, np.int32])
-@pytest.mark.parametrize("n_codes", [1, 7, 3000, 40000])
-def test_group_rows_is_a_stable_sort(code_dtype, n_codes):
-    # numpy's stable argsort is the reference order
-    rng = np.random.default_rng(n_codes)
-    n = 5000
-    codes = rng.integers(0, n_codes, n).astype(code_dtype)
-    counts = np.bincount(codes, minlength=n_codes)
-    columns = [
+_CODE_DTYPES = [
+    np.int8,
+    np.uint8,
+    np.int16,
+    np.uint16,
+    np.int32,
+    np.uint32,
+    np.int64,
+    np.uint64,
+]
+
+
+def _columns(rng, n):
+    """One column of every kind group_by_code moves."""
+    return [
         rng.random(n),
         rng.normal(size=n),
         rng.random(n) < 0.5,
@@ -96,90 +102,257 @@ def test_group_rows_is_a_stable_sort(code_dtype, n_codes):
         rng.integers(0, 100, n).astype(np.uint16),
         rng.random(n).astype(np.float32),
     ]
+
+
+@pytest.mark.parametrize(
+    ("code_dtype", "n_codes"),
+    [
+        (dtype, n_codes)
+        for dtype in _CODE_DTYPES
+        for n_codes in (1, 7, 16, 17, 120, 3000)
+        if n_codes <= np.iinfo(dtype).max
+    ],
+)
+def test_group_by_code_is_a_stable_sort(code_dtype, n_codes):
+    # numpy's stable argsort is the reference order; codes are offset from
+    # lo (negative for signed codes), in one pass (<= 16 codes) or two
+    rng = np.random.default_rng(n_codes)
+    n = 5000
+    lo = -(n_codes // 2) if np.iinfo(code_dtype).min < 0 else 3
+    if lo + n_codes - 1 > np.iinfo(code_dtype).max:
+        lo = 0
+    codes = (rng.integers(0, n_codes, n) + lo).astype(code_dtype)
+    columns = _columns(rng, n)
     with _native.use_kernels(True):
-        out = _native.group_rows(codes, counts, columns)
+        counts, out = _native.group_by_code(codes, lo, n_codes, columns)
     order = np.argsort(codes, kind="stable")
+    np.testing.assert_array_equal(
+        counts, np.bincount(codes.astype(np.int64) - lo, minlength=n_codes)
+    )
     assert len(out) == len(columns)
     for got, column in zip(out, columns, strict=True):
         assert got.dtype == column.dtype
         np.testing.assert_array_equal(got, column[order])
 
 
-@pytest.mark.parametrize("n_codes", [2049, 2**20 + 3])
-def test_group_rows_in_two_passes_is_a_stable_sort(n_codes):
-    # above 2048 codes rows move by the high digit of their code, then by
-    # the low one; here with codes crowded in a few high digits (the rest
-    # empty) and one code holding a third of the rows
+@pytest.mark.parametrize("n_codes", [2049, 40_000, 2**20 + 3])
+def test_group_by_code_in_two_passes_is_a_stable_sort(monkeypatch, n_codes):
+    # rows move by the high digit of their code, then by the low one; here
+    # with digits of a few rows, codes crowded in a few high digits (the
+    # rest empty) and one code holding a third of the rows
+    monkeypatch.setattr(_native, "_DIGIT_ROWS", 512)
     rng = np.random.default_rng(n_codes)
     n = 30_000
     codes = np.where(
         rng.random(n) < 0.3, n_codes - 1, rng.integers(0, n_codes // 50 + 1, n)
     ).astype(np.int64)
-    counts = np.bincount(codes, minlength=n_codes)
     columns = [
+        rng.integers(0, 5, n).astype(float),
         rng.random(n),
         rng.random(n) < 0.5,
         rng.integers(0, 9, n).astype(np.int16),
     ]
     with _native.use_kernels(True):
-        out = _native.group_rows(codes, counts, columns)
-        empty = _native.group_rows(
-            np.zeros(0, np.int64), np.zeros(n_codes, np.int64), [np.zeros(0)]
-        )
+        counts, out = _native.group_by_code(codes, 0, n_codes, columns, compact=True)
     order = np.argsort(codes, kind="stable")
+    np.testing.assert_array_equal(counts, np.bincount(codes, minlength=n_codes))
+    assert out[0].dtype == np.uint8  # integer grades, moved as bytes
     for got, column in zip(out, columns, strict=True):
         np.testing.assert_array_equal(got, column[order])
-    assert empty[0].shape == (0,)
 
 
-def test_group_rows_one_column_and_empty():
+@pytest.mark.parametrize("n_codes", [5, 300])
+@pytest.mark.parametrize("columns", ["pair", "pair and more", "one", "not a pair"])
+def test_group_by_code_moves_relevance_as_bytes_when_it_can(n_codes, columns):
+    # relevance (float64 beside 8-byte scores) comes back as uint8 when all
+    # of it is integer grades 0 .. 255, else as float64, equal either way
+    rng = np.random.default_rng(3)
+    n = 4000
+    codes = rng.integers(0, n_codes, n)
+    order = np.argsort(codes, kind="stable")
+    grades = rng.integers(0, 256, n).astype(float)
+    for y, as_bytes in ((grades, True), (grades + 0.5, False), (grades - 1, False)):
+        cols = {
+            "pair": [y, rng.random(n)],
+            "pair and more": [y, rng.random(n), rng.random(n) < 0.5],
+            "one": [y],
+            "not a pair": [y, rng.random(n).astype(np.float32)],
+        }[columns]
+        with _native.use_kernels(True):
+            _, out = _native.group_by_code(codes, 0, n_codes, cols, compact=True)
+        bytes_expected = as_bytes and columns.startswith("pair")
+        assert out[0].dtype == (np.uint8 if bytes_expected else np.float64)
+        for got, column in zip(out, cols, strict=True):
+            np.testing.assert_array_equal(got, column[order])
+
+
+def test_group_by_code_one_column_and_empty():
     codes = np.array([2, 0, 2, 1], dtype=np.uint16)
-    counts = np.bincount(codes)
     with _native.use_kernels(True):
-        (got,) = _native.group_rows(codes, counts, [np.array([10.0, 20, 30, 40])])
-        empty = _native.group_rows(
-            np.zeros(0, np.uint16), np.zeros(1, np.int64), [np.zeros(0)]
+        counts, (got,) = _native.group_by_code(
+            codes, 0, 3, [np.array([10.0, 20, 30, 40])]
+        )
+        empty_counts, (empty,) = _native.group_by_code(
+            np.zeros(0, np.uint16), 0, 40, [np.zeros(0)]
         )
     np.testing.assert_array_equal(got, [20.0, 40, 10, 30])  # by hand
-    assert empty[0].shape == (0,)
+    np.testing.assert_array_equal(counts, [1, 1, 2])
+    assert empty.shape == (0,) and empty_counts.tolist() == [0] * 40
 
 
-def test_group_rows_declines_what_it_cannot_move():
+def test_group_by_code_declines_what_it_cannot_move():
     codes = np.array([1, 0], dtype=np.uint16)
-    counts = np.array([1, 1])
     with _native.use_kernels(True):
-        assert _native.group_rows(codes, counts, [np.array(["a", "b"], object)]) is None
-        assert _native.group_rows(codes, counts, [np.ones(2, np.complex128)]) is None
+        assert (
+            _native.group_by_code(codes, 0, 2, [np.array(["a", "b"], object)]) is None
+        )
+        assert _native.group_by_code(codes, 0, 2, [np.ones(2, np.complex128)]) is None
+        assert _native.group_by_code(codes.astype(float), 0, 2, [np.ones(2)]) is None
+        assert _native.group_by_code(codes, 0, 2, []) is None
     with _native.use_kernels(False):
-        assert _native.group_rows(codes, counts, [np.ones(2)]) is None
+        assert _native.group_by_code(codes, 0, 2, [np.ones(2)]) is None
 
 
-def test_group_rows_rejects_codes_out_of_range():
-    codes = np.array([0, 5], dtype=np.uint16)
-    out = np.array([1.0, 2.0])
-    with pytest.raises(ValueError, match="out of range"):
-        _native._ckernels.group_rows(
+@pytest.mark.parametrize("codes", [[0, 5], [0, -1], [-3, 1]])
+def test_group_by_code_rejects_codes_out_of_range(codes):
+    with _native.use_kernels(True), pytest.raises(ValueError, match="out of range"):
+        _native.group_by_code(np.array(codes), 0, 2, [np.ones(2)])
+
+
+def _one_digit_move(n=4):
+    """Arguments of move_high for n rows of code 0, one digit (shift 0)."""
+    codes = np.zeros(n, dtype=np.int64)
+    y, s = np.arange(n, dtype=float), np.arange(n, dtype=float)
+    return codes, y, s
+
+
+def test_kernels_reject_inconsistent_buffers():
+    codes, y, s = _one_digit_move()
+    k = _native._ckernels
+    out = np.empty(4)
+    counts = np.empty(1, dtype=np.int64)
+    # count_codes: unknown code kind, rows beyond the codes
+    with pytest.raises(ValueError, match="inconsistent"):
+        k.count_codes(codes, 3, 0, 0, 4, counts)
+    with pytest.raises(ValueError, match="inconsistent"):
+        k.count_codes(codes, -8, 0, 0, 5, counts)
+    assert not k.count_codes(codes + 1, -8, 0, 0, 4, counts)  # code 1 of 1
+    # move_high: outputs of unequal lengths, a conversion without a pair
+    with pytest.raises(ValueError, match="inconsistent"):
+        k.move_high(
             codes,
-            2,
-            2,
-            np.array([0, 1], dtype=np.int64),
-            [out],
-            [out.copy()],
-            [8],
-            np.empty(0, dtype=np.uint32),
+            -8,
+            0,
+            0,
+            4,
+            0,
+            np.zeros(1, np.int64),
+            [y, s],
+            [out, out[:3]],
+            [8, 8],
+            False,
+            None,
         )
-    many = np.zeros(2, dtype=np.uint16)
-    with pytest.raises(ValueError, match="scratch"):  # two passes need scratch
-        _native._ckernels.group_rows(
-            many,
-            2,
-            5000,
-            np.zeros(5000, dtype=np.int64),
-            [out],
-            [out.copy()],
-            [8],
-            np.empty(1, dtype=np.uint32),
+    with pytest.raises(ValueError, match="inconsistent"):
+        k.move_high(
+            codes, -8, 0, 0, 4, 0, np.zeros(1, np.int64), [y], [out], [8], True, None
         )
+    # a digit or a position out of range (more rows than the output holds):
+    # reported, never written outside
+    with pytest.raises(ValueError, match="out of range"):
+        k.move_high(
+            codes,
+            -8,
+            0,
+            0,
+            4,
+            0,
+            np.zeros(1, np.int64),
+            [y],
+            [out[:3]],
+            [8],
+            False,
+            None,
+        )
+    with pytest.raises(ValueError, match="out of range"):
+        k.move_high(
+            codes + 1,
+            -8,
+            0,
+            0,
+            4,
+            0,
+            np.zeros(1, np.int64),
+            [y],
+            [out],
+            [8],
+            False,
+            None,
+        )
+    with pytest.raises(ValueError, match="out of range"):
+        k.move_high(
+            codes, -8, 0, 0, 4, 0, np.array([2], np.int64), [y], [out], [8], False, None
+        )
+    # move_low: low digits past the digit's codes, scratch too small
+    starts = np.array([0, 2], dtype=np.int64)
+    bounds = np.array([0, 4], dtype=np.int64)
+    low = np.array([0, 1, 5, 0], dtype=np.uint8)
+    with pytest.raises(ValueError, match="out of range"):
+        k.move_low(
+            starts,
+            1,
+            bounds,
+            0,
+            low,
+            [y.copy(), s.copy()],
+            [8, 8],
+            np.empty(64, np.uint8),
+        )
+    with pytest.raises(ValueError, match="inconsistent"):
+        k.move_low(
+            starts,
+            1,
+            bounds,
+            0,
+            low,
+            [y.copy(), s.copy()],
+            [8, 8],
+            np.empty(8, np.uint8),
+        )
+    with pytest.raises(ValueError, match="inconsistent"):
+        k.move_low(
+            starts,
+            1,
+            bounds,
+            2,
+            low,
+            [y.copy(), s.copy()],
+            [8, 8],
+            np.empty(64, np.uint8),
+        )
+
+
+def test_large_buffers_are_counted_by_tracemalloc():
+    # the grouping's large buffers are mapped from the operating system
+    # (on huge pages where it offers them); tracemalloc counts them while
+    # they live, as it counts numpy's buffers
+    import tracemalloc
+
+    n = (_native._HUGE_BYTES // 8) * 3
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        with _native.use_kernels(True):
+            a = _native.empty(n, np.float64)
+        held, _ = tracemalloc.get_traced_memory()
+        a[:] = 1.0  # writable
+        assert a.shape == (n,) and a.dtype == np.float64
+        del a
+        after, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held - before >= n * 8
+    assert after - before < n * 8
 
 
 def _layout_arrays(layout):
@@ -189,12 +362,20 @@ def _layout_arrays(layout):
     ]
 
 
-@pytest.mark.parametrize("qid_kind", ["small_range", "sparse", "strings"])
+@pytest.mark.parametrize(
+    "qid_kind", ["small_range", "wide_range", "negative", "uint64", "sparse", "strings"]
+)
 def test_grouped_layout_equal(qid_kind):
     rng = np.random.default_rng(0)
     n = 4000
     q = rng.integers(0, 300, n)
-    if qid_kind == "sparse":  # ids far apart: coded by a sort (factorize)
+    if qid_kind == "wide_range":  # offsets beyond 16 bits, still a short range
+        q = q * 230
+    elif qid_kind == "negative":
+        q = q - 150
+    elif qid_kind == "uint64":  # ids above 2**63, offsets from the smallest
+        q = q.astype(np.uint64) + np.uint64(2**64 - 1000)
+    elif qid_kind == "sparse":  # ids far apart: coded by a sort (factorize)
         q = q * 10**9
     elif qid_kind == "strings":
         q = np.array([f"q{v}" for v in q])
@@ -207,6 +388,8 @@ def test_grouped_layout_equal(qid_kind):
         lambda: _engine.grouped_layout(y, s, q, judged, tiebreak, unassessed)
     )
     np.testing.assert_array_equal(fast.qid_values, slow.qid_values)
+    np.testing.assert_array_equal(fast.codes(), slow.codes())
+    np.testing.assert_array_equal(fast.qid_values[fast.codes()], q)
     for a, b in zip(_layout_arrays(fast), _layout_arrays(slow), strict=True):
         for x, z in zip(a, b, strict=True):
             if x is None:
@@ -735,24 +918,6 @@ def test_relevant_counts_from_the_grade_counts(level, masked):
             np.testing.assert_array_equal(r.n_relevant(level), want)
 
 
-@pytest.mark.parametrize("dtype", [np.uint16, np.int64])
-def test_code_counts_equal_bincount(dtype):
-    rng = np.random.default_rng(18)
-    codes = rng.integers(0, 3000, 50_000).astype(dtype)
-    with _native.use_kernels(True):
-        got = _native.code_counts(codes, 3005)
-    np.testing.assert_array_equal(got, np.bincount(codes, minlength=3005))
-    with _native.use_kernels(False):
-        assert _native.code_counts(codes, 3005) is None
-
-
-def test_code_counts_rejects_codes_out_of_range():
-    with pytest.raises(ValueError, match="out of range"):
-        _native._ckernels.code_counts(
-            np.array([0, 4], dtype=np.uint16), 2, np.empty(3, dtype=np.int64)
-        )
-
-
 def _any_tie_order(rows):
     """Columns of rows in descending order of score, ties in any order (the
     exact order descending_rows takes for the rows its keys cannot order)."""
@@ -880,13 +1045,21 @@ def test_descending_rows_under_a_tie_rule(ties, positions):
 @pytest.mark.parametrize(
     "bad", [256.0, -1.0, 0.5, np.nan, np.inf, -np.inf, 2.0**31, 2.0**32 + 1]
 )
-def test_small_grades_refuse_what_a_byte_cannot_hold(bad):
-    y = np.array([0.0, 3.0, 255.0, bad])
+def test_relevance_a_byte_cannot_hold_moves_as_float(bad):
+    # one value that is not an integer grade 0 .. 255 keeps the relevance
+    # float64 (every value as it was, NaN included)
+    y = np.array([0.0, 3.0, 255.0, bad, 1.0])
+    s = np.arange(5.0)
+    codes = np.array([1, 0, 1, 0, 1])
     with _native.use_kernels(True):
-        assert _native.small_grades(y) is None
-        got = _native.small_grades(y[:3])
-    np.testing.assert_array_equal(got, [0, 3, 255])
-    assert got.dtype == np.uint8
+        _, (got, _) = _native.group_by_code(codes, 0, 2, [y, s], compact=True)
+        _, (small, _) = _native.group_by_code(
+            codes[:3], 0, 2, [y[:3], s[:3]], compact=True
+        )
+    np.testing.assert_array_equal(got, y[[1, 3, 0, 2, 4]])
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(small, [3, 0, 255])
+    assert small.dtype == np.uint8
 
 
 @pytest.mark.parametrize("grades", [True, False])

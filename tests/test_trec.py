@@ -24,6 +24,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 import skrank
 import skrank._engine as E
+from skrank._threads import use_threads
 from skrank.trec import Qrels, Run, evaluate_run, read_qrels, read_run
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval"
@@ -635,17 +636,17 @@ def test_one_thread_gives_the_same_numbers(monkeypatch, tmp_path, trec_patch):
     names = [_metric_name(n, k) for n, k in _BRUTE_METRICS]
     results = []
     for threads in (2, 1):
-        trec_patch("_MAX_THREADS", threads)
-        read = read_run(path)
-        assert read.docno.tolist() == [d for docs in run.values() for d in docs]
-        results.append(
-            [
-                evaluate_run(qrels, read, names, ties=t, return_per_query=True)[1]
-                .to_frame()
-                .to_numpy()
-                for t in ("average", "trec_eval")
-            ]
-        )
+        with use_threads(threads):
+            read = read_run(path)
+            assert read.docno.tolist() == [d for docs in run.values() for d in docs]
+            results.append(
+                [
+                    evaluate_run(qrels, read, names, ties=t, return_per_query=True)[1]
+                    .to_frame()
+                    .to_numpy()
+                    for t in ("average", "trec_eval")
+                ]
+            )
     np.testing.assert_array_equal(np.array(results[0]), np.array(results[1]))
 
 

@@ -30,6 +30,7 @@ from .._engine import (
 from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
 from .._registry import MetricSpec, read_metrics
 from .._results import QueryResults
+from .._threads import threads
 from .._validation import (
     COMMON_CONSTRAINTS,
     InvalidParameterError,
@@ -45,7 +46,6 @@ from ._io import (
     _padded_words,
     _pair_keys,
     _show,
-    _threads,
 )
 from ._readers import _read
 from ._tables import Qrels, Run, _natural_order, _query_counts, _same_kind, _Table
@@ -663,7 +663,7 @@ def evaluate_run_columns(
             ties=ties,
             average=None,
             replace_undefined_by=float("nan"),
-            threads=_threads(),
+            threads=threads(),
             secondary=docno_keys if ties == "trec_eval" else None,
             nonpositive=nonpositive,
         )

@@ -32,7 +32,7 @@ import re
 
 import numpy as np
 
-from .._core import map_in_order
+from .._threads import map_in_order, threads
 from .._validation import InvalidParameterError, plain
 
 _CHUNK = 1 << 22  # bytes read at a time
@@ -611,14 +611,7 @@ def _padded_words(arr):
     return m.view("<u8")
 
 
-def _threads() -> int:
-    """Worker threads for parsing: numpy releases the GIL in its loops."""
-    return max(1, min(_MAX_THREADS, os.cpu_count() or 1))
-
-
-_MAX_THREADS = 2
-
-
 def _in_order(func, items):
-    """``func`` over ``items``, results in order, on up to ``_threads()`` threads."""
-    return map_in_order(func, items, _threads())
+    """``func`` over ``items``, results in order, on up to ``threads()``
+    threads (numpy releases the GIL in its loops)."""
+    return map_in_order(func, items, threads())

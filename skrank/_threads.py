@@ -1,0 +1,94 @@
+"""How many threads skrank's work may use, and running work on them.
+
+numpy and skrank's compiled kernels release the GIL in their loops, so
+that Python threads run them side by side. Work that splits into
+independent parts (the chunks of a TREC file, the blocks of its ranking)
+runs on up to :func:`threads` threads:
+
+* at most :data:`MAX_THREADS`, and never more than the CPUs this process
+  may run on;
+* ``SKRANK_NUM_THREADS`` in the environment (read at import) sets that
+  limit (``1``: everything on the calling thread);
+* :func:`use_threads` sets it for a block of code (tests and benchmarks
+  compare one thread with several).
+
+The results never depend on the number of threads: each part is computed
+as it would be alone, and the parts are put together in their order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+__all__ = ["MAX_THREADS", "map_in_order", "threads", "use_threads"]
+
+
+def _limit_from_environment(default: int = 2) -> int:
+    raw = os.environ.get("SKRANK_NUM_THREADS", "")
+    if raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(
+            "SKRANK_NUM_THREADS must be a positive integer; got " + repr(raw)
+        ) from None
+    if value < 1:
+        raise ValueError(f"SKRANK_NUM_THREADS must be a positive integer; got {value}")
+    return value
+
+
+#: The most threads skrank's work uses at once (two unless
+#: ``SKRANK_NUM_THREADS`` says otherwise).
+MAX_THREADS = _limit_from_environment()
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def threads() -> int:
+    """The number of threads work may be split over now."""
+    return max(1, min(MAX_THREADS, _cpus()))
+
+
+@contextmanager
+def use_threads(n: int):
+    """Use at most ``n`` threads in a block (``1``: the calling thread only)."""
+    global MAX_THREADS
+    if int(n) < 1:
+        raise ValueError(f"the number of threads must be at least 1; got {n}")
+    before = MAX_THREADS
+    MAX_THREADS = int(n)
+    try:
+        yield
+    finally:
+        MAX_THREADS = before
+
+
+def map_in_order(func, items, threads: int = 1):
+    """``func`` over ``items``, results in order, on up to ``threads`` threads.
+
+    At most ``threads + 1`` results are pending at a time, so that lazily
+    built items are not all held at once.
+    """
+    items = iter(items)
+    head = list(itertools.islice(items, 2))
+    if threads <= 1 or len(head) < 2:
+        yield from map(func, itertools.chain(head, items))
+        return
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        pending = deque()
+        for item in itertools.chain(head, items):
+            pending.append(pool.submit(func, item))
+            if len(pending) > threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
