@@ -1886,6 +1886,109 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(place_digits_doc,
+"place_digits(starts, shift, bounds, skew, first, stop, low, y_in, s_in,\n"
+"             y_out, s_out)\n\n"
+"The second phase of the grouping for the high digits first .. stop - 1,\n"
+"into arrays of their own: digit h's rows, at bounds[h] + h * skew ..\n"
+"bounds[h + 1] + h * skew - 1 of y_in (uint8 or float64), s_in (8-byte\n"
+"items) and low (their low digits: uint8, uint16 or uint32), go to y_out\n"
+"(float64) and s_out (bounds[stop] - bounds[first] items each), each to the\n"
+"place of its code: code (h << shift) + d - (first << shift) starts at\n"
+"starts[that code] (int64, 0-based in the outputs); rows keep their order\n"
+"within a code.");
+
+static PyObject *place_digits(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer sb = {0}, bb = {0}, lb = {0}, yb = {0}, xb = {0}, yo = {0}, so = {0};
+    int shift;
+    Py_ssize_t skew, first, stop;
+    PyObject *result = NULL;
+    int64_t *lnext = NULL;
+    if (!PyArg_ParseTuple(args, "y*iy*nnny*y*y*w*w*", &sb, &shift, &bb, &skew, &first, &stop,
+                          &lb, &yb, &xb, &yo, &so))
+        return NULL;
+    Py_ssize_t count = sb.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t n_digits = bb.len / (Py_ssize_t)sizeof(int64_t) - 1;
+    Py_ssize_t span = xb.len / 8, m = so.len / 8;
+    int y_size = span > 0 ? (int)(yb.len / span) : 1;
+    int low_size = span > 0 ? (int)(lb.len / span) : 1;
+    const int64_t *bounds = bb.buf;
+    int bad = shift < 1 || shift > 32 || skew < 0 || first < 0 || stop <= first ||
+              stop > n_digits || count < 1 || count > ((stop - first) << shift) ||
+              so.len != m * 8 || yo.len != m * 8 || xb.len != span * 8 ||
+              yb.len != span * y_size || lb.len != span * low_size ||
+              (y_size != 1 && y_size != 8) || (low_size != 1 && low_size != 2 && low_size != 4);
+    for (Py_ssize_t h = first; h < stop && !bad; h++)
+        bad = bounds[h + 1] < bounds[h] || bounds[h] + h * skew < 0 ||
+              bounds[h + 1] + h * skew > span;
+    if (!bad) bad = bounds[stop] - bounds[first] != m;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "place_digits: inconsistent buffers");
+        goto done;
+    }
+    lnext = PyMem_RawMalloc((size_t)count * sizeof(int64_t));
+    if (!lnext) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(lnext, sb.buf, (size_t)count * sizeof(int64_t));
+    uint64_t c_max = 0, p_max = 0;
+    const void *low_buf = lb.buf;
+    double *y_out = yo.buf;
+    uint64_t *s_out = so.buf;
+    const uint64_t *s_in = xb.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t h = first; h < stop; h++) {
+        const int64_t a = bounds[h] + h * skew, z = bounds[h + 1] + h * skew;
+        const uint64_t base = (uint64_t)(h - first) << shift;
+#define PLACE_DIGIT(LT, Y_READ)                                              \
+        for (int64_t i = a; i < z; i++) {                                    \
+            uint64_t c = base + ((const LT *)low_buf)[i];                    \
+            c_max = c > c_max ? c : c_max;                                   \
+            uint64_t p = (uint64_t)lnext[c < (uint64_t)count ? c : 0]++;     \
+            p_max = p > p_max ? p : p_max;                                   \
+            p = p < (uint64_t)m ? p : 0;                                     \
+            y_out[p] = Y_READ;                                               \
+            s_out[p] = s_in[i];                                              \
+        }
+        if (y_size == 1) {
+            const uint8_t *y_in = yb.buf;
+            switch (low_size) {
+            case 1: PLACE_DIGIT(uint8_t, (double)y_in[i]) break;
+            case 2: PLACE_DIGIT(uint16_t, (double)y_in[i]) break;
+            default: PLACE_DIGIT(uint32_t, (double)y_in[i]) break;
+            }
+        } else {
+            const double *y_in = yb.buf;
+            switch (low_size) {
+            case 1: PLACE_DIGIT(uint8_t, y_in[i]) break;
+            case 2: PLACE_DIGIT(uint16_t, y_in[i]) break;
+            default: PLACE_DIGIT(uint32_t, y_in[i]) break;
+            }
+        }
+#undef PLACE_DIGIT
+    }
+    Py_END_ALLOW_THREADS
+    if (m > 0 && (c_max >= (uint64_t)count || p_max >= (uint64_t)m)) {
+        PyErr_SetString(PyExc_ValueError, "place_digits: a code or a code start is out of range");
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyMem_RawFree(lnext);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&lb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&yo);
+    PyBuffer_Release(&so);
+    return result;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Memory accounting of buffers mapped by skrank._native.                    */
 /* ------------------------------------------------------------------------ */
@@ -1927,6 +2030,7 @@ static PyMethodDef methods[] = {
     {"count_codes", count_codes, METH_VARARGS, count_codes_doc},
     {"move_high", move_high, METH_VARARGS, move_high_doc},
     {"move_low", move_low, METH_VARARGS, move_low_doc},
+    {"place_digits", place_digits, METH_VARARGS, place_digits_doc},
     {"trace_memory", trace_memory, METH_VARARGS, trace_memory_doc},
     {"count_groups", count_groups, METH_VARARGS, count_groups_doc},
     {"fill_groups", fill_groups, METH_VARARGS, fill_groups_doc},

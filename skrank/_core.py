@@ -150,7 +150,7 @@ def prepare(
             f"{caller} should not be used on negative y_true values."
         )
     q = check_qid(qid, y.shape[0], caller)
-    layout = grouped_layout(y, s, q, compact_relevance=True)
+    layout = grouped_layout(y, s, q, compact_relevance=True, lazy=True)
     if layout.n_queries == y.shape[0] > 1:
         warnings.warn(
             f"Every query given to {caller} holds a single row ({y.shape[0]} "

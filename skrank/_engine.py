@@ -272,7 +272,14 @@ def _split_in_head(qid: np.ndarray, head: int = 4096) -> bool:
 
 
 def grouped_layout(
-    y, s, qid, judged=None, tiebreak=None, unassessed=None, compact_relevance=False
+    y,
+    s,
+    qid,
+    judged=None,
+    tiebreak=None,
+    unassessed=None,
+    compact_relevance=False,
+    lazy=False,
 ) -> Layout:
     """Blocks for the grouped (learning-to-rank) layout.
 
@@ -284,6 +291,13 @@ def grouped_layout(
     into query order move relevance holding integer grades 0 .. 255 as one
     byte each: blocks may then hold uint8 relevance, which :func:`slices`
     gives back as float64 (the same values), slice by slice.
+
+    With ``lazy``, rows that must be moved into query order may be moved in
+    two phases, the second one block of queries at a time as the layout's
+    ``blocks`` (then an iterable, not a list) are read: each block is built
+    from rows just moved, still in cache, into memory reused block after
+    block (:func:`skrank._native.stage_by_code`); reading them again moves
+    them again.
     """
     n = y.shape[0]
     order = None
@@ -321,18 +335,33 @@ def grouped_layout(
             # id order the rows as the codes would, with no code per row
             # needed until asked for (sample weights)
             lo, span = span
-            grouped = _native.group_by_code(qid, lo, span, columns, compact_relevance)
-            if grouped is None:
-                offset = _offsets(qid, lo, span)
-                counts = np.bincount(offset, minlength=span)
-                order = stable_group_order(offset, span)
-                del offset
-            else:
+            codes, n_codes = qid, span
+        else:
+            uniques, codes = factorize(qid)
+            lo, n_codes = 0, uniques.shape[0]
+        staged = counts = None
+        if lazy and len(columns) == 2:
+            staged = _native.stage_by_code(
+                codes, lo, n_codes, columns, compact_relevance
+            )
+        if staged is not None:
+            counts = staged.counts
+        else:
+            grouped = _native.group_by_code(
+                codes, lo, n_codes, columns, compact_relevance
+            )
+            if grouped is not None:
                 counts, grouped = grouped
+        if counts is None:
+            offset = codes if span is None else _offsets(qid, lo, span)
+            counts = np.bincount(offset, minlength=n_codes)
+            order = stable_group_order(offset, n_codes)
+            del offset
+        del codes  # coded again if asked for, so as not to hold it
+        if span is not None:
             present = np.flatnonzero(counts)
             wide = np.int64 if qid.dtype.kind == "i" else np.uint64
             uniques = (present.astype(wide) + wide(lo)).astype(qid.dtype)
-            n_queries = present.shape[0]
             lengths = counts[present]
 
             def row_codes(qid=qid, present=present, lo=lo, span=span):
@@ -340,20 +369,14 @@ def grouped_layout(
                 code_of[present] = np.arange(present.shape[0])
                 return code_of[_offsets(qid, lo, span)]
         else:
-            uniques, code = factorize(qid)
-            n_queries = uniques.shape[0]
-            grouped = _native.group_by_code(
-                code, 0, n_queries, columns, compact_relevance
-            )
-            if grouped is None:
-                lengths = np.bincount(code, minlength=n_queries)
-                order = stable_group_order(code, n_queries)
-            else:
-                lengths, grouped = grouped
-            del code  # coded again if asked for, so as not to hold it
+            lengths = counts
 
             def row_codes(qid=qid):
                 return factorize(qid)[1]
+
+        n_queries = uniques.shape[0]
+        if staged is not None:
+            return Layout(n_queries, _StagedBlocks(staged), uniques, row_codes)
 
     if grouped is not None:
         y, s, *rest = grouped
@@ -375,6 +398,40 @@ def grouped_layout(
         unassessed = None if unassessed is None else np.take(unassessed, order)
     blocks = _pack(lengths, y, s, judged, tiebreak, unassessed)
     return Layout(n_queries, blocks, uniques, row_codes)
+
+
+class _StagedBlocks:
+    """The blocks of rows staged by :func:`skrank._native.stage_by_code`
+    (relevance and scores), built a few high digits at a time (about
+    ``size`` rows, default :data:`SLICE_VALUES`) each time they are
+    iterated: their rows moved to their queries' places, then laid out as
+    :func:`_pack` does, with the queries' numbers in the whole layout."""
+
+    def __init__(self, staged, size=None):
+        self.staged = staged
+        self.size = SLICE_VALUES if size is None else size
+
+    def __iter__(self):
+        staged = self.staged
+        counts = staged.counts
+        bounds = staged.bounds
+        # the number of each present code among all (codes in query order)
+        query = np.cumsum(counts > 0) - 1
+        h = 0
+        while h < staged.n_digits:
+            stop = h + 1
+            while stop < staged.n_digits and bounds[stop + 1] - bounds[h] <= self.size:
+                stop += 1
+            if bounds[stop] > bounds[h]:
+                y, s = staged.place(h, stop)
+                first = staged.codes_of(h)[0]
+                lengths = counts[first : staged.codes_of(stop - 1)[1]]
+                present = np.flatnonzero(lengths)
+                offset = int(query[first + present[0]])
+                for block in _pack(lengths[present], y, s, None):
+                    block.rows = block.rows + offset
+                    yield block
+            h = stop
 
 
 def _buckets(lengths: np.ndarray):

@@ -102,33 +102,118 @@ def empty(n: int, dtype) -> np.ndarray:
 
 # The grouping moves rows in one pass while codes are at most this many;
 # beyond, by the high digit of their code, then within each high digit by
-# the rest. High digits are chosen so that a digit holds about
-# _DIGIT_ROWS rows (its second pass then runs in cache), at most
-# _MAX_DIGITS of them, and the rows of successive digits are first placed
-# _SKEW items further apart than their counts ask, so that writes to many
-# digits at once do not fall on the same cache sets however the queries'
-# lengths align (equal lengths would otherwise put every digit's start at
-# the same address modulo a large power of two).
+# the rest. High digits are chosen so that a digit holds about as many
+# rows as asked (_DIGIT_ROWS when the second pass runs at once, in cache),
+# at most _MAX_DIGITS of them, and the rows of successive digits are first
+# placed _SKEW items further apart than their counts ask, so that writes to
+# many digits at once do not fall on the same cache sets however the
+# queries' lengths align (equal lengths would otherwise put every digit's
+# start at the same address modulo a large power of two).
 _ONE_PASS_CODES = 16
 _DIGIT_ROWS = 1 << 14
 _MAX_DIGITS = 256
 _SKEW = 64
 
 
-def group_by_code(codes, lo, n_codes, columns, compact=False):
-    """The rows of ``columns`` grouped by code, or None.
+class Staged:
+    """Rows moved by the high digit of their code (the first phase of
+    :func:`group_by_code`), their second phase still to come.
 
-    ``codes`` are integers (any width) with ``codes - lo`` in ``0 ..
-    n_codes - 1``. Returns ``(counts, outputs)``: the number of rows of
-    each code (``counts[c]`` for code ``lo + c``) and one new 1-D array per
-    column holding the rows of code ``lo`` first, then those of ``lo + 1``,
-    and so on, in input order within a code:
-    ``column[np.argsort(codes, kind="stable")]``, by a counting sort. With
-    ``compact``, the first column (float64, beside a column of 8-byte
-    items) comes back as uint8 when every value is an integer in 0 .. 255
-    (graded relevance), else as it is. None when the kernels are off, a
-    column is not of booleans or numbers of at most 8 bytes, or the codes
-    are not integers. Raises ValueError when a code is out of range.
+    ``counts`` holds the rows of each code, ``bounds`` where each digit's
+    rows start once grouped (one entry more than digits), ``shift`` the
+    bits of a low digit (0: one phase, rows in their places already).
+    The rows of digit ``h`` lie at ``bounds[h] + h * skew`` onwards in
+    ``outputs`` (one array per column) and ``low`` (their low digits).
+    """
+
+    def __init__(self, counts, bounds, shift, skew, outputs, sizes, low):
+        self.counts = counts
+        self.bounds = bounds
+        self.shift = shift
+        self.skew = skew
+        self.outputs = outputs
+        self.sizes = sizes
+        self.low = low
+
+    @property
+    def n_digits(self) -> int:
+        return self.bounds.shape[0] - 1
+
+    def codes_of(self, h: int):
+        """The codes (offsets from ``lo``) of digit ``h``: ``(first, stop)``."""
+        first = h << self.shift
+        return first, min(first + (1 << self.shift), self.counts.shape[0])
+
+    def settle(self):
+        """Every digit's rows to the places of their codes, in the outputs
+        themselves; the grouped columns (``n`` items each)."""
+        n = int(self.bounds[-1])
+        if self.shift:
+            starts = np.zeros(self.counts.shape[0], dtype=np.int64)
+            np.cumsum(self.counts[:-1], out=starts[1:])
+            # scratch per row (as move_low asks): relevance and scores
+            # moved as a pair; a place and an item for any other column
+            sizes = self.sizes
+            pair = len(sizes) >= 2 and sizes[0] in (1, 8) and sizes[1] == 8
+            per_row = 8 + sizes[0] if pair else 12
+            if len(sizes) > (2 if pair else 0):
+                per_row = max(per_row, 12)
+            largest = int(np.diff(self.bounds).max())
+            scratch = empty(per_row * max(largest, 1), np.uint8)
+            _ckernels.move_low(
+                starts,
+                self.shift,
+                self.bounds,
+                self.skew,
+                self.low,
+                self.outputs,
+                sizes,
+                scratch,
+            )
+        return [o[:n] for o in self.outputs]
+
+    def place(self, first: int, stop: int):
+        """Relevance (float64) and scores of the rows of digits ``first ..
+        stop - 1``, in the order of their codes, in new arrays (staged
+        columns: relevance, scores)."""
+        lo, hi = int(self.bounds[first]), int(self.bounds[stop])
+        y_out = np.empty(hi - lo)
+        s_out = np.empty(hi - lo, dtype=self.outputs[1].dtype)
+        if not self.shift:  # rows in their places, each digit one code
+            for h in range(first, stop):
+                a, z = int(self.bounds[h]), int(self.bounds[h + 1])
+                y_out[a - lo : z - lo] = self.outputs[0][
+                    a + h * self.skew : z + h * self.skew
+                ]
+                s_out[a - lo : z - lo] = self.outputs[1][
+                    a + h * self.skew : z + h * self.skew
+                ]
+            return y_out, s_out
+        c0, c1 = self.codes_of(first)[0], self.codes_of(stop - 1)[1]
+        starts = np.zeros(c1 - c0, dtype=np.int64)
+        np.cumsum(self.counts[c0 : c1 - 1], out=starts[1:])
+        _ckernels.place_digits(
+            starts,
+            self.shift,
+            self.bounds,
+            self.skew,
+            first,
+            stop,
+            self.low,
+            self.outputs[0],
+            self.outputs[1],
+            y_out,
+            s_out,
+        )
+        return y_out, s_out
+
+
+def stage_by_code(codes, lo, n_codes, columns, compact=False, digit_rows=None):
+    """The first phase of :func:`group_by_code`: a :class:`Staged`, or None.
+
+    Same arguments and conditions as :func:`group_by_code`; ``digit_rows``
+    is the number of rows a high digit should hold (default
+    ``_DIGIT_ROWS``).
     """
     if not _enabled or not 1 <= len(columns) <= 8 or codes.ndim != 1:
         return None
@@ -159,7 +244,8 @@ def group_by_code(codes, lo, n_codes, columns, compact=False):
     # 2. the rows to their high digit's place
     shift = skew = 0
     if n_codes > _ONE_PASS_CODES:
-        digits = min(_MAX_DIGITS, max(2, -(-n // _DIGIT_ROWS)))
+        rows = _DIGIT_ROWS if digit_rows is None else int(digit_rows)
+        digits = min(_MAX_DIGITS, max(2, -(-n // max(rows, 1))))
         shift = max(1, (n_codes - 1).bit_length() - (digits - 1).bit_length())
         skew = _SKEW
     n_digits = ((n_codes - 1) >> shift) + 1
@@ -188,20 +274,28 @@ def group_by_code(codes, lo, n_codes, columns, compact=False):
         outputs[0] = empty(span, np.float64)
         sizes[0] = 8
         move(columns[:1], outputs[:1], sizes[:1], False, None)
-    if shift:
-        # 3. within each high digit, the rows to the places of their codes
-        starts = np.zeros(n_codes, dtype=np.int64)
-        np.cumsum(counts[:-1], out=starts[1:])
-        # scratch per row (as move_low asks): relevance and scores moved as
-        # a pair; a place and an item for any other column
-        pair = len(sizes) >= 2 and sizes[0] in (1, 8) and sizes[1] == 8
-        per_row = 8 + sizes[0] if pair else 12
-        if len(sizes) > (2 if pair else 0):
-            per_row = max(per_row, 12)
-        largest = int(np.diff(bounds).max())
-        scratch = empty(per_row * max(largest, 1), np.uint8)
-        _ckernels.move_low(starts, shift, bounds, skew, low, outputs, sizes, scratch)
-    return counts, [o[:n] for o in outputs]
+    return Staged(counts, bounds, shift, skew, outputs, sizes, low)
+
+
+def group_by_code(codes, lo, n_codes, columns, compact=False):
+    """The rows of ``columns`` grouped by code, or None.
+
+    ``codes`` are integers (any width) with ``codes - lo`` in ``0 ..
+    n_codes - 1``. Returns ``(counts, outputs)``: the number of rows of
+    each code (``counts[c]`` for code ``lo + c``) and one new 1-D array per
+    column holding the rows of code ``lo`` first, then those of ``lo + 1``,
+    and so on, in input order within a code:
+    ``column[np.argsort(codes, kind="stable")]``, by a counting sort. With
+    ``compact``, the first column (float64, beside a column of 8-byte
+    items) comes back as uint8 when every value is an integer in 0 .. 255
+    (graded relevance), else as it is. None when the kernels are off, a
+    column is not of booleans or numbers of at most 8 bytes, or the codes
+    are not integers. Raises ValueError when a code is out of range.
+    """
+    staged = stage_by_code(codes, lo, n_codes, columns, compact)
+    if staged is None:
+        return None
+    return staged.counts, staged.settle()
 
 
 def tie_groups(s_sorted):

@@ -1084,3 +1084,110 @@ def test_shuffled_rows_with_relevance_moved_as_bytes(grades):
     for name in metrics:
         np.testing.assert_array_equal(got[name], want[name])
         np.testing.assert_allclose(got[name], slow[name], rtol=1e-13, atol=0)
+
+
+def _per_query(blocks, n_queries):
+    """Each query's (relevance, scores) from a layout's blocks, however the
+    queries are cut into blocks."""
+    out = [None] * n_queries
+    for block in _engine.slices(blocks):
+        m, width = block.y.shape
+        n_items = np.full(m, width) if block.n_items is None else block.n_items
+        for r, q in enumerate(block.rows.tolist()):
+            k = int(n_items[r])
+            assert out[q] is None  # every query in one block
+            out[q] = (block.y[r, :k].astype(float), block.s[r, :k])
+    return out
+
+
+@pytest.mark.parametrize(
+    ("n_codes", "digit_rows", "grades"),
+    [(12, 300, True), (700, 300, True), (700, 300, False), (5000, 2000, True)],
+)
+def test_lazy_layout_equals_the_eager_one(monkeypatch, n_codes, digit_rows, grades):
+    # the second phase one group of high digits at a time (groups of a few
+    # hundred rows here, so that queries of many digits and groups are cut
+    # into blocks by length) gives every query the rows, in the order, of
+    # the layout grouped at once and of numpy's
+    monkeypatch.setattr(_native, "_DIGIT_ROWS", digit_rows)
+    monkeypatch.setattr(_engine, "SLICE_VALUES", 3 * digit_rows)
+    rng = np.random.default_rng(n_codes)
+    lengths = rng.integers(1, 40, n_codes)
+    lengths[rng.random(n_codes) < 0.2] = 0  # absent ids
+    qid = np.repeat(np.arange(n_codes) * 3 - 50, lengths)
+    perm = rng.permutation(qid.shape[0])
+    qid = qid[perm]
+    y = rng.integers(0, 5, qid.shape[0]).astype(float) + (0.0 if grades else 0.5)
+    s = np.round(rng.random(qid.shape[0]), 1)
+    with _native.use_kernels(True):
+        lazy = _engine.grouped_layout(y, s, qid, compact_relevance=True, lazy=True)
+        eager = _engine.grouped_layout(y, s, qid, compact_relevance=True)
+        assert not isinstance(lazy.blocks, list)  # built as read
+    with _native.use_kernels(False):
+        slow = _engine.grouped_layout(y, s, qid, compact_relevance=True, lazy=True)
+    for layout in (eager, slow):
+        np.testing.assert_array_equal(lazy.qid_values, layout.qid_values)
+        np.testing.assert_array_equal(lazy.codes(), layout.codes())
+    n = lazy.n_queries
+    got = _per_query(lazy.blocks, n)
+    # read again (tie bounds rank a layout once per tie rule): the same
+    for (gy, gs), (wy, ws) in zip(got, _per_query(lazy.blocks, n), strict=True):
+        np.testing.assert_array_equal(gy, wy)
+        np.testing.assert_array_equal(gs, ws)
+    for layout in (eager, slow):
+        for (gy, gs), (wy, ws) in zip(got, _per_query(layout.blocks, n), strict=True):
+            np.testing.assert_array_equal(gy, wy)
+            np.testing.assert_array_equal(gs, ws)
+
+
+def test_place_digits_rejects_inconsistent_buffers():
+    k = _native._ckernels
+    # two digits of one bit each (codes 0..3), skew 1: rows at 0..1 and 3..4
+    starts = np.array([0, 1, 2, 3], dtype=np.int64)
+    bounds = np.array([0, 2, 4], dtype=np.int64)
+    low = np.array([1, 0, 0, 1, 0, 0], dtype=np.uint8)
+    y = np.arange(6.0)
+    s = np.arange(6.0) * 10
+    y_out, s_out = np.empty(4), np.empty(4)
+    k.place_digits(starts, 1, bounds, 1, 0, 2, low, y, s, y_out, s_out)
+    # by hand: digit 0 holds rows 0 (code 1) and 1 (code 0); digit 1, after
+    # one item of skew, rows 3 (code 3) and 4 (code 2)
+    np.testing.assert_array_equal(s_out, [10.0, 0, 40, 30])
+    np.testing.assert_array_equal(y_out, [1.0, 0, 4, 3])
+    with pytest.raises(ValueError, match="inconsistent"):  # outputs too short
+        k.place_digits(starts, 1, bounds, 1, 0, 2, low, y, s, y_out[:3], s_out[:3])
+    with pytest.raises(ValueError, match="inconsistent"):  # rows past the input
+        k.place_digits(starts, 1, bounds, 3, 0, 2, low, y, s, y_out, s_out)
+    with pytest.raises(ValueError, match="out of range"):  # a code beyond starts
+        k.place_digits(starts[:3], 1, bounds, 1, 0, 2, low, y, s, y_out, s_out)
+    with pytest.raises(ValueError, match="out of range"):  # a start past the end
+        k.place_digits(
+            np.array([0, 1, 2, 4]), 1, bounds, 1, 0, 2, low, y, s, y_out, s_out
+        )
+
+
+def test_tie_bounds_of_shuffled_rows():
+    # tie bounds rank the layout once per tie rule: shuffled rows give the
+    # bounds of the same rows given contiguous, with and without kernels
+    rng = np.random.default_rng(31)
+    lengths = rng.integers(1, 50, 400)
+    qid = np.repeat(np.arange(400), lengths)
+    y = rng.integers(0, 4, qid.shape[0]).astype(float)
+    s = np.round(rng.random(qid.shape[0]), 1)
+    perm = rng.permutation(qid.shape[0])
+    metrics = ["ndcg@10", "map", "P@5"]
+
+    def bounds(y, s, qid):
+        res = skrank.evaluate(y, s, metrics, qid=qid, average=None, tie_bounds=True)
+        return {name: res.tie_bounds[name] for name in metrics}
+
+    with _native.use_kernels(True):
+        want = bounds(y, s, qid)
+        got = bounds(y[perm], s[perm], qid[perm])
+    with _native.use_kernels(False):
+        slow = bounds(y[perm], s[perm], qid[perm])
+    for name in metrics:
+        for g, w, n in zip(got[name], want[name], slow[name], strict=True):
+            np.testing.assert_array_equal(g, w)
+            np.testing.assert_allclose(g, n, rtol=1e-13, atol=0)
+        assert np.any(got[name][0] < got[name][1])  # ties make the bounds differ
