@@ -4,9 +4,10 @@ Each tool runs in this one process on the same data. Time is the best wall
 time of several repeats (interleaved between the tools of one table with
 :func:`measure_interleaved`, so that the load of a shared machine falls on
 all of them alike); memory is the peak of allocations seen by
-``tracemalloc`` (numpy registers its buffers there, and skrank's compiled
+``tracemalloc`` (numpy registers its buffers there, skrank's compiled
 kernels take their scratch memory from Python's raw allocator, which it
-traces too) above what was allocated before the call, i.e. the extra memory
+traces too, and skrank registers the large buffers it maps itself on huge
+pages) above what was allocated before the call, i.e. the extra memory
 the call needs beyond its inputs. Memory that a peer's C or C++ code takes
 from ``malloc`` directly is not seen.
 """

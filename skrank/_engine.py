@@ -6,7 +6,10 @@ block as it is. The grouped layout (1-D arrays with a ``qid``) is grouped by
 query with a stable counting sort and laid out in blocks of queries of similar
 length, padded with ``-inf`` scores; the padding costs at most about twice the
 input, and the number of blocks grows with the logarithm of the longest query,
-never with the number of queries.
+never with the number of queries. Rows whose queries are not contiguous may
+also be grouped lazily: moved by the high digit of their query's code first,
+then to their queries' places a group of queries at a time as the blocks are
+read (``grouped_layout(lazy=True)``).
 
 :func:`rank` sorts one block by score and returns a :class:`Ranking`: the
 relevance of every position in rank order, cut after the last tie group that
