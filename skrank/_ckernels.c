@@ -846,23 +846,25 @@ done:
     return result;
 }
 
-/* Row i of a digit's rows a .. z - 1 to its place p within them
- * (lnext[its low digit], which advances), clamped into range. */
-#define LOW_PLACE(LT)                                                        \
-    uint64_t d = ((const LT *)low_buf)[i];                                   \
+/* Row i to its place p among m rows: lnext[d], which advances, d being
+ * base plus its low digit (uint LT in low_buf; one of count codes),
+ * clamped into range; the largest d and p seen are kept for a check after
+ * the loop. */
+#define LOW_PLACE(LT, base)                                                  \
+    uint64_t d = (base) + ((const LT *)low_buf)[i];                          \
     d_max = d > d_max ? d : d_max;                                           \
     uint64_t p = (uint64_t)lnext[d < (uint64_t)count ? d : 0]++;             \
     p_max = p > p_max ? p : p_max;                                           \
     p = p < (uint64_t)m ? p : 0;
 #define LOW_PAIR(LT, YT)                                                     \
     for (int64_t i = a; i < z; i++) {                                        \
-        LOW_PLACE(LT)                                                        \
+        LOW_PLACE(LT, 0)                                                     \
         ((YT *)y_tmp)[p] = ((const YT *)y_out)[i];                           \
         s_tmp[p] = s_out[i];                                                 \
     }
 #define LOW_POSITIONS(LT)                                                    \
     for (int64_t i = a; i < z; i++) {                                        \
-        LOW_PLACE(LT)                                                        \
+        LOW_PLACE(LT, 0)                                                     \
         pos[i - a] = (uint32_t)p;                                            \
     }
 #define LOW_COLUMN(T)                                                        \
@@ -1934,7 +1936,7 @@ static PyObject *place_digits(PyObject *self, PyObject *args)
         goto done;
     }
     memcpy(lnext, sb.buf, (size_t)count * sizeof(int64_t));
-    uint64_t c_max = 0, p_max = 0;
+    uint64_t d_max = 0, p_max = 0;
     const void *low_buf = lb.buf;
     double *y_out = yo.buf;
     uint64_t *s_out = so.buf;
@@ -1945,11 +1947,7 @@ static PyObject *place_digits(PyObject *self, PyObject *args)
         const uint64_t base = (uint64_t)(h - first) << shift;
 #define PLACE_DIGIT(LT, Y_READ)                                              \
         for (int64_t i = a; i < z; i++) {                                    \
-            uint64_t c = base + ((const LT *)low_buf)[i];                    \
-            c_max = c > c_max ? c : c_max;                                   \
-            uint64_t p = (uint64_t)lnext[c < (uint64_t)count ? c : 0]++;     \
-            p_max = p > p_max ? p : p_max;                                   \
-            p = p < (uint64_t)m ? p : 0;                                     \
+            LOW_PLACE(LT, base)                                              \
             y_out[p] = Y_READ;                                               \
             s_out[p] = s_in[i];                                              \
         }
@@ -1971,7 +1969,7 @@ static PyObject *place_digits(PyObject *self, PyObject *args)
 #undef PLACE_DIGIT
     }
     Py_END_ALLOW_THREADS
-    if (m > 0 && (c_max >= (uint64_t)count || p_max >= (uint64_t)m)) {
+    if (m > 0 && (d_max >= (uint64_t)count || p_max >= (uint64_t)m)) {
         PyErr_SetString(PyExc_ValueError, "place_digits: a code or a code start is out of range");
         goto done;
     }

@@ -29,6 +29,7 @@ import mmap
 import os
 import weakref
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -115,6 +116,7 @@ _MAX_DIGITS = 256
 _SKEW = 64
 
 
+@dataclass
 class Staged:
     """Rows moved by the high digit of their code (the first phase of
     :func:`group_by_code`), their second phase still to come.
@@ -123,17 +125,17 @@ class Staged:
     rows start once grouped (one entry more than digits), ``shift`` the
     bits of a low digit (0: one phase, rows in their places already).
     The rows of digit ``h`` lie at ``bounds[h] + h * skew`` onwards in
-    ``outputs`` (one array per column) and ``low`` (their low digits).
+    ``outputs`` (one array per column, of ``sizes`` bytes an item) and
+    ``low`` (their low digits).
     """
 
-    def __init__(self, counts, bounds, shift, skew, outputs, sizes, low):
-        self.counts = counts
-        self.bounds = bounds
-        self.shift = shift
-        self.skew = skew
-        self.outputs = outputs
-        self.sizes = sizes
-        self.low = low
+    counts: np.ndarray
+    bounds: np.ndarray
+    shift: int
+    skew: int
+    outputs: list
+    sizes: list
+    low: np.ndarray | None
 
     @property
     def n_digits(self) -> int:
@@ -179,15 +181,11 @@ class Staged:
         lo, hi = int(self.bounds[first]), int(self.bounds[stop])
         y_out = np.empty(hi - lo)
         s_out = np.empty(hi - lo, dtype=self.outputs[1].dtype)
-        if not self.shift:  # rows in their places, each digit one code
-            for h in range(first, stop):
-                a, z = int(self.bounds[h]), int(self.bounds[h + 1])
-                y_out[a - lo : z - lo] = self.outputs[0][
-                    a + h * self.skew : z + h * self.skew
-                ]
-                s_out[a - lo : z - lo] = self.outputs[1][
-                    a + h * self.skew : z + h * self.skew
-                ]
+        if not self.shift:
+            # one phase: each digit one code, its rows in their places (no
+            # skew), so the digits' rows follow one another
+            y_out[:] = self.outputs[0][lo:hi]
+            s_out[:] = self.outputs[1][lo:hi]
             return y_out, s_out
         c0, c1 = self.codes_of(first)[0], self.codes_of(stop - 1)[1]
         starts = np.zeros(c1 - c0, dtype=np.int64)

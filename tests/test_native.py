@@ -231,6 +231,24 @@ def test_kernels_reject_inconsistent_buffers():
     k = _native._ckernels
     out = np.empty(4)
     counts = np.empty(1, dtype=np.int64)
+
+    def move_high(columns, outputs, convert=False, codes=codes, start=0):
+        """move_high of the 4 rows, one digit (shift 0) starting at start."""
+        return k.move_high(
+            codes,
+            -8,
+            0,
+            0,
+            4,
+            0,
+            np.array([start], np.int64),
+            columns,
+            outputs,
+            [8] * len(columns),
+            convert,
+            None,
+        )
+
     # count_codes: unknown code kind, rows beyond the codes
     with pytest.raises(ValueError, match="inconsistent"):
         k.count_codes(codes, 3, 0, 0, 4, counts)
@@ -239,97 +257,41 @@ def test_kernels_reject_inconsistent_buffers():
     assert not k.count_codes(codes + 1, -8, 0, 0, 4, counts)  # code 1 of 1
     # move_high: outputs of unequal lengths, a conversion without a pair
     with pytest.raises(ValueError, match="inconsistent"):
-        k.move_high(
-            codes,
-            -8,
-            0,
-            0,
-            4,
-            0,
-            np.zeros(1, np.int64),
-            [y, s],
-            [out, out[:3]],
-            [8, 8],
-            False,
-            None,
-        )
+        move_high([y, s], [out, out[:3]])
     with pytest.raises(ValueError, match="inconsistent"):
-        k.move_high(
-            codes, -8, 0, 0, 4, 0, np.zeros(1, np.int64), [y], [out], [8], True, None
-        )
+        move_high([y], [out], convert=True)
     # a digit or a position out of range (more rows than the output holds):
     # reported, never written outside
     with pytest.raises(ValueError, match="out of range"):
-        k.move_high(
-            codes,
-            -8,
-            0,
-            0,
-            4,
-            0,
-            np.zeros(1, np.int64),
-            [y],
-            [out[:3]],
-            [8],
-            False,
-            None,
-        )
+        move_high([y], [out[:3]])
     with pytest.raises(ValueError, match="out of range"):
-        k.move_high(
-            codes + 1,
-            -8,
-            0,
-            0,
-            4,
-            0,
-            np.zeros(1, np.int64),
-            [y],
-            [out],
-            [8],
-            False,
-            None,
-        )
+        move_high([y], [out], codes=codes + 1)
     with pytest.raises(ValueError, match="out of range"):
-        k.move_high(
-            codes, -8, 0, 0, 4, 0, np.array([2], np.int64), [y], [out], [8], False, None
-        )
-    # move_low: low digits past the digit's codes, scratch too small
+        move_high([y], [out], start=2)
+    # move_low: low digits past the digit's codes, scratch too small, rows
+    # skewed past the columns
     starts = np.array([0, 2], dtype=np.int64)
     bounds = np.array([0, 4], dtype=np.int64)
+
+    def move_low(low, skew=0, scratch=64):
+        return k.move_low(
+            starts,
+            1,
+            bounds,
+            skew,
+            low,
+            [y.copy(), s.copy()],
+            [8, 8],
+            np.empty(scratch, np.uint8),
+        )
+
     low = np.array([0, 1, 5, 0], dtype=np.uint8)
     with pytest.raises(ValueError, match="out of range"):
-        k.move_low(
-            starts,
-            1,
-            bounds,
-            0,
-            low,
-            [y.copy(), s.copy()],
-            [8, 8],
-            np.empty(64, np.uint8),
-        )
+        move_low(low)
     with pytest.raises(ValueError, match="inconsistent"):
-        k.move_low(
-            starts,
-            1,
-            bounds,
-            0,
-            low,
-            [y.copy(), s.copy()],
-            [8, 8],
-            np.empty(8, np.uint8),
-        )
+        move_low(low, scratch=8)
     with pytest.raises(ValueError, match="inconsistent"):
-        k.move_low(
-            starts,
-            1,
-            bounds,
-            2,
-            low,
-            [y.copy(), s.copy()],
-            [8, 8],
-            np.empty(64, np.uint8),
-        )
+        move_low(low, skew=2)
 
 
 def test_large_buffers_are_counted_by_tracemalloc():
