@@ -566,12 +566,14 @@ static int valid_code_kind(int kind)
 }
 
 PyDoc_STRVAR(count_codes_doc,
-"count_codes(codes, kind, lo, start, stop, counts) -> bool\n\n"
-"The number of rows start .. stop - 1 of each code: counts (an int64\n"
-"buffer of n_codes entries) is overwritten with the number of rows whose\n"
-"code minus lo is 0, 1, ... codes: integers of |kind| bytes (kind < 0:\n"
-"signed); lo: an unsigned 64-bit offset. Returns whether every code minus\n"
-"lo is below n_codes (else counts is not meaningful).");
+"count_codes(codes, kind, lo, start, stop, shift, top, counts) -> bool\n\n"
+"The number of rows start .. stop - 1 of each high digit of their code:\n"
+"counts (an int64 buffer) is overwritten with the number of rows whose\n"
+"code minus lo, shifted right by shift bits, is 0, 1, ... (shift 0: of\n"
+"each code). codes: integers of |kind| bytes (kind < 0: signed); lo: an\n"
+"unsigned 64-bit offset. Returns whether every code minus lo is below top\n"
+"(else counts is not meaningful); top must not exceed the entries of\n"
+"counts shifted left by shift bits.");
 
 static PyObject *count_codes(PyObject *self, PyObject *args)
 {
@@ -580,26 +582,30 @@ static PyObject *count_codes(PyObject *self, PyObject *args)
     int kind;
     unsigned long long lo_arg;
     Py_ssize_t start, stop;
+    int shift;
+    unsigned long long top_arg;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*iKnnw*", &cb, &kind, &lo_arg, &start, &stop, &ob))
+    if (!PyArg_ParseTuple(args, "y*iKnniKw*", &cb, &kind, &lo_arg, &start, &stop, &shift,
+                          &top_arg, &ob))
         return NULL;
-    Py_ssize_t n_codes = ob.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t n_counts = ob.len / (Py_ssize_t)sizeof(int64_t);
     if (!valid_code_kind(kind) || cb.len % abs(kind) || start < 0 || stop < start ||
-        stop > cb.len / abs(kind) || n_codes < 1) {
+        stop > cb.len / abs(kind) || n_counts < 1 || shift < 0 || shift > 32 || top_arg < 1 ||
+        (top_arg - 1) >> shift >= (unsigned long long)n_counts) {
         PyErr_SetString(PyExc_ValueError, "count_codes: inconsistent arguments");
         goto done;
     }
     const void *codes = cb.buf;
-    const uint64_t lo = (uint64_t)lo_arg, top = (uint64_t)n_codes;
+    const uint64_t lo = (uint64_t)lo_arg, top = (uint64_t)top_arg;
     int64_t *counts = ob.buf;
     uint64_t largest = 0;
     Py_BEGIN_ALLOW_THREADS
-    memset(counts, 0, (size_t)n_codes * sizeof(int64_t));
+    memset(counts, 0, (size_t)n_counts * sizeof(int64_t));
     CODE_KINDS(kind, {
         for (Py_ssize_t i = start; i < stop; i++) {
             uint64_t off = OFF(i);
             largest = off > largest ? off : largest;
-            counts[off < top ? off : 0]++;
+            counts[(off < top ? off : 0) >> shift]++;
         }
     })
     Py_END_ALLOW_THREADS
@@ -665,22 +671,36 @@ static int is_pair(Py_ssize_t n_cols, const Py_ssize_t *sizes, int bytes)
     return n_cols >= 2 && sizes[0] == (bytes ? 1 : 8) && sizes[1] == 8;
 }
 
-/* Row i's high digit and its place p (next[digit], which advances), each
- * clamped into range; the largest digit and place seen are kept (in
- * registers: a flag set per row would be spilled and stall), to be checked
- * after the loop. */
+/* Whether relevance written as grades (`convert`) goes out as tags of
+ * `size` bytes, the grade in the lowest byte and the row's low digit above
+ * it (one stream of writes less than a byte and a low digit apart). */
+static int is_tag(int convert, Py_ssize_t size)
+{
+    return convert && (size == 2 || size == 4);
+}
+
+/* Row i's high digit and its place p (next[digit], which advances); the
+ * loop stops at the first digit or place out of range (`out` set). Branches
+ * that are never taken cost less here than clamping every row's digit and
+ * place and keeping the largest seen. */
 #define PLACE_ROW(i)                                                         \
     uint64_t off = OFF(i);                                                   \
     uint64_t h = off >> shift;                                               \
-    h_max = h > h_max ? h : h_max;                                           \
-    uint64_t p = (uint64_t)next[h < n_digits_u ? h : 0]++;                   \
-    p_max = p > p_max ? p : p_max;                                           \
-    p = p < n_out_u ? p : 0;
+    if (h >= n_digits_u) {                                                   \
+        out = 1;                                                             \
+        break;                                                               \
+    }                                                                        \
+    uint64_t p = (uint64_t)next[h]++;                                        \
+    if (p >= n_out_u) {                                                      \
+        out = 1;                                                             \
+        break;                                                               \
+    }
 
 #define PAIR_LOOP(STORE_LOW, STORE_Y)                                        \
     CODE_KINDS(kind, {                                                       \
         for (Py_ssize_t i = start; i < stop; i++) {                          \
             PLACE_ROW(i)                                                     \
+            if (code_counts) code_counts[off]++;                             \
             STORE_LOW                                                        \
             STORE_Y                                                          \
             s_out[p] = s_in[i];                                              \
@@ -695,6 +715,12 @@ static int is_pair(Py_ssize_t n_cols, const Py_ssize_t *sizes, int bytes)
         })                                                                   \
     else                                                                     \
         PAIR_LOOP(STORE_LOW, y64_out[p] = y64_in[i];)
+#define PAIR_TAG(T)                                                          \
+    PAIR_LOOP(, {                                                            \
+        int g = small_integer(y_in[i], 255);                                 \
+        grades |= g;                                                         \
+        ((T *)tag_out)[p] = (T)((uint8_t)g | (off & mask) << 8);             \
+    })
 #define LOW_STORE(T) ((T *)low_buf)[p] = (T)(off & mask);
 
 #define COLUMN_LOOP(STORE)                                                   \
@@ -704,11 +730,11 @@ static int is_pair(Py_ssize_t n_cols, const Py_ssize_t *sizes, int bytes)
             STORE                                                            \
         }                                                                    \
     })
-#define COLUMN_STORE(T) ((T *)out)[p] = ((const T *)in)[i];
+#define COLUMN_STORE(T) ((T *)dest)[p] = ((const T *)in)[i];
 
 PyDoc_STRVAR(move_high_doc,
 "move_high(codes, kind, lo, start, stop, shift, next, columns, outputs,\n"
-"          sizes, convert, low) -> bool\n\n"
+"          sizes, convert, low, counts) -> bool\n\n"
 "Moves rows start .. stop - 1 of each column to its output, by the high\n"
 "digit of their code ((code - lo) >> shift): a row of digit h goes to\n"
 "position next[h], which then advances (next: an int64 buffer, one entry\n"
@@ -720,30 +746,38 @@ PyDoc_STRVAR(move_high_doc,
 "bytes, and the result says whether every one was an integer in 0 .. 255\n"
 "(else True). low (a buffer of uint8, uint16 or uint32 as long as the\n"
 "outputs, or None): each moved row's low digit ((code - lo) mod 2**shift)\n"
-"written at its new position. Raises ValueError when a code's digit or a\n"
-"position is out of range (the outputs then hold no meaningful rows).");
+"written at its new position. With convert, the first output's items may\n"
+"instead be tags of 2 or 4 bytes (sizes[0]), low None: the grade in a\n"
+"tag's lowest byte, the row's low digit above it (shift at most 8 or 24).\n"
+"counts (an int64 buffer of at least next's entries shifted left by shift\n"
+"bits, or None): the entry of each moved row's code minus lo advances.\n"
+"Raises ValueError when a code's digit or a position is out of range (the\n"
+"outputs then hold no meaningful rows).");
 
 static PyObject *move_high(PyObject *self, PyObject *args)
 {
     (void)self;
-    Py_buffer cb = {0}, nb = {0}, lb = {0};
+    Py_buffer cb = {0}, nb = {0}, lb = {0}, kb = {0};
     column_set cs = {0};
     int kind, shift, convert;
     unsigned long long lo_arg;
     Py_ssize_t start, stop;
-    PyObject *columns, *outputs, *size_list, *low_obj;
+    PyObject *columns, *outputs, *size_list, *low_obj, *counts_obj;
     PyObject *result = NULL;
     Py_ssize_t sizes[MAX_COLUMNS];
     int64_t *first_next = NULL;
-    if (!PyArg_ParseTuple(args, "y*iKnniw*OOOpO", &cb, &kind, &lo_arg, &start, &stop, &shift,
-                          &nb, &columns, &outputs, &size_list, &convert, &low_obj))
+    if (!PyArg_ParseTuple(args, "y*iKnniw*OOOpOO", &cb, &kind, &lo_arg, &start, &stop, &shift,
+                          &nb, &columns, &outputs, &size_list, &convert, &low_obj, &counts_obj))
         return NULL;
     if (take_columns(&cs, columns, outputs) < 0) goto done;
     if (low_obj != Py_None && PyObject_GetBuffer(low_obj, &lb, PyBUF_WRITABLE) < 0) goto done;
+    if (counts_obj != Py_None && PyObject_GetBuffer(counts_obj, &kb, PyBUF_WRITABLE) < 0)
+        goto done;
     Py_ssize_t n_digits = nb.len / (Py_ssize_t)sizeof(int64_t);
     if (!valid_code_kind(kind) || cb.len % abs(kind) || start < 0 || stop < start ||
         stop > cb.len / abs(kind) || shift < 0 || shift > 63 || n_digits < 1 || cs.n_cols < 1 ||
-        PySequence_Size(size_list) != cs.n_cols) {
+        PySequence_Size(size_list) != cs.n_cols ||
+        (kb.obj && n_digits > (kb.len / (Py_ssize_t)sizeof(int64_t)) >> shift)) {
         PyErr_SetString(PyExc_ValueError, "move_high: inconsistent arguments");
         goto done;
     }
@@ -755,7 +789,12 @@ static PyObject *move_high(PyObject *self, PyObject *args)
         Py_DECREF(item);
         if (sizes[c] == -1 && PyErr_Occurred()) goto done;
     }
-    if (convert && !is_pair(cs.n_cols, sizes, 1)) {
+    int tag = cs.n_cols >= 2 && sizes[1] == 8 && is_tag(convert, sizes[0]);
+    if (convert && !tag && !is_pair(cs.n_cols, sizes, 1)) {
+        PyErr_SetString(PyExc_ValueError, "move_high: inconsistent arguments");
+        goto done;
+    }
+    if (tag && (low_obj != Py_None || shift > 8 * sizes[0] - 8)) {
         PyErr_SetString(PyExc_ValueError, "move_high: inconsistent arguments");
         goto done;
     }
@@ -781,7 +820,7 @@ static PyObject *move_high(PyObject *self, PyObject *args)
         result = PyBool_FromLong(1);
         goto done;
     }
-    int pair = is_pair(cs.n_cols, sizes, convert);
+    int pair = tag || is_pair(cs.n_cols, sizes, convert);
     if (cs.n_cols > (pair ? 2 : 1) || !pair) {
         /* the columns beyond the pair are moved one at a time, each from
          * the positions the digits start at */
@@ -796,25 +835,42 @@ static PyObject *move_high(PyObject *self, PyObject *args)
     const uint64_t lo = (uint64_t)lo_arg, mask = shift ? ((uint64_t)1 << shift) - 1 : 0;
     const uint64_t n_digits_u = (uint64_t)n_digits, n_out_u = (uint64_t)n_out;
     int64_t *next = nb.buf;
+    int64_t *code_counts = kb.obj ? kb.buf : NULL;
     void *low_buf = lb.obj ? lb.buf : NULL;
-    uint64_t h_max = 0, p_max = 0;
-    int grades = 0;
+    int grades = 0, out = 0;
     Py_BEGIN_ALLOW_THREADS
     if (pair) {
         const double *y_in = cs.in[0].buf;
         const uint64_t *y64_in = cs.in[0].buf, *s_in = cs.in[1].buf;
         uint8_t *y8_out = cs.out[0].buf;
         uint64_t *y64_out = cs.out[0].buf, *s_out = cs.out[1].buf;
-        switch (low_size) {
+        void *tag_out = cs.out[0].buf;
+        if (tag) switch (sizes[0]) {
+        case 2: PAIR_TAG(uint16_t) break;
+        default: PAIR_TAG(uint32_t) break;
+        }
+        else switch (low_size) {
         case 1: PAIR_Y(LOW_STORE(uint8_t)) break;
         case 2: PAIR_Y(LOW_STORE(uint16_t)) break;
         case 4: PAIR_Y(LOW_STORE(uint32_t)) break;
         default: PAIR_Y() break;
         }
     }
-    for (Py_ssize_t c = pair ? 2 : 0; c < cs.n_cols; c++) {
+    if (!pair && code_counts) {
+        CODE_KINDS(kind, {
+            for (Py_ssize_t i = start; i < stop; i++) {
+                uint64_t off = OFF(i);
+                if ((off >> shift) >= n_digits_u) {
+                    out = 1;
+                    break;
+                }
+                code_counts[off]++;
+            }
+        })
+    }
+    for (Py_ssize_t c = pair ? 2 : 0; c < cs.n_cols && !out; c++) {
         const void *in = cs.in[c].buf;
-        void *out = cs.out[c].buf;
+        void *dest = cs.out[c].buf;
         memcpy(next, first_next, (size_t)n_digits * sizeof(int64_t));
         switch (sizes[c]) {
         case 1: COLUMN_LOOP(COLUMN_STORE(uint8_t)) break;
@@ -823,7 +879,7 @@ static PyObject *move_high(PyObject *self, PyObject *args)
         default: COLUMN_LOOP(COLUMN_STORE(uint64_t)) break;
         }
     }
-    if (!pair && low_buf) {
+    if (!pair && low_buf && !out) {
         memcpy(next, first_next, (size_t)n_digits * sizeof(int64_t));
         switch (low_size) {
         case 1: COLUMN_LOOP(LOW_STORE(uint8_t)) break;
@@ -832,7 +888,7 @@ static PyObject *move_high(PyObject *self, PyObject *args)
         }
     }
     Py_END_ALLOW_THREADS
-    if (stop > start && (h_max >= n_digits_u || p_max >= n_out_u)) {
+    if (out) {
         PyErr_SetString(PyExc_ValueError, "move_high: a digit or a position is out of range");
         goto done;
     }
@@ -843,19 +899,26 @@ done:
     PyBuffer_Release(&cb);
     PyBuffer_Release(&nb);
     if (lb.obj) PyBuffer_Release(&lb);
+    if (kb.obj) PyBuffer_Release(&kb);
     return result;
 }
 
-/* Row i to its place p among m rows: lnext[d], which advances, d being
- * base plus its low digit (uint LT in low_buf; one of count codes),
- * clamped into range; the largest d and p seen are kept for a check after
- * the loop. */
-#define LOW_PLACE(LT, base)                                                  \
-    uint64_t d = (base) + ((const LT *)low_buf)[i];                          \
-    d_max = d > d_max ? d : d_max;                                           \
-    uint64_t p = (uint64_t)lnext[d < (uint64_t)count ? d : 0]++;             \
-    p_max = p > p_max ? p : p_max;                                           \
-    p = p < (uint64_t)m ? p : 0;
+/* A row to its place p among m rows: lnext[d], which advances, d being
+ * `digit` (one of count codes); the loop stops at the first d or p out of
+ * range (`over` set), as PLACE_ROW's. LOW_PLACE: row i's d is base plus
+ * its low digit (uint LT in low_buf). */
+#define LOW_PLACE(LT, base) PLACE_AT((base) + ((const LT *)low_buf)[i])
+#define PLACE_AT(digit)                                                      \
+    uint64_t d = (digit);                                                    \
+    if (d >= (uint64_t)count) {                                              \
+        over = 1;                                                            \
+        break;                                                               \
+    }                                                                        \
+    uint64_t p = (uint64_t)lnext[d]++;                                       \
+    if (p >= (uint64_t)m) {                                                  \
+        over = 1;                                                            \
+        break;                                                               \
+    }
 #define LOW_PAIR(LT, YT)                                                     \
     for (int64_t i = a; i < z; i++) {                                        \
         LOW_PLACE(LT, 0)                                                     \
@@ -962,7 +1025,6 @@ static PyObject *move_low(PyObject *self, PyObject *args)
             continue;
         }
         for (Py_ssize_t d = 0; d < count; d++) lnext[d] = starts[c0 + d] - at;
-        uint64_t d_max = 0, p_max = 0;
         Py_ssize_t c = 0;
         if (pair) {
             /* both columns in one loop, through scratch: scores, then
@@ -983,7 +1045,6 @@ static PyObject *move_low(PyObject *self, PyObject *args)
                 default: LOW_PAIR(uint32_t, uint64_t) break;
                 }
             }
-            over |= d_max >= (uint64_t)count || p_max >= (uint64_t)m;
             if (over) break;
             memcpy(s_out + at, s_tmp, (size_t)m * 8);
             memcpy((char *)cs.out[0].buf + at * sizes[0], y_tmp, (size_t)m * (size_t)sizes[0]);
@@ -998,7 +1059,6 @@ static PyObject *move_low(PyObject *self, PyObject *args)
         case 2: LOW_POSITIONS(uint16_t) break;
         default: LOW_POSITIONS(uint32_t) break;
         }
-        over |= d_max >= (uint64_t)count || p_max >= (uint64_t)m;
         if (over) break;
         for (; c < cs.n_cols; c++) {
             char *o = (char *)cs.out[c].buf + a * sizes[c];
@@ -1898,7 +1958,9 @@ PyDoc_STRVAR(place_digits_doc,
 "(float64) and s_out (bounds[stop] - bounds[first] items each), each to the\n"
 "place of its code: code (h << shift) + d - (first << shift) starts at\n"
 "starts[that code] (int64, 0-based in the outputs); rows keep their order\n"
-"within a code.");
+"within a code. y_in may instead hold tags (uint16 or uint32, low None),\n"
+"as move_high writes them: the grade in the lowest byte, the low digit d\n"
+"above it.");
 
 static PyObject *place_digits(PyObject *self, PyObject *args)
 {
@@ -1906,22 +1968,27 @@ static PyObject *place_digits(PyObject *self, PyObject *args)
     Py_buffer sb = {0}, bb = {0}, lb = {0}, yb = {0}, xb = {0}, yo = {0}, so = {0};
     int shift;
     Py_ssize_t skew, first, stop;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *low_obj;
     int64_t *lnext = NULL;
-    if (!PyArg_ParseTuple(args, "y*iy*nnny*y*y*w*w*", &sb, &shift, &bb, &skew, &first, &stop,
-                          &lb, &yb, &xb, &yo, &so))
+    if (!PyArg_ParseTuple(args, "y*iy*nnnOy*y*w*w*", &sb, &shift, &bb, &skew, &first, &stop,
+                          &low_obj, &yb, &xb, &yo, &so))
         return NULL;
+    if (low_obj != Py_None && PyObject_GetBuffer(low_obj, &lb, PyBUF_SIMPLE) < 0) goto done;
     Py_ssize_t count = sb.len / (Py_ssize_t)sizeof(int64_t);
     Py_ssize_t n_digits = bb.len / (Py_ssize_t)sizeof(int64_t) - 1;
     Py_ssize_t span = xb.len / 8, m = so.len / 8;
     int y_size = span > 0 ? (int)(yb.len / span) : 1;
     int low_size = span > 0 ? (int)(lb.len / span) : 1;
+    int tags = y_size == 2 || y_size == 4;
     const int64_t *bounds = bb.buf;
     int bad = shift < 1 || shift > 32 || skew < 0 || first < 0 || stop <= first ||
               stop > n_digits || count < 1 || count > ((stop - first) << shift) ||
               so.len != m * 8 || yo.len != m * 8 || xb.len != span * 8 ||
-              yb.len != span * y_size || lb.len != span * low_size ||
-              (y_size != 1 && y_size != 8) || (low_size != 1 && low_size != 2 && low_size != 4);
+              yb.len != span * y_size ||
+              (tags ? lb.obj != NULL || shift > 8 * y_size - 8
+                    : lb.obj == NULL || lb.len != span * low_size ||
+                          (y_size != 1 && y_size != 8) ||
+                          (low_size != 1 && low_size != 2 && low_size != 4));
     for (Py_ssize_t h = first; h < stop && !bad; h++)
         bad = bounds[h + 1] < bounds[h] || bounds[h] + h * skew < 0 ||
               bounds[h + 1] + h * skew > span;
@@ -1936,13 +2003,13 @@ static PyObject *place_digits(PyObject *self, PyObject *args)
         goto done;
     }
     memcpy(lnext, sb.buf, (size_t)count * sizeof(int64_t));
-    uint64_t d_max = 0, p_max = 0;
+    int over = 0;
     const void *low_buf = lb.buf;
     double *y_out = yo.buf;
     uint64_t *s_out = so.buf;
     const uint64_t *s_in = xb.buf;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t h = first; h < stop; h++) {
+    for (Py_ssize_t h = first; h < stop && !over; h++) {
         const int64_t a = bounds[h] + h * skew, z = bounds[h + 1] + h * skew;
         const uint64_t base = (uint64_t)(h - first) << shift;
 #define PLACE_DIGIT(LT, Y_READ)                                              \
@@ -1951,7 +2018,20 @@ static PyObject *place_digits(PyObject *self, PyObject *args)
             y_out[p] = Y_READ;                                               \
             s_out[p] = s_in[i];                                              \
         }
-        if (y_size == 1) {
+#define PLACE_TAGGED(T)                                                      \
+        for (int64_t i = a; i < z; i++) {                                    \
+            T tag = ((const T *)tag_in)[i];                                  \
+            PLACE_AT(base + (tag >> 8))                                      \
+            y_out[p] = (double)(tag & 0xFF);                                 \
+            s_out[p] = s_in[i];                                              \
+        }
+        if (tags) {
+            const void *tag_in = yb.buf;
+            if (y_size == 2)
+                PLACE_TAGGED(uint16_t)
+            else
+                PLACE_TAGGED(uint32_t)
+        } else if (y_size == 1) {
             const uint8_t *y_in = yb.buf;
             switch (low_size) {
             case 1: PLACE_DIGIT(uint8_t, (double)y_in[i]) break;
@@ -1967,9 +2047,10 @@ static PyObject *place_digits(PyObject *self, PyObject *args)
             }
         }
 #undef PLACE_DIGIT
+#undef PLACE_TAGGED
     }
     Py_END_ALLOW_THREADS
-    if (m > 0 && (d_max >= (uint64_t)count || p_max >= (uint64_t)m)) {
+    if (over) {
         PyErr_SetString(PyExc_ValueError, "place_digits: a code or a code start is out of range");
         goto done;
     }
@@ -1979,7 +2060,7 @@ done:
     PyMem_RawFree(lnext);
     PyBuffer_Release(&sb);
     PyBuffer_Release(&bb);
-    PyBuffer_Release(&lb);
+    if (lb.obj) PyBuffer_Release(&lb);
     PyBuffer_Release(&yb);
     PyBuffer_Release(&xb);
     PyBuffer_Release(&yo);

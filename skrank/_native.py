@@ -126,7 +126,9 @@ class Staged:
     bits of a low digit (0: one phase, rows in their places already).
     The rows of digit ``h`` lie at ``bounds[h] + h * skew`` onwards in
     ``outputs`` (one array per column, of ``sizes`` bytes an item) and
-    ``low`` (their low digits).
+    ``low`` (their low digits). With ``low`` None and a second phase to
+    come, the first output holds tags: each row's grade in the lowest byte,
+    its low digit above (:func:`stage_by_code` with ``tags``).
     """
 
     counts: np.ndarray
@@ -141,6 +143,10 @@ class Staged:
     def n_digits(self) -> int:
         return self.bounds.shape[0] - 1
 
+    @property
+    def tags(self) -> bool:
+        return bool(self.shift) and self.low is None
+
     def codes_of(self, h: int):
         """The codes (offsets from ``lo``) of digit ``h``: ``(first, stop)``."""
         first = h << self.shift
@@ -150,6 +156,8 @@ class Staged:
         """Every digit's rows to the places of their codes, in the outputs
         themselves; the grouped columns (``n`` items each)."""
         n = int(self.bounds[-1])
+        if self.tags:
+            raise ValueError("Staged.settle: rows staged with tags are placed")
         if self.shift:
             starts = np.zeros(self.counts.shape[0], dtype=np.int64)
             np.cumsum(self.counts[:-1], out=starts[1:])
@@ -206,12 +214,17 @@ class Staged:
         return y_out, s_out
 
 
-def stage_by_code(codes, lo, n_codes, columns, compact=False, digit_rows=None):
+def stage_by_code(
+    codes, lo, n_codes, columns, compact=False, digit_rows=None, tags=False
+):
     """The first phase of :func:`group_by_code`: a :class:`Staged`, or None.
 
     Same arguments and conditions as :func:`group_by_code`; ``digit_rows``
     is the number of rows a high digit should hold (default
-    ``_DIGIT_ROWS``).
+    ``_DIGIT_ROWS``). With ``tags`` (and ``compact``), grades and low
+    digits are written together, as one tag per row (one stream of writes
+    less in the first phase, the one that costs most): the rows are then
+    for :meth:`Staged.place`, not :meth:`Staged.settle`.
     """
     if not _enabled or not 1 <= len(columns) <= 8 or codes.ndim != 1:
         return None
@@ -235,11 +248,6 @@ def stage_by_code(codes, lo, n_codes, columns, compact=False, digit_rows=None):
         and columns[1].dtype.itemsize == 8
     )
 
-    # 1. the rows of each code
-    counts = np.empty(n_codes, dtype=np.int64)
-    if not _ckernels.count_codes(codes, kind, lo, 0, n, counts):
-        raise ValueError("group_by_code: a code is out of range")
-    # 2. the rows to their high digit's place
     shift = skew = 0
     if n_codes > _ONE_PASS_CODES:
         rows = _DIGIT_ROWS if digit_rows is None else int(digit_rows)
@@ -247,31 +255,57 @@ def stage_by_code(codes, lo, n_codes, columns, compact=False, digit_rows=None):
         shift = max(1, (n_codes - 1).bit_length() - (digits - 1).bit_length())
         skew = _SKEW
     n_digits = ((n_codes - 1) >> shift) + 1
-    if shift:
-        by_digit = np.add.reduceat(counts, np.arange(0, n_codes, 1 << shift))
-    else:
-        by_digit = counts
+    # 1. the rows of each high digit (of each code in one phase): the rows
+    # of each code are then counted as they move (a pass over the codes
+    # less; a few counters of digits stay in the fastest cache)
+    by_digit = np.empty(n_digits, dtype=np.int64)
+    if not _ckernels.count_codes(codes, kind, lo, 0, n, shift, n_codes, by_digit):
+        raise ValueError("group_by_code: a code is out of range")
+    counts = np.zeros(n_digits << shift, dtype=np.int64) if shift else by_digit
     bounds = np.zeros(n_digits + 1, dtype=np.int64)
     np.cumsum(by_digit, out=bounds[1:])
     span = n + n_digits * skew
     sizes = [c.dtype.itemsize for c in columns]
     outputs = [empty(span, c.dtype) for c in columns]
-    if compact:
+    low_type = np.min_scalar_type((1 << shift) - 1)
+    # tags: a grade byte below the low digit
+    tags = bool(tags) and compact and 0 < shift <= 24
+    if tags:
+        sizes[0] = 2 if shift <= 8 else 4
+        outputs[0] = empty(span, np.uint16 if shift <= 8 else np.uint32)
+    elif compact:
         sizes[0] = 1
         outputs[0] = empty(span, np.uint8)
-    low = empty(span, np.min_scalar_type((1 << shift) - 1)) if shift else None
+    low = empty(span, low_type) if shift and not tags else None
 
-    def move(columns, outputs, sizes, convert, low):
+    def move(columns, outputs, sizes, convert, low, counts=None):
         starts = bounds[:-1] + np.arange(n_digits, dtype=np.int64) * skew
         return _ckernels.move_high(
-            codes, kind, lo, 0, n, shift, starts, columns, outputs, sizes, convert, low
+            codes,
+            kind,
+            lo,
+            0,
+            n,
+            shift,
+            starts,
+            columns,
+            outputs,
+            sizes,
+            convert,
+            low,
+            counts,
         )
 
-    if not move(columns, outputs, sizes, compact, low) and compact:
-        # not grades: relevance moved again, as it is
+    grades = move(columns, outputs, sizes, compact, low, counts if shift else None)
+    counts = counts[:n_codes]  # the codes of the last digit's rest have no rows
+    if not grades and compact:
+        # not grades: relevance moved again, as it is (with the low digits
+        # apart, if they were in tags)
         outputs[0] = empty(span, np.float64)
         sizes[0] = 8
-        move(columns[:1], outputs[:1], sizes[:1], False, None)
+        if tags:
+            low = empty(span, low_type)
+        move(columns[:1], outputs[:1], sizes[:1], False, low if tags else None)
     return Staged(counts, bounds, shift, skew, outputs, sizes, low)
 
 

@@ -232,7 +232,9 @@ def test_kernels_reject_inconsistent_buffers():
     out = np.empty(4)
     counts = np.empty(1, dtype=np.int64)
 
-    def move_high(columns, outputs, convert=False, codes=codes, start=0):
+    def move_high(
+        columns, outputs, convert=False, codes=codes, start=0, sizes=None, **more
+    ):
         """move_high of the 4 rows, one digit (shift 0) starting at start."""
         return k.move_high(
             codes,
@@ -240,26 +242,39 @@ def test_kernels_reject_inconsistent_buffers():
             0,
             0,
             4,
-            0,
+            more.get("shift", 0),
             np.array([start], np.int64),
             columns,
             outputs,
-            [8] * len(columns),
+            [8] * len(columns) if sizes is None else sizes,
             convert,
-            None,
+            more.get("low"),
+            more.get("counts"),
         )
 
-    # count_codes: unknown code kind, rows beyond the codes
+    # count_codes: unknown code kind, rows beyond the codes, a top beyond
+    # the counts
     with pytest.raises(ValueError, match="inconsistent"):
-        k.count_codes(codes, 3, 0, 0, 4, counts)
+        k.count_codes(codes, 3, 0, 0, 4, 0, 1, counts)
     with pytest.raises(ValueError, match="inconsistent"):
-        k.count_codes(codes, -8, 0, 0, 5, counts)
-    assert not k.count_codes(codes + 1, -8, 0, 0, 4, counts)  # code 1 of 1
-    # move_high: outputs of unequal lengths, a conversion without a pair
+        k.count_codes(codes, -8, 0, 0, 5, 0, 1, counts)
+    with pytest.raises(ValueError, match="inconsistent"):
+        k.count_codes(codes, -8, 0, 0, 4, 1, 3, counts)  # digit 1 of 1
+    assert not k.count_codes(codes + 1, -8, 0, 0, 4, 0, 1, counts)  # code 1 of 1
+    # move_high: outputs of unequal lengths, a conversion without a pair,
+    # counts shorter than the digits' codes, tags beside low digits or too
+    # narrow for them
     with pytest.raises(ValueError, match="inconsistent"):
         move_high([y, s], [out, out[:3]])
     with pytest.raises(ValueError, match="inconsistent"):
         move_high([y], [out], convert=True)
+    with pytest.raises(ValueError, match="inconsistent"):
+        move_high([y], [out], shift=1, counts=np.zeros(1, np.int64))
+    tag = np.empty(4, np.uint16)
+    with pytest.raises(ValueError, match="inconsistent"):
+        move_high([y, s], [tag, out], True, sizes=[2, 8], low=np.empty(4, np.uint8))
+    with pytest.raises(ValueError, match="inconsistent"):
+        move_high([y, s], [tag, out], True, sizes=[2, 8], shift=9)
     # a digit or a position out of range (more rows than the output holds):
     # reported, never written outside
     with pytest.raises(ValueError, match="out of range"):
@@ -1064,7 +1079,14 @@ def _per_query(blocks, n_queries):
 
 @pytest.mark.parametrize(
     ("n_codes", "digit_rows", "grades"),
-    [(12, 300, True), (700, 300, True), (700, 300, False), (5000, 2000, True)],
+    [
+        (12, 300, True),
+        (700, 300, True),
+        (700, 300, False),
+        (5000, 2000, True),
+        (700, 10**6, True),  # two digits of 9 bits: tags of 4 bytes
+        (700, 10**6, False),
+    ],
 )
 def test_lazy_layout_equals_the_eager_one(monkeypatch, n_codes, digit_rows, grades):
     # the second phase one group of high digits at a time (groups of a few
@@ -1126,6 +1148,63 @@ def test_place_digits_rejects_inconsistent_buffers():
         k.place_digits(
             np.array([0, 1, 2, 4]), 1, bounds, 1, 0, 2, low, y, s, y_out, s_out
         )
+    # tags (grade | low digit << 8) in place of relevance and low digits:
+    # the same rows by hand; low digits beside tags are inconsistent
+    tags = y.astype(np.uint16) | low.astype(np.uint16) << 8
+    k.place_digits(starts, 1, bounds, 1, 0, 2, None, tags, s, y_out, s_out)
+    np.testing.assert_array_equal(s_out, [10.0, 0, 40, 30])
+    np.testing.assert_array_equal(y_out, [1.0, 0, 4, 3])
+    k.place_digits(
+        starts, 1, bounds, 1, 0, 2, None, tags.astype(np.uint32), s, y_out, s_out
+    )
+    np.testing.assert_array_equal(y_out, [1.0, 0, 4, 3])
+    with pytest.raises(ValueError, match="inconsistent"):
+        k.place_digits(starts, 1, bounds, 1, 0, 2, low, tags, s, y_out, s_out)
+    with pytest.raises(ValueError, match="inconsistent"):  # low digits missing
+        k.place_digits(starts, 1, bounds, 1, 0, 2, None, y, s, y_out, s_out)
+
+
+def test_count_and_move_by_high_digit_by_hand():
+    # codes 0..5 offset by lo = 10, shift 1: digits 0 (codes 0, 1), 1 (2, 3)
+    # and 2 (4, 5)
+    k = _native._ckernels
+    codes = np.array([15, 10, 12, 11, 15, 13, 10], dtype=np.int32)
+    by_digit = np.empty(3, np.int64)
+    assert k.count_codes(codes, -4, 10, 0, 7, 1, 6, by_digit)
+    np.testing.assert_array_equal(by_digit, [3, 2, 2])  # np.bincount(off >> 1)
+    assert not k.count_codes(codes, -4, 10, 0, 7, 1, 5, by_digit)  # code 5 of 5
+    y = np.array([0.0, 1, 2, 3, 4, 255, 7])
+    s = np.arange(7.0) / 10
+    tags, s_out = np.empty(7, np.uint16), np.empty(7)
+    counts = np.zeros(6, np.int64)
+    nxt = np.array([0, 3, 5], np.int64)  # each digit's rows, in row order
+    assert k.move_high(
+        codes, -4, 10, 0, 7, 1, nxt, [y, s], [tags, s_out], [2, 8], True, None, counts
+    )
+    np.testing.assert_array_equal(counts, [2, 1, 1, 1, 0, 2])  # np.bincount(off)
+    np.testing.assert_array_equal(nxt, [3, 5, 7])
+    # digit 0: rows 1 (code 0), 3 (code 1), 6 (code 0); digit 1: rows 2 (2)
+    # and 5 (3); digit 2: rows 0 and 4 (code 5)
+    np.testing.assert_array_equal(s_out, s[[1, 3, 6, 2, 5, 0, 4]])
+    np.testing.assert_array_equal(tags & 0xFF, [1, 3, 7, 2, 255, 0, 4])
+    np.testing.assert_array_equal(tags >> 8, [0, 1, 0, 0, 1, 1, 1])
+    # a value that is not a grade: reported (the relevance is moved again)
+    y[2] = 2.5
+    assert not k.move_high(
+        codes,
+        -4,
+        10,
+        0,
+        7,
+        1,
+        np.array([0, 3, 5]),
+        [y, s],
+        [tags, s_out],
+        [2, 8],
+        True,
+        None,
+        None,
+    )
 
 
 def test_tie_bounds_of_shuffled_rows():
