@@ -270,11 +270,29 @@ def test_kernels_reject_inconsistent_buffers():
         move_high([y], [out], convert=True)
     with pytest.raises(ValueError, match="inconsistent"):
         move_high([y], [out], shift=1, counts=np.zeros(1, np.int64))
-    tag = np.empty(4, np.uint16)
+    tag, tag_counts = np.empty(4, np.uint16), np.zeros(1 << 9, np.int64)
     with pytest.raises(ValueError, match="inconsistent"):
-        move_high([y, s], [tag, out], True, sizes=[2, 8], low=np.empty(4, np.uint8))
-    with pytest.raises(ValueError, match="inconsistent"):
-        move_high([y, s], [tag, out], True, sizes=[2, 8], shift=9)
+        move_high(
+            [y, s],
+            [tag, out],
+            True,
+            sizes=[2, 8],
+            low=np.empty(4, np.uint8),
+            counts=tag_counts,
+        )
+    with pytest.raises(ValueError, match="inconsistent"):  # tags without counts
+        move_high([y, s], [tag, out], True, sizes=[2, 8])
+    with pytest.raises(ValueError, match="inconsistent"):  # 9 bits in 2-byte tags
+        move_high([y, s], [tag, out], True, sizes=[2, 8], shift=9, counts=tag_counts)
+    # with 4-byte tags, 9 bits fit
+    assert move_high(
+        [y, s],
+        [tag.astype(np.uint32), out],
+        True,
+        sizes=[4, 8],
+        shift=9,
+        counts=tag_counts,
+    )
     # a digit or a position out of range (more rows than the output holds):
     # reported, never written outside
     with pytest.raises(ValueError, match="out of range"):
@@ -1203,7 +1221,7 @@ def test_count_and_move_by_high_digit_by_hand():
         [2, 8],
         True,
         None,
-        None,
+        np.zeros(6, np.int64),
     )
 
 
