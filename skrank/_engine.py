@@ -415,28 +415,49 @@ class _StagedBlocks:
     def __init__(self, staged, size=None):
         self.staged = staged
         self.size = SLICE_VALUES if size is None else size
+        self._groups = None
+
+    def groups(self):
+        """``(first, stop, c0, c1, query)`` of each group of digits: its
+        digits, its codes and the number of its first present code among
+        all (computed once)."""
+        if self._groups is None:
+            staged = self.staged
+            bounds = staged.bounds.tolist()
+            # the number of each present code among all (codes in order)
+            query = (np.cumsum(staged.counts > 0) - 1).tolist()
+            groups = []
+            h, n_digits = 0, staged.n_digits
+            while h < n_digits:
+                stop = h + 1
+                while stop < n_digits and bounds[stop + 1] - bounds[h] <= self.size:
+                    stop += 1
+                if bounds[stop] > bounds[h]:
+                    c0 = staged.codes_of(h)[0]
+                    c1 = staged.codes_of(stop - 1)[1]
+                    groups.append((h, stop, c0, c1, query[c0]))
+                h = stop
+            self._groups = groups
+        return self._groups
 
     def __iter__(self):
-        staged = self.staged
-        counts = staged.counts
-        bounds = staged.bounds
-        # the number of each present code among all (codes in query order)
-        query = np.cumsum(counts > 0) - 1
-        h = 0
-        while h < staged.n_digits:
-            stop = h + 1
-            while stop < staged.n_digits and bounds[stop + 1] - bounds[h] <= self.size:
-                stop += 1
-            if bounds[stop] > bounds[h]:
-                y, s = staged.place(h, stop)
-                first = staged.codes_of(h)[0]
-                lengths = counts[first : staged.codes_of(stop - 1)[1]]
-                present = np.flatnonzero(lengths)
-                offset = int(query[first + present[0]])
-                for block in _pack(lengths[present], y, s, None):
-                    block.rows = block.rows + offset
-                    yield block
-            h = stop
+        counts = self.staged.counts
+        for first, stop, c0, c1, query in self.groups():
+            y, s = self.staged.place(first, stop)
+            lengths = counts[c0:c1]
+            width = int(lengths.max())
+            if y.shape[0] == width * (c1 - c0):
+                # every code of the group present, all of one length: the
+                # rows are the block
+                m = c1 - c0
+                rows = np.arange(query, query + m)
+                yield Block(rows=rows, y=y.reshape(m, width), s=s.reshape(m, width))
+                continue
+            present = np.flatnonzero(lengths)
+            offset = query + int(counts[c0] == 0)
+            for block in _pack(lengths[present], y, s, None):
+                block.rows = block.rows + offset
+                yield block
 
 
 def _buckets(lengths: np.ndarray):

@@ -30,6 +30,7 @@ import os
 import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -147,6 +148,13 @@ class Staged:
     def tags(self) -> bool:
         return bool(self.shift) and self.low is None
 
+    @cached_property
+    def starts(self) -> np.ndarray:
+        """Where the rows of each code start once grouped (int64)."""
+        starts = np.zeros(self.counts.shape[0], dtype=np.int64)
+        np.cumsum(self.counts[:-1], out=starts[1:])
+        return starts
+
     def codes_of(self, h: int):
         """The codes (offsets from ``lo``) of digit ``h``: ``(first, stop)``."""
         first = h << self.shift
@@ -159,8 +167,6 @@ class Staged:
         if self.tags:
             raise ValueError("Staged.settle: rows staged with tags are placed")
         if self.shift:
-            starts = np.zeros(self.counts.shape[0], dtype=np.int64)
-            np.cumsum(self.counts[:-1], out=starts[1:])
             # scratch per row (as move_low asks): relevance and scores
             # moved as a pair; a place and an item for any other column
             sizes = self.sizes
@@ -171,7 +177,7 @@ class Staged:
             largest = int(np.diff(self.bounds).max())
             scratch = empty(per_row * max(largest, 1), np.uint8)
             _ckernels.move_low(
-                starts,
+                self.starts,
                 self.shift,
                 self.bounds,
                 self.skew,
@@ -196,10 +202,8 @@ class Staged:
             s_out[:] = self.outputs[1][lo:hi]
             return y_out, s_out
         c0, c1 = self.codes_of(first)[0], self.codes_of(stop - 1)[1]
-        starts = np.zeros(c1 - c0, dtype=np.int64)
-        np.cumsum(self.counts[c0 : c1 - 1], out=starts[1:])
         _ckernels.place_digits(
-            starts,
+            self.starts[c0:c1] - lo,
             self.shift,
             self.bounds,
             self.skew,

@@ -1096,17 +1096,22 @@ def _per_query(blocks, n_queries):
 
 
 @pytest.mark.parametrize(
-    ("n_codes", "digit_rows", "grades"),
+    ("n_codes", "digit_rows", "grades", "equal"),
     [
-        (12, 300, True),
-        (700, 300, True),
-        (700, 300, False),
-        (5000, 2000, True),
-        (700, 10**6, True),  # two digits of 9 bits: tags of 4 bytes
-        (700, 10**6, False),
+        (12, 300, True, False),
+        (700, 300, True, False),
+        (700, 300, False, False),
+        (5000, 2000, True, False),
+        (700, 10**6, True, False),  # two digits of 9 bits: tags of 4 bytes
+        (700, 10**6, False, False),
+        # every query of one length: groups of digits laid out as they are
+        (700, 300, True, True),
+        (5000, 2000, False, True),
     ],
 )
-def test_lazy_layout_equals_the_eager_one(monkeypatch, n_codes, digit_rows, grades):
+def test_lazy_layout_equals_the_eager_one(
+    monkeypatch, n_codes, digit_rows, grades, equal
+):
     # the second phase one group of high digits at a time (groups of a few
     # hundred rows here, so that queries of many digits and groups are cut
     # into blocks by length) gives every query the rows, in the order, of
@@ -1116,7 +1121,9 @@ def test_lazy_layout_equals_the_eager_one(monkeypatch, n_codes, digit_rows, grad
     rng = np.random.default_rng(n_codes)
     lengths = rng.integers(1, 40, n_codes)
     lengths[rng.random(n_codes) < 0.2] = 0  # absent ids
-    qid = np.repeat(np.arange(n_codes) * 3 - 50, lengths)
+    if equal:  # and ids with no gap
+        lengths[:] = 7
+    qid = np.repeat(np.arange(n_codes) * (1 if equal else 3) - 50, lengths)
     perm = rng.permutation(qid.shape[0])
     qid = qid[perm]
     y = rng.integers(0, 5, qid.shape[0]).astype(float) + (0.0 if grades else 0.5)
