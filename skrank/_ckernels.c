@@ -565,6 +565,9 @@ static int valid_code_kind(int kind)
            kind == 8 || kind == -8;
 }
 
+/* count_codes keeps four sets of counters on the stack up to this many */
+#define LOCAL_COUNTS 256
+
 PyDoc_STRVAR(count_codes_doc,
 "count_codes(codes, kind, lo, start, stop, shift, top, counts) -> bool\n\n"
 "The number of rows start .. stop - 1 of each high digit of their code:\n"
@@ -598,18 +601,50 @@ static PyObject *count_codes(PyObject *self, PyObject *args)
     const void *codes = cb.buf;
     const uint64_t lo = (uint64_t)lo_arg, top = (uint64_t)top_arg;
     int64_t *counts = ob.buf;
-    uint64_t largest = 0;
+    int out = 0;
     Py_BEGIN_ALLOW_THREADS
     memset(counts, 0, (size_t)n_counts * sizeof(int64_t));
-    CODE_KINDS(kind, {
-        for (Py_ssize_t i = start; i < stop; i++) {
-            uint64_t off = OFF(i);
-            largest = off > largest ? off : largest;
-            counts[(off < top ? off : 0) >> shift]++;
-        }
-    })
+    if (n_counts <= LOCAL_COUNTS) {
+        /* four rows at a time into four sets of counters (on the stack): a
+         * counter is then seldom advanced by two rows in flight at once */
+        int64_t local[4][LOCAL_COUNTS];
+        memset(local, 0, sizeof local);
+        Py_ssize_t i = start;
+        CODE_KINDS(kind, {
+            for (; i + 4 <= stop; i += 4) {
+                uint64_t o0 = OFF(i);
+                uint64_t o1 = OFF(i + 1);
+                uint64_t o2 = OFF(i + 2);
+                uint64_t o3 = OFF(i + 3);
+                if ((o0 >= top) | (o1 >= top) | (o2 >= top) | (o3 >= top)) break;
+                local[0][o0 >> shift]++;
+                local[1][o1 >> shift]++;
+                local[2][o2 >> shift]++;
+                local[3][o3 >> shift]++;
+            }
+            for (; i < stop; i++) {
+                uint64_t off = OFF(i);
+                if (off >= top) break;
+                local[0][off >> shift]++;
+            }
+        })
+        out = i < stop;
+        for (Py_ssize_t c = 0; c < n_counts; c++)
+            counts[c] = local[0][c] + local[1][c] + local[2][c] + local[3][c];
+    } else {
+        CODE_KINDS(kind, {
+            for (Py_ssize_t i = start; i < stop; i++) {
+                uint64_t off = OFF(i);
+                if (off >= top) {
+                    out = 1;
+                    break;
+                }
+                counts[off >> shift]++;
+            }
+        })
+    }
     Py_END_ALLOW_THREADS
-    result = PyBool_FromLong(largest < top);
+    result = PyBool_FromLong(!out);
 done:
     PyBuffer_Release(&cb);
     PyBuffer_Release(&ob);

@@ -424,8 +424,6 @@ class _StagedBlocks:
         if self._groups is None:
             staged = self.staged
             bounds = staged.bounds.tolist()
-            # the number of each present code among all (codes in order)
-            query = (np.cumsum(staged.counts > 0) - 1).tolist()
             groups = []
             h, n_digits = 0, staged.n_digits
             while h < n_digits:
@@ -434,10 +432,13 @@ class _StagedBlocks:
                     stop += 1
                 if bounds[stop] > bounds[h]:
                     c0 = staged.codes_of(h)[0]
-                    c1 = staged.codes_of(stop - 1)[1]
-                    groups.append((h, stop, c0, c1, query[c0]))
+                    groups.append((h, stop, c0, staged.codes_of(stop - 1)[1]))
                 h = stop
-            self._groups = groups
+            # the number of each group's first code among the present codes
+            # (of the last one before it when it is absent)
+            present = np.cumsum(staged.counts > 0) - 1
+            query = present[[g[2] for g in groups]].tolist()
+            self._groups = [(*g, q) for g, q in zip(groups, query, strict=True)]
         return self._groups
 
     def __iter__(self):

@@ -1189,6 +1189,26 @@ def test_place_digits_rejects_inconsistent_buffers():
         k.place_digits(starts, 1, bounds, 1, 0, 2, None, y, s, y_out, s_out)
 
 
+@pytest.mark.parametrize(("n_codes", "shift"), [(7, 0), (256, 0), (300, 0), (5000, 5)])
+def test_count_codes_equal_bincount(n_codes, shift):
+    # counters on the stack (up to 256) or in the output: numpy's bincount
+    # of the digits, over any number of rows (four at a time, then the rest)
+    k = _native._ckernels
+    rng = np.random.default_rng(n_codes)
+    for n in (0, 1, 5, 1003):
+        codes = rng.integers(0, n_codes, n).astype(np.uint16) + 3
+        counts = np.full(((n_codes - 1) >> shift) + 1, -1, np.int64)
+        assert k.count_codes(codes, 2, 3, 0, n, shift, n_codes, counts)
+        want = np.bincount((codes - 3) >> shift, minlength=counts.shape[0])
+        np.testing.assert_array_equal(counts, want)
+        # a code out of range anywhere (in a group of four or in the rest)
+        # is found
+        for at in sorted({*range(min(n, 9)), *range(max(n - 3, 0), n)}):
+            bad = codes.copy()
+            bad[at] = n_codes + 3
+            assert not k.count_codes(bad, 2, 3, 0, n, shift, n_codes, counts)
+
+
 def test_count_and_move_by_high_digit_by_hand():
     # codes 0..5 offset by lo = 10, shift 1: digits 0 (codes 0, 1), 1 (2, 3)
     # and 2 (4, 5)
