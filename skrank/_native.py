@@ -269,17 +269,16 @@ def stage_by_code(
     bounds = np.zeros(n_digits + 1, dtype=np.int64)
     np.cumsum(by_digit, out=bounds[1:])
     span = n + n_digits * skew
-    sizes = [c.dtype.itemsize for c in columns]
-    outputs = [empty(span, c.dtype) for c in columns]
     low_type = np.min_scalar_type((1 << shift) - 1)
     # tags: a grade byte below the low digit
     tags = bool(tags) and compact and 0 < shift <= 24
+    types = [c.dtype for c in columns]
     if tags:
-        sizes[0] = 2 if shift <= 8 else 4
-        outputs[0] = empty(span, np.uint16 if shift <= 8 else np.uint32)
+        types[0] = np.dtype(np.uint16 if shift <= 8 else np.uint32)
     elif compact:
-        sizes[0] = 1
-        outputs[0] = empty(span, np.uint8)
+        types[0] = np.dtype(np.uint8)
+    sizes = [t.itemsize for t in types]
+    outputs = [empty(span, t) for t in types]
     low = empty(span, low_type) if shift and not tags else None
 
     def move(columns, outputs, sizes, convert, low, counts=None):
