@@ -763,9 +763,9 @@ static int is_tag(int convert, Py_ssize_t size)
 
 /* The first phase with tags (see move_high), in functions of their own per
  * code kind and tag width: with its few variables in registers the loop
- * runs about a third faster than inside move_high, where the compiler
- * keeps some of them (the grades seen among them) in memory. Returns 0,
- * or -1 at the first digit or place out of range. */
+ * runs faster (by about 6% on 2M rows) than inside move_high, where the
+ * compiler keeps some of them (the grades seen among them) in memory.
+ * Returns 0, or -1 at the first digit or place out of range. */
 #define TAG_MOVE(NAME, CT, CW, T)                                            \
     static int NAME(const void *codes_v, uint64_t lo, Py_ssize_t start,      \
                     Py_ssize_t stop, int shift, int64_t *next,               \
