@@ -1209,6 +1209,24 @@ def test_count_codes_equal_bincount(n_codes, shift):
             assert not k.count_codes(bad, 2, 3, 0, n, shift, n_codes, counts)
 
 
+def test_rows_staged_with_tags_are_placed_not_settled():
+    # tags hold a grade and a low digit together: the rows go to their
+    # places a group of digits at a time (place), never all at once in the
+    # staged buffers (settle, which moves relevance and low digits apart)
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 40, 500)
+    y = rng.integers(0, 5, 500).astype(float)
+    s = rng.random(500)
+    staged = _native.stage_by_code(codes, 0, 40, [y, s], True, 100, tags=True)
+    assert staged.tags and staged.shift > 0
+    with pytest.raises(ValueError, match="placed"):
+        staged.settle()
+    got_y, got_s = staged.place(0, staged.n_digits)
+    order = np.argsort(codes, kind="stable")
+    np.testing.assert_array_equal(got_y, y[order])
+    np.testing.assert_array_equal(got_s, s[order])
+
+
 def test_count_and_move_by_high_digit_by_hand():
     # codes 0..5 offset by lo = 10, shift 1: digits 0 (codes 0, 1), 1 (2, 3)
     # and 2 (4, 5)
