@@ -603,7 +603,6 @@ static PyObject *count_codes(PyObject *self, PyObject *args)
     int64_t *counts = ob.buf;
     int out = 0;
     Py_BEGIN_ALLOW_THREADS
-    memset(counts, 0, (size_t)n_counts * sizeof(int64_t));
     if (n_counts <= LOCAL_COUNTS) {
         /* four rows at a time into four sets of counters (on the stack): a
          * counter is then seldom advanced by two rows in flight at once */
@@ -632,6 +631,7 @@ static PyObject *count_codes(PyObject *self, PyObject *args)
         for (Py_ssize_t c = 0; c < n_counts; c++)
             counts[c] = local[0][c] + local[1][c] + local[2][c] + local[3][c];
     } else {
+        memset(counts, 0, (size_t)n_counts * sizeof(int64_t));
         CODE_KINDS(kind, {
             for (Py_ssize_t i = start; i < stop; i++) {
                 uint64_t off = OFF(i);
@@ -741,11 +741,15 @@ static int is_tag(int convert, Py_ssize_t size)
             s_out[p] = s_in[i];                                              \
         }                                                                    \
     })
+/* Row i's relevance as a grade g (0 .. 255, else -1, which makes `grades`
+ * negative for good). */
+#define GRADE_OF(i)                                                          \
+    int g = small_integer(y_in[i], 255);                                     \
+    grades |= g;
 #define PAIR_Y(STORE_LOW)                                                    \
     if (convert)                                                             \
         PAIR_LOOP(STORE_LOW, {                                               \
-            int g = small_integer(y_in[i], 255);                             \
-            grades |= g; /* negative once a value is not a grade */          \
+            GRADE_OF(i)                                                      \
             y8_out[p] = (uint8_t)g;                                          \
         })                                                                   \
     else                                                                     \
@@ -766,34 +770,31 @@ static int is_tag(int convert, Py_ssize_t size)
  * runs faster (by about 6% on 2M rows) than inside move_high, where the
  * compiler keeps some of them (the grades seen among them) in memory.
  * Returns 0, or -1 at the first digit or place out of range. */
-#define TAG_MOVE(NAME, CT, CW, T)                                            \
-    static int NAME(const void *codes_v, uint64_t lo, Py_ssize_t start,      \
+#define TAG_MOVE(NAME, CODE_T, WIDE_T, T)                                    \
+    static int NAME(const void *codes, uint64_t lo, Py_ssize_t start,        \
                     Py_ssize_t stop, int shift, int64_t *next,               \
-                    uint64_t n_digits, uint64_t n_out, const double *y_in,   \
-                    const uint64_t *s_in, void *tag_v, uint64_t *s_out,      \
-                    int64_t *counts, int *grades_out)                        \
+                    uint64_t n_digits_u, uint64_t n_out_u,                   \
+                    const double *y_in, const uint64_t *s_in, void *tag_v,   \
+                    uint64_t *s_out, int64_t *counts, int *grades_out)       \
     {                                                                        \
-        const CT *codes = codes_v;                                           \
+        typedef CODE_T CT;                                                   \
+        typedef WIDE_T CW;                                                   \
+        const uint64_t mask = ((uint64_t)1 << shift) - 1;                    \
         T *tag_out = tag_v;                                                  \
-        int grades = 0;                                                      \
+        int grades = 0, out = 0;                                             \
         for (Py_ssize_t i = start; i < stop; i++) {                          \
-            uint64_t off = (uint64_t)(CW)codes[i] - lo;                      \
-            uint64_t h = off >> shift;                                       \
-            if (h >= n_digits) return -1;                                    \
-            uint64_t p = (uint64_t)next[h]++;                                \
-            if (p >= n_out) return -1;                                       \
+            PLACE_ROW(i)                                                     \
             counts[off]++;                                                   \
-            int g = small_integer(y_in[i], 255);                             \
-            grades |= g; /* negative once a value is not a grade */          \
-            tag_out[p] = (T)((uint8_t)g | (off ^ (h << shift)) << 8);        \
+            GRADE_OF(i)                                                      \
+            tag_out[p] = (T)((uint8_t)g | (off & mask) << 8);                \
             s_out[p] = s_in[i];                                              \
         }                                                                    \
         *grades_out = grades;                                                \
-        return 0;                                                            \
+        return -out;                                                         \
     }
-#define TAG_MOVES(SUFFIX, CT, CW)                                            \
-    TAG_MOVE(tag_move_2_##SUFFIX, CT, CW, uint16_t)                          \
-    TAG_MOVE(tag_move_4_##SUFFIX, CT, CW, uint32_t)
+#define TAG_MOVES(SUFFIX, CODE_T, WIDE_T)                                    \
+    TAG_MOVE(tag_move_2_##SUFFIX, CODE_T, WIDE_T, uint16_t)                  \
+    TAG_MOVE(tag_move_4_##SUFFIX, CODE_T, WIDE_T, uint32_t)
 TAG_MOVES(u8, uint8_t, uint64_t)
 TAG_MOVES(i8, int8_t, int64_t)
 TAG_MOVES(u16, uint16_t, uint64_t)

@@ -419,8 +419,8 @@ class _StagedBlocks:
 
     def groups(self):
         """``(first, stop, c0, c1, query)`` of each group of digits: its
-        digits, its codes and the number of its first present code among
-        all (computed once)."""
+        digits, its codes and the number in the layout of its first query
+        (the present codes before its first code); computed once."""
         if self._groups is None:
             staged = self.staged
             bounds = staged.bounds.tolist()
@@ -434,10 +434,10 @@ class _StagedBlocks:
                     c0 = staged.codes_of(h)[0]
                     groups.append((h, stop, c0, staged.codes_of(stop - 1)[1]))
                 h = stop
-            # the number of each group's first code among the present codes
-            # (of the last one before it when it is absent)
-            present = np.cumsum(staged.counts > 0) - 1
-            query = present[[g[2] for g in groups]].tolist()
+            # the present codes before each group's first code
+            present = staged.counts > 0
+            before = np.cumsum(present) - present
+            query = before[[g[2] for g in groups]].tolist()
             self._groups = [(*g, q) for g, q in zip(groups, query, strict=True)]
         return self._groups
 
@@ -454,10 +454,8 @@ class _StagedBlocks:
                 rows = np.arange(query, query + m)
                 yield Block(rows=rows, y=y.reshape(m, width), s=s.reshape(m, width))
                 continue
-            present = np.flatnonzero(lengths)
-            offset = query + int(counts[c0] == 0)
-            for block in _pack(lengths[present], y, s, None):
-                block.rows = block.rows + offset
+            for block in _pack(lengths[np.flatnonzero(lengths)], y, s, None):
+                block.rows = block.rows + query
                 yield block
 
 

@@ -265,7 +265,9 @@ def stage_by_code(
     by_digit = np.empty(n_digits, dtype=np.int64)
     if not _ckernels.count_codes(codes, kind, lo, 0, n, shift, n_codes, by_digit):
         raise ValueError("group_by_code: a code is out of range")
-    counts = np.zeros(n_digits << shift, dtype=np.int64) if shift else by_digit
+    # the rows of each code, counted as they move (every code of the last
+    # digit, present or not, has a counter)
+    code_counts = np.zeros(n_digits << shift, dtype=np.int64) if shift else None
     bounds = np.zeros(n_digits + 1, dtype=np.int64)
     np.cumsum(by_digit, out=bounds[1:])
     span = n + n_digits * skew
@@ -299,8 +301,8 @@ def stage_by_code(
             counts,
         )
 
-    grades = move(columns, outputs, sizes, compact, low, counts if shift else None)
-    counts = counts[:n_codes]  # the codes of the last digit's rest have no rows
+    grades = move(columns, outputs, sizes, compact, low, code_counts)
+    counts = by_digit if code_counts is None else code_counts[:n_codes]
     if not grades and compact:
         # not grades: relevance moved again, as it is (with the low digits
         # apart, if they were in tags)
