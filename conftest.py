@@ -18,3 +18,14 @@ def _one_blas_thread():
 
     with threadpool_limits(limits=1):
         yield
+
+
+def pytest_report_header(config):
+    """Say which path the engine takes: the compiled kernels or numpy."""
+    from skrank import _native
+
+    if _native.enabled():
+        return "skrank engine: compiled kernels"
+    if _native.AVAILABLE:
+        return "skrank engine: numpy (kernels switched off by SKRANK_NUMPY_ONLY)"
+    return "skrank engine: numpy (kernels not built)"

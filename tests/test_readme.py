@@ -12,3 +12,20 @@ def test_readme_examples():
     )
     assert result.attempted >= 3
     assert result.failed == 0
+
+
+def _commands(text):
+    """The shell lines of a text that create the virtual environment."""
+    return [line.strip() for line in text.splitlines() if "python3 -m venv" in line]
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    # The README's second set-up command (install the test extra, run the
+    # suite, then the tie, common and property tests on the numpy path) is
+    # the one line .ci/run executes.
+    readme = _commands(README.read_text())
+    ci = _commands((README.parent / ".ci" / "run").read_text())
+    assert len(ci) == 1
+    assert ci[0] == readme[1]
+    assert '".[test]"' in ci[0]
+    assert "SKRANK_NUMPY_ONLY=1" in ci[0]
