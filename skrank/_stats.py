@@ -63,6 +63,20 @@ _CONSTRAINTS = {
     "queries": [Options(QUERIES)],
 }
 
+#: The most resampled means the bootstrap keeps at once (``n_resamples`` of
+#: every resampled row, 8 bytes each: 512 MiB); the quantiles of the
+#: intervals need all of a row's means, so they are not drawn in pieces.
+MAX_RESAMPLED_MEANS = 2**26
+#: The most random draws of queries (or sign flips) of one comparison:
+#: ``n_resamples`` times the number of queries, for each resampling. About
+#: 6 seconds per 10**8 draws, so a few minutes at the limit.
+MAX_RESAMPLE_DRAWS = 2**32
+#: A row of values whose largest absolute value reaches this is scaled by a
+#: power of two before its statistics are taken (exactly, in floating
+#: point), so that sums, squares and cubes of values near the largest float
+#: do not overflow.
+_HUGE = 2.0**64
+
 
 # --------------------------------------------------------------------------
 # Input
@@ -260,7 +274,7 @@ def _align(results, queries):
 # --------------------------------------------------------------------------
 
 
-def _base_seed(random_state):
+def _base_seed(random_state, caller=_CALLER):
     if random_state is None:
         return int(np.random.SeedSequence().entropy % 2**63)
     if isinstance(random_state, np.random.Generator):
@@ -270,12 +284,12 @@ def _base_seed(random_state):
     ):
         if random_state < 0:
             raise InvalidParameterError(
-                f"The 'random_state' parameter of {_CALLER} must be a "
+                f"The 'random_state' parameter of {caller} must be a "
                 f"non-negative int. Got {random_state} instead."
             )
         return int(random_state)
     raise InvalidParameterError(
-        f"The 'random_state' parameter of {_CALLER} must be None, an int or a "
+        f"The 'random_state' parameter of {caller} must be None, an int or a "
         f"numpy.random.Generator. Got {plain(random_state)} instead."
     )
 
@@ -363,7 +377,7 @@ def _bca_levels(Z, mean, theta, alpha):
         )
 
 
-def _intervals(Z, method, confidence_level, n_resamples, rng):
+def _intervals(Z, method, confidence_level, n_resamples, rng, caller=_CALLER):
     """``(low, high)``: the interval of the mean of every row of ``Z``;
     ``(mean, mean)`` for a constant row. The bootstrap methods resample the
     queries once for all rows."""
@@ -390,7 +404,7 @@ def _intervals(Z, method, confidence_level, n_resamples, rng):
         lo, hi = ci[:, 0], ci[:, 1]
         if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
             warnings.warn(
-                "compare: the BCa interval is undefined for some of these "
+                f"{caller}: the BCa interval is undefined for some of these "
                 "values (too few distinct values); it is NaN. Use "
                 "interval='percentile' or 't'.",
                 UserWarning,
@@ -419,14 +433,17 @@ def _permuted_pairs_are_bits():
 def _sign_flips(n, n_resamples, rng):
     """Batches of ``(size, n)`` signs, ``-1`` where a query's pair is swapped.
 
-    With ``2**n <= n_resamples``, every pattern once (the exact test);
+    With ``2**n <= n_resamples``, every pattern once (the exact test), in
+    batches of ``_batch(n)`` patterns;
     otherwise those of :func:`scipy.stats.permutation_test` with
     ``permutation_type="samples"``, ``batch=_batch(n)`` and the same
     generator: ``rng.permuted`` of the pair indices, batch by batch.
     """
     if 2**n <= n_resamples:
-        codes = np.arange(2**n)[:, None] >> np.arange(n)
-        yield np.where(codes & 1, -1.0, 1.0)
+        step = _batch(n)
+        for start in range(0, 2**n, step):
+            codes = np.arange(start, min(start + step, 2**n))[:, None] >> np.arange(n)
+            yield np.where(codes & 1, -1.0, 1.0)
         return
     batch = min(_batch(n), n_resamples)
     bits = _permuted_pairs_are_bits()
@@ -486,7 +503,7 @@ def _bootstrap_p(D, n_resamples, rng):
     return (1.0 + count) / (n_resamples + 1.0)
 
 
-def _p_values(test, A, B, n_resamples, rng):
+def _p_values(test, A, B, n_resamples, rng, caller=_CALLER):
     """The raw p-value of each pair of rows of ``A`` and ``B`` (``(c, n)``)."""
     D = A - B
     p = np.ones(D.shape[0])
@@ -495,7 +512,7 @@ def _p_values(test, A, B, n_resamples, rng):
         flat = differ & _constant(D)
         if flat.any():
             warnings.warn(
-                "compare: the paired t-test is undefined when every query has "
+                f"{caller}: the paired t-test is undefined when every query has "
                 "the same non-zero difference (zero variance); its p-value is "
                 "NaN. Use test='randomization' or 'wilcoxon'.",
                 UserWarning,
@@ -608,7 +625,8 @@ def compare(
         Level of the intervals; ``1 - confidence_level`` is the significance
         level of the adjusted p-values.
     n_resamples : int, default=9999
-        Resamples of the bootstrap intervals and of the resampling tests.
+        Resamples of the bootstrap intervals and of the resampling tests;
+        limited by the memory and the work they take (see the Notes).
     queries : {"intersection", "strict", "fill"}, default="intersection"
         Alignment by query id. ``"intersection"``: the queries every system
         has (the others are listed in ``dropped_``). ``"strict"``: any
@@ -637,12 +655,39 @@ def compare(
     ValueError
         For fewer than two systems or two common queries, different metrics
         across systems, NaN or infinite values, repeated query ids, an unknown
-        baseline or option.
+        baseline or option, ``n_resamples`` beyond its limits, or a mean
+        difference or interval end beyond the range of a float.
 
     See Also
     --------
     skrank.evaluate_run : Per-query values of a run.
     Comparison : The result.
+
+    Notes
+    -----
+    **Limits of the resampling.** The quantiles of a bootstrap interval need
+    every resampled mean of its row, so they are kept, not drawn in pieces:
+    ``n_resamples`` times the number of rows (one per system and metric and
+    one per compared pair and metric, with ``interval="bca"`` or
+    ``"percentile"``; one per pair and metric for ``test="bootstrap"``) may
+    not exceed 2**26 (512 MiB of means). The random draws, ``n_resamples``
+    times the number of queries for each resampling (the exact randomization
+    test draws its ``2**n_queries`` sign patterns), may not exceed 2**32
+    (some minutes of work). Both are checked before anything is drawn; the
+    error gives the largest ``n_resamples`` that fits. ``interval="t"`` with
+    ``test="t"`` or ``"wilcoxon"`` does not resample.
+
+    **Values near the largest float.** A row of values (a system's metric,
+    or a pair's two systems) whose largest absolute value reaches 2**64 is
+    divided by a power of two before its statistics are taken and the
+    results multiplied back, which is exact in floating point: the means,
+    differences, intervals and tests of values up to the largest float
+    (about 1.8e308) are those of the same values divided by that power, and
+    a difference ``1e308 - (-1e308)`` of one query does not overflow. Wins,
+    ties and losses compare the values themselves. A reported number that
+    is itself beyond the range of a float (the mean difference of systems
+    at ``1e308`` and ``-1e308`` on every query, or the end of a t-interval)
+    is an error: divide every system's values by the same power of ten.
 
     Examples
     --------
@@ -656,6 +701,37 @@ def compare(
     >>> row["system"], row["metric"], round(row["diff"], 3), row["wins"]
     ('dense', 'map', 0.075, 3)
     """
+    return compare_for(
+        _CALLER,
+        results,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        interval=interval,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        queries=queries,
+        random_state=random_state,
+    )
+
+
+def compare_for(
+    caller,
+    results,
+    *,
+    baseline=None,
+    test="t",
+    correction="holm",
+    interval="bca",
+    confidence_level=0.95,
+    n_resamples=9999,
+    queries="intersection",
+    random_state=None,
+    systems_arg="results",
+):
+    """:func:`compare`, its errors and warnings naming ``caller``, the
+    public function that compares (a Display), and ``systems_arg``, the
+    argument that gave the systems."""
     settings = dict(
         test=test,
         correction=correction,
@@ -664,10 +740,10 @@ def compare(
         n_resamples=n_resamples,
         queries=queries,
     )
-    validate_params(_CALLER, settings, _CONSTRAINTS)
+    validate_params(caller, settings, _CONSTRAINTS)
     if not isinstance(results, Mapping) or len(results) < 2:
         raise InvalidParameterError(
-            f"{_CALLER}: results must be a dict of at least two systems "
+            f"{caller}: results must be a dict of at least two systems "
             "(name -> per-query values); got "
             + (
                 f"{len(results)} system(s)."
@@ -678,15 +754,15 @@ def compare(
     names = list(results)
     if baseline is not None and baseline not in results:
         raise InvalidParameterError(
-            f"The 'baseline' parameter of {_CALLER} must be one of the systems "
+            f"The 'baseline' parameter of {caller} must be one of the systems "
             f"{names} or None. Got {plain(baseline)} instead."
         )
-    seed = _base_seed(random_state)
+    seed = _base_seed(random_state, caller)
     ids, aligned, dropped, tie_bounds = _align(results, queries)
     if ids.shape[0] < 2:
         raise InvalidParameterError(
-            f"{_CALLER}: at least two queries common to all systems are needed "
-            f"to compare them; got {ids.shape[0]}"
+            f"{caller}: at least two queries common to all systems of "
+            f"'{systems_arg}' are needed to compare them; got {ids.shape[0]}"
             + (
                 f" ({dropped.shape[0]} dropped as not in every system)."
                 if len(dropped)
@@ -707,27 +783,51 @@ def compare(
     else:
         pairs = [(n, baseline) for n in names if n != baseline]
     tasks = [(system, base, m) for system, base in pairs for m in metrics]
+    _check_resamples(caller, settings, ids.shape[0], len(keys) + len(tasks), len(tasks))
     A = X[[row[s, m] for s, _, m in tasks]]
     B = X[[row[b, m] for _, b, m in tasks]]
-    D = A - B
+    # every statistic is taken in units of a power of two per row (exact),
+    # so that values near the largest float neither overflow nor lose a bit
+    e_x = _exponents(X)
+    e_d = _exponents(A, B)
+    Xs = np.ldexp(X, -e_x[:, None])
+    As, Bs = np.ldexp(A, -e_d[:, None]), np.ldexp(B, -e_d[:, None])
+    D = As - Bs
+    e_all = np.concatenate([e_x, e_d])
     # one resampling of the queries for the means and the differences
     low, high = _intervals(
-        np.vstack([X, D]),
+        np.vstack([Xs, D]),
         interval,
         confidence_level,
         n_resamples,
         _task_rng(seed, "interval"),
+        caller,
     )
-    p = _p_values(test, A, B, n_resamples, _task_rng(seed, "test"))
+    p = _p_values(test, As, Bs, n_resamples, _task_rng(seed, "test"), caller)
     # each row's mean summed as np.mean sums a 1-D array (pairwise, in
     # query order), so that it equals the mean of the values alone
-    mean = X.mean(axis=1)
-    diff = D.mean(axis=1)
+    with np.errstate(over="ignore"):
+        mean = np.ldexp(Xs.mean(axis=1), e_x)
+        diff = np.ldexp(D.mean(axis=1), e_d)
+        low, high = np.ldexp(low, e_all), np.ldexp(high, e_all)
     flat = _constant(D)
     with np.errstate(divide="ignore", invalid="ignore"):
-        d_z = np.where(flat, math.nan, diff / D.std(axis=1, ddof=1))
+        d_z = np.where(flat, math.nan, D.mean(axis=1) / D.std(axis=1, ddof=1))
     d_z[~D.any(axis=1)] = 0.0
-    counts = [np.count_nonzero(c, axis=1) for c in (D > 0, D == 0, D < 0)]
+    counts = [np.count_nonzero(c, axis=1) for c in (A > B, A == B, A < B)]
+    labels = [f"system {n!r}" for n, _ in keys] + [
+        f"the difference of system {s!r} from {b!r}" for s, b, _ in tasks
+    ]
+    _check_range(
+        caller,
+        {
+            "mean": np.concatenate([mean, diff]),
+            "lower end of the confidence interval": low,
+            "upper end of the confidence interval": high,
+        },
+        labels,
+        [m for _, m in keys] + [m for _, _, m in tasks],
+    )
     summary = [
         dict(zip(SUMMARY_COLUMNS, row, strict=True))
         for row in zip(
@@ -763,6 +863,61 @@ def compare(
         _add_tie_bounds(summary, rows, tie_bounds)
     settings["baseline"] = baseline
     return Comparison(summary, rows, ids, dropped, settings)
+
+
+def _exponents(*blocks):
+    """Per row: the power of two the values are divided by, ``0`` unless
+    the largest absolute value of the row (in every block) reaches
+    :data:`_HUGE`, then the exponent that brings it into [0.5, 1)."""
+    big = np.max([np.abs(b).max(axis=1) for b in blocks], axis=0)
+    return np.where(big >= _HUGE, np.frexp(big)[1], 0)
+
+
+def _check_range(caller, columns, labels, metrics):
+    """Every number reported is a float: a mean difference or an interval
+    end beyond the largest float (about 1.8e308) is an error, not ``inf``."""
+    for what, values in columns.items():
+        beyond = np.isinf(values)
+        if beyond.any():
+            j = int(np.flatnonzero(beyond)[0])
+            raise InvalidParameterError(
+                f"{caller}: the {what} of {labels[j]} on {metrics[j]!r} is "
+                f"{'below' if values[j] < 0 else 'above'} the range of a float "
+                "(about -1.8e308 to 1.8e308), although every value is finite. "
+                "Divide every system's values by the same power of ten before "
+                "comparing."
+            )
+
+
+def _check_resamples(caller, settings, n, n_rows, n_tasks):
+    """The limits of the resampling (:data:`MAX_RESAMPLED_MEANS`,
+    :data:`MAX_RESAMPLE_DRAWS`), checked before anything is drawn."""
+    n_resamples = settings["n_resamples"]
+    interval, test = settings["interval"], settings["test"]
+    kept = max(n_rows if interval != "t" else 0, n_tasks if test == "bootstrap" else 0)
+    no_resampling = "interval='t' with test='t' or 'wilcoxon', which do not resample"
+    if kept and kept * n_resamples > MAX_RESAMPLED_MEANS:
+        raise InvalidParameterError(
+            f"The 'n_resamples' parameter of {caller} is too large for these "
+            f"results: the bootstrap keeps the n_resamples={n_resamples} "
+            f"resampled means of each of {kept} rows (the systems' metrics "
+            f"and the compared pairs' differences), {kept * n_resamples:.3g} "
+            f"means, more than the limit of {MAX_RESAMPLED_MEANS} (512 MiB). "
+            f"Use n_resamples <= {MAX_RESAMPLED_MEANS // kept}, or "
+            f"{no_resampling}."
+        )
+    draws = n_resamples * n * ((interval != "t") + (test == "bootstrap"))
+    if test == "randomization":
+        draws += min(2**n, n_resamples) * n  # exact: every sign pattern once
+    if draws > MAX_RESAMPLE_DRAWS:
+        per = n * ((interval != "t") + (test in ("bootstrap", "randomization")))
+        raise InvalidParameterError(
+            f"The 'n_resamples' parameter of {caller} is too large for these "
+            f"results: n_resamples={n_resamples} resamples of {n} queries take "
+            f"{draws:.3g} random draws, more than the limit of "
+            f"{MAX_RESAMPLE_DRAWS} (some minutes of work). Use n_resamples "
+            f"<= {MAX_RESAMPLE_DRAWS // per}, or {no_resampling}."
+        )
 
 
 def _add_tie_bounds(summary, rows, tie_bounds):

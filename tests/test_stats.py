@@ -984,3 +984,94 @@ def test_bounds_that_do_not_enclose_the_values_are_refused():
         r"the bounds are \[0.5, 0.6\]",
     ):
         compare({"good": good, "bad": bad})
+
+
+# --------------------------------------------------------------------------
+# Limits of the resampling, values near the largest float
+# --------------------------------------------------------------------------
+
+
+def test_resampled_means_beyond_the_memory_limit_are_refused_before_drawing():
+    # 2 systems x 1 metric + 1 difference = 3 rows of resampled means;
+    # 3 * 10**11 > 2**26, the largest n_resamples is 2**26 // 3 = 22369621
+    results = _two([0.1, 0.2, 0.3], [0.1, 0.3, 0.2])
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"'n_resamples' parameter of compare is too large.*3 rows.*"
+        r"limit of 67108864 \(512 MiB\)\. Use n_resamples <= 22369621, or "
+        r"interval='t'",
+    ):
+        compare(results, n_resamples=10**11)
+
+
+def test_random_draws_beyond_the_work_limit_are_refused_before_drawing():
+    # 10**7 sign-flip resamples of 1000 queries: 10**10 draws > 2**32; the
+    # largest n_resamples is 2**32 // 1000 = 4294967
+    a = np.linspace(0.0, 1.0, 1000)
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"n_resamples=10000000 resamples of 1000 queries take 1e\+10 "
+        r"random draws, more than the limit of 4294967296.*"
+        r"Use n_resamples <= 4294967",
+    ):
+        compare(_two(a, a[::-1]), n_resamples=10**7, test="randomization", interval="t")
+
+
+def test_exact_randomization_with_a_huge_n_resamples_draws_2_to_the_n():
+    # 4 queries: the 2**4 = 16 sign patterns are enumerated (the exact test)
+    # whatever n_resamples, which asks for no memory; the expected p-value
+    # enumerates them here: 2 * min(#{null <= obs}, #{null >= obs}) / 16
+    a, b = [0.1, 0.2, 0.3, 0.5], [0.1, 0.3, 0.2, 0.1]
+    d = np.subtract(a, b)
+    signs = np.array(list(itertools.product([1, -1], repeat=4)))
+    null = (signs * d).mean(axis=1)
+    obs = d.mean()
+    expected = 2 * min((null <= obs + 1e-12).sum(), (null >= obs - 1e-12).sum()) / 16
+    res = compare(_two(a, b), test="randomization", interval="t", n_resamples=10**11)
+    assert res.pairs_[0]["p_value"] == expected == 0.75
+
+
+def test_values_near_the_largest_float_do_not_overflow():
+    big = 2.0**1023
+    # two queries at the top of the float range, eighteen tied at 0
+    a = np.array([big, big] + [0.0] * 18)
+    b = np.array([-big, big / 2] + [0.0] * 18)
+    res = compare(_two(a, b), baseline="b", test="t", interval="t")
+    summary = {r["system"]: r for r in res.summary_}
+    (pair,) = res.pairs_
+    # by hand: mean(a) = 2**1024 / 20 = 2**1022 / 5; mean(b) = -2**1022 / 20;
+    # the differences 2**1024 (no float), 2**1022 and eighteen 0 have the
+    # mean 1.25 * 2**1024 / 20 = 2**1020
+    assert summary["a"]["mean"] == 2.0**1022 / 5
+    assert summary["b"]["mean"] == -(2.0**1022) / 20
+    assert pair["diff"] == 2.0**1020
+    assert (pair["wins"], pair["ties"], pair["losses"]) == (2, 18, 0)
+    # the t-test and the t-interval are those of the values divided by
+    # 2**1024 (exact in floating point), which scipy computes without overflow
+    scale = 2.0**-1024
+    sa, sb = a * scale, b * scale
+    assert pair["p_value"] == pytest.approx(stats.ttest_rel(sa, sb).pvalue, rel=1e-12)
+    ds = sa - sb
+    lo, hi = stats.t.interval(
+        0.95, 19, loc=ds.mean(), scale=ds.std(ddof=1) / math.sqrt(20)
+    )
+    assert pair["diff_low"] == pytest.approx(lo / scale, rel=1e-12)
+    assert pair["diff_high"] == pytest.approx(hi / scale, rel=1e-12)
+    # the bootstrap and the other tests run on the same scaled rows
+    for test in ("wilcoxon", "randomization", "bootstrap"):
+        res = compare(_two(a, b), test=test, interval="bca", random_state=0)
+        row = res.pairs_[0]
+        assert np.isfinite([row["diff"], row["diff_low"], row["diff_high"]]).all()
+        assert 0.0 < row["p_value"] <= 1.0
+
+
+def test_a_mean_difference_beyond_the_largest_float_is_an_error():
+    big = 2.0**1023
+    # differences 2**1024 and 1.25 * 2**1024: their mean 1.125 * 2**1024 is
+    # no float
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"compare: the mean of the difference of system 'a' from 'b' on "
+        r"'m' is above the range of a float .* Divide every system's values",
+    ):
+        compare(_two([big, 1.5 * big], [-big, -big]), baseline="b", interval="t")
