@@ -30,10 +30,14 @@ import textwrap
 import numpy as np
 
 from ._display import (
+    MAX_VALUES,
     Predictions,
     Runs,
     align,
+    check_compare_settings,
     check_matplotlib,
+    check_one_name,
+    curve_metrics,
     from_estimators,
     get_axes,
     intervals,
@@ -44,7 +48,7 @@ from ._display import (
 from ._docs import DOCS
 from ._measures import ELEVEN_LEVELS
 from ._results import QueryResults
-from ._stats import compare
+from ._stats import compare_for
 from ._validation import (
     NONE,
     Interval,
@@ -160,29 +164,77 @@ def _check_bool(caller, arg, value):
         )
 
 
-def _cutoffs(caller, k):
-    """``k`` (an int: 1..k, or a sequence of ints) as sorted unique cutoffs."""
-    if isinstance(k, numbers.Integral) and not isinstance(k, (bool, np.bool_)):
+def _is_int(v):
+    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+
+
+def _check_cutoffs(caller, k):
+    """``k`` (an int: 1..k, or a sequence of ints), checked: an ``int``, or a
+    list of ``int``."""
+    if _is_int(k):
         if k < 1:
             raise InvalidParameterError(
                 f"The 'k' parameter of {caller} must be an int >= 1 or a list of "
                 f"them. Got {plain(k)} instead."
             )
-        return np.arange(1, int(k) + 1)
-    arr = np.asarray(k) if not isinstance(k, (str, bytes)) else np.asarray([])
-    flags = np.asarray(k, dtype=object).ravel() if arr.ndim else []
-    if (
-        any(isinstance(v, (bool, np.bool_)) for v in flags)
-        or arr.ndim != 1
-        or arr.shape[0] == 0
-        or arr.dtype.kind not in "iu"
-        or (arr < 1).any()
-    ):
+        return int(k)
+    items = None
+    if not isinstance(k, (str, bytes, numbers.Number)):
+        try:
+            arr = np.asarray(k, dtype=object)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is not None and arr.ndim == 1:
+            items = arr.tolist()
+    if not items or not all(_is_int(v) and v >= 1 for v in items):
         raise InvalidParameterError(
             f"The 'k' parameter of {caller} must be an int >= 1 or a non-empty "
             f"list of ints >= 1. Got {plain(k)} instead."
         )
-    return np.unique(arr)
+    return [int(v) for v in items]
+
+
+def _cutoffs(caller, k, longest, n_values, tie_bounds):
+    """The checked ``k`` as sorted unique cutoffs, those past ``longest``
+    (the most items of a query) clamped to it; ``n_values`` per-query values
+    per cutoff (systems x metrics x queries) within :data:`MAX_VALUES`."""
+    if isinstance(k, int):
+        ks = np.arange(1, min(k, longest) + 1)
+        asked = f"k={k}"
+    else:
+        ks = np.unique(np.asarray([min(v, longest) for v in k]))
+        asked = f"{len(k)} cutoffs"
+    total = ks.shape[0] * n_values * (3 if tie_bounds else 1)
+    if total > MAX_VALUES:
+        room = MAX_VALUES // (n_values * (3 if tie_bounds else 1))
+        raise InvalidParameterError(
+            f"The 'k' parameter of {caller} asks for {ks.shape[0]} cutoffs "
+            f"({asked}, clamped to the longest query's {longest} items): "
+            f"{total:.3g} per-query values of the systems, metrics and queries"
+            f"{' with their tie bounds' if tie_bounds else ''}, more than the "
+            f"limit of {MAX_VALUES} (512 MiB). Give at most {room} cutoffs, "
+            "such as k=[1, 5, 10, 20, 50, 100]"
+            + (", or tie_bounds=False." if tie_bounds else ".")
+        )
+    return ks
+
+
+def _levels(caller, levels):
+    """``levels`` (a level or a sequence of them) as a 1-D float array; the
+    range of each is the metric's to check."""
+    arr = None
+    if not isinstance(levels, (str, bytes)):
+        try:
+            arr = np.asarray(levels)
+        except (TypeError, ValueError):
+            arr = None
+    if arr is None or arr.ndim > 1 or arr.size == 0 or arr.dtype.kind not in "iuf":
+        raise InvalidParameterError(
+            f"The 'levels' parameter of {caller} must be a recall level or a "
+            f"non-empty list of them, numbers in [0, 1]. Got {plain(levels)} "
+            "instead."
+        )
+    return arr.astype(np.float64).reshape(-1)
 
 
 def _confidence(caller, confidence_level, *, allow_none):
@@ -378,9 +430,22 @@ default=None
         kwargs,
     ):
         metrics = metric_list(caller, metrics, cutoff=False)
-        ks = _cutoffs(caller, k)
+        k = _check_cutoffs(caller, k)
         _check_bool(caller, "tie_bounds", tie_bounds)
         level = _confidence(caller, confidence_level, allow_none=True)
+        if level is not None:
+            check_compare_settings(caller, interval=interval, n_resamples=n_resamples)
+        source.check_metrics([f"{m}@1" for m in metrics], "metrics")
+        longest, n_queries = source.sizes()
+        if level is not None and n_queries < 2:
+            raise InvalidParameterError(
+                f"The 'confidence_level' parameter of {caller} asks for "
+                "confidence intervals of means over queries, which need at "
+                f"least two queries; got {n_queries}. Give confidence_level="
+                "None, or more queries."
+            )
+        per_cutoff = len(source.names) * len(metrics) * n_queries
+        ks = _cutoffs(caller, k, longest, per_cutoff, tie_bounds)
         keys = [f"{m}@{int(c)}" for m in metrics for c in ks]
         shape = (len(source.names), len(metrics), ks.shape[0])
         values = np.empty(shape)
@@ -409,6 +474,7 @@ default=None
                         high[i].flat[j] = high_means[key]
             if level is not None:
                 ci = intervals(
+                    caller,
                     res,
                     interval=interval,
                     confidence_level=level,
@@ -893,12 +959,17 @@ class PerQueryDifferenceDisplay:
         kwargs,
     ):
         baseline = _two_systems(caller, source, arg, baseline)
-        (metric,) = metric_list(caller, metric, "metric")
+        metric = check_one_name(caller, metric)
         _check_bool(caller, "tie_bounds", tie_bounds)
         level = _confidence(caller, confidence_level, allow_none=False)
+        check_compare_settings(
+            caller, test=test, interval=interval, n_resamples=n_resamples
+        )
+        source.check_metrics([metric], "metric")
         per_query = source.per_query([metric], ties=ties, tie_bounds=tie_bounds)
         single_metric(caller, per_query, metric)
-        comparison = compare(
+        comparison = compare_for(
+            caller,
             per_query,
             baseline=baseline,
             test=test,
@@ -907,6 +978,7 @@ class PerQueryDifferenceDisplay:
             confidence_level=level,
             n_resamples=n_resamples,
             random_state=random_state,
+            systems_arg=arg,
         )
         (row,) = comparison.pairs_
         ids = comparison.queries_
@@ -1408,8 +1480,18 @@ class ComparisonDisplay:
             )
         baseline = _baseline(caller, names, baseline)
         metrics = metric_list(caller, metrics)
+        check_compare_settings(
+            caller,
+            test=test,
+            correction=correction,
+            interval=interval,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+        )
+        source.check_metrics(metrics, "metrics")
         per_query = source.per_query(metrics, ties=ties, tie_bounds=False)
-        comparison = compare(
+        comparison = compare_for(
+            caller,
             per_query,
             baseline=baseline,
             test=test,
@@ -1418,6 +1500,7 @@ class ComparisonDisplay:
             confidence_level=confidence_level,
             n_resamples=n_resamples,
             random_state=random_state,
+            systems_arg=arg,
         )
         return cls(**cls._data(caller, comparison)).plot(ax=ax, **kwargs)
 
@@ -1751,10 +1834,16 @@ class ComparisonDisplay:
                 )
         ax.set_xticks(x, self.metrics)
         ax.set_xlim(-0.6, n_met - 0.4)
-        # room above the intervals for the stars and the legend
-        top, bottom = np.nanmax(self.ci_high), np.nanmin(self.ci_low)
-        span = max(top - bottom, 1e-3)
-        ax.set_ylim(bottom - 0.08 * span, top + 0.4 * span)
+        # room above the intervals for the stars and the legend; an
+        # undefined (NaN) interval or mean takes none
+        shown = np.concatenate(
+            [a.ravel() for a in (self.means, self.ci_low, self.ci_high)]
+        )
+        shown = shown[np.isfinite(shown)]
+        if shown.shape[0]:
+            top, bottom = shown.max(), shown.min()
+            span = max(top - bottom, 1e-3)
+            ax.set_ylim(bottom - 0.08 * span, top + 0.4 * span)
         ax.set_ylabel(
             f"mean over queries ({level} CI)" if level else "mean over queries"
         )
@@ -1866,11 +1955,23 @@ class PrecisionRecallCurveDisplay:
         cls, caller, source, *, levels, ties, tie_bounds, rounding, ax, kwargs
     ):
         _check_bool(caller, "tie_bounds", tie_bounds)
-        levels = np.asarray(levels, dtype=np.float64).reshape(-1)
-        if levels.shape[0] == 0:
+        levels = _levels(caller, levels)
+        source.check_metrics(
+            curve_metrics([0.0], rounding), "rounding", "is not a rounding rule"
+        )
+        source.check_metrics(
+            curve_metrics(levels, rounding), "levels", "gives a level it cannot use"
+        )
+        _, n_queries = source.sizes()
+        n_values = len(source.names) * n_queries * (3 if tie_bounds else 1)
+        if levels.shape[0] * n_values > MAX_VALUES:
             raise InvalidParameterError(
-                f"The 'levels' parameter of {caller} must list at least one "
-                "recall level."
+                f"The 'levels' parameter of {caller} gives {levels.shape[0]} "
+                f"recall levels: {levels.shape[0] * n_values:.3g} per-query "
+                "values of the systems and queries"
+                f"{' with their tie bounds' if tie_bounds else ''}, more than "
+                f"the limit of {MAX_VALUES} (512 MiB). Give at most "
+                f"{MAX_VALUES // n_values} levels."
             )
 
         def curves(rule):
@@ -2148,6 +2249,43 @@ default="first"
 
 _SIZES = {"n_relevant": ("num_rel", "relevant"), "n_items": ("num_ret", "items")}
 
+#: The most bins of a histogram.
+MAX_BINS = 10_000
+
+
+def _check_bins(caller, bins):
+    """``bins``: a number of bins in ``1 .. MAX_BINS``, or at least two
+    finite, increasing bin edges (at most ``MAX_BINS + 1``)."""
+    rule = (
+        f"an int in [1, {MAX_BINS}] or a list of 2 to {MAX_BINS + 1} finite, "
+        "increasing bin edges"
+    )
+    if _is_int(bins):
+        if not 1 <= bins <= MAX_BINS:
+            raise InvalidParameterError(
+                f"The 'bins' parameter of {caller} must be {rule}. Got "
+                f"{plain(bins)} instead."
+            )
+        return
+    edges = None
+    if not isinstance(bins, (str, bytes, numbers.Number)):
+        try:
+            edges = np.asarray(bins)
+        except (TypeError, ValueError):
+            edges = None
+    if (
+        edges is None
+        or edges.ndim != 1
+        or not 2 <= edges.shape[0] <= MAX_BINS + 1
+        or edges.dtype.kind not in "iuf"
+        or not np.isfinite(edges).all()
+        or not (np.diff(edges) > 0).all()
+    ):
+        raise InvalidParameterError(
+            f"The 'bins' parameter of {caller} must be {rule}. Got "
+            f"{plain(bins)} instead."
+        )
+
 
 @_fill
 class MetricDistributionDisplay:
@@ -2231,7 +2369,7 @@ class MetricDistributionDisplay:
     def _from_source(
         cls, caller, source, *, metric, kind, split_by, n_groups, bins, ties, ax, kwargs
     ):
-        (metric,) = metric_list(caller, metric, "metric")
+        metric = check_one_name(caller, metric)
         validate_params(
             caller,
             {"kind": kind, "split_by": split_by, "n_groups": n_groups},
@@ -2241,6 +2379,8 @@ class MetricDistributionDisplay:
                 "n_groups": [Interval("int", 1, None, "left")],
             },
         )
+        _check_bins(caller, bins)
+        source.check_metrics([metric], "metric")
         metrics = [metric] if split_by is None else [metric, _SIZES[split_by][0]]
         if metrics[0] == metrics[-1] and split_by is not None:
             metrics = metrics[:1]
@@ -2515,6 +2655,26 @@ class MetricDistributionDisplay:
         validate_params(
             caller, {"kind": self.kind}, {"kind": [Options(("ecdf", "hist"))]}
         )
+        if self.kind == "hist":
+            _check_bins(caller, self.bins)
+        if not self.values:
+            raise InvalidParameterError(
+                f"{caller}: 'values' holds no series; at least one is needed."
+            )
+        for i, v in enumerate(self.values):
+            bad = ~np.isfinite(v.reshape(-1))
+            if v.ndim != 1 or v.shape[0] == 0 or bad.any():
+                got = (
+                    f"has shape {v.shape}"
+                    if v.ndim != 1 or v.shape[0] == 0
+                    else f"holds {plain(v[bad][0])} at position "
+                    f"{int(np.flatnonzero(bad)[0])}"
+                )
+                raise InvalidParameterError(
+                    f"{caller}: each series of 'values' must be a non-empty 1-D "
+                    f"array of finite numbers; series {i} ({self.labels[i]!r}) "
+                    f"{got}."
+                )
         fig, ax = get_axes(caller, ax)
         labels = _legend_names(caller, self.labels, name)
         self.artists_ = []
