@@ -135,6 +135,11 @@ def _blamed(caller, arg, what, exc):
 
 def _systems(caller, value, arg, name, single):
     """``{name: system}``: a mapping of several systems, or one system."""
+    if name is not None and not isinstance(name, str):
+        raise InvalidParameterError(
+            f"The 'name' parameter of {caller} must be a str or None. Got "
+            f"{plain(name)} instead."
+        )
     if isinstance(value, Mapping) and not single(value):
         if len(value) == 0:
             raise InvalidParameterError(
@@ -349,6 +354,15 @@ def from_estimators(caller, estimator, X, y, *, qid, name, relevance_level):
         raise InvalidParameterError(
             f"y of {caller} must have one relevance per row of X ({n_rows}); "
             f"got shape {y_arr.shape}."
+        )
+    try:
+        shape = np.shape(qid)
+    except ValueError:  # ragged
+        shape = None
+    if shape is None or shape[:1] != (n_rows,):
+        raise InvalidParameterError(
+            f"qid of {caller} must have one query id per row of X ({n_rows}); "
+            f"got {'a ragged list' if shape is None else f'shape {shape}'}."
         )
     return Predictions(
         caller, y, scores, qid=qid, name=None, relevance_level=relevance_level

@@ -361,7 +361,17 @@ default=None
     ``average=None`` and ``tie_bounds=True``, one sort for all of them; a
     value drawn is the mean of the per-query values, which is what
     ``average="mean"`` returns. The intervals are those of
-    :func:`skrank.compare`'s ``summary_``.
+    :func:`skrank.compare`'s ``summary_``; they need two queries or more.
+
+    Cutoffs past the longest query are clamped to its number of items (the
+    metric ``num_ret`` of the same evaluation): every item is ranked by
+    then, and a metric either changes no more or, when it divides by ``k``
+    as precision does, falls as ``num_rel_ret / k``, which the last cutoff
+    already tells. ``k=10**6`` on queries of at most 10 items draws the
+    cutoffs 1 to 10. The per-query values evaluated (systems x metrics x
+    cutoffs x queries, three times with ``tie_bounds``) may not exceed
+    2**26 (512 MiB); this is checked before the cutoffs are evaluated, and
+    the error gives the number of cutoffs that fit.
 
     Examples
     --------
@@ -528,7 +538,9 @@ default=None
             Metric names without cutoff (``"ndcg"``, ``"P"``, ``"map"``,
             ``"P(rel=2)"``); each is evaluated at every cutoff of ``k``.
         k : int or list of int, default=10
-            The cutoffs: ``1..k`` for an int, or the cutoffs listed.
+            The cutoffs: ``1..k`` for an int, or the cutoffs listed; those
+            past the longest query are clamped to its number of items (see
+            the Notes of the class).
         %(ties)s
         tie_bounds : bool, default=True
             Draw the band between the means under the pessimistic and the
@@ -605,7 +617,9 @@ default=None
             Metric names without cutoff, evaluated at every cutoff of ``k``
             as :func:`skrank.trec.evaluate_run` reads them.
         k : int or list of int, default=10
-            The cutoffs: ``1..k`` for an int, or the cutoffs listed.
+            The cutoffs: ``1..k`` for an int, or the cutoffs listed; those
+            past the longest query are clamped to its number of items (see
+            the Notes of the class).
         %(ties)s
         tie_bounds : bool, default=True
             Draw the band between the means under the pessimistic and the
@@ -682,7 +696,9 @@ default=None
         metrics : str or list of str, default="ndcg"
             Metric names without cutoff, evaluated at every cutoff of ``k``.
         k : int or list of int, default=10
-            The cutoffs: ``1..k`` for an int, or the cutoffs listed.
+            The cutoffs: ``1..k`` for an int, or the cutoffs listed; those
+            past the longest query are clamped to its number of items (see
+            the Notes of the class).
         %(ties)s
         tie_bounds : bool, default=True
             Draw the band between the means under the pessimistic and the
@@ -1916,7 +1932,9 @@ class PrecisionRecallCurveDisplay:
     draws the exact expectation over all orderings, whose cost grows with
     the size of the tie groups (on 200,000 rows of 5,000 queries with scores
     rounded to integers it took 7.4 s against 0.2 s for ``"first"``). The
-    legend gives the mean of the curve over the levels (trec_eval's
+    per-query values evaluated (systems x levels x queries, three times with
+    ``tie_bounds``) may not exceed 2**26, checked before the curve is
+    evaluated. The legend gives the mean of the curve over the levels (trec_eval's
     ``11pt_avg`` for the default levels).
 
     Examples
@@ -2307,8 +2325,8 @@ class MetricDistributionDisplay:
     kind : {"ecdf", "hist"}, default="ecdf"
         Draw the ECDF or a histogram.
     bins : int or array-like, default=20
-        The histogram's bins: their number over the range of all values, or
-        their edges.
+        The histogram's bins: their number over the range of all values (1
+        to 10,000), or their edges (2 to 10,001 finite, increasing numbers).
 
     Attributes
     ----------
