@@ -32,6 +32,7 @@ __all__ = [
     "Predictions",
     "Runs",
     "align",
+    "check_ax",
     "check_compare_settings",
     "check_matplotlib",
     "check_one_name",
@@ -65,19 +66,25 @@ def check_matplotlib(caller):
         ) from None
 
 
-def get_axes(caller, ax):
-    """``(figure, axes)``: those of ``ax``, or a new figure's."""
+def check_ax(caller, ax):
+    """``ax`` is a matplotlib Axes or None."""
     check_matplotlib(caller)
-    import matplotlib.pyplot as plt
     from matplotlib.axes import Axes
 
-    if ax is None:
-        _, ax = plt.subplots()
-    elif not isinstance(ax, Axes):
+    if ax is not None and not isinstance(ax, Axes):
         raise InvalidParameterError(
             f"The 'ax' parameter of {caller} must be a matplotlib Axes or None. "
             f"Got {type(ax).__name__} instead."
         )
+
+
+def get_axes(caller, ax):
+    """``(figure, axes)``: those of ``ax``, or a new figure's."""
+    check_ax(caller, ax)
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots()
     return ax.figure, ax
 
 

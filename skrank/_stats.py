@@ -902,7 +902,8 @@ def _check_resamples(caller, settings, n, n_rows, n_tasks):
             f"results: the bootstrap keeps the n_resamples={n_resamples} "
             f"resampled means of each of {kept} rows (the systems' metrics "
             f"and the compared pairs' differences), {kept * n_resamples:.3g} "
-            f"means, more than the limit of {MAX_RESAMPLED_MEANS} (512 MiB). "
+            f"means, more than the limit of {MAX_RESAMPLED_MEANS} "
+            f"({MAX_RESAMPLED_MEANS // 2**17} MiB). "
             f"Use n_resamples <= {MAX_RESAMPLED_MEANS // kept}, or "
             f"{no_resampling}."
         )

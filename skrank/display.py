@@ -34,6 +34,7 @@ from ._display import (
     Predictions,
     Runs,
     align,
+    check_ax,
     check_compare_settings,
     check_matplotlib,
     check_one_name,
@@ -212,7 +213,7 @@ def _cutoffs(caller, k, longest, n_values, tie_bounds):
             f"({asked}, clamped to the longest query's {longest} items): "
             f"{total:.3g} per-query values of the systems, metrics and queries"
             f"{' with their tie bounds' if tie_bounds else ''}, more than the "
-            f"limit of {MAX_VALUES} (512 MiB). Give at most {room} cutoffs, "
+            f"limit of {MAX_VALUES} values. Give at most {room} cutoffs, "
             "such as k=[1, 5, 10, 20, 50, 100]"
             + (", or tie_bounds=False." if tie_bounds else ".")
         )
@@ -439,6 +440,7 @@ default=None
         ax,
         kwargs,
     ):
+        check_ax(caller, ax)
         metrics = metric_list(caller, metrics, cutoff=False)
         k = _check_cutoffs(caller, k)
         _check_bool(caller, "tie_bounds", tie_bounds)
@@ -974,6 +976,7 @@ class PerQueryDifferenceDisplay:
         ax,
         kwargs,
     ):
+        check_ax(caller, ax)
         baseline = _two_systems(caller, source, arg, baseline)
         metric = check_one_name(caller, metric)
         _check_bool(caller, "tie_bounds", tie_bounds)
@@ -1488,6 +1491,7 @@ class ComparisonDisplay:
         ax,
         kwargs,
     ):
+        check_ax(caller, ax)
         names = source.names
         if len(names) < 2 or None in names:
             raise InvalidParameterError(
@@ -1546,7 +1550,7 @@ class ComparisonDisplay:
         skrank.compare : Compare systems query by query.
         """
         caller = "ComparisonDisplay.from_comparison"
-        check_matplotlib(caller)
+        check_ax(caller, ax)
         if not all(hasattr(comparison, a) for a in ("summary_", "pairs_", "settings_")):
             raise InvalidParameterError(
                 f"The 'comparison' parameter of {caller} must be a result of "
@@ -1972,6 +1976,7 @@ class PrecisionRecallCurveDisplay:
     def _from_source(
         cls, caller, source, *, levels, ties, tie_bounds, rounding, ax, kwargs
     ):
+        check_ax(caller, ax)
         _check_bool(caller, "tie_bounds", tie_bounds)
         levels = _levels(caller, levels)
         source.check_metrics(
@@ -1988,7 +1993,7 @@ class PrecisionRecallCurveDisplay:
                 f"recall levels: {levels.shape[0] * n_values:.3g} per-query "
                 "values of the systems and queries"
                 f"{' with their tie bounds' if tie_bounds else ''}, more than "
-                f"the limit of {MAX_VALUES} (512 MiB). Give at most "
+                f"the limit of {MAX_VALUES} values. Give at most "
                 f"{MAX_VALUES // n_values} levels."
             )
 
@@ -2387,6 +2392,7 @@ class MetricDistributionDisplay:
     def _from_source(
         cls, caller, source, *, metric, kind, split_by, n_groups, bins, ties, ax, kwargs
     ):
+        check_ax(caller, ax)
         metric = check_one_name(caller, metric)
         validate_params(
             caller,
