@@ -681,10 +681,11 @@ def compare(
     or a pair's two systems) whose largest absolute value reaches 2**64 is
     divided by a power of two before its statistics are taken and the
     results multiplied back, which is exact in floating point: the means,
-    differences, intervals and tests of values up to the largest float
-    (about 1.8e308) are those of the same values divided by that power, and
-    a difference ``1e308 - (-1e308)`` of one query does not overflow. Wins,
-    ties and losses compare the values themselves. A reported number that
+    differences, tie ranges, intervals and tests of values up to the largest
+    float (about 1.8e308) are those of the same values divided by that
+    power, and a difference ``1e308 - (-1e308)`` of one query does not
+    overflow. Wins, ties and losses (and the undecided queries) compare the
+    values themselves. A reported number that
     is itself beyond the range of a float (the mean difference of systems
     at ``1e308`` and ``-1e308`` on every query, or the end of a t-interval)
     is an error: divide every system's values by the same power of ten.
@@ -860,7 +861,7 @@ def compare_for(
         r["p_adjusted"] = q
         r["significant"] = bool(q <= alpha)
     if any(tie_bounds.values()):
-        _add_tie_bounds(summary, rows, tie_bounds)
+        _add_tie_bounds(caller, summary, rows, tie_bounds)
     settings["baseline"] = baseline
     return Comparison(summary, rows, ids, dropped, settings)
 
@@ -877,6 +878,7 @@ def _check_range(caller, columns, labels, metrics):
     """Every number reported is a float: a mean difference or an interval
     end beyond the largest float (about 1.8e308) is an error, not ``inf``."""
     for what, values in columns.items():
+        values = np.asarray(values, dtype=np.float64)
         beyond = np.isinf(values)
         if beyond.any():
             j = int(np.flatnonzero(beyond)[0])
@@ -921,7 +923,7 @@ def _check_resamples(caller, settings, n, n_rows, n_tasks):
         )
 
 
-def _add_tie_bounds(summary, rows, tie_bounds):
+def _add_tie_bounds(caller, summary, rows, tie_bounds):
     """The range of every mean and mean difference over the orderings of
     tied items, where the systems carry their tie bounds (NaN elsewhere).
 
@@ -933,8 +935,19 @@ def _add_tie_bounds(summary, rows, tie_bounds):
     nan = math.nan
     for r in summary:
         lo, hi = tie_bounds[r["system"]].get(r["metric"], (None, None))
-        r["tie_low"] = nan if lo is None else float(np.mean(lo))
-        r["tie_high"] = nan if hi is None else float(np.mean(hi))
+        r["tie_low"] = nan if lo is None else _mean_difference(lo)
+        r["tie_high"] = nan if hi is None else _mean_difference(hi)
+        _check_range(
+            caller,
+            {
+                "mean under the pessimistic or optimistic ties": [
+                    r["tie_low"],
+                    r["tie_high"],
+                ]
+            },
+            [f"system {r['system']!r}"] * 2,
+            [r["metric"]] * 2,
+        )
     for r in rows:
         m = r["metric"]
         a = tie_bounds[r["system"]].get(m)
@@ -942,8 +955,29 @@ def _add_tie_bounds(summary, rows, tie_bounds):
         if a is None or b is None:
             r["diff_tie_low"] = r["diff_tie_high"] = r["tie_undecided"] = nan
             continue
-        lo, hi = a[0] - b[1], a[1] - b[0]
-        decided = (lo > 0) | (hi < 0) | ((lo == 0) & (hi == 0))
-        r["diff_tie_low"] = float(np.mean(lo))
-        r["diff_tie_high"] = float(np.mean(hi))
+        # the differences a - b at their ends, compared without subtracting
+        decided = (a[0] > b[1]) | (a[1] < b[0]) | ((a[0] == b[1]) & (a[1] == b[0]))
+        r["diff_tie_low"] = _mean_difference(a[0], b[1])
+        r["diff_tie_high"] = _mean_difference(a[1], b[0])
         r["tie_undecided"] = int(np.count_nonzero(~decided))
+        _check_range(
+            caller,
+            {
+                "range over the orderings of ties": [
+                    r["diff_tie_low"],
+                    r["diff_tie_high"],
+                ]
+            },
+            [f"the difference of system {r['system']!r} from {r['baseline']!r}"] * 2,
+            [m] * 2,
+        )
+
+
+def _mean_difference(x, y=None):
+    """The mean of ``x - y`` (of ``x`` without ``y``), taken in units of a
+    power of two as the other statistics (:func:`_exponents`)."""
+    blocks = [x[None]] if y is None else [x[None], y[None]]
+    e = int(_exponents(*blocks)[0])
+    d = np.ldexp(x, -e) if y is None else np.ldexp(x, -e) - np.ldexp(y, -e)
+    with np.errstate(over="ignore"):
+        return float(np.ldexp(np.mean(d), e))

@@ -1075,3 +1075,33 @@ def test_a_mean_difference_beyond_the_largest_float_is_an_error():
         r"'m' is above the range of a float .* Divide every system's values",
     ):
         compare(_two([big, 1.5 * big], [-big, -big]), baseline="b", interval="t")
+
+
+def test_tie_ranges_of_values_near_the_largest_float():
+    from skrank import QueryResults
+
+    big = 2.0**1023
+    zeros = [0.0] * 18
+    a = np.array([big, big] + zeros)
+    b = np.array([-big, big / 2] + zeros)
+    b_high = np.array([-big, big] + zeros)  # query 2 of b ties up to 2**1023
+    qid = np.arange(20)
+    res = compare(
+        {
+            "a": QueryResults({"m": a}, qid, {"m": (a, a)}),
+            "b": QueryResults({"m": b}, qid, {"m": (b, b_high)}),
+        },
+        baseline="b",
+        interval="t",
+    )
+    (pair,) = res.pairs_
+    # by hand: the differences range over [a - b_high, a - b]: query 1 is
+    # 2**1024 at both ends (no float), query 2 is [0, 2**1022], the others 0;
+    # their means are 2**1024 / 20 = 2**1022 / 5 and 1.25 * 2**1024 / 20 =
+    # 2**1020, and only query 2 is undecided
+    assert pair["diff_tie_low"] == 2.0**1022 / 5
+    assert pair["diff_tie_high"] == 2.0**1020
+    assert pair["tie_undecided"] == 1
+    summary = {r["system"]: r for r in res.summary_}
+    assert summary["a"]["tie_low"] == summary["a"]["tie_high"] == 2.0**1022 / 5
+    assert summary["b"]["tie_high"] == (2.0**1023 - 2.0**1023) / 20 == 0.0
