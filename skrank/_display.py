@@ -212,20 +212,23 @@ class Predictions:
     def names(self):
         return list(self.systems)
 
+    def _evaluate(self, s, metrics, *, ties, tie_bounds):
+        return evaluate_for(
+            self.caller,
+            self.y_true,
+            s,
+            metrics,
+            qid=self.qid,
+            ties=ties,
+            average=None,
+            tie_bounds=tie_bounds,
+            relevance_level=self.relevance_level,
+        )
+
     def per_query(self, metrics, *, ties, tie_bounds):
         """``{name: QueryResults}`` of every system."""
         return {
-            name: evaluate_for(
-                self.caller,
-                self.y_true,
-                s,
-                metrics,
-                qid=self.qid,
-                ties=ties,
-                average=None,
-                tie_bounds=tie_bounds,
-                relevance_level=self.relevance_level,
-            )
+            name: self._evaluate(s, metrics, ties=ties, tie_bounds=tie_bounds)
             for name, s in self.systems.items()
         }
 
@@ -238,12 +241,19 @@ class Predictions:
             raise _blamed(self.caller, arg, what, exc) from None
 
     def sizes(self):
-        """``(longest, n_queries)``: the most items of a query, the number
-        of queries (of the system with the most), from the metric
-        ``num_ret`` of the engine."""
-        per = self.per_query(["num_ret"], ties=None, tie_bounds=False)
-        longest = max(int(res["num_ret"].max()) for res in per.values())
-        return longest, max(res.qid.shape[0] for res in per.values())
+        """``(longest, n_queries)``: the most items of a query and the
+        number of queries, from the metric ``num_ret`` of the engine; the
+        systems score the same items, so the first tells."""
+        name, s = next(iter(self.systems.items()))
+        res = self._evaluate(s, ["num_ret"], ties=None, tie_bounds=False)
+        return _sizes({name: res})
+
+
+def _sizes(per_query):
+    """``(longest, n_queries)`` of ``{name: QueryResults}`` holding ``num_ret``:
+    the most items of a query, and the most queries, over the systems."""
+    longest = max(int(res["num_ret"].max()) for res in per_query.values())
+    return longest, max(res.qid.shape[0] for res in per_query.values())
 
 
 class Runs:
@@ -290,7 +300,9 @@ class Runs:
         except InvalidParameterError as exc:
             raise _blamed(self.caller, arg, what, exc) from None
 
-    sizes = Predictions.sizes
+    def sizes(self):
+        """``(longest, n_queries)`` over the runs (see :func:`_sizes`)."""
+        return _sizes(self.per_query(["num_ret"], ties=None, tie_bounds=False))
 
 
 def _scores(caller, estimator, X):

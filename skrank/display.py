@@ -172,6 +172,8 @@ def _is_int(v):
 def _check_cutoffs(caller, k):
     """``k`` (an int: 1..k, or a sequence of ints), checked: an ``int``, or a
     list of ``int``."""
+    if isinstance(k, np.ndarray) and k.ndim == 0:
+        k = k.item()
     if _is_int(k):
         if k < 1:
             raise InvalidParameterError(

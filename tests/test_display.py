@@ -1151,3 +1151,25 @@ def test_comparison_plot_scales_to_the_finite_numbers():
         significant=[[False], [False]],
     ).plot()
     np.testing.assert_allclose(disp.ax_.get_ylim(), (0.384, 0.68), rtol=1e-12)
+
+
+def test_one_query_of_one_item():
+    # one relevant item scored alone: every metric is 1 at k=1, the only
+    # cutoff (k=10 clamped to the query's one item); the curve is 1 at
+    # every recall level; the distribution is one value, 1
+    y_true, y_score = [[1]], [[0.5]]
+    disp = MetricAtKDisplay.from_predictions(y_true, y_score, metrics="ndcg", k=10)
+    np.testing.assert_array_equal(disp.k, [1])
+    np.testing.assert_array_equal(disp.values, [[[1.0]]])
+    disp = PrecisionRecallCurveDisplay.from_predictions(y_true, y_score)
+    np.testing.assert_array_equal(disp.precision, np.ones((1, 11)))
+    disp = MetricDistributionDisplay.from_predictions(y_true, y_score, metric="mrr")
+    np.testing.assert_array_equal(disp.values, [[1.0]])
+    # the paired pictures need two queries
+    for cls in (PerQueryDifferenceDisplay, ComparisonDisplay):
+        with pytest.raises(
+            ValueError,
+            match=rf"^{cls.__name__}\.from_predictions: at least two queries "
+            r"common to all systems of 'y_score' are needed to compare them; got 1",
+        ):
+            cls.from_predictions(y_true, {"a": y_score, "b": [[0.1]]})
