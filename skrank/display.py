@@ -169,6 +169,16 @@ def _is_int(v):
     return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
 
 
+def _shown(value, items=None, ok=None):
+    """``value`` as in a message: :func:`plain`, or for a long sequence its
+    length and its first item (of the list ``items``) that is not ``ok``."""
+    if items is None or len(items) <= 20:
+        return plain(value)
+    bad = next((i for i, v in enumerate(items) if not ok(v)), None)
+    where = "" if bad is None else f" holding {plain(items[bad])} at position {bad}"
+    return f"a sequence of {len(items)} items{where}"
+
+
 def _check_cutoffs(caller, k):
     """``k`` (an int: 1..k, or a sequence of ints), checked: an ``int``, or a
     list of ``int``."""
@@ -189,12 +199,16 @@ def _check_cutoffs(caller, k):
             arr = None
         if arr is not None and arr.ndim == 1:
             items = arr.tolist()
-    if not items or not all(_is_int(v) and v >= 1 for v in items):
+    if not items or not all(_good_cutoff(v) for v in items):
         raise InvalidParameterError(
             f"The 'k' parameter of {caller} must be an int >= 1 or a non-empty "
-            f"list of ints >= 1. Got {plain(k)} instead."
+            f"list of ints >= 1. Got {_shown(k, items, _good_cutoff)} instead."
         )
     return [int(v) for v in items]
+
+
+def _good_cutoff(v):
+    return _is_int(v) and v >= 1
 
 
 def _cutoffs(caller, k, longest, n_values, tie_bounds):
@@ -367,9 +381,9 @@ default=None
     :func:`skrank.compare`'s ``summary_``; they need two queries or more.
 
     Cutoffs past the longest query are clamped to its number of items (the
-    metric ``num_ret`` of the same evaluation): every item is ranked by
-    then, and a metric either changes no more or, when it divides by ``k``
-    as precision does, falls as ``num_rel_ret / k``, which the last cutoff
+    metric ``num_ret``, evaluated first): every item is ranked by then, and
+    a metric either changes no more or, when it divides by ``k`` as
+    precision does, falls as ``num_rel_ret / k``, which the last cutoff
     already tells. ``k=10**6`` on queries of at most 10 items draws the
     cutoffs 1 to 10. The per-query values evaluated (systems x metrics x
     cutoffs x queries, three times with ``tie_bounds``) may not exceed
@@ -1940,8 +1954,8 @@ class PrecisionRecallCurveDisplay:
     rounded to integers it took 7.4 s against 0.2 s for ``"first"``). The
     per-query values evaluated (systems x levels x queries, three times with
     ``tie_bounds``) may not exceed 2**26, checked before the curve is
-    evaluated. The legend gives the mean of the curve over the levels (trec_eval's
-    ``11pt_avg`` for the default levels).
+    evaluated. The legend gives the mean of the curve over the levels
+    (trec_eval's ``11pt_avg`` for the default levels).
 
     Examples
     --------
@@ -2278,6 +2292,27 @@ _SIZES = {"n_relevant": ("num_rel", "relevant"), "n_items": ("num_ret", "items")
 MAX_BINS = 10_000
 
 
+def _edges_shown(bins, edges):
+    """``bins`` as in a message; for a long sequence, its length and where
+    it fails to be finite, increasing edges."""
+    if edges is None or edges.ndim != 1 or edges.shape[0] <= 20:
+        return plain(bins)
+    n = edges.shape[0]
+    if edges.dtype.kind not in "iuf":
+        return f"a sequence of {n} items of dtype {edges.dtype}"
+    bad = np.flatnonzero(~np.isfinite(edges))
+    if bad.shape[0]:
+        return f"a sequence of {n} edges holding {plain(edges[bad[0]])} at {bad[0]}"
+    down = np.flatnonzero(np.diff(edges) <= 0)
+    if down.shape[0]:
+        i = int(down[0]) + 1
+        return (
+            f"a sequence of {n} edges, {plain(edges[i])} at {i} after "
+            f"{plain(edges[i - 1])}"
+        )
+    return f"a sequence of {n} edges"
+
+
 def _check_bins(caller, bins):
     """``bins``: a number of bins in ``1 .. MAX_BINS``, or at least two
     finite, increasing bin edges (at most ``MAX_BINS + 1``)."""
@@ -2306,9 +2341,9 @@ def _check_bins(caller, bins):
         or not np.isfinite(edges).all()
         or not (np.diff(edges) > 0).all()
     ):
+        got = _edges_shown(bins, edges)
         raise InvalidParameterError(
-            f"The 'bins' parameter of {caller} must be {rule}. Got "
-            f"{plain(bins)} instead."
+            f"The 'bins' parameter of {caller} must be {rule}. Got {got} instead."
         )
 
 

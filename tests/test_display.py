@@ -1173,3 +1173,22 @@ def test_one_query_of_one_item():
             r"common to all systems of 'y_score' are needed to compare them; got 1",
         ):
             cls.from_predictions(y_true, {"a": y_score, "b": [[0.1]]})
+
+
+def test_long_sequences_are_shown_by_their_first_bad_item():
+    with pytest.raises(
+        ValueError,
+        match=r"^The 'k' parameter of MetricAtKDisplay\.from_predictions must be "
+        r".* Got a sequence of 100 items holding 0 at position 99 instead\.",
+    ):
+        MetricAtKDisplay.from_predictions(_Y, _A, qid=_QID, k=[*range(1, 100), 0])
+    edges = np.linspace(0.0, 1.0, 50)
+    edges[7] = 0.0  # 0.0 after 6 / 49
+    with pytest.raises(
+        ValueError,
+        match=r"^The 'bins' parameter of MetricDistributionDisplay\.plot must be "
+        rf".* Got a sequence of 50 edges, 0\.0 at 7 after {6 / 49!r} instead\.",
+    ):
+        MetricDistributionDisplay(
+            [[0.5]], labels=["x"], metric="m", kind="hist", bins=edges
+        ).plot()
