@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from skrank import Comparison, compare
-from skrank._stats import _adjust, _task_rng
+from skrank._resampling import _adjust, _task_rng
 from skrank._validation import InvalidParameterError
 
 
@@ -494,7 +494,7 @@ def test_to_frame_without_pandas(monkeypatch):
 def test_many_queries_resample_in_batches():
     # 5000 queries: fewer than n_resamples resamples fit in one batch of
     # 2**22 values, so scipy draws them in several batches
-    from skrank._stats import _batch
+    from skrank._resampling import _batch
 
     rng = np.random.default_rng(1)
     b = rng.uniform(0, 1, 5000)
