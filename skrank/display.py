@@ -1998,9 +1998,6 @@ class PrecisionRecallCurveDisplay:
         source.check_metrics(
             curve_metrics([0.0], rounding), "rounding", "is not a rounding rule"
         )
-        source.check_metrics(
-            curve_metrics(levels, rounding), "levels", "gives a level it cannot use"
-        )
         _, n_queries = source.sizes()
         n_values = len(source.names) * n_queries * (3 if tie_bounds else 1)
         if levels.shape[0] * n_values > MAX_VALUES:
@@ -2012,6 +2009,9 @@ class PrecisionRecallCurveDisplay:
                 f"the limit of {MAX_VALUES} values. Give at most "
                 f"{MAX_VALUES // n_values} levels."
             )
+        source.check_metrics(
+            curve_metrics(levels, rounding), "levels", "gives a level it cannot use"
+        )
 
         def curves(rule):
             return mean_curves(source, levels, ties=rule, rounding=rounding)
@@ -2455,7 +2455,9 @@ class MetricDistributionDisplay:
         else:
             key, word = _SIZES[split_by]
             sizes = np.concatenate([res[key] for res in per_query.values()])
-            interior = np.linspace(0.0, 1.0, n_groups + 1)[1:-1]
+            # no more groups than sizes: the others would be empty
+            groups = min(n_groups, sizes.shape[0])
+            interior = np.linspace(0.0, 1.0, groups + 1)[1:-1]
             cuts = np.unique(np.quantile(sizes, interior, method="lower"))
             for system, res in per_query.items():
                 # group g: the sizes in (cuts[g - 1], cuts[g]]
@@ -2506,7 +2508,8 @@ class MetricDistributionDisplay:
             number of relevant items, or of items. ``None``: one series per
             system.
         n_groups : int, default=3
-            The largest number of size groups.
+            The largest number of size groups (no more than the queries
+            are made).
         bins : int or array-like, default=20
             The histogram's bins (see the class).
         %(ties)s
@@ -2577,7 +2580,8 @@ class MetricDistributionDisplay:
             number of relevant documents (judged, retrieved or not), or of
             retrieved documents. ``None``: one series per run.
         n_groups : int, default=3
-            The largest number of size groups.
+            The largest number of size groups (no more than the queries
+            are made).
         bins : int or array-like, default=20
             The histogram's bins (see the class).
         %(ties)s
@@ -2648,7 +2652,8 @@ class MetricDistributionDisplay:
         split_by : {"n_relevant", "n_items"} or None, default=None
             Draw one series per group of queries of similar size.
         n_groups : int, default=3
-            The largest number of size groups.
+            The largest number of size groups (no more than the queries
+            are made).
         bins : int or array-like, default=20
             The histogram's bins (see the class).
         %(ties)s

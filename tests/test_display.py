@@ -1192,3 +1192,46 @@ def test_long_sequences_are_shown_by_their_first_bad_item():
         MetricDistributionDisplay(
             [[0.5]], labels=["x"], metric="m", kind="hist", bins=edges
         ).plot()
+
+
+def test_more_size_groups_than_queries_make_one_group_per_size():
+    # four queries of 3, 3, 2 and 2 items: n_groups=2**62 cuts at the sizes
+    # themselves, two groups (items 2: queries 3, 4; items 3: queries 1, 2),
+    # as n_groups=4 does; the P@2 of _A is 1/2 in every query
+    for n_groups in (4, 2**62):
+        disp = MetricDistributionDisplay.from_predictions(
+            _Y, _A, qid=_QID, metric="P@2", split_by="n_items", n_groups=n_groups
+        )
+        assert disp.labels == ["items 2", "items 3"]
+        np.testing.assert_array_equal(disp.values, [[0.5, 0.5], [0.5, 0.5]])
+
+
+def test_recall_levels_beyond_the_value_limit_are_refused():
+    # 2**26 // (1 system x 4 queries x 3 with tie bounds) = 5592405 levels
+    # fit; one more is refused before any level is read as a metric
+    levels = np.zeros(5_592_406)
+    with pytest.raises(
+        ValueError,
+        match=r"^The 'levels' parameter of PrecisionRecallCurveDisplay\.from_"
+        r"predictions gives 5592406 recall levels: 6\.71e\+07 per-query values "
+        r".* more than the limit of 67108864 values\. Give at most 5592405 levels",
+    ):
+        PrecisionRecallCurveDisplay.from_predictions(_Y, _A, qid=_QID, levels=levels)
+
+
+def test_from_comparison_blames_its_own_arguments():
+    comparison = compare(
+        {"a": {"m": [0.1, 0.2, 0.3]}, "b": {"m": [0.2, 0.2, 0.1]}}, interval="t"
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^The 'ax' parameter of ComparisonDisplay\.from_comparison must be "
+        r"a matplotlib Axes or None\. Got str instead\.",
+    ):
+        ComparisonDisplay.from_comparison(comparison, ax="left")
+    with pytest.raises(
+        ValueError,
+        match=r"^The 'comparison' parameter of ComparisonDisplay\.from_comparison "
+        r"must be a result of skrank\.compare\. Got list instead\.",
+    ):
+        ComparisonDisplay.from_comparison([])
