@@ -339,29 +339,37 @@ def _exponents(*blocks):
     return np.where(big >= _HUGE, np.frexp(big)[1], 0)
 
 
-def _check_resamples(caller, settings, n, n_rows, n_tasks):
+def _check_resamples(caller, settings, n, n_varying, n_differing):
     """The limits of the resampling (:data:`MAX_RESAMPLED_MEANS`,
-    :data:`MAX_RESAMPLE_DRAWS`), checked before anything is drawn."""
+    :data:`MAX_RESAMPLE_DRAWS`), checked before anything is drawn.
+
+    ``n_varying`` rows (of means and differences) are not constant, so their
+    intervals resample; ``n_differing`` pairs have a non-zero difference, so
+    their resampling tests draw.
+    """
     n_resamples = settings["n_resamples"]
     interval, test = settings["interval"], settings["test"]
-    kept = max(n_rows if interval != "t" else 0, n_tasks if test == "bootstrap" else 0)
+    boot_interval = interval != "t" and n_varying > 0
+    boot_test = test == "bootstrap" and n_differing > 0
+    flips = test == "randomization" and n_differing > 0
+    kept = max(n_varying if boot_interval else 0, n_differing if boot_test else 0)
     no_resampling = "interval='t' with test='t' or 'wilcoxon', which do not resample"
     if kept and kept * n_resamples > MAX_RESAMPLED_MEANS:
         raise InvalidParameterError(
             f"The 'n_resamples' parameter of {caller} is too large for these "
             f"results: the bootstrap keeps the n_resamples={n_resamples} "
-            f"resampled means of each of {kept} rows (the systems' metrics "
-            f"and the compared pairs' differences), {kept * n_resamples:.3g} "
-            f"means, more than the limit of {MAX_RESAMPLED_MEANS} "
-            f"({MAX_RESAMPLED_MEANS // 2**17} MiB). "
+            f"resampled means of each of {kept} rows that vary (the systems' "
+            f"metrics and the compared pairs' differences), "
+            f"{kept * n_resamples:.3g} means, more than the limit of "
+            f"{MAX_RESAMPLED_MEANS} ({MAX_RESAMPLED_MEANS // 2**17} MiB). "
             f"Use n_resamples <= {MAX_RESAMPLED_MEANS // kept}, or "
             f"{no_resampling}."
         )
-    draws = n_resamples * n * ((interval != "t") + (test == "bootstrap"))
-    if test == "randomization":
+    draws = n_resamples * n * (boot_interval + boot_test)
+    if flips:
         draws += min(2**n, n_resamples) * n  # exact: every sign pattern once
     if draws > MAX_RESAMPLE_DRAWS:
-        per = n * ((interval != "t") + (test in ("bootstrap", "randomization")))
+        per = n * (boot_interval + boot_test + flips)
         raise InvalidParameterError(
             f"The 'n_resamples' parameter of {caller} is too large for these "
             f"results: n_resamples={n_resamples} resamples of {n} queries take "

@@ -367,9 +367,10 @@ def compare(
     -----
     **Limits of the resampling.** The quantiles of a bootstrap interval need
     every resampled mean of its row, so they are kept, not drawn in pieces:
-    ``n_resamples`` times the number of rows (one per system and metric and
-    one per compared pair and metric, with ``interval="bca"`` or
-    ``"percentile"``; one per pair and metric for ``test="bootstrap"``) may
+    ``n_resamples`` times the number of rows that vary (one per system and
+    metric and one per compared pair and metric, with ``interval="bca"`` or
+    ``"percentile"``; one per pair and metric for ``test="bootstrap"``; a
+    constant row has the interval ``(mean, mean)`` and is not resampled) may
     not exceed 2**26 (512 MiB of means). The random draws, ``n_resamples``
     times the number of queries for each resampling (the exact randomization
     test draws its ``2**n_queries`` sign patterns), may not exceed 2**32
@@ -484,7 +485,6 @@ def compare_for(
     else:
         pairs = [(n, baseline) for n in names if n != baseline]
     tasks = [(system, base, m) for system, base in pairs for m in metrics]
-    _check_resamples(caller, settings, ids.shape[0], len(keys) + len(tasks), len(tasks))
     A = X[[row[s, m] for s, _, m in tasks]]
     B = X[[row[b, m] for _, b, m in tasks]]
     # every statistic is taken in units of a power of two per row (exact),
@@ -494,6 +494,13 @@ def compare_for(
     Xs = np.ldexp(X, -e_x[:, None])
     As, Bs = np.ldexp(A, -e_d[:, None]), np.ldexp(B, -e_d[:, None])
     D = As - Bs
+    _check_resamples(
+        caller,
+        settings,
+        ids.shape[0],
+        int(np.count_nonzero(~_constant(Xs)) + np.count_nonzero(~_constant(D))),
+        int(np.count_nonzero(D.any(axis=1))),
+    )
     e_all = np.concatenate([e_x, e_d])
     # one resampling of the queries for the means and the differences
     low, high = _intervals(

@@ -1000,22 +1000,25 @@ def test_confidence_level_outside_the_open_unit_interval(level):
 
 
 def test_resampling_limits_name_the_display():
-    # ComparisonDisplay: 2 systems x 1 metric + 1 difference = 3 rows,
-    # 2**26 // 3 = 22369621; MetricAtKDisplay's intervals compare a system
-    # with itself over the cutoffs 1..3 of P: 2 x 3 + 3 = 9 rows, 2**26 // 9 =
-    # 7456540
+    # ComparisonDisplay on P@1: a is (1, 0, 0, 1) per query, b (1/2, 0, 1,
+    # 1) (query 1 ties its two top items), the difference (1/2, 0, -1, 0):
+    # 3 rows that vary, 2**26 // 3 = 22369621. MetricAtKDisplay's intervals
+    # compare a system with itself; of P@1, P@2, P@3 of a, only P@1 varies
+    # (P@2 is 1/2 and P@3 1/3 in every query, an interval without
+    # resampling), for the system and its copy: 2 rows, 2**26 // 2 = 33554432
     with pytest.raises(
         ValueError,
         match=r"^The 'n_resamples' parameter of ComparisonDisplay\.from_"
-        r"predictions is too large .* Use n_resamples <= 22369621,",
+        r"predictions is too large .* 3 rows that vary .* Use n_resamples <= "
+        r"22369621,",
     ):
         ComparisonDisplay.from_predictions(
-            _Y, _two_scores(), qid=_QID, metrics="P@2", n_resamples=10**11
+            _Y, _two_scores(), qid=_QID, metrics="P@1", n_resamples=10**11
         )
     with pytest.raises(
         ValueError,
         match=r"^The 'n_resamples' parameter of MetricAtKDisplay\.from_predictions"
-        r" is too large .* Use n_resamples <= 7456540,",
+        r" is too large .* 2 rows that vary .* Use n_resamples <= 33554432,",
     ):
         MetricAtKDisplay.from_predictions(
             _Y,
