@@ -302,6 +302,8 @@ def _p_values(test, A, B, n_resamples, rng, caller=_CALLER):
             warnings.simplefilter("ignore", UserWarning)
             for j in np.flatnonzero(differ):
                 p[j] = stats.wilcoxon(A[j], B[j], zero_method="wilcox").pvalue
+    elif not differ.any():
+        pass  # nothing to resample
     elif test == "randomization":
         p[differ] = _randomization_p(D[differ], n_resamples, rng)
     else:

@@ -1105,3 +1105,16 @@ def test_tie_ranges_of_values_near_the_largest_float():
     summary = {r["system"]: r for r in res.summary_}
     assert summary["a"]["tie_low"] == summary["a"]["tie_high"] == 2.0**1022 / 5
     assert summary["b"]["tie_high"] == (2.0**1023 - 2.0**1023) / 20 == 0.0
+
+
+@pytest.mark.parametrize("test", ["randomization", "bootstrap"])
+def test_identical_systems_draw_nothing_whatever_n_resamples(test):
+    # no difference differs from 0 and no row varies: p = 1 and the
+    # intervals are the means, with nothing drawn (10**11 resamples of 1000
+    # queries would take hours)
+    a = np.full(1000, 0.5)
+    res = compare(_two(a, a), test=test, interval="bca", n_resamples=10**11)
+    (pair,) = res.pairs_
+    assert pair["p_value"] == 1.0
+    assert (pair["diff"], pair["diff_low"], pair["diff_high"]) == (0.0, 0.0, 0.0)
+    assert res.summary_[0]["ci_low"] == res.summary_[0]["ci_high"] == 0.5
