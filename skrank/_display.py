@@ -16,24 +16,37 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._engine import factorize
-from ._evaluate import evaluate
+from ._evaluate import evaluate_for
 from ._evaluator import RankingEvaluator, query_ids_in
+from ._registry import read_metrics
 from ._response import expected_relevance, score_method
-from ._stats import compare
-from ._validation import InvalidParameterError, plain
-from .trec import Run, evaluate_run, read_qrels, read_run
+from ._results import QueryResults
+from ._stats import _CONSTRAINTS as COMPARE_CONSTRAINTS
+from ._stats import compare_for
+from ._validation import InvalidParameterError, as_numeric_array, plain, validate_params
+from .trec._evaluation import evaluate_run_columns, metric_requests
+from .trec._readers import _read
 
 __all__ = [
+    "MAX_VALUES",
     "Predictions",
     "Runs",
     "align",
+    "check_ax",
+    "check_compare_settings",
     "check_matplotlib",
+    "check_one_name",
     "from_estimators",
     "get_axes",
     "intervals",
     "metric_list",
     "single_metric",
 ]
+
+#: The most per-query values a Display evaluates at once (systems x metrics
+#: x cutoffs or levels x queries, three times with tie bounds): 512 MiB of
+#: float64.
+MAX_VALUES = 2**26
 
 
 # --------------------------------------------------------------------------
@@ -53,19 +66,25 @@ def check_matplotlib(caller):
         ) from None
 
 
-def get_axes(caller, ax):
-    """``(figure, axes)``: those of ``ax``, or a new figure's."""
+def check_ax(caller, ax):
+    """``ax`` is a matplotlib Axes or None."""
     check_matplotlib(caller)
-    import matplotlib.pyplot as plt
     from matplotlib.axes import Axes
 
-    if ax is None:
-        _, ax = plt.subplots()
-    elif not isinstance(ax, Axes):
+    if ax is not None and not isinstance(ax, Axes):
         raise InvalidParameterError(
             f"The 'ax' parameter of {caller} must be a matplotlib Axes or None. "
             f"Got {type(ax).__name__} instead."
         )
+
+
+def get_axes(caller, ax):
+    """``(figure, axes)``: those of ``ax``, or a new figure's."""
+    check_ax(caller, ax)
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots()
     return ax.figure, ax
 
 
@@ -101,8 +120,33 @@ def metric_list(caller, metrics, arg="metrics", *, cutoff=True):
     return items
 
 
+def check_one_name(caller, metric, arg="metric"):
+    """``metric``, which must be one metric name."""
+    if not isinstance(metric, str) or not metric:
+        raise InvalidParameterError(
+            f"The '{arg}' parameter of {caller} must be one metric name (a "
+            f"non-empty str). Got {plain(metric)} instead."
+        )
+    return metric
+
+
+def check_compare_settings(caller, **settings):
+    """The options a Display passes to :func:`skrank.compare`, checked by its
+    constraints before anything is evaluated."""
+    validate_params(caller, settings, COMPARE_CONSTRAINTS)
+
+
+def _blamed(caller, arg, what, exc):
+    return InvalidParameterError(f"The '{arg}' parameter of {caller} {what}: {exc}")
+
+
 def _systems(caller, value, arg, name, single):
     """``{name: system}``: a mapping of several systems, or one system."""
+    if name is not None and not isinstance(name, str):
+        raise InvalidParameterError(
+            f"The 'name' parameter of {caller} must be a str or None. Got "
+            f"{plain(name)} instead."
+        )
     if isinstance(value, Mapping) and not single(value):
         if len(value) == 0:
             raise InvalidParameterError(
@@ -128,13 +172,18 @@ def _is_one_run(value):
     return inner is None or isinstance(inner, numbers.Real)
 
 
+def curve_metrics(levels, rounding):
+    """The names of the metrics ``iprec_at_recall(level=...)`` of a curve."""
+    extra = "" if rounding == "nearest" else f", rounding={rounding}"
+    return [f"iprec_at_recall(level={float(v)!r}{extra})" for v in levels]
+
+
 def mean_curves(source, levels, *, ties, rounding):
     """Each system's interpolated precision at the recall ``levels``,
     averaged over queries, shape ``(n_systems, n_levels)``: the metrics
     ``iprec_at_recall(level=...)`` evaluated per query and averaged as every
     metric is (:meth:`QueryResults.mean`)."""
-    extra = "" if rounding == "nearest" else f", rounding={rounding}"
-    metrics = [f"iprec_at_recall(level={float(v)!r}{extra})" for v in levels]
+    metrics = curve_metrics(levels, rounding)
     per = source.per_query(metrics, ties=ties, tie_bounds=False)
     rows = []
     for res in per.values():
@@ -163,21 +212,48 @@ class Predictions:
     def names(self):
         return list(self.systems)
 
+    def _evaluate(self, s, metrics, *, ties, tie_bounds):
+        return evaluate_for(
+            self.caller,
+            self.y_true,
+            s,
+            metrics,
+            qid=self.qid,
+            ties=ties,
+            average=None,
+            tie_bounds=tie_bounds,
+            relevance_level=self.relevance_level,
+        )
+
     def per_query(self, metrics, *, ties, tie_bounds):
         """``{name: QueryResults}`` of every system."""
         return {
-            name: evaluate(
-                self.y_true,
-                s,
-                metrics,
-                qid=self.qid,
-                ties=ties,
-                average=None,
-                tie_bounds=tie_bounds,
-                relevance_level=self.relevance_level,
-            )
+            name: self._evaluate(s, metrics, ties=ties, tie_bounds=tie_bounds)
             for name, s in self.systems.items()
         }
+
+    def check_metrics(self, metrics, arg, what="names a metric it cannot read"):
+        """Read ``metrics`` as :meth:`per_query` will; an error names
+        ``arg``, the argument of the Display that gave them."""
+        try:
+            read_metrics(metrics, self.caller)
+        except InvalidParameterError as exc:
+            raise _blamed(self.caller, arg, what, exc) from None
+
+    def sizes(self):
+        """``(longest, n_queries)``: the most items of a query and the
+        number of queries, from the metric ``num_ret`` of the engine; the
+        systems score the same items, so the first tells."""
+        name, s = next(iter(self.systems.items()))
+        res = self._evaluate(s, ["num_ret"], ties=None, tie_bounds=False)
+        return _sizes({name: res})
+
+
+def _sizes(per_query):
+    """``(longest, n_queries)`` of ``{name: QueryResults}`` holding ``num_ret``:
+    the most items of a query, and the most queries, over the systems."""
+    longest = max(int(res["num_ret"].max()) for res in per_query.values())
+    return longest, max(res.qid.shape[0] for res in per_query.values())
 
 
 class Runs:
@@ -186,13 +262,12 @@ class Runs:
 
     def __init__(self, caller, qrels, run, *, name, relevance_level):
         self.caller = caller
-        self.qrels = read_qrels(qrels)
+        self.qrels = _read(qrels, "qrels", caller)
         self.relevance_level = relevance_level
         systems = _systems(caller, run, "run", name, _is_one_run)
         self.systems = {}
         for key, r in systems.items():
-            if not isinstance(r, Run):
-                r = read_run(r)
+            r = _read(r, "run", caller)
             if key is None and r.name is not None:
                 key = r.name
             self.systems[key] = r
@@ -202,21 +277,32 @@ class Runs:
         return list(self.systems)
 
     def _evaluate(self, r, metrics, *, ties, tie_bounds):
-        return evaluate_run(
+        _, qids, columns, bounds = evaluate_run_columns(
             self.qrels,
             r,
             metrics,
             ties=ties,
             relevance_level=self.relevance_level,
-            return_per_query=True,
             tie_bounds=tie_bounds,
-        )[1]
+            caller=self.caller,
+        )
+        return QueryResults(columns, qids, bounds if tie_bounds else None)
 
     def per_query(self, metrics, *, ties, tie_bounds):
         return {
             name: self._evaluate(r, metrics, ties=ties, tie_bounds=tie_bounds)
             for name, r in self.systems.items()
         }
+
+    def check_metrics(self, metrics, arg, what="names a metric it cannot read"):
+        try:
+            metric_requests(metrics, self.caller)
+        except InvalidParameterError as exc:
+            raise _blamed(self.caller, arg, what, exc) from None
+
+    def sizes(self):
+        """``(longest, n_queries)`` over the runs (see :func:`_sizes`)."""
+        return _sizes(self.per_query(["num_ret"], ties=None, tie_bounds=False))
 
 
 def _scores(caller, estimator, X):
@@ -276,6 +362,27 @@ def from_estimators(caller, estimator, X, y, *, qid, name, relevance_level):
                 if qid is not None:
                     break
     scores = {key: _scores(caller, est, X) for key, est in systems.items()}
+    if qid is None:
+        raise InvalidParameterError(
+            f"{caller}: the rows of X need query ids; pass 'qid' (one id per "
+            "row), or a RankingEvaluator that reads them from a column of X."
+        )
+    y_arr = as_numeric_array(y, "y", caller)
+    n_rows = next(iter(scores.values())).shape[0]
+    if y_arr.shape != (n_rows,):
+        raise InvalidParameterError(
+            f"y of {caller} must have one relevance per row of X ({n_rows}); "
+            f"got shape {y_arr.shape}."
+        )
+    try:
+        shape = np.shape(qid)
+    except ValueError:  # ragged
+        shape = None
+    if shape is None or shape[:1] != (n_rows,):
+        raise InvalidParameterError(
+            f"qid of {caller} must have one query id per row of X ({n_rows}); "
+            f"got {'a ragged list' if shape is None else f'shape {shape}'}."
+        )
     return Predictions(
         caller, y, scores, qid=qid, name=None, relevance_level=relevance_level
     )
@@ -286,7 +393,9 @@ def from_estimators(caller, estimator, X, y, *, qid, name, relevance_level):
 # --------------------------------------------------------------------------
 
 
-def intervals(results, *, interval, confidence_level, n_resamples, random_state):
+def intervals(
+    caller, results, *, interval, confidence_level, n_resamples, random_state
+):
     """``{metric: (ci_low, ci_high)}`` of one system's per-query results:
     the intervals of :func:`skrank.compare`'s summary.
 
@@ -295,7 +404,8 @@ def intervals(results, *, interval, confidence_level, n_resamples, random_state)
     systems).
     """
     table = {"qid": results.qid, **dict(results)}
-    comparison = compare(
+    comparison = compare_for(
+        caller,
         {"system": table, "copy": table},
         test="t",
         correction=None,

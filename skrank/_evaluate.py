@@ -141,7 +141,41 @@ default=None
     >>> per_query["mrr"]
     array([0.44444444, 1.        ])
     """
-    caller = "evaluate"
+    return evaluate_for(
+        "evaluate",
+        y_true,
+        y_score,
+        metrics,
+        qid=qid,
+        sample_weight=sample_weight,
+        ties=ties,
+        average=average,
+        relevance_level=relevance_level,
+        replace_undefined_by=replace_undefined_by,
+        nonpositive=nonpositive,
+        convention=convention,
+        tie_bounds=tie_bounds,
+    )
+
+
+def evaluate_for(
+    caller,
+    y_true,
+    y_score,
+    metrics,
+    *,
+    qid=None,
+    sample_weight=None,
+    ties=None,
+    average="mean",
+    relevance_level=None,
+    replace_undefined_by=None,
+    nonpositive=None,
+    convention=None,
+    tie_bounds=False,
+):
+    """:func:`evaluate`, its errors naming ``caller``, the public function
+    that evaluates (a Display)."""
     given = {"replace_undefined_by": replace_undefined_by, "nonpositive": nonpositive}
     validate_params(
         caller,

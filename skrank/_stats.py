@@ -24,17 +24,24 @@ every mean and every mean difference over the orderings of tied items.
 
 from __future__ import annotations
 
-import functools
 import math
-import warnings
-import zlib
 from collections.abc import Mapping
 
 import numpy as np
-from scipy import special, stats
 
 from ._comparison import PAIR_COLUMNS, SUMMARY_COLUMNS, Comparison
 from ._engine import factorize
+from ._resampling import (
+    _adjust,
+    _base_seed,
+    _check_resamples,
+    _constant,
+    _exponents,
+    _intervals,
+    _mean_difference,
+    _p_values,
+    _task_rng,
+)
 from ._validation import (
     NONE,
     Interval,
@@ -62,7 +69,6 @@ _CONSTRAINTS = {
     "n_resamples": [Interval("int", 1, None, "left")],
     "queries": [Options(QUERIES)],
 }
-
 
 # --------------------------------------------------------------------------
 # Input
@@ -256,295 +262,6 @@ def _align(results, queries):
 
 
 # --------------------------------------------------------------------------
-# Randomness
-# --------------------------------------------------------------------------
-
-
-def _base_seed(random_state):
-    if random_state is None:
-        return int(np.random.SeedSequence().entropy % 2**63)
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(2**63))
-    if isinstance(random_state, (int, np.integer)) and not isinstance(
-        random_state, bool
-    ):
-        if random_state < 0:
-            raise InvalidParameterError(
-                f"The 'random_state' parameter of {_CALLER} must be a "
-                f"non-negative int. Got {random_state} instead."
-            )
-        return int(random_state)
-    raise InvalidParameterError(
-        f"The 'random_state' parameter of {_CALLER} must be None, an int or a "
-        f"numpy.random.Generator. Got {plain(random_state)} instead."
-    )
-
-
-def _task_rng(seed, *key):
-    """The generator of one kind of resampling: ``seed`` and a key naming it.
-
-    The key (``("interval",)`` or ``("test",)``) is hashed with CRC-32, so
-    that each kind has its own stream, independent of the other.
-    """
-    text = "\x1f".join(str(k) for k in key).encode()
-    return np.random.default_rng([seed, zlib.crc32(text)])
-
-
-# --------------------------------------------------------------------------
-# Statistics, every column at once
-# --------------------------------------------------------------------------
-
-# A resampled statistic within this fraction of the largest absolute value of
-# its column from the observed statistic counts as equal to it: the two are
-# equal in exact arithmetic and differ by the rounding of their sums only.
-_ROUNDING = 1e-9
-
-
-def _batch(n):
-    """Resamples drawn at once: ``(batch, n)`` arrays of at most 2**22 values
-    (32 MB), whatever the number of queries. With fewer than 420 queries and
-    the default 9999 resamples, there is a single batch."""
-    return max(1, 2**22 // n)
-
-
-def _constant(Z):
-    """Per row of ``Z``: whether all its values are equal, up to rounding."""
-    return np.ptp(Z, axis=1) <= 1e-12 * np.abs(Z).max(axis=1)
-
-
-def _bootstrap_means(Z, n_resamples, rng):
-    """``(c, n_resamples)``: the mean of every row of ``Z`` (``(c, n)``, one
-    row per system and metric or per difference, one column per query) over
-    the same bootstrap resamples of the queries.
-
-    The resamples are those of :func:`scipy.stats.bootstrap` with the same
-    generator and ``batch=_batch(n)``: ``rng.integers(0, n, (batch, n))``,
-    batch by batch. A resample's means are ``Z @ counts / n``, ``counts``
-    telling how often it drew each query: one matrix product per batch for
-    all rows, instead of one indexing per row.
-    """
-    c, n = Z.shape
-    batch = _batch(n)
-    out = np.empty((c, n_resamples))
-    for start in range(0, n_resamples, batch):
-        size = min(batch, n_resamples - start)
-        idx = rng.integers(0, n, (size, n))
-        idx += np.arange(size)[:, None] * n
-        counts = np.bincount(idx.ravel(), minlength=size * n)
-        counts = counts.reshape(size, n).astype(np.float64)
-        out[:, start : start + size] = Z @ counts.T
-    out /= n
-    return out
-
-
-def _bca_levels(Z, mean, theta, alpha):
-    """``(c, 2)`` levels of the BCa interval of each row's mean (Efron &
-    Tibshirani, 1993, 14.3), as :func:`scipy.stats.bootstrap` computes them:
-    the bias ``z0`` from the share of resampled means below the mean (half
-    for the equal ones), the acceleration from the jackknife, whose values
-    for a mean give ``U_i = x_i - mean`` in closed form."""
-    tol = (_ROUNDING * np.abs(Z).max(axis=1))[:, None]
-    m = mean[:, None]
-    below = np.count_nonzero(theta < m - tol, axis=1) + np.count_nonzero(
-        theta <= m + tol, axis=1
-    )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z0 = special.ndtri(below / (2.0 * theta.shape[1]))
-        u = Z - m
-        accel = np.sum(u**3, axis=1) / (6.0 * np.sum(u**2, axis=1) ** 1.5)
-        z = float(special.ndtri(alpha))
-        low = z0 + z
-        high = z0 - z
-        return np.column_stack(
-            [
-                special.ndtr(z0 + low / (1.0 - accel * low)),
-                special.ndtr(z0 + high / (1.0 - accel * high)),
-            ]
-        )
-
-
-def _intervals(Z, method, confidence_level, n_resamples, rng):
-    """``(low, high)``: the interval of the mean of every row of ``Z``;
-    ``(mean, mean)`` for a constant row. The bootstrap methods resample the
-    queries once for all rows."""
-    n = Z.shape[1]
-    mean = Z.mean(axis=1)
-    low, high = mean.copy(), mean.copy()
-    varies = ~_constant(Z)
-    if not varies.any():
-        return low, high
-    V, m = Z[varies], mean[varies]
-    if method == "t":
-        sem = V.std(axis=1, ddof=1) / math.sqrt(n)
-        lo, hi = stats.t.interval(confidence_level, n - 1, loc=m, scale=sem)
-    else:
-        theta = _bootstrap_means(V, n_resamples, rng)
-        alpha = (1.0 - confidence_level) / 2.0
-        if method == "bca":
-            levels = _bca_levels(V, m, theta, alpha)
-        else:
-            levels = np.tile([alpha, 1.0 - alpha], (V.shape[0], 1))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            ci = stats.quantile(theta, levels, axis=-1)
-        lo, hi = ci[:, 0], ci[:, 1]
-        if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
-            warnings.warn(
-                "compare: the BCa interval is undefined for some of these "
-                "values (too few distinct values); it is NaN. Use "
-                "interval='percentile' or 't'.",
-                UserWarning,
-                stacklevel=3,
-            )
-    low[varies], high[varies] = lo, hi
-    return low, high
-
-
-@functools.cache
-def _permuted_pairs_are_bits():
-    """Whether ``Generator.permuted`` of ``[0, 1]`` rows draws one 32-bit
-    word per row and swaps the pair when its lowest bit is 0 (numpy's
-    Fisher-Yates shuffle with ``random_interval``): then the words, drawn
-    directly, give the same swaps and leave the generator in the same state,
-    ten times faster. Checked once on a small case; else ``permuted`` is used.
-    """
-    a, b = np.random.default_rng(0), np.random.default_rng(0)
-    pairs = np.tile(np.int8([0, 1]), (3, 37, 1))
-    swapped = a.permuted(pairs, axis=-1)[..., 0] == 1
-    bits = b.integers(0, 2**32, size=(3, 37), dtype=np.uint32)
-    same = np.array_equal(swapped, (bits & 1) == 0)
-    return bool(same and a.integers(2**63) == b.integers(2**63))
-
-
-def _sign_flips(n, n_resamples, rng):
-    """Batches of ``(size, n)`` signs, ``-1`` where a query's pair is swapped.
-
-    With ``2**n <= n_resamples``, every pattern once (the exact test);
-    otherwise those of :func:`scipy.stats.permutation_test` with
-    ``permutation_type="samples"``, ``batch=_batch(n)`` and the same
-    generator: ``rng.permuted`` of the pair indices, batch by batch.
-    """
-    if 2**n <= n_resamples:
-        codes = np.arange(2**n)[:, None] >> np.arange(n)
-        yield np.where(codes & 1, -1.0, 1.0)
-        return
-    batch = min(_batch(n), n_resamples)
-    bits = _permuted_pairs_are_bits()
-    pairs = None if bits else np.tile(np.int8([0, 1]), (batch, n, 1))
-    for start in range(0, n_resamples, batch):
-        size = min(batch, n_resamples - start)
-        if pairs is None:
-            # the draws of rng.permuted(pairs): one 32-bit word per pair,
-            # the pair swapped when its lowest bit is 0
-            words = rng.integers(0, 2**32, size=(batch, n), dtype=np.uint32)
-            yield np.where(words[:size] & 1, 1.0, -1.0)
-        else:
-            swapped = rng.permuted(pairs, axis=-1)[:size, :, 0]
-            yield np.where(swapped == 1, -1.0, 1.0)
-
-
-def _randomization_p(D, n_resamples, rng):
-    """Two-sided randomization (sign-flip) test of the mean of every row of
-    the differences ``D`` (``(c, n)``), all rows flipped by the same signs.
-
-    The p-values of :func:`scipy.stats.permutation_test` (``(a, b)``, the
-    mean difference, ``permutation_type="samples"``, ``batch=_batch(n)``)
-    with the same generator: exact, ``2 min(#{null <= obs}, #{null >= obs})
-    / 2**n``, when ``2**n <= n_resamples``; else Monte-Carlo, ``2
-    min(1 + #, 1 + #) / (n_resamples + 1)``. One matrix product per batch of
-    signs gives the null means of all rows.
-    """
-    c, n = D.shape
-    observed = D.mean(axis=1)[:, None]
-    tol = (_ROUNDING * np.abs(D).max(axis=1))[:, None]
-    less = np.zeros(c, dtype=np.int64)
-    greater = np.zeros(c, dtype=np.int64)
-    exact = 2**n <= n_resamples
-    for signs in _sign_flips(n, n_resamples, rng):
-        null = (D @ signs.T) / n
-        less += np.count_nonzero(null <= observed + tol, axis=1)
-        greater += np.count_nonzero(null >= observed - tol, axis=1)
-    if exact:
-        p = 2.0 * np.minimum(less, greater) / 2**n
-    else:
-        p = 2.0 * np.minimum(less + 1, greater + 1) / (n_resamples + 1)
-    return np.clip(p, 0.0, 1.0)
-
-
-def _bootstrap_p(D, n_resamples, rng):
-    """Paired bootstrap test of ``mean(d) == 0`` for every row of ``D``.
-
-    The differences are centred (``d0 = d - mean(d)``, the null hypothesis
-    made true) and their queries resampled with replacement ``B =
-    n_resamples`` times, the same resamples for every row; ``p = (1 +
-    #{b : |mean(d0*_b)| >= |mean(d)|}) / (B + 1)``.
-    """
-    mean = D.mean(axis=1)[:, None]
-    means = np.abs(_bootstrap_means(D - mean, n_resamples, rng))
-    tol = (_ROUNDING * np.abs(D).max(axis=1))[:, None]
-    count = np.count_nonzero(means >= np.abs(mean) - tol, axis=1)
-    return (1.0 + count) / (n_resamples + 1.0)
-
-
-def _p_values(test, A, B, n_resamples, rng):
-    """The raw p-value of each pair of rows of ``A`` and ``B`` (``(c, n)``)."""
-    D = A - B
-    p = np.ones(D.shape[0])
-    differ = D.any(axis=1)  # all differences 0: p = 1 for every test
-    if test == "t":
-        flat = differ & _constant(D)
-        if flat.any():
-            warnings.warn(
-                "compare: the paired t-test is undefined when every query has "
-                "the same non-zero difference (zero variance); its p-value is "
-                "NaN. Use test='randomization' or 'wilcoxon'.",
-                UserWarning,
-                stacklevel=3,
-            )
-            p[flat] = math.nan
-        rows = differ & ~flat
-        if rows.any():
-            # scipy.stats.ttest_rel in closed form, for all rows at once
-            d, n = D[rows], D.shape[1]
-            t = d.mean(axis=1) / np.sqrt(d.var(axis=1, ddof=1) / n)
-            p[rows] = 2.0 * stats.t.sf(np.abs(t), n - 1)
-    elif test == "wilcoxon":
-        # row by row: scipy's method="auto" chooses the exact or the normal
-        # distribution from each row's own zeros and ties
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            for j in np.flatnonzero(differ):
-                p[j] = stats.wilcoxon(A[j], B[j], zero_method="wilcox").pvalue
-    elif test == "randomization":
-        p[differ] = _randomization_p(D[differ], n_resamples, rng)
-    else:
-        p[differ] = _bootstrap_p(D[differ], n_resamples, rng)
-    return p
-
-
-def _adjust(p, correction):
-    """Adjusted p-values over a family; NaN entries stay NaN and do not count."""
-    p = np.asarray(p, dtype=np.float64)
-    out = p.copy()
-    ok = ~np.isnan(p)
-    q = p[ok]
-    m = q.shape[0]
-    if m == 0 or correction is None:
-        return out
-    if correction == "bonferroni":
-        adj = np.minimum(1.0, q * m)
-    elif correction == "holm":
-        order = np.argsort(q, kind="stable")  # not a ranking: Holm orders p-values
-        steps = (m - np.arange(m)) * q[order]
-        adj = np.empty(m)
-        adj[order] = np.minimum(1.0, np.maximum.accumulate(steps))
-    else:
-        adj = stats.false_discovery_control(q, method="bh")
-    out[ok] = adj
-    return out
-
-
-# --------------------------------------------------------------------------
 # compare
 # --------------------------------------------------------------------------
 
@@ -608,7 +325,8 @@ def compare(
         Level of the intervals; ``1 - confidence_level`` is the significance
         level of the adjusted p-values.
     n_resamples : int, default=9999
-        Resamples of the bootstrap intervals and of the resampling tests.
+        Resamples of the bootstrap intervals and of the resampling tests;
+        limited by the memory and the work they take (see the Notes).
     queries : {"intersection", "strict", "fill"}, default="intersection"
         Alignment by query id. ``"intersection"``: the queries every system
         has (the others are listed in ``dropped_``). ``"strict"``: any
@@ -637,12 +355,41 @@ def compare(
     ValueError
         For fewer than two systems or two common queries, different metrics
         across systems, NaN or infinite values, repeated query ids, an unknown
-        baseline or option.
+        baseline or option, ``n_resamples`` beyond its limits, or a mean
+        difference or interval end beyond the range of a float.
 
     See Also
     --------
     skrank.evaluate_run : Per-query values of a run.
     Comparison : The result.
+
+    Notes
+    -----
+    **Limits of the resampling.** The quantiles of a bootstrap interval need
+    every resampled mean of its row, so they are kept, not drawn in pieces:
+    ``n_resamples`` times the number of rows that vary (one per system and
+    metric and one per compared pair and metric, with ``interval="bca"`` or
+    ``"percentile"``; one per pair and metric for ``test="bootstrap"``; a
+    constant row has the interval ``(mean, mean)`` and is not resampled) may
+    not exceed 2**26 (512 MiB of means). The random draws, ``n_resamples``
+    times the number of queries for each resampling (the exact randomization
+    test draws its ``2**n_queries`` sign patterns), may not exceed 2**32
+    (some minutes of work). Both are checked before anything is drawn; the
+    error gives the largest ``n_resamples`` that fits. ``interval="t"`` with
+    ``test="t"`` or ``"wilcoxon"`` does not resample.
+
+    **Values near the largest float.** A row of values (a system's metric,
+    or a pair's two systems) whose largest absolute value reaches 2**64 is
+    divided by a power of two before its statistics are taken and the
+    results multiplied back, which is exact in floating point: the means,
+    differences, tie ranges, intervals and tests of values up to the largest
+    float (about 1.8e308) are those of the same values divided by that
+    power, and a difference ``1e308 - (-1e308)`` of one query does not
+    overflow. Wins, ties and losses (and the undecided queries) compare the
+    values themselves. A reported number that
+    is itself beyond the range of a float (the mean difference of systems
+    at ``1e308`` and ``-1e308`` on every query, or the end of a t-interval)
+    is an error: divide every system's values by the same power of ten.
 
     Examples
     --------
@@ -656,6 +403,37 @@ def compare(
     >>> row["system"], row["metric"], round(row["diff"], 3), row["wins"]
     ('dense', 'map', 0.075, 3)
     """
+    return compare_for(
+        _CALLER,
+        results,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        interval=interval,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        queries=queries,
+        random_state=random_state,
+    )
+
+
+def compare_for(
+    caller,
+    results,
+    *,
+    baseline=None,
+    test="t",
+    correction="holm",
+    interval="bca",
+    confidence_level=0.95,
+    n_resamples=9999,
+    queries="intersection",
+    random_state=None,
+    systems_arg="results",
+):
+    """:func:`compare`, its errors and warnings naming ``caller``, the
+    public function that compares (a Display), and ``systems_arg``, the
+    argument that gave the systems."""
     settings = dict(
         test=test,
         correction=correction,
@@ -664,10 +442,10 @@ def compare(
         n_resamples=n_resamples,
         queries=queries,
     )
-    validate_params(_CALLER, settings, _CONSTRAINTS)
+    validate_params(caller, settings, _CONSTRAINTS)
     if not isinstance(results, Mapping) or len(results) < 2:
         raise InvalidParameterError(
-            f"{_CALLER}: results must be a dict of at least two systems "
+            f"{caller}: results must be a dict of at least two systems "
             "(name -> per-query values); got "
             + (
                 f"{len(results)} system(s)."
@@ -678,15 +456,15 @@ def compare(
     names = list(results)
     if baseline is not None and baseline not in results:
         raise InvalidParameterError(
-            f"The 'baseline' parameter of {_CALLER} must be one of the systems "
+            f"The 'baseline' parameter of {caller} must be one of the systems "
             f"{names} or None. Got {plain(baseline)} instead."
         )
-    seed = _base_seed(random_state)
+    seed = _base_seed(random_state, caller)
     ids, aligned, dropped, tie_bounds = _align(results, queries)
     if ids.shape[0] < 2:
         raise InvalidParameterError(
-            f"{_CALLER}: at least two queries common to all systems are needed "
-            f"to compare them; got {ids.shape[0]}"
+            f"{caller}: at least two queries common to all systems of "
+            f"'{systems_arg}' are needed to compare them; got {ids.shape[0]}"
             + (
                 f" ({dropped.shape[0]} dropped as not in every system)."
                 if len(dropped)
@@ -709,25 +487,55 @@ def compare(
     tasks = [(system, base, m) for system, base in pairs for m in metrics]
     A = X[[row[s, m] for s, _, m in tasks]]
     B = X[[row[b, m] for _, b, m in tasks]]
-    D = A - B
+    # every statistic is taken in units of a power of two per row (exact),
+    # so that values near the largest float neither overflow nor lose a bit
+    e_x = _exponents(X)
+    e_d = _exponents(A, B)
+    Xs = np.ldexp(X, -e_x[:, None])
+    As, Bs = np.ldexp(A, -e_d[:, None]), np.ldexp(B, -e_d[:, None])
+    D = As - Bs
+    _check_resamples(
+        caller,
+        settings,
+        ids.shape[0],
+        int(np.count_nonzero(~_constant(Xs)) + np.count_nonzero(~_constant(D))),
+        int(np.count_nonzero(D.any(axis=1))),
+    )
+    e_all = np.concatenate([e_x, e_d])
     # one resampling of the queries for the means and the differences
     low, high = _intervals(
-        np.vstack([X, D]),
+        np.vstack([Xs, D]),
         interval,
         confidence_level,
         n_resamples,
         _task_rng(seed, "interval"),
+        caller,
     )
-    p = _p_values(test, A, B, n_resamples, _task_rng(seed, "test"))
+    p = _p_values(test, As, Bs, n_resamples, _task_rng(seed, "test"), caller)
     # each row's mean summed as np.mean sums a 1-D array (pairwise, in
     # query order), so that it equals the mean of the values alone
-    mean = X.mean(axis=1)
-    diff = D.mean(axis=1)
+    with np.errstate(over="ignore"):
+        mean = np.ldexp(Xs.mean(axis=1), e_x)
+        diff = np.ldexp(D.mean(axis=1), e_d)
+        low, high = np.ldexp(low, e_all), np.ldexp(high, e_all)
     flat = _constant(D)
     with np.errstate(divide="ignore", invalid="ignore"):
-        d_z = np.where(flat, math.nan, diff / D.std(axis=1, ddof=1))
+        d_z = np.where(flat, math.nan, D.mean(axis=1) / D.std(axis=1, ddof=1))
     d_z[~D.any(axis=1)] = 0.0
-    counts = [np.count_nonzero(c, axis=1) for c in (D > 0, D == 0, D < 0)]
+    counts = [np.count_nonzero(c, axis=1) for c in (A > B, A == B, A < B)]
+    labels = [f"system {n!r}" for n, _ in keys] + [
+        f"the difference of system {s!r} from {b!r}" for s, b, _ in tasks
+    ]
+    _check_range(
+        caller,
+        {
+            "mean": np.concatenate([mean, diff]),
+            "lower end of the confidence interval": low,
+            "upper end of the confidence interval": high,
+        },
+        labels,
+        [m for _, m in keys] + [m for _, _, m in tasks],
+    )
     summary = [
         dict(zip(SUMMARY_COLUMNS, row, strict=True))
         for row in zip(
@@ -760,12 +568,29 @@ def compare(
         r["p_adjusted"] = q
         r["significant"] = bool(q <= alpha)
     if any(tie_bounds.values()):
-        _add_tie_bounds(summary, rows, tie_bounds)
+        _add_tie_bounds(caller, summary, rows, tie_bounds)
     settings["baseline"] = baseline
     return Comparison(summary, rows, ids, dropped, settings)
 
 
-def _add_tie_bounds(summary, rows, tie_bounds):
+def _check_range(caller, columns, labels, metrics):
+    """Every number reported is a float: a mean difference or an interval
+    end beyond the largest float (about 1.8e308) is an error, not ``inf``."""
+    for what, values in columns.items():
+        values = np.asarray(values, dtype=np.float64)
+        beyond = np.isinf(values)
+        if beyond.any():
+            j = int(np.flatnonzero(beyond)[0])
+            raise InvalidParameterError(
+                f"{caller}: the {what} of {labels[j]} on {metrics[j]!r} is "
+                f"{'below' if values[j] < 0 else 'above'} the range of a float "
+                "(about -1.8e308 to 1.8e308), although every value is finite. "
+                "Divide every system's values by the same power of ten before "
+                "comparing."
+            )
+
+
+def _add_tie_bounds(caller, summary, rows, tie_bounds):
     """The range of every mean and mean difference over the orderings of
     tied items, where the systems carry their tie bounds (NaN elsewhere).
 
@@ -777,8 +602,19 @@ def _add_tie_bounds(summary, rows, tie_bounds):
     nan = math.nan
     for r in summary:
         lo, hi = tie_bounds[r["system"]].get(r["metric"], (None, None))
-        r["tie_low"] = nan if lo is None else float(np.mean(lo))
-        r["tie_high"] = nan if hi is None else float(np.mean(hi))
+        r["tie_low"] = nan if lo is None else _mean_difference(lo)
+        r["tie_high"] = nan if hi is None else _mean_difference(hi)
+        _check_range(
+            caller,
+            {
+                "mean under the pessimistic or optimistic ties": [
+                    r["tie_low"],
+                    r["tie_high"],
+                ]
+            },
+            [f"system {r['system']!r}"] * 2,
+            [r["metric"]] * 2,
+        )
     for r in rows:
         m = r["metric"]
         a = tie_bounds[r["system"]].get(m)
@@ -786,8 +622,19 @@ def _add_tie_bounds(summary, rows, tie_bounds):
         if a is None or b is None:
             r["diff_tie_low"] = r["diff_tie_high"] = r["tie_undecided"] = nan
             continue
-        lo, hi = a[0] - b[1], a[1] - b[0]
-        decided = (lo > 0) | (hi < 0) | ((lo == 0) & (hi == 0))
-        r["diff_tie_low"] = float(np.mean(lo))
-        r["diff_tie_high"] = float(np.mean(hi))
+        # the differences a - b at their ends, compared without subtracting
+        decided = (a[0] > b[1]) | (a[1] < b[0]) | ((a[0] == b[1]) & (a[1] == b[0]))
+        r["diff_tie_low"] = _mean_difference(a[0], b[1])
+        r["diff_tie_high"] = _mean_difference(a[1], b[0])
         r["tie_undecided"] = int(np.count_nonzero(~decided))
+        _check_range(
+            caller,
+            {
+                "range over the orderings of ties": [
+                    r["diff_tie_low"],
+                    r["diff_tie_high"],
+                ]
+            },
+            [f"the difference of system {r['system']!r} from {r['baseline']!r}"] * 2,
+            [m] * 2,
+        )

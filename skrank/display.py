@@ -30,10 +30,15 @@ import textwrap
 import numpy as np
 
 from ._display import (
+    MAX_VALUES,
     Predictions,
     Runs,
     align,
+    check_ax,
+    check_compare_settings,
     check_matplotlib,
+    check_one_name,
+    curve_metrics,
     from_estimators,
     get_axes,
     intervals,
@@ -44,7 +49,7 @@ from ._display import (
 from ._docs import DOCS
 from ._measures import ELEVEN_LEVELS
 from ._results import QueryResults
-from ._stats import compare
+from ._stats import compare_for
 from ._validation import (
     NONE,
     Interval,
@@ -160,29 +165,93 @@ def _check_bool(caller, arg, value):
         )
 
 
-def _cutoffs(caller, k):
-    """``k`` (an int: 1..k, or a sequence of ints) as sorted unique cutoffs."""
-    if isinstance(k, numbers.Integral) and not isinstance(k, (bool, np.bool_)):
+def _is_int(v):
+    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+
+
+def _shown(value, items=None, ok=None):
+    """``value`` as in a message: :func:`plain`, or for a long sequence its
+    length and its first item (of the list ``items``) that is not ``ok``."""
+    if items is None or len(items) <= 20:
+        return plain(value)
+    bad = next((i for i, v in enumerate(items) if not ok(v)), None)
+    where = "" if bad is None else f" holding {plain(items[bad])} at position {bad}"
+    return f"a sequence of {len(items)} items{where}"
+
+
+def _check_cutoffs(caller, k):
+    """``k`` (an int: 1..k, or a sequence of ints), checked: an ``int``, or a
+    list of ``int``."""
+    if isinstance(k, np.ndarray) and k.ndim == 0:
+        k = k.item()
+    if _is_int(k):
         if k < 1:
             raise InvalidParameterError(
                 f"The 'k' parameter of {caller} must be an int >= 1 or a list of "
                 f"them. Got {plain(k)} instead."
             )
-        return np.arange(1, int(k) + 1)
-    arr = np.asarray(k) if not isinstance(k, (str, bytes)) else np.asarray([])
-    flags = np.asarray(k, dtype=object).ravel() if arr.ndim else []
-    if (
-        any(isinstance(v, (bool, np.bool_)) for v in flags)
-        or arr.ndim != 1
-        or arr.shape[0] == 0
-        or arr.dtype.kind not in "iu"
-        or (arr < 1).any()
-    ):
+        return int(k)
+    items = None
+    if not isinstance(k, (str, bytes, numbers.Number)):
+        try:
+            arr = np.asarray(k, dtype=object)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is not None and arr.ndim == 1:
+            items = arr.tolist()
+    if not items or not all(_good_cutoff(v) for v in items):
         raise InvalidParameterError(
             f"The 'k' parameter of {caller} must be an int >= 1 or a non-empty "
-            f"list of ints >= 1. Got {plain(k)} instead."
+            f"list of ints >= 1. Got {_shown(k, items, _good_cutoff)} instead."
         )
-    return np.unique(arr)
+    return [int(v) for v in items]
+
+
+def _good_cutoff(v):
+    return _is_int(v) and v >= 1
+
+
+def _cutoffs(caller, k, longest, n_values, tie_bounds):
+    """The checked ``k`` as sorted unique cutoffs, those past ``longest``
+    (the most items of a query) clamped to it; ``n_values`` per-query values
+    per cutoff (systems x metrics x queries) within :data:`MAX_VALUES`."""
+    if isinstance(k, int):
+        ks = np.arange(1, min(k, longest) + 1)
+        asked = f"k={k}"
+    else:
+        ks = np.unique(np.asarray([min(v, longest) for v in k]))
+        asked = f"{len(k)} cutoffs"
+    total = ks.shape[0] * n_values * (3 if tie_bounds else 1)
+    if total > MAX_VALUES:
+        room = MAX_VALUES // (n_values * (3 if tie_bounds else 1))
+        raise InvalidParameterError(
+            f"The 'k' parameter of {caller} asks for {ks.shape[0]} cutoffs "
+            f"({asked}, clamped to the longest query's {longest} items): "
+            f"{total:.3g} per-query values of the systems, metrics and queries"
+            f"{' with their tie bounds' if tie_bounds else ''}, more than the "
+            f"limit of {MAX_VALUES} values. Give at most {room} cutoffs, "
+            "such as k=[1, 5, 10, 20, 50, 100]"
+            + (", or tie_bounds=False." if tie_bounds else ".")
+        )
+    return ks
+
+
+def _levels(caller, levels):
+    """``levels`` (a level or a sequence of them) as a 1-D float array; the
+    range of each is the metric's to check."""
+    arr = None
+    if not isinstance(levels, (str, bytes)):
+        try:
+            arr = np.asarray(levels)
+        except (TypeError, ValueError):
+            arr = None
+    if arr is None or arr.ndim > 1 or arr.size == 0 or arr.dtype.kind not in "iuf":
+        raise InvalidParameterError(
+            f"The 'levels' parameter of {caller} must be a recall level or a "
+            f"non-empty list of them, numbers in [0, 1]. Got {plain(levels)} "
+            "instead."
+        )
+    return arr.astype(np.float64).reshape(-1)
 
 
 def _confidence(caller, confidence_level, *, allow_none):
@@ -309,7 +378,17 @@ default=None
     ``average=None`` and ``tie_bounds=True``, one sort for all of them; a
     value drawn is the mean of the per-query values, which is what
     ``average="mean"`` returns. The intervals are those of
-    :func:`skrank.compare`'s ``summary_``.
+    :func:`skrank.compare`'s ``summary_``; they need two queries or more.
+
+    Cutoffs past the longest query are clamped to its number of items (the
+    metric ``num_ret``, evaluated first): every item is ranked by then, and
+    a metric either changes no more or, when it divides by ``k`` as
+    precision does, falls as ``num_rel_ret / k``, which the last cutoff
+    already tells. ``k=10**6`` on queries of at most 10 items draws the
+    cutoffs 1 to 10. The per-query values evaluated (systems x metrics x
+    cutoffs x queries, three times with ``tie_bounds``) may not exceed
+    2**26 (512 MiB); this is checked before the cutoffs are evaluated, and
+    the error gives the number of cutoffs that fit.
 
     Examples
     --------
@@ -377,10 +456,24 @@ default=None
         ax,
         kwargs,
     ):
+        check_ax(caller, ax)
         metrics = metric_list(caller, metrics, cutoff=False)
-        ks = _cutoffs(caller, k)
+        k = _check_cutoffs(caller, k)
         _check_bool(caller, "tie_bounds", tie_bounds)
         level = _confidence(caller, confidence_level, allow_none=True)
+        if level is not None:
+            check_compare_settings(caller, interval=interval, n_resamples=n_resamples)
+        source.check_metrics([f"{m}@1" for m in metrics], "metrics")
+        longest, n_queries = source.sizes()
+        if level is not None and n_queries < 2:
+            raise InvalidParameterError(
+                f"The 'confidence_level' parameter of {caller} asks for "
+                "confidence intervals of means over queries, which need at "
+                f"least two queries; got {n_queries}. Give confidence_level="
+                "None, or more queries."
+            )
+        per_cutoff = len(source.names) * len(metrics) * n_queries
+        ks = _cutoffs(caller, k, longest, per_cutoff, tie_bounds)
         keys = [f"{m}@{int(c)}" for m in metrics for c in ks]
         shape = (len(source.names), len(metrics), ks.shape[0])
         values = np.empty(shape)
@@ -409,6 +502,7 @@ default=None
                         high[i].flat[j] = high_means[key]
             if level is not None:
                 ci = intervals(
+                    caller,
                     res,
                     interval=interval,
                     confidence_level=level,
@@ -462,7 +556,9 @@ default=None
             Metric names without cutoff (``"ndcg"``, ``"P"``, ``"map"``,
             ``"P(rel=2)"``); each is evaluated at every cutoff of ``k``.
         k : int or list of int, default=10
-            The cutoffs: ``1..k`` for an int, or the cutoffs listed.
+            The cutoffs: ``1..k`` for an int, or the cutoffs listed; those
+            past the longest query are clamped to its number of items (see
+            the Notes of the class).
         %(ties)s
         tie_bounds : bool, default=True
             Draw the band between the means under the pessimistic and the
@@ -539,7 +635,9 @@ default=None
             Metric names without cutoff, evaluated at every cutoff of ``k``
             as :func:`skrank.trec.evaluate_run` reads them.
         k : int or list of int, default=10
-            The cutoffs: ``1..k`` for an int, or the cutoffs listed.
+            The cutoffs: ``1..k`` for an int, or the cutoffs listed; those
+            past the longest query are clamped to its number of items (see
+            the Notes of the class).
         %(ties)s
         tie_bounds : bool, default=True
             Draw the band between the means under the pessimistic and the
@@ -616,7 +714,9 @@ default=None
         metrics : str or list of str, default="ndcg"
             Metric names without cutoff, evaluated at every cutoff of ``k``.
         k : int or list of int, default=10
-            The cutoffs: ``1..k`` for an int, or the cutoffs listed.
+            The cutoffs: ``1..k`` for an int, or the cutoffs listed; those
+            past the longest query are clamped to its number of items (see
+            the Notes of the class).
         %(ties)s
         tie_bounds : bool, default=True
             Draw the band between the means under the pessimistic and the
@@ -892,13 +992,19 @@ class PerQueryDifferenceDisplay:
         ax,
         kwargs,
     ):
+        check_ax(caller, ax)
         baseline = _two_systems(caller, source, arg, baseline)
-        (metric,) = metric_list(caller, metric, "metric")
+        metric = check_one_name(caller, metric)
         _check_bool(caller, "tie_bounds", tie_bounds)
         level = _confidence(caller, confidence_level, allow_none=False)
+        check_compare_settings(
+            caller, test=test, interval=interval, n_resamples=n_resamples
+        )
+        source.check_metrics([metric], "metric")
         per_query = source.per_query([metric], ties=ties, tie_bounds=tie_bounds)
         single_metric(caller, per_query, metric)
-        comparison = compare(
+        comparison = compare_for(
+            caller,
             per_query,
             baseline=baseline,
             test=test,
@@ -907,6 +1013,7 @@ class PerQueryDifferenceDisplay:
             confidence_level=level,
             n_resamples=n_resamples,
             random_state=random_state,
+            systems_arg=arg,
         )
         (row,) = comparison.pairs_
         ids = comparison.queries_
@@ -1400,6 +1507,7 @@ class ComparisonDisplay:
         ax,
         kwargs,
     ):
+        check_ax(caller, ax)
         names = source.names
         if len(names) < 2 or None in names:
             raise InvalidParameterError(
@@ -1408,8 +1516,18 @@ class ComparisonDisplay:
             )
         baseline = _baseline(caller, names, baseline)
         metrics = metric_list(caller, metrics)
+        check_compare_settings(
+            caller,
+            test=test,
+            correction=correction,
+            interval=interval,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+        )
+        source.check_metrics(metrics, "metrics")
         per_query = source.per_query(metrics, ties=ties, tie_bounds=False)
-        comparison = compare(
+        comparison = compare_for(
+            caller,
             per_query,
             baseline=baseline,
             test=test,
@@ -1418,6 +1536,7 @@ class ComparisonDisplay:
             confidence_level=confidence_level,
             n_resamples=n_resamples,
             random_state=random_state,
+            systems_arg=arg,
         )
         return cls(**cls._data(caller, comparison)).plot(ax=ax, **kwargs)
 
@@ -1447,7 +1566,7 @@ class ComparisonDisplay:
         skrank.compare : Compare systems query by query.
         """
         caller = "ComparisonDisplay.from_comparison"
-        check_matplotlib(caller)
+        check_ax(caller, ax)
         if not all(hasattr(comparison, a) for a in ("summary_", "pairs_", "settings_")):
             raise InvalidParameterError(
                 f"The 'comparison' parameter of {caller} must be a result of "
@@ -1751,10 +1870,16 @@ class ComparisonDisplay:
                 )
         ax.set_xticks(x, self.metrics)
         ax.set_xlim(-0.6, n_met - 0.4)
-        # room above the intervals for the stars and the legend
-        top, bottom = np.nanmax(self.ci_high), np.nanmin(self.ci_low)
-        span = max(top - bottom, 1e-3)
-        ax.set_ylim(bottom - 0.08 * span, top + 0.4 * span)
+        # room above the intervals for the stars and the legend; an
+        # undefined (NaN) interval or mean takes none
+        shown = np.concatenate(
+            [a.ravel() for a in (self.means, self.ci_low, self.ci_high)]
+        )
+        shown = shown[np.isfinite(shown)]
+        if shown.shape[0]:
+            top, bottom = shown.max(), shown.min()
+            span = max(top - bottom, 1e-3)
+            ax.set_ylim(bottom - 0.08 * span, top + 0.4 * span)
         ax.set_ylabel(
             f"mean over queries ({level} CI)" if level else "mean over queries"
         )
@@ -1827,8 +1952,10 @@ class PrecisionRecallCurveDisplay:
     draws the exact expectation over all orderings, whose cost grows with
     the size of the tie groups (on 200,000 rows of 5,000 queries with scores
     rounded to integers it took 7.4 s against 0.2 s for ``"first"``). The
-    legend gives the mean of the curve over the levels (trec_eval's
-    ``11pt_avg`` for the default levels).
+    per-query values evaluated (systems x levels x queries, three times with
+    ``tie_bounds``) may not exceed 2**26, checked before the curve is
+    evaluated. The legend gives the mean of the curve over the levels
+    (trec_eval's ``11pt_avg`` for the default levels).
 
     Examples
     --------
@@ -1865,13 +1992,26 @@ class PrecisionRecallCurveDisplay:
     def _from_source(
         cls, caller, source, *, levels, ties, tie_bounds, rounding, ax, kwargs
     ):
+        check_ax(caller, ax)
         _check_bool(caller, "tie_bounds", tie_bounds)
-        levels = np.asarray(levels, dtype=np.float64).reshape(-1)
-        if levels.shape[0] == 0:
+        levels = _levels(caller, levels)
+        source.check_metrics(
+            curve_metrics([0.0], rounding), "rounding", "is not a rounding rule"
+        )
+        _, n_queries = source.sizes()
+        n_values = len(source.names) * n_queries * (3 if tie_bounds else 1)
+        if levels.shape[0] * n_values > MAX_VALUES:
             raise InvalidParameterError(
-                f"The 'levels' parameter of {caller} must list at least one "
-                "recall level."
+                f"The 'levels' parameter of {caller} gives {levels.shape[0]} "
+                f"recall levels: {levels.shape[0] * n_values:.3g} per-query "
+                "values of the systems and queries"
+                f"{' with their tie bounds' if tie_bounds else ''}, more than "
+                f"the limit of {MAX_VALUES} values. Give at most "
+                f"{MAX_VALUES // n_values} levels."
             )
+        source.check_metrics(
+            curve_metrics(levels, rounding), "levels", "gives a level it cannot use"
+        )
 
         def curves(rule):
             return mean_curves(source, levels, ties=rule, rounding=rounding)
@@ -2148,6 +2288,64 @@ default="first"
 
 _SIZES = {"n_relevant": ("num_rel", "relevant"), "n_items": ("num_ret", "items")}
 
+#: The most bins of a histogram.
+MAX_BINS = 10_000
+
+
+def _edges_shown(bins, edges):
+    """``bins`` as in a message; for a long sequence, its length and where
+    it fails to be finite, increasing edges."""
+    if edges is None or edges.ndim != 1 or edges.shape[0] <= 20:
+        return plain(bins)
+    n = edges.shape[0]
+    if edges.dtype.kind not in "iuf":
+        return f"a sequence of {n} items of dtype {edges.dtype}"
+    bad = np.flatnonzero(~np.isfinite(edges))
+    if bad.shape[0]:
+        return f"a sequence of {n} edges holding {plain(edges[bad[0]])} at {bad[0]}"
+    down = np.flatnonzero(np.diff(edges) <= 0)
+    if down.shape[0]:
+        i = int(down[0]) + 1
+        return (
+            f"a sequence of {n} edges, {plain(edges[i])} at {i} after "
+            f"{plain(edges[i - 1])}"
+        )
+    return f"a sequence of {n} edges"
+
+
+def _check_bins(caller, bins):
+    """``bins``: a number of bins in ``1 .. MAX_BINS``, or at least two
+    finite, increasing bin edges (at most ``MAX_BINS + 1``)."""
+    rule = (
+        f"an int in [1, {MAX_BINS}] or a list of 2 to {MAX_BINS + 1} finite, "
+        "increasing bin edges"
+    )
+    if _is_int(bins):
+        if not 1 <= bins <= MAX_BINS:
+            raise InvalidParameterError(
+                f"The 'bins' parameter of {caller} must be {rule}. Got "
+                f"{plain(bins)} instead."
+            )
+        return
+    edges = None
+    if not isinstance(bins, (str, bytes, numbers.Number)):
+        try:
+            edges = np.asarray(bins)
+        except (TypeError, ValueError):
+            edges = None
+    if (
+        edges is None
+        or edges.ndim != 1
+        or not 2 <= edges.shape[0] <= MAX_BINS + 1
+        or edges.dtype.kind not in "iuf"
+        or not np.isfinite(edges).all()
+        or not (np.diff(edges) > 0).all()
+    ):
+        got = _edges_shown(bins, edges)
+        raise InvalidParameterError(
+            f"The 'bins' parameter of {caller} must be {rule}. Got {got} instead."
+        )
+
 
 @_fill
 class MetricDistributionDisplay:
@@ -2169,8 +2367,8 @@ class MetricDistributionDisplay:
     kind : {"ecdf", "hist"}, default="ecdf"
         Draw the ECDF or a histogram.
     bins : int or array-like, default=20
-        The histogram's bins: their number over the range of all values, or
-        their edges.
+        The histogram's bins: their number over the range of all values (1
+        to 10,000), or their edges (2 to 10,001 finite, increasing numbers).
 
     Attributes
     ----------
@@ -2231,7 +2429,8 @@ class MetricDistributionDisplay:
     def _from_source(
         cls, caller, source, *, metric, kind, split_by, n_groups, bins, ties, ax, kwargs
     ):
-        (metric,) = metric_list(caller, metric, "metric")
+        check_ax(caller, ax)
+        metric = check_one_name(caller, metric)
         validate_params(
             caller,
             {"kind": kind, "split_by": split_by, "n_groups": n_groups},
@@ -2241,6 +2440,8 @@ class MetricDistributionDisplay:
                 "n_groups": [Interval("int", 1, None, "left")],
             },
         )
+        _check_bins(caller, bins)
+        source.check_metrics([metric], "metric")
         metrics = [metric] if split_by is None else [metric, _SIZES[split_by][0]]
         if metrics[0] == metrics[-1] and split_by is not None:
             metrics = metrics[:1]
@@ -2254,7 +2455,9 @@ class MetricDistributionDisplay:
         else:
             key, word = _SIZES[split_by]
             sizes = np.concatenate([res[key] for res in per_query.values()])
-            interior = np.linspace(0.0, 1.0, n_groups + 1)[1:-1]
+            # no more groups than sizes: the others would be empty
+            groups = min(n_groups, sizes.shape[0])
+            interior = np.linspace(0.0, 1.0, groups + 1)[1:-1]
             cuts = np.unique(np.quantile(sizes, interior, method="lower"))
             for system, res in per_query.items():
                 # group g: the sizes in (cuts[g - 1], cuts[g]]
@@ -2305,7 +2508,8 @@ class MetricDistributionDisplay:
             number of relevant items, or of items. ``None``: one series per
             system.
         n_groups : int, default=3
-            The largest number of size groups.
+            The largest number of size groups (no more than the queries
+            are made).
         bins : int or array-like, default=20
             The histogram's bins (see the class).
         %(ties)s
@@ -2376,7 +2580,8 @@ class MetricDistributionDisplay:
             number of relevant documents (judged, retrieved or not), or of
             retrieved documents. ``None``: one series per run.
         n_groups : int, default=3
-            The largest number of size groups.
+            The largest number of size groups (no more than the queries
+            are made).
         bins : int or array-like, default=20
             The histogram's bins (see the class).
         %(ties)s
@@ -2447,7 +2652,8 @@ class MetricDistributionDisplay:
         split_by : {"n_relevant", "n_items"} or None, default=None
             Draw one series per group of queries of similar size.
         n_groups : int, default=3
-            The largest number of size groups.
+            The largest number of size groups (no more than the queries
+            are made).
         bins : int or array-like, default=20
             The histogram's bins (see the class).
         %(ties)s
@@ -2515,6 +2721,26 @@ class MetricDistributionDisplay:
         validate_params(
             caller, {"kind": self.kind}, {"kind": [Options(("ecdf", "hist"))]}
         )
+        if self.kind == "hist":
+            _check_bins(caller, self.bins)
+        if not self.values:
+            raise InvalidParameterError(
+                f"{caller}: 'values' holds no series; at least one is needed."
+            )
+        for i, v in enumerate(self.values):
+            bad = ~np.isfinite(v.reshape(-1))
+            if v.ndim != 1 or v.shape[0] == 0 or bad.any():
+                got = (
+                    f"has shape {v.shape}"
+                    if v.ndim != 1 or v.shape[0] == 0
+                    else f"holds {plain(v[bad][0])} at position "
+                    f"{int(np.flatnonzero(bad)[0])}"
+                )
+                raise InvalidParameterError(
+                    f"{caller}: each series of 'values' must be a non-empty 1-D "
+                    f"array of finite numbers; series {i} ({self.labels[i]!r}) "
+                    f"{got}."
+                )
         fig, ax = get_axes(caller, ax)
         labels = _legend_names(caller, self.labels, name)
         self.artists_ = []

@@ -529,12 +529,13 @@ def evaluate_run_columns(
     tie_bounds=False,
     nonpositive=None,
     convention=None,
+    caller="evaluate_run",
 ):
     """:func:`evaluate_run` with the per-query values as plain columns:
     ``(means, qids, {metric: values}, {metric: (pessimistic, optimistic)})``,
     queries in natural order, the last empty unless ``tie_bounds``. The
-    command line reads them without pandas."""
-    caller = "evaluate_run"
+    command line reads them without pandas; ``caller`` is the public
+    function named in errors (a Display)."""
     given = {
         "ties": ties,
         "replace_undefined_by": replace_undefined_by,
