@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._conventions import name_rules, score_dtype_of
 from .._core import Prepared, aggregate, compute
 from .._engine import (
     SLICE_VALUES,
@@ -55,11 +56,14 @@ from ._tables import Qrels, Run, _natural_order, _query_counts, _same_kind, _Tab
 # --------------------------------------------------------------------------
 
 
-def metric_requests(metrics, caller) -> list[tuple[str, MetricSpec]]:
+def metric_requests(metrics, caller, convention=None) -> list[tuple[str, MetricSpec]]:
     """Metric names (skrank's, trec_eval's, other tools') with their keys,
     read as trec_eval reads them: its bare families (``recall``) and measure
-    sets (``official``, ``all_trec``) expand."""
-    return read_metrics(metrics, caller, trec_eval=True)
+    sets (``official``, ``all_trec``) expand; a ``convention`` may read
+    them otherwise (see :func:`~skrank._conventions.name_rules`)."""
+    return read_metrics(
+        metrics, caller, **{"trec_eval": True, **name_rules(convention, caller)}
+    )
 
 
 # --------------------------------------------------------------------------
@@ -310,7 +314,7 @@ def evaluate_run(
     queries: str = "intersection",
     relevance_level: float | None = None,
     replace_undefined_by: float | None = None,
-    score_dtype: str = "float64",
+    score_dtype: str | None = None,
     return_per_query: bool = False,
     tie_bounds: bool = False,
     nonpositive: str | None = None,
@@ -361,10 +365,12 @@ or None, default=None
         document). ``0.0`` is trec_eval's convention and keeps the query in
         the mean; ``np.nan`` leaves such queries out of the mean. ``None``:
         ``0.0``, or the ``convention``'s value.
-    score_dtype : {"float64", "float32"}, default="float64"
+    score_dtype : {"float64", "float32"} or None, default=None
         Precision of the scores. trec_eval 9.0.8 and pytrec_eval hold scores
         as ``float32``, which can turn close scores into ties; pass
-        ``"float32"`` to reproduce them exactly.
+        ``"float32"`` to reproduce them exactly. ``None``: ``"float64"``, or
+        the ``convention``'s (``"float32"`` for ``"pytrec_eval"`` and
+        ``"ir_measures"``).
     return_per_query : bool, default=False
         Also return one value per query and metric.
     tie_bounds : bool, default=False
@@ -379,10 +385,14 @@ or None, default=None
         ``None``: ``"ordinary"``, or the ``convention``'s.
     convention : str or None, default=None
         Reproduce another tool's numbers (see :func:`skrank.evaluate`):
-        ``"trec_eval"`` (ties by document id), ``"lightgbm"``,
-        ``"xgboost"``, ``"spark"``, ``"ranx"``, ``"torchmetrics"`` or
-        ``"tf_similarity"``. Parameters written in a metric name and options
-        passed explicitly win over it.
+        ``"trec_eval"`` (ties by document id), ``"pytrec_eval"`` and
+        ``"ir_measures"`` (ties by document id, scores read as ``float32``),
+        ``"lightgbm"``, ``"xgboost"``, ``"spark"``, ``"ranx"``,
+        ``"torchmetrics"`` or ``"tf_similarity"``. Parameters written in a
+        metric name and options passed explicitly win over it; it may also
+        change how names are read (``"ranx"``: a bare ``recall`` is the
+        recall of the whole run; ``"pytrec_eval"``: a bare family beside the
+        same family with cutoffs adds none of its defaults).
 
     Returns
     -------
@@ -525,7 +535,7 @@ def evaluate_run_columns(
     queries="intersection",
     relevance_level=None,
     replace_undefined_by=None,
-    score_dtype="float64",
+    score_dtype=None,
     tie_bounds=False,
     nonpositive=None,
     convention=None,
@@ -539,20 +549,20 @@ def evaluate_run_columns(
         "ties": ties,
         "replace_undefined_by": replace_undefined_by,
         "nonpositive": nonpositive,
+        "score_dtype": score_dtype,
     }
     validate_params(
         caller,
         {
             "queries": queries,
             "relevance_level": relevance_level,
-            "score_dtype": score_dtype,
             **{key: value for key, value in given.items() if value is not None},
         },
         RUN_CONSTRAINTS,
     )
     keys, specs, (ties, replace_undefined_by, nonpositive) = resolve_metrics(
         caller,
-        metric_requests(metrics, caller),
+        metric_requests(metrics, caller, convention),
         relevance_level,
         convention,
         ties,
@@ -560,6 +570,7 @@ def evaluate_run_columns(
         nonpositive,
         document_ids=True,
     )
+    score_dtype = score_dtype_of(convention, score_dtype, caller)
     qrels = _read(qrels, "qrels", caller)
     run = run_table = _read(run, "run", caller)
 
