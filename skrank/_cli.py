@@ -167,9 +167,9 @@ def _parser() -> argparse.ArgumentParser:
         "--queries",
         default=_RUN_DEFAULTS["queries"],
         choices=_choices("queries"),
-        help="queries averaged: those in both files (default, as trec_eval), "
-        "every qrels query with missing ones scoring 0 (trec_eval -c), or "
-        "every run query",
+        help="queries averaged: those in both files (default, as trec_eval, "
+        "unless the --convention says otherwise), every qrels query with "
+        "missing ones scoring 0 (trec_eval -c), or every run query",
     )
     ev.add_argument(
         "-l",

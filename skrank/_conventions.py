@@ -29,7 +29,8 @@ __all__ = [
     "conventions_doc",
     "get_convention",
     "name_rules",
-    "score_dtype_of",
+    "RunOptions",
+    "run_options",
 ]
 
 
@@ -74,6 +75,21 @@ class Convention:
         default cutoffs), or ``"merged"``, the cutoffs merged and the
         defaults dropped (``family_cutoffs=`` of
         :func:`~skrank._registry.read_metrics`).
+    queries : str
+        Which queries of a run and its qrels are scored
+        (:func:`skrank.trec.evaluate_run`'s ``queries``).
+    missing_queries : str
+        What a query of the qrels that the run misses scores (with
+        ``queries="qrels"``): ``"trec_eval"``, 0 on every metric that reads
+        the ranked list, the counts of judgments kept (trec_eval ``-c``), or
+        ``"zero"``, 0 on every metric.
+    own_order : tuple
+        Metrics that the tool ranks apart from the others, as
+        ``(metric, document_ids, score_dtype)`` triples: tied documents
+        ordered by document id ``"ascending"`` or ``"descending"``
+        (trec_eval's), scores read in ``score_dtype``. Applied by
+        :func:`skrank.trec.evaluate_run` under the convention's tie rule
+        ``"trec_eval"``, where neither ``ties`` nor ``score_dtype`` is given.
     """
 
     name: str
@@ -87,6 +103,9 @@ class Convention:
     score_dtype: str = "float64"
     trec_eval_names: bool | None = None
     family_cutoffs: str = "each"
+    queries: str = "intersection"
+    missing_queries: str = "trec_eval"
+    own_order: tuple = ()
 
     def params_of(self, metric: str) -> dict:
         """The parameters this convention sets for metric ``metric``."""
@@ -100,6 +119,14 @@ _NAN = float("nan")
 
 # the gain 2**rel - 1 of nDCG and DCG, and AP@k divided by min(R, k): shared
 # by LightGBM, XGBoost and Spark
+# trec_eval 9.0.8 (inside pytrec_eval) rounds a recall level to a number of
+# relevant documents as (long) (level * num_rel + 0.9): m_iprec_at_recall.c,
+# te_calc_iprec_at_recall, and m_11pt_avg.c, te_calc_11ptavg
+_TREC_EVAL_9_ROUNDING = (
+    ("iprec_at_recall", (("rounding", "trec_eval_9"),)),
+    ("iprec_11pt_avg", (("rounding", "trec_eval_9"),)),
+)
+
 _EXPONENTIAL_GAIN_MAP_MIN_R_K = (
     ("ndcg", (("gain", "exponential"),)),
     ("dcg", (("gain", "exponential"),)),
@@ -255,6 +282,7 @@ CONVENTIONS: tuple[Convention, ...] = (
         "pytrec_eval (RelevanceEvaluator.evaluate)",
         ties="trec_eval",
         replace_undefined_by=0.0,
+        params=_TREC_EVAL_9_ROUNDING,
         score_dtype="float32",
         trec_eval_names=True,
         family_cutoffs="merged",
@@ -272,22 +300,33 @@ CONVENTIONS: tuple[Convention, ...] = (
     # documents. Judged goes to the judged provider
     # (providers/judged_provider.py, JudgedEvaluator._iter_calc): every
     # document listed in the qrels counts as judged, -1 judgments included,
-    # and the count is divided by min(k, documents retrieved).
+    # and the count is divided by min(k, documents retrieved); the run is
+    # sorted by key=(-score, docid): tied documents by id ascending, scores
+    # the Python floats read (double precision). Every query
+    # of the qrels is scored, one the run misses scoring measure.DEFAULT = 0
+    # on every measure (providers/base.py, Evaluator.iter_calc;
+    # measures/base.py, Measure.DEFAULT), and calc_aggregate averages them
+    # all.
     Convention(
         "ir_measures",
         "ir_measures (calc_aggregate, iter_calc)",
         ties="trec_eval",
         replace_undefined_by=0.0,
         score_dtype="float32",
-        params=(("judged", (("denominator", "retrieved"), ("unassessed", "judged"))),),
+        queries="qrels",
+        missing_queries="zero",
+        own_order=(("judged", "ascending", "float64"),),
+        params=(
+            *_TREC_EVAL_9_ROUNDING,
+            ("judged", (("denominator", "retrieved"), ("unassessed", "judged"))),
+        ),
         notes=(
-            "Ties by document id need qrels/run input (evaluate_run). "
-            "ir_measures' judged provider orders tied documents by id "
-            "ascending and reads scores in double precision: Judged@k "
-            "differs where a tie (or two scores equal in float32) straddles "
-            "rank k. Measures of its other providers (gdeval's ERR@20 and "
-            "nDCG(dcg='exp-log2'), printed with 5 decimals) agree to those "
-            "decimals."
+            "Ties by document id need qrels/run input (evaluate_run); "
+            "Judged is ranked as its judged provider ranks it (tied "
+            "documents by id ascending, scores in double precision), apart "
+            "from the metrics of its pytrec_eval provider. Measures of its "
+            "other providers (gdeval's ERR@20 and nDCG(dcg='exp-log2'), "
+            "printed with 5 decimals) agree to those decimals."
         ),
     ),
     # TensorFlow Similarity, tensorflow_similarity/retrieval_metrics/:
@@ -364,14 +403,33 @@ def name_rules(convention, caller: str) -> dict:
     return rules
 
 
-def score_dtype_of(convention, score_dtype, caller: str) -> str:
-    """The precision of a run's scores: ``score_dtype`` as given, else the
-    convention's, else ``"float64"``."""
-    if score_dtype is not None:
-        return score_dtype
-    if convention is None:
-        return "float64"
-    return get_convention(convention, caller).score_dtype
+class RunOptions(NamedTuple):
+    """How a run is read and scored under a convention (see
+    :func:`run_options`)."""
+
+    score_dtype: str
+    queries: str
+    missing_queries: str
+    own_order: dict  # {metric: (document_ids, score_dtype)}
+
+
+def run_options(convention, caller: str, *, ties, score_dtype, queries) -> RunOptions:
+    """The options of a run's evaluation: those given (``None``: not
+    given), else the convention's, else ``"float64"`` and
+    ``"intersection"``; a convention's ``own_order`` holds where neither
+    ``ties`` nor ``score_dtype`` is given."""
+    conv = Convention("", "", "", 0.0)  # the defaults
+    if convention is not None:
+        conv = get_convention(convention, caller)
+    own = {}
+    if ties is None and score_dtype is None and conv.ties == "trec_eval":
+        own = {metric: (ids, dtype) for metric, ids, dtype in conv.own_order}
+    return RunOptions(
+        conv.score_dtype if score_dtype is None else score_dtype,
+        conv.queries if queries is None else queries,
+        conv.missing_queries,
+        own,
+    )
 
 
 class AppliedConvention(NamedTuple):
@@ -484,6 +542,11 @@ def conventions_doc() -> str:
         parts.append(f"``replace_undefined_by={_show_value(c.replace_undefined_by)}``")
         if c.score_dtype != "float64":
             parts.append(f"``score_dtype={c.score_dtype!r}`` (runs)")
+        if c.queries != "intersection":
+            text = f"``queries={c.queries!r}`` (runs)"
+            if c.missing_queries == "zero":
+                text += ", a query the run misses scoring 0 on every metric"
+            parts.append(text)
         if c.nonpositive != "ordinary":
             text = f"``nonpositive={c.nonpositive!r}``"
             if c.nonpositive_metrics:
