@@ -507,6 +507,15 @@ def _ties_used(args) -> str:
     return "average"
 
 
+def _queries_used(args) -> str:
+    """The queries evaluate_run scores for these options."""
+    if args.queries is not None:
+        return args.queries
+    if args.convention is not None:
+        return get_convention(args.convention).queries
+    return "intersection"
+
+
 def _evaluate(args, out) -> int:
     trec_format = args.format == "trec_eval"
     if trec_format and len(args.runs) > 1:
@@ -579,7 +588,7 @@ def _evaluate(args, out) -> int:
             "qrels": args.qrels,
             "ties": _ties_used(args),
             "convention": args.convention,
-            "queries": args.queries,
+            "queries": _queries_used(args),
             "relevance_level": args.relevance_level,
             "runs": {},
         }

@@ -290,7 +290,9 @@ CONVENTIONS: tuple[Convention, ...] = (
             "Ties by document id need qrels/run input (evaluate_run); names "
             "are read as in a pytrec_eval measure set ('recall' is "
             "trec_eval's family; 'ndcg_cut' beside 'ndcg_cut.1,4' gives "
-            "ndcg_cut_1 and ndcg_cut_4 only)."
+            "ndcg_cut_1 and ndcg_cut_4 only). Per query, pytrec_eval's gm_map and "
+            "gm_bpref are the logarithms of the values (floored at 1e-5), "
+            "skrank's the values; the means agree."
         ),
     ),
     # ir_measures 0.4, DefaultPipeline (ir_measures/__init__.py): the

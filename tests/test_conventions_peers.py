@@ -1004,3 +1004,31 @@ def test_ranx_bpref_differences_are_documented_and_still_there():
     assert got["bpref"].tolist() == [0.0, 1.0]
     for text in ("ranx", "bpref", "a=1", "b=1, c=0"):
         assert text in guide
+
+
+def test_command_line_pytrec_eval_and_ir_measures(tmp_path, capsys):
+    qrels_path, run_path = _breaking_trec(tmp_path, seed=13)
+    with open(qrels_path) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    with open(run_path) as f:
+        run = pytrec_eval.parse_run(f)
+    measures = ["ndcg_cut", "ndcg_cut.1,4", "P.3", "map"]
+    tool = pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)
+    base = ["evaluate", str(qrels_path), str(run_path), "--format", "json", "-q"]
+    args = list(base)
+    for m in measures:
+        args += ["-m", m]
+    assert main([*args, "--convention", "pytrec_eval"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["queries"] == "intersection"
+    got = payload["runs"]["sys"]["per_query"]
+    assert got.keys() == tool.keys()
+    for q, values in tool.items():
+        assert got[q].keys() == values.keys()
+        for key, value in values.items():
+            assert got[q][key] == pytest.approx(value, rel=REL, abs=REL), (q, key)
+    # ir_measures scores every query of the qrels (q00 is missing from the run)
+    assert main([*base, "-m", "P@5", "--convention", "ir_measures"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["queries"] == "qrels"
+    assert payload["runs"]["sys"]["per_query"]["q00"] == {"P@5": 0.0}

@@ -609,9 +609,7 @@ CUTOFF_KEYWORD = [
 )
 def test_ir_measures_cutoff_keyword_is_the_cutoff(name, at_spelling):
     if "@" not in name:  # ir_measures refuses a cutoff given both ways
-        assert ir_measures.parse_measure(name) == ir_measures.parse_measure(
-            at_spelling
-        )
+        assert ir_measures.parse_measure(name) == ir_measures.parse_measure(at_spelling)
     assert get_metric(name) == get_metric(at_spelling)
     assert get_metric(name).k == get_metric(at_spelling).k
 
