@@ -950,24 +950,34 @@ def test_pytrec_eval_merges_family_cutoffs():
     assert len(got) == 11
 
 
+@pytest.mark.slow  # ranx's first call in a process compiles its kernels
 def test_ranx_reads_recall_as_its_own():
     # ranx's recall is the recall of the whole run, also where skrank would
     # read trec_eval's family (evaluate_run, a set of names)
+    from ranx import Qrels, Run
+    from ranx import evaluate as ranx_evaluate
+
     y, s, qid = _tie_free(8)
-    qrels_r, run_r = peers.ranx_qrels_run(y, s, qid)
-    tool = peers.ranx_metrics(y, s, qid, metrics=("recall",), per_query=True)
-    qrels = {q: dict(d) for q, d in qrels_r.to_dict().items()}
-    run = {q: dict(d) for q, d in run_r.to_dict().items()}
+    qrels, run = {}, {}
+    rows = zip(y.tolist(), s.tolist(), qid.tolist(), strict=True)
+    for i, (g, v, q) in enumerate(rows):
+        qrels.setdefault(f"q{q:02d}", {})[f"d{i}"] = g
+        run.setdefault(f"q{q:02d}", {})[f"d{i}"] = v
+    tool = np.asarray(
+        ranx_evaluate(Qrels(qrels), Run(run), ["recall"], return_mean=False),
+        dtype=np.float64,
+    )
     means, got = evaluate_run(
         qrels, run, ["recall"], convention="ranx", return_per_query=True
     )
     assert list(means) == ["recall"]
-    order = np.argsort(got.qid)
-    _close(got["recall"][order], tool["recall"], what="recall")
+    assert got.qid.tolist() == sorted(run)  # ranx's order of queries
+    _close(got["recall"], tool, what="recall")
     sets = evaluate(y, s, {"recall"}, qid=qid, convention="ranx")
-    assert sets["recall"] == pytest.approx(tool["recall"].mean(), rel=REL)
+    assert sets["recall"] == pytest.approx(tool.mean(), rel=REL)
     # without the convention, evaluate_run and sets speak trec_eval
     assert "recall_5" in evaluate_run(qrels, run, ["recall"])
+    assert "recall_5" in evaluate(y, s, {"recall"}, qid=qid)
 
 
 def _ranx_bpref(qrels, run):
@@ -978,6 +988,7 @@ def _ranx_bpref(qrels, run):
     return dict(zip(sorted(run), np.asarray(res, dtype=np.float64), strict=True))
 
 
+@pytest.mark.slow  # ranx's first call in a process compiles its kernels
 def test_ranx_bpref_differences_are_documented_and_still_there():
     conv = next(c for c in CONVENTIONS if c.name == "ranx")
     guide = (DOC / "user_guide" / "reproducing.rst").read_text()
