@@ -117,8 +117,6 @@ class Convention:
 
 _NAN = float("nan")
 
-# the gain 2**rel - 1 of nDCG and DCG, and AP@k divided by min(R, k): shared
-# by LightGBM, XGBoost and Spark
 # trec_eval 9.0.8 (inside pytrec_eval) rounds a recall level to a number of
 # relevant documents as (long) (level * num_rel + 0.9): m_iprec_at_recall.c,
 # te_calc_iprec_at_recall, and m_11pt_avg.c, te_calc_11ptavg
@@ -127,6 +125,8 @@ _TREC_EVAL_9_ROUNDING = (
     ("iprec_11pt_avg", (("rounding", "trec_eval_9"),)),
 )
 
+# the gain 2**rel - 1 of nDCG and DCG, and AP@k divided by min(R, k): shared
+# by LightGBM, XGBoost and Spark
 _EXPONENTIAL_GAIN_MAP_MIN_R_K = (
     ("ndcg", (("gain", "exponential"),)),
     ("dcg", (("gain", "exponential"),)),
@@ -209,15 +209,16 @@ CONVENTIONS: tuple[Convention, ...] = (
     # ranx/data_structures/common.py, sort_dict_by_value (numba's
     # np.argsort of the negated scores, which documents no tie rule; for
     # runs of the sizes tested it keeps insertion order).
-    # Its names are its own: ranx/meta/evaluate.py, metric_switch ('recall'
+    # Its names are its own: ranx/metrics/__init__.py, metric_switch ('recall'
     # is the recall of the whole run, not trec_eval's family).
-    # ranx/metrics/bpref.py, _bpref: the sum over relevant items divided by
-    # min(n_rels, n_non_rels), so a query without a judged non-relevant
-    # document is 0/0 (NaN) where trec_eval's m_bpref.c, te_calc_bpref
-    # scores 1.0 for each relevant document ranked above no judged
-    # non-relevant one; and for a query without relevant documents _bpref
-    # raises ZeroDivisionError (n_rels = 0) inside _bpref_parallel's numba
-    # prange over the queries, which ends that thread's share of the loop:
+    # ranx/metrics/bpref.py, _bpref: each relevant item's count of judged
+    # non-relevant items above it is divided by min(n_rels, n_non_rels), so
+    # a query without a judged non-relevant document gives 0/0 (NaN) where
+    # trec_eval's m_bpref.c, te_calc_bpref scores 1.0 for each relevant
+    # document ranked above no judged non-relevant one; and for a query
+    # without relevant documents _bpref raises ZeroDivisionError (n_rels =
+    # 0) inside _bpref_parallel's numba prange over the queries, which ends
+    # that thread's share of the loop:
     # the queries after it in the share keep their initial value 0. With
     # fewer than 10 queries, ranx/meta/evaluate.py, evaluate runs one
     # thread: every query after it (in query id order) scores 0.
@@ -290,9 +291,9 @@ CONVENTIONS: tuple[Convention, ...] = (
             "Ties by document id need qrels/run input (evaluate_run); names "
             "are read as in a pytrec_eval measure set ('recall' is "
             "trec_eval's family; 'ndcg_cut' beside 'ndcg_cut.1,4' gives "
-            "ndcg_cut_1 and ndcg_cut_4 only). Per query, pytrec_eval's gm_map and "
-            "gm_bpref are the logarithms of the values (floored at 1e-5), "
-            "skrank's the values; the means agree."
+            "ndcg_cut_1 and ndcg_cut_4 only). Per query, pytrec_eval's "
+            "gm_map and gm_bpref are the logarithms of the values (floored "
+            "at 1e-5), skrank's the values; the means agree."
         ),
     ),
     # ir_measures 0.4, DefaultPipeline (ir_measures/__init__.py): the
@@ -304,9 +305,9 @@ CONVENTIONS: tuple[Convention, ...] = (
     # document listed in the qrels counts as judged, -1 judgments included,
     # and the count is divided by min(k, documents retrieved); the run is
     # sorted by key=(-score, docid): tied documents by id ascending, scores
-    # the Python floats read (double precision). Every query
-    # of the qrels is scored, one the run misses scoring measure.DEFAULT = 0
-    # on every measure (providers/base.py, Evaluator.iter_calc;
+    # the Python floats read (double precision). Every query of the qrels
+    # is scored, one the run misses scoring measure.DEFAULT = 0 on every
+    # measure (providers/base.py, Evaluator.iter_calc;
     # measures/base.py, Measure.DEFAULT), and calc_aggregate averages them
     # all.
     Convention(
