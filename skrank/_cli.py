@@ -41,7 +41,7 @@ from ._stats import _CONSTRAINTS as _COMPARE_CONSTRAINTS
 from ._stats import compare
 from ._validation import NONE, InvalidParameterError, Options
 from .trec._evaluation import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
-from .trec._evaluation import evaluate_run, evaluate_run_columns
+from .trec._evaluation import evaluate_run, evaluate_run_columns, metric_requests
 from .trec._readers import read_qrels, read_run
 
 __all__ = ["main"]
@@ -167,9 +167,9 @@ def _parser() -> argparse.ArgumentParser:
         "--queries",
         default=_RUN_DEFAULTS["queries"],
         choices=_choices("queries"),
-        help="queries averaged: those in both files (default, as trec_eval), "
-        "every qrels query with missing ones scoring 0 (trec_eval -c), or "
-        "every run query",
+        help="queries averaged: those in both files (default, as trec_eval, "
+        "unless the --convention says otherwise), every qrels query with "
+        "missing ones scoring 0 (trec_eval -c), or every run query",
     )
     ev.add_argument(
         "-l",
@@ -184,7 +184,8 @@ def _parser() -> argparse.ArgumentParser:
         "--score-dtype",
         default=_RUN_DEFAULTS["score_dtype"],
         choices=_choices("score_dtype"),
-        help="float32 reproduces trec_eval 9.0.8 and pytrec_eval",
+        help="float32 reproduces trec_eval 9.0.8 and pytrec_eval (default: "
+        "float64, or the --convention's)",
     )
     ev.add_argument(
         "--undefined",
@@ -506,6 +507,15 @@ def _ties_used(args) -> str:
     return "average"
 
 
+def _queries_used(args) -> str:
+    """The queries evaluate_run scores for these options."""
+    if args.queries is not None:
+        return args.queries
+    if args.convention is not None:
+        return get_convention(args.convention).queries
+    return "intersection"
+
+
 def _evaluate(args, out) -> int:
     trec_format = args.format == "trec_eval"
     if trec_format and len(args.runs) > 1:
@@ -578,7 +588,7 @@ def _evaluate(args, out) -> int:
             "qrels": args.qrels,
             "ties": _ties_used(args),
             "convention": args.convention,
-            "queries": args.queries,
+            "queries": _queries_used(args),
             "relevance_level": args.relevance_level,
             "runs": {},
         }
@@ -623,14 +633,15 @@ def _evaluate(args, out) -> int:
     return 0
 
 
-def _trec_eval_lines(names):
+def _trec_eval_lines(names, convention=None):
     """The printed name of every key, trec_eval's where it has one (else the
     canonical name: a name as written, such as ``rbp``, could claim
     trec_eval's measure of that name), in trec_eval's order of printing (its
     table of measures; a family's cutoffs ascending); one line per printed
-    name."""
+    name. The names are read as evaluate_run reads them under
+    ``convention``."""
     rows = {}
-    for key, spec in read_metrics(names, _PROG, trec_eval=True):
+    for key, spec in metric_requests(names, _PROG, convention):
         printed = trec_eval_printed_name(key, spec)
         rows.setdefault(printed, (key, spec))
     order = sorted(
@@ -656,7 +667,7 @@ def _write_trec_eval(out, names, mean, table, run, args, runid) -> None:
     """trec_eval's output (meas_print_single.c, meas_print_final.c, m_runid.c):
     ``%-22s\t%s\t<value>`` lines, with ``-q`` every query (byte order of the
     ids, as trec_eval sorts them) before ``all``."""
-    lines = _trec_eval_lines(names)
+    lines = _trec_eval_lines(names, args.convention)
     if args.per_query:
         for q in sorted(table["qid"], key=lambda q: q.encode()):
             i = table["index"][q]

@@ -28,6 +28,9 @@ __all__ = [
     "apply_convention",
     "conventions_doc",
     "get_convention",
+    "name_rules",
+    "RunOptions",
+    "run_options",
 ]
 
 
@@ -56,6 +59,37 @@ class Convention:
         The metrics ``nonpositive`` applies to (canonical names); empty: all.
     notes : str
         What the convention does not reproduce, for the documentation.
+    score_dtype : str
+        The precision a run's scores are read in
+        (:func:`skrank.trec.evaluate_run`): ``"float64"``, or ``"float32"``
+        for a tool that holds them as single-precision floats (close scores
+        become ties).
+    trec_eval_names : bool or None
+        Whether metric names are read as trec_eval reads them (a bare
+        ``recall`` is its family ``recall_5`` ... ``recall_1000``), as
+        ``trec_eval=`` of :func:`~skrank._registry.read_metrics`; ``None``:
+        as the caller reads them.
+    family_cutoffs : str
+        How a bare trec_eval family beside the same family with cutoffs is
+        read: ``"each"``, each name on its own (the bare family adds its
+        default cutoffs), or ``"merged"``, the cutoffs merged and the
+        defaults dropped (``family_cutoffs=`` of
+        :func:`~skrank._registry.read_metrics`).
+    queries : str
+        Which queries of a run and its qrels are scored
+        (:func:`skrank.trec.evaluate_run`'s ``queries``).
+    missing_queries : str
+        What a query of the qrels that the run misses scores (with
+        ``queries="qrels"``): ``"trec_eval"``, 0 on every metric that reads
+        the ranked list, the counts of judgments kept (trec_eval ``-c``), or
+        ``"zero"``, 0 on every metric.
+    own_order : tuple
+        Metrics that the tool ranks apart from the others, as
+        ``(metric, document_ids, score_dtype)`` triples: tied documents
+        ordered by document id ``"ascending"`` or ``"descending"``
+        (trec_eval's), scores read in ``score_dtype``. Applied by
+        :func:`skrank.trec.evaluate_run` under the convention's tie rule
+        ``"trec_eval"``, where neither ``ties`` nor ``score_dtype`` is given.
     """
 
     name: str
@@ -66,6 +100,12 @@ class Convention:
     nonpositive: str = "ordinary"
     nonpositive_metrics: tuple = ()
     notes: str = ""
+    score_dtype: str = "float64"
+    trec_eval_names: bool | None = None
+    family_cutoffs: str = "each"
+    queries: str = "intersection"
+    missing_queries: str = "trec_eval"
+    own_order: tuple = ()
 
     def params_of(self, metric: str) -> dict:
         """The parameters this convention sets for metric ``metric``."""
@@ -76,6 +116,14 @@ class Convention:
 
 
 _NAN = float("nan")
+
+# trec_eval 9.0.8 (inside pytrec_eval) rounds a recall level to a number of
+# relevant documents as (long) (level * num_rel + 0.9): m_iprec_at_recall.c,
+# te_calc_iprec_at_recall, and m_11pt_avg.c, te_calc_11ptavg
+_TREC_EVAL_9_ROUNDING = (
+    ("iprec_at_recall", (("rounding", "trec_eval_9"),)),
+    ("iprec_11pt_avg", (("rounding", "trec_eval_9"),)),
+)
 
 # the gain 2**rel - 1 of nDCG and DCG, and AP@k divided by min(R, k): shared
 # by LightGBM, XGBoost and Spark
@@ -161,15 +209,36 @@ CONVENTIONS: tuple[Convention, ...] = (
     # ranx/data_structures/common.py, sort_dict_by_value (numba's
     # np.argsort of the negated scores, which documents no tie rule; for
     # runs of the sizes tested it keeps insertion order).
+    # Its names are its own: ranx/metrics/__init__.py, metric_switch ('recall'
+    # is the recall of the whole run, not trec_eval's family).
+    # ranx/metrics/bpref.py, _bpref: each relevant item's count of judged
+    # non-relevant items above it is divided by min(n_rels, n_non_rels), so
+    # a query without a judged non-relevant document gives 0/0 (NaN) where
+    # trec_eval's m_bpref.c, te_calc_bpref scores 1.0 for each relevant
+    # document ranked above no judged non-relevant one; and for a query
+    # without relevant documents _bpref raises ZeroDivisionError (n_rels =
+    # 0) inside _bpref_parallel's numba prange over the queries, which ends
+    # that thread's share of the loop:
+    # the queries after it in the share keep their initial value 0. With
+    # fewer than 10 queries, ranx/meta/evaluate.py, evaluate runs one
+    # thread: every query after it (in query id order) scores 0.
     Convention(
         "ranx",
         "ranx (evaluate with 'ndcg', 'map', 'precision', ...)",
         ties="first",
         replace_undefined_by=0.0,
+        trec_eval_names=False,
         notes=(
             "ranx documents no tie rule: 'first' (insertion order) is what "
             "its sort gives on the lists tested; 'ndcg_burges' is "
-            "ndcg(gain=exponential)."
+            "ndcg(gain=exponential); 'recall' is the recall of the whole "
+            "list. bpref is not reproduced where ranx's differs from "
+            "trec_eval's: on a query without a judged non-relevant document "
+            "(qrels q: a=1; run q: a) ranx gives NaN, trec_eval and skrank "
+            "1; after a query without relevant documents, ranx gives 0 to the "
+            "queries that follow it in its thread's share of the queries, "
+            "all of them below 10 queries (qrels q1: a=0, q2: b=1, c=0; run "
+            "q1: a; q2: b then c: ranx gives q2 0, trec_eval and skrank 1)."
         ),
     ),
     # torchmetrics 1.8/1.9, src/torchmetrics/functional/retrieval/:
@@ -198,6 +267,69 @@ CONVENTIONS: tuple[Convention, ...] = (
             "nDCG, which averages them); ties='average' is their expectation. "
             "empty_target_action='skip' is replace_undefined_by=nan, 'pos' "
             "is 1."
+        ),
+    ),
+    # pytrec_eval 0.5 (pytrec_eval-terrier), trec_eval 9.0.8 inside:
+    # scores held as float (trec_format.h, TEXT_RESULTS.sim); ties by
+    # document id descending (form_res_rels.c, qsort with comp_sim_docno);
+    # a query without relevant documents scores 0. The parameters of a
+    # measure named several times are merged and a bare family beside the
+    # same family with parameters adds none of its default cutoffs
+    # (pytrec_eval/__init__.py, RelevanceEvaluator._combine_measures: a
+    # bare name keeps its empty parameter set only while no other name
+    # gave parameters).
+    Convention(
+        "pytrec_eval",
+        "pytrec_eval (RelevanceEvaluator.evaluate)",
+        ties="trec_eval",
+        replace_undefined_by=0.0,
+        params=_TREC_EVAL_9_ROUNDING,
+        score_dtype="float32",
+        trec_eval_names=True,
+        family_cutoffs="merged",
+        notes=(
+            "Ties by document id need qrels/run input (evaluate_run); names "
+            "are read as in a pytrec_eval measure set ('recall' is "
+            "trec_eval's family; 'ndcg_cut' beside 'ndcg_cut.1,4' gives "
+            "ndcg_cut_1 and ndcg_cut_4 only). Per query, pytrec_eval's "
+            "gm_map and gm_bpref are the logarithms of the values (floored "
+            "at 1e-5), skrank's the values; the means agree."
+        ),
+    ),
+    # ir_measures 0.4, DefaultPipeline (ir_measures/__init__.py): the
+    # measures trec_eval has go to its pytrec_eval provider
+    # (providers/pytrec_eval_provider.py), so take pytrec_eval's float32
+    # scores, document-id ties and 0 for a query without relevant
+    # documents. Judged goes to the judged provider
+    # (providers/judged_provider.py, JudgedEvaluator._iter_calc): every
+    # document listed in the qrels counts as judged, -1 judgments included,
+    # and the count is divided by min(k, documents retrieved); the run is
+    # sorted by key=(-score, docid): tied documents by id ascending, scores
+    # the Python floats read (double precision). Every query of the qrels
+    # is scored, one the run misses scoring measure.DEFAULT = 0 on every
+    # measure (providers/base.py, Evaluator.iter_calc;
+    # measures/base.py, Measure.DEFAULT), and calc_aggregate averages them
+    # all.
+    Convention(
+        "ir_measures",
+        "ir_measures (calc_aggregate, iter_calc)",
+        ties="trec_eval",
+        replace_undefined_by=0.0,
+        score_dtype="float32",
+        queries="qrels",
+        missing_queries="zero",
+        own_order=(("judged", "ascending", "float64"),),
+        params=(
+            *_TREC_EVAL_9_ROUNDING,
+            ("judged", (("denominator", "retrieved"), ("unassessed", "judged"))),
+        ),
+        notes=(
+            "Ties by document id need qrels/run input (evaluate_run); "
+            "Judged is ranked as its judged provider ranks it (tied "
+            "documents by id ascending, scores in double precision), apart "
+            "from the metrics of its pytrec_eval provider. Measures of its "
+            "other providers (gdeval's ERR@20 and nDCG(dcg='exp-log2'), "
+            "printed with 5 decimals) agree to those decimals."
         ),
     ),
     # TensorFlow Similarity, tensorflow_similarity/retrieval_metrics/:
@@ -255,6 +387,51 @@ def get_convention(convention, caller: str = "get_convention") -> Convention:
     raise InvalidParameterError(
         f"The 'convention' parameter of {caller} must be a str among {names} "
         f"or None. Got {plain(convention)} of type {type(convention).__name__}."
+    )
+
+
+def name_rules(convention, caller: str) -> dict:
+    """How ``convention`` reads metric names: keyword arguments of
+    :func:`~skrank._registry.read_metrics` (``trec_eval``,
+    ``family_cutoffs``), empty for ``None`` or a convention that reads them
+    as the caller does."""
+    if convention is None:
+        return {}
+    conv = get_convention(convention, caller)
+    rules = {}
+    if conv.trec_eval_names is not None:
+        rules["trec_eval"] = conv.trec_eval_names
+    if conv.family_cutoffs != "each":
+        rules["family_cutoffs"] = conv.family_cutoffs
+    return rules
+
+
+class RunOptions(NamedTuple):
+    """How a run is read and scored under a convention (see
+    :func:`run_options`)."""
+
+    score_dtype: str
+    queries: str
+    missing_queries: str
+    own_order: dict  # {metric: (document_ids, score_dtype)}
+
+
+def run_options(convention, caller: str, *, ties, score_dtype, queries) -> RunOptions:
+    """The options of a run's evaluation: those given (``None``: not
+    given), else the convention's, else ``"float64"`` and
+    ``"intersection"``; a convention's ``own_order`` holds where neither
+    ``ties`` nor ``score_dtype`` is given."""
+    conv = Convention("", "", "", 0.0)  # the defaults
+    if convention is not None:
+        conv = get_convention(convention, caller)
+    own = {}
+    if ties is None and score_dtype is None and conv.ties == "trec_eval":
+        own = {metric: (ids, dtype) for metric, ids, dtype in conv.own_order}
+    return RunOptions(
+        conv.score_dtype if score_dtype is None else score_dtype,
+        conv.queries if queries is None else queries,
+        conv.missing_queries,
+        own,
     )
 
 
@@ -366,6 +543,13 @@ def conventions_doc() -> str:
     for c in CONVENTIONS:
         parts = [f"``ties={c.ties!r}``"]
         parts.append(f"``replace_undefined_by={_show_value(c.replace_undefined_by)}``")
+        if c.score_dtype != "float64":
+            parts.append(f"``score_dtype={c.score_dtype!r}`` (runs)")
+        if c.queries != "intersection":
+            text = f"``queries={c.queries!r}`` (runs)"
+            if c.missing_queries == "zero":
+                text += ", a query the run misses scoring 0 on every metric"
+            parts.append(text)
         if c.nonpositive != "ordinary":
             text = f"``nonpositive={c.nonpositive!r}``"
             if c.nonpositive_metrics:

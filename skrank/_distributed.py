@@ -27,6 +27,7 @@ import warnings
 
 import numpy as np
 
+from ._conventions import name_rules
 from ._core import finish_aggregate, partial_aggregate
 from ._evaluate import check_tie_bounds, evaluate, resolve_metrics
 from ._registry import get_metric, read_metrics
@@ -144,7 +145,10 @@ def request(caller, metrics, options, tie_bounds) -> Request:
             tie_bounds=bool(tie_bounds),
             **options,
         )
-    ties = _resolved_ties(caller, read_metrics(metrics, caller), options, False)
+    requests = read_metrics(
+        metrics, caller, **name_rules(options["convention"], caller)
+    )
+    ties = _resolved_ties(caller, requests, options, False)
     return Request(list(res), list(res.tie_bounds), tie_bounds, ties == "first")
 
 
@@ -171,7 +175,8 @@ def run_request(caller, qrels, run, queries, metrics, options, tie_bounds) -> Re
             tie_bounds=bool(tie_bounds),
             **options,
         )
-    ties = _resolved_ties(caller, metric_requests(metrics, caller), options, True)
+    requests = metric_requests(metrics, caller, options["convention"])
+    ties = _resolved_ties(caller, requests, options, True)
     for frame, name, cols in (
         (qrels, "qrels", ("qid", "docno", "relevance")),
         (run, "run", ("qid", "docno", "score")),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._conventions import apply_convention
+from ._conventions import apply_convention, name_rules
 from ._core import compute, prepare, resolve_ties
 from ._docs import fill_doc
 from ._registry import read_metrics
@@ -190,7 +190,7 @@ def evaluate_for(
     check_tie_bounds(caller, tie_bounds, average)
     keys, specs, (ties, replace_undefined_by, nonpositive) = resolve_metrics(
         caller,
-        read_metrics(metrics, caller),
+        read_metrics(metrics, caller, **name_rules(convention, caller)),
         relevance_level,
         convention,
         ties,

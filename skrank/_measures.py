@@ -742,17 +742,29 @@ def _depth(r: Ranking, k):
     return n if k is None else np.minimum(n, int(k))
 
 
-def _judged_compute(r, k, denominator="k"):
+#: How ``judged`` counts an item in the judgment pool but not assessed
+#: (judged below 0 in TREC qrels): ``"unjudged"`` (trec_eval's ``unj``) or
+#: ``"judged"`` (ir_measures' ``Judged``, which counts every document listed
+#: in the qrels).
+JUDGED_UNASSESSED = ("unjudged", "judged")
+
+
+def _judged_compute(r, k, denominator="k", unassessed="unjudged"):
     """Judged items in the top k divided by k (by the list length without a
     cutoff), or by min(k, number of items) ("retrieved", ir_measures'
-    ``Judged@k``); linear in the per-group counts, so exact under ties."""
+    ``Judged@k``); items pooled but not assessed count as judged with
+    ``unassessed="judged"``. Linear in the per-group counts, so exact under
+    ties."""
     if k is None:
         depth = r.n_items
     elif denominator == "retrieved":
         depth = np.minimum(r.n_items, int(k))
     else:
         depth = float(k)
-    return r.row_sum(r.judged() * r.in_cutoff(k) / r.size) / depth, None
+    judged = r.judged()
+    if unassessed == "judged":
+        judged = judged + r.unassessed()
+    return r.row_sum(judged * r.in_cutoff(k) / r.size) / depth, None
 
 
 def _unjudged_compute(r, k):
@@ -1567,6 +1579,9 @@ _P_DENOMINATOR = ParamSpec(
     "denominator", "denominator", "k", (Options(PRECISION_DENOMINATORS),), str
 )
 _IDEAL = ParamSpec("ideal", "ideal", "judged", (Options(NDCG_IDEALS),), str)
+_UNASSESSED = ParamSpec(
+    "unassessed", "unassessed", "unjudged", (Options(JUDGED_UNASSESSED),), str
+)
 _MAX_GRADE = ParamSpec(
     "max_grade", "max_grade", 4, (Interval("int", 1, 1023, "both"),), int
 )
@@ -1829,7 +1844,7 @@ MEASURES: tuple[Measure, ...] = (
         # (ir_measures/providers/judged_provider.py)
         variants=(("Judged", (("denominator", "retrieved"),)),),
         formula=r"|\{j \le k : \text{item } j \text{ judged}\}| / k",
-        params=(_P_DENOMINATOR,),
+        params=(_P_DENOMINATOR, _UNASSESSED),
         perfect_is_one=False,
         tie_bounds=False,
     ),

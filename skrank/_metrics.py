@@ -885,6 +885,7 @@ def judged_at_k_score(
     nonpositive="ordinary",
     average="mean",
     denominator="k",
+    unassessed="unjudged",
 ):
     """Fraction of the top k that is judged (ir_measures' ``Judged@k``).
 
@@ -902,6 +903,12 @@ def judged_at_k_score(
         What the judged count is divided by: the cutoff, also for a query
         with fewer than ``k`` items, or ``min(k, number of items)``, as
         ir_measures' ``Judged@k`` (the name ``Judged`` sets it).
+    unassessed : {"unjudged", "judged"}, default="unjudged"
+        How a document judged below 0 in TREC qrels (pooled but not
+        assessed) counts: as unjudged, as trec_eval's ``unj`` counts it, or
+        as judged, as ir_measures' ``Judged`` counts every document listed
+        in the qrels (``convention="ir_measures"`` sets it). Array input has
+        no such items.
 
     Returns
     -------
@@ -918,8 +925,8 @@ def judged_at_k_score(
     length without a cutoff; by k also when fewer items are listed, as
     trec_eval's ``unj``, unless ``denominator="retrieved"``). Documents
     judged below 0 in TREC qrels (pooled but not assessed) count as
-    unjudged, as in trec_eval; ir_measures' ``Judged`` counts them as
-    judged. Array input has every item judged, unless
+    unjudged, as in trec_eval, unless ``unassessed="judged"`` (ir_measures'
+    ``Judged``). Array input has every item judged, unless
     ``nonpositive="not_retrieved"`` makes the items scored 0 or less
     unjudged; TREC runs (:func:`skrank.trec.evaluate_run`) have unjudged
     documents. Linear in the judged counts: with ``ties="average"`` a tie

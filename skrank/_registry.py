@@ -6,7 +6,7 @@ tests)::
     name    := base ["." digits] ["(" param {"," param} ")"] ["@" cutoff]
                ["-l" digits]
     base    := (letter | digit) {letter | digit | "_" | "-"}
-    param   := key "=" value
+    param   := key "=" value | "cutoff" "=" cutoff
     value   := number | word | quoted | table
     quoted  := "'" {character} "'" | '"' {character} '"'
     table   := "[" number {"," number} "]"
@@ -25,20 +25,24 @@ is ``p=0.95``), ``"-l" digits`` is ranx's relevance level (``map@10-l2`` is
 ``number``, a ``table`` gives a number per integer grade (a gain table:
 ``ndcg(gain=[0,1,3])`` or ``ndcg(gain={0:0,1:1,2:3})``, rendered as the
 list) and ``cutoff`` is a positive integer of at most 100 digits (leading
-zeros aside). Whitespace may surround the parts. Every metric renders back to
-one canonical spelling, such as ``ndcg(gain=exponential)@10`` or
-``rbp(p=0.8)``; two names are the same metric exactly when their canonical
-spellings are equal.
+zeros aside). ``cutoff=`` among the parameters is ir_measures' spelling of
+the cutoff (``nDCG(dcg='exp-log2', cutoff=20)`` is ``nDCG(dcg='exp-log2')@20``);
+given both ways, the two must agree. Whitespace may surround the parts.
+Every metric renders back to one canonical spelling, such as
+``ndcg(gain=exponential)@10`` or ``rbp(p=0.8)``; two names are the same
+metric exactly when their canonical spellings are equal.
 
 Other tools' spellings are read as those tools mean them: ir_measures'
 (``nDCG@10``, ``P(rel=2)@5``, ``nDCG(dcg='exp-log2')``, ``SetP``), ranx's
 (``r-precision``, ``rbp.95``, ``ndcg_burges``, ``-l2``) and trec_eval's
 (``P_5``, ``P.5,10``, ``ndcg_cut_10``). A bare trec_eval family (``P``,
 ``ndcg_cut``, ``map_cut``, ``success``, ...) stands for the family at
-trec_eval's default cutoffs; its names that are also skrank's own (``recall``)
-and its measure sets (``official``, ``all_trec``) are read so only where the
-caller speaks trec_eval (:func:`read_metrics` with ``trec_eval=True``, or a
-``set`` of names as pytrec_eval takes). :func:`read_metrics` returns every
+trec_eval's default cutoffs (with ``family_cutoffs="merged"``, pytrec_eval's
+rule, none of them when the same family is named with cutoffs too); its
+names that are also skrank's own (``recall``) and its measure sets
+(``official``, ``all_trec``) are read so only where the caller speaks
+trec_eval (:func:`read_metrics` with ``trec_eval=True``, or a ``set`` of
+names as pytrec_eval takes). :func:`read_metrics` returns every
 metric with the key under which results are returned: the name as written,
 or trec_eval's name of each metric a family or set expands to.
 """
@@ -409,9 +413,15 @@ def trec_eval_set_missing(name: str) -> list[str]:
     ]
 
 
-def _family_defaults(family: str, original: str) -> list[tuple[str, MetricSpec]]:
+def _family_defaults(
+    family: str, original: str, merged=frozenset()
+) -> list[tuple[str, MetricSpec]]:
     """A bare trec_eval family at trec_eval's default parameters, keyed by
-    trec_eval's names (``P`` is ``P_5``, ``P_10``, ... ``P_1000``)."""
+    trec_eval's names (``P`` is ``P_5``, ``P_10``, ... ``P_1000``); none
+    for a family in ``merged`` (named with its own parameters elsewhere,
+    read by pytrec_eval's rule)."""
+    if family in merged:
+        return []
     measure = _TREC_FAMILIES[family]
     out = []
     for value in TREC_EVAL_DEFAULTS[family]:
@@ -420,14 +430,14 @@ def _family_defaults(family: str, original: str) -> list[tuple[str, MetricSpec]]
     return out
 
 
-def _trec_spelling(text: str, original: str, trec: bool):
+def _trec_spelling(text: str, original: str, trec: bool, merged=frozenset()):
     """``(key, spec)`` pairs of a trec_eval spelling, or None.
 
     ``P_5`` is keyed as written; ``P.5,10`` and ``P_5,10`` (several, or the
     dot of trec_eval's ``-m``) by trec_eval's names ``P_5``, ``P_10``; a bare
     family by its default parameters (a family that is also a skrank name,
-    ``recall``, only when ``trec``); a measure set (``official``) by its
-    members when ``trec``.
+    ``recall``, only when ``trec``), none for a family in ``merged``; a
+    measure set (``official``) by its members when ``trec``.
     """
     if trec and text == TREC_EVAL_RUNID:  # the run's name: no value
         return []
@@ -437,7 +447,7 @@ def _trec_spelling(text: str, original: str, trec: bool):
         out = []
         for member in TREC_EVAL_SETS[text]:
             if member in _TREC_FAMILIES:
-                out.extend(_family_defaults(member, original))
+                out.extend(_family_defaults(member, original, merged))
             elif member in _ALIASES:
                 out.append((member, _trec_plain(member)))
         return out
@@ -445,7 +455,7 @@ def _trec_spelling(text: str, original: str, trec: bool):
         # skrank's own name of a metric (recall, iprec_at_recall) names
         # that metric, unless the caller speaks trec_eval
         if trec or text not in _BY_NAME:
-            return _family_defaults(text, original)
+            return _family_defaults(text, original, merged)
     dotted = _trec_dot_params(text, original)
     if dotted is not None:  # set_F.0.5, utility.1,-1,0,0, rbp.p=0.95
         return dotted
@@ -489,6 +499,9 @@ _FOREIGN_PARAMS = {
 # ir_measures' names whose "@" sets a parameter rather than a cutoff
 # (``IPrec@0.5`` is the recall level 0.5).
 _AT_PARAMS = {"IPrec": "level"}
+# ir_measures' keyword of the cutoff, written among the parameters
+# (``P(cutoff=5)``; its measures' AT_PARAM, measures/base.py): the "@" cutoff
+_CUTOFF_KEY = "cutoff"
 # ir_measures' names that a relevance level turns into another metric
 # (``NumRet(rel=1)`` counts the relevant documents retrieved).
 _RELEVANT_VARIANTS = {"NumRet": "num_rel_ret"}
@@ -941,6 +954,7 @@ def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSp
     items = []
     if match["params"] is not None and match["params"].strip():
         items = _split_params(match["params"])
+    cutoff_text = None  # ir_measures' cutoff=20
     for item in items:
         if "=" not in item:
             raise InvalidParameterError(
@@ -949,6 +963,14 @@ def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSp
             )
         key, _, value_text = item.partition("=")
         key = key.strip()
+        if key == _CUTOFF_KEY and key not in by_key:
+            if cutoff_text is not None:
+                raise InvalidParameterError(
+                    f"Parameter {key!r} is given twice in metric name "
+                    f"{quote_text(original)}."
+                )
+            cutoff_text = value_text.strip()
+            continue
         if (
             key == "rel"
             and base in _RELEVANT_VARIANTS
@@ -1005,7 +1027,17 @@ def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSp
     for spec in measure.params:
         if spec.keyword in params:
             _check_param(measure, spec, params[spec.keyword], original)
-    k = None
+    given_k = None
+    if cutoff_text is not None:
+        if not (measure.cutoff or catalogue.every_cutoff):
+            raise InvalidParameterError(
+                f"Metric {measure.name!r} takes no cutoff; got {quote_text(original)}. "
+                f"Write {measure.name!r} without 'cutoff='."
+            )
+        given_k = read_cutoff(
+            cutoff_text, f"The cutoff= in metric name {quote_text(original)}"
+        )
+    k = given_k
     if match["k"] is not None:
         at = _AT_PARAMS.get(base)
         if at is not None and not measure.cutoff and at in by_key:
@@ -1026,6 +1058,11 @@ def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSp
                 f"Write {measure.name!r} without '@k'."
             )
         k = read_cutoff(match["k"], f"The cutoff in metric name {quote_text(original)}")
+        if given_k is not None and k != given_k:
+            raise InvalidParameterError(
+                f"The cutoff is given twice in metric name {quote_text(original)}, "
+                f"as cutoff={given_k} and as @{k}; give one of them."
+            )
     return MetricSpec(measure, k, params, explicit)
 
 
@@ -1037,13 +1074,14 @@ def _parameters_refused(catalogue, measure, original) -> InvalidParameterError:
 
 
 def _requests(
-    name: str, catalogue: Catalogue = RANKING, trec: bool = False
+    name: str, catalogue: Catalogue = RANKING, trec: bool = False, merged=frozenset()
 ) -> list[tuple[str, MetricSpec]]:
     """The metrics of one name, each with its key: one, or several for a
-    trec_eval family or measure set (see :func:`_trec_spelling`)."""
+    trec_eval family or measure set (see :func:`_trec_spelling`; a bare
+    family of ``merged`` gives none)."""
     if not catalogue.every_cutoff:
         # a family reading its own cutoff (every_cutoff) has no trec_eval ones
-        trec_pairs = _trec_spelling(name.strip(), name, trec)
+        trec_pairs = _trec_spelling(name.strip(), name, trec, merged)
         if trec_pairs is not None:
             for _, spec in trec_pairs:
                 if not catalogue.offers(spec.measure):
@@ -1176,8 +1214,30 @@ def _metric_list(metrics, caller):
     return metrics
 
 
+#: How a bare trec_eval family beside the same family with parameters is
+#: read (``family_cutoffs=`` of :func:`read_metrics`).
+FAMILY_CUTOFFS = ("each", "merged")
+
+
+def _families_with_parameters(items) -> frozenset:
+    """The trec_eval families that the names ``items`` give with parameters
+    (``P.5,10``, ``P_5``, ``iprec_at_recall.0.5``)."""
+    found = set()
+    for item in items:
+        if isinstance(item, str):
+            match = _TREC_PARAMS.fullmatch(item.strip())
+            if match is not None:
+                found.add(match[1])
+    return frozenset(found)
+
+
 def read_metrics(
-    metrics, caller: str, catalogue: Catalogue = RANKING, *, trec_eval=None
+    metrics,
+    caller: str,
+    catalogue: Catalogue = RANKING,
+    *,
+    trec_eval=None,
+    family_cutoffs: str = "each",
 ) -> list[tuple[str, MetricSpec]]:
     """The metrics asked for, each with the key its results are returned by.
 
@@ -1198,6 +1258,15 @@ def read_metrics(
         whole list, and the measure sets ``official``, ``all_trec`` and
         ``set`` stand for their members (those skrank has). ``None``: when
         ``metrics`` is a ``set`` (pytrec_eval's measure set).
+    family_cutoffs : {"each", "merged"}, default="each"
+        A bare trec_eval family (``ndcg_cut``) beside the same family with
+        parameters (``ndcg_cut.1,4``): ``"each"`` reads every name on its
+        own, the bare family adding its default cutoffs; ``"merged"`` is
+        pytrec_eval's rule (``pytrec_eval/__init__.py``,
+        ``RelevanceEvaluator._combine_measures``): the family's parameters
+        are those written, and its defaults are dropped, also for the
+        members of a measure set. Only trec_eval's spellings with
+        parameters (``P.5``, ``P_5``) count, as in pytrec_eval.
 
     Returns
     -------
@@ -1208,10 +1277,14 @@ def read_metrics(
     """
     if trec_eval is None:
         trec_eval = isinstance(metrics, (set, frozenset))
+    items = _metric_list(metrics, caller)
+    merged = frozenset()
+    if family_cutoffs == "merged":
+        merged = _families_with_parameters(items)
     out: dict[str, MetricSpec] = {}
-    for item in _metric_list(metrics, caller):
+    for item in items:
         if isinstance(item, str):
-            pairs = _requests(item, catalogue, bool(trec_eval))
+            pairs = _requests(item, catalogue, bool(trec_eval), merged)
         else:
             spec = _one(item, catalogue)
             pairs = [(spec.name, spec)]

@@ -19,7 +19,7 @@ from skrank._conventions import (
     get_convention,
 )
 from skrank._core import compute, prepare
-from skrank._registry import get_metric
+from skrank._registry import FAMILY_CUTOFFS, get_metric
 
 
 def _evaluate(convention, names, y, s, qid=None, **given):
@@ -67,12 +67,17 @@ def test_every_convention_is_declared_once_with_valid_values():
         "spark",
         "ranx",
         "torchmetrics",
+        "pytrec_eval",
+        "ir_measures",
         "tf_similarity",
     ]
     for c in CONVENTIONS:
         assert isinstance(c, Convention) and get_convention(c.name) is c
         assert c.ties in (*skrank._engine.TIES, "trec_eval")
         assert c.nonpositive in skrank._engine.NONPOSITIVE
+        assert c.score_dtype in ("float64", "float32")
+        assert c.trec_eval_names in (None, True, False)
+        assert c.family_cutoffs in FAMILY_CUTOFFS
         assert c.replace_undefined_by in (0.0, 1.0) or math.isnan(
             c.replace_undefined_by
         )

@@ -474,10 +474,8 @@ def test_an_ir_measures_users_list_gives_ir_measures_values(trec_files):
     qrels = list(ir_measures.read_trec_qrels(str(qrels_path)))
     run = list(ir_measures.read_trec_run(str(run_path)))
     names = IR_MEASURES + (GDEVAL if name == "synthetic" else [])
-    if name == "qrels.rel_level":
-        # its judgments of -1 (pooled, not assessed): ir_measures' Judged
-        # counts them as judged, skrank as trec_eval does (unjudged)
-        names = [n for n in names if n != "Judged@10"]
+    # qrels.rel_level judges documents -1 (pooled, not assessed), which
+    # ir_measures' Judged counts as judged: convention="ir_measures"
     parsed = [ir_measures.parse_measure(n) for n in names]
     expected = {}
     # each measure by the provider named here (ir_measures' default pipeline
@@ -496,12 +494,7 @@ def test_an_ir_measures_users_list_gives_ir_measures_values(trec_files):
             for r in provider.iter_calc(mine, qrels, run):
                 expected[(str(r.measure), r.query_id)] = r.value
     _, got = evaluate_run(
-        qrels_path,
-        run_path,
-        names,
-        ties="trec_eval",
-        score_dtype="float32",
-        return_per_query=True,
+        qrels_path, run_path, names, convention="ir_measures", return_per_query=True
     )
     assert list(got) == names
     qids = [str(q) for q in got.qid]
@@ -594,3 +587,69 @@ def test_parse_metrics_still_lists_specs():
         "precision@10",
         "ndcg@3",
     ]
+
+
+# -- ir_measures' cutoff= -------------------------------------------------------
+
+# ir_measures' own reading of each name (ir_measures.parse_measure, run here)
+# is the same measure as the "@" spelling; skrank reads both as one metric
+CUTOFF_KEYWORD = [
+    ("nDCG(dcg='exp-log2', cutoff=20)", "nDCG(dcg='exp-log2')@20"),
+    ('nDCG(dcg="exp-log2",cutoff=20)', "nDCG(dcg='exp-log2')@20"),
+    ("P(cutoff=5)", "P@5"),
+    ("P(rel=2, cutoff=5)", "P(rel=2)@5"),
+    ("AP(cutoff=100)", "AP@100"),
+    ("Judged(cutoff=10)", "Judged@10"),
+    ("P(cutoff=5)@5", "P@5"),
+]
+
+
+@pytest.mark.parametrize(
+    "name, at_spelling", CUTOFF_KEYWORD, ids=[c[0] for c in CUTOFF_KEYWORD]
+)
+def test_ir_measures_cutoff_keyword_is_the_cutoff(name, at_spelling):
+    if "@" not in name:  # ir_measures refuses a cutoff given both ways
+        assert ir_measures.parse_measure(name) == ir_measures.parse_measure(at_spelling)
+    assert get_metric(name) == get_metric(at_spelling)
+    assert get_metric(name).k == get_metric(at_spelling).k
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        (
+            "P(cutoff=5)@10",
+            r"The cutoff is given twice in metric name 'P\(cutoff=5\)@10', as "
+            r"cutoff=5 and as @10; give one of them\.",
+        ),
+        ("P(cutoff=5, cutoff=6)", r"Parameter 'cutoff' is given twice"),
+        ("P(cutoff=0)", r"The cutoff= in metric name 'P\(cutoff=0\)' must be a "),
+        ("P(cutoff=2.5)", r"must be a positive integer written with the digits"),
+        ("P(cutoff='5')", r"Got \"'5'\" instead"),
+        ("Rprec(cutoff=3)", r"Metric 'r_precision' takes no cutoff"),
+    ],
+)
+def test_cutoff_keyword_errors(name, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        get_metric(name)
+
+
+# -- pytrec_eval's merged cutoffs -----------------------------------------------
+
+
+def test_family_cutoffs_merged_is_pytrec_eval_s_reading():
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 0.5, "b": 0.7}}
+    for measures in (
+        {"ndcg_cut", "ndcg_cut.1,4"},
+        {"P", "P_3"},
+        {"recall", "recall.2", "P"},
+        {"iprec_at_recall", "iprec_at_recall.0.5"},
+        {"official", "P.3"},
+    ):
+        keys = set(pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)["q"])
+        keys.discard("runid")
+        got = read_metrics(measures, "test", family_cutoffs="merged")
+        assert {key for key, _ in got} == keys, measures
+    # read one name at a time (the default), a bare family adds its defaults
+    assert len(read_metrics({"ndcg_cut", "ndcg_cut.1,4"}, "test")) == 11

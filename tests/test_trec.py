@@ -491,6 +491,26 @@ def test_unassessed_qrels_are_neither_relevant_nor_judged():
     assert res["ndcg"] == pytest.approx(0.5 / (1 + 1 / math.log2(3)))
 
 
+def test_judged_counts_unassessed_documents_when_asked():
+    # a (judged -1) and c (not in the qrels) are unjudged for trec_eval; a
+    # counts as judged with unassessed="judged" (ir_measures' Judged). Top 3
+    # is a, b, c; k = 4 with 3 retrieved: denominator k = 4 or retrieved = 3
+    qrels = {"q": {"a": -1, "b": 0, "d": 1}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    names = [
+        "judged@4",
+        "judged(unassessed=judged)@4",
+        "judged(denominator=retrieved,unassessed=judged)@4",
+    ]
+    res = evaluate_run(qrels, run, names)
+    assert res == {names[0]: 1 / 4, names[1]: 2 / 4, names[2]: 2 / 3}
+    # tied: a and c in one group straddling k = 1; the expectation of the
+    # judged share of rank 1 is 1/2 (a first) under unassessed="judged"
+    run = {"q": {"a": 3.0, "c": 3.0, "b": 1.0}}
+    res = evaluate_run(qrels, run, ["judged(unassessed=judged)@1", "judged@1"])
+    assert res == {"judged(unassessed=judged)@1": 0.5, "judged@1": 0.0}
+
+
 def test_relevance_level_zero_makes_judged_zeros_relevant():
     # every judged document is relevant at level 0, so the documents judged 0
     # count in R: R = 2 (a, b); "c" is unjudged.

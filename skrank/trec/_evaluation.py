@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._conventions import name_rules, run_options
 from .._core import Prepared, aggregate, compute
 from .._engine import (
     SLICE_VALUES,
@@ -55,11 +56,14 @@ from ._tables import Qrels, Run, _natural_order, _query_counts, _same_kind, _Tab
 # --------------------------------------------------------------------------
 
 
-def metric_requests(metrics, caller) -> list[tuple[str, MetricSpec]]:
+def metric_requests(metrics, caller, convention=None) -> list[tuple[str, MetricSpec]]:
     """Metric names (skrank's, trec_eval's, other tools') with their keys,
     read as trec_eval reads them: its bare families (``recall``) and measure
-    sets (``official``, ``all_trec``) expand."""
-    return read_metrics(metrics, caller, trec_eval=True)
+    sets (``official``, ``all_trec``) expand; a ``convention`` may read
+    them otherwise (see :func:`~skrank._conventions.name_rules`)."""
+    return read_metrics(
+        metrics, caller, **{"trec_eval": True, **name_rules(convention, caller)}
+    )
 
 
 # --------------------------------------------------------------------------
@@ -307,10 +311,10 @@ def evaluate_run(
     metrics,
     *,
     ties: str | None = None,
-    queries: str = "intersection",
+    queries: str | None = None,
     relevance_level: float | None = None,
     replace_undefined_by: float | None = None,
-    score_dtype: str = "float64",
+    score_dtype: str | None = None,
     return_per_query: bool = False,
     tie_bounds: bool = False,
     nonpositive: str | None = None,
@@ -345,11 +349,15 @@ or None, default=None
         order of the input. ``"trec_eval"``: document id descending,
         byte-wise, as trec_eval orders them, which gives trec_eval's numbers.
         ``None``: ``"average"``, or the ``convention``'s rule.
-    queries : {"intersection", "qrels", "run"}, default="intersection"
+    queries : {"intersection", "qrels", "run"} or None, default=None
         Which queries are scored and averaged. ``"intersection"``: those in
         both (trec_eval's default). ``"qrels"``: every judged query, a query
-        the run misses scoring 0 (trec_eval ``-c``). ``"run"``: every query
-        of the run, one without judgments having no relevant document.
+        the run misses scoring 0 (trec_eval ``-c``; on the metrics that read
+        the ranked list, and under ``convention="ir_measures"`` on every
+        metric, as ir_measures scores it). ``"run"``: every query of the
+        run, one without judgments having no relevant document. ``None``:
+        ``"intersection"``, or the ``convention``'s (``"qrels"`` for
+        ``"ir_measures"``).
     relevance_level : float, default=None
         Which judged documents are relevant for the binary metrics: ``None``
         means relevance > 0; a number means relevance >= ``relevance_level``
@@ -361,10 +369,12 @@ or None, default=None
         document). ``0.0`` is trec_eval's convention and keeps the query in
         the mean; ``np.nan`` leaves such queries out of the mean. ``None``:
         ``0.0``, or the ``convention``'s value.
-    score_dtype : {"float64", "float32"}, default="float64"
+    score_dtype : {"float64", "float32"} or None, default=None
         Precision of the scores. trec_eval 9.0.8 and pytrec_eval hold scores
         as ``float32``, which can turn close scores into ties; pass
-        ``"float32"`` to reproduce them exactly.
+        ``"float32"`` to reproduce them exactly. ``None``: ``"float64"``, or
+        the ``convention``'s (``"float32"`` for ``"pytrec_eval"`` and
+        ``"ir_measures"``).
     return_per_query : bool, default=False
         Also return one value per query and metric.
     tie_bounds : bool, default=False
@@ -379,10 +389,14 @@ or None, default=None
         ``None``: ``"ordinary"``, or the ``convention``'s.
     convention : str or None, default=None
         Reproduce another tool's numbers (see :func:`skrank.evaluate`):
-        ``"trec_eval"`` (ties by document id), ``"lightgbm"``,
-        ``"xgboost"``, ``"spark"``, ``"ranx"``, ``"torchmetrics"`` or
-        ``"tf_similarity"``. Parameters written in a metric name and options
-        passed explicitly win over it.
+        ``"trec_eval"`` (ties by document id), ``"pytrec_eval"`` and
+        ``"ir_measures"`` (ties by document id, scores read as ``float32``),
+        ``"lightgbm"``, ``"xgboost"``, ``"spark"``, ``"ranx"``,
+        ``"torchmetrics"`` or ``"tf_similarity"``. Parameters written in a
+        metric name and options passed explicitly win over it; it may also
+        change how names are read (``"ranx"``: a bare ``recall`` is the
+        recall of the whole run; ``"pytrec_eval"``: a bare family beside the
+        same family with cutoffs adds none of its defaults).
 
     Returns
     -------
@@ -522,10 +536,10 @@ def evaluate_run_columns(
     metrics,
     *,
     ties=None,
-    queries="intersection",
+    queries=None,
     relevance_level=None,
     replace_undefined_by=None,
-    score_dtype="float64",
+    score_dtype=None,
     tie_bounds=False,
     nonpositive=None,
     convention=None,
@@ -540,20 +554,24 @@ def evaluate_run_columns(
         "ties": ties,
         "replace_undefined_by": replace_undefined_by,
         "nonpositive": nonpositive,
+        "score_dtype": score_dtype,
+        "queries": queries,
     }
     validate_params(
         caller,
         {
-            "queries": queries,
             "relevance_level": relevance_level,
-            "score_dtype": score_dtype,
             **{key: value for key, value in given.items() if value is not None},
         },
         RUN_CONSTRAINTS,
     )
+    options = run_options(
+        convention, caller, ties=ties, score_dtype=score_dtype, queries=queries
+    )
+    score_dtype, queries = options.score_dtype, options.queries
     keys, specs, (ties, replace_undefined_by, nonpositive) = resolve_metrics(
         caller,
-        metric_requests(metrics, caller),
+        metric_requests(metrics, caller, convention),
         relevance_level,
         convention,
         ties,
@@ -605,10 +623,15 @@ def evaluate_run_columns(
     unassessed = rows[~assessed]
     rows = rows[assessed]
     rel = rel[assessed].astype(np.float64)
-    if score_dtype == "float32":
-        # scores beyond the float32 range become infinite, as in trec_eval
-        with np.errstate(over="ignore"):
-            s = s.astype(np.float32).astype(np.float64)
+    scores = {"float64": s}
+
+    def scores_in(dtype):
+        if dtype not in scores:  # float32
+            # scores beyond the float32 range become infinite, as in trec_eval
+            with np.errstate(over="ignore"):
+                scores[dtype] = s.astype(np.float32).astype(np.float64)
+        return scores[dtype]
+
     needs_n = any(spec.measure.needs_judged_nonrelevant for spec in specs)
     levels = [spec.params.get("relevance_level") for spec in specs]
     # documents judged non-relevant matter only to bpref's N
@@ -647,8 +670,12 @@ def evaluate_run_columns(
             ids = np.where(ids >= 0, rows_of[np.maximum(ids, 0)], ids)
         return docno.order(ids)[1]
 
-    def run(specs, ties):
+    def ascending_keys(ids):
+        return -docno_keys(ids)
+
+    def one_pass(specs, ties, dtype, ids):
         # blocks are built as they are ranked: anew for every pass
+        s = scores_in(dtype)
         if width is not None:
             blocks = _uniform_blocks(
                 rows, rel, s, width, n_q, pools, with_ids, unassessed
@@ -657,7 +684,7 @@ def evaluate_run_columns(
             blocks = _general_blocks(
                 rows, rel, s, run_q, n_q, pools, with_ids, unassessed
             )
-        values = compute(
+        return compute(
             caller,
             specs,
             Prepared(Layout(n_q, blocks), None),
@@ -665,14 +692,33 @@ def evaluate_run_columns(
             average=None,
             replace_undefined_by=float("nan"),
             threads=threads(),
-            secondary=docno_keys if ties == "trec_eval" else None,
+            secondary={"descending": docno_keys, "ascending": ascending_keys}.get(
+                ids if ties == "trec_eval" else None
+            ),
             nonpositive=nonpositive,
         )
+
+    def run(specs, ties):
+        # one pass per order: the metrics a convention ranks apart (its
+        # own_order) in theirs, the others in the one of the call
+        passes = {}
+        usual = ("descending", score_dtype)
+        for i, spec in enumerate(specs):
+            order = options.own_order.get(spec.measure.name, usual)
+            passes.setdefault(order, []).append(i)
+        values = [None] * len(specs)
+        for (ids, dtype), at in passes.items():
+            got = one_pass([specs[i] for i in at], ties, dtype, ids)
+            for i, v in zip(at, got, strict=True):
+                values[i] = v
         # a query of the qrels that the run misses (queries="qrels", trec_eval
         # -c) holds a placeholder document in the blocks; it retrieved
         # nothing, so every metric that reads the list is 0 where defined
+        # (every metric, where the convention says so)
         for spec, v in zip(specs, values, strict=True):
-            if spec.measure.reads_list:
+            if options.missing_queries == "zero":
+                v[empty] = 0.0
+            elif spec.measure.reads_list:
                 v[empty & ~np.isnan(v)] = 0.0
         return values
 
