@@ -304,7 +304,7 @@ def err_score(
 
     Stop probabilities keep their precision for every ``max_grade`` up to
     1023: below :math:`2^{-100}` they are computed with a smaller
-    :math:`g_{\max}` and scaled back by a power of two, exact to rounding
+    :math:`g_{\\max}` and scaled back by a power of two, exact to rounding
     because ERR is then linear in them.
 
     %(layout_notes)s
