@@ -505,26 +505,49 @@ def _ndcg_compute(r, k, gain, ideal="judged"):
     return _divide(_dcg(r, k, gain, 2), judged_ideal, undefined), undefined
 
 
-def _compositions(limits, total):
-    """Every vector v with 0 <= v_u <= limits[u] and sum(v) <= total, as a
-    (K, U) integer matrix (K at most MAX_COMPOSITIONS, else an error)."""
-    out = np.zeros((1, 0), dtype=np.intp)
+def _count_compositions(limits, total, cap):
+    """The number of vectors v with 0 <= v_u <= limits[u] and sum(v) <=
+    total, or ``cap + 1`` when there are more than ``cap``: the counts of
+    each sum, grade by grade (a window sum over the previous counts), held
+    at ``cap + 1``."""
+    ways = np.zeros(int(total) + 1, dtype=np.int64)
+    ways[0] = 1
     for limit in limits:
-        add = np.arange(int(limit) + 1)
-        grown = np.hstack(
-            [np.repeat(out, add.shape[0], axis=0), np.tile(add, out.shape[0])[:, None]]
-        )
-        out = grown[grown.sum(axis=1) <= total]
-        if out.shape[0] > MAX_COMPOSITIONS:
-            raise InvalidParameterError(
-                "ndcg with ideal='retrieved' is exact under ties by enumerating "
-                "the grade compositions of the part of a tie group that the "
-                f"cutoff splits; this input needs more than {MAX_COMPOSITIONS} "
-                "of them (a large tie group of many grades split deep in the "
-                "list). Use a smaller k or a deterministic tie rule "
-                "(ties='first', 'optimistic' or 'pessimistic')."
-            )
+        run = np.concatenate([[0], np.cumsum(ways)])  # at most (total+1)(cap+1)
+        s = np.arange(ways.shape[0])
+        ways = run[s + 1] - run[np.maximum(s - int(limit), 0)]
+        np.minimum(ways, cap + 1, out=ways)
+    return int(min(ways.sum(), cap + 1))
+
+
+def _compositions(limits, total, refuse):
+    """Every vector v with 0 <= v_u <= limits[u] and sum(v) <= total, as a
+    (K, U) integer matrix. Their number is counted first; more than
+    :data:`MAX_COMPOSITIONS` calls ``refuse`` (which raises) before any is
+    made. Each grade extends the partial vectors by the values that keep the
+    sum within ``total`` only, so no array is larger than the result."""
+    if _count_compositions(limits, total, MAX_COMPOSITIONS) > MAX_COMPOSITIONS:
+        refuse()
+    out = np.zeros((1, 0), dtype=np.intp)
+    used = np.zeros(1, dtype=np.intp)
+    for limit in limits:
+        reps = np.minimum(int(limit), int(total) - used) + 1
+        idx = np.repeat(np.arange(out.shape[0]), reps)
+        v = np.arange(idx.shape[0]) - np.repeat(np.cumsum(reps) - reps, reps)
+        out = np.hstack([out[idx], v[:, None]])
+        used = used[idx] + v
     return out
+
+
+def _refuse_retrieved_ideal():
+    raise InvalidParameterError(
+        "ndcg with ideal='retrieved' is exact under ties by enumerating "
+        "the grade compositions of the part of a tie group that the "
+        f"cutoff splits; this input needs more than {MAX_COMPOSITIONS} "
+        "of them (a large tie group of many grades split deep in the "
+        "list). Use a smaller k or a deterministic tie rule "
+        "(ties='first', 'optimistic' or 'pessimistic')."
+    )
 
 
 def _ndcg_retrieved(r: Ranking, k, gain):
@@ -570,7 +593,7 @@ def _ndcg_retrieved(r: Ranking, k, gain):
     Ts = np.maximum(Ts, 0)
     s_int = s[:, 0].astype(np.intp)
     slot_disc = cum[Ts + s_int] - cum[Ts]  # discounts of the inside positions
-    V = _compositions(C.max(axis=0), int(s_int.max()))  # (K, U)
+    V = _compositions(C.max(axis=0), int(s_int.max()), _refuse_retrieved_ideal)
     value = np.zeros(r.m)
     step = max(1, (1 << 21) // max(1, r.m * grades.shape[0]))
     for lo in range(0, V.shape[0], step):  # chunks of compositions
@@ -1646,9 +1669,8 @@ def _normalized_gain_tied(r: Ranking, g, C):
     for size in np.unique(t[pick]):  # the sizes of tied groups, not queries
         part = pick[t[pick] == size]
         cnt = counts[part]
-        try:
-            V = _compositions(cnt.max(axis=0), int(size) - 1)  # (K, U)
-        except InvalidParameterError:
+
+        def refuse(size=size):
             raise InvalidParameterError(
                 "G is exact under ties by enumerating the compositions by gain "
                 "of the items of a tie group above each item; this input needs "
@@ -1656,7 +1678,9 @@ def _normalized_gain_tied(r: Ranking, g, C):
                 f"{int(size)} items). Use a deterministic tie rule "
                 "(ties='first', 'optimistic' or 'pessimistic', or 'trec_eval' "
                 "for TREC runs)."
-            ) from None
+            )
+
+        V = _compositions(cnt.max(axis=0), int(size) - 1, refuse)  # (K, U)
         step = max(1, (1 << 20) // max(1, V.shape[0] * values.shape[0]))
         for lo in range(0, part.shape[0], step):  # chunks of groups
             g_idx = part[lo : lo + step]
