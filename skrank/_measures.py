@@ -1336,8 +1336,11 @@ def _eleven_point_compute(r, k, relevance_level, rounding="nearest"):
 #: trec_eval's INFAP_EPSILON (trec_eval.h).
 INFAP_EPSILON = 1e-5
 #: The (offset, relevant, non-relevant) cells that infAP's exact expectation
-#: under ties enumerates at a time (memory bound; the work is not bounded).
+#: under ties enumerates at a time (memory bound).
 INFAP_CHUNK_CELLS = 1 << 21
+#: The most (group, offset, judged-above) cells that infAP's exact
+#: expectation under ties enumerates for one block of queries (work bound).
+INFAP_MAX_WORK = 1 << 28
 
 
 def _infap_term(j, B, N, Q):
@@ -1380,6 +1383,21 @@ def _infap_compute(r, k, relevance_level):
     return _divide(r.row_sum(terms), n_rel, undefined), undefined
 
 
+def _infap_window(t, c, u):
+    """Per tie group, the half-width ``d`` of the window of judged items
+    above an item that :func:`_infap_cells` reads: ``13 sd + 60``, sd the
+    standard deviation of a binomial count of ``t - 1`` draws with the
+    judged share of the others, ``J / (t - 1)``. The count given the item's
+    offset x is hypergeometric, which is more concentrated than the binomial
+    of x draws with that share (Hoeffding, 1963), so Bernstein's inequality
+    bounds the probability outside ``mean -+ d`` by ``2 exp(-66)``, while
+    the terms are within a factor of the list length of each other."""
+    J = c - 1.0 + u
+    share = np.where(t > 1, J / np.maximum(t - 1.0, 1.0), 0.0)
+    sd = np.sqrt((t - 1.0) * share * (1.0 - share))
+    return np.ceil(13.0 * sd + 60.0).astype(np.int64)
+
+
 def _infap_tied(t, c, u, q, T, B0, N0, Q0):
     """Expected sum of infAP terms of the relevant items of tied groups.
 
@@ -1387,23 +1405,44 @@ def _infap_tied(t, c, u, q, T, B0, N0, Q0):
     in-group offsets of at most :data:`INFAP_CHUNK_CELLS` cells, so that
     memory stays bounded whatever the sizes (one large tie group does not
     pad the small ones); the loops run over group sizes and chunks, never
-    over queries.
+    over queries. The judged items above an item are read over all their
+    counts, or over the window of :func:`_infap_window` when it is
+    narrower; the cells to enumerate are counted first, and more than
+    :data:`INFAP_MAX_WORK` is an error before any is made.
     """
     out = np.zeros(t.shape[0])
+    half = _infap_window(t, c, u)
+    plan = []
+    work = 0
     for size in np.unique(t):  # the distinct sizes of tied groups
         pick = np.flatnonzero(t == size)
-        M = int((c[pick] - 1 + u[pick]).max()) + 1
+        full = int((c[pick] - 1 + u[pick]).max()) + 1
+        d = int(half[pick].max())
+        M, d = (full, None) if full <= 2 * d + 2 else (2 * d + 2, d)
+        plan.append((size, pick, M, d))
+        work += pick.shape[0] * int(size) * M
+    if work > INFAP_MAX_WORK:
+        raise InvalidParameterError(
+            "infAP is exact under ties by enumerating, for each offset of a "
+            "relevant item in its tie group, the number of judged items above "
+            f"it; the limit is {INFAP_MAX_WORK} cells of work and this input "
+            f"needs {work} (tie groups of up to {int(t.max())} items). Break the "
+            "ties in y_score, evaluate fewer queries at once, or use a "
+            "deterministic tie rule (ties='first', 'optimistic' or "
+            "'pessimistic', or 'trec_eval' for TREC runs)."
+        )
+    for size, pick, M, d in plan:
         step_x = int(max(1, min(size, INFAP_CHUNK_CELLS // M)))
         step_g = int(max(1, INFAP_CHUNK_CELLS // (M * step_x)))
         for lo in range(0, pick.shape[0], step_g):
             g = pick[lo : lo + step_g]
             args = (t[g], c[g], u[g], q[g], T[g], B0[g], N0[g], Q0[g])
             for x0 in range(0, int(size), step_x):
-                out[g] += _infap_cells(*args, x0, min(x0 + step_x, int(size)), M)
+                out[g] += _infap_cells(*args, x0, min(x0 + step_x, int(size)), M, d)
     return out
 
 
-def _infap_cells(t, c, u, q, T, B0, N0, Q0, x0, x1, M):
+def _infap_cells(t, c, u, q, T, B0, N0, Q0, x0, x1, M, d=None):
     """The part of :func:`_infap_tied` over the in-group offsets x0 .. x1-1.
 
     Given the offset x of a relevant item, the judged items of its group
@@ -1411,20 +1450,24 @@ def _infap_cells(t, c, u, q, T, B0, N0, Q0, x0, x1, M):
     among x of the t - 1 others); given m, the term is linear in the
     relevant ones among them (mean m (c - 1) / J) and in the unassessed ones
     among the x - m others (mean (x - m) q / (t - c - u)), so the sum runs
-    over (x, m) only: O(t^2) per group.
+    over (x, m) only: O(t^2) per group, or t times the window of ``M``
+    counts from ``floor(x J / (t - 1)) - d`` when ``d`` is given (see
+    :func:`_infap_window`).
     """
     sh = (-1, 1, 1)
     t, c, u, q, T, B0, N0, Q0 = (
         np.asarray(a, dtype=np.float64).reshape(sh) for a in (t, c, u, q, T, B0, N0, Q0)
     )
     x = np.arange(x0, x1, dtype=np.float64).reshape(1, -1, 1)
-    m = np.arange(M, dtype=np.float64).reshape(1, 1, -1)
     J = c - 1.0 + u  # judged others
+    m = np.arange(M, dtype=np.float64).reshape(1, 1, -1)
+    if d is not None:  # the window around the mean count, x J / (t - 1)
+        m = m + (np.floor(x * J / np.maximum(t - 1.0, 1.0)) - d)
     other = t - c - u  # unassessed and outside the pool
     rest = x - m
-    feasible = (x < t) & (m <= J) & (rest >= 0) & (rest <= other)
+    feasible = (x < t) & (m >= 0) & (m <= J) & (rest >= 0) & (rest <= other)
     log_p = (
-        _log_comb(J, np.minimum(m, J))
+        _log_comb(J, np.clip(m, 0, J))
         + _log_comb(other, np.clip(rest, 0, other))
         - _log_comb(t - 1, np.minimum(x, t - 1))
     )
