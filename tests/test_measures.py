@@ -954,11 +954,8 @@ def test_infap_work_limit_refuses_before_enumerating(monkeypatch):
     s = np.ones(8000)
     judged = np.tile([True, True, False, False], 2000)
     unassessed = np.tile([False, False, True, False], 2000)
-    _, baseline = (
-        None,
-        _peak_memory(
-            lambda: _flagged_compute("infap", y, s, judged, unassessed, ties="first")
-        )[0],
+    baseline, _ = _peak_memory(
+        lambda: _flagged_compute("infap", y, s, judged, unassessed, ties="first")
     )
 
     def never(*args):
