@@ -323,9 +323,10 @@ def err_score(
     0.44921875
 
     Two tied items, grades 3 and 1: the mean of the two orderings,
-    :math:`(0.455078125 + 0.267578125) / 2`, and the optimistic one:
+    :math:`(0.455078125 + 0.267578125) / 2` (to rounding), and the
+    optimistic one:
 
-    >>> err_score([[3, 1]], [[1, 1]])
+    >>> round(err_score([[3, 1]], [[1, 1]]), 12)
     0.361328125
     >>> err_score([[3, 1]], [[1, 1]], ties="optimistic")
     0.455078125
