@@ -13,7 +13,11 @@ The oracles are written here in plain Python with exact arithmetic:
   ``n``-th item joins), and the item at the group's ``j``-th position stops
   the user after ``j - 1`` that did not with probability ``m_{j-1} - m_j``
   (McSherry & Najork, ECIR 2008). Each step truncates by at most one unit of
-  ``2**-(max_grade + 128)``, far below the smallest stop probability.
+  ``2**-(max_grade + 128)``, far below the smallest stop probability;
+* ``_closed_form_group_err`` is the expectation for a query of one tie
+  group of thousands of items of one positive grade, from the binomial
+  number of stopping items and the expected reciprocal of the first
+  position of a random subset (a difference of harmonic numbers).
 """
 
 import itertools
@@ -140,6 +144,40 @@ def test_medium_tie_group_matches_exact_computation(max_grade, k):
     ideal = _exact_err(sorted(y.astype(int).tolist(), reverse=True), max_grade, k)
     got = skrank.nerr_score([y], [s], k=k, max_grade=max_grade)
     assert _rel_error(got, exact / ideal) < 1e-15
+
+
+def _closed_form_group_err(n, t, grade, max_grade, bits=256):
+    """ERR of a query that is one tie group of ``t`` items, ``n`` of them of
+    ``grade`` and the rest 0. The number F of items that stop the user is
+    Binomial(n, R); given F = f the first of them is the minimum of a random
+    f-subset of 1 .. t, whose expected reciprocal is the closed form
+    ``f / (t - f + 1) (H_t - H_{f-1})`` (from ``sum_{j=1}^{N} C(N - j, k) / j
+    = C(N, k) (H_N - H_k)``). Binomial weights in integers, the harmonic
+    sums in fixed point with ``bits`` fraction bits."""
+    a = 2**grade - 1  # R * 2**max_grade
+    b = 2**max_grade - a  # (1 - R) * 2**max_grade
+    one = 1 << bits
+    tail = [0] * (t + 2)  # tail[i] = (H_t - H_{i-1}) * 2**bits
+    for i in range(t, 0, -1):
+        tail[i] = tail[i + 1] + one // i
+    total = 0
+    for f in range(1, n + 1):
+        weight = math.comb(n, f) * a**f * b ** (n - f)
+        total += weight * (f * tail[f] // (t - f + 1))
+    return Fraction(total, 2 ** (max_grade * n) * one)
+
+
+@pytest.mark.parametrize(
+    "n, grade, max_grade", [(1000, 2, 4), (500, 4, 4), (1000, 3, 60)]
+)
+def test_large_tie_group_matches_closed_form(n, grade, max_grade):
+    """A query of 3,000 tied items (n of one positive grade): against the
+    closed form of the expectation, to a few units in the last place (the
+    products and the recurrence run over thousands of steps)."""
+    t = 3000
+    y = np.r_[np.full(n, float(grade)), np.zeros(t - n)]
+    got = skrank.err_score([y], [np.zeros(t)], max_grade=max_grade)
+    assert _rel_error(got, _closed_form_group_err(n, t, grade, max_grade)) < 4e-15
 
 
 @pytest.mark.parametrize("max_grade", [54, 56, 60, 200, 1023])
