@@ -580,9 +580,14 @@ def _ndcg_retrieved(r: Ranking, k, gain):
         split = np.zeros((r.m, r.width), dtype=bool)
     grades = np.unique(y)[::-1]  # descending: the ideal order
     gains = gain_values(grades, gain)
-    is_grade = y[:, :, None] == grades[None, None, :]  # (m, W, U)
-    F = (is_grade & whole[:, :, None]).sum(axis=1)  # whole groups inside
-    C = (is_grade & split[:, :, None]).sum(axis=1)  # the straddling group
+    # the items of each grade per row (m, U), from each position's grade
+    # number: in the groups entirely inside, and in the straddling group
+    U = grades.shape[0]
+    cell = np.searchsorted(-grades, -y) + U * np.arange(r.m)[:, None]
+    F, C = (
+        np.bincount(cell[part], minlength=r.m * U).reshape(r.m, U)
+        for part in (whole, split)
+    )
     cum = np.zeros(r.width + 1)
     np.cumsum(discount(r.width), out=cum[1:])
     T = r.start
