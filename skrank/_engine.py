@@ -961,14 +961,27 @@ class Ranking:
     def before(self, values: np.ndarray) -> np.ndarray:
         """Per group, the sum of ``values`` over the earlier groups of its row."""
         if not self.tied:
-            return np.cumsum(values, axis=1) - values
+            values = np.asarray(values)
+            out = np.zeros(values.shape, dtype=np.result_type(values, np.float64))
+            np.cumsum(values[:, :-1], axis=1, out=out[:, 1:])
+            return out
         if values.dtype == np.float64 and values.shape == self.size.shape:
             out = _native.row_before(values, self.row_first)
             if out is not None:
                 return out
-        total = np.cumsum(values)
-        excl = total - values
-        return excl - excl[self.row_first][self.row]
+        # running sums restarted at each row, added in group order from 0 as
+        # the kernel adds them (a running total across rows with the earlier
+        # rows' totals subtracted back would leave rounding residues that
+        # depend on the rows before): the groups of each row laid out on a
+        # row of an (m, most groups in a row) matrix
+        n_groups = values.shape[0]
+        count = np.diff(self.row_first, append=n_groups)
+        pos = np.arange(n_groups) - np.repeat(self.row_first, count)
+        dtype = np.result_type(values, np.float64)
+        table = np.zeros((self.m, int(count.max(initial=0)) + 1), dtype=dtype)
+        table[self.row, pos + 1] = values
+        np.cumsum(table, axis=1, out=table)
+        return table[self.row, pos]
 
     def in_cutoff(self, k) -> np.ndarray:
         """Positions of each group inside the top ``k`` (``k``: int, None or (m,))."""

@@ -289,14 +289,23 @@ def err_score(
        \\prod_{i<j} (1 - R_i)
 
     With ``ties="average"`` the value is the exact expectation over all
-    orderings of tied items: the product over earlier tie groups does not
-    depend on their order, and inside a group of ``t`` items the item at its
-    ``j``-th position stops the user after ``j - 1`` that did not with
-    expectation :math:`m_{j-1} - m_j`, where :math:`m_j` is the mean of
-    :math:`\\prod (1 - R)` over the group's ``j``-item subsets. These means
-    are built grade by grade with hypergeometric weights, in about
-    (number of distinct grades) times :math:`\\min(k, t_{\\max})^2`
-    vectorised steps, :math:`t_{\\max}` the largest tie group.
+    orderings of tied items. The product over earlier tie groups does not
+    depend on their order, and whether an item stops the user does not
+    depend on its position: inside a group of ``t`` items, given that ``f``
+    of them would stop the user, their positions are a random ``f``-subset,
+    and the expected :math:`1/j` of the first of them follows from a
+    recurrence over ``f`` of non-negative terms. The number of stopping
+    items is a sum of binomial counts, one per grade, whose distributions
+    are convolved over the counts of non-negligible probability. The work is
+    about linear in the size of the group (and the square of a few standard
+    deviations of those counts), vectorised over groups and queries; a tie
+    group of more than 4,194,304 items, or work beyond its limit, is an
+    error that names the deterministic tie rules.
+
+    Stop probabilities keep their precision for every ``max_grade`` up to
+    1023: below :math:`2^{-100}` they are computed with a smaller
+    :math:`g_{\\max}` and scaled back by a power of two, exact to rounding
+    because ERR is then linear in them.
 
     %(layout_notes)s
 
@@ -314,9 +323,10 @@ def err_score(
     0.44921875
 
     Two tied items, grades 3 and 1: the mean of the two orderings,
-    :math:`(0.455078125 + 0.267578125) / 2`, and the optimistic one:
+    :math:`(0.455078125 + 0.267578125) / 2` (to rounding), and the
+    optimistic one:
 
-    >>> err_score([[3, 1]], [[1, 1]])
+    >>> round(err_score([[3, 1]], [[1, 1]]), 12)
     0.361328125
     >>> err_score([[3, 1]], [[1, 1]], ties="optimistic")
     0.455078125

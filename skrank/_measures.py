@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import binom, gammaln
+from scipy.special import gammaln
 
 from . import _native
 from ._engine import Ranking, discount, gain_values
@@ -505,26 +505,49 @@ def _ndcg_compute(r, k, gain, ideal="judged"):
     return _divide(_dcg(r, k, gain, 2), judged_ideal, undefined), undefined
 
 
-def _compositions(limits, total):
-    """Every vector v with 0 <= v_u <= limits[u] and sum(v) <= total, as a
-    (K, U) integer matrix (K at most MAX_COMPOSITIONS, else an error)."""
-    out = np.zeros((1, 0), dtype=np.intp)
+def _count_compositions(limits, total, cap):
+    """The number of vectors v with 0 <= v_u <= limits[u] and sum(v) <=
+    total, or ``cap + 1`` when there are more than ``cap``: the counts of
+    each sum, grade by grade (a window sum over the previous counts), held
+    at ``cap + 1``."""
+    ways = np.zeros(int(total) + 1, dtype=np.int64)
+    ways[0] = 1
     for limit in limits:
-        add = np.arange(int(limit) + 1)
-        grown = np.hstack(
-            [np.repeat(out, add.shape[0], axis=0), np.tile(add, out.shape[0])[:, None]]
-        )
-        out = grown[grown.sum(axis=1) <= total]
-        if out.shape[0] > MAX_COMPOSITIONS:
-            raise InvalidParameterError(
-                "ndcg with ideal='retrieved' is exact under ties by enumerating "
-                "the grade compositions of the part of a tie group that the "
-                f"cutoff splits; this input needs more than {MAX_COMPOSITIONS} "
-                "of them (a large tie group of many grades split deep in the "
-                "list). Use a smaller k or a deterministic tie rule "
-                "(ties='first', 'optimistic' or 'pessimistic')."
-            )
+        run = np.concatenate([[0], np.cumsum(ways)])  # at most (total+1)(cap+1)
+        s = np.arange(ways.shape[0])
+        ways = run[s + 1] - run[np.maximum(s - int(limit), 0)]
+        np.minimum(ways, cap + 1, out=ways)
+    return int(min(ways.sum(), cap + 1))
+
+
+def _compositions(limits, total, refuse):
+    """Every vector v with 0 <= v_u <= limits[u] and sum(v) <= total, as a
+    (K, U) integer matrix. Their number is counted first; more than
+    :data:`MAX_COMPOSITIONS` calls ``refuse`` (which raises) before any is
+    made. Each grade extends the partial vectors by the values that keep the
+    sum within ``total`` only, so no array is larger than the result."""
+    if _count_compositions(limits, total, MAX_COMPOSITIONS) > MAX_COMPOSITIONS:
+        refuse()
+    out = np.zeros((1, 0), dtype=np.intp)
+    used = np.zeros(1, dtype=np.intp)
+    for limit in limits:
+        reps = np.minimum(int(limit), int(total) - used) + 1
+        idx = np.repeat(np.arange(out.shape[0]), reps)
+        v = np.arange(idx.shape[0]) - np.repeat(np.cumsum(reps) - reps, reps)
+        out = np.hstack([out[idx], v[:, None]])
+        used = used[idx] + v
     return out
+
+
+def _refuse_retrieved_ideal():
+    raise InvalidParameterError(
+        "ndcg with ideal='retrieved' is exact under ties by enumerating "
+        "the grade compositions of the part of a tie group that the "
+        f"cutoff splits; this input needs more than {MAX_COMPOSITIONS} "
+        "of them (a large tie group of many grades split deep in the "
+        "list). Use a smaller k or a deterministic tie rule "
+        "(ties='first', 'optimistic' or 'pessimistic')."
+    )
 
 
 def _ndcg_retrieved(r: Ranking, k, gain):
@@ -557,9 +580,14 @@ def _ndcg_retrieved(r: Ranking, k, gain):
         split = np.zeros((r.m, r.width), dtype=bool)
     grades = np.unique(y)[::-1]  # descending: the ideal order
     gains = gain_values(grades, gain)
-    is_grade = y[:, :, None] == grades[None, None, :]  # (m, W, U)
-    F = (is_grade & whole[:, :, None]).sum(axis=1)  # whole groups inside
-    C = (is_grade & split[:, :, None]).sum(axis=1)  # the straddling group
+    # the items of each grade per row (m, U), from each position's grade
+    # number: in the groups entirely inside, and in the straddling group
+    U = grades.shape[0]
+    cell = np.searchsorted(-grades, -y) + U * np.arange(r.m)[:, None]
+    F, C = (
+        np.bincount(cell[part], minlength=r.m * U).reshape(r.m, U)
+        for part in (whole, split)
+    )
     cum = np.zeros(r.width + 1)
     np.cumsum(discount(r.width), out=cum[1:])
     T = r.start
@@ -570,7 +598,7 @@ def _ndcg_retrieved(r: Ranking, k, gain):
     Ts = np.maximum(Ts, 0)
     s_int = s[:, 0].astype(np.intp)
     slot_disc = cum[Ts + s_int] - cum[Ts]  # discounts of the inside positions
-    V = _compositions(C.max(axis=0), int(s_int.max()))  # (K, U)
+    V = _compositions(C.max(axis=0), int(s_int.max()), _refuse_retrieved_ideal)
     value = np.zeros(r.m)
     step = max(1, (1 << 21) // max(1, r.m * grades.shape[0]))
     for lo in range(0, V.shape[0], step):  # chunks of compositions
@@ -655,84 +683,356 @@ def _bndcg_compute(r, k, relevance_level):
     return (prob * value).sum(axis=1), None
 
 
-def _stop_probability(y, max_grade):
-    """The probability that a user stops at an item of grade ``y``,
-    ``(2**y - 1) / 2**max_grade`` (Chapelle et al., 2009)."""
-    return (np.exp2(y) - 1.0) / np.exp2(max_grade)
+#: Below a stop probability of 2**-100, 1 - R is 1 to far below rounding and
+#: ERR is linear in the stop probabilities: a row whose largest grade lies
+#: this far below ``max_grade`` is computed with ``max_grade`` lowered to its
+#: largest grade plus this many, and the value scaled back by a power of two
+#: (the stop probabilities of ``max_grade`` near 1023 are otherwise below the
+#: smallest normal float).
+_ERR_HEADROOM = 100
+#: The largest tie group whose exact ERR expectation is computed (its
+#: positions are one step each of a recurrence).
+ERR_MAX_TIE = 1 << 22
+#: The most float64 cells that the exact ERR expectation of the tie groups
+#: of one block may fill (tables of every group of two or more items, and the
+#: products of the distributions of how many of its items would stop the
+#: user).
+ERR_MAX_WORK = 1 << 31
+#: Positions of a tie group taken in one step of the ERR recurrence, and the
+#: cells of one step's table (groups are taken in slices that fit).
+_ERR_BLOCK = 32
+_ERR_BLOCK_CELLS = 1 << 20
 
 
-def _subset_means(r: Ranking, max_grade, depth):
-    """Per tie group and ``j = 0 .. J``, the mean over the group's ``j``-item
-    subsets of the product of their continuation probabilities ``1 - R``.
+def _stop_continue(y, max_grade):
+    """Stop probabilities ``R = (2**y - 1) / 2**max_grade`` (Chapelle et al.,
+    2009), continuation probabilities ``1 - R`` and their logarithms, each to
+    within rounding for every ``max_grade`` up to 1023 (an int, or an int
+    array broadcasting against ``y``).
 
-    Items of one grade join in bulk: ``c`` items of continuation probability
-    ``x`` added to ``s`` items give ``m'_j = sum_i C(c, i) C(s, j - i) / C(s +
-    c, j) x**i m_{j-i}``. ``J`` is the smaller of ``depth`` and the largest
-    group, so the cost is (distinct grades) x J**2 steps, each vectorised
-    over all groups of all queries.
+    ``R`` is ``2**y - 1`` times a power of two. Below 1/2, ``1 - R`` is one
+    rounding and its logarithm ``log1p(-R)``; from 1/2 up, ``1 - R = (2**max_grade
+    - 2**y + 1) / 2**max_grade``, whose difference is exact (the two powers
+    are within a factor of two of each other), and its logarithm ``log``.
     """
-    if not r.tied:  # every position a group of one: m_1 is its own 1 - R
-        x = 1.0 - _stop_probability(r.y, max_grade)
-        return [np.ones(x.shape), x], np.log(x)
-    J = min(depth, int(np.max(r.size)))
-    shape = np.shape(r.relevant(None))
-    means = [np.ones(shape)] + [np.zeros(shape) for _ in range(J)]
-    seen = np.zeros(shape)
-    log_all = np.zeros(shape)  # log of the product over the whole group
-    for grade in np.unique(r.y):  # distinct grades present; no ordering
-        count = r.group_sum(r.y == grade)
-        if not count.any():
+    y = np.asarray(y, dtype=np.float64)
+    top = np.asarray(max_grade, dtype=np.int64)
+    raw = np.exp2(y)
+    stop = np.ldexp(raw - 1.0, -top)
+    high = stop >= 0.5
+    cont = 1.0 - stop
+    np.ldexp((np.exp2(top) - raw) + 1.0, -top, out=cont, where=high)
+    log_cont = np.empty_like(cont)
+    np.log1p(-stop, out=log_cont, where=~high)
+    np.log(cont, out=log_cont, where=high)
+    return stop, cont, log_cont
+
+
+def _err_grades(top, max_grade):
+    """The ``max_grade`` each row is computed with: ``max_grade``, or its
+    largest grade ``top`` plus :data:`_ERR_HEADROOM` when that is smaller
+    (every stop probability is then below 2**-100 and ERR scales by
+    ``2**(computed - max_grade)``)."""
+    lifted = np.ceil(np.maximum(top, 0.0)).astype(np.int64) + _ERR_HEADROOM
+    return np.minimum(lifted, int(max_grade))
+
+
+def _binomial_window(n, stop, cont):
+    """The counts a Binomial(``n``, ``stop``) variable takes with a
+    probability that matters to ERR: ``mode - d .. max(mode, 1) + d`` within
+    ``0 .. n``, with ``d = 13 sd + 60``. Beyond them Bernstein's inequality
+    puts the probabilities below 2**-120 of the mode's (and above a mode of 0,
+    each count ``1 + d`` is below ``1 / (d + 1)!`` of that of count 1, the
+    first count that stops the user), while a count's ERR weight is at most
+    the group size times that of any other count of 1 or more. Returns the
+    mode, the first count and the number of counts."""
+    mode = np.clip(np.floor((n + 1.0) * stop), 0, n).astype(np.int64)
+    d = np.ceil(13.0 * np.sqrt(n * stop * cont) + 60.0).astype(np.int64)
+    lo = np.maximum(mode - d, 0)
+    hi = np.minimum(n, np.maximum(mode, 1) + d)
+    hi = np.maximum(hi, lo)  # a grade absent from a group: the count 0 only
+    return mode, lo, hi - lo + 1
+
+
+def _binomial_relative(n, stop, cont, mode, lo, width, columns):
+    """Binomial(``n``, ``stop``) probabilities of the counts ``lo .. lo +
+    width - 1`` (padded with zeros to ``columns``) divided by that of the
+    mode: products of the ratios of consecutive probabilities, taken outward
+    from the mode, so that every factor is at most 1 (up to rounding)."""
+    j = np.arange(columns)[None, :]
+    f = lo[:, None] + j
+    at = (mode - lo)[:, None]
+    n, stop, cont = n[:, None], stop[:, None], cont[:, None]
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        # P(f) / P(f - 1) above the mode, P(f) / P(f + 1) below it
+        up = np.where(j > at, ((n - f + 1) * stop) / (f * cont), 1.0)
+        down = np.where(j < at, ((f + 1) * cont) / ((n - f) * stop), 1.0)
+    rel = np.where(
+        j >= at, np.cumprod(up, axis=1), np.cumprod(down[:, ::-1], axis=1)[:, ::-1]
+    )
+    rel[j >= width[:, None]] = 0.0
+    return rel
+
+
+def _convolve_rows(a, b):
+    """Row-wise full convolution of two (H, *) arrays (loop over the columns of
+    the narrower, each step vectorised over the rows)."""
+    if a.shape[1] < b.shape[1]:
+        a, b = b, a
+    out = np.zeros((a.shape[0], a.shape[1] + b.shape[1] - 1))
+    width = a.shape[1]
+    for i in range(b.shape[1]):
+        out[:, i : i + width] += b[:, i : i + 1] * a
+    return out
+
+
+def _err_tied_plan(t, n, stop, cont):
+    """Windows of the grades' counts, the size bucket of each group, and the
+    work of :func:`_err_tied` checked against its limits before any table is
+    made."""
+    t_max = int(t.max())
+    if t_max > ERR_MAX_TIE:
+        raise InvalidParameterError(
+            "err and nerr are exact under ties by a recurrence over the "
+            f"positions of each tie group; the limit is {ERR_MAX_TIE} tied "
+            f"items in one group and this input has a group of {t_max}. Break "
+            "the ties in y_score or use a deterministic tie rule "
+            "(ties='optimistic' or 'pessimistic')."
+        )
+    mode, lo, width = _binomial_window(n, stop, cont)
+    bucket = np.ceil(np.log2(t)).astype(np.int64)
+    work = 0
+    for b in np.unique(bucket):
+        rows = bucket == b
+        cols = width[rows].max(axis=0)
+        acc = np.cumsum(cols - 1) + 1
+        work += int(rows.sum()) * (2 * (int(t[rows].max()) + 1) + int(acc @ cols))
+    if work > ERR_MAX_WORK:
+        raise InvalidParameterError(
+            "err and nerr are exact under ties by the distribution of how many "
+            "items of each tie group would stop the user; the limit is "
+            f"{ERR_MAX_WORK} cells of work and this input needs {work} (large "
+            "tie groups of many grades). Break the ties in y_score, evaluate "
+            "fewer queries at once, or use a deterministic tie rule "
+            "(ties='optimistic' or 'pessimistic')."
+        )
+    return mode, lo, width, bucket
+
+
+def _err_tied(t, L, T, n, stop, cont):
+    """Exact expected ERR terms of tie groups of two or more items.
+
+    Group ``h`` has ``t`` items at the 0-based ranks ``T .. T + t - 1``, of
+    which the first ``L >= 1`` are inside the cutoff; ``n[h, u]`` of its
+    items have stop probability ``stop[h, u]`` (continuation ``cont[h, u]``).
+    Returned: the expectation, over the orderings of the group, of the sum
+    over its positions ``j <= L`` of ``R_j / (T + j) prod_{i<j} (1 - R_i)``.
+
+    Whether an item stops the user does not depend on the order, so the
+    term is the expected ``1 / (T + J)`` over ``J <= L``, ``J`` the first
+    position of a stopping item. Given that ``f`` items stop, their
+    positions are a uniformly random ``f``-subset of ``1 .. t``, and
+    ``h(f) = E[1 / (T + J); J <= L]`` follows, from ``h(t + 1) = 0`` down,
+
+        h(f) = (rho_f + h(f + 1) f (t - f) / (f + 1)) / (T + t - f + 1),
+
+    with ``rho_f = P(J <= L | f) = 1 - C(t - f, L) / C(t, L)``, built up from
+    ``rho_0 = 0`` as ``rho_{f+1} = rho_f + tau_f L / (t - f)`` with
+    ``tau_f = 1 - rho_f`` a running product. (The recurrence is the identity
+    ``(k + 1) C(s, k + 1) = (T + t - k) C(s, k) - (T + t - s) C(s, k)``
+    summed over ``s = t - L .. t - 1``.) Every step adds and multiplies
+    non-negative numbers. The number ``F`` of stopping items is a sum of
+    binomial counts, one per stop probability, whose distributions are
+    convolved over the counts that matter (:func:`_binomial_window`); the
+    term is ``sum_f P(F = f) h(f)``. Groups are taken in buckets of similar
+    sizes; all loops run over positions or counts, each step vectorised over
+    the groups.
+    """
+    t = t.astype(np.int64)
+    L = np.asarray(L).astype(np.int64)
+    T = np.asarray(T).astype(np.int64)
+    n = n.astype(np.int64)
+    mode, lo, width, bucket = _err_tied_plan(t, n, stop, cont)
+    out = np.empty(t.shape[0])
+    for b in np.unique(bucket):
+        rows = np.flatnonzero(bucket == b)
+        out[rows] = _err_tied_bucket(
+            t[rows],
+            L[rows],
+            T[rows],
+            [a[rows] for a in (n, stop, cont, mode, lo, width)],
+        )
+    return out
+
+
+def _err_tied_bucket(t, L, T, grades):
+    """:func:`_err_tied` for groups of similar sizes."""
+    n, stop, cont, mode, lo, width = grades
+    m = t.shape[0]
+    dist = np.ones((m, 1))  # P(F = lo_F + c) / its largest value
+    lo_F = np.zeros(m, dtype=np.int64)
+    for u in range(n.shape[1]):
+        if not n[:, u].any():
             continue
-        x = 1.0 - _stop_probability(grade, max_grade)
-        log_all += count * np.log(x)
-        total = seen + count
-        # C(count, i) x**i, C(seen, d) and 1 / C(total, j), for 0 .. J
-        picked = [binom(count, i) * x**i for i in range(J + 1)]
-        kept = [binom(seen, d) for d in range(J + 1)]
-        mixed = []
-        for j in range(J + 1):
-            acc = np.zeros(shape)
-            for i in range(j + 1):
-                acc += picked[i] * kept[j - i] * means[j - i]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                mixed.append(np.where(j <= total, acc / binom(total, j), 0.0))
-        means, seen = mixed, total
-    return means, log_all
+        rel = _binomial_relative(
+            n[:, u],
+            stop[:, u],
+            cont[:, u],
+            mode[:, u],
+            lo[:, u],
+            width[:, u],
+            int(width[:, u].max()),
+        )
+        dist = _convolve_rows(dist, rel)
+        dist /= dist.max(axis=1, keepdims=True)
+        lo_F += lo[:, u]
+    cols = dist.shape[1]
+
+    # the positions f = t, t - 1, ..., max(lo_F, 1): groups with the most
+    # steps first, so that the groups still stepping are a leading slice
+    steps = t - np.maximum(lo_F, 1)
+    order = np.argsort(-steps, kind="stable")
+    t, L, T, lo_F, dist, steps = (a[order] for a in (t, L, T, lo_F, dist, steps))
+    live = np.searchsorted(-steps, -np.arange(int(steps[0]) + 1), side="right")
+    span = int(t.max()) + 1
+    total = dist.sum(axis=1)
+    part = np.flatnonzero(L < t)  # groups that the cutoff splits
+    rho = None
+    if part.size:
+        tp, Lp = t[part, None], L[part, None]
+        i = np.arange(span - 1)[None, :]
+        left = np.maximum(tp - i, 1)
+        ok = i < tp
+        # tau_f = C(t - L, f) / C(t, f) and rho_f = 1 - tau_f, for f = 0 .. t
+        tau = np.ones((part.size, span))
+        kept = np.where(ok, np.maximum(tp - Lp - i, 0) / left, 0.0)
+        np.cumprod(kept, axis=1, out=tau[:, 1:])
+        rho = np.ones((m, span))
+        rho[part, 0] = 0.0
+        rho[part, 1:] = np.cumsum(np.where(ok, tau[:, :-1] * Lp / left, 0.0), axis=1)
+    # B steps at a time: h at the B positions of a block is the sum over
+    # l <= i of c_l (and of h entering the block) times the products of b
+    # between them, h(f) = c_f + b_f h(f + 1), all non-negative
+    tf, Tf = t.astype(np.float64), T.astype(np.float64)
+    block = int(min(_ERR_BLOCK, live.shape[0]))
+    p = np.arange(block)
+    lag = np.arange(-1, block)  # -1: the h entering the block
+    later = p[:, None] > lag[None, :]
+    upper = lag[None, :] <= p[:, None]
+    chunk = max(1, _ERR_BLOCK_CELLS // (block * (block + 1)))
+    index = np.arange(m)
+    h = np.zeros(m)
+    acc = np.zeros(m)
+    for c0 in range(0, m, chunk):
+        for s0 in range(0, live.shape[0], block):
+            end = min(int(live[s0]), c0 + chunk)
+            if end <= c0:
+                break
+            g = slice(c0, end)
+            step = s0 + p
+            ok = step[None, :] <= steps[g, None]
+            tt = tf[g, None]
+            f = np.where(ok, tt - step, 1.0)
+            back = Tf[g, None] + (tt - f) + 1.0
+            b = np.where(ok, f * (tt - f) / ((f + 1.0) * back), 0.0)
+            if rho is None:
+                c = np.where(ok, 1.0 / back, 0.0)
+            else:
+                at = np.where(ok, t[g, None] - step, 0)
+                c = np.where(ok, rho[index[g, None], at] / back, 0.0)
+            paths = np.cumprod(np.where(later, b[:, :, None], 1.0), axis=1)
+            paths *= upper
+            terms = np.concatenate([h[g, None], c], axis=1)
+            hb = (paths * terms[:, None, :]).sum(axis=2)
+            h[g] = hb[:, -1]
+            col = t[g, None] - step - lo_F[g, None]
+            prob = dist[index[g, None], np.clip(col, 0, cols - 1)]
+            acc[g] += (np.where(ok & (col < cols), prob, 0.0) * hb).sum(axis=1)
+    result = np.empty(m)
+    result[order] = acc / total
+    return result
 
 
-def _err(r: Ranking, k, max_grade):
-    """ERR@k (Chapelle et al., 2009): sum over ranks j <= k of R_j / j times the
-    probability of reaching rank j, prod_{i<j} (1 - R_i).
+def _err_scaled(r: Ranking, k, grades):
+    """ERR@k of each row with the stop probabilities of ``max_grade`` equal to
+    ``grades`` (one per row; see :func:`_err_grades`).
 
-    Over the orderings of a tie group the product over earlier groups is
-    fixed, and the in-group position ``j`` holds an item that stops the user
-    after ``j - 1`` that do not with expectation ``m_{j-1} - m_j``, where
-    ``m_j`` is the mean product of ``1 - R`` over the group's ``j``-subsets.
+    A group of one item at rank ``T + 1`` adds ``R / (T + 1)``; a larger tie
+    group adds the expectation of :func:`_err_tied`. Each group's term is
+    multiplied by the probability of reaching it, the product of ``1 - R``
+    over the earlier groups, which does not depend on their orders.
     """
     depth = r.width if k is None else min(int(k), r.width)
-    means, log_all = _subset_means(r, max_grade, depth)
+    stop, cont, log_cont = _stop_continue(r.y, grades[:, None])
     inside = r.in_cutoff(depth)
-    T = r.start
-    term = np.zeros(np.broadcast_shapes(np.shape(T), np.shape(inside)))
-    for j in range(1, len(means)):
-        term = term + np.where(j <= inside, (means[j - 1] - means[j]) / (T + j), 0.0)
-    reach = np.exp(r.before(log_all))
+    if not r.tied:
+        reach = np.exp(r.before(log_cont))
+        return r.row_sum(np.where(inside > 0, reach * stop / (r.start + 1), 0.0))
+    reach = np.exp(r.before(r.group_sum(log_cont)))
+    stop_sum = r.group_sum(stop)
+    alone = r.size == 1
+    term = np.where(alone & (inside > 0), stop_sum / (r.start + 1), 0.0)
+    tied = np.flatnonzero(~alone & (inside > 0) & (stop_sum > 0))
+    if tied.size:
+        n, values = _grade_counts_of(r, tied)
+        row_grades = grades[r.row[tied]][:, None]
+        stop_u, cont_u, _ = _stop_continue(values, row_grades)
+        term[tied] = _err_tied(
+            r.size[tied], inside[tied], r.start[tied], n, stop_u, cont_u
+        )
     return r.row_sum(reach * term)
 
 
+def _grade_counts_of(r: Ranking, groups):
+    """For the given tie groups (indices, ascending), the number of their
+    items of each positive grade: ``(counts, grades)``, both (len(groups),
+    U), U the most distinct positive grades in one of them (padded with
+    count 0 and grade 0)."""
+    size = r.size[groups]
+    # the positions of the groups, in the flat (m, W) order
+    starts = np.concatenate([[0], np.cumsum(r.size)[:-1]])[groups]
+    owner = np.repeat(np.arange(groups.shape[0]), size)
+    pos = np.repeat(starts - np.concatenate([[0], np.cumsum(size)[:-1]]), size)
+    pos += np.arange(owner.shape[0])
+    y = r.y.reshape(-1)[pos]
+    keep = y > 0
+    owner, y = owner[keep], y[keep]
+    grades, code = np.unique(y, return_inverse=True)
+    pairs, counts = np.unique(
+        owner.astype(np.int64) * grades.shape[0] + code, return_counts=True
+    )
+    who = pairs // grades.shape[0]
+    rank = np.arange(who.shape[0]) - np.searchsorted(who, who)
+    width = int(rank.max(initial=0)) + 1
+    n = np.zeros((groups.shape[0], width))
+    values = np.zeros((groups.shape[0], width))
+    n[who, rank] = counts
+    values[who, rank] = grades[pairs % grades.shape[0]]
+    return n, values
+
+
 def _err_compute(r, k, max_grade):
-    return _err(r, k, max_grade), None
+    top = np.max(r.y, axis=1, initial=0.0)
+    grades = _err_grades(top, max_grade)
+    return np.ldexp(_err_scaled(r, k, grades), grades - int(max_grade)), None
 
 
 def _nerr_compute(r, k, max_grade):
-    """ERR@k divided by the ERR@k of the ideal ordering (grades descending)."""
-    ideal = _stop_probability(r.ideal_relevance(k), max_grade)
-    reach = np.cumprod(1.0 - ideal, axis=1)
-    reach = np.hstack([np.ones((ideal.shape[0], 1)), reach[:, :-1]])
-    best = (ideal * reach / np.arange(1, ideal.shape[1] + 1)).sum(axis=1)
+    """ERR@k divided by the ERR@k of the ideal ordering (grades descending),
+    both with the same stop probabilities (scaled alike, see
+    :func:`_err_grades`)."""
+    ideal = r.ideal_relevance(k)
+    top = np.maximum(
+        np.max(r.y, axis=1, initial=0.0), np.max(ideal, axis=1, initial=0.0)
+    )
+    grades = _err_grades(top, max_grade)
+    stop, _, log_cont = _stop_continue(ideal, grades[:, None])
+    reach = np.zeros(ideal.shape)
+    np.cumsum(log_cont[:, :-1], axis=1, out=reach[:, 1:])
+    best = (stop * np.exp(reach) / np.arange(1, ideal.shape[1] + 1)).sum(axis=1)
     undefined = best == 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        value = np.where(undefined, 0.0, _err(r, k, max_grade) / best)
+        value = np.where(undefined, 0.0, _err_scaled(r, k, grades) / best)
     return value, undefined
 
 
@@ -1053,8 +1353,11 @@ def _eleven_point_compute(r, k, relevance_level, rounding="nearest"):
 #: trec_eval's INFAP_EPSILON (trec_eval.h).
 INFAP_EPSILON = 1e-5
 #: The (offset, relevant, non-relevant) cells that infAP's exact expectation
-#: under ties enumerates at a time (memory bound; the work is not bounded).
+#: under ties enumerates at a time (memory bound).
 INFAP_CHUNK_CELLS = 1 << 21
+#: The most (group, offset, judged-above) cells that infAP's exact
+#: expectation under ties enumerates for one block of queries (work bound).
+INFAP_MAX_WORK = 1 << 28
 
 
 def _infap_term(j, B, N, Q):
@@ -1097,6 +1400,21 @@ def _infap_compute(r, k, relevance_level):
     return _divide(r.row_sum(terms), n_rel, undefined), undefined
 
 
+def _infap_window(t, c, u):
+    """Per tie group, the half-width ``d`` of the window of judged items
+    above an item that :func:`_infap_cells` reads: ``13 sd + 60``, sd the
+    standard deviation of a binomial count of ``t - 1`` draws with the
+    judged share of the others, ``J / (t - 1)``. The count given the item's
+    offset x is hypergeometric, which is more concentrated than the binomial
+    of x draws with that share (Hoeffding, 1963), so Bernstein's inequality
+    bounds the probability outside ``mean -+ d`` by ``2 exp(-66)``, while
+    the terms are within a factor of the list length of each other."""
+    J = c - 1.0 + u
+    share = np.where(t > 1, J / np.maximum(t - 1.0, 1.0), 0.0)
+    sd = np.sqrt((t - 1.0) * share * (1.0 - share))
+    return np.ceil(13.0 * sd + 60.0).astype(np.int64)
+
+
 def _infap_tied(t, c, u, q, T, B0, N0, Q0):
     """Expected sum of infAP terms of the relevant items of tied groups.
 
@@ -1104,23 +1422,44 @@ def _infap_tied(t, c, u, q, T, B0, N0, Q0):
     in-group offsets of at most :data:`INFAP_CHUNK_CELLS` cells, so that
     memory stays bounded whatever the sizes (one large tie group does not
     pad the small ones); the loops run over group sizes and chunks, never
-    over queries.
+    over queries. The judged items above an item are read over all their
+    counts, or over the window of :func:`_infap_window` when it is
+    narrower; the cells to enumerate are counted first, and more than
+    :data:`INFAP_MAX_WORK` is an error before any is made.
     """
     out = np.zeros(t.shape[0])
+    half = _infap_window(t, c, u)
+    plan = []
+    work = 0
     for size in np.unique(t):  # the distinct sizes of tied groups
         pick = np.flatnonzero(t == size)
-        M = int((c[pick] - 1 + u[pick]).max()) + 1
+        full = int((c[pick] - 1 + u[pick]).max()) + 1
+        d = int(half[pick].max())
+        M, d = (full, None) if full <= 2 * d + 2 else (2 * d + 2, d)
+        plan.append((size, pick, M, d))
+        work += pick.shape[0] * int(size) * M
+    if work > INFAP_MAX_WORK:
+        raise InvalidParameterError(
+            "infAP is exact under ties by enumerating, for each offset of a "
+            "relevant item in its tie group, the number of judged items above "
+            f"it; the limit is {INFAP_MAX_WORK} cells of work and this input "
+            f"needs {work} (tie groups of up to {int(t.max())} items). Break the "
+            "ties in y_score, evaluate fewer queries at once, or use a "
+            "deterministic tie rule (ties='first', 'optimistic' or "
+            "'pessimistic', or 'trec_eval' for TREC runs)."
+        )
+    for size, pick, M, d in plan:
         step_x = int(max(1, min(size, INFAP_CHUNK_CELLS // M)))
         step_g = int(max(1, INFAP_CHUNK_CELLS // (M * step_x)))
         for lo in range(0, pick.shape[0], step_g):
             g = pick[lo : lo + step_g]
             args = (t[g], c[g], u[g], q[g], T[g], B0[g], N0[g], Q0[g])
             for x0 in range(0, int(size), step_x):
-                out[g] += _infap_cells(*args, x0, min(x0 + step_x, int(size)), M)
+                out[g] += _infap_cells(*args, x0, min(x0 + step_x, int(size)), M, d)
     return out
 
 
-def _infap_cells(t, c, u, q, T, B0, N0, Q0, x0, x1, M):
+def _infap_cells(t, c, u, q, T, B0, N0, Q0, x0, x1, M, d=None):
     """The part of :func:`_infap_tied` over the in-group offsets x0 .. x1-1.
 
     Given the offset x of a relevant item, the judged items of its group
@@ -1128,20 +1467,24 @@ def _infap_cells(t, c, u, q, T, B0, N0, Q0, x0, x1, M):
     among x of the t - 1 others); given m, the term is linear in the
     relevant ones among them (mean m (c - 1) / J) and in the unassessed ones
     among the x - m others (mean (x - m) q / (t - c - u)), so the sum runs
-    over (x, m) only: O(t^2) per group.
+    over (x, m) only: O(t^2) per group, or t times the window of ``M``
+    counts from ``floor(x J / (t - 1)) - d`` when ``d`` is given (see
+    :func:`_infap_window`).
     """
     sh = (-1, 1, 1)
     t, c, u, q, T, B0, N0, Q0 = (
         np.asarray(a, dtype=np.float64).reshape(sh) for a in (t, c, u, q, T, B0, N0, Q0)
     )
     x = np.arange(x0, x1, dtype=np.float64).reshape(1, -1, 1)
-    m = np.arange(M, dtype=np.float64).reshape(1, 1, -1)
     J = c - 1.0 + u  # judged others
+    m = np.arange(M, dtype=np.float64).reshape(1, 1, -1)
+    if d is not None:  # the window around the mean count, x J / (t - 1)
+        m = m + (np.floor(x * J / np.maximum(t - 1.0, 1.0)) - d)
     other = t - c - u  # unassessed and outside the pool
     rest = x - m
-    feasible = (x < t) & (m <= J) & (rest >= 0) & (rest <= other)
+    feasible = (x < t) & (m >= 0) & (m <= J) & (rest >= 0) & (rest <= other)
     log_p = (
-        _log_comb(J, np.minimum(m, J))
+        _log_comb(J, np.clip(m, 0, J))
         + _log_comb(other, np.clip(rest, 0, other))
         - _log_comb(t - 1, np.minimum(x, t - 1))
     )
@@ -1386,9 +1729,8 @@ def _normalized_gain_tied(r: Ranking, g, C):
     for size in np.unique(t[pick]):  # the sizes of tied groups, not queries
         part = pick[t[pick] == size]
         cnt = counts[part]
-        try:
-            V = _compositions(cnt.max(axis=0), int(size) - 1)  # (K, U)
-        except InvalidParameterError:
+
+        def refuse(size=size):
             raise InvalidParameterError(
                 "G is exact under ties by enumerating the compositions by gain "
                 "of the items of a tie group above each item; this input needs "
@@ -1396,7 +1738,9 @@ def _normalized_gain_tied(r: Ranking, g, C):
                 f"{int(size)} items). Use a deterministic tie rule "
                 "(ties='first', 'optimistic' or 'pessimistic', or 'trec_eval' "
                 "for TREC runs)."
-            ) from None
+            )
+
+        V = _compositions(cnt.max(axis=0), int(size) - 1, refuse)  # (K, U)
         step = max(1, (1 << 20) // max(1, V.shape[0] * values.shape[0]))
         for lo in range(0, part.shape[0], step):  # chunks of groups
             g_idx = part[lo : lo + step]

@@ -1050,9 +1050,15 @@ def infap_score(
     item of a tie group takes each in-group offset with equal probability,
     and given it, the relevant and judged non-relevant items of its group
     above it are hypergeometric, the unassessed ones entering linearly. The
-    cost is O(t^2) per tie group of t items holding a relevant item (the
     term is linear in the relevant and unassessed counts given the offset
-    and the number of judged items above; groups without ties cost O(1)).
+    and the number of judged items above, so the work is the offsets times
+    the counts of judged items above that have a probability that matters:
+    all of them, or a window of about 13 standard deviations of that count
+    around its mean (Bernstein's inequality puts the rest below
+    :math:`2 e^{-66}`), at most O(t^{3/2}) per tie group of t items holding a
+    relevant item (groups without ties cost O(1)). Work past 268,435,456
+    cells is an error, raised before any is done, that names the
+    deterministic tie rules.
     ``ties="optimistic"`` and ``"pessimistic"`` order by relevance only,
     which does not bound infAP (an unassessed item above a relevant one
     raises its term): they are orderings, not bounds.

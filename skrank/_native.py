@@ -11,16 +11,11 @@ falls back to numpy when the extension is missing or switched off:
   both paths and compare them).
 
 A kernel gives the numpy path's result, its additions done in the same
-order, with two exceptions, which agree exactly on counts and to rounding
-on other values:
-
-* :func:`row_before` restarts its running sums at each row where numpy
-  subtracts running totals taken across rows (the kernel's sums are the
-  more accurate);
-* average precision: :func:`ap_terms` and :func:`ap_sums` multiply a tied
-  group's term by the reciprocals of its size where numpy divides, and
-  :func:`ap_sums` adds each row's terms in rank order where numpy's row
-  sums add them pairwise.
+order, with one exception, which agrees to rounding: in average
+precision, :func:`ap_terms` and :func:`ap_sums` multiply a tied group's
+term by the reciprocals of its size where numpy divides, and
+:func:`ap_sums` adds each row's terms in rank order where numpy's row sums
+add them pairwise.
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ items with the naive definitions of ``reference.py``.
 """
 
 import inspect
+import itertools
 import math
+import tracemalloc
 from fractions import Fraction
 
 import numpy as np
@@ -812,6 +814,53 @@ def test_ndcg_ideal_retrieved_refuses_too_many_compositions():
     assert 0 < skrank.ndcg_score([y], [s], k=200, ideal="retrieved", ties="first")
 
 
+def _peak_memory(call):
+    """The largest traced allocation during ``call()`` and the ValueError it
+    raised (None if none)."""
+    tracemalloc.start()
+    try:
+        try:
+            call()
+            error = None
+        except ValueError as e:
+            error = e
+        return tracemalloc.get_traced_memory()[1], error
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("name", ["ndcg(ideal=retrieved)@50000", "normalized_gain"])
+def test_compositions_are_counted_before_they_are_made(name):
+    """100,000 tied items of four grades: the compositions of the 50,000
+    inside the cutoff (of the items above an item, for G) number about
+    C(50003, 3), far more than 100,000. They are counted, and refused, before
+    any is made: enumerating the first two grades alone would have meant
+    25,001**2 candidate rows (a MemoryError before the count was checked)."""
+    y = np.arange(100_000.0) % 4
+    s = np.ones(100_000)
+    peak, error = _peak_memory(lambda: skrank.evaluate([y], [s], [name]))
+    assert "more than 100000 of them" in str(error)
+    assert "'first', 'optimistic' or 'pessimistic'" in str(error)
+    assert peak < 40_000_000  # the input's few 800 kB arrays and their copies
+
+
+def test_composition_count_equals_enumeration():
+    """The count that the limit reads, against the vectors enumerated by
+    itertools on small limits."""
+    from skrank._measures import _compositions, _count_compositions
+
+    for limits, total in [((2, 3), 3), ((1, 0, 4), 2), ((3, 3, 3), 9), ((5,), 7)]:
+        listed = [
+            v
+            for v in itertools.product(*(range(n + 1) for n in limits))
+            if sum(v) <= total
+        ]
+        assert _count_compositions(limits, total, 10**6) == len(listed)
+        assert _count_compositions(limits, total, 2) == min(len(listed), 3)
+        made = _compositions(limits, total, lambda: None)
+        assert sorted(map(tuple, made.tolist())) == sorted(listed)
+
+
 # --------------------------------------------------------------------------
 # Incomplete judgments: infAP, judged@k, unjudged@k, rbp_resid
 # --------------------------------------------------------------------------
@@ -874,6 +923,53 @@ def test_infap_large_tie_group_with_unassessed_items_equals_enumeration():
     ref = brute_force_flagged("infap", y, s, judged, unassessed)
     got = _flagged_compute("infap", y, s, judged, unassessed)
     assert got == pytest.approx(ref[0], rel=1e-12)
+
+
+def test_infap_windowed_enumeration_equals_full_enumeration(monkeypatch):
+    """A tie group of 1,600 items (half judged, a quarter unassessed, a quarter
+    outside the pool) after two untied items: the judged items above an item
+    read over a window of about 13 standard deviations equal the full
+    enumeration of their counts (the method the brute-force tests above
+    check on small groups) to rounding."""
+    from skrank import _measures
+
+    rng = np.random.default_rng(5)
+    n = 1602
+    state = rng.choice(3, n, p=[0.5, 0.25, 0.25])  # judged, outside, unassessed
+    judged = state == 0
+    y = np.where(judged, rng.integers(0, 2, n), 0).astype(float)
+    s = np.r_[[3.0, 2.0], np.ones(n - 2)]
+    t, c, u = 1600.0, y[2:].sum(), (judged[2:] & (y[2:] == 0)).sum()
+    assert 2 * _measures._infap_window(np.array([t]), c, u)[0] + 2 < c + u
+    windowed = _flagged_compute("infap", y, s, judged, state == 2)
+    monkeypatch.setattr(_measures, "_infap_window", lambda t, c, u: t * 0 + 10**9)
+    full = _flagged_compute("infap", y, s, judged, state == 2)
+    assert windowed == pytest.approx(full, rel=1e-13)
+
+
+def test_infap_work_limit_refuses_before_enumerating(monkeypatch):
+    from skrank import _measures
+
+    y = np.tile([1.0, 0.0, 0.0, 0.0], 2000)  # one tie group of 8,000 items
+    s = np.ones(8000)
+    judged = np.tile([True, True, False, False], 2000)
+    unassessed = np.tile([False, False, True, False], 2000)
+    baseline, _ = _peak_memory(
+        lambda: _flagged_compute("infap", y, s, judged, unassessed, ties="first")
+    )
+
+    def never(*args):
+        raise AssertionError("cells enumerated")
+
+    monkeypatch.setattr(_measures, "INFAP_MAX_WORK", 1_000_000)
+    monkeypatch.setattr(_measures, "_infap_cells", never)
+    peak, error = _peak_memory(
+        lambda: _flagged_compute("infap", y, s, judged, unassessed)
+    )
+    message = str(error)
+    assert "the limit is 1000000 cells of work and this input needs" in message
+    assert "tie groups of up to 8000 items" in message and "ties='first'" in message
+    assert peak <= 1.05 * baseline
 
 
 def test_infap_by_hand():
