@@ -1344,6 +1344,7 @@ def test_short_big_endian_ids_are_reported_as_they_are(dtype):
             got = skrank.evaluate(y, s, ["ndcg", "map"], qid=qid, average=None)
             want = skrank.evaluate(y, s, ["ndcg", "map"], qid=native_qid, average=None)
         np.testing.assert_array_equal(got.qid, [1, 2])
+        assert got.qid.dtype.isnative  # reported as numbers of the platform
         assert got == want
 
 
