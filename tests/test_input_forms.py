@@ -168,16 +168,23 @@ _FEWER = settings(max_examples=max(10, _EXAMPLES // 4))
 # query ids spread over the range of their type (bytes that differ in
 # either byte order): ids of int16, int32 and int64 values
 QUERY_IDS = (0, 1, 255, 256, 65535, 65536, 2**31 - 1, 2**40 + 3)
+# and the ends of the 64-bit types (signed ones, or unsigned ones)
+EXTREME_IDS = (
+    (-(2**63), -1, 0, 2**63 - 1),
+    (0, 2**63, 2**64 - 1),
+)
 
 
 @st.composite
 def grouped(draw, max_rows=24):
     """``(y, s, qid, w)``: graded relevance 0 .. 3, scores on a grid of 5
-    (ties), 1 to 4 queries of rows in any order with ids from QUERY_IDS,
-    each query's weight 1 .. 3 repeated on its rows."""
+    (ties), 1 to 4 queries of rows in any order with ids from QUERY_IDS or
+    EXTREME_IDS, each query's weight 1 .. 3 repeated on its rows."""
     n = draw(st.integers(2, max_rows))
+    pool = draw(st.sampled_from((QUERY_IDS,) + EXTREME_IDS))
     ids = np.array(
-        draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=4, unique=True))
+        draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4, unique=True)),
+        dtype=np.uint64 if max(pool) >= 2**63 else np.int64,
     )
     code = np.array(
         draw(st.lists(st.integers(0, ids.size - 1), min_size=n, max_size=n))
@@ -314,6 +321,15 @@ def test_evaluate_per_query(data, y_form, s_form, q_form, w_form):
     _same(got, want)
 
 
+def _rows(column, mask):
+    """The rows of ``column`` (in its own form) where ``mask`` is true."""
+    if isinstance(column, list):  # as a list: numpy reads [0, 2**63] as floats
+        return [v for v, keep in zip(column, mask, strict=True) if keep]
+    if isinstance(column, pd.Series):
+        return column.to_numpy()[mask]
+    return column[mask]
+
+
 # -- evaluate_run from DataFrames -------------------------------------------------
 
 
@@ -337,7 +353,7 @@ def test_evaluate_run_from_frames(data, judged, y_form, s_form, q_form, ties):
         run = pd.DataFrame({"qid": qid_column, "docno": docs, "score": scores})
         qrels = pd.DataFrame(
             {
-                "qid": np.asarray(qid_column)[judged],
+                "qid": _rows(qid_column, judged),
                 "docno": docs[judged],
                 "relevance": rel,
             }
@@ -584,7 +600,7 @@ def test_every_form_of_the_run_columns():
 
     def evaluated(qid, s, rel):
         run = pd.DataFrame({"qid": qid, "docno": docno, "score": s})
-        ids = np.asarray(qid)[judged]
+        ids = _rows(qid, judged)
         qrels = pd.DataFrame({"qid": ids, "docno": docno[judged], "relevance": rel})
         return _per_query(evaluate_run(qrels, run, METRICS, return_per_query=True)[1])
 
