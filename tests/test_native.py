@@ -1326,8 +1326,11 @@ def test_query_ids_in_either_byte_order(dtype, kernels):
         native = skrank.ndcg_score(y, s, qid=qid.astype(qid.dtype.newbyteorder("=")))
     np.testing.assert_array_equal(got.qid, [0, 256, 65536])
     np.testing.assert_allclose(got["ndcg"], [third, third, 1.0], rtol=1e-15)
-    # (1 * third + 3 * 1 + 2 * third) / 6 = 0.8155 (hand computation above)
+    # (1 * third + 3 * 1 + 2 * third) / 6 = 0.8155 (hand computation above);
+    # ids read in the wrong byte order swap the values of queries 256 and
+    # 65536 under their weights: (1 * 1 + 3 * third + 2 * third) / 6 = 0.6924
     assert mean == pytest.approx((3 * third + 3) / 6, rel=1e-15)
+    assert mean != pytest.approx((1 + 5 * third) / 6, rel=1e-3)
     assert plain == native == pytest.approx((2 * third + 1) / 3, rel=1e-15)
 
 
