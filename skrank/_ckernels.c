@@ -3,7 +3,9 @@
  *
  * Each function has a numpy equivalent in skrank/_engine.py, which is used
  * when this extension is not built (it is optional) and which the tests
- * check it against. The functions read C-contiguous buffers, release the
+ * check it against. The functions read C-contiguous buffers of the item
+ * types they declare (checked on entry: type, size and native byte order;
+ * the callers in skrank/_native.py convert their arrays once), release the
  * GIL while they work and write into buffers the caller allocated, so that
  * no numpy headers are needed to build them. Their own scratch memory comes
  * from PyMem_RawMalloc (usable without the GIL, and seen by tracemalloc).
@@ -17,6 +19,95 @@
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #endif
+
+/* ------------------------------------------------------------------------ */
+/* Buffers: each kernel reads items of one declared type.                    */
+/* ------------------------------------------------------------------------ */
+
+/* Converters for PyArg_ParseTuple's "O&": the buffer of an argument with
+ * its format and strides (buf_in), or writable as well (buf_out). Every
+ * buffer taken is then checked by check_buf, before it is read, against
+ * the items the kernel reads: their type, size and byte order, and a
+ * C-contiguous layout, so that no other buffer is read as if it were one. */
+static int take_buf(PyObject *obj, Py_buffer *view, int flags)
+{
+    if (obj == NULL) { /* cleanup after a later argument failed */
+        PyBuffer_Release(view);
+        return 1;
+    }
+    if (PyObject_GetBuffer(obj, view, flags | PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        view->obj = NULL;
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError,
+                     "a kernel's %s must be a%s buffer; got an object of type %.100s",
+                     (flags & PyBUF_WRITABLE) ? "output" : "input",
+                     (flags & PyBUF_WRITABLE) ? " writable" : "", Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    return Py_CLEANUP_SUPPORTED;
+}
+
+static int buf_in(PyObject *obj, void *view) { return take_buf(obj, (Py_buffer *)view, 0); }
+
+static int buf_out(PyObject *obj, void *view)
+{
+    return take_buf(obj, (Py_buffer *)view, PyBUF_WRITABLE);
+}
+
+/* The class of a buffer format of one item in native byte order: 'i'
+ * (signed integers), 'u' (unsigned), 'f' (floating point), 'b' (bool), or 0
+ * for any other format (several items, a foreign byte order, a struct). */
+static char format_class(const char *f)
+{
+    const uint16_t one = 1;
+    const int little = *(const unsigned char *)&one == 1;
+    if (f == NULL) return 'u'; /* "B" */
+    if (*f == '@' || *f == '=')
+        f++;
+    else if (*f == '<') {
+        if (!little) return 0;
+        f++;
+    } else if (*f == '>' || *f == '!') {
+        if (little) return 0;
+        f++;
+    }
+    if (f[0] == '\0' || f[1] != '\0') return 0;
+    if (strchr("bhilqn", f[0])) return 'i';
+    if (strchr("BHILQN", f[0])) return 'u';
+    if (strchr("efd", f[0])) return 'f';
+    if (f[0] == '?') return 'b';
+    return 0;
+}
+
+/* 0 when the buffer `view` (of argument `arg` of kernel `fn`) holds items
+ * of class `cls` ('i', 'u', 'f', 'b' as format_class gives; 'n': any of
+ * them) and of `size` bytes (0: any) in native byte order; else -1 with a
+ * TypeError set. A buffer not taken (obj NULL: an argument None) passes. */
+static int check_buf(const Py_buffer *view, char cls, Py_ssize_t size, const char *fn,
+                     const char *arg)
+{
+    if (view->obj == NULL) return 0;
+    if (!PyBuffer_IsContiguous(view, 'C')) {
+        PyErr_Format(PyExc_TypeError, "%s: %s must be a C-contiguous buffer; got one of "
+                     "%d dimensions that is not", fn, arg, view->ndim);
+        return -1;
+    }
+    char got = format_class(view->format);
+    if (got != 0 && (cls == 'n' || got == cls) && (size == 0 || view->itemsize == size))
+        return 0;
+    const char *names = cls == 'i'   ? "signed integers"
+                        : cls == 'u' ? "unsigned integers"
+                        : cls == 'f' ? "floating-point numbers"
+                        : cls == 'b' ? "booleans"
+                                     : "numbers";
+    char want[32] = "";
+    if (size) PyOS_snprintf(want, sizeof want, " of %zd bytes", size);
+    PyErr_Format(PyExc_TypeError,
+                 "%s: %s must hold %s%s in native byte order; got items of format "
+                 "'%.20s' of %zd bytes",
+                 fn, arg, names, want, view->format ? view->format : "B", view->itemsize);
+    return -1;
+}
 
 /* Tie rules of top_order: the order of items of equal score. */
 #define MODE_POSITION 0    /* input position ("average", "first") */
@@ -379,18 +470,21 @@ static PyObject *top_order(PyObject *self, PyObject *args)
     PyObject *key_obj, *n_obj;
     Py_ssize_t m, L, k;
     int mode, whole_group;
-    if (!PyArg_ParseTuple(args, "y*OOnnnip", &sb, &key_obj, &n_obj, &m, &L, &k,
-                          &mode, &whole_group))
+    if (!PyArg_ParseTuple(args, "O&OOnnnip", buf_in, &sb, &key_obj, &n_obj, &m, &L, &k, &mode,
+        &whole_group))
         return NULL;
     PyObject *result = NULL;
     const double *key = NULL;
     const int64_t *n_items = NULL;
-    if (PyObject_GetBuffer(key_obj, &kb, PyBUF_SIMPLE) < 0) goto done;
+    if (!buf_in(key_obj, &kb)) goto done;
     key = (const double *)kb.buf;
     if (n_obj != Py_None) {
-        if (PyObject_GetBuffer(n_obj, &nb, PyBUF_SIMPLE) < 0) goto done;
+        if (!buf_in(n_obj, &nb)) goto done;
         n_items = (const int64_t *)nb.buf;
     }
+    if (check_buf(&sb, 'f', 8, "top_order", "s") || check_buf(&kb, 'f', 8, "top_order", "y") ||
+        check_buf(&nb, 'i', 8, "top_order", "n_items"))
+        goto done;
     if (m < 0 || L < 1 || k < 1 || sb.len < m * L * (Py_ssize_t)sizeof(double) ||
         kb.len < m * L * (Py_ssize_t)sizeof(double) ||
         (n_items != NULL && nb.len < m * (Py_ssize_t)sizeof(int64_t))) {
@@ -565,6 +659,15 @@ static int valid_code_kind(int kind)
            kind == 8 || kind == -8;
 }
 
+/* check_buf of codes of a kind (kind < 0: signed integers of -kind bytes;
+ * else unsigned of kind bytes); a kind of no other size passes here, to be
+ * refused with the kernel's other arguments. */
+static int check_codes(const Py_buffer *view, int kind, const char *fn)
+{
+    if (!valid_code_kind(kind)) return 0; /* refused with the other arguments */
+    return check_buf(view, kind < 0 ? 'i' : 'u', abs(kind), fn, "codes");
+}
+
 /* count_codes keeps four sets of counters on the stack up to this many */
 #define LOCAL_COUNTS 256
 
@@ -588,9 +691,11 @@ static PyObject *count_codes(PyObject *self, PyObject *args)
     int shift;
     unsigned long long top_arg;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*iKnniKw*", &cb, &kind, &lo_arg, &start, &stop, &shift,
-                          &top_arg, &ob))
+    if (!PyArg_ParseTuple(args, "O&iKnniKO&", buf_in, &cb, &kind, &lo_arg, &start, &stop, &shift,
+        &top_arg, buf_out, &ob))
         return NULL;
+    if (check_codes(&cb, kind, "count_codes") || check_buf(&ob, 'i', 8, "count_codes", "counts"))
+        goto done;
     Py_ssize_t n_counts = ob.len / (Py_ssize_t)sizeof(int64_t);
     if (!valid_code_kind(kind) || cb.len % abs(kind) || start < 0 || stop < start ||
         stop > cb.len / abs(kind) || n_counts < 1 || shift < 0 || shift > 32 || top_arg < 1 ||
@@ -683,17 +788,35 @@ static int take_columns(column_set *cs, PyObject *inputs, PyObject *outputs)
         if (inputs) {
             item = PySequence_GetItem(inputs, c);
             if (!item) return -1;
-            int bad = PyObject_GetBuffer(item, &cs->in[c], PyBUF_SIMPLE);
+            int bad = !buf_in(item, &cs->in[c]);
             Py_DECREF(item);
-            if (bad < 0) return -1;
+            if (bad) return -1;
             cs->n_in++;
         }
         item = PySequence_GetItem(outputs, c);
         if (!item) return -1;
-        int bad = PyObject_GetBuffer(item, &cs->out[c], PyBUF_WRITABLE);
+        int bad = !buf_out(item, &cs->out[c]);
         Py_DECREF(item);
-        if (bad < 0) return -1;
+        if (bad) return -1;
         cs->n_out++;
+    }
+    return 0;
+}
+
+/* check_buf of a move's columns: inputs (if taken) and outputs of sizes[c]
+ * bytes an item; with `convert`, the first input holds float64 and the
+ * first output unsigned integers (grades, or tags). */
+static int check_columns(const column_set *cs, const Py_ssize_t *sizes, int convert,
+                         const char *fn)
+{
+    for (Py_ssize_t c = 0; c < cs->n_cols; c++) {
+        int grades = convert && c == 0;
+        if (c < cs->n_in &&
+            check_buf(&cs->in[c], grades ? 'f' : 'n', grades ? 8 : sizes[c], fn, "a column"))
+            return -1;
+        if (c < cs->n_out &&
+            check_buf(&cs->out[c], grades ? 'u' : 'n', sizes[c], fn, "an output column"))
+            return -1;
     }
     return 0;
 }
@@ -861,12 +984,15 @@ static PyObject *move_high(PyObject *self, PyObject *args)
     PyObject *result = NULL;
     Py_ssize_t sizes[MAX_COLUMNS];
     int64_t *first_next = NULL;
-    if (!PyArg_ParseTuple(args, "y*iKnniw*OOOpOO", &cb, &kind, &lo_arg, &start, &stop, &shift,
-                          &nb, &columns, &outputs, &size_list, &convert, &low_obj, &counts_obj))
+    if (!PyArg_ParseTuple(args, "O&iKnniO&OOOpOO", buf_in, &cb, &kind, &lo_arg, &start, &stop,
+        &shift, buf_out, &nb, &columns, &outputs, &size_list, &convert, &low_obj, &counts_obj))
         return NULL;
     if (take_columns(&cs, columns, outputs) < 0) goto done;
-    if (low_obj != Py_None && PyObject_GetBuffer(low_obj, &lb, PyBUF_WRITABLE) < 0) goto done;
-    if (counts_obj != Py_None && PyObject_GetBuffer(counts_obj, &kb, PyBUF_WRITABLE) < 0)
+    if (low_obj != Py_None && !buf_out(low_obj, &lb)) goto done;
+    if (counts_obj != Py_None && !buf_out(counts_obj, &kb))
+        goto done;
+    if (check_codes(&cb, kind, "move_high") || check_buf(&nb, 'i', 8, "move_high", "next") ||
+        check_buf(&lb, 'u', 0, "move_high", "low") || check_buf(&kb, 'i', 8, "move_high", "counts"))
         goto done;
     Py_ssize_t n_digits = nb.len / (Py_ssize_t)sizeof(int64_t);
     if (!valid_code_kind(kind) || cb.len % abs(kind) || start < 0 || stop < start ||
@@ -893,6 +1019,7 @@ static PyObject *move_high(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "move_high: inconsistent arguments");
         goto done;
     }
+    if (check_columns(&cs, sizes, convert, "move_high")) goto done;
     for (Py_ssize_t c = 0; c < cs.n_cols; c++) {
         Py_ssize_t in_size = convert && c == 0 ? 8 : sizes[c];
         if (n_out < 0) n_out = cs.out[c].len / (sizes[c] > 0 ? sizes[c] : 1);
@@ -903,7 +1030,8 @@ static PyObject *move_high(PyObject *self, PyObject *args)
         }
     }
     int low_size = lb.obj ? (int)(lb.len / (n_out > 0 ? n_out : 1)) : 0;
-    if (lb.obj && (lb.len != n_out * low_size || (low_size != 1 && low_size != 2 && low_size != 4))) {
+    if (lb.obj && (lb.len != n_out * low_size || lb.itemsize != low_size ||
+                   (low_size != 1 && low_size != 2 && low_size != 4))) {
         PyErr_SetString(PyExc_ValueError, "move_high: inconsistent buffers");
         goto done;
     }
@@ -1053,10 +1181,14 @@ static PyObject *move_low(PyObject *self, PyObject *args)
     Py_ssize_t sizes[MAX_COLUMNS];
     int64_t *lnext = NULL;
     Py_ssize_t skew;
-    if (!PyArg_ParseTuple(args, "y*iy*ny*OOw*", &sb, &shift, &bb, &skew, &lb, &columns,
-                          &size_list, &xb))
+    if (!PyArg_ParseTuple(args, "O&iO&nO&OOO&", buf_in, &sb, &shift, buf_in, &bb, &skew,
+        buf_in, &lb, &columns, &size_list, buf_out, &xb))
         return NULL;
     if (take_columns(&cs, NULL, columns) < 0) goto done;
+    if (check_buf(&sb, 'i', 8, "move_low", "starts") || check_buf(&bb, 'i', 8, "move_low",
+        "bounds") ||
+        check_buf(&lb, 'u', 0, "move_low", "low") || check_buf(&xb, 'u', 1, "move_low", "scratch"))
+        goto done;
     Py_ssize_t n_codes = sb.len / (Py_ssize_t)sizeof(int64_t);
     Py_ssize_t n_digits = bb.len / (Py_ssize_t)sizeof(int64_t) - 1;
     if (shift < 1 || shift > 32 || n_digits < 1 || n_codes < 1 || skew < 0 ||
@@ -1071,7 +1203,7 @@ static PyObject *move_low(PyObject *self, PyObject *args)
     Py_ssize_t span = n < 0 || skew > (PY_SSIZE_T_MAX - n) / n_digits ? -1 : n + n_digits * skew;
     int low_size = (int)(lb.len / (span > 0 ? span : 1));
     int bad = n < 0 || span < 0 || bounds[0] != 0 || lb.len != span * low_size ||
-              (low_size != 1 && low_size != 2 && low_size != 4);
+              lb.itemsize != low_size || (low_size != 1 && low_size != 2 && low_size != 4);
     for (Py_ssize_t h = 0; h < n_digits && !bad; h++) bad = bounds[h + 1] < bounds[h];
     for (Py_ssize_t c = 0; c < cs.n_cols && !bad; c++) {
         PyObject *item = PySequence_GetItem(size_list, c);
@@ -1082,6 +1214,7 @@ static PyObject *move_low(PyObject *self, PyObject *args)
         bad = (sizes[c] != 1 && sizes[c] != 2 && sizes[c] != 4 && sizes[c] != 8) ||
               cs.out[c].len != span * sizes[c];
     }
+    if (!bad && check_columns(&cs, sizes, 0, "move_low")) goto done;
     int pair = cs.n_cols >= 2 && !bad && is_pair(cs.n_cols, sizes, sizes[0] == 1);
     /* scratch per row: scores and relevance of a pair; a place and the
      * item of one column for the others */
@@ -1198,7 +1331,11 @@ static PyObject *count_groups(PyObject *self, PyObject *args)
     (void)self;
     Py_buffer sb = {0};
     Py_ssize_t m, w;
-    if (!PyArg_ParseTuple(args, "y*nn", &sb, &m, &w)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&nn", buf_in, &sb, &m, &w)) return NULL;
+    if (check_buf(&sb, 'f', 8, "count_groups", "s")) {
+        PyBuffer_Release(&sb);
+        return NULL;
+    }
     if (m < 0 || w < 1 || sb.len != m * w * (Py_ssize_t)sizeof(double)) {
         PyBuffer_Release(&sb);
         PyErr_SetString(PyExc_ValueError, "count_groups: inconsistent buffer");
@@ -1233,8 +1370,15 @@ static PyObject *fill_groups(PyObject *self, PyObject *args)
     Py_buffer sb = {0}, zb = {0}, tb = {0}, fb = {0}, lb = {0};
     Py_ssize_t m, w;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*nnw*w*w*w*", &sb, &m, &w, &zb, &tb, &fb, &lb))
+    if (!PyArg_ParseTuple(args, "O&nnO&O&O&O&", buf_in, &sb, &m, &w, buf_out, &zb, buf_out, &tb,
+        buf_out, &fb, buf_out, &lb))
         return NULL;
+    if (check_buf(&sb, 'f', 8, "fill_groups", "s") ||
+        check_buf(&zb, 'i', 8, "fill_groups", "size") ||
+        check_buf(&tb, 'i', 8, "fill_groups", "start") ||
+        check_buf(&fb, 'i', 8, "fill_groups", "row_first") ||
+        check_buf(&lb, 'u', 1, "fill_groups", "last"))
+        goto done;
     Py_ssize_t n = m * w;
     Py_ssize_t cell = (Py_ssize_t)sizeof(int64_t);
     Py_ssize_t G = zb.len / cell;
@@ -1301,7 +1445,12 @@ static PyObject *segment_sums(PyObject *self, PyObject *args)
     Py_buffer xb = {0}, lb = {0}, ob = {0};
     int kind;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*iy*w*", &xb, &kind, &lb, &ob)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&iO&O&", buf_in, &xb, &kind, buf_in, &lb,
+        buf_out, &ob)) return NULL;
+    if (check_buf(&xb, kind == 1 ? 'b' : 'f', kind == 1 ? 1 : 8, "segment_sums", "x") ||
+        check_buf(&lb, 'u', 1, "segment_sums", "last") ||
+        check_buf(&ob, 'f', 8, "segment_sums", "out"))
+        goto done;
     Py_ssize_t G = ob.len / (Py_ssize_t)sizeof(double);
     Py_ssize_t n = lb.len;
     const uint8_t *last = lb.buf;
@@ -1361,7 +1510,11 @@ static PyObject *row_before(PyObject *self, PyObject *args)
     (void)self;
     Py_buffer vb = {0}, fb = {0}, ob = {0};
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*w*", &vb, &fb, &ob)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&O&O&", buf_in, &vb, buf_in, &fb, buf_out, &ob)) return NULL;
+    if (check_buf(&vb, 'f', 8, "row_before", "values") ||
+        check_buf(&fb, 'i', 8, "row_before", "row_first") ||
+        check_buf(&ob, 'f', 8, "row_before", "out"))
+        goto done;
     Py_ssize_t G = vb.len / (Py_ssize_t)sizeof(double);
     Py_ssize_t m = fb.len / (Py_ssize_t)sizeof(int64_t);
     const int64_t *row_first = fb.buf;
@@ -1455,9 +1608,17 @@ static PyObject *ap_terms(PyObject *self, PyObject *args)
     Py_buffer rb = {0}, bb = {0}, tb = {0}, zb = {0}, ib = {0}, hb = {0}, ob = {0};
     int cut;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*pw*", &rb, &bb, &tb, &zb, &ib, &hb, &cut,
-                          &ob))
+    if (!PyArg_ParseTuple(args, "O&O&O&O&O&O&pO&", buf_in, &rb, buf_in, &bb, buf_in, &tb,
+        buf_in, &zb, buf_in, &ib, buf_in, &hb, &cut, buf_out, &ob))
         return NULL;
+    if (check_buf(&rb, 'f', 8, "ap_terms", "rel") ||
+        check_buf(&bb, 'f', 8, "ap_terms", "before") ||
+        check_buf(&tb, 'i', 8, "ap_terms", "start") ||
+        check_buf(&zb, 'i', 8, "ap_terms", "size") ||
+        check_buf(&ib, 'i', 8, "ap_terms", "inside") ||
+        check_buf(&hb, 'f', 8, "ap_terms", "harmonic") ||
+        check_buf(&ob, 'f', 8, "ap_terms", "out"))
+        goto done;
     Py_ssize_t G = rb.len / (Py_ssize_t)sizeof(double);
     Py_ssize_t nh = hb.len / (Py_ssize_t)sizeof(double);
     const double *rel = rb.buf, *before = bb.buf, *H = hb.buf;
@@ -1515,9 +1676,17 @@ static PyObject *ap_sums(PyObject *self, PyObject *args)
     int cut;
     Py_ssize_t w, k;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*pnnw*", &rb, &tb, &zb, &ib, &fb, &hb, &cut, &w,
-                          &k, &ob))
+    if (!PyArg_ParseTuple(args, "O&O&O&O&O&O&pnnO&", buf_in, &rb, buf_in, &tb, buf_in, &zb,
+        buf_in, &ib, buf_in, &fb, buf_in, &hb, &cut, &w, &k, buf_out, &ob))
         return NULL;
+    if (check_buf(&rb, 'f', 8, "ap_sums", "rel") ||
+        check_buf(&tb, 'i', 8, "ap_sums", "start") ||
+        check_buf(&zb, 'i', 8, "ap_sums", "size") ||
+        check_buf(&ib, 'i', 8, "ap_sums", "inside") ||
+        check_buf(&fb, 'i', 8, "ap_sums", "row_first") ||
+        check_buf(&hb, 'f', 8, "ap_sums", "harmonic") ||
+        check_buf(&ob, 'f', 8, "ap_sums", "out"))
+        goto done;
     Py_ssize_t m = ob.len / (Py_ssize_t)sizeof(double);
     Py_ssize_t nh = hb.len / (Py_ssize_t)sizeof(double);
     Py_ssize_t G = rb.len / (Py_ssize_t)sizeof(double);
@@ -1612,8 +1781,11 @@ static PyObject *grade_counts(PyObject *self, PyObject *args)
     (void)self;
     Py_buffer yb = {0}, ob = {0};
     Py_ssize_t m, n;
-    if (!PyArg_ParseTuple(args, "y*nnw*", &yb, &m, &n, &ob)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&nnO&", buf_in, &yb, &m, &n, buf_out, &ob)) return NULL;
     PyObject *result = NULL;
+    if (check_buf(&yb, 'f', 8, "grade_counts", "y") ||
+        check_buf(&ob, 'i', 8, "grade_counts", "out"))
+        goto done;
     if (m < 0 || n < 0 || yb.len != m * n * (Py_ssize_t)sizeof(double) ||
         ob.len != m * MAX_GRADE * (Py_ssize_t)sizeof(int64_t)) {
         PyErr_SetString(PyExc_ValueError, "grade_counts: inconsistent buffers");
@@ -1688,9 +1860,16 @@ static PyObject *head_sums(PyObject *self, PyObject *args)
     Py_ssize_t k, w;
     int mode;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*ny*inw*", &ab, &tb, &zb, &fb, &k, &wb, &mode, &w,
-                          &ob))
+    if (!PyArg_ParseTuple(args, "O&O&O&O&nO&inO&", buf_in, &ab, buf_in, &tb, buf_in, &zb,
+        buf_in, &fb, &k, buf_in, &wb, &mode, &w, buf_out, &ob))
         return NULL;
+    if (check_buf(&ab, 'f', 8, "head_sums", "a") ||
+        check_buf(&tb, 'i', 8, "head_sums", "start") ||
+        check_buf(&zb, 'i', 8, "head_sums", "size") ||
+        check_buf(&fb, 'i', 8, "head_sums", "row_first") ||
+        check_buf(&wb, 'f', 8, "head_sums", "table") ||
+        check_buf(&ob, 'f', 8, "head_sums", "out"))
+        goto done;
     Py_ssize_t G = tb.len / (Py_ssize_t)sizeof(int64_t);
     Py_ssize_t m = fb.len / (Py_ssize_t)sizeof(int64_t);
     Py_ssize_t nw = wb.len / (Py_ssize_t)sizeof(double);
@@ -1768,7 +1947,13 @@ static PyObject *first_hits(PyObject *self, PyObject *args)
     Py_buffer rb = {0}, tb = {0}, fb = {0}, ob = {0};
     Py_ssize_t k;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*y*nw*", &rb, &tb, &fb, &k, &ob)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&O&O&nO&", buf_in, &rb, buf_in, &tb, buf_in, &fb, &k,
+        buf_out, &ob)) return NULL;
+    if (check_buf(&rb, 'f', 8, "first_hits", "rel") ||
+        check_buf(&tb, 'i', 8, "first_hits", "start") ||
+        check_buf(&fb, 'i', 8, "first_hits", "row_first") ||
+        check_buf(&ob, 'i', 8, "first_hits", "out"))
+        goto done;
     Py_ssize_t G = rb.len / (Py_ssize_t)sizeof(double);
     Py_ssize_t m = fb.len / (Py_ssize_t)sizeof(int64_t);
     const int64_t *row_first = fb.buf;
@@ -1836,7 +2021,11 @@ static PyObject *score_keys(PyObject *self, PyObject *args)
     Py_ssize_t m, L;
     int bits, backwards;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*nnipw*", &sb, &m, &L, &bits, &backwards, &kb)) return NULL;
+    if (!PyArg_ParseTuple(args, "O&nnipO&", buf_in, &sb, &m, &L, &bits, &backwards,
+        buf_out, &kb)) return NULL;
+    if (check_buf(&sb, 'f', 8, "score_keys", "s") ||
+        check_buf(&kb, 'u', 8, "score_keys", "keys"))
+        goto done;
     if (m < 0 || L < 0 || bits < 1 || bits > 32 || L > ((Py_ssize_t)1 << bits) ||
         sb.len != m * L * (Py_ssize_t)sizeof(double) || kb.len != sb.len) {
         PyErr_SetString(PyExc_ValueError, "score_keys: inconsistent buffers");
@@ -1881,10 +2070,18 @@ static PyObject *descending_keys(PyObject *self, PyObject *args)
     int bits, backwards;
     PyObject *pos_obj;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*nnipy*y*w*w*Ow*", &kb, &m, &L, &bits, &backwards, &yb, &sb,
-                          &yob, &sob, &pos_obj, &eb))
+    if (!PyArg_ParseTuple(args, "O&nnipO&O&O&O&OO&", buf_in, &kb, &m, &L, &bits, &backwards,
+        buf_in, &yb, buf_in, &sb, buf_out, &yob, buf_out, &sob, &pos_obj, buf_out, &eb))
         return NULL;
-    if (pos_obj != Py_None && PyObject_GetBuffer(pos_obj, &pb, PyBUF_WRITABLE) < 0) goto done;
+    if (pos_obj != Py_None && !buf_out(pos_obj, &pb)) goto done;
+    if (check_buf(&kb, 'u', 8, "descending_keys", "keys") ||
+        check_buf(&yb, 'f', 8, "descending_keys", "y") ||
+        check_buf(&sb, 'f', 8, "descending_keys", "s") ||
+        check_buf(&yob, 'f', 8, "descending_keys", "y_sorted") ||
+        check_buf(&sob, 'f', 8, "descending_keys", "s_sorted") ||
+        check_buf(&pb, 'i', 8, "descending_keys", "pos") ||
+        check_buf(&eb, 'u', 1, "descending_keys", "exact"))
+        goto done;
     Py_ssize_t cells = m * L;
     if (m < 0 || L < 0 || bits < 1 || bits > 32 || L > ((Py_ssize_t)1 << bits) ||
         kb.len != cells * (Py_ssize_t)sizeof(uint64_t) ||
@@ -1975,9 +2172,15 @@ static PyObject *descending_rows(PyObject *self, PyObject *args)
     Py_ssize_t m, L;
     int positions;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "w*nny*y*w*w*p", &ob, &m, &L, &yb, &sb, &yob, &sob,
-                          &positions))
+    if (!PyArg_ParseTuple(args, "O&nnO&O&O&O&p", buf_out, &ob, &m, &L, buf_in, &yb, buf_in, &sb,
+        buf_out, &yob, buf_out, &sob, &positions))
         return NULL;
+    if (check_buf(&ob, 'i', 8, "descending_rows", "order") ||
+        check_buf(&yb, 'f', 8, "descending_rows", "y") ||
+        check_buf(&sb, 'f', 8, "descending_rows", "s") ||
+        check_buf(&yob, 'f', 8, "descending_rows", "y_sorted") ||
+        check_buf(&sob, 'f', 8, "descending_rows", "s_sorted"))
+        goto done;
     Py_ssize_t cells = m * L;
     if (m < 0 || L < 0 || ob.len != cells * (Py_ssize_t)sizeof(int64_t) ||
         yb.len != cells * (Py_ssize_t)sizeof(double) || sb.len != yb.len ||
@@ -2064,23 +2267,36 @@ static PyObject *place_digits(PyObject *self, PyObject *args)
     Py_ssize_t skew, first, stop;
     PyObject *result = NULL, *low_obj;
     int64_t *lnext = NULL;
-    if (!PyArg_ParseTuple(args, "y*iy*nnnOy*y*w*w*", &sb, &shift, &bb, &skew, &first, &stop,
-                          &low_obj, &yb, &xb, &yo, &so))
+    if (!PyArg_ParseTuple(args, "O&iO&nnnOO&O&O&O&", buf_in, &sb, &shift, buf_in, &bb, &skew,
+        &first, &stop, &low_obj, buf_in, &yb, buf_in, &xb, buf_out, &yo, buf_out, &so))
         return NULL;
-    if (low_obj != Py_None && PyObject_GetBuffer(low_obj, &lb, PyBUF_SIMPLE) < 0) goto done;
+    if (low_obj != Py_None && !buf_in(low_obj, &lb)) goto done;
+    if (check_buf(&sb, 'i', 8, "place_digits", "starts") ||
+        check_buf(&bb, 'i', 8, "place_digits", "bounds") ||
+        check_buf(&lb, 'u', 0, "place_digits", "low") ||
+        check_buf(&yb, yb.itemsize == 8 ? 'f' : 'u', 0, "place_digits", "y") ||
+        check_buf(&xb, 'n', 8, "place_digits", "s") ||
+        check_buf(&yo, 'f', 8, "place_digits", "y_out") ||
+        check_buf(&so, 'n', 8, "place_digits", "s_out"))
+        goto done;
+    if (strcmp(xb.format ? xb.format : "B", so.format ? so.format : "B") != 0) {
+        PyErr_SetString(PyExc_TypeError, "place_digits: s and s_out must hold items of one type");
+        goto done;
+    }
     Py_ssize_t count = sb.len / (Py_ssize_t)sizeof(int64_t);
     Py_ssize_t n_digits = bb.len / (Py_ssize_t)sizeof(int64_t) - 1;
     Py_ssize_t span = xb.len / 8, m = so.len / 8;
     int y_size = span > 0 ? (int)(yb.len / span) : 1;
     int low_size = span > 0 ? (int)(lb.len / span) : 1;
     int tags = y_size == 2 || y_size == 4;
+    if (yb.itemsize != y_size) y_size = 0; /* refused below */
     const int64_t *bounds = bb.buf;
     int bad = shift < 1 || shift > 32 || skew < 0 || first < 0 || stop <= first ||
               stop > n_digits || count < 1 || count > ((stop - first) << shift) ||
               so.len != m * 8 || yo.len != m * 8 || xb.len != span * 8 ||
               yb.len != span * y_size ||
               (tags ? lb.obj != NULL || shift > 8 * y_size - 8
-                    : lb.obj == NULL || lb.len != span * low_size ||
+                    : lb.obj == NULL || lb.len != span * low_size || lb.itemsize != low_size ||
                           (y_size != 1 && y_size != 8) ||
                           (low_size != 1 && low_size != 2 && low_size != 4));
     for (Py_ssize_t h = first; h < stop && !bad; h++)

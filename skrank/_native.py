@@ -56,6 +56,26 @@ def use_kernels(on: bool):
         _enabled = before
 
 
+def _native(a, dtype=None) -> np.ndarray:
+    """``a`` as the kernels read it: a C-contiguous array in native byte
+    order, of ``dtype`` (default: ``a``'s own type in native byte order;
+    booleans as they are). No copy when ``a`` is one already.
+
+    Every array handed to a kernel goes through here once: the kernels
+    refuse any buffer whose items are not the type, size and byte order
+    they read, or that is not C-contiguous.
+    """
+    a = np.asarray(a)
+    if dtype is None:
+        dtype = a.dtype.newbyteorder("=")
+    return np.ascontiguousarray(a, dtype=dtype)
+
+
+def _is_float64(a) -> bool:
+    """Whether ``a`` holds float64 values (in either byte order)."""
+    return a.dtype.kind == "f" and a.dtype.itemsize == 8
+
+
 # Buffers of at least this many bytes are mapped from the operating system
 # on transparent huge pages where it offers them (see empty).
 _HUGE_BYTES = 4 << 20
@@ -235,10 +255,12 @@ def stage_by_code(
     n_codes = int(n_codes)
     if n_codes < 1 or any(c.shape != (n,) for c in columns):
         return None
+    if codes.dtype.kind == "b":
+        codes = codes.view(np.uint8)
     kind = codes.dtype.itemsize * (-1 if codes.dtype.kind == "i" else 1)
     lo = int(lo) % 2**64
-    codes = np.ascontiguousarray(codes)
-    columns = [np.ascontiguousarray(c) for c in columns]
+    codes = _native(codes)
+    columns = [_native(c) for c in columns]
     # relevance written as bytes as it moves beside float64 scores
     compact = (
         bool(compact)
@@ -340,9 +362,9 @@ def tie_groups(s_sorted):
     position is the last of its group (for :func:`segment_sums`). None when
     the kernels are off.
     """
-    if not _enabled or s_sorted.dtype != np.float64 or s_sorted.size == 0:
+    if not _enabled or not _is_float64(s_sorted) or s_sorted.size == 0:
         return None
-    ss = np.ascontiguousarray(s_sorted)
+    ss = _native(s_sorted, np.float64)
     m, w = ss.shape
     n_groups = _ckernels.count_groups(ss, m, w)
     if n_groups == m * w:
@@ -362,15 +384,15 @@ def segment_sums(x, last, n_groups):
     ``x`` is neither float64 nor boolean."""
     if not _enabled:
         return None
-    if x.dtype == np.float64:
+    if _is_float64(x):
         kind = 8
     elif x.dtype == np.bool_:
         kind = 1
     else:
         return None
-    x = np.ascontiguousarray(x).reshape(-1)
+    x = _native(x).reshape(-1)
     out = np.empty(n_groups)
-    _ckernels.segment_sums(x.view(np.uint8), kind, last, out)
+    _ckernels.segment_sums(x, kind, _native(last, np.uint8), out)
     return out
 
 
@@ -380,9 +402,9 @@ def row_before(values, row_first):
     the number of each row's first group; None when the kernels are off."""
     if not _enabled:
         return None
-    values = np.ascontiguousarray(values, dtype=np.float64)
+    values = _native(values, np.float64)
     out = np.empty_like(values)
-    row_first = np.ascontiguousarray(row_first, dtype=np.int64)
+    row_first = _native(row_first, np.int64)
     _ckernels.row_before(values, row_first, out)
     return out
 
@@ -397,12 +419,12 @@ def ap_terms(rel, before, start, size, inside, harmonic, cut: bool):
         return None
     out = np.empty(rel.shape[0])
     _ckernels.ap_terms(
-        np.ascontiguousarray(rel, dtype=np.float64),
-        np.ascontiguousarray(before, dtype=np.float64),
-        np.ascontiguousarray(start, dtype=np.int64),
-        np.ascontiguousarray(size, dtype=np.int64),
-        np.ascontiguousarray(inside, dtype=np.int64),
-        np.ascontiguousarray(harmonic, dtype=np.float64),
+        _native(rel, np.float64),
+        _native(before, np.float64),
+        _native(start, np.int64),
+        _native(size, np.int64),
+        _native(inside, np.int64),
+        _native(harmonic, np.float64),
         bool(cut),
         out,
     )
@@ -415,7 +437,7 @@ def ap_sums(r, rel, k, harmonic):
     ``k`` (None: all), with ``rel`` the relevant items of each group (or of
     each position when ``r`` has no ties); None when the kernels are off or
     the cutoff is not one number."""
-    if not _enabled or rel.dtype != np.float64 or (k is not None and np.ndim(k)):
+    if not _enabled or not _is_float64(rel) or (k is not None and np.ndim(k)):
         return None
     out = np.empty(r.m)
     none = np.zeros(0, dtype=np.int64)
@@ -424,12 +446,12 @@ def ap_sums(r, rel, k, harmonic):
             return None
         inside = r.in_cutoff(k)
         _ckernels.ap_sums(
-            np.ascontiguousarray(rel),
-            np.ascontiguousarray(r.start, dtype=np.int64),
-            np.ascontiguousarray(r.size, dtype=np.int64),
-            np.ascontiguousarray(inside, dtype=np.int64),
-            np.ascontiguousarray(r.row_first, dtype=np.int64),
-            np.ascontiguousarray(harmonic, dtype=np.float64),
+            _native(rel, np.float64),
+            _native(r.start, np.int64),
+            _native(r.size, np.int64),
+            _native(inside, np.int64),
+            _native(r.row_first, np.int64),
+            _native(harmonic, np.float64),
             inside is not r.size,
             0,
             -1,
@@ -439,12 +461,12 @@ def ap_sums(r, rel, k, harmonic):
     if rel.shape != (r.m, r.width) or r.width == 0:
         return None
     _ckernels.ap_sums(
-        np.ascontiguousarray(rel),
+        _native(rel, np.float64),
         none,
         none,
         none,
         none,
-        np.ascontiguousarray(harmonic, dtype=np.float64),
+        _native(harmonic, np.float64),
         k is not None,
         r.width,
         -1 if k is None else int(k),
@@ -458,11 +480,11 @@ def grade_counts(y):
     for ``g = 1 .. max(y)``, when ``y`` holds integers in ``0 .. 6`` of
     which one at least is positive; ``False`` when it does not; None when
     the kernels are off (see :func:`skrank._engine._grade_counts`)."""
-    if not _enabled or y.dtype != np.float64 or y.ndim != 2 or y.size == 0:
+    if not _enabled or not _is_float64(y) or y.ndim != 2 or y.size == 0:
         return None
     m, n = y.shape
     out = np.empty((m, 6), dtype=np.int64)
-    top = _ckernels.grade_counts(np.ascontiguousarray(y), m, n, out)
+    top = _ckernels.grade_counts(_native(y, np.float64), m, n, out)
     if top < 1:
         return False
     return out[:, :top]
@@ -478,17 +500,17 @@ def head_sums(a, r, k: int, table=None, positions=False):
     in rank order (as :meth:`skrank._engine.Ranking.group_sum` adds) for the
     groups read only. None when the kernels are off or the groups are not
     the kernel's."""
-    if not _enabled or a.dtype != np.float64:
+    if not _enabled or not _is_float64(a):
         return None
     if a.shape != ((r.m, r.width) if positions else r.size.shape):
         return None
     out = np.empty(r.m)
-    weights = np.zeros(1) if table is None else np.ascontiguousarray(table)
+    weights = np.zeros(1) if table is None else _native(table, np.float64)
     _ckernels.head_sums(
-        np.ascontiguousarray(a),
-        np.ascontiguousarray(r.start, dtype=np.int64),
-        np.ascontiguousarray(r.size, dtype=np.int64),
-        np.ascontiguousarray(r.row_first, dtype=np.int64),
+        _native(a, np.float64),
+        _native(r.start, np.int64),
+        _native(r.size, np.int64),
+        _native(r.row_first, np.int64),
         int(k),
         weights,
         0 if table is not None else 1,
@@ -503,13 +525,13 @@ def first_hits(rel, r, k):
     among the groups starting before rank ``k`` (all when None): ``(rows,
     groups)`` of the rows that have one; None when the kernels are off or
     ``rel`` is not float64 with one entry per group."""
-    if not _enabled or rel.dtype != np.float64 or rel.shape != r.size.shape:
+    if not _enabled or not _is_float64(rel) or rel.shape != r.size.shape:
         return None
     out = np.empty(r.m, dtype=np.int64)
     _ckernels.first_hits(
-        np.ascontiguousarray(rel),
-        np.ascontiguousarray(r.start, dtype=np.int64),
-        np.ascontiguousarray(r.row_first, dtype=np.int64),
+        _native(rel, np.float64),
+        _native(r.start, np.int64),
+        _native(r.row_first, np.int64),
         -1 if k is None else int(k),
         out,
     )
@@ -543,12 +565,12 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     then ordered by column; the rows where that happens are found and
     ordered again through numpy's argsort of their scores.
     """
-    if not _enabled or s.dtype != np.float64 or y.dtype != np.float64:
+    if not _enabled or not _is_float64(s) or not _is_float64(y):
         return None
     if np.dtype(np.intp).itemsize != 8:  # pragma: no cover - 32-bit platforms
         return None
-    s = np.ascontiguousarray(s)
-    y = np.ascontiguousarray(y)
+    s = _native(s, np.float64)
+    y = _native(y, np.float64)
     m, L = s.shape
     if m == 0 or L == 0:
         return None
@@ -610,15 +632,15 @@ def top_order(s, y, n_items, k: int, relevance_first=None, whole_group=False):
     shorter rows end in -1, 0 and ``-inf``. None when the kernels are off.
     """
     mode = {None: 0, "larger": 1, "smaller": 2}[relevance_first]
-    if not _enabled or s.dtype != np.float64:
+    if not _enabled or not _is_float64(s):
         return None
     m, L = s.shape
     if m == 0 or L == 0:
         return None
-    s = np.ascontiguousarray(s)
-    y = np.ascontiguousarray(y, dtype=np.float64)
+    s = _native(s, np.float64)
+    y = _native(y, np.float64)
     if n_items is not None:
-        n_items = np.ascontiguousarray(n_items, dtype=np.int64)
+        n_items = _native(n_items, np.int64)
     pos, ys, ss, width = _ckernels.top_order(
         s, y, n_items, m, L, int(k), mode, bool(whole_group)
     )

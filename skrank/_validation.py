@@ -438,6 +438,10 @@ def check_qid(qid, n_rows: int, caller: str) -> np.ndarray:
             f"qid of {caller} must hold integer or string query ids; got dtype "
             f"{arr.dtype}."
         )
+    if kind in "iu":
+        # ids in native byte order: the grouping reads them, and the results
+        # report them, as numbers of the platform
+        return arr.astype(arr.dtype.newbyteorder("="), copy=False)
     return arr
 
 

@@ -513,7 +513,7 @@ def test_segment_sums_of_flags_count_each_run():
     x = np.array([1, 0, 1, 1, 0, 0, 1, 1, 1], dtype=bool)
     last = np.array([0, 1, 1, 0, 0, 1, 0, 0, 1], dtype=np.uint8)
     out = np.empty(4)
-    _native._ckernels.segment_sums(x.view(np.uint8), 1, last, out)
+    _native._ckernels.segment_sums(x, 1, last, out)
     np.testing.assert_array_equal(out, [1.0, 1.0, 1.0, 3.0])
 
 
@@ -1295,3 +1295,202 @@ def test_tie_bounds_of_shuffled_rows():
             np.testing.assert_array_equal(g, w)
             np.testing.assert_allclose(g, n, rtol=1e-13, atol=0)
         assert np.any(got[name][0] < got[name][1])  # ties make the bounds differ
+
+
+# -- buffers in another byte order, type or layout ---------------------------
+
+
+def _interleaved(dtype):
+    """Three queries of two rows each, their rows interleaved (so that the
+    grouping moves them), ids 256, 65536 and 0 of ``dtype``: ``(y, s, qid,
+    w)``. Hand computation of ndcg (gain 2**y - 1 or y: one grade below):
+    query 256 (rows 0, 2): its relevant item ranked second, 1 / log2(3);
+    query 65536 (rows 1, 3): its relevant item first, 1; query 0 (rows 4,
+    5): second, 1 / log2(3). Weights 1, 3 and 2."""
+    qid = np.array([256, 65536, 256, 65536, 0, 0], dtype=dtype)
+    y = np.array([1.0, 0, 0, 1, 0, 1])
+    s = np.array([0.1, 0.2, 0.9, 0.8, 0.7, 0.3])
+    w = np.array([1.0, 3, 1, 3, 2, 2])
+    return y, s, qid, w
+
+
+@pytest.mark.parametrize("dtype", [">i4", ">i8", ">u4", "<i4", "<u8"])
+@pytest.mark.parametrize("kernels", [True, False])
+def test_query_ids_in_either_byte_order(dtype, kernels):
+    y, s, qid, w = _interleaved(dtype)
+    third = 1 / np.log2(3)
+    with _native.use_kernels(kernels):
+        got = skrank.evaluate(y, s, ["ndcg"], qid=qid, average=None)
+        mean = skrank.ndcg_score(y, s, qid=qid, sample_weight=w)
+        plain = skrank.ndcg_score(y, s, qid=qid)
+        native = skrank.ndcg_score(y, s, qid=qid.astype(qid.dtype.newbyteorder("=")))
+    np.testing.assert_array_equal(got.qid, [0, 256, 65536])
+    np.testing.assert_allclose(got["ndcg"], [third, third, 1.0], rtol=1e-15)
+    # (1 * third + 3 * 1 + 2 * third) / 6 = 0.8155 (hand computation above);
+    # ids read in the wrong byte order swap the values of queries 256 and
+    # 65536 under their weights: (1 * 1 + 3 * third + 2 * third) / 6 = 0.6924
+    assert mean == pytest.approx((3 * third + 3) / 6, rel=1e-15)
+    assert mean != pytest.approx((1 + 5 * third) / 6, rel=1e-3)
+    assert plain == native == pytest.approx((2 * third + 1) / 3, rel=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [">i2", ">u2", ">i8"])
+def test_short_big_endian_ids_are_reported_as_they_are(dtype):
+    # ids 1 and 2 of 2 bytes (read in native order they were 256 and 512),
+    # rows interleaved; the same values as native ids give the same result
+    qid = np.array([1, 2, 1, 2, 2], dtype=dtype)
+    y = np.array([1.0, 0, 0, 2, 1])
+    s = np.array([0.3, 0.5, 0.4, 0.1, 0.2])
+    native_qid = qid.astype(qid.dtype.newbyteorder("="))
+    for kernels in (True, False):
+        with _native.use_kernels(kernels):
+            got = skrank.evaluate(y, s, ["ndcg", "map"], qid=qid, average=None)
+            want = skrank.evaluate(y, s, ["ndcg", "map"], qid=native_qid, average=None)
+        np.testing.assert_array_equal(got.qid, [1, 2])
+        assert got.qid.dtype.isnative  # reported as numbers of the platform
+        assert got == want
+
+
+def test_big_endian_columns_are_grouped_as_native_ones():
+    # the grouping kernel reads codes in native order only: every column
+    # given in either order gives numpy's stable grouping of the same values
+    rng = np.random.default_rng(40)
+    codes = rng.integers(0, 40, 500).astype(">i4")
+    y = rng.integers(0, 4, 500).astype(">f8")
+    s = rng.random(500).astype(">f8")
+    order = np.argsort(codes, kind="stable")
+    with _native.use_kernels(True):
+        counts, (yg, sg) = _native.group_by_code(codes, 0, 40, [y, s], compact=True)
+    np.testing.assert_array_equal(counts, np.bincount(codes, minlength=40))
+    np.testing.assert_array_equal(yg, y[order])
+    np.testing.assert_array_equal(sg, s[order])
+
+
+def _record_kernel_calls():
+    """Every kernel of skrank._ckernels called with valid arguments: the
+    first call of each, recorded while the engine runs on inputs that reach
+    them all (``{name: args}``, arrays copied)."""
+    real = _native._ckernels
+    calls = {}
+
+    def copied(a):
+        if isinstance(a, np.ndarray):
+            return a.copy()
+        if isinstance(a, list):
+            return [copied(x) for x in a]
+        return a
+
+    class Recorder:
+        def __getattr__(self, name):
+            fn = getattr(real, name)
+
+            def call(*args):
+                if name not in calls:
+                    calls[name] = [copied(a) for a in args]
+                return fn(*args)
+
+            return call
+
+    rng = np.random.default_rng(41)
+    _native._ckernels = Recorder()
+    try:
+        with _native.use_kernels(True):
+            y, s, qid = _graded_queries(42, 40, 30, 4)
+            shuffle = rng.permutation(qid.shape[0])
+            y, s, qid = y[shuffle], s[shuffle], qid[shuffle]
+            metrics = ["ndcg", "ndcg@5", "map", "map(denominator=hits)@5", "mrr@10"]
+            skrank.evaluate(y, s, metrics, qid=qid, average=None)
+            skrank.evaluate(y, s, ["ndcg@5"], qid=qid, ties="optimistic")
+            no_ties = rng.random(s.shape[0])
+            skrank.evaluate(y, no_ties, ["map", "ndcg"], qid=qid, ties="first")
+            long_s = rng.random((1, 5000))
+            skrank.evaluate(rng.integers(0, 2, (1, 5000)), long_s, ["map"])
+            # two phases: more codes than one pass takes, settled and placed
+            codes = rng.integers(0, 100, 300)
+            cols = [rng.integers(0, 3, 300).astype(float), rng.random(300)]
+            _native.group_by_code(codes, 0, 100, cols)
+            staged = _native.stage_by_code(codes, 0, 100, cols, True, 16, tags=True)
+            staged.place(0, staged.n_digits)
+    finally:
+        _native._ckernels = real
+    return calls
+
+
+_KERNEL_CALLS = None
+
+
+def _kernel_calls():
+    global _KERNEL_CALLS
+    if _KERNEL_CALLS is None:
+        _KERNEL_CALLS = _record_kernel_calls()
+    return _KERNEL_CALLS
+
+
+_KERNELS = sorted(
+    name
+    for name in dir(_native._ckernels)
+    if not name.startswith("_") and name != "trace_memory"
+)
+
+
+def test_every_kernel_is_called_by_the_engine():
+    assert sorted(_kernel_calls()) == _KERNELS
+
+
+def _foreign(a, how):
+    """``a`` (a C-contiguous array the kernel accepted) as a buffer it must
+    refuse, or None when ``how`` does not apply to it: the same values in
+    the other byte order, the same bytes as another type of the same size,
+    or the same values strided."""
+    if how == "byte order":
+        if a.dtype.itemsize == 1:
+            return None
+        return a.astype(a.dtype.newbyteorder("S"))
+    if how == "type":
+        other = {"f": "i", "i": "f", "u": "i", "b": "i"}[a.dtype.kind]
+        size = a.dtype.itemsize
+        if other == "f" and size not in (2, 4, 8):
+            return None
+        return a.view(f"{other}{size}")
+    wide = np.zeros((a.size, 2), dtype=a.dtype)
+    wide[:, 0] = a.reshape(-1)
+    return wide[:, 0]
+
+
+# arguments a kernel reads as raw items of a size (the columns it moves):
+# any type of that size passes
+_ANY_TYPE = {("move_high", 7), ("move_high", 8), ("move_low", 5)}
+
+
+@pytest.mark.parametrize("how", ["byte order", "type", "layout"])
+@pytest.mark.parametrize("name", _KERNELS)
+def test_kernels_refuse_foreign_buffers(name, how):
+    # each array argument of each kernel, replaced by one of the same
+    # length in another byte order, of another type or strided: refused
+    # with a TypeError naming the kernel, before anything is read
+    args = _kernel_calls()[name]
+    kernel = getattr(_native._ckernels, name)
+    tried = 0
+    for i, arg in enumerate(args):
+        arrays = arg if isinstance(arg, list) else [arg]
+        for j, a in enumerate(arrays):
+            if not isinstance(a, np.ndarray):
+                continue
+            bad = _foreign(a, how)
+            if bad is None:
+                continue
+            if how == "type" and (name, i) in _ANY_TYPE:
+                # moved as raw items of a size: the same bytes as items of
+                # another size are refused
+                if a.nbytes % 2:
+                    continue
+                bad = a.view(np.uint8 if a.dtype.itemsize > 1 else np.uint16)
+            given = [list(x) if isinstance(x, list) else x for x in args]
+            if isinstance(arg, list):
+                given[i] = [bad if k == j else x for k, x in enumerate(arrays)]
+            else:
+                given[i] = bad
+            with pytest.raises(TypeError, match=name):
+                kernel(*given)
+            tried += 1
+    assert tried > 0

@@ -991,3 +991,84 @@ def test_repeated_keys_of_the_sorted_slices_equal_np_unique(layout, monkeypatch)
     order, repeated = _tables._sort_keys(keys, codes, n_q, grouped=True)
     np.testing.assert_array_equal(keys[order], np.sort(keys))
     np.testing.assert_array_equal(np.sort(repeated), values[times > 1])
+
+
+# -- tables edited in place ---------------------------------------------------
+
+
+def _write_tables(tmp_path, qrels_rows, run_rows, tag=""):
+    """TREC files of ``(qid, docno, relevance)`` and ``(qid, docno, score)``
+    rows, in the order given; their paths."""
+    q = tmp_path / f"qrels{tag}"
+    r = tmp_path / f"run{tag}"
+    q.write_text("".join(f"{a} 0 {b} {int(c)}\n" for a, b, c in qrels_rows))
+    r.write_text(
+        "".join(f"{a} Q0 {b} {i} {c!r} run\n" for i, (a, b, c) in enumerate(run_rows))
+    )
+    return q, r
+
+
+def _edit_tables(rng, order):
+    """Random qrels and run rows of queries q1 .. q10 (every query in both),
+    the run's queries in the ``order`` given: ``"sorted"`` as the readers
+    code them (byte-wise: q1, q10, q2, ...), ``"natural"`` (q1, q2, ...,
+    q10), ``"reversed"`` or ``"shuffled"`` (rows of all queries
+    interleaved)."""
+    queries = sorted(f"q{i}" for i in range(1, 11))
+    if order == "natural":
+        queries = [f"q{i}" for i in range(1, 11)]
+    elif order == "reversed":
+        queries = queries[::-1]
+    qrels, run = [], []
+    for q in queries:
+        for d in range(8):
+            run.append((q, f"d{d}", float(rng.integers(0, 5))))  # ties
+            if d % 2 == 0 or d == 7:
+                qrels.append((q, f"d{d}", int(rng.integers(0, 3))))
+    if order == "shuffled":
+        run = [run[i] for i in rng.permutation(len(run))]
+    return qrels, run
+
+
+_EDIT_METRICS = ["ndcg", "map", "bpref", "P@3", "recall@4", "err@5"]
+
+
+@pytest.mark.parametrize("order", ["sorted", "natural", "reversed", "shuffled"])
+@pytest.mark.parametrize("ties", [None, "trec_eval"])
+def test_run_scores_edited_in_place_are_read(tmp_path, order, ties):
+    # an evaluation of a Run whose scores were edited in place (after an
+    # evaluation of the same Run) equals that of a file written with the
+    # edited scores and read afresh
+    rng = np.random.default_rng(50)
+    qrels_rows, run_rows = _edit_tables(rng, order)
+    qrels_path, run_path = _write_tables(tmp_path, qrels_rows, run_rows)
+    qrels, run = read_qrels(qrels_path), read_run(run_path)
+    kw = dict(return_per_query=True, ties=ties)
+    before = evaluate_run(qrels, run, _EDIT_METRICS, **kw)[1]
+    run.score[:] = -run.score
+    after = evaluate_run(qrels, run, _EDIT_METRICS, **kw)[1]
+    edited = [(q, d, -s) for q, d, s in run_rows]
+    _, fresh_path = _write_tables(tmp_path, qrels_rows, edited, "-edited")
+    fresh = evaluate_run(qrels, read_run(fresh_path), _EDIT_METRICS, **kw)[1]
+    assert after == fresh
+    assert after != before  # the edit changes the values
+
+
+@pytest.mark.parametrize("order", ["sorted", "natural", "reversed", "shuffled"])
+def test_qrels_relevance_edited_in_place_is_read(tmp_path, order):
+    # the same for the qrels, after an evaluation that kept their pools of
+    # judged documents (R, bpref's N, the ideal DCG)
+    rng = np.random.default_rng(51)
+    qrels_rows, run_rows = _edit_tables(rng, order)
+    qrels_path, run_path = _write_tables(tmp_path, qrels_rows, run_rows)
+    qrels, run = read_qrels(qrels_path), read_run(run_path)
+    before = evaluate_run(qrels, run, _EDIT_METRICS, return_per_query=True)[1]
+    qrels.relevance[:] = 2 - qrels.relevance
+    after = evaluate_run(qrels, run, _EDIT_METRICS, return_per_query=True)[1]
+    edited = [(q, d, 2 - r) for q, d, r in qrels_rows]
+    fresh_path, _ = _write_tables(tmp_path, edited, run_rows, "-edited")
+    fresh = evaluate_run(
+        read_qrels(fresh_path), read_run(run_path), _EDIT_METRICS, return_per_query=True
+    )[1]
+    assert after == fresh
+    assert after != before

@@ -99,7 +99,7 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
     a mismatch is a hash collision, not a judgment. Should two judged
     documents of a query share a key, the join is done on the bytes alone.
     """
-    rows_of, run_codes, run_keys, _ = run._grouped()
+    rows_of, run_codes, run_keys = run._grouping()
     index = qrels._key_index()
     same = run_ids.shape == qrels_ids.shape and np.array_equal(run_ids, qrels_ids)
     # the run's rows grouped by query: when the keys hold the query code in
@@ -643,7 +643,7 @@ def evaluate_run_columns(
         return _Pools(qrels_q[mask], qrels._values[mask], n_q)
 
     if qrels_q is qrels._codes:  # the qrels' own coding: kept with them
-        pools = qrels._cached(("pools", positive_only), judged_pools)
+        pools = qrels._cached_of_values(("pools", positive_only), judged_pools)
     else:
         pools = judged_pools()
     with_ids = ties == "trec_eval"

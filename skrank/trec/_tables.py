@@ -233,7 +233,9 @@ class _Table:
     def _document_hash(self):
         return self._h40 if self._h40 is not None else self._keys & _LOW40
 
-    # -- derived data, computed once: a table does not change ----------------
+    # -- derived data, computed once: ids and keys do not change; values may
+    # be edited in place (Run.score, Qrels.relevance), so nothing derived
+    # from them is kept without the values it was derived from ---------------
 
     def __getstate__(self):
         # what evaluations computed is not part of the table
@@ -265,7 +267,7 @@ class _Table:
         def build():
             if self._docno.fixed is None:
                 return None
-            rows = self._grouped()[0]
+            rows = self._grouping()[0]
             return self._docno if rows is None else self._docno.take(rows)
 
         return self._cached("grouped_ids", build)
@@ -283,24 +285,43 @@ class _Table:
         return self._cached("sorted_ids", build)
 
     def _grouped(self):
-        """The rows grouped by query, input order within a query (computed
-        once): ``(rows, codes, keys, values)``, ``rows`` None when the table
-        is grouped already (the other three are then its own columns), else
-        the row of each grouped position and the columns in that order."""
+        """The rows grouped by query, input order within a query: ``(rows,
+        codes, keys, values)``, ``rows`` None when the table is grouped
+        already (the other three are then its own columns), else the row of
+        each grouped position and the columns in that order. The order,
+        codes and keys are computed once; the values are taken from the
+        table's column at each call, so that edits to it are seen."""
+        rows, codes, keys = self._grouping()
+        values = self._values if rows is None else np.take(self._values, rows)
+        return rows, codes, keys, values
+
+    def _grouping(self):
+        """``(rows, codes, keys)`` of :meth:`_grouped` (computed once)."""
         return self._cached("grouped", self._group_rows)
 
     def _group_rows(self):
         codes = self._codes
         if codes.shape[0] < 2 or not (codes[1:] < codes[:-1]).any():
-            return None, codes, self._keys, self._values
+            return None, codes, self._keys
         # not a ranking: rows of a query brought together, in input order
         rows = stable_group_order(codes, self.n_queries)
         counts = _query_counts(codes, self.n_queries)
         grouped = np.repeat(np.arange(self.n_queries, dtype=codes.dtype), counts)
-        keys, values = np.take(self._keys, rows), np.take(self._values, rows)
+        keys = np.take(self._keys, rows)
         if rows.shape[0] < 2**31:
             rows = rows.astype(np.int32)
-        return rows, grouped, keys, values
+        return rows, grouped, keys
+
+    def _cached_of_values(self, name, build):
+        """``build()``, which reads the table's values, kept with a copy of
+        the values it read: built again once they have been edited."""
+        cache = self.__dict__.setdefault("_derived", {})
+        kept = cache.get(name)
+        if kept is not None and np.array_equal(kept[0], self._values):
+            return kept[1]
+        values = self._values.copy()
+        cache[name] = (values, build())
+        return cache[name][1]
 
     def _prepare(self):
         """What every evaluation reads, computed once when the table is
@@ -326,7 +347,7 @@ class _Table:
         """Reject a (query, document) pair given twice."""
         if isinstance(self, Run):
             # the keys sorted a slice of queries at a time, nothing kept
-            _, codes, keys, _ = self._grouped()
+            _, codes, keys = self._grouping()
             suspects = _sort_keys(keys, codes, self.n_queries, True, order=False)[1]
         else:
             suspects = _repeated(self._key_index().sorted)
