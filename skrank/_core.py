@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 import warnings
 from collections.abc import Mapping
 
@@ -398,10 +397,14 @@ def aggregate(caller, name, values, undefined, weights, average, replace):
     with ``MIN_GEO_MEAN``), ``"sum"`` (weighted by ``weights`` as given), or
     None, which returns the per-query values.
 
-    The average is formed in two stages, :func:`partial_aggregate` over the
-    queries and :func:`finish_aggregate` over its partial sums; a caller
-    that holds the queries in chunks (one per partition of a Dask or Spark
-    DataFrame) forms the same average from the partial sums of its chunks.
+    The sums are exact (see :func:`exact_sum`): the mean is the correctly
+    rounded quotient of the exact sum of the weighted values and the exact
+    sum of the weights, whatever the order of the queries. It is formed in
+    two stages, :func:`partial_aggregate` over the queries and
+    :func:`finish_aggregate` over its partial sums; a caller that holds the
+    queries in chunks (one per partition of a Dask or Spark DataFrame)
+    forms the same average, bit for bit, from the partial sums of its
+    chunks.
     """
     nan_policy = is_nan(replace)
     if undefined.any():
@@ -412,53 +415,93 @@ def aggregate(caller, name, values, undefined, weights, average, replace):
     return finish_aggregate(caller, name, *([p] for p in part), average, stacklevel=3)
 
 
+#: The scale of :func:`exact_sum`: an exact sum is an integer times
+#: ``2**-EXACT_SCALE``. A product of two doubles is a multiple of
+#: ``2**-2148`` (two subnormals), so every product is an integer there.
+EXACT_SCALE = 2200
+# Rows summed per pass of exact_sum: each pass adds integers below 2**27 in
+# float64 bins, exact while a bin's total stays below 2**53.
+_EXACT_ROWS = 1 << 26
+
+
+def exact_sum(values, weights=None) -> int:
+    """The exact sum of ``values`` (of ``values * weights``), as an integer
+    in units of ``2**-EXACT_SCALE``.
+
+    Each product ``values[i] * weights[i]`` is the double that numpy's
+    multiplication gives (rounded once, as ``float(v * w)``), computed as
+    ``v * m`` times ``2**e`` for ``w = m * 2**e`` (``np.frexp``), so that it
+    cannot overflow; the sum of those doubles is then exact: each is an
+    integer mantissa below ``2**53`` times a power of two, the mantissas
+    are split in two halves and added exactly per power of two in float64
+    bins (``np.bincount``), and the bins are added as Python integers (one
+    step per power of two present, not per value). Adding the integers of
+    several chunks gives the exact sum of their union, so that a sum over
+    partitions does not depend on how the values were partitioned.
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    if weights is None:
+        mant, exp = np.frexp(v)
+    else:
+        wm, we = np.frexp(np.asarray(weights, dtype=np.float64).ravel())
+        mant, exp = np.frexp(v * wm)
+        exp = exp + we
+    # value = mant * 2**exp, |mant| in [0.5, 1): an integer mantissa of 53 bits
+    whole = np.ldexp(mant, 53).astype(np.int64)
+    exp = exp.astype(np.int64) - 53
+    nonzero = whole != 0
+    if not nonzero.all():
+        whole, exp = whole[nonzero], exp[nonzero]
+    if whole.size == 0:
+        return 0
+    low = int(exp.min())
+    shift = exp - low
+    n_bins = int(shift.max()) + 1
+    high_part = (whole >> 26).astype(np.float64)  # |.| < 2**27
+    low_part = (whole & ((1 << 26) - 1)).astype(np.float64)  # in [0, 2**26)
+    total = 0
+    for start in range(0, whole.size, _EXACT_ROWS):
+        part = slice(start, start + _EXACT_ROWS)
+        hi = np.bincount(shift[part], weights=high_part[part], minlength=n_bins)
+        lo = np.bincount(shift[part], weights=low_part[part], minlength=n_bins)
+        for b in np.flatnonzero((hi != 0) | (lo != 0)):
+            total += ((int(hi[b]) << 26) + int(lo[b])) << int(b)
+    return total << (low + EXACT_SCALE)
+
+
 def partial_aggregate(values, undefined, weights, average, replace):
     """The partial sums of :func:`aggregate` over one chunk of queries.
 
     ``values`` already hold the undefined policy ``replace`` (as
     :func:`aggregate` leaves them); a NaN ``replace`` leaves the
-    ``undefined`` queries out. Returns ``(num, den, scale)``: ``num`` the
-    weighted sum of the values (of their logarithms floored at
-    ``log(GEOMETRIC_FLOOR)`` for ``"gmean"``) and ``den`` the sum of the
-    weights (the number of queries without ``weights``), both with the
-    weights divided by ``scale``, their largest value (1.0 without
-    ``weights`` and for ``"sum"``, which takes the weights as given).
-    ``den`` is 0 when no query counts.
+    ``undefined`` queries out. Returns ``(num, den)``, exact sums as
+    integers in units of ``2**-EXACT_SCALE`` (:func:`exact_sum`): ``num``
+    the weighted sum of the values (of their logarithms floored at
+    ``log(GEOMETRIC_FLOOR)`` for ``"gmean"``), ``den`` the sum of the
+    weights (the number of queries without ``weights``). ``den`` is 0 when
+    no query counts.
     """
     keep = ~undefined if is_nan(replace) else np.ones(values.shape[0], dtype=bool)
     kept = values[keep]
     if average == "gmean":
         kept = np.log(np.maximum(kept, GEOMETRIC_FLOOR))
     if weights is None:
-        return float(kept.sum()), float(kept.shape[0]), 1.0
+        return exact_sum(kept), int(kept.shape[0]) << EXACT_SCALE
     w = weights[keep]
-    if average == "sum":
-        return float(kept @ w), float(w.sum()), 1.0
-    scale = float(w.max()) if w.size else 0.0
-    if scale > 0:
-        # only ratios matter; scaled to at most 1, the sum cannot overflow
-        w = w / scale
-    else:
-        scale = 1.0
-    return float(np.multiply(kept, w).sum()), float(w.sum()), scale
+    return exact_sum(kept, w), exact_sum(w)
 
 
-def finish_aggregate(caller, name, num, den, scale, average, stacklevel=2):
+def finish_aggregate(caller, name, num, den, average, stacklevel=2):
     """The average from the :func:`partial_aggregate` sums of chunks of the
-    queries (``num``, ``den``, ``scale``: one entry per chunk): the weighted
-    mean ``sum(num) / sum(den)`` (its ``exp`` for ``"gmean"``, ``sum(num)``
-    for ``"sum"``), each chunk's sums brought to the largest ``scale``
-    first. NaN, with an ``UndefinedMetricWarning``, when no query with a
-    positive weight counts. One chunk gives exactly :func:`aggregate`'s
-    number on it; chunks are added with ``math.fsum``.
+    queries (``num``, ``den``: one exact integer per chunk, or its decimal
+    text): the weighted mean ``sum(num) / sum(den)`` correctly rounded (its
+    ``exp`` for ``"gmean"``, ``sum(num)`` correctly rounded for ``"sum"``).
+    The chunks' sums are added exactly, so any partition of the queries
+    gives the same number. NaN, with an ``UndefinedMetricWarning``, when no
+    query with a positive weight counts.
     """
-    num, den, scale = (np.asarray(a, dtype=np.float64) for a in (num, den, scale))
-    if num.shape[0] == 1:
-        total, weight = float(num[0]), float(den[0])
-    else:
-        ratio = scale / scale.max() if scale.size else scale
-        total = math.fsum(num * ratio)
-        weight = math.fsum(den * ratio)
+    total = sum(int(x) for x in num)
+    weight = sum(int(x) for x in den)
     if weight == 0:
         warnings.warn(
             f"{name} is undefined for every query given weight in {caller} "
@@ -469,7 +512,8 @@ def finish_aggregate(caller, name, num, den, scale, average, stacklevel=2):
         )
         return float("nan")
     if average == "sum":
-        return total
+        return total / (1 << EXACT_SCALE)  # int / int: correctly rounded
+    mean = total / weight
     if average == "gmean":
-        return float(np.exp(total / weight))
-    return total / weight
+        return float(np.exp(mean))
+    return mean

@@ -8,8 +8,8 @@ when asked for, and the query's weight. :func:`partial_sums` reduces those
 rows to the partial sums of :func:`skrank._core.partial_aggregate`, from
 which :func:`means_from_sums` forms, with
 :func:`skrank._core.finish_aggregate`, the exact weighted means over all
-queries: the rule of ``skrank.evaluate``'s means, never a mean of partition
-means.
+queries: ``skrank.evaluate``'s means bit for bit, whatever the partitions
+(the partial sums are exact integers), never a mean of partition means.
 
 ``ties="first"`` orders tied items by their input order. The adapters give
 every row a global order key before the shuffle (:data:`ORDER`: Dask's
@@ -351,27 +351,32 @@ def _aggregation(name) -> str:
 
 def partial_sums(frame, req):
     """One row (a partition's share of the means): the number of queries
-    and, per column of the :class:`Request` ``req``, the partial sums of
-    :func:`skrank._core.partial_aggregate` under the column's summary (the
-    queries where it is undefined, NaN, left out)."""
+    and, per column of the :class:`Request` ``req``, the exact partial sums
+    of :func:`skrank._core.partial_aggregate` under the column's summary
+    (the queries where it is undefined, NaN, left out), as hexadecimal
+    text: exact integers that a float column could not hold."""
     import pandas as pd
 
     w = frame[WEIGHT].to_numpy()
     out = {"__n__": [float(w.shape[0])]}
     for col, rule in req.rules.items():
         v = frame[col].to_numpy(dtype=float)
-        num, den, scale = partial_aggregate(v, np.isnan(v), w, rule, np.nan)
-        out[f"num:{col}"] = [num]
-        out[f"den:{col}"] = [den]
-        out[f"scale:{col}"] = [scale]
+        num, den = partial_aggregate(v, np.isnan(v), w, rule, np.nan)
+        out[f"num:{col}"] = [hex(num)]
+        out[f"den:{col}"] = [hex(den)]
     return pd.DataFrame(out)
 
 
 def sums_columns(req) -> list[str]:
-    """The columns of :func:`partial_sums`'s rows."""
-    return ["__n__"] + [
-        f"{part}:{col}" for col in req.rules for part in ("num", "den", "scale")
-    ]
+    """The columns of :func:`partial_sums`'s rows: ``"__n__"`` (a float)
+    and the exact sums (text)."""
+    return ["__n__"] + [f"{part}:{col}" for col in req.rules for part in ("num", "den")]
+
+
+def _exact(text) -> int:
+    """An exact sum of :func:`partial_sums` (hexadecimal text; a missing
+    one, NaN or None, is 0)."""
+    return int(text, 16) if isinstance(text, str) else 0
 
 
 def means_from_sums(sums, req, caller) -> dict[str, float]:
@@ -386,9 +391,8 @@ def means_from_sums(sums, req, caller) -> dict[str, float]:
         col: finish_aggregate(
             caller,
             col,
-            sums[f"num:{col}"],
-            sums[f"den:{col}"],
-            sums[f"scale:{col}"],
+            [_exact(x) for x in sums[f"num:{col}"]],
+            [_exact(x) for x in sums[f"den:{col}"]],
             rule,
             stacklevel=3,
         )

@@ -80,7 +80,10 @@ DOCS = {
     ``num_rel_ret`` and ``num_q``). ``"gmean"``: the (weighted) geometric
     mean of the values floored at 1e-5, ``exp(mean(log(max(v, 1e-5))))``
     (trec_eval's ``gm_map``). ``"sum"``: the (weighted) sum. ``None``: one
-    value per query, an ndarray.""",
+    value per query, an ndarray. The sums are exact: a mean is the correctly
+    rounded quotient of the exact sum of the (weighted) values and the exact
+    sum of the weights, whatever the order of the queries (a
+    ``convention`` may sum as its tool does).""",
     "level": """level : float, default=0.0
     The recall level, in [0, 1] (trec_eval's ``iprec_at_recall`` levels are
     0.0, 0.1, ..., 1.0).""",

@@ -117,8 +117,12 @@ def _verify_partitioned(df, qid, caller, F):
 
 
 def _sums_schema(req, T):
+    # "__n__" is a count; the exact sums are hexadecimal text
     return T.StructType(
-        [T.StructField(col, T.DoubleType()) for col in sums_columns(req)]
+        [
+            T.StructField(col, T.DoubleType() if col == "__n__" else T.StringType())
+            for col in sums_columns(req)
+        ]
     )
 
 
@@ -161,7 +165,7 @@ def _sums_table(rows):
 
     if not rows:
         return pd.DataFrame({"__n__": [0.0]})
-    return pd.DataFrame([r.asDict() for r in rows]).fillna(0.0)
+    return pd.DataFrame([r.asDict() for r in rows])
 
 
 @fill_doc
