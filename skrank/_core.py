@@ -276,6 +276,7 @@ def compute(
     threads: int = 1,
     secondary=None,
     nonpositive="ordinary",
+    tool_sums=None,
 ):
     """Rank every block once and compute each metric; one result per spec.
 
@@ -288,7 +289,10 @@ def compute(
     items scored ``<= 0`` are never hits, their relevance still counting in
     R and the ideal DCG (see :func:`~skrank._engine.not_retrieved`); a
     mapping ``{spec: "ordinary" | "not_retrieved"}`` gives it metric by
-    metric (a convention's), each reading ranked once.
+    metric (a convention's), each reading ranked once. ``tool_sums`` maps
+    specs to a convention's rule of their mean (see :func:`aggregate`). A
+    spec's ``zero_undefined`` (XGBoost's ``"ndcg@10-"``) replaces its
+    undefined values by 0 whatever ``replace_undefined_by``.
     """
     layout = prepared.layout
     need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
@@ -330,6 +334,7 @@ def compute(
                 "largest float. Rescale y_true (with gain='exponential', "
                 "lower grades)."
             )
+    tool_sums = tool_sums or {}
     return [
         aggregate(
             caller,
@@ -338,7 +343,8 @@ def compute(
             u,
             prepared.weights,
             summary(spec.measure, average),
-            replace_undefined_by,
+            0.0 if spec.zero_undefined else replace_undefined_by,
+            tool_sums.get(spec),
         )
         for spec, v, u in zip(specs, values, undefined, strict=True)
     ]
@@ -385,7 +391,9 @@ def _check_relevance_bounds(caller, specs, bounds, block):
             )
 
 
-def aggregate(caller, name, values, undefined, weights, average, replace):
+def aggregate(
+    caller, name, values, undefined, weights, average, replace, tool_sum=None
+):
     """Per-query ``values`` of metric ``name`` under the undefined policy
     ``replace``, averaged (in place: ``values`` takes the policy).
 
@@ -405,14 +413,69 @@ def aggregate(caller, name, values, undefined, weights, average, replace):
     queries in chunks (one per partition of a Dask or Spark DataFrame)
     forms the same average, bit for bit, from the partial sums of its
     chunks.
+
+    ``tool_sum`` (a convention's rule, with a bool attribute
+    ``unweighted_undefined``) replaces the exact mean by a tool's own:
+    :func:`running_mean`.
     """
     nan_policy = is_nan(replace)
     if undefined.any():
         values[undefined] = np.nan if nan_policy else replace
     if average is None:
         return values
+    if tool_sum is not None and average == "mean":
+        return running_mean(
+            caller,
+            name,
+            values,
+            undefined,
+            weights,
+            replace,
+            tool_sum.unweighted_undefined,
+        )
     part = partial_aggregate(values, undefined, weights, average, replace)
     return finish_aggregate(caller, name, *([p] for p in part), average, stacklevel=3)
+
+
+def running_mean(
+    caller, name, values, undefined, weights, replace, unweighted_undefined
+):
+    """A booster's mean: running float64 sums over the queries in order.
+
+    ``sum_q t_q / sum_q w_q``, both sums added one query after the other
+    from the first (``np.cumsum``, a sequential loop), with ``t_q = v_q
+    w_q`` (``v_q`` without ``weights``), and the number of queries as the
+    denominator without ``weights``. With ``unweighted_undefined``, a query
+    whose value is undefined adds ``replace`` itself, unweighted, to the
+    numerator while its weight still counts in the denominator. A NaN
+    ``replace`` leaves such queries out of both sums. NaN, with an
+    ``UndefinedMetricWarning``, when the weights of the queries that count
+    sum to 0.
+
+    This is how LightGBM and XGBoost form their ranking metrics' means (the
+    conventions cite the functions); the order of the queries is the order
+    of the per-query values (sorted query ids).
+    """
+    keep = ~undefined if is_nan(replace) else np.ones(values.shape[0], dtype=bool)
+    v = values[keep]
+    if weights is None:
+        terms, weight = v, float(v.shape[0])
+    else:
+        w = weights[keep]
+        terms = v * w
+        if unweighted_undefined and not is_nan(replace):
+            terms = np.where(undefined[keep], v, terms)
+        weight = float(np.cumsum(w)[-1]) if w.size else 0.0
+    if weight == 0:
+        warnings.warn(
+            f"{name} is undefined for every query given weight in {caller} "
+            "(no query has a relevant item, or every such query has weight "
+            "0); the mean is nan.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+        return float("nan")
+    return float(np.cumsum(terms)[-1]) / weight
 
 
 #: The scale of :func:`exact_sum`: an exact sum is an integer times

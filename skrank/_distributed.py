@@ -116,7 +116,7 @@ class Request:
 
 
 def _resolved_ties(caller, requests, options, document_ids):
-    _, _, (ties, _, _) = resolve_metrics(
+    _, _, (ties, *_) = resolve_metrics(
         caller,
         requests,
         options["relevance_level"],

@@ -154,7 +154,7 @@ default=None
     if ties is not None:
         resolve_ties(caller, ties)
     check_tie_bounds(caller, tie_bounds, average)
-    keys, specs, (ties, replace_undefined_by, nonpositive) = resolve_metrics(
+    keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = resolve_metrics(
         caller,
         read_metrics(metrics, caller),
         relevance_level,
@@ -183,6 +183,7 @@ default=None
             average=average,
             replace_undefined_by=replace_undefined_by,
             nonpositive=nonpositive,
+            tool_sums=tool_sums,
         )
 
     values = dict(zip(names, run(specs, ties), strict=True))
@@ -220,8 +221,8 @@ def resolve_metrics(
     canonical name of what it computes. A metric asked under two names is
     computed once, and two names that differ once the convention applies
     (``map@10`` and ``map(denominator=R)@10`` under ``"lightgbm"``) are two
-    metrics. ``options`` is the ``(ties, replace_undefined_by, nonpositive)``
-    the call uses.
+    metrics. ``options`` is the ``(ties, replace_undefined_by, nonpositive,
+    tool_sums)`` the call uses.
     """
     specs = [
         spec.with_defaults(relevance_level=relevance_level) for _, spec in requests

@@ -107,7 +107,7 @@ def test_apply_convention_explicit_options_win():
 def test_apply_convention_without_a_convention_gives_the_defaults():
     specs = [get_metric("ndcg@10")]
     a = apply_convention("f", None, specs)
-    assert a == (specs, "average", 0.0, "ordinary")
+    assert a == (specs, "average", 0.0, "ordinary", {})
 
 
 def test_trec_eval_convention_needs_document_ids():
