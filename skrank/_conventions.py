@@ -121,6 +121,15 @@ _EXPONENTIAL_GAIN_MAP_MIN_R_K = (
     ("map", (("denominator", "min_r_k"),)),
 )
 
+
+def _booster_params(arithmetic):
+    # a booster's gain and MAP denominator, and its nDCG arithmetic
+    return (
+        ("ndcg", (("gain", "exponential"), ("arithmetic", arithmetic))),
+        *_EXPONENTIAL_GAIN_MAP_MIN_R_K[1:],
+    )
+
+
 CONVENTIONS: tuple[Convention, ...] = (
     # trec_eval 9.0.8: skrank's own definitions. Ties by docno descending
     # (trec_eval.c, form_res_rels.c: qsort with comp_sim_docno); a query
@@ -154,7 +163,7 @@ CONVENTIONS: tuple[Convention, ...] = (
         "LightGBM (metric='ndcg', 'map' with eval_at)",
         ties="first",
         replace_undefined_by=1.0,
-        params=_EXPONENTIAL_GAIN_MAP_MIN_R_K,
+        params=_booster_params("lightgbm"),
         summation="sequential",
         unweighted_undefined=("ndcg",),
         notes=(
@@ -191,7 +200,7 @@ CONVENTIONS: tuple[Convention, ...] = (
         "XGBoost (eval_metric='ndcg@k', 'map@k')",
         ties="first",
         replace_undefined_by=1.0,
-        params=_EXPONENTIAL_GAIN_MAP_MIN_R_K,
+        params=_booster_params("xgboost"),
         cutoffs=(("ndcg", 32), ("map", 32)),
         summation="sequential",
         unweighted_undefined=("ndcg",),
@@ -202,10 +211,7 @@ CONVENTIONS: tuple[Convention, ...] = (
             "cutoff stop at 32 items, as XGBoost's do (LambdaRankParam::TopK). "
             "The means are XGBoost's running sums over the queries in order "
             "(of sorted query ids); with weights, a query without relevant "
-            "items adds its nDCG unweighted, as XGBoost does. XGBoost "
-            "computes each query's nDCG as the sum of its terms each divided "
-            "by the ideal DCG, which can differ from skrank's quotient in the "
-            "last digit."
+            "items adds its nDCG unweighted, as XGBoost does."
         ),
     ),
     # Spark, mllib/src/main/scala/org/apache/spark/mllib/evaluation/

@@ -124,6 +124,18 @@ DOCS = {
     relevance (TF Similarity's ``BNDCG``, Elasticsearch's ``rank_eval``),
     so that a ranking is judged only on the order of what it retrieved. In a
     metric name: ``ndcg(ideal=retrieved)@10``.""",
+    "arithmetic": """arithmetic : {"skrank", "lightgbm", "xgboost"}, default="skrank"
+    The floating-point operations of nDCG, which decide its last digits.
+    ``"skrank"``: skrank's own. ``"lightgbm"``: LightGBM's, the DCG and the
+    ideal DCG as running sums of gain times discount over the ranks,
+    multiplied by the inverse of the ideal DCG (``NDCGMetric::Eval``).
+    ``"xgboost"``: XGBoost's, the running sum of each rank's gain times
+    discount times that inverse (``EvalNDCG::Eval``). The boosters' values
+    are reproduced to the last bit for rankings without tie groups (a tie
+    rule other than ``"average"``, or no tied scores); tie groups under
+    ``ties="average"`` take skrank's operations. The ``"lightgbm"`` and
+    ``"xgboost"`` conventions set it. In a metric name:
+    ``ndcg(arithmetic=lightgbm)@10``.""",
     "denominator_ap": """denominator : {"R", "min_r_k", "hits", "k"}, default="R"
     What the sum of precisions is divided by. ``"R"``: the number of relevant
     items of the query (trec_eval's ``map_cut``, ranx). ``"min_r_k"``:

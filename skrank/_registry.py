@@ -734,8 +734,23 @@ class MetricSpec:
         )
 
     def with_cutoff(self, k) -> MetricSpec:
-        """A copy with cutoff ``k`` when the name gives none (``self`` when
-        it gives one, or when the metric takes no cutoff)."""
+        """A copy with cutoff ``k`` when the name gives none.
+
+        Parameters
+        ----------
+        k : int or None
+            The cutoff (None: the whole list).
+
+        Returns
+        -------
+        spec : MetricSpec
+            The new spec; ``self`` itself when its name gives a cutoff or
+            the metric takes none.
+
+        See Also
+        --------
+        with_defaults : Parameters not written in the name.
+        """
         if self.k is not None or not self.measure.cutoff:
             return self
         return MetricSpec(
