@@ -532,7 +532,7 @@ def exact_sum(values, weights=None) -> int:
     return total << (low + EXACT_SCALE)
 
 
-def partial_aggregate(values, undefined, weights, average, replace):
+def partial_aggregate(values, undefined, weights, average, replace, unweighted=None):
     """The partial sums of :func:`aggregate` over one chunk of queries.
 
     ``values`` already hold the undefined policy ``replace`` (as
@@ -542,7 +542,9 @@ def partial_aggregate(values, undefined, weights, average, replace):
     the weighted sum of the values (of their logarithms floored at
     ``log(GEOMETRIC_FLOOR)`` for ``"gmean"``), ``den`` the sum of the
     weights (the number of queries without ``weights``). ``den`` is 0 when
-    no query counts.
+    no query counts. ``unweighted`` (a mask, or None) marks queries whose
+    value adds to ``num`` unweighted, their weight still adding to ``den``
+    (a booster's query without relevant items; see :func:`running_mean`).
     """
     keep = ~undefined if is_nan(replace) else np.ones(values.shape[0], dtype=bool)
     kept = values[keep]
@@ -551,6 +553,10 @@ def partial_aggregate(values, undefined, weights, average, replace):
     if weights is None:
         return exact_sum(kept), int(kept.shape[0]) << EXACT_SCALE
     w = weights[keep]
+    if unweighted is not None:
+        flag = unweighted[keep]
+        num = exact_sum(kept[~flag], w[~flag]) + exact_sum(kept[flag])
+        return num, exact_sum(w)
     return exact_sum(kept, w), exact_sum(w)
 
 

@@ -297,6 +297,59 @@ def test_means_bit_for_bit_whatever_the_partitions(client):
             assert got == expected, (weight, n)
 
 
+def test_booster_conventions_weigh_queries_as_the_boosters(client):
+    # weights k/4, every query's rows in input order (ties="first"), and
+    # queries without relevant items: the boosters add their nDCG of 1
+    # unweighted (LightGBM NDCGMetric::Eval, XGBoost EvalNDCG::Eval); the
+    # adapter's exact mean equals evaluate's running sum to 1e-14, and by
+    # hand on two queries: weights 1 (nDCG@3 = 1 / log2(3)) and 3 (no
+    # relevant item) give (1 / log2(3) + 1) / 4
+    rows = ranking_rows(20_000, string_ids=False, seed=11)
+    rows = rows.sort_values("qid", kind="stable").reset_index(drop=True)
+    rng = np.random.default_rng(11)
+    codes = pd.factorize(rows["qid"])[0]
+    rows["w"] = (rng.integers(1, 13, codes.max() + 1) / 4)[codes]
+    names = ["ndcg@3", "ndcg@3-", "map@3", "ndcg@10"]
+    for convention in ("lightgbm", "xgboost"):
+        expected = skrank.evaluate(
+            rows["y_true"],
+            rows["y_score"],
+            names,
+            qid=rows["qid"],
+            sample_weight=rows["w"],
+            convention=convention,
+        )
+        for got in (
+            skd.evaluate(
+                dd.from_pandas(rows, npartitions=n),
+                names,
+                sample_weight="w",
+                convention=convention,
+            )
+            for n in (1, 4)
+        ):
+            assert list(got) == names
+            for name in names:
+                assert got[name] == pytest.approx(expected[name], rel=1e-14), name
+    small = pd.DataFrame(
+        {
+            "qid": [0, 0, 1, 1],
+            "y_true": [0, 1, 0, 0],
+            "y_score": [0.9, 0.1, 0.5, 0.4],
+            "w": [1.0, 1.0, 3.0, 3.0],
+        }
+    )
+    for got in [
+        skd.evaluate(
+            dd.from_pandas(small, npartitions=2),
+            "ndcg@3",
+            sample_weight="w",
+            convention="lightgbm",
+        )
+    ]:
+        assert got["ndcg@3"] == pytest.approx((1 / np.log2(3) + 1) / 4, rel=1e-15)
+
+
 def test_convention_and_column_names(client):
     frame = ranking_rows(20_000, string_ids=False, seed=3).rename(
         columns={"qid": "query", "y_true": "label", "y_score": "pred"}
