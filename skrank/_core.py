@@ -501,12 +501,19 @@ def exact_sum(values, weights=None) -> int:
     step per power of two present, not per value). Adding the integers of
     several chunks gives the exact sum of their union, so that a sum over
     partitions does not depend on how the values were partitioned.
+
+    Values or weights that are not finite have no exact sum: the float sum
+    (infinite or NaN) is returned instead, a ``float``.
     """
     v = np.asarray(values, dtype=np.float64).ravel()
-    if weights is None:
+    w = None if weights is None else np.asarray(weights, dtype=np.float64).ravel()
+    if not np.isfinite(v).all() or (w is not None and not np.isfinite(w).all()):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return float(np.sum(v if w is None else v * w))
+    if w is None:
         mant, exp = np.frexp(v)
     else:
-        wm, we = np.frexp(np.asarray(weights, dtype=np.float64).ravel())
+        wm, we = np.frexp(w)
         mant, exp = np.frexp(v * wm)
         exp = exp + we
     # value = mant * 2**exp, |mant| in [0.5, 1): an integer mantissa of 53 bits
@@ -569,8 +576,13 @@ def finish_aggregate(caller, name, num, den, average, stacklevel=2):
     gives the same number. NaN, with an ``UndefinedMetricWarning``, when no
     query with a positive weight counts.
     """
-    total = sum(int(x) for x in num)
-    weight = sum(int(x) for x in den)
+    if any(isinstance(x, float) for x in [*num, *den]):
+        # a sum that is not finite (see exact_sum): float arithmetic
+        total = sum(_as_float(x) for x in num)
+        weight = sum(_as_float(x) for x in den)
+    else:
+        total = sum(int(x) for x in num)
+        weight = sum(int(x) for x in den)
     if weight == 0:
         warnings.warn(
             f"{name} is undefined for every query given weight in {caller} "
@@ -580,9 +592,25 @@ def finish_aggregate(caller, name, num, den, average, stacklevel=2):
             stacklevel=stacklevel + 1,
         )
         return float("nan")
+    if isinstance(total, float) or isinstance(weight, float):
+        return _finish_float(total, weight, average)
     if average == "sum":
         return total / (1 << EXACT_SCALE)  # int / int: correctly rounded
     mean = total / weight
     if average == "gmean":
         return float(np.exp(mean))
     return mean
+
+
+def _as_float(x) -> float:
+    """An exact sum of :func:`exact_sum` (an integer) as a float; a float
+    (a sum that is not finite) as it is."""
+    return x if isinstance(x, float) else int(x) / (1 << EXACT_SCALE)
+
+
+def _finish_float(total, weight, average):
+    with np.errstate(invalid="ignore", over="ignore"):
+        if average == "sum":
+            return float(total)
+        mean = float(np.divide(total, weight))
+        return float(np.exp(mean)) if average == "gmean" else mean

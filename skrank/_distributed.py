@@ -405,8 +405,8 @@ def partial_sums(frame, req):
         if col in marked and rule == "mean":
             unweighted = frame[marked[col]].to_numpy() > 0
         num, den = partial_aggregate(v, np.isnan(v), w, rule, np.nan, unweighted)
-        out[f"num:{col}"] = [hex(num)]
-        out[f"den:{col}"] = [hex(den)]
+        out[f"num:{col}"] = [_text(num)]
+        out[f"den:{col}"] = [_text(den)]
     return pd.DataFrame(out)
 
 
@@ -416,10 +416,20 @@ def sums_columns(req) -> list[str]:
     return ["__n__"] + [f"{part}:{col}" for col in req.rules for part in ("num", "den")]
 
 
-def _exact(text) -> int:
-    """An exact sum of :func:`partial_sums` (hexadecimal text; a missing
-    one, NaN or None, is 0)."""
-    return int(text, 16) if isinstance(text, str) else 0
+def _text(total) -> str:
+    """An exact sum (an integer) as hexadecimal text; a sum that is not
+    finite (a float) as its repr."""
+    return repr(total) if isinstance(total, float) else hex(total)
+
+
+def _exact(text):
+    """An exact sum of :func:`partial_sums` from its text (a missing one,
+    NaN or None, is 0); a float for a sum that is not finite."""
+    if not isinstance(text, str):
+        return 0
+    if "x" in text:
+        return int(text, 16)
+    return float(text)
 
 
 def means_from_sums(sums, req, caller) -> dict[str, float]:

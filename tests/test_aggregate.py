@@ -203,3 +203,16 @@ def test_no_query_that_counts_warns_and_gives_nan():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert finish_aggregate("f", "map", num, den, "mean") == 0.375
+
+
+def test_values_that_are_not_finite_have_the_float_mean():
+    # no exact sum exists: the mean is numpy's (inf, and nan for inf - inf)
+    no = np.zeros(3, dtype=bool)
+    v = np.array([1.0, np.inf, 2.0])
+    assert aggregate("t", "m", v.copy(), no, None, "mean", 0.0) == np.mean(v)
+    v = np.array([np.inf, -np.inf, 1.0])
+    assert np.isnan(aggregate("t", "m", v.copy(), no, None, "mean", 0.0))
+    parts = [partial_aggregate(np.array([np.inf]), no[:1], None, "sum", 0.0)]
+    parts.append(partial_aggregate(np.array([1.0]), no[:1], None, "sum", 0.0))
+    num, den = zip(*parts, strict=True)
+    assert finish_aggregate("t", "m", num, den, "sum") == np.inf
