@@ -9,6 +9,7 @@ inputs, handle ``qid``, ``sample_weight``, ``ties``, ``average`` and
 from __future__ import annotations
 
 import functools
+import math
 import inspect
 import warnings
 from collections.abc import Mapping
@@ -482,9 +483,12 @@ def running_mean(
 #: ``2**-EXACT_SCALE``. A product of two doubles is a multiple of
 #: ``2**-2148`` (two subnormals), so every product is an integer there.
 EXACT_SCALE = 2200
-# Rows summed per pass of exact_sum: each pass adds integers below 2**27 in
-# float64 bins, exact while a bin's total stays below 2**53.
-_EXACT_ROWS = 1 << 26
+# Values summed per pass of _exact_levels: 2**22, so that a level's parts
+# (multiples of 2**g below 2**(g + 30)) add up exactly in float64.
+_EXACT_ROWS = 1 << 22
+# Magnitudes from 2**960 up are scaled down by 2**-128 first (exactly), so
+# that a level's sum cannot overflow.
+_EXACT_HIGH = 2.0**960
 
 
 def exact_sum(values, weights=None) -> int:
@@ -492,15 +496,10 @@ def exact_sum(values, weights=None) -> int:
     in units of ``2**-EXACT_SCALE``.
 
     Each product ``values[i] * weights[i]`` is the double that numpy's
-    multiplication gives (rounded once, as ``float(v * w)``), computed as
-    ``v * m`` times ``2**e`` for ``w = m * 2**e`` (``np.frexp``), so that it
-    cannot overflow; the sum of those doubles is then exact: each is an
-    integer mantissa below ``2**53`` times a power of two, the mantissas
-    are split in two halves and added exactly per power of two in float64
-    bins (``np.bincount``), and the bins are added as Python integers (one
-    step per power of two present, not per value). Adding the integers of
-    several chunks gives the exact sum of their union, so that a sum over
-    partitions does not depend on how the values were partitioned.
+    multiplication gives (rounded once), and the sum of those doubles is
+    exact (:func:`_exact_levels`). Adding the integers of several chunks
+    gives the exact sum of their union, so that a sum over partitions does
+    not depend on how the values were partitioned.
 
     Values or weights that are not finite have no exact sum: the float sum
     (infinite or NaN) is returned instead, a ``float``.
@@ -511,32 +510,54 @@ def exact_sum(values, weights=None) -> int:
         with np.errstate(invalid="ignore", over="ignore"):
             return float(np.sum(v if w is None else v * w))
     if w is None:
-        mant, exp = np.frexp(v)
-    else:
-        wm, we = np.frexp(w)
-        mant, exp = np.frexp(v * wm)
-        exp = exp + we
-    # value = mant * 2**exp, |mant| in [0.5, 1): an integer mantissa of 53 bits
-    whole = np.ldexp(mant, 53).astype(np.int64)
-    exp = exp.astype(np.int64) - 53
-    nonzero = whole != 0
-    if not nonzero.all():
-        whole, exp = whole[nonzero], exp[nonzero]
-    if whole.size == 0:
-        return 0
-    low = int(exp.min())
-    shift = exp - low
-    n_bins = int(shift.max()) + 1
-    high_part = (whole >> 26).astype(np.float64)  # |.| < 2**27
-    low_part = (whole & ((1 << 26) - 1)).astype(np.float64)  # in [0, 2**26)
+        return _exact_levels(v)
+    with np.errstate(over="ignore"):
+        p = v * w
+    if np.isfinite(p).all():
+        return _exact_levels(p)
+    # a product beyond the largest float: the weights scaled by a power of
+    # two (exact), the sum scaled back
+    shift = math.frexp(float(np.abs(w).max()))[1]
+    return _exact_levels(v * np.ldexp(w, -shift)) << shift
+
+
+def _exact_levels(x) -> int:
+    """The exact sum of the finite doubles ``x`` (an integer in units of
+    ``2**-EXACT_SCALE``), by error-free splitting.
+
+    Level by level, each value's leading part on a grid ``2**g`` (``g``
+    about 30 bits below the largest magnitude left) is split off exactly,
+    ``hi = (r + C) - C`` with ``C = 1.5 * 2**(g + 52)`` and ``r - hi``
+    exact; the parts, multiples of ``2**g`` below ``2**(g + 30)``, add up
+    exactly in float64 in any order (``np.sum``), and the level's sum is
+    added as a Python integer. The levels run until nothing is left: a few
+    for values within a few binary orders of magnitude, one per 30 bits of
+    their span in general. Values whose magnitudes span more than ``2**1800``
+    lose the digits of the smallest (scaled below the smallest double).
+    """
     total = 0
-    for start in range(0, whole.size, _EXACT_ROWS):
-        part = slice(start, start + _EXACT_ROWS)
-        hi = np.bincount(shift[part], weights=high_part[part], minlength=n_bins)
-        lo = np.bincount(shift[part], weights=low_part[part], minlength=n_bins)
-        for b in np.flatnonzero((hi != 0) | (lo != 0)):
-            total += ((int(hi[b]) << 26) + int(lo[b])) << int(b)
-    return total << (low + EXACT_SCALE)
+    for start in range(0, x.shape[0], _EXACT_ROWS):
+        r = np.array(x[start : start + _EXACT_ROWS], dtype=np.float64)  # a copy
+        scale = 0
+        if r.size and max(r.max(), -r.min()) >= _EXACT_HIGH:
+            r *= 2.0**-128
+            scale = 128
+        bits = 52 - max(int(r.shape[0]).bit_length(), 1)
+        hi = np.empty_like(r)
+        part = 0
+        while r.size:
+            top = max(float(r.max()), -float(r.min()))
+            if top == 0:
+                break
+            g = max(math.frexp(top)[1] - bits, -1074)
+            c = 1.5 * 2.0 ** (g + 52)
+            np.add(r, c, out=hi)
+            np.subtract(hi, c, out=hi)
+            np.subtract(r, hi, out=r)
+            num, den = float(np.sum(hi)).as_integer_ratio()
+            part += (num << EXACT_SCALE) // den
+        total += part << scale
+    return total
 
 
 def partial_aggregate(values, undefined, weights, average, replace, unweighted=None):

@@ -158,7 +158,7 @@ def test_means_are_correctly_rounded_quotients_of_exact_sums():
     got = aggregate("test", "m", v.copy(), no, w, "sum", 0.0)
     assert got == float(sum(Fraction(float(a * b)) for a, b in zip(v, w, strict=True)))
     # exact_sum itself: the integer of the rational sum, negative values too
-    x = np.concatenate([v, -v[:100], [1e300, -1e300, 5e-324]])
+    x = np.concatenate([v, -v[:100], [1e200, -1e200, 5e-324]])
     exact = sum(Fraction(float(a)) for a in x)
     assert Fraction(exact_sum(x), 1 << EXACT_SCALE) == exact
     # math.fsum (correctly rounded) agrees on the sum itself
@@ -216,3 +216,18 @@ def test_values_that_are_not_finite_have_the_float_mean():
     parts.append(partial_aggregate(np.array([1.0]), no[:1], None, "sum", 0.0))
     num, den = zip(*parts, strict=True)
     assert finish_aggregate("t", "m", num, den, "sum") == np.inf
+
+
+def test_exact_sum_in_chunks_and_near_the_largest_float(monkeypatch):
+    import skrank._core as core
+
+    rng = np.random.default_rng(8)
+    x = rng.random(1000) * 10.0 ** rng.integers(-30, 30, 1000) - 0.5
+    exact = sum(Fraction(float(a)) for a in x)
+    monkeypatch.setattr(core, "_EXACT_ROWS", 7)  # many chunks of 7 values
+    assert Fraction(exact_sum(x), 1 << EXACT_SCALE) == exact
+    monkeypatch.undo()
+    # magnitudes from 2**960 up are scaled down first: still exact
+    big = np.array([1e300, -1e300, 3.0, 1.5e308, 1.5e308])
+    exact = sum(Fraction(float(a)) for a in big)
+    assert Fraction(exact_sum(big), 1 << EXACT_SCALE) == exact
