@@ -9,8 +9,8 @@ inputs, handle ``qid``, ``sample_weight``, ``ties``, ``average`` and
 from __future__ import annotations
 
 import functools
-import math
 import inspect
+import math
 import warnings
 from collections.abc import Mapping
 
