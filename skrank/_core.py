@@ -480,8 +480,8 @@ def running_mean(
 
 
 #: The scale of :func:`exact_sum`: an exact sum is an integer times
-#: ``2**-EXACT_SCALE``. A product of two doubles is a multiple of
-#: ``2**-2148`` (two subnormals), so every product is an integer there.
+#: ``2**-EXACT_SCALE``. Every double is a multiple of ``2**-1074``, so every
+#: sum of doubles is an integer there (with room to spare).
 EXACT_SCALE = 2200
 # Values summed per pass of _exact_levels: 2**22, so that a level's parts
 # (multiples of 2**g below 2**(g + 30)) add up exactly in float64.
