@@ -475,8 +475,19 @@ def test_xgboost_minus_scores_such_queries_zero_everywhere():
     assert got == {"ndcg@2": 1.0, "ndcg@2-": 0.5}
     got = evaluate(y, s, "ndcg@2-", replace_undefined_by=np.nan, average=None)
     np.testing.assert_array_equal(got["ndcg@2-"], [1.0, 0.0])
-    # TREC runs read the same names
+    # scorers and TREC runs read the same names
+    from sklearn.linear_model import LinearRegression
+
+    from skrank import make_ranking_scorer
     from skrank.trec import evaluate_run
+
+    X = np.array([[0.9], [0.1], [0.5], [0.4]])
+    model = LinearRegression().fit(X, X[:, 0])  # scores: the feature itself
+    qid = np.array([0, 0, 1, 1])
+    y_rows = np.array([1, 0, 0, 0])
+    for name, value in (("ndcg@2", 1.0), ("ndcg@2-", 0.5)):
+        scorer = make_ranking_scorer(name, replace_undefined_by=1.0)
+        assert scorer(model, X, y_rows, qid=qid) == pytest.approx(value, rel=1e-12)
 
     qrels = {"q1": {"d1": 1}, "q2": {"d3": 0}}
     run = {"q1": {"d1": 0.9, "d2": 0.1}, "q2": {"d3": 0.5, "d4": 0.4}}
