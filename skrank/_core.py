@@ -495,11 +495,14 @@ def exact_sum(values, weights=None) -> int:
     """The exact sum of ``values`` (of ``values * weights``), as an integer
     in units of ``2**-EXACT_SCALE``.
 
-    Each product ``values[i] * weights[i]`` is the double that numpy's
-    multiplication gives (rounded once), and the sum of those doubles is
-    exact (:func:`_exact_levels`). Adding the integers of several chunks
-    gives the exact sum of their union, so that a sum over partitions does
-    not depend on how the values were partitioned.
+    Each product ``values[i] * weights[i]`` is rounded once to 53 bits, as
+    numpy's multiplication rounds it but without its exponent range (a
+    product of subnormal or huge weights keeps its 53 bits): it is
+    ``values[i] * m`` times ``2**e`` for ``weights[i] = m * 2**e``, ``m`` in
+    [0.5, 1). The sum of those products is exact (:func:`_exact_levels`).
+    Adding the integers of several chunks gives the exact sum of their
+    union, so that a sum over partitions does not depend on how the values
+    were partitioned.
 
     Values or weights that are not finite have no exact sum: the float sum
     (infinite or NaN) is returned instead, a ``float``.
@@ -509,16 +512,39 @@ def exact_sum(values, weights=None) -> int:
     if not np.isfinite(v).all() or (w is not None and not np.isfinite(w).all()):
         with np.errstate(invalid="ignore", over="ignore"):
             return float(np.sum(v if w is None else v * w))
-    if w is None:
+    if w is None or w.size == 0:
         return _exact_levels(v)
-    with np.errstate(over="ignore"):
-        p = v * w
-    if np.isfinite(p).all():
-        return _exact_levels(p)
-    # a product beyond the largest float: the weights scaled by a power of
-    # two (exact), the sum scaled back
-    shift = math.frexp(float(np.abs(w).max()))[1]
-    return _exact_levels(v * np.ldexp(w, -shift)) << shift
+    m, e = _mantissas(w)
+    p = v * m  # |p| <= |v|: no overflow
+    total = 0
+    while p.size:
+        # the products whose weights lie within 2**900 of the largest left,
+        # as p * 2**(e - top) (a power of two built from its exponent bits)
+        top = int(e.max())
+        band = e > top - 900
+        factor = ((e[band] - top + 1023).astype(np.int64) << 52).view(np.float64)
+        part = _exact_levels(p[band] * factor)
+        total += part << top if top >= 0 else part >> -top
+        p, e = p[~band], e[~band]
+    return total
+
+
+def _mantissas(w):
+    """``(m, e)`` with ``w = m * 2**e``, ``|m|`` in [0.5, 1) (0 for 0), from
+    the bits of the doubles (``np.frexp`` without its cost)."""
+    bits = w.view(np.int64)
+    field = (bits >> 52) & 0x7FF
+    shift = 0
+    tiny = field == 0
+    if tiny.any():  # subnormal or zero: scaled by 2**64 first (exactly)
+        w = w.copy()
+        w[tiny] *= 2.0**64
+        shift = np.where(tiny, 64, 0)
+        bits = w.view(np.int64)
+        field = (bits >> 52) & 0x7FF
+    mantissa_bits = (bits & ~np.int64(0x7FF << 52)) | np.int64(1022 << 52)
+    m = np.where(w == 0, 0.0, mantissa_bits.view(np.float64))
+    return m, field - 1022 - shift
 
 
 def _exact_levels(x) -> int:

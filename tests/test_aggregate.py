@@ -231,3 +231,21 @@ def test_exact_sum_in_chunks_and_near_the_largest_float(monkeypatch):
     big = np.array([1e300, -1e300, 3.0, 1.5e308, 1.5e308])
     exact = sum(Fraction(float(a)) for a in big)
     assert Fraction(exact_sum(big), 1 << EXACT_SCALE) == exact
+
+
+def test_products_of_subnormal_and_huge_weights_keep_53_bits():
+    # each product is v * m rounded once, times 2**e, for w = m * 2**e
+    # (m in [0.5, 1)): the rounding of v * w without an exponent range,
+    # where numpy's v * w loses bits in the subnormals (or overflows)
+    v = np.array([0.7, 0.3, 0.5, 0.25, 0.9, 3.0])
+    w = np.array([1e-320, 3e-310, 1.0, 1e308, 0.0, 1.7e308])
+    expected = Fraction(0)
+    for a, b in zip(v, w, strict=True):
+        m, e = math.frexp(float(b))
+        expected += Fraction(float(a * m)) * Fraction(2) ** e
+    assert Fraction(exact_sum(v, w), 1 << EXACT_SCALE) == expected
+    # the weighted mean of two equal subnormal weights is the plain mean
+    no = np.zeros(2, dtype=bool)
+    u = np.array([0.3, 0.6])
+    got = aggregate("t", "m", u.copy(), no, np.array([1e-320, 1e-320]), "mean", 0.0)
+    assert got == _exact_mean(u)
