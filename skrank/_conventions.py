@@ -25,6 +25,7 @@ __all__ = [
     "CONVENTIONS",
     "AppliedConvention",
     "Convention",
+    "ToolSum",
     "apply_convention",
     "conventions_doc",
     "get_convention",
@@ -57,6 +58,18 @@ class Convention:
         What a score ``<= 0`` means (``"ordinary"`` or ``"not_retrieved"``).
     nonpositive_metrics : tuple
         The metrics ``nonpositive`` applies to (canonical names); empty: all.
+    cutoffs : tuple
+        The cutoff of a metric named without one, as ``(metric, k)`` pairs
+        (XGBoost's ``"ndcg"`` stops at 32 items).
+    summation : str
+        How the mean over queries is summed: ``"exact"`` (skrank's: exact
+        sums, one rounding) or ``"sequential"`` (the tool's running float64
+        sums over the queries in order; see
+        :func:`skrank._core.running_mean`).
+    unweighted_undefined : tuple
+        The metrics (canonical names) whose queries without relevant items
+        add their value to the weighted sum unweighted (their weight still
+        counting in the sum of weights), as the tool sums them.
     notes : str
         What the convention does not reproduce, for the documentation.
     score_dtype : str
@@ -99,6 +112,9 @@ class Convention:
     params: tuple = ()
     nonpositive: str = "ordinary"
     nonpositive_metrics: tuple = ()
+    cutoffs: tuple = ()
+    summation: str = "exact"
+    unweighted_undefined: tuple = ()
     notes: str = ""
     score_dtype: str = "float64"
     trec_eval_names: bool | None = None
@@ -113,6 +129,26 @@ class Convention:
             if name == metric:
                 return dict(values)
         return {}
+
+    def cutoff_of(self, metric: str):
+        """The cutoff this convention gives metric ``metric`` named without
+        one (None: the whole list)."""
+        return dict(self.cutoffs).get(metric)
+
+    def tool_sum(self, metric: str):
+        """The rule of the mean of metric ``metric`` (a :class:`ToolSum`),
+        or None for skrank's exact mean."""
+        if self.summation != "sequential":
+            return None
+        return ToolSum(metric in self.unweighted_undefined)
+
+
+class ToolSum(NamedTuple):
+    """A tool's mean of a metric: running float64 sums over the queries in
+    order (:func:`skrank._core.running_mean`); ``unweighted_undefined``:
+    a query without relevant items adds its value unweighted."""
+
+    unweighted_undefined: bool
 
 
 _NAN = float("nan")
@@ -132,6 +168,15 @@ _EXPONENTIAL_GAIN_MAP_MIN_R_K = (
     ("dcg", (("gain", "exponential"),)),
     ("map", (("denominator", "min_r_k"),)),
 )
+
+
+def _booster_params(arithmetic):
+    # a booster's gain and MAP denominator, and its nDCG arithmetic
+    return (
+        ("ndcg", (("gain", "exponential"), ("arithmetic", arithmetic))),
+        *_EXPONENTIAL_GAIN_MAP_MIN_R_K[1:],
+    )
+
 
 CONVENTIONS: tuple[Convention, ...] = (
     # trec_eval 9.0.8: skrank's own definitions. Ties by docno descending
@@ -153,14 +198,30 @@ CONVENTIONS: tuple[Convention, ...] = (
     # map: src/metric/map_metric.hpp, MapMetric::CalMapAtK (std::stable_sort;
     #   sum_ap / std::min(npos, cur_k); npos == 0 scores 1; relevant means
     #   label > 0.5).
+    # The means: NDCGMetric::Eval and MapMetric::Eval add the per-query
+    #   values (times query_weights_[i]) one query after the other into a
+    #   double per OpenMP thread, add the threads' sums and divide by
+    #   sum_query_weights_ (NDCGMetric::Init: the running sum of the query
+    #   weights, or num_queries_); one thread is one running sum. In
+    #   NDCGMetric::Eval a query whose max DCG is 0 adds 1.0 unweighted
+    #   ("result_buffer_[tid][j] += 1.0f" in the weighted loop too);
+    #   MapMetric::Eval weights it as any other query.
     Convention(
         "lightgbm",
         "LightGBM (metric='ndcg', 'map' with eval_at)",
         ties="first",
         replace_undefined_by=1.0,
-        params=_EXPONENTIAL_GAIN_MAP_MIN_R_K,
+        params=_booster_params("lightgbm"),
+        summation="sequential",
+        unweighted_undefined=("ndcg",),
         notes=(
-            "A custom label_gain is the gain table of ndcg ('ndcg(gain=[0,1,3])@10')."
+            "A custom label_gain is the gain table of ndcg "
+            "('ndcg(gain=[0,1,3])@10'). The means are LightGBM's running sums "
+            "over the queries in order (of sorted query ids) with one thread "
+            "(num_threads=1); with several, LightGBM adds a running sum per "
+            "thread's block of queries, which can differ in the last digits. "
+            "With weights, a query without relevant items adds its nDCG of 1 "
+            "unweighted, as LightGBM does."
         ),
     ),
     # XGBoost 2.x/3.x, src/metric/rank_metric.cc.
@@ -170,16 +231,35 @@ CONVENTIONS: tuple[Convention, ...] = (
     # EvalMAPScore::Eval: map_gloc / std::min(n_hits, TopK()) where n_hits
     #   counts every relevant item of the query (R), so min(R, k); no
     #   relevant item scores minus_ ? 0 : 1.
+    # A name without a cutoff ('ndcg', 'map'): EvalRankWithCache's
+    #   constructor leaves lambdarank_num_pair_per_sample unset, and
+    #   src/common/ranking_utils.h, LambdaRankParam::TopK() is NumPair() for
+    #   the default pair method "topk", which is DefaultK() = 32 when unset:
+    #   the metric stops at 32 items, whatever the objective (EvalNDCG's
+    #   Configure reads only ndcg_exp_gain).
+    # The means: EvalNDCG::Eval and EvalMAPScore::Eval add the per-query
+    #   values times weights[g] with std::accumulate (a running double sum
+    #   in query order), divide by the running sum of the weights (or the
+    #   number of groups) in Finalize. EvalNDCG::Eval sets a query with
+    #   inv_idcg <= 0 to minus_ ? 0 : 1 before the weighting, so it counts
+    #   unweighted; EvalMAPScore::Eval weights every query.
     Convention(
         "xgboost",
         "XGBoost (eval_metric='ndcg@k', 'map@k')",
         ties="first",
         replace_undefined_by=1.0,
-        params=_EXPONENTIAL_GAIN_MAP_MIN_R_K,
+        params=_booster_params("xgboost"),
+        cutoffs=(("ndcg", 32), ("map", 32)),
+        summation="sequential",
+        unweighted_undefined=("ndcg",),
         notes=(
-            "XGBoost's 'ndcg@k-' and 'map@k-' (a query without relevant items "
-            "scores 0) are replace_undefined_by=0; ndcg_exp_gain=False is "
-            "gain='linear'."
+            "XGBoost's own spellings 'ndcg@k-' and 'map@k-' (a query without "
+            "relevant items scores 0) are read as XGBoost reads them; "
+            "ndcg_exp_gain=False is gain='linear'. 'ndcg' and 'map' without a "
+            "cutoff stop at 32 items, as XGBoost's do (LambdaRankParam::TopK). "
+            "The means are XGBoost's running sums over the queries in order "
+            "(of sorted query ids); with weights, a query without relevant "
+            "items adds its nDCG unweighted, as XGBoost does."
         ),
     ),
     # Spark, mllib/src/main/scala/org/apache/spark/mllib/evaluation/
@@ -442,6 +522,7 @@ class AppliedConvention(NamedTuple):
     ties: str
     replace_undefined_by: float
     nonpositive: object  # a str, or {spec: str} for a convention's own metrics
+    tool_sums: dict  # {spec: ToolSum}: the means the tool forms its own way
 
 
 def apply_convention(
@@ -473,7 +554,7 @@ def apply_convention(
     Returns
     -------
     applied : AppliedConvention
-        ``(specs, ties, replace_undefined_by, nonpositive)``.
+        ``(specs, ties, replace_undefined_by, nonpositive, tool_sums)``.
 
     Notes
     -----
@@ -487,6 +568,11 @@ def apply_convention(
     defaults (``ties="average"``, ``replace_undefined_by=0.0``,
     ``nonpositive="ordinary"``).
 
+    A convention may give a metric named without a cutoff its tool's
+    cutoff (XGBoost's 32), and may form a metric's mean as its tool does
+    (``tool_sums``: running sums in query order, a query without relevant
+    items unweighted); the other means are exact.
+
     The ``"trec_eval"`` convention orders tied items by document id, which
     only input with document ids has; without them an error asks for an
     explicit ``ties``.
@@ -497,6 +583,7 @@ def apply_convention(
             "average" if ties is None else ties,
             0.0 if replace_undefined_by is None else replace_undefined_by,
             "ordinary" if nonpositive is None else nonpositive,
+            {},
         )
     conv = get_convention(convention, caller)
     if ties is None:
@@ -509,7 +596,12 @@ def apply_convention(
                 "or 'first' for input order), or evaluate a run with "
                 "evaluate_run."
             )
-    out = [spec.with_defaults(**conv.params_of(spec.measure.name)) for spec in specs]
+    out = [
+        spec.with_defaults(**conv.params_of(spec.measure.name)).with_cutoff(
+            conv.cutoff_of(spec.measure.name)
+        )
+        for spec in specs
+    ]
     if nonpositive is None:
         nonpositive = conv.nonpositive
         if conv.nonpositive_metrics:  # metric by metric, as compute reads it
@@ -519,6 +611,11 @@ def apply_convention(
                 else "ordinary"
                 for spec in out
             }
+    tool_sums = {}
+    for spec in out:
+        rule = conv.tool_sum(spec.measure.name)
+        if rule is not None:
+            tool_sums[spec] = rule
     return AppliedConvention(
         out,
         ties,
@@ -526,6 +623,7 @@ def apply_convention(
         if replace_undefined_by is None
         else replace_undefined_by,
         nonpositive,
+        tool_sums,
     )
 
 

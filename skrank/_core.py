@@ -277,6 +277,7 @@ def compute(
     threads: int = 1,
     secondary=None,
     nonpositive="ordinary",
+    tool_sums=None,
 ):
     """Rank every block once and compute each metric; one result per spec.
 
@@ -289,7 +290,10 @@ def compute(
     items scored ``<= 0`` are never hits, their relevance still counting in
     R and the ideal DCG (see :func:`~skrank._engine.not_retrieved`); a
     mapping ``{spec: "ordinary" | "not_retrieved"}`` gives it metric by
-    metric (a convention's), each reading ranked once.
+    metric (a convention's), each reading ranked once. ``tool_sums`` maps
+    specs to a convention's rule of their mean (see :func:`aggregate`). A
+    spec's ``zero_undefined`` (XGBoost's ``"ndcg@10-"``) replaces its
+    undefined values by 0 whatever ``replace_undefined_by``.
     """
     layout = prepared.layout
     need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
@@ -331,6 +335,7 @@ def compute(
                 "largest float. Rescale y_true (with gain='exponential', "
                 "lower grades)."
             )
+    tool_sums = tool_sums or {}
     return [
         aggregate(
             caller,
@@ -339,7 +344,8 @@ def compute(
             u,
             prepared.weights,
             summary(spec.measure, average),
-            replace_undefined_by,
+            0.0 if spec.zero_undefined else replace_undefined_by,
+            tool_sums.get(spec),
         )
         for spec, v, u in zip(specs, values, undefined, strict=True)
     ]
@@ -386,7 +392,9 @@ def _check_relevance_bounds(caller, specs, bounds, block):
             )
 
 
-def aggregate(caller, name, values, undefined, weights, average, replace):
+def aggregate(
+    caller, name, values, undefined, weights, average, replace, tool_sum=None
+):
     """Per-query ``values`` of metric ``name`` under the undefined policy
     ``replace``, averaged (in place: ``values`` takes the policy).
 
@@ -398,67 +406,230 @@ def aggregate(caller, name, values, undefined, weights, average, replace):
     with ``MIN_GEO_MEAN``), ``"sum"`` (weighted by ``weights`` as given), or
     None, which returns the per-query values.
 
-    The average is formed in two stages, :func:`partial_aggregate` over the
-    queries and :func:`finish_aggregate` over its partial sums; a caller
-    that holds the queries in chunks (one per partition of a Dask or Spark
-    DataFrame) forms the same average from the partial sums of its chunks.
+    The sums are exact (see :func:`exact_sum`): the mean is the correctly
+    rounded quotient of the exact sum of the weighted values and the exact
+    sum of the weights, whatever the order of the queries. It is formed in
+    two stages, :func:`partial_aggregate` over the queries and
+    :func:`finish_aggregate` over its partial sums; a caller that holds the
+    queries in chunks (one per partition of a Dask or Spark DataFrame)
+    forms the same average, bit for bit, from the partial sums of its
+    chunks.
+
+    ``tool_sum`` (a convention's rule, with a bool attribute
+    ``unweighted_undefined``) replaces the exact mean by a tool's own:
+    :func:`running_mean`.
     """
     nan_policy = is_nan(replace)
     if undefined.any():
         values[undefined] = np.nan if nan_policy else replace
     if average is None:
         return values
+    if tool_sum is not None and average == "mean":
+        return running_mean(
+            caller,
+            name,
+            values,
+            undefined,
+            weights,
+            replace,
+            tool_sum.unweighted_undefined,
+        )
     part = partial_aggregate(values, undefined, weights, average, replace)
     return finish_aggregate(caller, name, *([p] for p in part), average, stacklevel=3)
 
 
-def partial_aggregate(values, undefined, weights, average, replace):
+def running_mean(
+    caller, name, values, undefined, weights, replace, unweighted_undefined
+):
+    """A booster's mean: running float64 sums over the queries in order.
+
+    ``sum_q t_q / sum_q w_q``, both sums added one query after the other
+    from the first (``np.cumsum``, a sequential loop), with ``t_q = v_q
+    w_q`` (``v_q`` without ``weights``), and the number of queries as the
+    denominator without ``weights``. With ``unweighted_undefined``, a query
+    whose value is undefined adds ``replace`` itself, unweighted, to the
+    numerator while its weight still counts in the denominator. A NaN
+    ``replace`` leaves such queries out of both sums. NaN, with an
+    ``UndefinedMetricWarning``, when the weights of the queries that count
+    sum to 0.
+
+    This is how LightGBM and XGBoost form their ranking metrics' means (the
+    conventions cite the functions); the order of the queries is the order
+    of the per-query values (sorted query ids).
+    """
+    keep = ~undefined if is_nan(replace) else np.ones(values.shape[0], dtype=bool)
+    v = values[keep]
+    if weights is None:
+        terms, weight = v, float(v.shape[0])
+    else:
+        w = weights[keep]
+        terms = v * w
+        if unweighted_undefined and not is_nan(replace):
+            terms = np.where(undefined[keep], v, terms)
+        weight = float(np.cumsum(w)[-1]) if w.size else 0.0
+    if weight == 0:
+        warnings.warn(
+            f"{name} is undefined for every query given weight in {caller} "
+            "(no query has a relevant item, or every such query has weight "
+            "0); the mean is nan.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+        return float("nan")
+    return float(np.cumsum(terms)[-1]) / weight
+
+
+#: The scale of :func:`exact_sum`: an exact sum is an integer times
+#: ``2**-EXACT_SCALE``. Every double is a multiple of ``2**-1074``, so every
+#: sum of doubles is an integer there (with room to spare).
+EXACT_SCALE = 2200
+# Values summed per pass of _exact_levels: 2**22, so that a level's parts
+# (multiples of 2**g below 2**(g + 30)) add up exactly in float64.
+_EXACT_ROWS = 1 << 22
+# Magnitudes from 2**960 up are scaled down by 2**-128 first (exactly), so
+# that a level's sum cannot overflow.
+_EXACT_HIGH = 2.0**960
+
+
+def exact_sum(values, weights=None) -> int:
+    """The exact sum of ``values`` (of ``values * weights``), as an integer
+    in units of ``2**-EXACT_SCALE``.
+
+    Each product ``values[i] * weights[i]`` is rounded once to 53 bits, as
+    numpy's multiplication rounds it but without its exponent range (a
+    product of subnormal or huge weights keeps its 53 bits): it is
+    ``values[i] * m`` times ``2**e`` for ``weights[i] = m * 2**e``, ``m`` in
+    [0.5, 1). The sum of those products is exact (:func:`_exact_levels`).
+    Adding the integers of several chunks gives the exact sum of their
+    union, so that a sum over partitions does not depend on how the values
+    were partitioned.
+
+    Values or weights that are not finite have no exact sum: the float sum
+    (infinite or NaN) is returned instead, a ``float``.
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    w = None if weights is None else np.asarray(weights, dtype=np.float64).ravel()
+    if not np.isfinite(v).all() or (w is not None and not np.isfinite(w).all()):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return float(np.sum(v if w is None else v * w))
+    if w is None or w.size == 0:
+        return _exact_levels(v)
+    m, e = _mantissas(w)
+    p = v * m  # |p| <= |v|: no overflow
+    total = 0
+    while p.size:
+        # the products whose weights lie within 2**900 of the largest left,
+        # as p * 2**(e - top) (a power of two built from its exponent bits)
+        top = int(e.max())
+        band = e > top - 900
+        factor = ((e[band] - top + 1023).astype(np.int64) << 52).view(np.float64)
+        part = _exact_levels(p[band] * factor)
+        total += part << top if top >= 0 else part >> -top
+        p, e = p[~band], e[~band]
+    return total
+
+
+def _mantissas(w):
+    """``(m, e)`` with ``w = m * 2**e``, ``|m|`` in [0.5, 1) (0 for 0), from
+    the bits of the doubles (``np.frexp`` without its cost)."""
+    bits = w.view(np.int64)
+    field = (bits >> 52) & 0x7FF
+    shift = 0
+    tiny = field == 0
+    if tiny.any():  # subnormal or zero: scaled by 2**64 first (exactly)
+        w = w.copy()
+        w[tiny] *= 2.0**64
+        shift = np.where(tiny, 64, 0)
+        bits = w.view(np.int64)
+        field = (bits >> 52) & 0x7FF
+    mantissa_bits = (bits & ~np.int64(0x7FF << 52)) | np.int64(1022 << 52)
+    m = np.where(w == 0, 0.0, mantissa_bits.view(np.float64))
+    return m, field - 1022 - shift
+
+
+def _exact_levels(x) -> int:
+    """The exact sum of the finite doubles ``x`` (an integer in units of
+    ``2**-EXACT_SCALE``), by error-free splitting.
+
+    Level by level, each value's leading part on a grid ``2**g`` (``g``
+    about 30 bits below the largest magnitude left) is split off exactly,
+    ``hi = (r + C) - C`` with ``C = 1.5 * 2**(g + 52)`` and ``r - hi``
+    exact; the parts, multiples of ``2**g`` below ``2**(g + 30)``, add up
+    exactly in float64 in any order (``np.sum``), and the level's sum is
+    added as a Python integer. The levels run until nothing is left: a few
+    for values within a few binary orders of magnitude, one per 30 bits of
+    their span in general. Values whose magnitudes span more than ``2**1800``
+    lose the digits of the smallest (scaled below the smallest double).
+    """
+    total = 0
+    for start in range(0, x.shape[0], _EXACT_ROWS):
+        r = np.array(x[start : start + _EXACT_ROWS], dtype=np.float64)  # a copy
+        scale = 0
+        if r.size and max(r.max(), -r.min()) >= _EXACT_HIGH:
+            r *= 2.0**-128
+            scale = 128
+        bits = 52 - max(int(r.shape[0]).bit_length(), 1)
+        hi = np.empty_like(r)
+        part = 0
+        while r.size:
+            top = max(float(r.max()), -float(r.min()))
+            if top == 0:
+                break
+            g = max(math.frexp(top)[1] - bits, -1074)
+            c = 1.5 * 2.0 ** (g + 52)
+            np.add(r, c, out=hi)
+            np.subtract(hi, c, out=hi)
+            np.subtract(r, hi, out=r)
+            num, den = float(np.sum(hi)).as_integer_ratio()
+            part += (num << EXACT_SCALE) // den
+        total += part << scale
+    return total
+
+
+def partial_aggregate(values, undefined, weights, average, replace, unweighted=None):
     """The partial sums of :func:`aggregate` over one chunk of queries.
 
     ``values`` already hold the undefined policy ``replace`` (as
     :func:`aggregate` leaves them); a NaN ``replace`` leaves the
-    ``undefined`` queries out. Returns ``(num, den, scale)``: ``num`` the
-    weighted sum of the values (of their logarithms floored at
-    ``log(GEOMETRIC_FLOOR)`` for ``"gmean"``) and ``den`` the sum of the
-    weights (the number of queries without ``weights``), both with the
-    weights divided by ``scale``, their largest value (1.0 without
-    ``weights`` and for ``"sum"``, which takes the weights as given).
-    ``den`` is 0 when no query counts.
+    ``undefined`` queries out. Returns ``(num, den)``, exact sums as
+    integers in units of ``2**-EXACT_SCALE`` (:func:`exact_sum`): ``num``
+    the weighted sum of the values (of their logarithms floored at
+    ``log(GEOMETRIC_FLOOR)`` for ``"gmean"``), ``den`` the sum of the
+    weights (the number of queries without ``weights``). ``den`` is 0 when
+    no query counts. ``unweighted`` (a mask, or None) marks queries whose
+    value adds to ``num`` unweighted, their weight still adding to ``den``
+    (a booster's query without relevant items; see :func:`running_mean`).
     """
     keep = ~undefined if is_nan(replace) else np.ones(values.shape[0], dtype=bool)
     kept = values[keep]
     if average == "gmean":
         kept = np.log(np.maximum(kept, GEOMETRIC_FLOOR))
     if weights is None:
-        return float(kept.sum()), float(kept.shape[0]), 1.0
+        return exact_sum(kept), int(kept.shape[0]) << EXACT_SCALE
     w = weights[keep]
-    if average == "sum":
-        return float(kept @ w), float(w.sum()), 1.0
-    scale = float(w.max()) if w.size else 0.0
-    if scale > 0:
-        # only ratios matter; scaled to at most 1, the sum cannot overflow
-        w = w / scale
-    else:
-        scale = 1.0
-    return float(np.multiply(kept, w).sum()), float(w.sum()), scale
+    if unweighted is not None:
+        flag = unweighted[keep]
+        num = exact_sum(kept[~flag], w[~flag]) + exact_sum(kept[flag])
+        return num, exact_sum(w)
+    return exact_sum(kept, w), exact_sum(w)
 
 
-def finish_aggregate(caller, name, num, den, scale, average, stacklevel=2):
+def finish_aggregate(caller, name, num, den, average, stacklevel=2):
     """The average from the :func:`partial_aggregate` sums of chunks of the
-    queries (``num``, ``den``, ``scale``: one entry per chunk): the weighted
-    mean ``sum(num) / sum(den)`` (its ``exp`` for ``"gmean"``, ``sum(num)``
-    for ``"sum"``), each chunk's sums brought to the largest ``scale``
-    first. NaN, with an ``UndefinedMetricWarning``, when no query with a
-    positive weight counts. One chunk gives exactly :func:`aggregate`'s
-    number on it; chunks are added with ``math.fsum``.
+    queries (``num``, ``den``: one exact integer per chunk, or its decimal
+    text): the weighted mean ``sum(num) / sum(den)`` correctly rounded (its
+    ``exp`` for ``"gmean"``, ``sum(num)`` correctly rounded for ``"sum"``).
+    The chunks' sums are added exactly, so any partition of the queries
+    gives the same number. NaN, with an ``UndefinedMetricWarning``, when no
+    query with a positive weight counts.
     """
-    num, den, scale = (np.asarray(a, dtype=np.float64) for a in (num, den, scale))
-    if num.shape[0] == 1:
-        total, weight = float(num[0]), float(den[0])
+    if any(isinstance(x, float) for x in [*num, *den]):
+        # a sum that is not finite (see exact_sum): float arithmetic
+        total = sum(_as_float(x) for x in num)
+        weight = sum(_as_float(x) for x in den)
     else:
-        ratio = scale / scale.max() if scale.size else scale
-        total = math.fsum(num * ratio)
-        weight = math.fsum(den * ratio)
+        total = sum(int(x) for x in num)
+        weight = sum(int(x) for x in den)
     if weight == 0:
         warnings.warn(
             f"{name} is undefined for every query given weight in {caller} "
@@ -468,8 +639,25 @@ def finish_aggregate(caller, name, num, den, scale, average, stacklevel=2):
             stacklevel=stacklevel + 1,
         )
         return float("nan")
+    if isinstance(total, float) or isinstance(weight, float):
+        return _finish_float(total, weight, average)
     if average == "sum":
-        return total
+        return total / (1 << EXACT_SCALE)  # int / int: correctly rounded
+    mean = total / weight
     if average == "gmean":
-        return float(np.exp(total / weight))
-    return total / weight
+        return float(np.exp(mean))
+    return mean
+
+
+def _as_float(x) -> float:
+    """An exact sum of :func:`exact_sum` (an integer) as a float; a float
+    (a sum that is not finite) as it is."""
+    return x if isinstance(x, float) else int(x) / (1 << EXACT_SCALE)
+
+
+def _finish_float(total, weight, average):
+    with np.errstate(invalid="ignore", over="ignore"):
+        if average == "sum":
+            return float(total)
+        mean = float(np.divide(total, weight))
+        return float(np.exp(mean)) if average == "gmean" else mean

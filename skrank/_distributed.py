@@ -8,8 +8,8 @@ when asked for, and the query's weight. :func:`partial_sums` reduces those
 rows to the partial sums of :func:`skrank._core.partial_aggregate`, from
 which :func:`means_from_sums` forms, with
 :func:`skrank._core.finish_aggregate`, the exact weighted means over all
-queries: the rule of ``skrank.evaluate``'s means, never a mean of partition
-means.
+queries: ``skrank.evaluate``'s means bit for bit, whatever the partitions
+(the partial sums are exact integers), never a mean of partition means.
 
 ``ties="first"`` orders tied items by their input order. The adapters give
 every row a global order key before the shuffle (:data:`ORDER`: Dask's
@@ -59,6 +59,9 @@ ORDER = "__skrank_order__"
 #: (and keys of their means): its pessimistic and its optimistic values.
 TIE_LOW = "_tie_low"
 TIE_HIGH = "_tie_high"
+#: Prefix of the per-query columns that mark, for a metric whose mean adds a
+#: query without relevant items unweighted (a convention's), those queries.
+UNDEFINED = "__skrank_undefined__:"
 
 _SINGLE_ROW = "Every query given to"
 
@@ -90,13 +93,19 @@ class Request:
     then the pessimistic and optimistic column of each bounded metric),
     each column's summary (``rules``: the metric's declared aggregation) and
     whether the tie rule reads the input order of the rows
-    (``input_order``: ``ties="first"``, given or a convention's)."""
+    (``input_order``: ``ties="first"``, given or a convention's). The
+    metrics of ``unweighted`` (their result keys) have a mean in which a
+    query without relevant items adds its value unweighted (LightGBM's and
+    XGBoost's nDCG under their conventions); the per-query frames mark
+    those queries in the ``hidden`` columns."""
 
-    def __init__(self, names, bounded, tie_bounds, input_order):
+    def __init__(self, names, bounded, tie_bounds, input_order, unweighted=()):
         self.names = list(names)
         self.bounded = list(bounded)
         self.tie_bounds = bool(tie_bounds)
         self.input_order = input_order
+        self.unweighted = [name for name in self.names if name in set(unweighted)]
+        self.hidden = [UNDEFINED + name for name in self.unweighted]
         self.columns = [*self.names]
         self.rules = {}
         for name in self.names:
@@ -117,7 +126,9 @@ class Request:
 
 
 def _resolved_ties(caller, requests, options, document_ids):
-    _, _, (ties, _, _) = resolve_metrics(
+    """The tie rule of a call, and the result keys of its metrics whose
+    mean adds a query without relevant items unweighted."""
+    keys, _, (ties, _, _, tool_sums) = resolve_metrics(
         caller,
         requests,
         options["relevance_level"],
@@ -127,7 +138,13 @@ def _resolved_ties(caller, requests, options, document_ids):
         options["nonpositive"],
         document_ids=document_ids,
     )
-    return ties
+    by_name = {spec.name: rule for spec, rule in tool_sums.items()}
+    unweighted = [
+        key
+        for key, name in keys
+        if name in by_name and by_name[name].unweighted_undefined
+    ]
+    return ties, unweighted
 
 
 def request(caller, metrics, options, tie_bounds) -> Request:
@@ -148,8 +165,10 @@ def request(caller, metrics, options, tie_bounds) -> Request:
     requests = read_metrics(
         metrics, caller, **name_rules(options["convention"], caller)
     )
-    ties = _resolved_ties(caller, requests, options, False)
-    return Request(list(res), list(res.tie_bounds), tie_bounds, ties == "first")
+    ties, unweighted = _resolved_ties(caller, requests, options, False)
+    return Request(
+        list(res), list(res.tie_bounds), tie_bounds, ties == "first", unweighted
+    )
 
 
 def run_request(caller, qrels, run, queries, metrics, options, tie_bounds) -> Request:
@@ -176,7 +195,7 @@ def run_request(caller, qrels, run, queries, metrics, options, tie_bounds) -> Re
             **options,
         )
     requests = metric_requests(metrics, caller, options["convention"])
-    ties = _resolved_ties(caller, requests, options, True)
+    ties, _ = _resolved_ties(caller, requests, options, True)
     for frame, name, cols in (
         (qrels, "qrels", ("qid", "docno", "relevance")),
         (run, "run", ("qid", "docno", "score")),
@@ -198,13 +217,13 @@ def in_input_order(pdf):
     return pdf
 
 
-def _empty(columns, qid, qid_dtype):
+def _empty(columns, qid, qid_dtype, hidden=()):
     import pandas as pd
 
     index = pd.Index(np.empty(0, dtype=object), name=qid)
     if qid_dtype is not None:
         index = index.astype(qid_dtype)
-    data = {name: np.empty(0) for name in [*columns, WEIGHT]}
+    data = {name: np.empty(0) for name in [*columns, WEIGHT, *hidden]}
     return pd.DataFrame(data, index=index)
 
 
@@ -254,7 +273,7 @@ def evaluate_partition(
     ids = pdf[qid].to_numpy()
     _check_qid_column(ids, qid, caller)
     if ids.shape[0] == 0:
-        return _empty(req.columns, qid, qid_dtype)
+        return _empty(req.columns, qid, qid_dtype, req.hidden)
     with warnings.catch_warnings():
         # a partition may hold single-row queries only, where the whole data
         # does not; the warning is about the whole data, not a partition
@@ -287,7 +306,25 @@ def evaluate_partition(
                 "must be constant within each query (one weight per query, "
                 "repeated on its rows)."
             )
-    return _frame(req.values(res), res.qid, req.columns, weights, qid, qid_dtype)
+    frame = _frame(req.values(res), res.qid, req.columns, weights, qid, qid_dtype)
+    if req.unweighted:
+        flags = {name: np.zeros(n_q) for name in req.unweighted}
+        if sample_weight is not None:
+            # the queries where these metrics are undefined: NaN when left out
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                left_out = evaluate(
+                    pdf[y_true].to_numpy(),
+                    pdf[y_score].to_numpy(),
+                    req.unweighted,
+                    qid=ids,
+                    average=None,
+                    **{**options, "replace_undefined_by": np.nan},
+                )
+            flags = {name: np.isnan(left_out[name]) * 1.0 for name in req.unweighted}
+        for name, hidden in zip(req.unweighted, req.hidden, strict=True):
+            frame[hidden] = flags[name]
+    return frame
 
 
 def evaluate_run_partition(
@@ -356,27 +393,46 @@ def _aggregation(name) -> str:
 
 def partial_sums(frame, req):
     """One row (a partition's share of the means): the number of queries
-    and, per column of the :class:`Request` ``req``, the partial sums of
-    :func:`skrank._core.partial_aggregate` under the column's summary (the
-    queries where it is undefined, NaN, left out)."""
+    and, per column of the :class:`Request` ``req``, the exact partial sums
+    of :func:`skrank._core.partial_aggregate` under the column's summary
+    (the queries where it is undefined, NaN, left out), as hexadecimal
+    text: exact integers that a float column could not hold."""
     import pandas as pd
 
     w = frame[WEIGHT].to_numpy()
     out = {"__n__": [float(w.shape[0])]}
+    marked = dict(zip(req.unweighted, req.hidden, strict=True))
     for col, rule in req.rules.items():
         v = frame[col].to_numpy(dtype=float)
-        num, den, scale = partial_aggregate(v, np.isnan(v), w, rule, np.nan)
-        out[f"num:{col}"] = [num]
-        out[f"den:{col}"] = [den]
-        out[f"scale:{col}"] = [scale]
+        unweighted = None
+        if col in marked and rule == "mean":
+            unweighted = frame[marked[col]].to_numpy() > 0
+        num, den = partial_aggregate(v, np.isnan(v), w, rule, np.nan, unweighted)
+        out[f"num:{col}"] = [_text(num)]
+        out[f"den:{col}"] = [_text(den)]
     return pd.DataFrame(out)
 
 
 def sums_columns(req) -> list[str]:
-    """The columns of :func:`partial_sums`'s rows."""
-    return ["__n__"] + [
-        f"{part}:{col}" for col in req.rules for part in ("num", "den", "scale")
-    ]
+    """The columns of :func:`partial_sums`'s rows: ``"__n__"`` (a float)
+    and the exact sums (text)."""
+    return ["__n__"] + [f"{part}:{col}" for col in req.rules for part in ("num", "den")]
+
+
+def _text(total) -> str:
+    """An exact sum (an integer) as hexadecimal text; a sum that is not
+    finite (a float) as its repr."""
+    return repr(total) if isinstance(total, float) else hex(total)
+
+
+def _exact(text):
+    """An exact sum of :func:`partial_sums` from its text (a missing one,
+    NaN or None, is 0); a float for a sum that is not finite."""
+    if not isinstance(text, str):
+        return 0
+    if "x" in text:
+        return int(text, 16)
+    return float(text)
 
 
 def means_from_sums(sums, req, caller) -> dict[str, float]:
@@ -391,9 +447,8 @@ def means_from_sums(sums, req, caller) -> dict[str, float]:
         col: finish_aggregate(
             caller,
             col,
-            sums[f"num:{col}"],
-            sums[f"den:{col}"],
-            sums[f"scale:{col}"],
+            [_exact(x) for x in sums[f"num:{col}"]],
+            [_exact(x) for x in sums[f"den:{col}"]],
             rule,
             stacklevel=3,
         )

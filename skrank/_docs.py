@@ -80,7 +80,10 @@ DOCS = {
     ``num_rel_ret`` and ``num_q``). ``"gmean"``: the (weighted) geometric
     mean of the values floored at 1e-5, ``exp(mean(log(max(v, 1e-5))))``
     (trec_eval's ``gm_map``). ``"sum"``: the (weighted) sum. ``None``: one
-    value per query, an ndarray.""",
+    value per query, an ndarray. The sums are exact: a mean is the correctly
+    rounded quotient of the exact sum of the (weighted) values and the exact
+    sum of the weights, whatever the order of the queries (a
+    ``convention`` may sum as its tool does).""",
     "level": """level : float, default=0.0
     The recall level, in [0, 1] (trec_eval's ``iprec_at_recall`` levels are
     0.0, 0.1, ..., 1.0).""",
@@ -121,6 +124,18 @@ DOCS = {
     relevance (TF Similarity's ``BNDCG``, Elasticsearch's ``rank_eval``),
     so that a ranking is judged only on the order of what it retrieved. In a
     metric name: ``ndcg(ideal=retrieved)@10``.""",
+    "arithmetic": """arithmetic : {"skrank", "lightgbm", "xgboost"}, default="skrank"
+    The floating-point operations of nDCG, which decide its last digits.
+    ``"skrank"``: skrank's own. ``"lightgbm"``: LightGBM's, the DCG and the
+    ideal DCG as running sums of gain times discount over the ranks,
+    multiplied by the inverse of the ideal DCG (``NDCGMetric::Eval``).
+    ``"xgboost"``: XGBoost's, the running sum of each rank's gain times
+    discount times that inverse (``EvalNDCG::Eval``). The boosters' values
+    are reproduced to the last bit for rankings without tie groups (a tie
+    rule other than ``"average"``, or no tied scores); tie groups under
+    ``ties="average"`` take skrank's operations. The ``"lightgbm"`` and
+    ``"xgboost"`` conventions set it. In a metric name:
+    ``ndcg(arithmetic=lightgbm)@10``.""",
     "denominator_ap": """denominator : {"R", "min_r_k", "hits", "k"}, default="R"
     What the sum of precisions is divided by. ``"R"``: the number of relevant
     items of the query (trec_eval's ``map_cut``, ranx). ``"min_r_k"``:

@@ -188,7 +188,7 @@ def evaluate_for(
     if ties is not None:
         resolve_ties(caller, ties)
     check_tie_bounds(caller, tie_bounds, average)
-    keys, specs, (ties, replace_undefined_by, nonpositive) = resolve_metrics(
+    keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = resolve_metrics(
         caller,
         read_metrics(metrics, caller, **name_rules(convention, caller)),
         relevance_level,
@@ -217,6 +217,7 @@ def evaluate_for(
             average=average,
             replace_undefined_by=replace_undefined_by,
             nonpositive=nonpositive,
+            tool_sums=tool_sums,
         )
 
     values = dict(zip(names, run(specs, ties), strict=True))
@@ -254,8 +255,8 @@ def resolve_metrics(
     canonical name of what it computes. A metric asked under two names is
     computed once, and two names that differ once the convention applies
     (``map@10`` and ``map(denominator=R)@10`` under ``"lightgbm"``) are two
-    metrics. ``options`` is the ``(ties, replace_undefined_by, nonpositive)``
-    the call uses.
+    metrics. ``options`` is the ``(ties, replace_undefined_by, nonpositive,
+    tool_sums)`` the call uses.
     """
     specs = [
         spec.with_defaults(relevance_level=relevance_level) for _, spec in requests

@@ -137,6 +137,7 @@ def ndcg_score(
     average="mean",
     replace_undefined_by=0.0,
     ideal="judged",
+    arithmetic="skrank",
 ):
     """Normalized discounted cumulative gain (nDCG).
 
@@ -161,6 +162,7 @@ def ndcg_score(
     %(average)s
     %(replace_undefined_by)s
     %(ideal)s
+    %(arithmetic)s
 
     Returns
     -------

@@ -18,8 +18,10 @@ counts.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy.special import gammaln
@@ -497,7 +499,56 @@ NDCG_IDEALS = ("judged", "retrieved")
 MAX_COMPOSITIONS = 100_000
 
 
-def _ndcg_compute(r, k, gain, ideal="judged"):
+#: The floating-point operations of nDCG (``arithmetic=``): skrank's, or a
+#: booster's, reproduced to the last bit.
+NDCG_ARITHMETICS = ("skrank", "lightgbm", "xgboost")
+
+
+@lru_cache(maxsize=16)
+def _libm_discount(n: int) -> np.ndarray:
+    """``1.0 / log2(2.0 + j)`` for ``j = 0 .. n-1`` with the C library's
+    ``log2`` (``math.log2``), as LightGBM (DCGCalculator::Init) and XGBoost
+    (CalcDCGDiscount) compute their discounts; one call per rank."""
+    table = np.array([1.0 / math.log2(2.0 + j) for j in range(n)])
+    table.setflags(write=False)
+    return table
+
+
+def _ndcg_booster(r, k, gain, arithmetic):
+    """nDCG in a booster's floating-point operations, for a ranking without
+    tie groups: the DCG and the ideal DCG as running sums over the ranks
+    (``np.cumsum`` along the ranks, a sequential loop) of gain times
+    discount.
+
+    ``"lightgbm"``: ``DCG * (1.0 / IDCG)`` (src/metric/rank_metric.hpp,
+    NDCGMetric::Init and Eval; dcg_calculator.cpp, CalDCG and
+    CalMaxDCGAtK). ``"xgboost"``: the running sum of ``(discount * gain) *
+    (1.0 / IDCG)`` (src/metric/rank_metric.cc, EvalNDCG::Eval;
+    src/common/ranking_utils.cc, NDCGCache::InitOnCPU)."""
+    g = r.position_gain(gain)
+    n = g.shape[1] if k is None else min(int(k), g.shape[1])
+    ideal = gain_values(r.ideal_relevance(k), gain)
+    n_ideal = ideal.shape[1] if k is None else min(int(k), ideal.shape[1])
+    disc = _libm_discount(max(n, n_ideal))
+    m = g.shape[0]
+    idcg = np.zeros(m)
+    if n_ideal:
+        idcg = np.cumsum(ideal[:, :n_ideal] * disc[:n_ideal], axis=1)[:, -1]
+    undefined = idcg <= 0
+    with np.errstate(divide="ignore"):
+        inverse = np.where(undefined, 0.0, 1.0 / np.where(undefined, 1.0, idcg))
+    if n == 0:
+        return np.zeros(m), undefined
+    if arithmetic == "xgboost":
+        terms = (disc[:n] * g[:, :n]) * inverse[:, None]
+        return np.cumsum(terms, axis=1)[:, -1], undefined
+    dcg = np.cumsum(g[:, :n] * disc[:n], axis=1)[:, -1]
+    return dcg * inverse, undefined
+
+
+def _ndcg_compute(r, k, gain, ideal="judged", arithmetic="skrank"):
+    if arithmetic != "skrank" and ideal == "judged" and not r.tied:
+        return _ndcg_booster(r, k, gain, arithmetic)
     judged_ideal = _idcg(r, k, gain)
     undefined = judged_ideal == 0
     if ideal == "retrieved":
@@ -1926,6 +1977,9 @@ _IDEAL = ParamSpec("ideal", "ideal", "judged", (Options(NDCG_IDEALS),), str)
 _UNASSESSED = ParamSpec(
     "unassessed", "unassessed", "unjudged", (Options(JUDGED_UNASSESSED),), str
 )
+_ARITHMETIC = ParamSpec(
+    "arithmetic", "arithmetic", "skrank", (Options(NDCG_ARITHMETICS),), str
+)
 _MAX_GRADE = ParamSpec(
     "max_grade", "max_grade", 4, (Interval("int", 1, 1023, "both"),), int
 )
@@ -2107,7 +2161,7 @@ MEASURES: tuple[Measure, ...] = (
         variants=(("ndcg_burges", (("gain", "exponential"),)),),
         trec_eval_family="ndcg_cut",
         formula=r"\mathrm{DCG@k} / \mathrm{IDCG@k}",
-        params=(_GAIN, _IDEAL),
+        params=(_GAIN, _IDEAL, _ARITHMETIC),
         # with the ideal over the retrieved top k, a relevant item moved into
         # the cutoff also raises the ideal
         loose_bounds=(("ideal", "retrieved"),),

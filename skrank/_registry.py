@@ -487,6 +487,10 @@ _NAME_RE = re.compile(
 _DIGITS_RE = re.compile(r"[0-9]+")
 # ranx's relevance level, written last: "ndcg@10-l2", "map-l2"
 _LEVEL_SUFFIX_RE = re.compile(r"-l([0-9]+)\s*\Z")
+# XGBoost's trailing "-", written last: "ndcg@10-", "map-" (a query without
+# relevant items scores 0; xgboost src/common/ranking_utils.cc,
+# ParseMetricName)
+_MINUS_SUFFIX_RE = re.compile(r"-\s*\Z")
 _QUOTED_RE = re.compile("'[^']*'|\"[^\"]*\"")
 
 # Other tools' parameter spellings, by the parameter they set: ir_measures'
@@ -624,6 +628,11 @@ class MetricSpec:
     explicit : iterable of str, default=()
         Keywords of the parameters written in the name rather than left at
         their defaults.
+    zero_undefined : bool, default=False
+        Whether a query for which the metric is undefined (it has no
+        relevant item) scores 0 for this metric, whatever the call's
+        ``replace_undefined_by``: XGBoost's trailing ``-`` (``"ndcg@10-"``),
+        also the canonical spelling.
 
     Attributes
     ----------
@@ -633,6 +642,8 @@ class MetricSpec:
         The cutoff.
     params : dict
         Every parameter of the metric, by keyword.
+    zero_undefined : bool
+        Whether a query without relevant items scores 0 for this metric.
 
     See Also
     --------
@@ -646,13 +657,18 @@ class MetricSpec:
     ('precision(rel=2)@5', 5, {'relevance_level': 2.0, 'denominator': 'k'})
     >>> spec == get_metric("precision(rel=2)@5")
     True
+    >>> get_metric("ndcg@10-").zero_undefined
+    True
     """
 
-    __slots__ = ("measure", "k", "params", "_explicit")
+    __slots__ = ("measure", "k", "params", "_explicit", "zero_undefined")
 
-    def __init__(self, measure: Measure, k=None, params=None, explicit=()):
+    def __init__(
+        self, measure: Measure, k=None, params=None, explicit=(), zero_undefined=False
+    ):
         self.measure = measure
         self.k = k
+        self.zero_undefined = bool(zero_undefined)
         full = {p.keyword: p.default for p in measure.params}
         full.update(params or {})
         for p in measure.params:
@@ -682,6 +698,8 @@ class MetricSpec:
             text += "(" + ",".join(shown) + ")"
         if self.k is not None:
             text += f"@{self.k}"
+        if self.zero_undefined:
+            text += "-"
         return text
 
     def explicit(self, keyword) -> bool:
@@ -724,7 +742,33 @@ class MetricSpec:
         for key, value in defaults.items():
             if key in params and key not in self._explicit:
                 params[key] = value
-        return MetricSpec(self.measure, self.k, params, self._explicit)
+        return MetricSpec(
+            self.measure, self.k, params, self._explicit, self.zero_undefined
+        )
+
+    def with_cutoff(self, k) -> MetricSpec:
+        """A copy with cutoff ``k`` when the name gives none.
+
+        Parameters
+        ----------
+        k : int or None
+            The cutoff (None: the whole list).
+
+        Returns
+        -------
+        spec : MetricSpec
+            The new spec; ``self`` itself when its name gives a cutoff or
+            the metric takes none.
+
+        See Also
+        --------
+        with_defaults : Parameters not written in the name.
+        """
+        if self.k is not None or not self.measure.cutoff:
+            return self
+        return MetricSpec(
+            self.measure, k, self.params, self._explicit, self.zero_undefined
+        )
 
     def __str__(self) -> str:
         return self.name
@@ -919,7 +963,30 @@ def read_cutoff(text: str, subject: str) -> int:
 
 
 def _parse(text: str, original: str, catalogue: Catalogue = RANKING) -> MetricSpec:
-    """The metric that ``text`` names; messages quote ``original``."""
+    """The metric that ``text`` names; messages quote ``original``.
+
+    A trailing ``-`` (XGBoost's ``"ndcg@10-"``) makes a query without
+    relevant items score 0 for a metric undefined for such a query."""
+    minus = _MINUS_SUFFIX_RE.search(text)
+    if minus is None:
+        return _parse_plain(text, original, catalogue)
+    spec = _parse_plain(text[: minus.start()], original, catalogue)
+    if not spec.measure.undefined_without_relevant:
+        raise InvalidParameterError(
+            f"Cannot parse metric name {quote_text(original)}: a trailing '-' "
+            "(XGBoost's spelling) makes a query without relevant items score 0, "
+            f"and metric {spec.measure.name!r} is defined for such a query. "
+            f"Write it without the '-'."
+        )
+    if not catalogue.params_in_names:
+        raise _parameters_refused(catalogue, spec.measure, original)
+    return MetricSpec(spec.measure, spec.k, spec.params, spec._explicit, True)
+
+
+def _parse_plain(
+    text: str, original: str, catalogue: Catalogue = RANKING
+) -> MetricSpec:
+    """:func:`_parse` without XGBoost's trailing ``-``."""
     level = _LEVEL_SUFFIX_RE.search(text)
     if level is not None:  # ranx's "-l2"
         text = text[: level.start()]

@@ -94,7 +94,7 @@ def _canonical_name(metric, params):
                 f"metric {measure.name!r}; its parameters are: "
                 f"{', '.join(allowed)}."
             )
-    name = MetricSpec(measure, k, values, explicit).name
+    name = MetricSpec(measure, k, values, explicit, spec.zero_undefined).name
     # the canonical spelling parses back to the same metric
     get_metric(name)
     return name, options

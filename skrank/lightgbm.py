@@ -297,6 +297,14 @@ def eval_metric(*names, **evaluate_kwargs) -> LightGBMEvalMetric:
     LightGBM weighs queries in its own ranking metrics (``LoadQueryWeights``
     in LightGBM's ``src/io/metadata.cpp``).
 
+    LightGBM's own numbers: with ``convention="lightgbm"`` the values are
+    LightGBM's ``ndcg@k`` and ``map@k`` to the last bit (its nDCG
+    arithmetic and its running sum over the queries, where a query without
+    relevant items adds its nDCG unweighted; see :ref:`reproducing`), for
+    ``num_threads=1`` and weights that float32 holds exactly (LightGBM's
+    query weights are float32, the mean of the rows' weights computed in
+    float32; skrank computes that mean in float64).
+
     Early stopping: LightGBM evaluates its built-in metrics first (for a
     ranker, ``ndcg`` by default) and, unless ``first_metric_only=True``,
     stops when any metric stops improving. To stop on the skrank metric

@@ -117,15 +117,21 @@ def _verify_partitioned(df, qid, caller, F):
 
 
 def _sums_schema(req, T):
+    # "__n__" is a count; the exact sums are hexadecimal text
     return T.StructType(
-        [T.StructField(col, T.DoubleType()) for col in sums_columns(req)]
+        [
+            T.StructField(col, T.DoubleType() if col == "__n__" else T.StringType())
+            for col in sums_columns(req)
+        ]
     )
 
 
 def _per_query_schema(qid, qid_type, req, T):
     fields = [T.StructField(qid, qid_type, False)]
     fields += [T.StructField(col, T.DoubleType()) for col in req.columns]
-    return T.StructType([*fields, T.StructField(WEIGHT, T.DoubleType())])
+    fields.append(T.StructField(WEIGHT, T.DoubleType()))
+    fields += [T.StructField(col, T.DoubleType()) for col in req.hidden]
+    return T.StructType(fields)
 
 
 def _with_order(df, F):
@@ -161,7 +167,7 @@ def _sums_table(rows):
 
     if not rows:
         return pd.DataFrame({"__n__": [0.0]})
-    return pd.DataFrame([r.asDict() for r in rows]).fillna(0.0)
+    return pd.DataFrame([r.asDict() for r in rows])
 
 
 @fill_doc
@@ -344,7 +350,7 @@ def evaluate(
             per_query = grouped.applyInPandas(
                 lambda pdf: per_group(pdf).reset_index(), schema
             )
-        return per_query.drop(WEIGHT)
+        return per_query.drop(WEIGHT, *req.hidden)
     return _collect_means(per_group, grouped, req, caller, T)
 
 
@@ -366,7 +372,7 @@ def _whole_partitions(df, per_group, req, schema, average, caller, T):
 
     with _pandas_udfs():
         if average is None:
-            return df.mapInPandas(whole, schema).drop(WEIGHT)
+            return df.mapInPandas(whole, schema).drop(WEIGHT, *req.hidden)
         plan = df.mapInPandas(whole, _sums_schema(req, T))
     rows = plan.collect()
     return means_from_sums(_sums_table(rows), req, caller)

@@ -239,6 +239,13 @@ def eval_metric(*names, **evaluate_kwargs) -> XGBoostEvalMetric:
     rather than one query. Its weights, one per query group in XGBoost's
     ranking, are the query weights.
 
+    XGBoost's own numbers: with ``convention="xgboost"`` the values are
+    XGBoost's ``ndcg@k`` and ``map@k`` to the last bit (its nDCG
+    arithmetic, its running sum over the queries, where a query without
+    relevant items adds its nDCG unweighted, ``ndcg`` and ``map`` without
+    ``@k`` stopping at 32 items, and its spellings ``"ndcg@k-"`` and
+    ``"map@k-"``; see :ref:`reproducing`).
+
     ``XGBRanker``: XGBoost (2.0 and later; checked with 3.2) wraps a callable
     ``eval_metric`` of a ranker in ``ltr_metric_decorator``
     (``python-package/xgboost/sklearn.py``), which calls it once per query

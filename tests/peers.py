@@ -94,7 +94,7 @@ def _per_query_loop(fn, y, s, codes, n_queries):
 # LightGBM
 
 
-def _lightgbm_eval(y, s, sizes, metrics, eval_at, label_gain, params):
+def _lightgbm_eval(y, s, sizes, metrics, eval_at, label_gain, params, weight=None):
     """LightGBM's own metric values of the scores ``s``.
 
     A ``lightgbm.Booster`` is built on a Dataset whose ``init_score`` is the
@@ -117,7 +117,13 @@ def _lightgbm_eval(y, s, sizes, metrics, eval_at, label_gain, params):
     p.update(params or {})
     X = np.zeros((y.size, 1))
     ds = lightgbm.Dataset(
-        X, label=y, group=sizes, init_score=s, params=p, free_raw_data=False
+        X,
+        label=y,
+        group=sizes,
+        init_score=s,
+        weight=weight,
+        params=p,
+        free_raw_data=False,
     )
     booster = lightgbm.Booster(params=p, train_set=ds)
     assert booster.current_iteration() == 0
@@ -134,6 +140,7 @@ def lightgbm_metrics(
     label_gain=None,
     per_query=False,
     params=None,
+    weight=None,
 ):
     """LightGBM's ``ndcg@k`` and ``map@k`` of the given scores.
 
@@ -148,12 +155,17 @@ def lightgbm_metrics(
     alone (1 for ndcg and map in LightGBM 4.x). The mean equals the reported
     mean as long as LightGBM keeps such queries in its mean (4.x does; the
     harness tests check it).
+
+    ``weight`` (one per row, LightGBM's ``Dataset(weight=...)``; with
+    ``per_query=False`` only) weighs each query by the mean of its rows'
+    weights, as LightGBM does.
     """
     y, s, _, uniq, codes, order = _grouped(y_true, y_score, qid)
     sizes = _group_sizes(codes, uniq.size)
     if not per_query:
+        w = None if weight is None else np.asarray(weight)[order]
         return _lightgbm_eval(
-            y[order], s[order], sizes, metrics, eval_at, label_gain, params
+            y[order], s[order], sizes, metrics, eval_at, label_gain, params, w
         )
     return _per_query_loop(
         lambda yq, sq: _lightgbm_eval(
@@ -262,7 +274,7 @@ def lightgbm_letor(
 # XGBoost
 
 
-def _xgboost_eval(y, s, q, metrics, params):
+def _xgboost_eval(y, s, q, metrics, params, group_weight=None):
     """XGBoost's own metric values of the scores ``s``.
 
     A DMatrix carries the scores as ``base_margin``; ``xgboost.train`` with 0
@@ -274,7 +286,9 @@ def _xgboost_eval(y, s, q, metrics, params):
 
     p = {"objective": "rank:ndcg", "eval_metric": list(metrics), "nthread": 1}
     p.update(params or {})
-    d = xgboost.DMatrix(np.zeros((y.size, 1)), label=y, qid=q, base_margin=s)
+    d = xgboost.DMatrix(
+        np.zeros((y.size, 1)), label=y, qid=q, base_margin=s, weight=group_weight
+    )
     booster = xgboost.train(p, d, num_boost_round=0)
     text = booster.eval_set([(d, "d")], iteration=0)
     out = {}
@@ -292,6 +306,7 @@ def xgboost_metrics(
     metrics=("ndcg@10", "map@10", "ndcg@10-", "map@10-"),
     per_query=False,
     params=None,
+    group_weight=None,
 ):
     """XGBoost's ranking metrics (``ndcg@k``, ``map@k``, with or without the
     trailing ``-``) of the given scores; keys are the metric names as given.
@@ -299,11 +314,14 @@ def xgboost_metrics(
     XGBoost >= 2 refuses ``map`` on labels other than 0/1 ("map can only be
     used with binary labels"), and uses the gain ``2**rel - 1`` for ``ndcg``
     unless ``params={"ndcg_exp_gain": False}``. Ties keep input order (stable
-    arg sort).
+    arg sort). ``group_weight`` (one per query, in the order of the sorted
+    query ids; with ``per_query=False`` only) is the DMatrix's weight.
     """
     y, s, _, uniq, codes, order = _grouped(y_true, y_score, qid)
     if not per_query:
-        return _xgboost_eval(y[order], s[order], codes[order], metrics, params)
+        return _xgboost_eval(
+            y[order], s[order], codes[order], metrics, params, group_weight
+        )
     return _per_query_loop(
         lambda yq, sq: _xgboost_eval(
             yq, sq, np.zeros(yq.size, np.int64), metrics, params

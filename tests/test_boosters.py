@@ -423,3 +423,114 @@ def test_importing_skrank_imports_no_booster():
         "assert 'lightgbm' not in sys.modules and 'xgboost' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --------------------------------------------------------------------------
+# The boosters' own numbers, inside training (convention=)
+# --------------------------------------------------------------------------
+
+
+def _weighted_with_empty_queries():
+    """make_ranking data, every fifth query without relevant items, and
+    query weights k/4 (exact in the boosters' float32 weights)."""
+    X, y, qid = make_ranking(
+        n_queries=80, n_items=(3, 15), n_features=5, random_state=3
+    )
+    y = np.where(qid % 5 == 0, 0, y).astype(np.int64)
+    sizes = _sizes(qid)
+    query_weight = np.random.default_rng(3).integers(1, 13, sizes.size) / 4
+    return X, y, sizes, query_weight
+
+
+def test_lightgbm_train_convention_equals_lightgbm_to_the_last_bit():
+    # LightGBM's ndcg@3 and map@3 of the same predictions at every iteration,
+    # with weights and queries without relevant items (NDCGMetric::Eval adds
+    # those unweighted), one thread: equal to the last bit
+    X, y, sizes, query_weight = _weighted_with_empty_queries()
+    weight = np.repeat(query_weight, sizes)
+    train = lightgbm.Dataset(X, y, group=sizes, weight=weight)
+    history = {}
+    lightgbm.train(
+        {
+            "objective": "lambdarank",
+            "metric": ["ndcg", "map"],
+            "eval_at": [3],
+            "num_leaves": 4,
+            "num_threads": 1,
+            "verbose": -1,
+        },
+        train,
+        num_boost_round=5,
+        valid_sets=[train],
+        valid_names=["train"],
+        feval=lgb_metric("ndcg@3", "map@3", convention="lightgbm"),
+        callbacks=[lightgbm.record_evaluation(history)],
+    )
+    result = history["train"]
+    assert result["skrank_ndcg@3"] == result["ndcg@3"]
+    assert result["skrank_map@3"] == result["map@3"]
+    # the rule matters here: every query weighted would differ
+    qid = np.repeat(np.arange(sizes.size), sizes)
+    model = lightgbm.train(
+        {"objective": "lambdarank", "num_leaves": 4, "verbose": -1, "metric": "None"},
+        train,
+        num_boost_round=5,
+    )
+    weighted = skrank.evaluate(
+        y,
+        model.predict(X),
+        "ndcg(gain=exponential)@3",
+        qid=qid,
+        sample_weight=weight,
+        ties="first",
+        replace_undefined_by=1.0,
+    )
+    assert abs(weighted["ndcg(gain=exponential)@3"] - result["ndcg@3"][-1]) > 0.01
+
+
+def test_xgboost_train_convention_equals_xgboost():
+    # XGBoost's ndcg@3, ndcg@3- and map@3 with query weights and queries
+    # without relevant items (EvalNDCG::Eval adds those unweighted); XGBoost
+    # logs custom values with six decimals: abs=5e-7
+    X, y, sizes, query_weight = _weighted_with_empty_queries()
+    binary = (y > 0).astype(np.int64)  # XGBoost's map takes 0/1 labels only
+    for labels, names in ((y, ["ndcg@3", "ndcg@3-"]), (binary, ["map@3"])):
+        d = xgboost.DMatrix(X, labels, group=sizes, weight=query_weight)
+        history = {}
+        xgboost.train(
+            {
+                "objective": "rank:ndcg",
+                "max_depth": 2,
+                "eval_metric": names,
+                "nthread": 1,
+            },
+            d,
+            num_boost_round=4,
+            evals=[(d, "d")],
+            custom_metric=xgb_metric(*names, convention="xgboost"),
+            evals_result=history,
+            verbose_eval=False,
+        )
+        for name in names:
+            assert history["d"]["skrank_" + name] == pytest.approx(
+                history["d"][name], abs=5e-7
+            )
+    # ndcg@3 and ndcg@3- differ by the unweighted 1 of each empty query
+    # over the sum of the weights: (number of such queries) / sum(weights)
+    d = xgboost.DMatrix(X, y, group=sizes, weight=query_weight)
+    history = {}
+    xgboost.train(
+        {
+            "objective": "rank:ndcg",
+            "max_depth": 2,
+            "eval_metric": ["ndcg@3", "ndcg@3-"],
+        },
+        d,
+        num_boost_round=2,
+        evals=[(d, "d")],
+        evals_result=history,
+        verbose_eval=False,
+    )
+    gap = np.subtract(history["d"]["ndcg@3"], history["d"]["ndcg@3-"])
+    n_empty = int(np.sum(np.add.reduceat(y, np.cumsum(sizes) - sizes) == 0))
+    np.testing.assert_allclose(gap, n_empty / query_weight.sum(), atol=1e-5)

@@ -92,7 +92,7 @@ def test_apply_convention_sets_parameters_not_written_in_names():
     specs = [get_metric(n) for n in ["ndcg@10", "map@5", "map(denominator=R)@3", "P@5"]]
     a = apply_convention("f", "lightgbm", specs)
     assert [s.name for s in a.specs] == [
-        "ndcg(gain=exponential)@10",
+        "ndcg(gain=exponential,arithmetic=lightgbm)@10",
         "map(denominator=min_r_k)@5",
         "map@3",  # written in the name: the name wins
         "precision@5",  # nothing to set
@@ -104,7 +104,7 @@ def test_apply_convention_explicit_options_win():
     specs = [get_metric("ndcg@10")]
     a = apply_convention("f", "lightgbm", specs, ties="average", replace_undefined_by=0)
     assert (a.ties, a.replace_undefined_by) == ("average", 0)
-    assert a.specs[0].name == "ndcg(gain=exponential)@10"
+    assert a.specs[0].name == "ndcg(gain=exponential,arithmetic=lightgbm)@10"
     a = apply_convention("f", "torchmetrics", specs, nonpositive="ordinary")
     assert a.nonpositive == "ordinary"
 
@@ -112,7 +112,7 @@ def test_apply_convention_explicit_options_win():
 def test_apply_convention_without_a_convention_gives_the_defaults():
     specs = [get_metric("ndcg@10")]
     a = apply_convention("f", None, specs)
-    assert a == (specs, "average", 0.0, "ordinary")
+    assert a == (specs, "average", 0.0, "ordinary", {})
 
 
 def test_trec_eval_convention_needs_document_ids():

@@ -583,6 +583,127 @@ def test_command_line_convention(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------
+# The boosters' means: running sums, and queries without relevant items
+# --------------------------------------------------------------------------
+
+
+def _many_queries(seed, n_queries=3000, n_items=(2, 40)):
+    """``n_queries`` queries of graded relevance, a tenth of them without
+    relevant items, with float32 scores (XGBoost's margins are float32)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(*n_items, n_queries)
+    qid = np.repeat(np.arange(n_queries), sizes)
+    y = rng.integers(0, 5, qid.size)
+    y[np.isin(qid, rng.choice(n_queries, n_queries // 10, replace=False))] = 0
+    s = rng.normal(size=qid.size).astype(np.float32).astype(np.float64)
+    # weights k/4: exact in LightGBM's and XGBoost's float32 weights, and
+    # the mean of a query's equal row weights in float32 is the weight itself
+    group_weight = rng.integers(1, 9, n_queries) / 4
+    return y, s, qid, group_weight
+
+
+def test_lightgbm_means_bit_for_bit_on_3000_queries():
+    # LightGBM adds the per-query values one query after the other
+    # (NDCGMetric::Eval, MapMetric::Eval; one thread), each query's nDCG in
+    # LightGBM's operations (arithmetic="lightgbm"): equal to the last bit,
+    # where an exact or pairwise mean differs by a few ulps
+    y, s, qid, group_weight = _many_queries(0)
+    row_weight = group_weight[qid]
+    for weight in (None, row_weight):
+        tool = peers.lightgbm_metrics(y, s, qid, weight=weight)
+        got = evaluate(
+            y, s, LGB_NAMES, qid=qid, sample_weight=weight, convention="lightgbm"
+        )
+        for name in LGB_NAMES:
+            assert got[name] == tool[name], (name, weight is None)
+
+
+def test_xgboost_means_bit_for_bit_on_3000_queries():
+    # XGBoost's std::accumulate over the per-query values (EvalMAPScore::Eval,
+    # EvalNDCG::Eval), each query's nDCG in XGBoost's operations
+    # (arithmetic="xgboost"): equal to the last bit
+    y, s, qid, group_weight = _many_queries(1)
+    binary = (y > 0).astype(np.int64)  # XGBoost's map takes 0/1 labels only
+    maps = ["map@1", "map@5", "map@10", "map", "map-", "map@5-"]
+    ndcgs = ["ndcg@1", "ndcg@5", "ndcg@10", "ndcg", "ndcg-", "ndcg@5-"]
+    for weight in (None, group_weight):
+        tool = peers.xgboost_metrics(binary, s, qid, metrics=maps, group_weight=weight)
+        w = None if weight is None else weight[qid]
+        got = evaluate(binary, s, maps, qid=qid, sample_weight=w, convention="xgboost")
+        for name in maps:
+            assert got[name] == tool[name], (name, weight is None)
+        tool = peers.xgboost_metrics(y, s, qid, metrics=ndcgs, group_weight=weight)
+        got = evaluate(y, s, ndcgs, qid=qid, sample_weight=w, convention="xgboost")
+        for name in ndcgs:
+            assert got[name] == tool[name], (name, weight is None)
+
+
+def test_boosters_weigh_a_query_without_relevant_items_as_one():
+    # Query 0: grades [0, 1], scores [0.9, 0.1], weight 1: nDCG@3 (gain
+    # 2**y - 1) = (1 / log2(3)) / 1, AP@3 = (1/2) / min(R=1, 3) = 0.5.
+    # Query 1: no relevant item, weight 3. nDCG: LightGBM (NDCGMetric::Eval)
+    # and XGBoost (EvalNDCG::Eval) add its 1 unweighted, divided by the sum
+    # of the weights: (1 / log2(3) + 1) / 4 = 0.4077..., where weighting it
+    # would give (1 / log2(3) + 3) / 4. MAP: weighted, (0.5 + 3) / 4 = 0.875.
+    y = np.array([0, 1, 0, 0])
+    s = np.array([0.9, 0.1, 0.5, 0.4])
+    qid = np.array([0, 0, 1, 1])
+    w = np.array([1.0, 1.0, 3.0, 3.0])
+    ndcg0 = 1 / np.log2(3)
+    lgb = peers.lightgbm_metrics(y, s, qid, eval_at=(3,), weight=w)
+    xgb = peers.xgboost_metrics(
+        y, s, qid, metrics=("ndcg@3", "map@3", "ndcg@3-"), group_weight=[1.0, 3.0]
+    )
+    for convention, tool in (("lightgbm", lgb), ("xgboost", xgb)):
+        got = evaluate(
+            y, s, ["ndcg@3", "map@3"], qid=qid, sample_weight=w, convention=convention
+        )
+        assert got["ndcg@3"] == pytest.approx((ndcg0 + 1) / 4, rel=1e-15)
+        assert got["map@3"] == 0.875
+        assert got == {"ndcg@3": tool["ndcg@3"], "map@3": tool["map@3"]}
+    # XGBoost's "ndcg@3-": the query scores 0, its weight still counts
+    got = evaluate(y, s, "ndcg@3-", qid=qid, sample_weight=w, convention="xgboost")
+    assert got["ndcg@3-"] == pytest.approx(ndcg0 / 4, rel=1e-15) == xgb["ndcg@3-"]
+    # without a convention every query weighs its weight: (ndcg0 + 3 * 0) / 4
+    got = evaluate(y, s, "ndcg(gain=exponential)@3", qid=qid, sample_weight=w)
+    assert got["ndcg(gain=exponential)@3"] == pytest.approx(ndcg0 / 4, rel=1e-15)
+    # left out of the mean (replace_undefined_by=nan): query 0 alone
+    got = evaluate(
+        y,
+        s,
+        "ndcg@3",
+        qid=qid,
+        sample_weight=w,
+        convention="lightgbm",
+        replace_undefined_by=np.nan,
+    )
+    assert got["ndcg@3"] == pytest.approx(ndcg0, rel=1e-15)
+
+
+@pytest.mark.parametrize("objective", ["rank:ndcg", "rank:pairwise", "rank:map"])
+def test_xgboost_names_without_cutoff_stop_at_32_items(objective):
+    # LambdaRankParam::TopK() (src/common/ranking_utils.h) is 32 for a
+    # metric named without "@k", whatever the objective: on queries of 30 to
+    # 70 items the whole list gives another number
+    y, s, qid, _ = _many_queries(2, n_queries=200, n_items=(30, 71))
+    binary = (y > 0).astype(np.int64)
+    params = {"objective": objective}
+    tool = peers.xgboost_metrics(y, s, qid, metrics=("ndcg", "ndcg-"), params=params)
+    tool.update(
+        peers.xgboost_metrics(binary, s, qid, metrics=("map", "map-"), params=params)
+    )
+    for name, labels in (("ndcg", y), ("ndcg-", y), ("map", binary), ("map-", binary)):
+        got = evaluate(labels, s, name, qid=qid, convention="xgboost")[name]
+        assert got == tool[name], name
+        at_32 = name.replace("-", "@32-") if "-" in name else name + "@32"
+        assert got == evaluate(labels, s, at_32, qid=qid, convention="xgboost")[at_32]
+    whole = evaluate(
+        y, s, "ndcg(gain=exponential)", qid=qid, ties="first", replace_undefined_by=1
+    )
+    assert abs(whole["ndcg(gain=exponential)"] - tool["ndcg"]) > 0.01
+
+
+# --------------------------------------------------------------------------
 # What the user writes wins over the convention
 # --------------------------------------------------------------------------
 
@@ -658,7 +779,9 @@ def test_gain_table_too_short_for_the_grades():
                  convention="lightgbm")  # fmt: skip
     message = str(info.value)
     assert "relevance grades given to evaluate must be at most 1" in message
-    assert "ndcg(gain=[0,1])@2" in message and "Got 3.0" in message
+    # the metric as the convention computes it
+    assert "ndcg(gain=[0,1],arithmetic=lightgbm)@2" in message
+    assert "Got 3.0" in message
 
 
 # --------------------------------------------------------------------------

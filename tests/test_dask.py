@@ -271,6 +271,85 @@ def test_weighted_means_without_undefined_queries(client, rows, tmp_path):
     _assert_means(got, expected)
 
 
+def test_means_bit_for_bit_whatever_the_partitions(client):
+    # the partial sums are exact, so the means are skrank.evaluate's to the
+    # last bit for any number of partitions (a float sum per partition gave
+    # P@10 0.6714999999999999 against 0.6715000000000001)
+    rows = ranking_rows(30_000, string_ids=False, seed=7)
+    rng = np.random.default_rng(7)
+    codes = pd.factorize(rows["qid"])[0]
+    frame = rows.assign(w=rng.random(codes.max() + 1)[codes])
+    metrics = ["P@10", "ndcg@10", "map", "mrr", "gm_map", "num_rel_ret"]
+    for weight in (None, "w"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # metrics undefined for some queries
+            expected = skrank.evaluate(
+                frame["y_true"],
+                frame["y_score"],
+                metrics,
+                qid=frame["qid"],
+                sample_weight=None if weight is None else frame[weight],
+            )
+        for n in (1, 3, 8):
+            got = skd.evaluate(
+                dd.from_pandas(frame, npartitions=n), metrics, sample_weight=weight
+            )
+            assert got == expected, (weight, n)
+
+
+def test_booster_conventions_weigh_queries_as_the_boosters(client):
+    # weights k/4, every query's rows in input order (ties="first"), and
+    # queries without relevant items: the boosters add their nDCG of 1
+    # unweighted (LightGBM NDCGMetric::Eval, XGBoost EvalNDCG::Eval); the
+    # adapter's exact mean equals evaluate's running sum to 1e-14, and by
+    # hand on two queries: weights 1 (nDCG@3 = 1 / log2(3)) and 3 (no
+    # relevant item) give (1 / log2(3) + 1) / 4
+    rows = ranking_rows(20_000, string_ids=False, seed=11)
+    rows = rows.sort_values("qid", kind="stable").reset_index(drop=True)
+    rng = np.random.default_rng(11)
+    codes = pd.factorize(rows["qid"])[0]
+    rows["w"] = (rng.integers(1, 13, codes.max() + 1) / 4)[codes]
+    names = ["ndcg@3", "ndcg@3-", "map@3", "ndcg@10"]
+    for convention in ("lightgbm", "xgboost"):
+        expected = skrank.evaluate(
+            rows["y_true"],
+            rows["y_score"],
+            names,
+            qid=rows["qid"],
+            sample_weight=rows["w"],
+            convention=convention,
+        )
+        for got in (
+            skd.evaluate(
+                dd.from_pandas(rows, npartitions=n),
+                names,
+                sample_weight="w",
+                convention=convention,
+            )
+            for n in (1, 4)
+        ):
+            assert list(got) == names
+            for name in names:
+                assert got[name] == pytest.approx(expected[name], rel=1e-14), name
+    small = pd.DataFrame(
+        {
+            "qid": [0, 0, 1, 1],
+            "y_true": [0, 1, 0, 0],
+            "y_score": [0.9, 0.1, 0.5, 0.4],
+            "w": [1.0, 1.0, 3.0, 3.0],
+        }
+    )
+    for got in [
+        skd.evaluate(
+            dd.from_pandas(small, npartitions=2),
+            "ndcg@3",
+            sample_weight="w",
+            convention="lightgbm",
+        )
+    ]:
+        assert got["ndcg@3"] == pytest.approx((1 / np.log2(3) + 1) / 4, rel=1e-15)
+
+
 def test_convention_and_column_names(client):
     frame = ranking_rows(20_000, string_ids=False, seed=3).rename(
         columns={"qid": "query", "y_true": "label", "y_score": "pred"}

@@ -2,10 +2,11 @@
 
 import pickle
 
+import numpy as np
 import pytest
 
 import skrank
-from skrank import get_metric, get_metric_names
+from skrank import evaluate, get_metric, get_metric_names
 from skrank._measures import MEASURES
 from skrank._registry import as_metric, parse_metrics
 from skrank._validation import InvalidParameterError
@@ -431,3 +432,64 @@ def test_gain_table_is_kept_as_a_tuple_of_floats():
 def test_tool_choices_errors(name, message):
     with pytest.raises(ValueError, match=message):
         get_metric(name)
+
+
+# --------------------------------------------------------------------------
+# XGBoost's trailing "-"
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, canonical, k",
+    [
+        ("ndcg@10-", "ndcg@10-", 10),
+        ("nDCG@10 -", "ndcg@10-", 10),
+        ("map@5-", "map@5-", 5),
+        ("map-", "map-", None),
+        ("ndcg(gain=exponential)@3-", "ndcg(gain=exponential)@3-", 3),
+    ],
+)
+def test_xgboost_minus_parses_and_renders(name, canonical, k):
+    spec = get_metric(name)
+    assert spec.name == canonical and spec.k == k and spec.zero_undefined
+    assert spec != get_metric(canonical[:-1])  # another metric than without "-"
+    again = pickle.loads(pickle.dumps(spec))
+    assert again == spec and again.zero_undefined
+    assert spec.with_defaults(gain="exponential").zero_undefined
+
+
+def test_xgboost_minus_refused_where_no_query_is_undefined():
+    # precision is defined for a query without relevant items (it is 0)
+    with pytest.raises(ValueError, match=r"trailing '-'.*'precision' is defined"):
+        get_metric("P@5-")
+    with pytest.raises(ValueError, match="Cannot parse metric name '-'"):
+        get_metric("-")
+
+
+def test_xgboost_minus_scores_such_queries_zero_everywhere():
+    # query 0 ranks its one relevant item first (nDCG@2 = 1); query 1 has
+    # none: replace_undefined_by=1 makes it 1 for ndcg@2, "-" makes it 0
+    y = [[1, 0], [0, 0]]
+    s = [[0.9, 0.1], [0.5, 0.4]]
+    got = evaluate(y, s, ["ndcg@2", "ndcg@2-"], replace_undefined_by=1.0)
+    assert got == {"ndcg@2": 1.0, "ndcg@2-": 0.5}
+    got = evaluate(y, s, "ndcg@2-", replace_undefined_by=np.nan, average=None)
+    np.testing.assert_array_equal(got["ndcg@2-"], [1.0, 0.0])
+    # scorers and TREC runs read the same names
+    from sklearn.linear_model import LinearRegression
+
+    from skrank import make_ranking_scorer
+    from skrank.trec import evaluate_run
+
+    X = np.array([[0.9], [0.1], [0.5], [0.4]])
+    model = LinearRegression().fit(X, X[:, 0])  # scores: the feature itself
+    qid = np.array([0, 0, 1, 1])
+    y_rows = np.array([1, 0, 0, 0])
+    for name, value in (("ndcg@2", 1.0), ("ndcg@2-", 0.5)):
+        scorer = make_ranking_scorer(name, replace_undefined_by=1.0)
+        assert scorer(model, X, y_rows, qid=qid) == pytest.approx(value, rel=1e-12)
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d3": 0}}
+    run = {"q1": {"d1": 0.9, "d2": 0.1}, "q2": {"d3": 0.5, "d4": 0.4}}
+    got = evaluate_run(qrels, run, ["ndcg@2", "ndcg@2-"], replace_undefined_by=1.0)
+    assert got == {"ndcg@2": 1.0, "ndcg@2-": 0.5}

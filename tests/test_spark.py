@@ -175,6 +175,92 @@ def test_weighted_means_without_undefined_queries(spark, tmp_path):
     _assert_means(got, expected)
 
 
+def test_booster_conventions_weigh_queries_as_the_boosters(spark):
+    # weights k/4, every query's rows in input order (ties="first"), and
+    # queries without relevant items: the boosters add their nDCG of 1
+    # unweighted (LightGBM NDCGMetric::Eval, XGBoost EvalNDCG::Eval); the
+    # adapter's exact mean equals evaluate's running sum to 1e-14, and by
+    # hand on two queries: weights 1 (nDCG@3 = 1 / log2(3)) and 3 (no
+    # relevant item) give (1 / log2(3) + 1) / 4
+    rows = ranking_rows(20_000, string_ids=False, seed=11)
+    rows = rows.sort_values("qid", kind="stable").reset_index(drop=True)
+    rng = np.random.default_rng(11)
+    codes = pd.factorize(rows["qid"])[0]
+    rows["w"] = (rng.integers(1, 13, codes.max() + 1) / 4)[codes]
+    names = ["ndcg@3", "ndcg@3-", "map@3", "ndcg@10"]
+    for convention in ("lightgbm", "xgboost"):
+        expected = skrank.evaluate(
+            rows["y_true"],
+            rows["y_score"],
+            names,
+            qid=rows["qid"],
+            sample_weight=rows["w"],
+            convention=convention,
+        )
+        for got in [
+            sks.evaluate(
+                spark.createDataFrame(rows),
+                names,
+                sample_weight="w",
+                convention=convention,
+            )
+        ]:
+            assert list(got) == names
+            for name in names:
+                assert got[name] == pytest.approx(expected[name], rel=1e-14), name
+    small = pd.DataFrame(
+        {
+            "qid": [0, 0, 1, 1],
+            "y_true": [0, 1, 0, 0],
+            "y_score": [0.9, 0.1, 0.5, 0.4],
+            "w": [1.0, 1.0, 3.0, 3.0],
+        }
+    )
+    for got in [
+        sks.evaluate(
+            spark.createDataFrame(small),
+            "ndcg@3",
+            sample_weight="w",
+            convention="lightgbm",
+        )
+    ]:
+        assert got["ndcg@3"] == pytest.approx((1 / np.log2(3) + 1) / 4, rel=1e-15)
+    # per query, the marks of those queries stay inside the adapter
+    per_query = sks.evaluate(
+        spark.createDataFrame(small),
+        "ndcg@3",
+        sample_weight="w",
+        convention="lightgbm",
+        average=None,
+    )
+    got = _collect(per_query)
+    assert list(got.columns) == ["ndcg@3"]
+    np.testing.assert_array_equal(got["ndcg@3"], [1 / np.log2(3), 1.0])
+
+
+def test_means_bit_for_bit_whatever_the_buckets(spark):
+    # exact partial sums: the means are skrank.evaluate's to the last bit
+    # for any number of buckets
+    rows = ranking_rows(30_000, string_ids=True, seed=5)
+    rng = np.random.default_rng(5)
+    codes = pd.factorize(rows["qid"])[0]
+    rows["w"] = rng.random(codes.max() + 1)[codes]
+    metrics = ["P@10", "ndcg@10", "map", "gm_map", "num_rel_ret"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # metrics undefined for some queries
+        expected = skrank.evaluate(
+            rows["y_true"],
+            rows["y_score"],
+            metrics,
+            qid=rows["qid"],
+            sample_weight=rows["w"],
+        )
+    df = spark.createDataFrame(rows)
+    for n in (1, 5):
+        got = sks.evaluate(df, metrics, sample_weight="w", n_buckets=n)
+        assert got == expected, n
+
+
 def test_short_query_metrics_under_average_equal_single_machine(spark):
     rows = short_query_rows(15_000, seed=13)
     expected = skrank.evaluate(

@@ -569,7 +569,7 @@ def evaluate_run_columns(
         convention, caller, ties=ties, score_dtype=score_dtype, queries=queries
     )
     score_dtype, queries = options.score_dtype, options.queries
-    keys, specs, (ties, replace_undefined_by, nonpositive) = resolve_metrics(
+    keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = resolve_metrics(
         caller,
         metric_requests(metrics, caller, convention),
         relevance_level,
@@ -722,28 +722,40 @@ def evaluate_run_columns(
                 v[empty & ~np.isnan(v)] = 0.0
         return values
 
-    def per_query_values(name, v):
+    def replacement(spec):
+        # XGBoost's "ndcg@10-": 0 whatever replace_undefined_by
+        return 0.0 if spec.zero_undefined else replace_undefined_by
+
+    def per_query_values(spec, v):
         undefined = np.isnan(v)
         return aggregate(
-            caller, name, v.copy(), undefined, None, None, replace_undefined_by
+            caller, spec.name, v.copy(), undefined, None, None, replacement(spec)
         )
 
     values = run(specs, ties)
     means = {}
     per_query = {}
     for spec, v in zip(specs, values, strict=True):
-        per_query[spec.name] = per_query_values(spec.name, v)
+        per_query[spec.name] = per_query_values(spec, v)
         # the metric's declared summary: a mean, trec_eval's geometric mean
         # (gm_map) or a sum (its counts)
         summary = getattr(spec.measure, "aggregation", "mean")
         means[spec.name] = aggregate(
-            caller, spec.name, v, np.isnan(v), None, summary, replace_undefined_by
+            caller,
+            spec.name,
+            v,
+            np.isnan(v),
+            None,
+            summary,
+            replacement(spec),
+            tool_sums.get(spec),
         )
     bounds = {}
     if tie_bounds:
         names = [spec.name for spec in specs]
+        by_name = {spec.name: spec for spec in specs}
         for name, pair in tie_bounds_of(names, specs, run).items():
-            bounds[name] = tuple(per_query_values(name, v) for v in pair)
+            bounds[name] = tuple(per_query_values(by_name[name], v) for v in pair)
     if selected is run_ids:
         order = run_table._cached("natural_order", lambda: _natural_order(selected))
     else:
