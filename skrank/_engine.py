@@ -970,6 +970,21 @@ class Ranking:
         excl = total - values
         return excl - excl[self.row_first][self.row]
 
+    def cutoff(self, k):
+        """The ranks a cutoff ``k`` reads of this ranking.
+
+        A scalar past the materialised width is the width: a cutoff past
+        the list is the list, however large (``2**63``, ``10**30``). None
+        (the whole list) and per-row cutoffs (arrays, never past the width
+        of the values they come from) are returned as they are. Every
+        formula that reads positions up to a cutoff takes it from here; a
+        cutoff that is also a number of the formula (precision's
+        denominator ``k``) is read there as it was given.
+        """
+        if k is None or np.ndim(k):
+            return k
+        return min(int(k), self.width)
+
     def in_cutoff(self, k) -> np.ndarray:
         """Positions of each group inside the top ``k`` (``k``: int, None or (m,))."""
         if k is None:
@@ -977,7 +992,7 @@ class Ranking:
         if np.ndim(k):
             k = np.asarray(k)[self.row]
         else:
-            k = min(int(k), self.width)  # a cutoff past the list is the list
+            k = self.cutoff(k)
             if k == self.width and self.tied:
                 return self.size  # every group is inside
             key = ("in_cutoff", k)
@@ -1098,8 +1113,7 @@ class Ranking:
         """
         r = self.relevant(level)
         head = self.head(k)
-        if k is not None:
-            k = min(int(k), self.width)  # a cutoff past the list is the list
+        k = self.cutoff(k)
         if not self.tied:
             found = r > 0
             if k is not None:
