@@ -74,23 +74,19 @@ def _digits(value: int) -> int:
 def plain(value) -> str:
     """``repr`` of a value as the user would write it: numpy scalars and
     arrays print as Python numbers and lists (``-1.0``, not
-    ``np.float64(-1.0)``); an int of more than :data:`MAX_CUTOFF_DIGITS`
-    digits as its number of digits (``an int of 401 digits``), which is
-    what an error needs of it (Python refuses to print ints past 4300
-    digits)."""
+    ``np.float64(-1.0)``); an int too long for Python to print (past 4300
+    digits) as its number of digits (``an int of 5001 digits``)."""
     if isinstance(value, np.generic):
         value = value.item()
     elif isinstance(value, np.ndarray):
         value = value.tolist()
-    if (
-        isinstance(value, int)
-        and not isinstance(value, bool)
-        and value.bit_length() > 3 * MAX_CUTOFF_DIGITS
-        and _digits(value) > MAX_CUTOFF_DIGITS
-    ):
+    try:
+        return repr(value)
+    except ValueError:  # Python's limit on printing ints
+        if not isinstance(value, int):
+            raise
         sign = "a negative" if value < 0 else "an"
         return f"{sign} int of {_digits(value)} digits"
-    return repr(value)
 
 
 def is_nan(value) -> bool:

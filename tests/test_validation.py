@@ -189,7 +189,7 @@ _K_RULE = (
         (
             {"k": 10**100},
             "The 'k' parameter of f must be " + _K_RULE + " or None. "
-            "Got an int of 101 digits instead.",
+            "Got 1" + "0" * 100 + " instead.",
         ),
         (
             # Python prints no int past 4300 digits; the message counts them

@@ -11,7 +11,7 @@ import zlib
 import numpy as np
 
 from .._validation import InvalidParameterError
-from ._ids import _fixed_ok, _hash_spans, _Ids, _n_words, _spans_equal
+from ._ids import _SLACK, _fixed_ok, _hash_spans, _Ids, _n_words, _spans_equal
 from ._io import (
     _INT64_MAX,
     _INT64_MIN,
@@ -50,12 +50,16 @@ class _Growable:
         self.buf = np.empty(shape, dtype=dtype)
         self.n = 0
 
-    def append(self, part):
+    def append(self, part, most=None):
+        """Append the rows ``part``; ``most``: the most rows to reserve
+        (never fewer than those held)."""
         m = part.shape[0]
         need = self.n + m
         width = None if self.width is None else max(self.width, part.shape[1])
         if need > self.buf.shape[0] or width != self.width:
             capacity = max(need, int(self.buf.shape[0] * 1.5) + 1024)
+            if most is not None:
+                capacity = max(need, min(capacity, most))
             shape = (capacity,) if width is None else (capacity, width)
             grown = np.zeros(shape, dtype=self.buf.dtype)
             if width is None:
@@ -93,7 +97,10 @@ class _DocColumn:
         self.n = 0
         self.total = 0
 
-    def append(self, matrix, packed, lengths, total):
+    def append(self, matrix, packed, lengths, total, input_bytes):
+        """Append a chunk's ids (``total`` bytes); ``input_bytes``: the size
+        of the input (the bytes read so far when it is not known), which
+        bounds the memory the matrix layout reserves."""
         self.n += lengths.shape[0]
         self.total += total
         if self.packed is None and matrix is not None:
@@ -101,9 +108,15 @@ class _DocColumn:
             if self.matrix is not None:
                 width = max(width, self.matrix.width)
             if _fixed_ok(self.n, width, self.total):
+                # rows reserved at this width: those guessed, in at most
+                # twice the input's bytes, so that a few ids much longer
+                # than the others reserve little more than their own size
+                most = max(self.n, (2 * input_bytes + _SLACK) // max(width, 1))
                 if self.matrix is None:
-                    self.matrix = _Growable(np.uint8, self.guess, matrix.shape[1])
-                self.matrix.append(matrix)
+                    self.matrix = _Growable(
+                        np.uint8, max(min(self.guess, most), 1), matrix.shape[1]
+                    )
+                self.matrix.append(matrix, most)
                 return
         if self.packed is None:
             self._to_ragged()
@@ -166,12 +179,13 @@ def _qid_runs(b, start, length):
 
 
 def _gather_bytes(b, start, length):
-    """The bytes of the spans of ``b``, end to end."""
-    total = int(length.sum())
-    offset = np.cumsum(length) - length
-    idx = np.repeat(start - offset, length)
-    idx += np.arange(total)
-    return b[idx]
+    """The bytes of the spans of ``b`` (in increasing order, apart), end to
+    end: a mask of one byte per byte of ``b`` marks them."""
+    edges = np.zeros(b.shape[0] + 1, dtype=np.int8)
+    edges[start] = 1
+    edges[start + length] -= 1
+    inside = np.cumsum(edges[:-1], dtype=np.int8).view(bool)
+    return b[inside]
 
 
 class _Parsed:
@@ -321,7 +335,11 @@ def _read_file(source, kind: str, caller: str):
                 hashes = _Growable(np.uint64, guess)
                 values = _Growable(np.float64 if is_run else np.int64, guess)
             docnos.append(
-                parsed.docno, parsed.doc_packed, parsed.doc_length, parsed.doc_total
+                parsed.docno,
+                parsed.doc_packed,
+                parsed.doc_length,
+                parsed.doc_total,
+                seen if total is None else max(total, seen),
             )
             hashes.append(parsed.h40)
             values.append(parsed.values)
