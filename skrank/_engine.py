@@ -973,16 +973,19 @@ class Ranking:
     def cutoff(self, k):
         """The ranks a cutoff ``k`` reads of this ranking.
 
-        A scalar past the materialised width is the width: a cutoff past
-        the list is the list, however large (``2**63``, ``10**30``). None
-        (the whole list) and per-row cutoffs (arrays, never past the width
-        of the values they come from) are returned as they are. Every
-        formula that reads positions up to a cutoff takes it from here; a
-        cutoff that is also a number of the formula (precision's
-        denominator ``k``) is read there as it was given.
+        A cutoff past the materialised width is the width: a cutoff past
+        the list is the list, however large (``2**63``, ``10**30``), for a
+        scalar and for per-row cutoffs (an array, one per row: R-precision's
+        R, ``Rprec_mult``'s multiples of R). None (the whole list) is
+        returned as it is. Every formula that reads positions up to a
+        cutoff takes it from here; a cutoff that is also a number of the
+        formula (precision's denominator ``k``) is read there as it was
+        given.
         """
-        if k is None or np.ndim(k):
-            return k
+        if k is None:
+            return None
+        if np.ndim(k):
+            return np.minimum(k, self.width)
         return min(int(k), self.width)
 
     def in_cutoff(self, k) -> np.ndarray:
@@ -990,7 +993,7 @@ class Ranking:
         if k is None:
             return self.size
         if np.ndim(k):
-            k = np.asarray(k)[self.row]
+            k = self.cutoff(np.asarray(k))[self.row]
         else:
             k = self.cutoff(k)
             if k == self.width and self.tied:

@@ -1197,8 +1197,8 @@ def _r_precision_mult_compute(r, k, multiple, relevance_level):
     n_rel = r.n_relevant(relevance_level)
     undefined = n_rel == 0
     c = np.floor(multiple * n_rel.astype(np.float64) + RPREC_MULT_ROUNDING)
-    c = c.astype(np.intp)
-    hits = _hits(r, c, relevance_level)
+    # the rank read is within the list; the denominator is c as it is
+    hits = _hits(r, r.cutoff(c).astype(np.intp), relevance_level)
     return _divide(hits, c, undefined | (c == 0)), undefined
 
 
