@@ -719,6 +719,21 @@ def test_gain_table_refuses_what_is_not_a_table(table):
         validate_params("f", {"gain": table})
 
 
+def test_gain_tables_cover_at_most_1024_grades():
+    from skrank._validation import MAX_GAIN_GRADE, gain_table
+
+    assert MAX_GAIN_GRADE == 1023
+    # grades 0 .. 1023: 1,024 gains, as long a table as there is
+    for table in (list(range(1024)), dict(enumerate(range(1024))), np.arange(1024)):
+        assert gain_table(table) == tuple(float(g) for g in range(1024))
+    for table in (list(range(1025)), dict(enumerate(range(1025))), np.arange(1025)):
+        assert gain_table(table) is None
+        with pytest.raises(
+            InvalidParameterError, match=r"grades 0 \.\. n-1, n at most 1024, "
+        ):
+            validate_params("f", {"gain": table})
+
+
 def test_nonpositive_options():
     validate_params("f", {"nonpositive": "not_retrieved"})
     with pytest.raises(
