@@ -160,6 +160,11 @@ def _check_bool(caller, arg, value):
         )
 
 
+#: The most cutoffs ``k=<int>`` asks for: the metrics are computed at each of
+#: ``1 .. k``, so that the work grows with ``k`` whatever the data.
+MAX_CURVE_CUTOFFS = 10_000
+
+
 def _cutoffs(caller, k):
     """``k`` (an int: 1..k, or a sequence of ints) as sorted unique cutoffs."""
     if isinstance(k, numbers.Integral) and not isinstance(k, (bool, np.bool_)):
@@ -167,6 +172,13 @@ def _cutoffs(caller, k):
             raise InvalidParameterError(
                 f"The 'k' parameter of {caller} must be an int >= 1 or a list of "
                 f"them. Got {plain(k)} instead."
+            )
+        if k > MAX_CURVE_CUTOFFS:
+            raise InvalidParameterError(
+                f"The 'k' parameter of {caller} asks for the cutoffs 1 .. k, each "
+                f"computed; it must be at most {MAX_CURVE_CUTOFFS:,}. Got "
+                f"{plain(k)} instead. Give a list of the cutoffs to draw (such as "
+                "[1, 10, 100, 1000]) for cutoffs beyond it."
             )
         return np.arange(1, int(k) + 1)
     arr = np.asarray(k) if not isinstance(k, (str, bytes)) else np.asarray([])
@@ -462,7 +474,8 @@ default=None
             Metric names without cutoff (``"ndcg"``, ``"P"``, ``"map"``,
             ``"P(rel=2)"``); each is evaluated at every cutoff of ``k``.
         k : int or list of int, default=10
-            The cutoffs: ``1..k`` for an int, or the cutoffs listed.
+            The cutoffs: ``1..k`` for an int (at most 10,000 of them), or
+            the cutoffs listed.
         %(ties)s
         tie_bounds : bool, default=True
             Draw the band between the means under the pessimistic and the
@@ -539,7 +552,8 @@ default=None
             Metric names without cutoff, evaluated at every cutoff of ``k``
             as :func:`skrank.trec.evaluate_run` reads them.
         k : int or list of int, default=10
-            The cutoffs: ``1..k`` for an int, or the cutoffs listed.
+            The cutoffs: ``1..k`` for an int (at most 10,000 of them), or
+            the cutoffs listed.
         %(ties)s
         tie_bounds : bool, default=True
             Draw the band between the means under the pessimistic and the
@@ -616,7 +630,8 @@ default=None
         metrics : str or list of str, default="ndcg"
             Metric names without cutoff, evaluated at every cutoff of ``k``.
         k : int or list of int, default=10
-            The cutoffs: ``1..k`` for an int, or the cutoffs listed.
+            The cutoffs: ``1..k`` for an int (at most 10,000 of them), or
+            the cutoffs listed.
         %(ties)s
         tie_bounds : bool, default=True
             Draw the band between the means under the pessimistic and the

@@ -38,6 +38,7 @@ from skrank import (  # noqa: E402
     RankingEvaluator,
     compare,
     evaluate,
+    ndcg_score,
     precision_recall_curve_per_query,
 )
 from skrank.display import (  # noqa: E402
@@ -164,6 +165,25 @@ def test_metric_at_k_hand_computed():
     np.testing.assert_allclose(disp.tie_low[0, 0], [1 / 4])
     np.testing.assert_allclose(disp.tie_high[0, 0], [1 / 2])
     assert disp.names == [None] and disp.lines_[0, 0].get_label() == "P@k"
+
+
+@pytest.mark.parametrize("k", [10_001, 2**63, 10**30])
+def test_metric_at_k_refuses_more_than_10000_cutoffs(k):
+    # k=<int> computes every cutoff 1..k: 2**63 once raised numpy's "Maximum
+    # allowed size exceeded" or an unrelated message
+    with pytest.raises(ValueError, match=r"must be at most 10,000\. Got "):
+        MetricAtKDisplay.from_predictions([[1, 0]], [[0.2, 0.1]], k=k)
+
+
+def test_metric_at_k_at_a_cutoff_past_int64_is_the_whole_list():
+    # the lists of the hand-computed example above: ndcg past every list is
+    # ndcg without a cutoff
+    y_true = [[0, 1, 0, 1, 0], [2, 0, 1, 0, 0]]
+    y_score = [[3, 2, 2, 2, 1], [0.9, 0.8, 0.7, 0.1, 0.1]]
+    disp = MetricAtKDisplay.from_predictions(y_true, y_score, metrics="ndcg", k=[2**63])
+    assert disp.k.tolist() == [2**63]
+    whole = ndcg_score(y_true, y_score)
+    np.testing.assert_allclose(disp.values[0, 0], [whole], rtol=1e-15)
 
 
 def test_metric_at_k_intervals_are_compare_intervals(systems, tmp_path):
