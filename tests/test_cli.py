@@ -425,6 +425,26 @@ def test_a_cutoff_past_int64_is_the_whole_list(files, capsys, metric, k, ties):
     assert by_metric[f"{metric}@{k}"] == by_metric[f"{metric}@3"]
 
 
+@pytest.mark.parametrize("base", ["ndcg", "ndcg_rel", "Rndcg", "G"])
+def test_a_gain_for_an_11_digit_grade_is_one_error_line(files, capsys, base):
+    # trec_eval's grade=gain pairs once became a table of 10**11 gains
+    status, out, err = run_main(
+        capsys,
+        "evaluate",
+        files["qrels"],
+        files["a.run"],
+        "-m",
+        f"{base}.99999999999=1",
+    )
+    assert status == 2 and out == ""
+    message = assert_one_error_line(err)
+    assert (
+        "gives a gain for grade '99999999999'; a gain table covers at most the "
+        in message
+    )
+    assert "grades 0 .. 1023 (it holds one gain per grade)" in message
+
+
 @pytest.mark.parametrize(
     "metric, message",
     [
