@@ -178,14 +178,28 @@ def _qid_runs(b, start, length):
     return heads, head_codes.reshape(-1), np.diff(starts, append=n)
 
 
+def _spans_mask(size, start, length):
+    """A mask of ``size`` bytes, True on the spans ``start``, ``length``
+    (increasing and apart, possibly touching): one byte per byte, whatever
+    the lengths, repeated from the gaps and the lengths."""
+    n = start.shape[0]
+    if n == 0:
+        return np.zeros(size, dtype=bool)
+    end = start + length
+    counts = np.empty(2 * n + 1, dtype=np.int64)
+    counts[0] = start[0]
+    counts[2:-1:2] = start[1:] - end[:-1]
+    counts[1::2] = length
+    counts[-1] = size - end[-1]
+    flags = np.zeros(2 * n + 1, dtype=bool)
+    flags[1::2] = True
+    return np.repeat(flags, counts)
+
+
 def _gather_bytes(b, start, length):
     """The bytes of the spans of ``b`` (in increasing order, apart), end to
-    end: a mask of one byte per byte of ``b`` marks them."""
-    edges = np.zeros(b.shape[0] + 1, dtype=np.int8)
-    edges[start] = 1
-    edges[start + length] -= 1
-    inside = np.cumsum(edges[:-1], dtype=np.int8).view(bool)
-    return b[inside]
+    end."""
+    return b[_spans_mask(b.shape[0], start, length)]
 
 
 class _Parsed:
@@ -645,8 +659,8 @@ def _arrow_ids(arr) -> _Ids:
     if _fixed_ok(n, width, int(packed.shape[0])):
         # a zero-padded (n, width) matrix: fixed-width ids
         m = np.zeros((n, width), dtype=np.uint8)
-        col = np.arange(packed.shape[0]) - np.repeat(offsets[:-1] - offsets[0], lengths)
-        m[np.repeat(np.arange(n), lengths), col] = packed
+        row_start = np.arange(n, dtype=np.int64) * width
+        m.reshape(-1)[_spans_mask(n * width, row_start, lengths)] = packed
         return _Ids(fixed=m.view(f"S{width}").reshape(-1))
     return _Ids.from_packed(packed, lengths)
 
