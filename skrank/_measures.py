@@ -1609,7 +1609,12 @@ _UTILITY_WEIGHTS = tuple(
 )
 # trec_eval's -N: the number of items in the collection
 _COLLECTION_SIZE = ParamSpec(
-    "collection_size", "N", 0, (Interval("int", 0, None, "left"),), int
+    # trec_eval's -N, read into a long (trec_eval.c: atol)
+    "collection_size",
+    "N",
+    0,
+    (Interval("int", 0, 2**63 - 1, "both"),),
+    int,
 )
 
 MEASURES: tuple[Measure, ...] = (

@@ -391,7 +391,7 @@ def _trec_dot_params(text: str, original: str):
                 f"must be {rule}. Got {quote_text(value_text)} instead."
             )
         if spec.kind is int:
-            value = int(value)
+            value = _exact_int(value_text, value)
         _check_param(measure, spec, value, original)
         params[keyword] = value
         explicit.add(keyword)
@@ -492,6 +492,7 @@ _AT_PARAMS = {"IPrec": "level"}
 # ir_measures' names that a relevance level turns into another metric
 # (``NumRet(rel=1)`` counts the relevant documents retrieved).
 _RELEVANT_VARIANTS = {"NumRet": "num_rel_ret"}
+_SIGNED_DIGITS_RE = re.compile(r"[+-]?[0-9]+")
 _NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NON_FINITE_RE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
 
@@ -877,8 +878,18 @@ def _parse_value(spec, text: str, original: str):
                 f"Parameter {spec.spelling!r} in metric name {quote_text(original)} "
                 f"must be an integer. Got {quote_text(text)} instead."
             )
-        return int(value)
+        return _exact_int(text, value)
     return value
+
+
+def _exact_int(text: str, value: float) -> int:
+    """An integer parameter as written: the digits themselves when it is
+    written as an integer of at most 20 digits (``N=9223372036854775807``
+    is no float), else the float's value."""
+    text = text.strip()
+    if _SIGNED_DIGITS_RE.fullmatch(text) and len(text.lstrip("+-")) <= 20:
+        return int(text)
+    return int(value)
 
 
 def _check_param(measure: Measure, spec, value, original: str):

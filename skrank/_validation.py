@@ -144,6 +144,8 @@ class Interval(_Constraint):
 
 
 def _fmt_number(x) -> str:
+    if isinstance(x, numbers.Integral):
+        return str(int(x))  # exactly: 2**63 - 1 is no float
     if float(x).is_integer():
         return str(int(x))
     return repr(float(x))

@@ -130,7 +130,9 @@ def valid_names(draw):
             key = draw(st.sampled_from([param.spelling, param.keyword]))
             value = draw(_value(param))
             written.append(f"{draw(ws)}{key}{draw(ws)}={draw(ws)}{value}{draw(ws)}")
-            params[param.keyword] = value if param.kind is str else float(value)
+            params[param.keyword] = (
+                value if param.kind is str else param.kind(value)
+            )  # an int written in digits is read exactly
     if written or draw(st.booleans()):
         text += "(" + ",".join(written) + ")" + draw(ws)
     k = None

@@ -406,6 +406,24 @@ def test_collection_size_enters_utility_as_trec_eval_s_minus_n():
     assert frame.loc["q2", name] == 7.0
 
 
+def test_collection_size_is_trec_eval_s_long():
+    # trec_eval reads -N into a long (trec_eval.c: atol): N is at most
+    # 2**63 - 1, written exactly in a name; 10**400 was a raw OverflowError
+    y, s = [[1, 0, 2, 0]], [[0.1, 0.4, 0.3, 0.2]]
+    name = "utility(N=9223372036854775807)"
+    assert skrank.get_metric(name).params["collection_size"] == 2**63 - 1
+    # by hand: all 4 items retrieved, a = 2 relevant and b = 2 not, c = 0;
+    # the default weights 1, -1, 0, 0 give a - b = 0 (d = N + a - n - R has
+    # weight 0)
+    assert skrank.evaluate(y, s, [name]) == {name: 0.0}
+    rule = r"must be an int in the range \[0, 9223372036854775807\]\. Got "
+    for n in (2**63, 10**400):
+        with pytest.raises(InvalidParameterError, match=rule):
+            skrank.utility_score(y, s, collection_size=n)
+    with pytest.raises(InvalidParameterError, match=rule + "9223372036854775808 "):
+        skrank.get_metric("utility(N=9223372036854775808)")
+
+
 @pytest.mark.parametrize("multiple", [2**63, 10**30])
 def test_rprec_mult_past_int64_reads_the_whole_list(multiple):
     # by hand: every relevant item is retrieved (R = 3 and 2), the rank
