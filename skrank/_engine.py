@@ -983,14 +983,32 @@ class Ranking:
         np.cumsum(table, axis=1, out=table)
         return table[self.row, pos]
 
+    def cutoff(self, k):
+        """The ranks a cutoff ``k`` reads of this ranking.
+
+        A cutoff past the materialised width is the width: a cutoff past
+        the list is the list, however large (``2**63``, ``10**30``), for a
+        scalar and for per-row cutoffs (an array, one per row: R-precision's
+        R, ``Rprec_mult``'s multiples of R). None (the whole list) is
+        returned as it is. Every formula that reads positions up to a
+        cutoff takes it from here; a cutoff that is also a number of the
+        formula (precision's denominator ``k``) is read there as it was
+        given.
+        """
+        if k is None:
+            return None
+        if np.ndim(k):
+            return np.minimum(k, self.width)
+        return min(int(k), self.width)
+
     def in_cutoff(self, k) -> np.ndarray:
         """Positions of each group inside the top ``k`` (``k``: int, None or (m,))."""
         if k is None:
             return self.size
         if np.ndim(k):
-            k = np.asarray(k)[self.row]
+            k = self.cutoff(np.asarray(k))[self.row]
         else:
-            k = min(int(k), self.width)  # a cutoff past the list is the list
+            k = self.cutoff(k)
             if k == self.width and self.tied:
                 return self.size  # every group is inside
             key = ("in_cutoff", k)
@@ -1111,8 +1129,7 @@ class Ranking:
         """
         r = self.relevant(level)
         head = self.head(k)
-        if k is not None:
-            k = min(int(k), self.width)  # a cutoff past the list is the list
+        k = self.cutoff(k)
         if not self.tied:
             found = r > 0
             if k is not None:

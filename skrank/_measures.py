@@ -181,14 +181,14 @@ class Measure:
 def _hits(r: Ranking, k, level):
     """Expected number of relevant items in the top k: sum of r * n / t."""
     if r.head(k):  # only the groups that start before k
-        sums = _native.head_sums(r.relevant(level), r, int(k))
+        sums = _native.head_sums(r.relevant(level), r, r.cutoff(k))
         if sums is not None:
             return sums
-        g = r.groups_before(int(k))
+        g = r.groups_before(r.cutoff(k))
         terms = r.relevant(level)[g] * _inside(r, k, g) / r.size[g]
         return np.bincount(r.row[g], weights=terms, minlength=r.m)
     if r.cuts(k):  # no ties: every position its own group, the first k
-        return r.relevant(level)[:, : int(k)].sum(axis=1)
+        return r.relevant(level)[:, : r.cutoff(k)].sum(axis=1)
     inside = r.in_cutoff(k)
     if inside is r.size:  # every group wholly inside: r * t / t is r
         return r.row_sum(r.relevant(level))
@@ -197,7 +197,7 @@ def _hits(r: Ranking, k, level):
 
 def _inside(r: Ranking, k, g):
     """Positions inside the top ``k`` of the groups ``g`` (a scalar ``k``)."""
-    return np.minimum(int(k) - r.start[g], r.size[g])
+    return np.minimum(r.cutoff(k) - r.start[g], r.size[g])
 
 
 def _divide(values, denom, undefined):
@@ -219,7 +219,7 @@ def _precision_compute(r, k, relevance_level, denominator="k"):
     if k is None:
         depth = r.n_items
     elif denominator == "retrieved":
-        depth = np.minimum(r.n_items, int(k))
+        depth = np.minimum(r.n_items, r.cutoff(k))
     else:
         depth = float(k)
     return _hits(r, k, relevance_level) / depth, None
@@ -384,14 +384,14 @@ def _ap_compute(r, k, relevance_level, denominator="R"):
     rel = r.relevant(relevance_level)
     if denominator == "hits":
         return np.where(undefined, 0.0, _ap_over_hits(r, k, rel)), undefined
-    total = _native.ap_sums(r, rel, k, _harmonic(r.width))
+    total = _native.ap_sums(r, rel, r.cutoff(k), _harmonic(r.width))
     if total is None:
         total = r.row_sum(_ap_terms(r, rel, r.in_cutoff(k)))
     if denominator == "min_r_k" and k is not None:
         if np.ndim(k):
             denom = np.minimum(n_rel, k)
         else:
-            denom = np.minimum(n_rel, int(k))
+            denom = np.minimum(n_rel, float(k))  # R may exceed the list
     elif denominator == "k":
         denom = r.n_items if k is None else float(k)
     else:
@@ -469,16 +469,19 @@ def _dcg(r: Ranking, k, gain, log_base):
     if r.head(k):  # only the groups that start before k
         # the gains of their positions, summed by the kernel for those
         # groups alone
-        sums = _native.head_sums(r.position_gain(gain), r, int(k), cum, positions=True)
+        sums = _native.head_sums(
+            r.position_gain(gain), r, r.cutoff(k), cum, positions=True
+        )
         if sums is not None:
             return sums
-        g = r.groups_before(int(k))
+        g = r.groups_before(r.cutoff(k))
         T = r.start[g]
         weight = cum[T + _inside(r, k, g)] - cum[T]
         terms = r.gain(gain)[g] / r.size[g] * weight
         return np.bincount(r.row[g], weights=terms, minlength=r.m)
     if r.cuts(k):  # no ties: every position its own group, the first k
-        return r.position_gain(gain)[:, : int(k)] @ np.diff(cum[: int(k) + 1])
+        depth = r.cutoff(k)
+        return r.position_gain(gain)[:, :depth] @ np.diff(cum[: depth + 1])
     T = r.start
     weight = cum[T + r.in_cutoff(k)] - cum[T]
     return r.row_sum(r.gain(gain) / r.size * weight)
@@ -615,7 +618,7 @@ def _ndcg_retrieved(r: Ranking, k, gain):
     expected DCG. The value is sum_v P(V = v) DCG(v) / IDCG(v), with the
     compositions enumerated once for all queries.
     """
-    depth = r.width if k is None else min(int(k), r.width)
+    depth = r.width if k is None else r.cutoff(k)
     y = r.y[:, : r.width]
     t = r.size
     inside = r.in_cutoff(depth)
@@ -675,7 +678,7 @@ def _map_at_r_compute(r, k, relevance_level):
     """MAP@R (Musgrave et al., 2020): AP over the first min(R, k) positions,
     divided by R. The engine's AP formula with one cutoff per query."""
     n_rel = r.n_relevant(relevance_level)
-    depth = n_rel if k is None else np.minimum(n_rel, min(int(k), r.width))
+    depth = n_rel if k is None else np.minimum(n_rel, r.cutoff(k))
     return _ap_compute(r, depth, relevance_level)
 
 
@@ -696,7 +699,7 @@ def _bndcg_compute(r, k, relevance_level):
     probability C(c, X) C(t - c, s - X) / C(t, s), each of its s positions
     then holding X / s of them on average: the value is the expectation over X.
     """
-    depth = r.width if k is None else min(int(k), r.width)
+    depth = r.width if k is None else r.cutoff(k)
     rel = r.relevant(relevance_level)
     t = r.size
     inside = r.in_cutoff(depth)
@@ -1013,7 +1016,7 @@ def _err_scaled(r: Ranking, k, grades):
     multiplied by the probability of reaching it, the product of ``1 - R``
     over the earlier groups, which does not depend on their orders.
     """
-    depth = r.width if k is None else min(int(k), r.width)
+    depth = r.width if k is None else r.cutoff(k)
     stop, cont, log_cont = _stop_continue(r.y, grades[:, None])
     inside = r.in_cutoff(depth)
     if not r.tied:
@@ -1090,7 +1093,7 @@ def _nerr_compute(r, k, max_grade):
 def _depth(r: Ranking, k):
     """Items looked at per row: the list, or min(k, list length)."""
     n = r.n_items
-    return n if k is None else np.minimum(n, int(k))
+    return n if k is None else np.minimum(n, r.cutoff(k))
 
 
 #: How ``judged`` counts an item in the judgment pool but not assessed
@@ -1109,7 +1112,7 @@ def _judged_compute(r, k, denominator="k", unassessed="unjudged"):
     if k is None:
         depth = r.n_items
     elif denominator == "retrieved":
-        depth = np.minimum(r.n_items, int(k))
+        depth = np.minimum(r.n_items, r.cutoff(k))
     else:
         depth = float(k)
     judged = r.judged()
@@ -1600,8 +1603,8 @@ def _r_precision_mult_compute(r, k, multiple, relevance_level):
     n_rel = r.n_relevant(relevance_level)
     undefined = n_rel == 0
     c = np.floor(multiple * n_rel.astype(np.float64) + RPREC_MULT_ROUNDING)
-    c = c.astype(np.intp)
-    hits = _hits(r, c, relevance_level)
+    # the rank read is within the list; the denominator is c as it is
+    hits = _hits(r, r.cutoff(c).astype(np.intp), relevance_level)
     return _divide(hits, c, undefined | (c == 0)), undefined
 
 
@@ -2019,7 +2022,12 @@ _UTILITY_WEIGHTS = tuple(
 )
 # trec_eval's -N: the number of items in the collection
 _COLLECTION_SIZE = ParamSpec(
-    "collection_size", "N", 0, (Interval("int", 0, None, "left"),), int
+    # trec_eval's -N, read into a long (trec_eval.c: atol)
+    "collection_size",
+    "N",
+    0,
+    (Interval("int", 0, 2**63 - 1, "both"),),
+    int,
 )
 
 MEASURES: tuple[Measure, ...] = (

@@ -1914,7 +1914,7 @@ def utility_score(
         ``utility.p1,p2,p3,p4``; defaults 1, -1, 0, 0).
     collection_size : int, default=0
         The number of items in the collection (trec_eval's ``-N``), read by
-        ``nonrel_unret`` only.
+        ``nonrel_unret`` only; at most ``2**63 - 1``, as trec_eval's.
 
     Returns
     -------

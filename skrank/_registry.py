@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._measures import MEASURES, Measure
-from ._validation import InvalidParameterError
+from ._validation import MAX_CUTOFF_DIGITS, MAX_GAIN_GRADE, InvalidParameterError
 
 __all__ = [
     "Catalogue",
@@ -357,7 +357,7 @@ def _trec_dot_params(text: str, original: str):
                     f"{rule or 'after ='}; got {quote_text(item)} in "
                     f"{quote_text(original)}."
                 )
-            gains[int(grade)] = value
+            gains[_read_grade(grade, original)] = value
         table = [gains.get(g, float(g)) for g in range(max(gains) + 1)]
         spec = measure.param(keywords[0])
         _check_param(measure, spec, table, original)
@@ -395,7 +395,7 @@ def _trec_dot_params(text: str, original: str):
                 f"must be {rule}. Got {quote_text(value_text)} instead."
             )
         if spec.kind is int:
-            value = int(value)
+            value = _exact_int(value_text, value)
         _check_param(measure, spec, value, original)
         params[keyword] = value
         explicit.add(keyword)
@@ -509,12 +509,10 @@ _CUTOFF_KEY = "cutoff"
 # ir_measures' names that a relevance level turns into another metric
 # (``NumRet(rel=1)`` counts the relevant documents retrieved).
 _RELEVANT_VARIANTS = {"NumRet": "num_rel_ret"}
+_SIGNED_DIGITS_RE = re.compile(r"[+-]?[0-9]+")
 _NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NON_FINITE_RE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
 
-#: The most digits a cutoff may have, leading zeros aside. A cutoff beyond the
-#: length of a list stops at its end, so no list needs a longer one.
-MAX_CUTOFF_DIGITS = 100
 
 _NUMBER_RULE = (
     "a number written with the digits 0-9 (an optional sign, a decimal point, "
@@ -539,6 +537,22 @@ def read_number(text: str):
     if _NON_FINITE_RE.fullmatch(text):
         return None, "finite"
     return None, _NUMBER_RULE
+
+
+def _read_grade(text: str, original: str) -> int:
+    """A grade of a gain table written with the digits 0-9, at most
+    :data:`~skrank._validation.MAX_GAIN_GRADE`: checked on the text, before
+    a table of one gain per grade is built."""
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(MAX_GAIN_GRADE)) or int(digits) > MAX_GAIN_GRADE:
+        raise InvalidParameterError(
+            f"The gain table in metric name {quote_text(original)} gives a gain "
+            f"for grade {quote_text(text)}; a gain table covers at most the "
+            f"grades 0 .. {MAX_GAIN_GRADE} (it holds one gain per grade). Give "
+            f"gains for the grades 0 .. {MAX_GAIN_GRADE} only, or rescale the "
+            "grades of the judgments."
+        )
+    return int(digits)
 
 
 def quote_text(text: str) -> str:
@@ -880,15 +894,16 @@ def _parse_table(spec, text: str, original: str):
             grade = grade.strip()
             if not sep or not _DIGITS_RE.fullmatch(grade):
                 raise fail("each entry is grade:number, the grade written in digits")
-            if int(grade) in out:
-                raise fail(f"grade {int(grade)} is given twice")
+            grade = _read_grade(grade, original)
+            if grade in out:
+                raise fail(f"grade {grade} is given twice")
         else:
             number = item
         value, rule = read_number(number)
         if rule is not None:
             raise fail(f"each number must be {rule}")
         if mapping:
-            out[int(grade)] = value
+            out[grade] = value
         else:
             out.append(value)
     return out
@@ -920,8 +935,18 @@ def _parse_value(spec, text: str, original: str):
                 f"Parameter {spec.spelling!r} in metric name {quote_text(original)} "
                 f"must be an integer. Got {quote_text(text)} instead."
             )
-        return int(value)
+        return _exact_int(text, value)
     return value
+
+
+def _exact_int(text: str, value: float) -> int:
+    """An integer parameter as written: the digits themselves when it is
+    written as an integer of at most 20 digits (``N=9223372036854775807``
+    is no float), else the float's value."""
+    text = text.strip()
+    if _SIGNED_DIGITS_RE.fullmatch(text) and len(text.lstrip("+-")) <= 20:
+        return int(text)
+    return int(value)
 
 
 def _check_param(measure: Measure, spec, value, original: str):

@@ -8,7 +8,9 @@ runs on up to :func:`threads` threads:
 * at most :data:`MAX_THREADS`, and never more than the CPUs this process
   may run on;
 * ``SKRANK_NUM_THREADS`` in the environment (read at import) sets that
-  limit (``1``: everything on the calling thread);
+  limit (``1``: everything on the calling thread; a value that is not a
+  positive integer is reported in a :class:`RuntimeWarning` and the
+  default of two used);
 * :func:`use_threads` sets it for a block of code (tests and benchmarks
   compare one thread with several).
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import warnings
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -28,18 +31,30 @@ __all__ = ["MAX_THREADS", "map_in_order", "threads", "use_threads"]
 
 
 def _limit_from_environment(default: int = 2) -> int:
+    """``SKRANK_NUM_THREADS`` as a positive int, or ``default``.
+
+    A value that is not a positive integer (``0``, ``-1``, ``abc``,
+    ``1.5``) is not an error at import, which would make skrank unusable
+    until the environment is fixed: it is reported in a
+    :class:`RuntimeWarning` naming the variable, the value and the
+    default used instead.
+    """
     raw = os.environ.get("SKRANK_NUM_THREADS", "")
     if raw.strip() == "":
         return default
     try:
         value = int(raw)
     except ValueError:
-        raise ValueError(
-            "SKRANK_NUM_THREADS must be a positive integer; got " + repr(raw)
-        ) from None
-    if value < 1:
-        raise ValueError(f"SKRANK_NUM_THREADS must be a positive integer; got {value}")
-    return value
+        value = 0
+    if value >= 1:
+        return value
+    warnings.warn(
+        f"SKRANK_NUM_THREADS must be a positive integer; got {raw!r}. "
+        f"Using the default of {default} threads instead.",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+    return default
 
 
 #: The most threads skrank's work uses at once (two unless

@@ -3,8 +3,9 @@
 Every public function validates its arguments here, so that an error reads the
 same wherever it comes from::
 
-    The 'k' parameter of ndcg_score must be an int in the range [1, inf) or
-    None. Got 0 instead.
+    The 'k' parameter of ndcg_score must be an int in the range [1, 10**100)
+    (a cutoff past the end of a list reads the whole list) or None. Got 0
+    instead.
 
 The cross-cutting parameters (``k``, ``ties``, ``average``, ...) are declared
 once in :data:`COMMON_CONSTRAINTS`; functions add their own constraints next to
@@ -25,6 +26,9 @@ from ._engine import GAINS, NONPOSITIVE, TIES
 __all__ = [
     "InvalidParameterError",
     "Interval",
+    "Cutoff",
+    "MAX_CUTOFF_DIGITS",
+    "MAX_GAIN_GRADE",
     "Options",
     "GainTable",
     "COMMON_CONSTRAINTS",
@@ -59,15 +63,30 @@ def _is_bool(value) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
+def _digits(value: int) -> int:
+    """The number of decimal digits of ``abs(value)``, without printing it."""
+    value = abs(value)
+    # 2**(b-1) <= value < 2**b: the digits are n or n + 1
+    n = int((value.bit_length() - 1) * math.log10(2)) + 1
+    return n + 1 if value >= 10**n else n
+
+
 def plain(value) -> str:
     """``repr`` of a value as the user would write it: numpy scalars and
     arrays print as Python numbers and lists (``-1.0``, not
-    ``np.float64(-1.0)``)."""
+    ``np.float64(-1.0)``); an int too long for Python to print (past 4300
+    digits) as its number of digits (``an int of 5001 digits``)."""
     if isinstance(value, np.generic):
         value = value.item()
     elif isinstance(value, np.ndarray):
         value = value.tolist()
-    return repr(value)
+    try:
+        return repr(value)
+    except ValueError:  # Python's limit on printing ints
+        if not isinstance(value, int):
+            raise
+        sign = "a negative" if value < 0 else "an"
+        return f"{sign} int of {_digits(value)} digits"
 
 
 def is_nan(value) -> bool:
@@ -125,9 +144,34 @@ class Interval(_Constraint):
 
 
 def _fmt_number(x) -> str:
+    if isinstance(x, numbers.Integral):
+        return str(int(x))  # exactly: 2**63 - 1 is no float
     if float(x).is_integer():
         return str(int(x))
     return repr(float(x))
+
+
+#: The most digits a cutoff may have. A cutoff past the end of a list reads
+#: the whole list, so no list needs a longer one; the bound keeps every
+#: cutoff a finite float where a formula divides by it (P@k's k).
+MAX_CUTOFF_DIGITS = 100
+
+
+@dataclass(frozen=True)
+class Cutoff(_Constraint):
+    """A cutoff ``k``: an int from 1 with at most :data:`MAX_CUTOFF_DIGITS`
+    digits (however large, it reads at most the whole list)."""
+
+    def is_satisfied_by(self, value) -> bool:
+        return Interval("int", 1, None, "left").is_satisfied_by(value) and (
+            value < 10**MAX_CUTOFF_DIGITS
+        )
+
+    def __str__(self) -> str:
+        return (
+            f"an int in the range [1, 10**{MAX_CUTOFF_DIGITS}) (a cutoff past "
+            "the end of a list reads the whole list)"
+        )
 
 
 @dataclass(frozen=True)
@@ -141,6 +185,13 @@ class Options(_Constraint):
 
     def __str__(self) -> str:
         return "a str among {" + ", ".join(repr(v) for v in self.values) + "}"
+
+
+#: The largest grade a gain table gives a gain for (grades 0 .. 1023, the
+#: grades ``gain="exponential"`` serves too). A table holds one gain per
+#: grade, so that trec_eval's ``ndcg.99999999999=1`` would otherwise take
+#: memory far beyond the name that asks for it.
+MAX_GAIN_GRADE = 1023
 
 
 class GainTable(_Constraint):
@@ -158,8 +209,8 @@ class GainTable(_Constraint):
     def __str__(self) -> str:
         return (
             "a gain table (a sequence gain[grade] or a mapping {grade: gain} over "
-            "the grades 0 .. n-1, of finite gains that start at 0 and never "
-            "decrease)"
+            f"the grades 0 .. n-1, n at most {MAX_GAIN_GRADE + 1}, of finite gains "
+            "that start at 0 and never decrease)"
         )
 
 
@@ -167,6 +218,11 @@ def gain_table(value):
     """``value`` as a tuple of float gains by grade, or None if it is not a
     gain table (see :class:`GainTable`). Strings are not tables."""
     if isinstance(value, (str, bytes)) or _is_bool(value):
+        return None
+    size = np.size(value) if isinstance(value, np.ndarray) else None
+    if isinstance(value, (dict, list, tuple)):
+        size = len(value)
+    if size is not None and size > MAX_GAIN_GRADE + 1:
         return None
     if isinstance(value, dict):
         keys = list(value)
@@ -227,7 +283,7 @@ BOOL = _BoolConstraint()
 
 #: Constraints of the parameters that many functions share.
 COMMON_CONSTRAINTS: dict[str, list[_Constraint]] = {
-    "k": [Interval("int", 1, None, "left"), NONE],
+    "k": [Cutoff(), NONE],
     "log_base": [Interval("real", 1, None, "neither")],
     "ignore_ties": [BOOL],
     "gain": [Options(GAINS), GainTable()],

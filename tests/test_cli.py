@@ -394,6 +394,57 @@ def test_a_huge_cutoff_is_the_whole_list(files, capsys):
     assert rows[0][2] == rows[1][2] == rows[2][2]
 
 
+@pytest.mark.parametrize("ties", ["average", "first"])
+@pytest.mark.parametrize("k", [2**63, 2**64, 10**30])
+@pytest.mark.parametrize(
+    "metric",
+    ["map", "gm_map", "num_ret", "set_P", "set_F", "set_map", "utility", "rbp_resid"],
+)
+def test_a_cutoff_past_int64_is_the_whole_list(files, capsys, metric, k, ties):
+    # these read the cutoff as a count of positions (min(k, list length)):
+    # past the list, the value at the longest list's length (3, run A's q1)
+    status, out, err = run_main(
+        capsys,
+        "evaluate",
+        files["qrels"],
+        files["a.run"],
+        "-m",
+        f"{metric}@{k}",
+        "-m",
+        f"{metric}@3",
+        "--per-query",
+        "--ties",
+        ties,
+    )
+    assert status == 0 and err == ""
+    rows = [[c.strip() for c in row] for row in _lines(out)]
+    by_metric = {}
+    for row in rows:
+        by_metric.setdefault(row[0], []).append(row[1:])
+    assert len(by_metric[f"{metric}@3"]) == 3  # q1, q2 and "all"
+    assert by_metric[f"{metric}@{k}"] == by_metric[f"{metric}@3"]
+
+
+@pytest.mark.parametrize("base", ["ndcg", "ndcg_rel", "Rndcg", "G"])
+def test_a_gain_for_an_11_digit_grade_is_one_error_line(files, capsys, base):
+    # trec_eval's grade=gain pairs once became a table of 10**11 gains
+    status, out, err = run_main(
+        capsys,
+        "evaluate",
+        files["qrels"],
+        files["a.run"],
+        "-m",
+        f"{base}.99999999999=1",
+    )
+    assert status == 2 and out == ""
+    message = assert_one_error_line(err)
+    assert (
+        "gives a gain for grade '99999999999'; a gain table covers at most the "
+        in message
+    )
+    assert "grades 0 .. 1023 (it holds one gain per grade)" in message
+
+
 @pytest.mark.parametrize(
     "metric, message",
     [

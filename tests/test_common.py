@@ -14,6 +14,7 @@ import skrank
 from skrank._core import GEOMETRIC_FLOOR
 from skrank._measures import MEASURES
 from skrank._registry import as_metric
+from skrank._validation import Options
 
 TIES = ("average", "optimistic", "pessimistic", "first")
 
@@ -256,3 +257,63 @@ def test_first_relevant_beyond_the_cutoff_with_a_deeper_metric():
     np.testing.assert_allclose(
         res["map"], [(1 / 4 + 2 / 5) / 2, (1 / 4 + 1 / 5) / 2], rtol=1e-14
     )
+
+
+# Cutoffs past every list: past int64 (2**63, 2**64) and past the integers a
+# float holds exactly (10**30).
+HUGE_CUTOFFS = (2**63, 2**64, 10**30)
+
+
+def _option_settings(measure):
+    """The metric at its defaults, then with each other value of each of its
+    parameters that take one of a fixed set of strings (denominators, ideal
+    lists, gains): every formula a cutoff may reach."""
+    yield {}
+    for p in measure.params:
+        for c in p.constraints:
+            if isinstance(c, Options):
+                yield from ({p.keyword: v} for v in c.values if v != p.default)
+
+
+@pytest.mark.parametrize(
+    "measure", [m for m in MEASURES if m.cutoff], ids=lambda m: m.name
+)
+def test_a_cutoff_past_every_list_reads_the_whole_list(measure, data):
+    y, s = data
+    L = y.shape[1]
+
+    for params in _option_settings(measure):
+        for ties in _ties(measure):
+
+            def at(k, params=params, ties=ties):
+                name = as_metric(measure.name, k, **params).name
+                (v,) = skrank.evaluate(y, s, name, ties=ties, average=None).values()
+                return v
+
+            def check(got, expected, k, params=params, ties=ties):
+                np.testing.assert_allclose(
+                    got,
+                    expected,
+                    rtol=1e-12,
+                    atol=1e-15,
+                    err_msg=f"{params} {ties} {k}",
+                )
+
+            whole, at_list, past = at(None), at(L), at(2 * L)
+            if np.allclose(past, at_list, rtol=1e-12, atol=1e-15):
+                # the cutoff counts positions only: past the list it is the
+                # list, as no cutoff at all
+                check(at_list, whole, L)
+                for k in HUGE_CUTOFFS:
+                    check(at(k), whole, k)
+            else:
+                # the cutoff is also a number of the formula (P@k's k, F1's
+                # k + R): past the list the value is a / (k + c), a and c
+                # read from the whole list, and value * k agrees with that at
+                # 2**62 (an int64 cutoff) to c / k < 1e-16
+                reference = at(2**62) * 2.0**62
+                for k in HUGE_CUTOFFS:
+                    check(at(k) * float(k), reference, k)
+            if not params:  # the public function takes the same cutoffs
+                for k in HUGE_CUTOFFS:
+                    check(_func(measure)(y, s, k=k, ties=ties, average=None), at(k), k)

@@ -310,7 +310,8 @@ S = [[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]]
         (
             {"k": 0},
             r"The 'k' parameter of ndcg_score must be an int in the range "
-            r"\[1, inf\) or None. Got 0 instead.",
+            r"\[1, 10\*\*100\) \(a cutoff past the end of a list reads the "
+            r"whole list\) or None. Got 0 instead.",
         ),
         ({"k": True}, "'k' parameter .* Got True instead"),
         ({"k": 2.0}, "'k' parameter .* Got 2.0 instead"),

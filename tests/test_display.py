@@ -39,6 +39,7 @@ from skrank import (  # noqa: E402
     RankingEvaluator,
     compare,
     evaluate,
+    ndcg_score,
     precision_recall_curve_per_query,
 )
 from skrank.display import (  # noqa: E402
@@ -165,6 +166,28 @@ def test_metric_at_k_hand_computed():
     np.testing.assert_allclose(disp.tie_low[0, 0], [1 / 4])
     np.testing.assert_allclose(disp.tie_high[0, 0], [1 / 2])
     assert disp.names == [None] and disp.lines_[0, 0].get_label() == "P@k"
+
+
+@pytest.mark.parametrize("k", [10_001, 2**63, 10**30])
+def test_metric_at_k_huge_k_is_clamped_to_the_longest_query(k):
+    # k=<int> asks for the cutoffs 1..k; past the longest query (2 items)
+    # they add nothing, so the cutoffs are 1 and 2 and the values those of
+    # k=2 (2**63 once raised numpy's "Maximum allowed size exceeded")
+    disp = MetricAtKDisplay.from_predictions([[1, 0]], [[0.2, 0.1]], k=k)
+    ref = MetricAtKDisplay.from_predictions([[1, 0]], [[0.2, 0.1]], k=2)
+    assert disp.k.tolist() == [1, 2]
+    np.testing.assert_array_equal(disp.values, ref.values)
+
+
+def test_metric_at_k_at_a_cutoff_past_int64_is_the_whole_list():
+    # the lists of the hand-computed example above: ndcg past every list is
+    # ndcg without a cutoff; the cutoff is clamped to the longest query (5)
+    y_true = [[0, 1, 0, 1, 0], [2, 0, 1, 0, 0]]
+    y_score = [[3, 2, 2, 2, 1], [0.9, 0.8, 0.7, 0.1, 0.1]]
+    disp = MetricAtKDisplay.from_predictions(y_true, y_score, metrics="ndcg", k=[2**63])
+    assert disp.k.tolist() == [5]
+    whole = ndcg_score(y_true, y_score)
+    np.testing.assert_allclose(disp.values[0, 0], [whole], rtol=1e-15)
 
 
 def test_metric_at_k_intervals_are_compare_intervals(systems, tmp_path):

@@ -7,6 +7,11 @@ whitespace) goes through :func:`skrank._registry.get_metric` and
 skrank's ``InvalidParameterError``, with a one-line message, and whatever
 parses round-trips through its canonical spelling. A few hostile ``-m``,
 ``-l`` and ``--digits`` values go through the command line in-process.
+trec_eval's dotted forms (``P.5,10``, ``ndcg.1=3.5,2=9``,
+``utility.1,-1,0,0``) and ir_measures' keyword forms (``P(rel=2)@5``,
+``RBP(p=0.8)``) get huge numbers in every slot: each parses, computes finite
+values and round-trips, or is refused by a message naming the rule, in
+bounded memory (tracemalloc) and time.
 
 The suite runs a small, fixed (derandomized) number of examples. A longer,
 random search::
@@ -20,20 +25,28 @@ import contextlib
 import io
 import math
 import os
+import re
+import time
+import tracemalloc
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import skrank
 from skrank._cli import main
 from skrank._measures import MEASURES  # noqa: E402
 from skrank._registry import (  # noqa: E402
     _ALIASES,
     get_metric,
     parse_metrics,
+    read_metrics,
     read_number,
 )
 from skrank._validation import (
+    MAX_CUTOFF_DIGITS,
+    MAX_GAIN_GRADE,
     Interval,
     InvalidParameterError,  # noqa: E402
 )
@@ -117,7 +130,9 @@ def valid_names(draw):
             key = draw(st.sampled_from([param.spelling, param.keyword]))
             value = draw(_value(param))
             written.append(f"{draw(ws)}{key}{draw(ws)}={draw(ws)}{value}{draw(ws)}")
-            params[param.keyword] = value if param.kind is str else float(value)
+            params[param.keyword] = (
+                value if param.kind is str else param.kind(value)
+            )  # an int written in digits is read exactly
     if written or draw(st.booleans()):
         text += "(" + ",".join(written) + ")" + draw(ws)
     k = None
@@ -302,3 +317,154 @@ def test_command_line_errors_are_one_line(files, option, value):
 )
 def test_hostile_command_line_values(files, option, value):
     check_cli(["evaluate", *files, option, value])
+
+
+# -- trec_eval's dotted forms, ir_measures' keyword forms, huge numbers -------
+
+# Numbers in every slot: past int64 (2**63, 2**64), past a float's exact
+# integers (10**30), at a float's edge (1e308, the largest float), an
+# 11-digit grade (99999999999, which once built a gain table of 10**11
+# entries), ordinary ones, and any integer or finite float.
+HUGE = [
+    "9223372036854775808", "18446744073709551616", "1" + "0" * 30, "1e308",
+    "1.7976931348623157e308", "99999999999", "1024", "2" + "0" * 100,
+]  # fmt: skip
+PLAIN = ["0", "1", "2", "-1", "0.5", "3.5", "5", "10", "0.8", "1023"]
+slot = st.one_of(
+    st.sampled_from(HUGE),
+    st.sampled_from(PLAIN),
+    st.integers(-(2**70), 2**70).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+)
+# "{}" is a slot; trec_eval's spellings (m_*.c: P.5,10, gain pairs, the four
+# weights of utility) and ir_measures' (keyword parameters, quoted strings)
+TEMPLATES = [
+    "P.{},{}", "P_{}", "P.{}", "recall.{},{}", "map_cut.{}", "ndcg_cut.{},{}",
+    "ndcg_cut_{}", "success.{}", "relative_P.{}", "Rprec_mult.{},{}",
+    "iprec_at_recall.{}", "set_F.{}", "utility.{},{},{},{}", "ndcg.{}={},{}={}",
+    "ndcg_rel.{}={}", "Rndcg.{}={}", "G.{}={}", "rbp.p={}", "rbp_resid.p={}",
+    'nDCG(dcg="exp-log2")@{}', "nDCG(dcg='log2')@{}", "P(rel={})@{}", "RBP(p={})",
+    "RBP(p={},rel={})@{}", "AP(rel={})@{}", "R(rel={})@{}", "Success(rel={})@{}",
+    "ERR@{}", "Judged@{}", "IPrec@{}", "Rprec(rel={})", "NumRet(rel={})",
+    "ndcg(gain={{0:0,{}:{}}})@{}", "ndcg(gain=[0,{},{}])@{}", "utility(N={})",
+    "err(max_grade={})@{}", "map@{}-l{}", "rbp.{}", "ndcg@{}",
+]  # fmt: skip
+
+
+@st.composite
+def numeric_names(draw):
+    """A dotted or keyword form with a number drawn for every slot."""
+    template = draw(st.sampled_from(TEMPLATES))
+    return template.format(*(draw(slot) for _ in range(template.count("{}"))))
+
+
+# a message that refuses a name names the rule it breaks (a range, a limit,
+# a spelling), or says which part of the name it cannot read
+RULES = re.compile(
+    r"must (be|have)|at most|covers|takes|Cannot parse|Unknown|has no|given twice"
+)
+# what one name may take, well above what any needs (a gain table of 1,024
+# entries and its canonical name are about 0.1 MB)
+NAME_MEMORY = 4 << 20
+NAME_SECONDS = 5.0
+# a run of the command line reads its files in chunks of a few MB
+CLI_MEMORY = 32 << 20
+Y = np.array([[3, 0, 1, 2, 0], [0, 1, 0, 0, 2]])
+S = np.array([[0.9, 0.8, 0.7, 0.6, 0.5], [0.5, 0.4, 0.3, 0.2, 0.1]])
+
+
+def bounded(func, *args, memory=NAME_MEMORY, **kwargs):
+    """``func(...)``, its peak of traced memory and its time, checked."""
+    start = time.perf_counter()
+    tracemalloc.start()
+    try:
+        return func(*args, **kwargs)
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert peak < memory, peak
+        assert time.perf_counter() - start < NAME_SECONDS
+
+
+@fuzz
+@given(numeric_names())
+def test_numbers_in_every_slot_parse_or_name_the_rule(name):
+    try:
+        pairs = bounded(read_metrics, [name], "fuzz", trec_eval=True)
+    except InvalidParameterError as exc:
+        check_error(exc)
+        assert RULES.search(str(exc)), str(exc)
+        return
+    assert pairs
+    for _, spec in pairs:
+        check_round_trip(spec)
+        assert spec.k is None or spec.k < 10**MAX_CUTOFF_DIGITS
+        gain = spec.params.get("gain")
+        assert not isinstance(gain, tuple) or len(gain) <= MAX_GAIN_GRADE + 1
+    # what parses computes: a value per query in the metric's declared
+    # range, or skrank's own error
+    try:
+        results = bounded(skrank.evaluate, Y, S, [name], ties="first", average=None)
+    except InvalidParameterError as exc:
+        check_error(exc)
+        return
+    check_values(pairs, results)
+
+
+def check_values(pairs, results):
+    for key, spec in pairs:
+        values = results[key]
+        assert np.isfinite(values).all(), (key, values)
+        if spec.measure.lower is not None:
+            assert (values >= spec.measure.lower - 1e-12).all(), (key, values)
+        if spec.measure.upper is not None:
+            assert (values <= spec.measure.upper + 1e-12).all(), (key, values)
+
+
+@settings(fuzz, max_examples=max(EXAMPLES // 5, 20))
+@given(numeric_names())
+def test_numbers_in_every_slot_on_the_command_line(files, name):
+    status, out, err = bounded(
+        run_cli, ["evaluate", *files, "-m", name], memory=CLI_MEMORY
+    )
+    assert "Traceback" not in err and "internal error" not in err, err
+    check_cli(["evaluate", *files, "-m", name])
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("ndcg.99999999999=1", "covers at most the grades 0 .. 1023"),
+        ("ndcg_rel.99999999999=1", "covers at most the grades 0 .. 1023"),
+        ("Rndcg.1024=2", "grade '1024'; a gain table covers at most"),
+        ("ndcg.1=3.5," + "9" * 5000 + "=9", r"grade '9{60}'\.\.\. \(5000 characters\)"),
+        ("ndcg(gain={0:0,99999999999:1})", "covers at most the grades 0 .. 1023"),
+        ("ndcg@1" + "0" * 100, "at most 100 digits"),
+        ("P." + "9" * 101, "at most 100 digits"),
+        ("RBP(p=1e308)", r"must be a finite float in the range \(0, 1\)"),
+        ("err(max_grade=99999999999)", r"must be an int in the range \[1, 1023\]"),
+    ],
+)
+def test_limits_of_names_are_named(name, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        bounded(read_metrics, [name], "fuzz", trec_eval=True)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        # past every list: the cutoff reads the whole list
+        "ndcg_cut.99999999999",
+        "P.9223372036854775808",
+        'nDCG(dcg="exp-log2")@1' + "0" * 30,
+        "Rprec_mult.9223372036854775808",
+        # the largest grade a gain table covers: 1,024 gains
+        "Rndcg.1023=2000",
+    ],
+)
+def test_huge_numbers_that_parse_stay_small(name):
+    pairs = bounded(read_metrics, [name], "fuzz", trec_eval=True)
+    for _, spec in pairs:
+        check_round_trip(spec)
+    results = bounded(skrank.evaluate, Y, S, [name], ties="first", average=None)
+    check_values(pairs, results)

@@ -1013,7 +1013,8 @@ def test_evaluate_retrieval_metric_list_errors():
         (
             {"k": 0},
             r"The 'k' parameter of retrieval_precision_score must be an int in "
-            r"the range \[1, inf\) or None. Got 0 instead",
+            r"the range \[1, 10\*\*100\) \(a cutoff past the end of a list reads "
+            r"the whole list\) or None. Got 0 instead",
         ),
         ({"k": True}, "The 'k' parameter .* Got True instead"),
         (
@@ -1601,7 +1602,8 @@ def test_replace_undefined_by_any_nan_leaves_the_query_out(nan):
         (
             lambda: retrieval_precision_score([1], [[1]], k=np.int64(0)),
             "The 'k' parameter of retrieval_precision_score must be an int in the "
-            "range [1, inf) or None. Got 0 instead.",
+            "range [1, 10**100) (a cutoff past the end of a list reads the whole "
+            "list) or None. Got 0 instead.",
         ),
         (
             lambda: retrieval_precision_score([1], [[1, 0]], k=np.int64(3)),

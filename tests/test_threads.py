@@ -28,26 +28,66 @@ def test_map_in_order_keeps_the_order(threads):
 
 
 @pytest.mark.parametrize(
-    ("value", "outcome"),
-    [
-        ("1", "1"),
-        ("3", "3"),
-        ("", "2"),
-        ("0", "must be a positive integer; got 0"),
-        ("two", "must be a positive integer; got 'two'"),
-    ],
+    ("value", "expected"),
+    [("1", 1), ("3", 3), (" 4 ", 4), ("", 2), ("   ", 2)],
 )
-def test_limit_from_the_environment(value, outcome):
-    env = dict(os.environ, SKRANK_NUM_THREADS=value)
-    run = subprocess.run(
-        [sys.executable, "-c", "import skrank._threads as t; print(t.MAX_THREADS)"],
-        env=env,
-        capture_output=True,
-        text=True,
+def test_limit_from_the_environment(monkeypatch, value, expected):
+    monkeypatch.setenv("SKRANK_NUM_THREADS", value)
+    assert _threads._limit_from_environment() == expected
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5", "two", "1e3"])
+def test_a_bad_limit_in_the_environment_warns_and_uses_the_default(monkeypatch, value):
+    monkeypatch.setenv("SKRANK_NUM_THREADS", value)
+    message = (
+        "SKRANK_NUM_THREADS must be a positive integer; got "
+        + repr(value)
+        + ". Using the default of 2 threads instead."
     )
-    if outcome.isdigit():
-        assert run.returncode == 0, run.stderr
-        assert run.stdout.strip() == outcome
-    else:
-        assert run.returncode != 0
-        assert "SKRANK_NUM_THREADS " + outcome in run.stderr
+    with pytest.warns(RuntimeWarning) as caught:
+        assert _threads._limit_from_environment() == 2
+    assert [str(w.message) for w in caught] == [message]
+
+
+def _run(args, value):
+    env = dict(os.environ, SKRANK_NUM_THREADS=value)
+    return subprocess.run(
+        [sys.executable, *args], env=env, capture_output=True, text=True
+    )
+
+
+def test_the_limit_is_read_at_import():
+    run = _run(
+        ["-W", "error", "-c", "import skrank._threads as t; print(t.MAX_THREADS)"], "3"
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "3"
+
+
+def test_a_bad_limit_in_the_environment_does_not_stop_the_import():
+    # ``import skrank`` itself works: the warning names the variable, the
+    # value received and the default used, and two threads are used.
+    code = (
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import skrank\n"
+        "from skrank import _threads as t\n"
+        "print(t.MAX_THREADS)\n"
+        "for w in caught:\n"
+        "    print(w.category.__name__, w.message)\n"
+    )
+    run = _run(["-c", code], "-1")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().splitlines() == [
+        "2",
+        "RuntimeWarning SKRANK_NUM_THREADS must be a positive integer; got '-1'."
+        " Using the default of 2 threads instead.",
+    ]
+
+
+def test_a_bad_limit_in_the_environment_does_not_stop_the_command_line():
+    run = _run(["-m", "skrank", "--help"], "0")
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    assert "RuntimeWarning: SKRANK_NUM_THREADS must be a positive integer" in run.stderr

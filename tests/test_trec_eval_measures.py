@@ -406,6 +406,40 @@ def test_collection_size_enters_utility_as_trec_eval_s_minus_n():
     assert frame.loc["q2", name] == 7.0
 
 
+def test_collection_size_is_trec_eval_s_long():
+    # trec_eval reads -N into a long (trec_eval.c: atol): N is at most
+    # 2**63 - 1, written exactly in a name; 10**400 was a raw OverflowError
+    y, s = [[1, 0, 2, 0]], [[0.1, 0.4, 0.3, 0.2]]
+    name = "utility(N=9223372036854775807)"
+    assert skrank.get_metric(name).params["collection_size"] == 2**63 - 1
+    # by hand: all 4 items retrieved, a = 2 relevant and b = 2 not, c = 0;
+    # the default weights 1, -1, 0, 0 give a - b = 0 (d = N + a - n - R has
+    # weight 0)
+    assert skrank.evaluate(y, s, [name]) == {name: 0.0}
+    rule = r"must be an int in the range \[0, 9223372036854775807\]\. Got "
+    for n in (2**63, 10**400):
+        with pytest.raises(InvalidParameterError, match=rule):
+            skrank.utility_score(y, s, collection_size=n)
+    with pytest.raises(InvalidParameterError, match=rule + "9223372036854775808 "):
+        skrank.get_metric("utility(N=9223372036854775808)")
+
+
+@pytest.mark.parametrize("multiple", [2**63, 10**30])
+def test_rprec_mult_past_int64_reads_the_whole_list(multiple):
+    # by hand: every relevant item is retrieved (R = 3 and 2), the rank
+    # c = floor(multiple * R + 0.9) is past both lists, so hits@c = R and
+    # the value is R / c, about 1 / multiple (2**-63 exactly for 2**63); the
+    # rank once overflowed an int64 into a negative value
+    y = np.array([[3, 0, 1, 2, 0], [0, 1, 0, 0, 2]])
+    s = np.array([[0.9, 0.8, 0.7, 0.6, 0.5], [0.5, 0.4, 0.3, 0.2, 0.1]])
+    (values,) = skrank.evaluate(
+        y, s, [f"Rprec_mult.{multiple}"], ties="first", average=None
+    ).values()
+    n_rel = np.array([3.0, 2.0])
+    np.testing.assert_allclose(values, n_rel / np.floor(multiple * n_rel), rtol=1e-15)
+    np.testing.assert_allclose(values, 1 / multiple, rtol=1e-15)
+
+
 # -- the command line: -m all_trec as trec_eval prints it ---------------------
 
 # trec_eval 10.0 (usnistgov/trec_eval f425365, built from source), "trec_eval

@@ -15,6 +15,7 @@ import copy
 import gzip
 import io
 import math
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -605,6 +606,73 @@ def test_memory_stays_proportional_to_the_file_with_one_long_id(tmp_path, field)
     # query of the intersection has its relevant documents retrieved)
     ref = evaluate_run(qrels, run.to_dict(), ["map", "mrr"], ties="trec_eval")
     assert res == ref
+
+
+@pytest.mark.parametrize("field", ["docno", "qid"])
+def test_a_few_ids_of_megabytes_take_time_and_memory_linear_in_them(tmp_path, field):
+    # Two lines per file, ids of 4 MB: the ids are stored as wide as the
+    # longest (the layout of a few ids), which once reserved 1,025 times
+    # that width and assembled their words one Python step per 8 bytes
+    # (about 2.5 s per MB). Peak measured by tracemalloc: below 10x the
+    # files (about 3x here), and well under a second on one core.
+    size = 4 << 20
+    long1, long2 = "d" * size, "d" * (size - 1) + "e"  # long2 > long1 byte-wise
+    if field == "docno":
+        qrels = f"q1 0 {long1} 1\nq1 0 {long2} 0\n"
+        run = f"q1 Q0 {long2} 1 0.5 r\nq1 Q0 {long1} 2 0.5 r\n"
+    else:
+        qrels = f"{long1} 0 a 1\n{long1} 0 b 0\n"
+        run = f"{long1} Q0 b 1 0.5 r\n{long1} Q0 a 2 0.5 r\n"
+    (tmp_path / "qrels").write_text(qrels)
+    (tmp_path / "run").write_text(run)
+    input_bytes = len(qrels) + len(run)
+    start = time.perf_counter()
+    tracemalloc.start()
+    try:
+        q = read_qrels(tmp_path / "qrels")
+        r = read_run(tmp_path / "run")
+        _, peak = tracemalloc.get_traced_memory()
+        assert peak < 10 * input_bytes, peak / input_bytes
+        tracemalloc.reset_peak()
+        res = {t: evaluate_run(q, r, ["map"], ties=t) for t in ("trec_eval", "average")}
+        _, peak = tracemalloc.get_traced_memory()
+        assert peak < 10 * input_bytes, peak / input_bytes
+    finally:
+        tracemalloc.stop()
+    assert time.perf_counter() - start < 8.0  # about 10 s per id before
+    if field == "docno":
+        # one relevant document tied with a non-relevant one: trec_eval puts
+        # the larger id (long2) first, AP = 1/2; the expectation over both
+        # orders is (1 + 1/2) / 2
+        assert res == {"trec_eval": {"map": 0.5}, "average": {"map": 0.75}}
+        assert r.docno.tolist() == [long2, long1]
+    else:
+        # the documents a (relevant) and b tie: trec_eval puts b first
+        assert res == {"trec_eval": {"map": 0.5}, "average": {"map": 0.75}}
+        assert q.queries.tolist() == [long1]
+
+
+def test_a_few_ids_of_megabytes_in_dicts_take_memory_linear_in_them():
+    # ids of dicts go through pyarrow: their bytes were once placed with an
+    # int64 index per byte (24 bytes of index per byte of id; a peak of 9.5x
+    # the ids' bytes here). Peak by tracemalloc below 5x (about 2.5x).
+    size = 4 << 20
+    long1, long2 = "d" * size, "d" * (size - 1) + "e"
+    qrels = {"q1": {long1: 1, long2: 0}}
+    run = {"q1": {long2: 0.5, long1: 0.5}}
+    tracemalloc.start()
+    try:
+        res = {
+            t: evaluate_run(qrels, run, ["map"], ties=t)
+            for t in ("trec_eval", "average")
+        }
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5 * 4 * size, peak / (4 * size)
+    # as the files' case: trec_eval puts long2 first (AP 1/2), the
+    # expectation over the two orders is (1 + 1/2) / 2
+    assert res == {"trec_eval": {"map": 0.5}, "average": {"map": 0.75}}
 
 
 def test_long_ids_everywhere_give_the_same_numbers(monkeypatch, trec_patch):

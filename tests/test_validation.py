@@ -1,8 +1,8 @@
 """Unit tests of skrank._validation: constraints, messages and array checks.
 
 Expected messages are written out in full from the message format of the
-module docstring ("The 'k' parameter of f must be an int in the range
-[1, inf) or None. Got 0 instead."); expected arrays come from numpy run in
+module docstring ("The 'log_base' parameter of f must be a finite float in the
+range (1, inf). Got 0.5 instead."); expected arrays come from numpy run in
 the test or are written by hand from the input.
 """
 
@@ -177,28 +177,41 @@ def test_common_constraints_accept_their_documented_defaults():
 # --------------------------------------------------------------------------
 
 
+_K_RULE = (
+    "an int in the range [1, 10**100) (a cutoff past the end of a list reads "
+    "the whole list)"
+)
+
+
 @pytest.mark.parametrize(
     "params, message",
     [
         (
+            {"k": 10**100},
+            "The 'k' parameter of f must be " + _K_RULE + " or None. "
+            "Got 1" + "0" * 100 + " instead.",
+        ),
+        (
+            # Python prints no int past 4300 digits; the message counts them
+            {"k": -(10**5000)},
+            "The 'k' parameter of f must be " + _K_RULE + " or None. "
+            "Got a negative int of 5001 digits instead.",
+        ),
+        (
             {"k": 0},
-            "The 'k' parameter of f must be an int in the range [1, inf) or None. "
-            "Got 0 instead.",
+            "The 'k' parameter of f must be " + _K_RULE + " or None. Got 0 instead.",
         ),
         (
             {"k": np.int64(0)},
-            "The 'k' parameter of f must be an int in the range [1, inf) or None. "
-            "Got 0 instead.",
+            "The 'k' parameter of f must be " + _K_RULE + " or None. Got 0 instead.",
         ),
         (
             {"k": np.float64(2.0)},
-            "The 'k' parameter of f must be an int in the range [1, inf) or None. "
-            "Got 2.0 instead.",
+            "The 'k' parameter of f must be " + _K_RULE + " or None. Got 2.0 instead.",
         ),
         (
             {"k": True},
-            "The 'k' parameter of f must be an int in the range [1, inf) or None. "
-            "Got True instead.",
+            "The 'k' parameter of f must be " + _K_RULE + " or None. Got True instead.",
         ),
         (
             {"log_base": np.float32(0.5)},
@@ -704,6 +717,21 @@ def test_gain_table_refuses_what_is_not_a_table(table):
         r"'exponential'\} or a gain table .*never decrease\)\. Got",
     ):
         validate_params("f", {"gain": table})
+
+
+def test_gain_tables_cover_at_most_1024_grades():
+    from skrank._validation import MAX_GAIN_GRADE, gain_table
+
+    assert MAX_GAIN_GRADE == 1023
+    # grades 0 .. 1023: 1,024 gains, as long a table as there is
+    for table in (list(range(1024)), dict(enumerate(range(1024))), np.arange(1024)):
+        assert gain_table(table) == tuple(float(g) for g in range(1024))
+    for table in (list(range(1025)), dict(enumerate(range(1025))), np.arange(1025)):
+        assert gain_table(table) is None
+        with pytest.raises(
+            InvalidParameterError, match=r"grades 0 \.\. n-1, n at most 1024, "
+        ):
+            validate_params("f", {"gain": table})
 
 
 def test_nonpositive_options():

@@ -290,6 +290,9 @@ def _general_blocks(rows, rel, s, codes, n_q, pools, with_ids, unassessed):
 # --------------------------------------------------------------------------
 
 _TIES = (*TIES, "trec_eval")
+# Ids of up to this many 64-bit words are ordered by a sort per word; longer
+# ones by numpy's order of the byte strings.
+_KEY_WORDS = 4
 RUN_CONSTRAINTS = {
     "ties": [Options(_TIES)],
     "nonpositive": COMMON_CONSTRAINTS["nonpositive"],
@@ -660,9 +663,16 @@ def evaluate_run_columns(
             at = np.maximum(ids, 0)
             if kept_at is not None:
                 at = kept_at[at]
-            words = _padded_words(grouped_docs.fixed[at])
-            cols = [words[:, j].byteswap() for j in range(words.shape[1])]
-            order = np.lexsort(cols[::-1])  # the first word is the most significant
+            ids_at = grouped_docs.fixed[at]
+            if ids_at.dtype.itemsize > 8 * _KEY_WORDS:
+                # long ids: numpy's byte-wise order of the ids themselves
+                # (one comparison per pair, not one sort per word)
+                order = np.argsort(ids_at, kind="stable")
+            else:
+                words = _padded_words(ids_at)
+                cols = [words[:, j].byteswap() for j in range(words.shape[1])]
+                # the first word is the most significant
+                order = np.lexsort(cols[::-1])
             rank = np.empty(order.shape[0], dtype=np.int64)
             rank[order] = np.arange(order.shape[0])
             return rank

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._io import _MASKS, _hash40, _hash_add, _hash_final, _padded_words
+from ._io import _assemble, _hash40, _hash_add, _hash_final, _padded_words
 
 # --------------------------------------------------------------------------
 # Columns of ids
@@ -39,31 +39,20 @@ def _span_words(b64, start, length, k0, n_words):
     (they only ever feed bytes that the length masks out).
     """
     n = start.shape[0]
-    out = np.empty((n, n_words), dtype=np.uint64)
     if n == 0:
-        return out
-    pos = start + 8 * k0
-    i = pos >> 3
-    shift = (pos & 7).astype(np.uint64)
+        return np.empty((0, n_words), dtype=np.uint64)
+    shift = (start & 7).astype(np.uint64)
     shift <<= np.uint64(3)
-    back = np.uint64(63) - shift
-    last = b64.shape[0] - 1
-    clip = int(i.max()) + n_words >= last
-    one = np.uint64(1)
-    lo = b64[np.minimum(i, last)] if clip else b64[i]
-    for k in range(n_words):
-        j = i + (k + 1)
-        if clip:
-            np.minimum(j, last, out=j)
-        hi = b64[j]
-        w = lo >> shift
-        t = hi << one
-        t <<= back
-        w |= t
-        w &= _MASKS[np.clip(length - 8 * (k0 + k), 0, 8)]
-        out[:, k] = w
-        lo = hi
-    return out
+    return _assemble(b64, start >> 3, shift, length, k0, n_words, b64.shape[0] - 1)
+
+
+def _step(k, left) -> int:
+    """Words to read in the next round of the ragged operations, ``k`` words
+    read and ``left`` at most to go: ``_ROUND`` at first, then as many as
+    were read (every string still read is longer than those, so that a
+    round's words are at most its strings' bytes, and a string of ``L``
+    bytes takes about log2(L) rounds)."""
+    return min(max(_ROUND, k), left)
 
 
 def _hash_spans(b64, start, length):
@@ -92,7 +81,7 @@ def _hash_spans(b64, start, length):
         rows = np.flatnonzero(longer) if rows is None else rows[longer]
         if rows.shape[0] == 0:
             break
-        step = min(_ROUND, _n_words(length[rows]) - k)
+        step = _step(k, _n_words(length[rows]) - k)
     return _hash_final(h)
 
 
@@ -103,7 +92,7 @@ def _spans_equal(a64, sa, la, b64, sb, lb):
     k = 0
     while rows.shape[0]:
         ln = la[rows]
-        step = min(_ROUND, _n_words(ln) - k)
+        step = _step(k, _n_words(ln) - k)
         same = (
             _span_words(a64, sa[rows], ln, k, step)
             == _span_words(b64, sb[rows], ln, k, step)
@@ -139,13 +128,16 @@ def _spans_order(b64, start, length, group=None):
     while todo.shape[0] > 1:
         idx = order[todo]
         ln = length[idx]
-        step = min(_ROUND, _n_words(ln) - k)
+        step = _step(k, _n_words(ln) - k)
         if step <= 0:
             break
         w = _span_words(b64, start[idx], ln, k, step).byteswap()
         lab = slot_label[todo]
         # not a ranking: the byte-wise order of id strings
-        o = np.lexsort([w[:, c] for c in range(step - 1, -1, -1)] + [lab])
+        if step <= _ROUND:
+            o = np.lexsort([w[:, c] for c in range(step - 1, -1, -1)] + [lab])
+        else:  # big-endian words as bytes: their byte order is the words'
+            o = np.lexsort([np.ascontiguousarray(w).view(f"S{8 * step}")[:, 0], lab])
         order[todo] = idx[o]
         w = w[o]
         lab = lab[o]
@@ -323,6 +315,11 @@ class _Ids:
         return _Ids.from_packed(b"".join(values), lengths)
 
 
+# Ids up to this many bytes wide are decoded by numpy's ``astype(str)``
+# (fast for many short ids, slow for long ones); wider ones one by one.
+_DECODE_WIDTH = 256
+
+
 def _decode(values) -> np.ndarray:
     """Ids (bytes) as ``str``: UTF-8, other bytes as lone surrogates.
 
@@ -331,10 +328,12 @@ def _decode(values) -> np.ndarray:
     that is compact, else an object array of ``str``.
     """
     if isinstance(values, np.ndarray) and values.dtype.kind == "S":
-        try:
-            return values.astype(str)
-        except UnicodeDecodeError:
-            values = values.tolist()
+        if values.dtype.itemsize <= _DECODE_WIDTH:
+            try:
+                return values.astype(str)
+            except UnicodeDecodeError:
+                pass
+        values = values.tolist()
     elif isinstance(values, np.ndarray):
         values = values.tolist()
     text = [v.decode("utf-8", errors="surrogateescape") for v in values]

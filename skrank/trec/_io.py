@@ -396,6 +396,61 @@ _MASKS = np.array(
 )
 
 
+#: Words assembled at once when the fields are few and long: a block of
+#: columns of about this many words, so that a long field costs a few passes
+#: over its words, not one pass per word.
+_BLOCK = 1 << 16
+
+
+def _assemble(aligned, i, shift, length, k0, n_words, last=None):
+    """Words ``k0 .. k0 + n_words - 1`` of byte strings, zero past their end.
+
+    A string starts ``shift`` bits into the aligned little-endian word
+    ``aligned[i]``; each word is assembled from two aligned loads and
+    shifts. ``last``: the last word that may be loaded (loads past it are
+    clipped, feeding only bytes that the length masks out). Many strings
+    are assembled one column of words at a time, a few long ones a block
+    of columns at a time.
+    """
+    n = i.shape[0]
+    out = np.empty((n, n_words), dtype=np.uint64)
+    back = np.uint64(63) - shift
+    one = np.uint64(1)
+    cols = max(1, _BLOCK // max(n, 1))
+    if cols == 1:
+        first = i + k0
+        if last is not None:
+            np.minimum(first, last, out=first)
+        lo = aligned[first]
+        for k in range(n_words):
+            j = i + (k0 + k + 1)
+            if last is not None:
+                np.minimum(j, last, out=j)
+            hi = aligned[j]
+            w = lo >> shift
+            t = hi << one
+            t <<= back
+            w |= t
+            w &= _MASKS[np.clip(length - 8 * (k0 + k), 0, 8)]
+            out[:, k] = w
+            lo = hi
+        return out
+    shift, back, length = shift[:, None], back[:, None], length[:, None]
+    for c0 in range(0, n_words, cols):
+        c1 = min(n_words, c0 + cols)
+        j = i[:, None] + np.arange(k0 + c0, k0 + c1 + 1)
+        if last is not None:
+            np.minimum(j, last, out=j)
+        loads = aligned[j]
+        w = loads[:, :-1] >> shift
+        t = loads[:, 1:] << one
+        t <<= back
+        w |= t
+        w &= _MASKS[np.clip(length - 8 * np.arange(k0 + c0, k0 + c1), 0, 8)]
+        out[:, c0:c1] = w
+    return out
+
+
 def _words(b, start, length, n_words=None):
     """Fields as ``(n, n_words)`` little-endian 64-bit words, zero-padded.
 
@@ -411,23 +466,14 @@ def _words(b, start, length, n_words=None):
     i = start >> 3
     shift = start.view(np.uint64) & np.uint64(7)
     shift <<= np.uint64(3)
-    back = np.uint64(63) - shift
-    one = np.uint64(1)
-    out = np.empty((start.shape[0], n_words), dtype=np.uint64)
-    lo = aligned[i]
-    for k in range(n_words):
-        hi = aligned[k + 1 :][i]
-        w = lo >> shift
-        t = hi << one
-        t <<= back
+    if n_words == 1:
+        w = aligned[i] >> shift
+        t = aligned[i + 1] << np.uint64(1)
+        t <<= np.uint64(63) - shift
         w |= t
-        if n_words == 1:
-            w &= _MASKS[length]
-            return w[:, None]
-        w &= _MASKS[np.clip(length - 8 * k, 0, 8)]
-        out[:, k] = w
-        lo = hi
-    return out
+        w &= _MASKS[length]
+        return w[:, None]
+    return _assemble(aligned, i, shift, length, 0, n_words)
 
 
 def _parse_numbers(m):
@@ -554,12 +600,24 @@ def _mix(x):
 
 
 def _hash_add(h, words, j0=0):
-    """Add words ``j0, j0 + 1, ...`` of each row to the sums ``h`` (in place)."""
-    for j in range(words.shape[1]):
-        w = words[:, j] * _M1
-        w ^= w >> np.uint64(29)
-        w *= np.uint64((0x2545F4914F6CDD1D + 2 * (j0 + j) * 0x9E3779B9) % (1 << 64) | 1)
-        h += w
+    """Add words ``j0, j0 + 1, ...`` of each row to the sums ``h`` (in place).
+
+    Word ``j`` is mixed and multiplied by the odd constant
+    ``0x2545F4914F6CDD1D + 2 * j * 0x9E3779B9`` (mod 2**64); a block of
+    columns at a time (one column when the rows are many).
+    """
+    n, width = words.shape
+    cols = max(1, _BLOCK // max(n, 1))
+    for a in range(0, width, cols):
+        b = min(width, a + cols)
+        part = words[:, a:b] * _M1
+        part ^= part >> np.uint64(29)
+        j = np.arange(j0 + a, j0 + b, dtype=np.uint64)
+        j *= np.uint64(2 * 0x9E3779B9)
+        j += np.uint64(0x2545F4914F6CDD1D)
+        j |= np.uint64(1)
+        part *= j
+        h += part[:, 0] if b - a == 1 else part.sum(axis=1, dtype=np.uint64)
     return h
 
 

@@ -11,7 +11,7 @@ import zlib
 import numpy as np
 
 from .._validation import InvalidParameterError
-from ._ids import _fixed_ok, _hash_spans, _Ids, _n_words, _spans_equal
+from ._ids import _SLACK, _fixed_ok, _hash_spans, _Ids, _n_words, _spans_equal
 from ._io import (
     _INT64_MAX,
     _INT64_MIN,
@@ -50,12 +50,16 @@ class _Growable:
         self.buf = np.empty(shape, dtype=dtype)
         self.n = 0
 
-    def append(self, part):
+    def append(self, part, most=None):
+        """Append the rows ``part``; ``most``: the most rows to reserve
+        (never fewer than those held)."""
         m = part.shape[0]
         need = self.n + m
         width = None if self.width is None else max(self.width, part.shape[1])
         if need > self.buf.shape[0] or width != self.width:
             capacity = max(need, int(self.buf.shape[0] * 1.5) + 1024)
+            if most is not None:
+                capacity = max(need, min(capacity, most))
             shape = (capacity,) if width is None else (capacity, width)
             grown = np.zeros(shape, dtype=self.buf.dtype)
             if width is None:
@@ -93,7 +97,10 @@ class _DocColumn:
         self.n = 0
         self.total = 0
 
-    def append(self, matrix, packed, lengths, total):
+    def append(self, matrix, packed, lengths, total, input_bytes):
+        """Append a chunk's ids (``total`` bytes); ``input_bytes``: the size
+        of the input (the bytes read so far when it is not known), which
+        bounds the memory the matrix layout reserves."""
         self.n += lengths.shape[0]
         self.total += total
         if self.packed is None and matrix is not None:
@@ -101,9 +108,15 @@ class _DocColumn:
             if self.matrix is not None:
                 width = max(width, self.matrix.width)
             if _fixed_ok(self.n, width, self.total):
+                # rows reserved at this width: those guessed, in at most
+                # twice the input's bytes, so that a few ids much longer
+                # than the others reserve little more than their own size
+                most = max(self.n, (2 * input_bytes + _SLACK) // max(width, 1))
                 if self.matrix is None:
-                    self.matrix = _Growable(np.uint8, self.guess, matrix.shape[1])
-                self.matrix.append(matrix)
+                    self.matrix = _Growable(
+                        np.uint8, max(min(self.guess, most), 1), matrix.shape[1]
+                    )
+                self.matrix.append(matrix, most)
                 return
         if self.packed is None:
             self._to_ragged()
@@ -165,13 +178,28 @@ def _qid_runs(b, start, length):
     return heads, head_codes.reshape(-1), np.diff(starts, append=n)
 
 
+def _spans_mask(size, start, length):
+    """A mask of ``size`` bytes, True on the spans ``start``, ``length``
+    (increasing and apart, possibly touching): one byte per byte, whatever
+    the lengths, repeated from the gaps and the lengths."""
+    n = start.shape[0]
+    if n == 0:
+        return np.zeros(size, dtype=bool)
+    end = start + length
+    counts = np.empty(2 * n + 1, dtype=np.int64)
+    counts[0] = start[0]
+    counts[2:-1:2] = start[1:] - end[:-1]
+    counts[1::2] = length
+    counts[-1] = size - end[-1]
+    flags = np.zeros(2 * n + 1, dtype=bool)
+    flags[1::2] = True
+    return np.repeat(flags, counts)
+
+
 def _gather_bytes(b, start, length):
-    """The bytes of the spans of ``b``, end to end."""
-    total = int(length.sum())
-    offset = np.cumsum(length) - length
-    idx = np.repeat(start - offset, length)
-    idx += np.arange(total)
-    return b[idx]
+    """The bytes of the spans of ``b`` (in increasing order, apart), end to
+    end."""
+    return b[_spans_mask(b.shape[0], start, length)]
 
 
 class _Parsed:
@@ -321,7 +349,11 @@ def _read_file(source, kind: str, caller: str):
                 hashes = _Growable(np.uint64, guess)
                 values = _Growable(np.float64 if is_run else np.int64, guess)
             docnos.append(
-                parsed.docno, parsed.doc_packed, parsed.doc_length, parsed.doc_total
+                parsed.docno,
+                parsed.doc_packed,
+                parsed.doc_length,
+                parsed.doc_total,
+                seen if total is None else max(total, seen),
             )
             hashes.append(parsed.h40)
             values.append(parsed.values)
@@ -627,8 +659,8 @@ def _arrow_ids(arr) -> _Ids:
     if _fixed_ok(n, width, int(packed.shape[0])):
         # a zero-padded (n, width) matrix: fixed-width ids
         m = np.zeros((n, width), dtype=np.uint8)
-        col = np.arange(packed.shape[0]) - np.repeat(offsets[:-1] - offsets[0], lengths)
-        m[np.repeat(np.arange(n), lengths), col] = packed
+        row_start = np.arange(n, dtype=np.int64) * width
+        m.reshape(-1)[_spans_mask(n * width, row_start, lengths)] = packed
         return _Ids(fixed=m.view(f"S{width}").reshape(-1))
     return _Ids.from_packed(packed, lengths)
 
