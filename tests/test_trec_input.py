@@ -15,7 +15,6 @@ import copy
 import gzip
 import io
 import math
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -614,7 +613,7 @@ def test_a_few_ids_of_megabytes_take_time_and_memory_linear_in_them(tmp_path, fi
     # longest (the layout of a few ids), which once reserved 1,025 times
     # that width and assembled their words one Python step per 8 bytes
     # (about 2.5 s per MB). Peak measured by tracemalloc: below 10x the
-    # files (about 3x here), and well under a second on one core.
+    # files (about 3x here).
     size = 4 << 20
     long1, long2 = "d" * size, "d" * (size - 1) + "e"  # long2 > long1 byte-wise
     if field == "docno":
@@ -626,7 +625,6 @@ def test_a_few_ids_of_megabytes_take_time_and_memory_linear_in_them(tmp_path, fi
     (tmp_path / "qrels").write_text(qrels)
     (tmp_path / "run").write_text(run)
     input_bytes = len(qrels) + len(run)
-    start = time.perf_counter()
     tracemalloc.start()
     try:
         q = read_qrels(tmp_path / "qrels")
@@ -639,7 +637,6 @@ def test_a_few_ids_of_megabytes_take_time_and_memory_linear_in_them(tmp_path, fi
         assert peak < 10 * input_bytes, peak / input_bytes
     finally:
         tracemalloc.stop()
-    assert time.perf_counter() - start < 8.0  # about 10 s per id before
     if field == "docno":
         # one relevant document tied with a non-relevant one: trec_eval puts
         # the larger id (long2) first, AP = 1/2; the expectation over both
