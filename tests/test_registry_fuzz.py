@@ -11,7 +11,7 @@ trec_eval's dotted forms (``P.5,10``, ``ndcg.1=3.5,2=9``,
 ``utility.1,-1,0,0``) and ir_measures' keyword forms (``P(rel=2)@5``,
 ``RBP(p=0.8)``) get huge numbers in every slot: each parses, computes finite
 values and round-trips, or is refused by a message naming the rule, in
-bounded memory (tracemalloc) and time.
+bounded memory (tracemalloc).
 
 The suite runs a small, fixed (derandomized) number of examples. A longer,
 random search::
