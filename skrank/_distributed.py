@@ -171,6 +171,18 @@ def request(caller, metrics, options, tie_bounds) -> Request:
     )
 
 
+def run_queries(caller, queries, convention):
+    """``queries`` as given, or for ``None`` the ``convention``'s query set,
+    else ``"intersection"``, as :func:`skrank.trec.evaluate_run` reads it."""
+    if queries is not None:
+        return queries
+    from ._conventions import run_options
+
+    return run_options(
+        convention, caller, ties=None, score_dtype=None, queries=None
+    ).queries
+
+
 def run_request(caller, qrels, run, queries, metrics, options, tie_bounds) -> Request:
     """Validate an ``evaluate_run`` request on the client: ``queries`` with
     :func:`skrank.trec.evaluate_run`'s own constraints, the columns of the

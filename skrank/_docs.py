@@ -188,9 +188,10 @@ of 2-D ``y_true`` and ``y_score``. The grouped layout gives 1-D arrays and
     ``<metric>_tie_high`` of the per-query frame and the keys of the
     same names of the means, after the metrics. Metrics without such
     bounds (``bndcg``) have none.""",
-    "frame_run_queries": """queries : {"intersection", "qrels", "run"}, default="intersection"
+    "frame_run_queries": """queries : {"intersection", "qrels", "run"} or None, default=None
     Which queries are scored and averaged, as in
-    :func:`skrank.trec.evaluate_run`.""",
+    :func:`skrank.trec.evaluate_run`; ``None``: ``"intersection"``, or the
+    ``convention``'s (``"qrels"`` for ``"ir_measures"``).""",
     "frame_run_relevance_level": """relevance_level : float, default=None
     Which judged documents are relevant for the binary metrics.""",
     "frame_run_replace_undefined_by": """replace_undefined_by : float, np.nan or None, default=None

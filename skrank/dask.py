@@ -25,6 +25,7 @@ from ._distributed import (
     means_from_sums,
     partial_sums,
     request,
+    run_queries,
     run_request,
 )
 from ._docs import fill_doc
@@ -288,7 +289,7 @@ def evaluate_run(
     run,
     metrics,
     *,
-    queries="intersection",
+    queries=None,
     ties=None,
     relevance_level=None,
     replace_undefined_by=None,
@@ -396,6 +397,7 @@ def evaluate_run(
         nonpositive=nonpositive,
         convention=convention,
     )
+    queries = run_queries(caller, queries, convention)
     req = run_request(caller, qrels, run, queries, metrics, options, tie_bounds)
     rel_dtype = qrels._meta["relevance"].dtype
     relevance_dtype = "int64" if rel_dtype.kind in "iub" else "float64"

@@ -31,6 +31,7 @@ from ._distributed import (
     means_from_sums,
     partial_sums,
     request,
+    run_queries,
     run_request,
     sums_columns,
 )
@@ -384,7 +385,7 @@ def evaluate_run(
     run,
     metrics,
     *,
-    queries="intersection",
+    queries=None,
     ties=None,
     relevance_level=None,
     replace_undefined_by=None,
@@ -485,6 +486,7 @@ def evaluate_run(
         nonpositive=nonpositive,
         convention=convention,
     )
+    queries = run_queries(caller, queries, convention)
     req = run_request(caller, qrels, run, queries, metrics, options, tie_bounds)
     n_buckets = _n_buckets(qrels, n_buckets, caller)
     rel_type = qrels.schema["relevance"].dataType

@@ -977,3 +977,28 @@ def test_importing_the_adapters_does_not_import_the_engines():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_evaluate_run_takes_the_conventions_query_set(client):
+    # ir_measures scores every judged query, one the run misses 0 on every
+    # metric (skrank.trec.evaluate_run's convention="ir_measures", checked
+    # against ir_measures itself in test_conventions_peers.py); without
+    # queries=, the adapter takes the same query set
+    qrels, run = _trec_tables(seed=13)
+    metrics = ["nDCG@10", "AP", "P@5"]
+    means, per_query = evaluate_run(
+        qrels, run, metrics, convention="ir_measures", return_per_query=True
+    )
+    got_means, got = skd.evaluate_run(
+        dd.from_pandas(qrels, npartitions=3),
+        dd.from_pandas(run, npartitions=2),
+        metrics,
+        convention="ir_measures",
+        return_per_query=True,
+    )
+    got = got.compute()
+    assert set(got.index.astype(str)) == set(qrels["qid"]) == set(per_query.qid)
+    _assert_means(got_means, means)
+    got = got.loc[list(per_query.qid)]
+    for name in per_query:
+        np.testing.assert_allclose(got[name], per_query[name], rtol=0, atol=1e-12)

@@ -577,3 +577,27 @@ def test_bad_input_names_the_argument(spark):
     rows.loc[[2, 300], "qid"] = None
     with pytest.raises(ValueError, match="'qid' column 'qid' .* missing"):
         sks.evaluate(spark.createDataFrame(rows), "map")
+
+
+def test_evaluate_run_takes_the_conventions_query_set(spark):
+    # as in test_dask.py: without queries=, convention="ir_measures" scores
+    # every judged query, as skrank.trec.evaluate_run does under it
+    qrels, run = _trec_tables(seed=13)
+    metrics = ["nDCG@10", "AP", "P@5"]
+    means, per_query = evaluate_run(
+        qrels, run, metrics, convention="ir_measures", return_per_query=True
+    )
+    got_means, got = sks.evaluate_run(
+        spark.createDataFrame(qrels),
+        spark.createDataFrame(run),
+        metrics,
+        convention="ir_measures",
+        return_per_query=True,
+        n_buckets=3,
+    )
+    _assert_means(got_means, means)
+    got = _to_pandas(got).set_index("qid")
+    assert set(got.index) == set(qrels["qid"]) == set(per_query.qid.astype(str))
+    got = got.loc[per_query.qid.astype(str)]
+    for name in per_query:
+        np.testing.assert_allclose(got[name].to_numpy(), per_query[name], atol=1e-12)
