@@ -666,7 +666,7 @@ def _write_trec_eval(out, names, mean, table, run, args, runid) -> None:
                 value = _trec_eval_value(spec, table[key][i])
                 out.write(f"{printed:<22}\t{q}\t{value}\n")
     if runid:
-        out.write(f"{TREC_EVAL_RUNID:<22}\tall\t{run.name or ''}\n")
+        out.write(f"{TREC_EVAL_RUNID:<22}\tall\t{run.last_name or ''}\n")
     for printed, key, spec in lines:
         out.write(f"{printed:<22}\tall\t{_trec_eval_value(spec, mean[key])}\n")
 

@@ -54,6 +54,11 @@ class Convention:
         What a score ``<= 0`` means (``"ordinary"`` or ``"not_retrieved"``).
     nonpositive_metrics : tuple
         The metrics ``nonpositive`` applies to (canonical names); empty: all.
+    summary : str
+        How the means over queries are added up: ``"exact"`` (numpy's
+        pairwise sum) or ``"running"`` (one query at a time, in byte order
+        of the query ids, as trec_eval adds them; see
+        :func:`skrank._core.aggregate`).
     notes : str
         What the convention does not reproduce, for the documentation.
     """
@@ -65,6 +70,7 @@ class Convention:
     params: tuple = ()
     nonpositive: str = "ordinary"
     nonpositive_metrics: tuple = ()
+    summary: str = "exact"
     notes: str = ""
 
     def params_of(self, metric: str) -> dict:
@@ -95,6 +101,7 @@ CONVENTIONS: tuple[Convention, ...] = (
         "trec_eval (NIST), pytrec_eval",
         ties="trec_eval",
         replace_undefined_by=0.0,
+        summary="running",
         notes="Ties by document id need qrels/run input (evaluate_run).",
     ),
     # LightGBM 4.x.

@@ -386,7 +386,9 @@ def _check_relevance_bounds(caller, specs, bounds, block):
             )
 
 
-def aggregate(caller, name, values, undefined, weights, average, replace):
+def aggregate(
+    caller, name, values, undefined, weights, average, replace, running=False
+):
     """Per-query ``values`` of metric ``name`` under the undefined policy
     ``replace``, averaged (in place: ``values`` takes the policy).
 
@@ -402,17 +404,23 @@ def aggregate(caller, name, values, undefined, weights, average, replace):
     queries and :func:`finish_aggregate` over its partial sums; a caller
     that holds the queries in chunks (one per partition of a Dask or Spark
     DataFrame) forms the same average from the partial sums of its chunks.
+
+    ``running=True`` adds the values one at a time in the order given, as
+    trec_eval accumulates them (trec_eval.c: ``te_acc_meas_s`` of every
+    query in turn, then meas_avg.c, ``te_calc_avg_meas_s`` and
+    ``te_calc_avg_meas_s_gm``), instead of numpy's pairwise sum: the
+    same number to the last bit as trec_eval.
     """
     nan_policy = is_nan(replace)
     if undefined.any():
         values[undefined] = np.nan if nan_policy else replace
     if average is None:
         return values
-    part = partial_aggregate(values, undefined, weights, average, replace)
+    part = partial_aggregate(values, undefined, weights, average, replace, running)
     return finish_aggregate(caller, name, *([p] for p in part), average, stacklevel=3)
 
 
-def partial_aggregate(values, undefined, weights, average, replace):
+def partial_aggregate(values, undefined, weights, average, replace, running=False):
     """The partial sums of :func:`aggregate` over one chunk of queries.
 
     ``values`` already hold the undefined policy ``replace`` (as
@@ -430,6 +438,9 @@ def partial_aggregate(values, undefined, weights, average, replace):
     if average == "gmean":
         kept = np.log(np.maximum(kept, GEOMETRIC_FLOOR))
     if weights is None:
+        if running:  # np.cumsum adds in order, as a C loop does
+            total = float(np.cumsum(kept)[-1]) if kept.shape[0] else 0.0
+            return total, float(kept.shape[0]), 1.0
         return float(kept.sum()), float(kept.shape[0]), 1.0
     w = weights[keep]
     if average == "sum":
@@ -471,5 +482,5 @@ def finish_aggregate(caller, name, num, den, scale, average, stacklevel=2):
     if average == "sum":
         return total
     if average == "gmean":
-        return float(np.exp(total / weight))
+        return math.exp(total / weight)  # the C library's exp, as trec_eval's
     return total / weight

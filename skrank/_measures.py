@@ -143,6 +143,11 @@ class Measure:
     # "mean", "gmean" (trec_eval's gm_map: geometric mean of the values
     # floored at 1e-5) or "sum" (trec_eval's counts)
     aggregation: str = "mean"
+    # trec_eval's summary of every judged query (-c, queries="qrels") where
+    # it is not the sum of the per-query values, under its convention:
+    # "positive_judgments", the judgments above 0 of every judged query
+    # whatever the relevance level (m_num_rel.c, te_calc_avg_num_rel)
+    complete_summary: str | None = None
     # whether the value reads the ranked list at all (False: R, the query
     # count); a query that retrieved nothing (trec_eval -c) scores 0 on
     # every metric that reads it
@@ -1911,6 +1916,7 @@ MEASURES: tuple[Measure, ...] = (
         upper=None,
         perfect_is_one=False,
         aggregation="sum",
+        complete_summary="positive_judgments",
         reads_list=False,
     ),
     Measure(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._conventions import get_convention
 from .._core import Prepared, aggregate, compute
 from .._engine import (
     SLICE_VALUES,
@@ -682,6 +683,11 @@ def evaluate_run_columns(
         )
 
     values = run(specs, ties)
+    # trec_eval adds the queries up one at a time, in byte order of their
+    # ids (the order of ``selected``)
+    running = (
+        convention is not None and get_convention(convention).summary == "running"
+    )
     means = {}
     per_query = {}
     for spec, v in zip(specs, values, strict=True):
@@ -690,8 +696,18 @@ def evaluate_run_columns(
         # (gm_map) or a sum (its counts)
         summary = getattr(spec.measure, "aggregation", "mean")
         means[spec.name] = aggregate(
-            caller, spec.name, v, np.isnan(v), None, summary, replace_undefined_by
+            caller,
+            spec.name,
+            v,
+            np.isnan(v),
+            None,
+            summary,
+            replace_undefined_by,
+            running,
         )
+        if running and queries == "qrels" and spec.measure.complete_summary:
+            # "positive_judgments" (see Measure.complete_summary)
+            means[spec.name] = float(np.count_nonzero(qrels._values > 0))
     bounds = {}
     if tie_bounds:
         names = [spec.name for spec in specs]
