@@ -41,7 +41,7 @@ from ._stats import _CONSTRAINTS as _COMPARE_CONSTRAINTS
 from ._stats import compare
 from ._validation import NONE, InvalidParameterError, Options
 from .trec._evaluation import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
-from .trec._evaluation import evaluate_run, evaluate_run_columns
+from .trec._evaluation import evaluate_run, evaluate_run_columns, metric_requests
 from .trec._readers import read_qrels, read_run
 
 __all__ = ["main"]
@@ -514,8 +514,8 @@ def _evaluate(args, out) -> int:
             f"{len(args.runs)} runs. Give them one at a time, or use --format "
             "table, csv or json."
         )
-    if trec_format and args.ties is None and args.convention is None:
-        args.ties = "trec_eval"  # trec_eval's output: its numbers too
+    if trec_format and args.convention is None:
+        args.convention = "trec_eval"  # trec_eval's output: its numbers too
     values = args.metrics or (["official"] if trec_format else DEFAULT_METRICS)
     metrics = _metrics(values)
     for value in dict.fromkeys(v.strip() for v in values):
@@ -623,14 +623,14 @@ def _evaluate(args, out) -> int:
     return 0
 
 
-def _trec_eval_lines(names):
+def _trec_eval_lines(names, convention):
     """The printed name of every key, trec_eval's where it has one (else the
     canonical name: a name as written, such as ``rbp``, could claim
     trec_eval's measure of that name), in trec_eval's order of printing (its
     table of measures; a family's cutoffs ascending); one line per printed
     name."""
     rows = {}
-    for key, spec in read_metrics(names, _PROG, trec_eval=True):
+    for key, spec in metric_requests(names, _PROG, convention):
         printed = trec_eval_printed_name(key, spec)
         rows.setdefault(printed, (key, spec))
     order = sorted(
@@ -656,7 +656,7 @@ def _write_trec_eval(out, names, mean, table, run, args, runid) -> None:
     """trec_eval's output (meas_print_single.c, meas_print_final.c, m_runid.c):
     ``%-22s\t%s\t<value>`` lines, with ``-q`` every query (byte order of the
     ids, as trec_eval sorts them) before ``all``."""
-    lines = _trec_eval_lines(names)
+    lines = _trec_eval_lines(names, args.convention)
     if args.per_query:
         for q in sorted(table["qid"], key=lambda q: q.encode()):
             i = table["index"][q]

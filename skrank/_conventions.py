@@ -54,6 +54,17 @@ class Convention:
         What a score ``<= 0`` means (``"ordinary"`` or ``"not_retrieved"``).
     nonpositive_metrics : tuple
         The metrics ``nonpositive`` applies to (canonical names); empty: all.
+    names : str
+        How trec_eval's names given more than once are read: ``"skrank"``
+        (every name as written, a bare family at its default cutoffs) or
+        ``"trec_eval"`` (trec_eval 10's rule: the first ``name.params`` of
+        a measure gives its parameters; see
+        :func:`skrank._registry.read_trec_eval_measures`).
+    placeholder : bool
+        Whether a query that the run misses (``queries="qrels"``) keeps the
+        value of trec_eval's placeholder ranking where its metric says so
+        (:attr:`skrank._measures.Measure.keeps_placeholder`); else it scores
+        0 on every metric that reads the list.
     summary : str
         How the means over queries are added up: ``"exact"`` (numpy's
         pairwise sum) or ``"running"`` (one query at a time, in byte order
@@ -70,6 +81,8 @@ class Convention:
     params: tuple = ()
     nonpositive: str = "ordinary"
     nonpositive_metrics: tuple = ()
+    names: str = "skrank"
+    placeholder: bool = False
     summary: str = "exact"
     notes: str = ""
 
@@ -101,6 +114,14 @@ CONVENTIONS: tuple[Convention, ...] = (
         "trec_eval (NIST), pytrec_eval",
         ties="trec_eval",
         replace_undefined_by=0.0,
+        # m_rbp.c, te_calc_rbp and m_set_F.c, te_calc_set_F: trec_eval's
+        # own floating-point formulas
+        params=(
+            ("rbp", (("arithmetic", "trec_eval"),)),
+            ("set_f", (("arithmetic", "trec_eval"),)),
+        ),
+        names="trec_eval",
+        placeholder=True,
         summary="running",
         notes="Ties by document id need qrels/run input (evaluate_run).",
     ),

@@ -29,7 +29,7 @@ from .._engine import (
     stable_group_order,
 )
 from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
-from .._registry import MetricSpec, read_metrics
+from .._registry import MetricSpec, read_metrics, read_trec_eval_measures
 from .._results import QueryResults
 from .._threads import threads
 from .._validation import (
@@ -56,10 +56,16 @@ from ._tables import Qrels, Run, _natural_order, _query_counts, _same_kind, _Tab
 # --------------------------------------------------------------------------
 
 
-def metric_requests(metrics, caller) -> list[tuple[str, MetricSpec]]:
+def metric_requests(metrics, caller, convention=None) -> list[tuple[str, MetricSpec]]:
     """Metric names (skrank's, trec_eval's, other tools') with their keys,
     read as trec_eval reads them: its bare families (``recall``) and measure
-    sets (``official``, ``all_trec``) expand."""
+    sets (``official``, ``all_trec``) expand; under a convention whose
+    ``names`` are trec_eval's, a measure given twice as trec_eval reads it
+    (:func:`~skrank._registry.read_trec_eval_measures`)."""
+    if convention is not None and get_convention(convention, caller).names == (
+        "trec_eval"
+    ):
+        return read_trec_eval_measures(metrics, caller)
     return read_metrics(metrics, caller, trec_eval=True)
 
 
@@ -553,7 +559,7 @@ def evaluate_run_columns(
     )
     keys, specs, (ties, replace_undefined_by, nonpositive) = resolve_metrics(
         caller,
-        metric_requests(metrics, caller),
+        metric_requests(metrics, caller, convention),
         relevance_level,
         convention,
         ties,
@@ -647,6 +653,9 @@ def evaluate_run_columns(
             ids = np.where(ids >= 0, rows_of[np.maximum(ids, 0)], ids)
         return docno.order(ids)[1]
 
+    conv = None if convention is None else get_convention(convention)
+    placeholder = conv is not None and conv.placeholder
+
     def run(specs, ties):
         # blocks are built as they are ranked: anew for every pass
         if width is not None:
@@ -672,6 +681,9 @@ def evaluate_run_columns(
         # -c) holds a placeholder document in the blocks; it retrieved
         # nothing, so every metric that reads the list is 0 where defined
         for spec, v in zip(specs, values, strict=True):
+            keeps = spec.measure.keeps_placeholder
+            if placeholder and keeps is not None and keeps(spec.params):
+                continue  # trec_eval's placeholder ranking, as it computes it
             if spec.measure.reads_list:
                 v[empty & ~np.isnan(v)] = 0.0
         return values
@@ -685,9 +697,7 @@ def evaluate_run_columns(
     values = run(specs, ties)
     # trec_eval adds the queries up one at a time, in byte order of their
     # ids (the order of ``selected``)
-    running = (
-        convention is not None and get_convention(convention).summary == "running"
-    )
+    running = conv is not None and conv.summary == "running"
     means = {}
     per_query = {}
     for spec, v in zip(specs, values, strict=True):
