@@ -655,10 +655,18 @@ def _trec_eval_value(spec, value) -> str:
 def _write_trec_eval(out, names, mean, table, run, args, runid) -> None:
     """trec_eval's output (meas_print_single.c, meas_print_final.c, m_runid.c):
     ``%-22s\t%s\t<value>`` lines, with ``-q`` every query (byte order of the
-    ids, as trec_eval sorts them) before ``all``."""
+    ids, as trec_eval sorts them) before ``all``; under trec_eval 9's
+    convention only the queries of the run."""
     lines = _trec_eval_lines(names, args.convention)
     if args.per_query:
-        for q in sorted(table["qid"], key=lambda q: q.encode()):
+        shown = table["qid"]
+        conv = get_convention(args.convention)
+        if conv.names == "trec_eval" and not conv.placeholder:
+            # trec_eval 9 evaluates the run's queries only (trec_eval.c); -c
+            # changes its means, not the queries it prints
+            retrieved = {str(q) for q in run.queries}
+            shown = [q for q in shown if q in retrieved]
+        for q in sorted(shown, key=lambda q: q.encode()):
             i = table["index"][q]
             for printed, key, spec in lines:
                 if printed in TREC_EVAL_SUMMARY_ONLY:

@@ -65,6 +65,10 @@ class Convention:
         value of trec_eval's placeholder ranking where its metric says so
         (:attr:`skrank._measures.Measure.keeps_placeholder`); else it scores
         0 on every metric that reads the list.
+    score_dtype : str
+        The precision the tool holds scores in: ``"float64"``, or
+        ``"float32"`` (close scores can tie), which then applies whatever
+        ``score_dtype`` a caller passes.
     summary : str
         How the means over queries are added up: ``"exact"`` (numpy's
         pairwise sum) or ``"running"`` (one query at a time, in byte order
@@ -83,6 +87,7 @@ class Convention:
     nonpositive_metrics: tuple = ()
     names: str = "skrank"
     placeholder: bool = False
+    score_dtype: str = "float64"
     summary: str = "exact"
     notes: str = ""
 
@@ -124,6 +129,30 @@ CONVENTIONS: tuple[Convention, ...] = (
         placeholder=True,
         summary="running",
         notes="Ties by document id need qrels/run input (evaluate_run).",
+    ),
+    # trec_eval 9.0.7 (tag v9.0.8), where it differs from 10.0: scores
+    # held as float (trec_format.h, TEXT_RESULTS.sim), the recall level
+    # of iprec_at_recall and 11pt_avg reached at (long) (level * R + 0.9)
+    # (m_iprec_at_recall.c, m_11pt_avg.c); no placeholder ranking for a
+    # query the run misses (trec_eval.c loops over the run's queries; -c
+    # only divides by the number of judged queries, meas_avg.c).
+    Convention(
+        "trec_eval9",
+        "trec_eval 9.0.x (NIST), pytrec_eval",
+        ties="trec_eval",
+        replace_undefined_by=0.0,
+        params=(
+            ("iprec_at_recall", (("rounding", "trec_eval_9"),)),
+            ("iprec_11pt_avg", (("rounding", "trec_eval_9"),)),
+            ("set_f", (("arithmetic", "trec_eval"),)),
+        ),
+        names="trec_eval",
+        score_dtype="float32",
+        summary="running",
+        notes=(
+            "Ties by document id need qrels/run input (evaluate_run). "
+            "trec_eval 9 has no rbp, rbp_resid or unj."
+        ),
     ),
     # LightGBM 4.x.
     # ndcg: src/metric/dcg_calculator.cpp, DCGCalculator::DefaultLabelGain

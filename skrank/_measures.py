@@ -1654,6 +1654,11 @@ def _utility_weighted(params):
     return any(params[p.keyword] != p.default for p in _UTILITY_WEIGHTS)
 
 
+def _rbp_resid_parameterised(params):
+    """Whether rbp_resid's ``p`` differs from trec_eval's default, 0.9."""
+    return params["p"] != 0.9
+
+
 MEASURES: tuple[Measure, ...] = (
     Measure(
         "hits",
@@ -1862,6 +1867,8 @@ MEASURES: tuple[Measure, ...] = (
         _rbp_residual_compute,
         formula=(r"(1 - p) \sum_{j \le n,\ j \text{ unjudged}} p^{j-1} + p^{n}"),
         params=(_P,),
+        # trec_eval sets "rbp_resid" to 0, not "rbp_resid_p=0.7"
+        keeps_placeholder=_rbp_resid_parameterised,
         perfect_is_one=False,
         tie_bounds=False,
     ),

@@ -567,6 +567,9 @@ def evaluate_run_columns(
         nonpositive,
         document_ids=True,
     )
+    conv = None if convention is None else get_convention(convention, caller)
+    if conv is not None and conv.score_dtype == "float32":
+        score_dtype = "float32"  # the tool holds scores as float32
     qrels = _read(qrels, "qrels", caller)
     run = run_table = _read(run, "run", caller)
 
@@ -653,7 +656,6 @@ def evaluate_run_columns(
             ids = np.where(ids >= 0, rows_of[np.maximum(ids, 0)], ids)
         return docno.order(ids)[1]
 
-    conv = None if convention is None else get_convention(convention)
     placeholder = conv is not None and conv.placeholder
 
     def run(specs, ties):

@@ -595,6 +595,8 @@ class Run(_Table):
         The table's internal columns, as :func:`read_run` builds them.
     name : str, default=None
         The run id.
+    last_name : str, default=None
+        The run id of the last line of a TREC file.
     **kwargs
         The source and internal hashes, as :func:`read_run` gives them.
 
@@ -640,7 +642,12 @@ class Run(_Table):
 
     @property
     def last_name(self):
-        """The run id of the last line of a TREC file (``name`` otherwise)."""
+        """The run id of the last line of a TREC file (``name`` otherwise).
+
+        See Also
+        --------
+        Run.name : The run id of the first line.
+        """
         return self.name if self._last_name is None else self._last_name
 
     @property
