@@ -1649,6 +1649,7 @@ _COLLECTION_SIZE = ParamSpec(
     "collection_size", "N", 0, (Interval("int", 0, None, "left"),), int
 )
 
+
 def _utility_weighted(params):
     """Whether utility's weights differ from trec_eval's defaults."""
     return any(params[p.keyword] != p.default for p in _UTILITY_WEIGHTS)
