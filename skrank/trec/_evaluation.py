@@ -386,7 +386,11 @@ or None, default=None
         ``None``: ``"ordinary"``, or the ``convention``'s.
     convention : str or None, default=None
         Reproduce another tool's numbers (see :func:`skrank.evaluate`):
-        ``"trec_eval"`` (ties by document id), ``"lightgbm"``,
+        ``"trec_eval"`` (trec_eval 10.0 to its last printed digit: ties by
+        document id, its arithmetic of the means, ``set_F`` and ``rbp``, and
+        its reading of a measure named twice; see
+        :ref:`trec_eval_quirks`), ``"trec_eval9"`` (trec_eval 9.0.x:
+        float32 scores and its recall rounding too), ``"lightgbm"``,
         ``"xgboost"``, ``"spark"``, ``"ranx"``, ``"torchmetrics"`` or
         ``"tf_similarity"``. Parameters written in a metric name and options
         passed explicitly win over it.
