@@ -110,13 +110,18 @@ _EXPONENTIAL_GAIN_MAP_MIN_R_K = (
 )
 
 CONVENTIONS: tuple[Convention, ...] = (
-    # trec_eval 9.0.8: skrank's own definitions. Ties by docno descending
+    # trec_eval 10.0: skrank's own definitions. Ties by docno descending
     # (trec_eval.c, form_res_rels.c: qsort with comp_sim_docno); a query
     # without relevant documents scores 0 and counts in the mean
-    # (m_map.c and the other measures: "if (res_rels.num_rel) ... else 0").
+    # (m_map.c and the other measures: "if (res_rels.num_rel) ... else 0");
+    # the means a running sum in query order (trec_eval.c, main, with
+    # te_acc_meas_s; meas_avg.c, te_calc_avg_meas_s); a measure's
+    # parameters those of its first -m name.params (trec_eval.c,
+    # mark_measure); a query the run misses ranked as one unjudged document
+    # (trec_eval.c, main: bogus_ranking).
     Convention(
         "trec_eval",
-        "trec_eval (NIST), pytrec_eval",
+        "trec_eval 10.0 (NIST)",
         ties="trec_eval",
         replace_undefined_by=0.0,
         # m_rbp.c, te_calc_rbp and m_set_F.c, te_calc_set_F: trec_eval's
