@@ -524,8 +524,8 @@ def _evaluate(args, out) -> int:
             f"{len(args.runs)} runs. Give them one at a time, or use --format "
             "table, csv or json."
         )
-    if trec_format and args.ties is None and args.convention is None:
-        args.ties = "trec_eval"  # trec_eval's output: its numbers too
+    if trec_format and args.convention is None:
+        args.convention = "trec_eval"  # trec_eval's output: its numbers too
     values = args.metrics or (["official"] if trec_format else DEFAULT_METRICS)
     metrics = _metrics(values)
     for value in dict.fromkeys(v.strip() for v in values):
@@ -633,7 +633,7 @@ def _evaluate(args, out) -> int:
     return 0
 
 
-def _trec_eval_lines(names, convention=None):
+def _trec_eval_lines(names, convention):
     """The printed name of every key, trec_eval's where it has one (else the
     canonical name: a name as written, such as ``rbp``, could claim
     trec_eval's measure of that name), in trec_eval's order of printing (its
@@ -666,10 +666,18 @@ def _trec_eval_value(spec, value) -> str:
 def _write_trec_eval(out, names, mean, table, run, args, runid) -> None:
     """trec_eval's output (meas_print_single.c, meas_print_final.c, m_runid.c):
     ``%-22s\t%s\t<value>`` lines, with ``-q`` every query (byte order of the
-    ids, as trec_eval sorts them) before ``all``."""
+    ids, as trec_eval sorts them) before ``all``; under trec_eval 9's
+    convention only the queries of the run."""
     lines = _trec_eval_lines(names, args.convention)
     if args.per_query:
-        for q in sorted(table["qid"], key=lambda q: q.encode()):
+        shown = table["qid"]
+        conv = get_convention(args.convention)
+        if conv.names == "trec_eval" and conv.missing_queries != "placeholder":
+            # trec_eval 9 evaluates the run's queries only (trec_eval.c); -c
+            # changes its means, not the queries it prints
+            retrieved = {str(q) for q in run.queries}
+            shown = [q for q in shown if q in retrieved]
+        for q in sorted(shown, key=lambda q: q.encode()):
             i = table["index"][q]
             for printed, key, spec in lines:
                 if printed in TREC_EVAL_SUMMARY_ONLY:
@@ -677,7 +685,7 @@ def _write_trec_eval(out, names, mean, table, run, args, runid) -> None:
                 value = _trec_eval_value(spec, table[key][i])
                 out.write(f"{printed:<22}\t{q}\t{value}\n")
     if runid:
-        out.write(f"{TREC_EVAL_RUNID:<22}\tall\t{run.name or ''}\n")
+        out.write(f"{TREC_EVAL_RUNID:<22}\tall\t{run.last_name or ''}\n")
     for printed, key, spec in lines:
         out.write(f"{printed:<22}\tall\t{_trec_eval_value(spec, mean[key])}\n")
 

@@ -64,12 +64,18 @@ class Convention:
     summation : str
         How the mean over queries is summed: ``"exact"`` (skrank's: exact
         sums, one rounding) or ``"sequential"`` (the tool's running float64
-        sums over the queries in order; see
-        :func:`skrank._core.running_mean`).
+        sums over the queries in order, as LightGBM, XGBoost and trec_eval
+        add them; see :func:`skrank._core.running_mean`).
     unweighted_undefined : tuple
         The metrics (canonical names) whose queries without relevant items
         add their value to the weighted sum unweighted (their weight still
         counting in the sum of weights), as the tool sums them.
+    names : str
+        How trec_eval's names given more than once are read: ``"skrank"``
+        (every name as written, a bare family at its default cutoffs) or
+        ``"trec_eval"`` (trec_eval 10's rule: the first ``name.params`` of
+        a measure gives its parameters; see
+        :func:`skrank._registry.read_trec_eval_measures`).
     notes : str
         What the convention does not reproduce, for the documentation.
     score_dtype : str
@@ -94,8 +100,11 @@ class Convention:
     missing_queries : str
         What a query of the qrels that the run misses scores (with
         ``queries="qrels"``): ``"trec_eval"``, 0 on every metric that reads
-        the ranked list, the counts of judgments kept (trec_eval ``-c``), or
-        ``"zero"``, 0 on every metric.
+        the ranked list, the counts of judgments kept (trec_eval 9's ``-c``),
+        ``"placeholder"``, the same except where a metric keeps the value of
+        trec_eval 10's placeholder ranking of one unjudged document
+        (:attr:`skrank._measures.Measure.keeps_placeholder`; trec_eval.c,
+        ``main``: ``bogus_ranking``), or ``"zero"``, 0 on every metric.
     own_order : tuple
         Metrics that the tool ranks apart from the others, as
         ``(metric, document_ids, score_dtype)`` triples: tied documents
@@ -115,6 +124,7 @@ class Convention:
     cutoffs: tuple = ()
     summation: str = "exact"
     unweighted_undefined: tuple = ()
+    names: str = "skrank"
     notes: str = ""
     score_dtype: str = "float64"
     trec_eval_names: bool | None = None
@@ -179,16 +189,54 @@ def _booster_params(arithmetic):
 
 
 CONVENTIONS: tuple[Convention, ...] = (
-    # trec_eval 9.0.8: skrank's own definitions. Ties by docno descending
+    # trec_eval 10.0: skrank's own definitions. Ties by docno descending
     # (trec_eval.c, form_res_rels.c: qsort with comp_sim_docno); a query
     # without relevant documents scores 0 and counts in the mean
-    # (m_map.c and the other measures: "if (res_rels.num_rel) ... else 0").
+    # (m_map.c and the other measures: "if (res_rels.num_rel) ... else 0");
+    # the means a running sum in query order (trec_eval.c, main, with
+    # te_acc_meas_s; meas_avg.c, te_calc_avg_meas_s); a measure's
+    # parameters those of its first -m name.params (trec_eval.c,
+    # mark_measure); a query the run misses ranked as one unjudged document
+    # (trec_eval.c, main: bogus_ranking).
     Convention(
         "trec_eval",
-        "trec_eval (NIST), pytrec_eval",
+        "trec_eval 10.0 (NIST)",
         ties="trec_eval",
         replace_undefined_by=0.0,
+        # m_rbp.c, te_calc_rbp and m_set_F.c, te_calc_set_F: trec_eval's
+        # own floating-point formulas
+        params=(
+            ("rbp", (("arithmetic", "trec_eval"),)),
+            ("set_f", (("arithmetic", "trec_eval"),)),
+        ),
+        names="trec_eval",
+        missing_queries="placeholder",
+        summation="sequential",
         notes="Ties by document id need qrels/run input (evaluate_run).",
+    ),
+    # trec_eval 9.0.7 (tag v9.0.8), where it differs from 10.0: scores
+    # held as float (trec_format.h, TEXT_RESULTS.sim), the recall level
+    # of iprec_at_recall and 11pt_avg reached at (long) (level * R + 0.9)
+    # (m_iprec_at_recall.c, m_11pt_avg.c); no placeholder ranking for a
+    # query the run misses (trec_eval.c loops over the run's queries; -c
+    # only divides by the number of judged queries, meas_avg.c).
+    Convention(
+        "trec_eval9",
+        "trec_eval 9.0.x (NIST)",
+        ties="trec_eval",
+        replace_undefined_by=0.0,
+        params=(
+            ("iprec_at_recall", (("rounding", "trec_eval_9"),)),
+            ("iprec_11pt_avg", (("rounding", "trec_eval_9"),)),
+            ("set_f", (("arithmetic", "trec_eval"),)),
+        ),
+        names="trec_eval",
+        score_dtype="float32",
+        summation="sequential",
+        notes=(
+            "Ties by document id need qrels/run input (evaluate_run). "
+            "trec_eval 9 has no rbp, rbp_resid or unj."
+        ),
     ),
     # LightGBM 4.x.
     # ndcg: src/metric/dcg_calculator.cpp, DCGCalculator::DefaultLabelGain

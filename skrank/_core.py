@@ -424,7 +424,7 @@ def aggregate(
         values[undefined] = np.nan if nan_policy else replace
     if average is None:
         return values
-    if tool_sum is not None and average == "mean":
+    if tool_sum is not None:
         return running_mean(
             caller,
             name,
@@ -433,15 +433,23 @@ def aggregate(
             weights,
             replace,
             tool_sum.unweighted_undefined,
+            average,
         )
     part = partial_aggregate(values, undefined, weights, average, replace)
     return finish_aggregate(caller, name, *([p] for p in part), average, stacklevel=3)
 
 
 def running_mean(
-    caller, name, values, undefined, weights, replace, unweighted_undefined
+    caller,
+    name,
+    values,
+    undefined,
+    weights,
+    replace,
+    unweighted_undefined,
+    average="mean",
 ):
-    """A booster's mean: running float64 sums over the queries in order.
+    """A tool's mean: running float64 sums over the queries in order.
 
     ``sum_q t_q / sum_q w_q``, both sums added one query after the other
     from the first (``np.cumsum``, a sequential loop), with ``t_q = v_q
@@ -453,12 +461,21 @@ def running_mean(
     ``UndefinedMetricWarning``, when the weights of the queries that count
     sum to 0.
 
-    This is how LightGBM and XGBoost form their ranking metrics' means (the
-    conventions cite the functions); the order of the queries is the order
-    of the per-query values (sorted query ids).
+    ``average="gmean"`` sums the logarithms of the values floored at
+    ``GEOMETRIC_FLOOR`` and returns the C library's ``exp`` of their mean
+    (``math.exp``); ``"sum"`` returns the running sum itself.
+
+    This is how LightGBM and XGBoost form their ranking metrics' means, and
+    trec_eval its summary (trec_eval.c: ``te_acc_meas_s`` of every query in
+    turn; meas_avg.c: ``te_calc_avg_meas_s`` and ``te_calc_avg_meas_s_gm``);
+    the conventions cite the functions. The order of the queries is the
+    order of the per-query values (sorted query ids; for a run, byte order
+    of the ids, as trec_eval sorts them).
     """
     keep = ~undefined if is_nan(replace) else np.ones(values.shape[0], dtype=bool)
     v = values[keep]
+    if average == "gmean":
+        v = np.log(np.maximum(v, GEOMETRIC_FLOOR))
     if weights is None:
         terms, weight = v, float(v.shape[0])
     else:
@@ -476,7 +493,12 @@ def running_mean(
             stacklevel=3,
         )
         return float("nan")
-    return float(np.cumsum(terms)[-1]) / weight
+    total = float(np.cumsum(terms)[-1]) if terms.shape[0] else 0.0
+    if average == "sum":
+        return total
+    if average == "gmean":
+        return math.exp(total / weight)
+    return total / weight
 
 
 #: The scale of :func:`exact_sum`: an exact sum is an integer times

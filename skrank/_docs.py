@@ -92,6 +92,12 @@ DOCS = {
     ``"nearest"``: ``lround(level * R)``, halves away from zero (trec_eval
     10). ``"trec_eval_9"``: ``(long) (level * R + 0.9)`` (trec_eval 9 and
     pytrec_eval).""",
+    "arithmetic_trec_eval": """arithmetic : {"skrank", "trec_eval"}, default="skrank"
+    How the value is computed in floating point. ``"skrank"``: skrank's
+    closed form, tie-aware. ``"trec_eval"``: trec_eval's own expression and
+    order of operations, which can differ in the last bits and so in
+    trec_eval's fourth printed decimal (``convention="trec_eval"`` sets it);
+    under tied scores the exact form.""",
     "beta": """beta : float, default=1.0
     The weight of recall against precision, as trec_eval's ``set_F``
     parameter: ``(beta + 1) P R / (beta P + R)``. This is van Rijsbergen's

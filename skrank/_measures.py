@@ -145,6 +145,17 @@ class Measure:
     # "mean", "gmean" (trec_eval's gm_map: geometric mean of the values
     # floored at 1e-5) or "sum" (trec_eval's counts)
     aggregation: str = "mean"
+    # trec_eval's summary of every judged query (-c, queries="qrels") where
+    # it is not the sum of the per-query values, under its convention:
+    # "positive_judgments", the judgments above 0 of every judged query
+    # whatever the relevance level (m_num_rel.c, te_calc_avg_num_rel)
+    complete_summary: str | None = None
+    # for a query the run misses (trec_eval -c), whether trec_eval keeps the
+    # value of its placeholder ranking (trec_eval.c: one unjudged document,
+    # "ceci_nest_pas_un_docno"; only the measures printed as num_ret,
+    # utility, relstring, unj* and rbp_resid are then set to 0), given the
+    # metric's parameters; None: never (the value is 0 wherever defined)
+    keeps_placeholder: Callable | None = None
     # whether the value reads the ranked list at all (False: R, the query
     # count); a query that retrieved nothing (trec_eval -c) scores 0 on
     # every metric that reads it
@@ -419,15 +430,16 @@ def _bpref_compute(r, k, relevance_level):
     return _divide(r.row_sum(rel * (1.0 - penalty)), n_rel, undefined), undefined
 
 
-def _rbp_compute(r, k, p, relevance_level, gain="binary"):
+def _rbp_compute(r, k, p, relevance_level, gain="binary", arithmetic="skrank"):
     """(1 - p) sum_j g_j p^(j-1): a group adds (g/t) (p^T - p^(T+n)), g its
     total gain: its relevant items (``gain="binary"``), or with
     ``gain="graded"`` trec_eval 10's gains (``m_rbp.c``): the grade, divided
     by the query's largest judged grade when that exceeds 1 (gains rescaled
     to [0, 1]; ``relevance_level`` is then not read, as trec_eval's rbp
-    ignores ``-l``)."""
+    ignores ``-l``). ``arithmetic="trec_eval"`` adds the same terms as
+    trec_eval's ``te_calc_rbp`` does, rank by rank, ``p^(j-1)`` a running
+    product (for an ordering without ties; under ties the exact form)."""
     T = r.start
-    weight = np.power(p, T) - np.power(p, T + r.in_cutoff(k))
     if gain == "graded":
         top = r.ideal_relevance(1)[:, 0] if r.width else np.zeros(r.m)
         scale = np.where(top > 1, top, 1.0)
@@ -435,6 +447,15 @@ def _rbp_compute(r, k, p, relevance_level, gain="binary"):
         g = np.maximum(g, 0.0) / scale[r.row]
     else:
         g = r.relevant(relevance_level)
+    if arithmetic == "trec_eval" and not r.tied:
+        if not r.width:
+            return np.zeros(r.m), None
+        # every position its own group: (m, W) arrays in rank order
+        powers = np.cumprod(np.concatenate(([1.0], np.full(r.width - 1, p))))
+        inside = np.broadcast_to(r.in_cutoff(k), (r.m, r.width)) > 0
+        terms = np.where(inside, np.broadcast_to(g, (r.m, r.width)), 0.0) * powers
+        return (1.0 - p) * np.cumsum(terms, axis=1)[:, -1], None
+    weight = np.power(p, T) - np.power(p, T + r.in_cutoff(k))
     return r.row_sum(g / r.size * weight), None
 
 
@@ -1149,14 +1170,24 @@ def _set_recall_compute(r, k, relevance_level):
     return _recall_compute(r, k, relevance_level)
 
 
-def _set_f_compute(r, k, relevance_level, beta=1.0):
+def _set_f_compute(r, k, relevance_level, beta=1.0, arithmetic="skrank"):
     """trec_eval's ``set_F``: (beta + 1) P R / (beta P + R) with P and R the
     set precision and recall, which is (beta + 1) h / (beta R + n) for h
-    relevant among n retrieved: linear in h, so exact under ties."""
+    relevant among n retrieved: linear in h, so exact under ties.
+    ``arithmetic="trec_eval"`` evaluates trec_eval's own expression
+    (``te_calc_set_F``: P and R first, 0 without a relevant item retrieved),
+    which can differ in the last bit."""
     depth = _depth(r, k)
     n_rel = r.n_relevant(relevance_level)
+    hits = _hits(r, k, relevance_level)
+    if arithmetic == "trec_eval":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            prec = hits / depth
+            rec = hits / n_rel
+            value = (beta + 1.0) * prec * rec / (beta * prec + rec)
+        return np.where(hits > 0, value, 0.0), None
     denom = beta * n_rel + depth
-    return _divide((beta + 1.0) * _hits(r, k, relevance_level), denom, denom == 0), None
+    return _divide((beta + 1.0) * hits, denom, denom == 0), None
 
 
 #: How a recall level becomes a number of relevant items (``rounding=``):
@@ -1988,6 +2019,15 @@ _MAX_GRADE = ParamSpec(
 )
 
 _RBP_GAIN = ParamSpec("gain", "gain", "binary", (Options(RBP_GAINS),), str)
+#: How rbp's and set_F's floating-point terms are added up: ``"skrank"``
+#: (skrank's closed forms) or ``"trec_eval"`` (trec_eval's own formula and
+#: order of operations, which can differ in the last bits; the trec_eval
+#: convention sets it to print trec_eval's fourth decimal where a value lies
+#: on a rounding boundary)
+ARITHMETICS = ("skrank", "trec_eval")
+_TREC_EVAL_ARITHMETIC = ParamSpec(
+    "arithmetic", "arithmetic", "skrank", (Options(ARITHMETICS),), str
+)
 _RECALL_LEVEL = ParamSpec(
     "level",
     "level",
@@ -2029,6 +2069,17 @@ _COLLECTION_SIZE = ParamSpec(
     (Interval("int", 0, 2**63 - 1, "both"),),
     int,
 )
+
+
+def _utility_weighted(params):
+    """Whether utility's weights differ from trec_eval's defaults."""
+    return any(params[p.keyword] != p.default for p in _UTILITY_WEIGHTS)
+
+
+def _rbp_resid_parameterised(params):
+    """Whether rbp_resid's ``p`` differs from trec_eval's default, 0.9."""
+    return params["p"] != 0.9
+
 
 MEASURES: tuple[Measure, ...] = (
     Measure(
@@ -2143,7 +2194,7 @@ MEASURES: tuple[Measure, ...] = (
         aliases=("RBP",),
         dot_param="p",
         formula=r"(1 - p) \sum_{j \le k} g_j\, p^{j-1}",
-        params=(_P, _REL, _RBP_GAIN),
+        params=(_P, _REL, _RBP_GAIN, _TREC_EVAL_ARITHMETIC),
         perfect_is_one=False,
     ),
     Measure(
@@ -2238,6 +2289,8 @@ MEASURES: tuple[Measure, ...] = (
         _rbp_residual_compute,
         formula=(r"(1 - p) \sum_{j \le n,\ j \text{ unjudged}} p^{j-1} + p^{n}"),
         params=(_P,),
+        # trec_eval sets "rbp_resid" to 0, not "rbp_resid_p=0.7"
+        keeps_placeholder=_rbp_resid_parameterised,
         perfect_is_one=False,
         tie_bounds=False,
     ),
@@ -2332,6 +2385,7 @@ MEASURES: tuple[Measure, ...] = (
         upper=None,
         perfect_is_one=False,
         aggregation="sum",
+        complete_summary="positive_judgments",
         reads_list=False,
     ),
     Measure(
@@ -2387,7 +2441,7 @@ MEASURES: tuple[Measure, ...] = (
         _set_f_compute,
         aliases=("set_F", "SetF"),
         formula=r"(\beta + 1) P R / (\beta P + R)",
-        params=(_REL, _BETA),
+        params=(_REL, _BETA, _TREC_EVAL_ARITHMETIC),
         perfect_is_one=False,
     ),
     Measure(
@@ -2461,6 +2515,9 @@ MEASURES: tuple[Measure, ...] = (
             r"b = n - a,\ c = R - a,\ d = N - a - b - c"
         ),
         params=(_REL, *_UTILITY_WEIGHTS, _COLLECTION_SIZE),
+        # trec_eval sets "utility" to 0, not "utility_2,-1,-1,0": weights
+        # other than its defaults keep the placeholder's p2 + p3 R + ...
+        keeps_placeholder=_utility_weighted,
         lower=None,
         upper=None,
         perfect_is_one=False,

@@ -628,6 +628,7 @@ def rbp_score(
     average="mean",
     relevance_level=None,
     gain="binary",
+    arithmetic="skrank",
 ):
     """Rank-biased precision (RBP) of Moffat & Zobel.
 
@@ -652,6 +653,7 @@ def rbp_score(
         exceeds 1, so that gains lie in [0, 1]; ``relevance_level`` is then
         not read (trec_eval's rbp ignores ``-l``). Linear in the gains, so
         exact under ties either way.
+    %(arithmetic_trec_eval)s
 
     Returns
     -------
@@ -1542,6 +1544,7 @@ def set_f_score(
     average="mean",
     relevance_level=None,
     beta=1.0,
+    arithmetic="skrank",
 ):
     """Set F measure (trec_eval's ``set_F``).
 
@@ -1557,6 +1560,7 @@ def set_f_score(
     %(average)s
     %(relevance_level)s
     %(beta)s
+    %(arithmetic_trec_eval)s
 
     Returns
     -------

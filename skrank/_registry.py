@@ -1397,6 +1397,65 @@ def read_metrics(
     return list(out.items())
 
 
+def _trec_eval_base(key: str, spec: MetricSpec) -> str | None:
+    """The trec_eval measure whose parameters give the metric keyed ``key``:
+    its family (``P`` of ``P_5``) or a measure with parameters after a dot
+    (``ndcg``, ``set_F``), else None."""
+    family = spec.measure.trec_eval_family
+    if family is not None and key.startswith(family + "_"):
+        return family
+    base = key.partition(".")[0]
+    for name in sorted(TREC_EVAL_DOT_PARAMS, key=len, reverse=True):
+        if base == name or base.startswith(name + "_"):
+            return name
+    return None
+
+
+def read_trec_eval_measures(
+    metrics, caller: str, catalogue: Catalogue = RANKING
+) -> list[tuple[str, MetricSpec]]:
+    """:func:`read_metrics` of trec_eval names under trec_eval 10's rule for
+    a measure asked more than once.
+
+    trec_eval marks each measure once and gives it one set of parameters,
+    those of its first ``-m name.params`` (trec_eval.c, ``mark_measure``
+    and ``add_meas_arg_info``; meas_init.c, ``te_init_meas_a_double_cut_long``
+    and its siblings take the first match): a later ``-m P.7`` is ignored,
+    and a bare family or a measure set (``-m P``, ``-m official``) computes
+    the family at those parameters instead of its default cutoffs. Names
+    that are not trec_eval's dotted spellings are read as
+    :func:`read_metrics` reads them.
+    """
+    items = _metric_list(metrics, caller)
+    if isinstance(metrics, (set, frozenset)):  # no first in a set
+        return read_metrics(metrics, caller, catalogue, trec_eval=True)
+    explicit: dict[str, int] = {}  # measure -> the -m that sets its parameters
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            base, dot, _ = item.strip().partition(".")
+            if dot and (base in _TREC_FAMILIES or base in TREC_EVAL_DOT_PARAMS):
+                explicit.setdefault(base, i)
+    kept = []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            if item.strip() == TREC_EVAL_RUNID:
+                continue
+            base, dot, _ = item.strip().partition(".")
+            if dot and explicit.get(base, i) != i:
+                continue  # a later -m name.params: trec_eval ignores it
+        kept.append((i, item))
+    out: dict[str, MetricSpec] = {}
+    for i, item in kept:
+        for key, spec in read_metrics([item], caller, catalogue, trec_eval=True):
+            base = _trec_eval_base(key, spec)
+            if base in explicit and explicit[base] != i:
+                continue  # a default of a family given its parameters elsewhere
+            out.setdefault(key, spec)
+    if not out:  # the error read_metrics gives
+        return read_metrics(metrics, caller, catalogue, trec_eval=True)
+    return list(out.items())
+
+
 def parse_metrics(metrics, caller: str, catalogue: Catalogue = RANKING) -> list:
     """A metric name, spec or list of them as specs, in order.
 

@@ -62,6 +62,7 @@ def test_every_convention_is_declared_once_with_valid_values():
     names = [c.name for c in CONVENTIONS]
     assert names == [
         "trec_eval",
+        "trec_eval9",
         "lightgbm",
         "xgboost",
         "spark",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._conventions import name_rules, run_options
+from .._conventions import get_convention, name_rules, run_options
 from .._core import Prepared, aggregate, compute
 from .._engine import (
     SLICE_VALUES,
@@ -29,7 +29,7 @@ from .._engine import (
     stable_group_order,
 )
 from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
-from .._registry import MetricSpec, read_metrics
+from .._registry import MetricSpec, read_metrics, read_trec_eval_measures
 from .._results import QueryResults
 from .._threads import threads
 from .._validation import (
@@ -60,7 +60,13 @@ def metric_requests(metrics, caller, convention=None) -> list[tuple[str, MetricS
     """Metric names (skrank's, trec_eval's, other tools') with their keys,
     read as trec_eval reads them: its bare families (``recall``) and measure
     sets (``official``, ``all_trec``) expand; a ``convention`` may read
-    them otherwise (see :func:`~skrank._conventions.name_rules`)."""
+    them otherwise (see :func:`~skrank._conventions.name_rules`), and under
+    one whose ``names`` are trec_eval's, a measure given twice is read as
+    trec_eval reads it (:func:`~skrank._registry.read_trec_eval_measures`)."""
+    if convention is not None and get_convention(convention, caller).names == (
+        "trec_eval"
+    ):
+        return read_trec_eval_measures(metrics, caller)
     return read_metrics(
         metrics, caller, **{"trec_eval": True, **name_rules(convention, caller)}
     )
@@ -392,7 +398,11 @@ or None, default=None
         ``None``: ``"ordinary"``, or the ``convention``'s.
     convention : str or None, default=None
         Reproduce another tool's numbers (see :func:`skrank.evaluate`):
-        ``"trec_eval"`` (ties by document id), ``"pytrec_eval"`` and
+        ``"trec_eval"`` (trec_eval 10.0 to its last printed digit: ties by
+        document id, its arithmetic of the means, ``set_F`` and ``rbp``, and
+        its reading of a measure named twice; see
+        :ref:`trec_eval_quirks`), ``"trec_eval9"`` (trec_eval 9.0.x:
+        float32 scores and its recall rounding too), ``"pytrec_eval"`` and
         ``"ir_measures"`` (ties by document id, scores read as ``float32``),
         ``"lightgbm"``, ``"xgboost"``, ``"spark"``, ``"ranx"``,
         ``"torchmetrics"`` or ``"tf_similarity"``. Parameters written in a
@@ -680,6 +690,8 @@ def evaluate_run_columns(
             ids = np.where(ids >= 0, rows_of[np.maximum(ids, 0)], ids)
         return docno.order(ids)[1]
 
+    placeholder = options.missing_queries == "placeholder"
+
     def ascending_keys(ids):
         return -docno_keys(ids)
 
@@ -728,7 +740,11 @@ def evaluate_run_columns(
         for spec, v in zip(specs, values, strict=True):
             if options.missing_queries == "zero":
                 v[empty] = 0.0
-            elif spec.measure.reads_list:
+                continue
+            keeps = spec.measure.keeps_placeholder
+            if placeholder and keeps is not None and keeps(spec.params):
+                continue  # trec_eval's placeholder ranking, as it computes it
+            if spec.measure.reads_list:
                 v[empty & ~np.isnan(v)] = 0.0
         return values
 
@@ -743,6 +759,12 @@ def evaluate_run_columns(
         )
 
     values = run(specs, ties)
+    # a convention's tool_sums add the queries up one at a time, in byte
+    # order of their ids (the order of ``selected``), as trec_eval does
+    trec_eval_summary = (
+        convention is not None
+        and get_convention(convention, caller).names == "trec_eval"
+    )
     means = {}
     per_query = {}
     for spec, v in zip(specs, values, strict=True):
@@ -760,6 +782,9 @@ def evaluate_run_columns(
             replacement(spec),
             tool_sums.get(spec),
         )
+        if trec_eval_summary and queries == "qrels" and spec.measure.complete_summary:
+            # "positive_judgments" (see Measure.complete_summary)
+            means[spec.name] = float(np.count_nonzero(qrels._values > 0))
     bounds = {}
     if tie_bounds:
         names = [spec.name for spec in specs]

@@ -218,9 +218,20 @@ class _Parsed:
         "h40",
         "values",
         "run_name",
+        "last_run_name",
         "error",
         "size",
     )
+
+
+def _last_run_name(b, size, start):
+    """The run id of the line whose query id starts at ``start``: its sixth
+    field, read up to the first whitespace (trec_eval's
+    ``parse_results_line``, get_trec_results.c)."""
+    end = start + min(size - start, 1 << 16)
+    line = bytes(b[start:end]).split(b"\n", 1)[0]
+    fields = line.split()
+    return fields[5].decode("utf-8", errors="replace") if len(fields) > 5 else None
 
 
 def _parse_chunk(chunk, is_run, want_name):
@@ -243,7 +254,7 @@ def _parse_chunk(chunk, is_run, want_name):
             want,
         )
         n = spans[0][0].shape[0]
-        out.run_name = None
+        out.run_name = out.last_run_name = None
         if n == 0:
             out.heads = None
             return out
@@ -268,6 +279,8 @@ def _parse_chunk(chunk, is_run, want_name):
             out.run_name = bytes(b[rs[0] : rs[0] + min(int(rl[0]), 4096)]).decode(
                 "utf-8", errors="replace"
             )
+        if is_run:
+            out.last_run_name = _last_run_name(b, size, int(spans[0][0][-1]))
     except _FormatError as exc:
         out.error = exc
     return out
@@ -312,7 +325,7 @@ def _read_file(source, kind: str, caller: str):
     lines = _Lines(label)
     heads, head_codes, lengths = [], [], []
     docnos = hashes = values = None
-    run_name = None
+    run_name = last_run_name = None
     n_rows = 0
     line_base = 0
     seen = 0
@@ -360,6 +373,7 @@ def _read_file(source, kind: str, caller: str):
             if run_name is None:
                 run_name = parsed.run_name
                 named.append(True)
+            last_run_name = parsed.last_run_name
             n_rows += n
             line_base += parsed.n_lines
     except _SourceError as exc:
@@ -386,6 +400,7 @@ def _read_file(source, kind: str, caller: str):
         lines,
         label,
         run_name,
+        last_run_name,
     )
 
 
@@ -781,6 +796,7 @@ def _read(source, kind, caller, name=None):
         if name is not None and name != source.name:
             source = source._subset(slice(None))
             source.name = name
+            source._last_name = None
         return source
     if isinstance(source, _Table):
         raise InvalidParameterError(
@@ -794,6 +810,7 @@ def _read(source, kind, caller, name=None):
         table = _read_file(source, kind, caller)
         if name is not None:
             table.name = name
+            table._last_name = None
     else:
         raise InvalidParameterError(
             f"{caller}: the {kind} must be a file path, a pandas DataFrame or "

@@ -616,6 +616,8 @@ class Run(_Table):
         The table's internal columns, as :func:`read_run` builds them.
     name : str, default=None
         The run id.
+    last_name : str, default=None
+        The run id of the last line of a TREC file.
     **kwargs
         The source and internal hashes, as :func:`read_run` gives them.
 
@@ -623,6 +625,10 @@ class Run(_Table):
     ----------
     name : str or None
         The run id (the last field of the first line of a TREC file).
+    last_name : str or None
+        The run id of the last line of a TREC file, which trec_eval prints as
+        its ``runid`` (``parse_results_line`` of get_trec_results.c keeps the
+        last one read); ``name`` for a run built otherwise.
     source : str or None
         Where the run was read from.
     n_queries : int
@@ -650,9 +656,20 @@ class Run(_Table):
     _value_name = "score"
     _kind_name = "the run"
 
-    def __init__(self, *args, name=None, **kwargs):
+    def __init__(self, *args, name=None, last_name=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.name = name
+        self._last_name = last_name
+
+    @property
+    def last_name(self):
+        """The run id of the last line of a TREC file (``name`` otherwise).
+
+        See Also
+        --------
+        Run.name : The run id of the first line.
+        """
+        return self.name if self._last_name is None else self._last_name
 
     @property
     def score(self) -> np.ndarray:
@@ -669,7 +686,7 @@ class Run(_Table):
 
 
 def _finish_table(
-    kind, qid_values, codes, docno, values, h40, lines, source, name=None
+    kind, qid_values, codes, docno, values, h40, lines, source, name=None, last=None
 ):
     """Turn per-row hashes into keys (in place) and build the table."""
     n_q = qid_values.shape[0]
@@ -686,6 +703,7 @@ def _finish_table(
             source=source,
             h40=keep_hash,
             name=name,
+            last_name=last,
         )
     return Qrels(
         qid_values, codes, docno, values, keys, lines, source=source, h40=keep_hash

@@ -1,0 +1,732 @@
+"""trec_eval's output reproduced byte for byte: ``--format trec_eval`` and
+``evaluate_run(convention="trec_eval")`` against trec_eval 10.0, and
+``convention="trec_eval9"`` against trec_eval 9.0.7.
+
+Every expected output is the output of trec_eval itself, quoted literally,
+with the command line that produced it on the files the test writes:
+trec_eval 10.0 (usnistgov/trec_eval f425365, built from source) and
+trec_eval 9.0.7 (tag v9.0.8, built from source). The tests never run it.
+Each test names the source of trec_eval that causes the behaviour.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from skrank._cli import main
+from skrank.trec import evaluate_run, read_run
+
+
+def _write(tmp_path, qrels, run):
+    (tmp_path / "qrels").write_text(qrels, encoding="utf-8")
+    (tmp_path / "run").write_text(run, encoding="utf-8")
+    return tmp_path / "qrels", tmp_path / "run"
+
+
+def _skrank(capsys, qrels, run, *args):
+    status = main(["evaluate", str(qrels), str(run), *args, "--format", "trec_eval"])
+    out, err = capsys.readouterr()
+    assert status == 0
+    return out, err
+
+
+# -- summary: a running sum in query order -----------------------------------
+
+# Eight queries "1" .. "8", 20 documents each, with 1, 3, 1, 1, 0, 1, 0, 0
+# relevant ones in the top 20 (a query without any has one relevant
+# document not retrieved). P_20 is 0.05, 0.15, 0.05, 0.05, 0, 0.05, 0, 0:
+# the exact mean 0.35 / 8 = 0.04375 lies on the rounding boundary.
+P20_COUNTS = (1, 3, 1, 1, 0, 1, 0, 0)
+
+
+def _p20_files(tmp_path):
+    qrels, run = [], []
+    for i, count in enumerate(P20_COUNTS):
+        qid = str(i + 1)
+        if count == 0:
+            qrels.append(f"{qid} 0 rel 1\n")
+        qrels.extend(f"{qid} 0 d{j:02d} 1\n" for j in range(count))
+        run.extend(f"{qid} Q0 d{j:02d} {j + 1} {20 - j} run\n" for j in range(20))
+    return _write(tmp_path, "".join(qrels), "".join(run))
+
+
+def test_means_are_trec_eval_s_running_sum(tmp_path, capsys):
+    """trec_eval.c, main: te_acc_meas_s adds each query's value in turn (in
+    byte order of the query ids); meas_avg.c, te_calc_avg_meas_s divides."""
+    qrels, run = _p20_files(tmp_path)
+    # trec_eval -m P.20 qrels run
+    out, _ = _skrank(capsys, qrels, run, "-m", "P.20")
+    assert out == "P_20                  \tall\t0.0437\n"
+    # the same number from the Python API: the values added one at a time
+    mean = evaluate_run(qrels, run, "P.20", convention="trec_eval")["P_20"]
+    total = 0.0
+    for count in P20_COUNTS:
+        total += count / 20
+    assert mean == total / 8
+    # the default: numpy's pairwise sum, 0.04375 to the last bit but one,
+    # on the side of the boundary that the exact mean rounds to
+    exact = evaluate_run(qrels, run, "P.20", ties="trec_eval")["P_20"]
+    assert exact == pytest.approx(0.04375, abs=1e-17) and exact != mean
+    assert f"{exact:6.4f}" == "0.0438"
+
+
+# -- set_F and rbp: trec_eval's own floating-point formulas -------------------
+
+
+def test_set_f_is_trec_eval_s_formula(tmp_path, capsys):
+    """m_set_F.c, te_calc_set_F: P = 5/6 and R = 5/58 first, then
+    2 P R / (P + R), which rounds to 0.1563; the exact 2 * 5 / (58 + 6) =
+    0.15625 prints 0.1562."""
+    qrels = "".join(f"1 0 r{i} 1\n" for i in range(1, 59))
+    run = "".join(f"1 Q0 r{i} {i} 1 x\n" for i in range(1, 6)) + "1 Q0 zz 6 1 x\n"
+    qrels, run = _write(tmp_path, qrels, run)
+    # trec_eval -m set_F qrels run
+    out, _ = _skrank(capsys, qrels, run, "-m", "set_F")
+    assert out == "set_F                 \tall\t0.1563\n"
+    exact = evaluate_run(qrels, run, "set_F", ties="trec_eval")["set_F"]
+    assert exact == 0.15625
+
+
+def test_rbp_is_trec_eval_s_running_product(tmp_path, capsys):
+    """m_rbp.c, te_calc_rbp: gains 0, 2/2, 0, 1/2 (grades over the largest,
+    2) at ranks 1-4, (1 - 0.9) (0.9 + 0.5 * 0.9**3) = 0.12645 exactly; trec_eval
+    adds gain * p**(j-1) with p**(j-1) a running product and prints 0.1264."""
+    qrels, run = _write(
+        tmp_path,
+        "407 0 d0 0\n407 0 d1 2\n407 0 d2 0\n407 0 d3 1\n",
+        "".join(f"407 Q0 d{j} {j + 1} {100 - j} x\n" for j in range(4)),
+    )
+    # trec_eval -m rbp qrels run
+    out, _ = _skrank(capsys, qrels, run, "-m", "rbp")
+    assert out == "rbp                   \tall\t0.1264\n"
+    exact = evaluate_run(qrels, run, "rbp", ties="trec_eval")["rbp"]
+    assert f"{exact:6.4f}" == "0.1265"
+
+
+# -- -c: num_rel, the placeholder ranking -------------------------------------
+
+
+def test_num_rel_under_c_counts_positive_judgments(tmp_path, capsys):
+    """m_num_rel.c, te_calc_avg_num_rel: under -c the summary counts the
+    judgments > 0 of every judged query, whatever -l."""
+    qrels, run = _write(tmp_path, "1 0 a 1\n1 0 b 2\n", "1 Q0 a 1 1 r\n")
+    # trec_eval -c -l 2 -m num_rel qrels run
+    out, _ = _skrank(
+        capsys, qrels, run, "--queries", "qrels", "-l", "2", "-m", "num_rel"
+    )
+    assert out == "num_rel               \tall\t2\n"
+    # trec_eval -q -l 2 -m num_rel qrels run
+    out, _ = _skrank(capsys, qrels, run, "-q", "-l", "2", "-m", "num_rel")
+    assert out == "num_rel               \t1\t1\nnum_rel               \tall\t1\n"
+
+
+def test_missing_query_keeps_the_placeholder_of_weighted_measures(tmp_path, capsys):
+    """trec_eval.c, main: a judged query the run misses is ranked as one
+    unjudged document (bogus_ranking), then num_ret, utility, relstring,
+    unj* and rbp_resid are set to 0 by name; utility_2,-1,-1,0 keeps
+    -1 (the document) - 1 (the relevant c, not retrieved) = -2, and
+    rbp_resid_p=0.7 keeps (1 - 0.7) + 0.7 = 1. The -m utility before the
+    weighted one only marks the measure (trec_eval.c, mark_measure)."""
+    qrels, run = _write(
+        tmp_path, "1 0 a 1\n1 0 b 2\n2 0 c 1\n", "1 Q0 a 1 1.0 r\n1 Q0 x 2 0.5 r\n"
+    )
+    # trec_eval -q -c -m utility -m utility.2,-1,-1,0 -m rbp_resid.p=0.7
+    #   -m num_ret qrels run
+    out, _ = _skrank(
+        capsys, qrels, run, "-q", "--queries", "qrels", "-m", "utility",
+        "-m", "utility.2,-1,-1,0", "-m", "rbp_resid.p=0.7", "-m", "num_ret",
+    )  # fmt: skip
+    assert out == (
+        "num_ret               \t1\t2\n"
+        "utility_2,-1,-1,0     \t1\t0.0000\n"
+        "rbp_resid_p=0.7       \t1\t0.7000\n"
+        "num_ret               \t2\t0\n"
+        "utility_2,-1,-1,0     \t2\t-2.0000\n"
+        "rbp_resid_p=0.7       \t2\t1.0000\n"
+        "num_ret               \tall\t2\n"
+        "utility_2,-1,-1,0     \tall\t-1.0000\n"
+        "rbp_resid_p=0.7       \tall\t0.8500\n"
+    )
+
+
+# -- the run id ----------------------------------------------------------------
+
+
+def test_runid_is_the_last_line_s(tmp_path, capsys):
+    """get_trec_results.c, te_get_trec_results: every query gets the run id
+    of the last line parsed."""
+    qrels, run = _write(tmp_path, "1 0 a 1\n", "1 Q0 a 1 1 first\n1 Q0 b 2 0.5 last\n")
+    # trec_eval -m runid -m num_q qrels run
+    out, _ = _skrank(capsys, qrels, run, "-m", "runid", "-m", "num_q")
+    assert out == "runid                 \tall\tlast\nnum_q                 \tall\t1\n"
+    table = read_run(run)
+    assert (table.name, table.last_name) == ("first", "last")
+    assert read_run(run, name="mine").last_name == "mine"
+
+
+# -- -m: a measure marked once, with its first parameters ----------------------
+
+NAMES_QRELS = "1 0 a 1\n1 0 b 2\n1 0 c 3\n1 0 d 0\n2 0 a 2\n"
+NAMES_RUN = (
+    "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 5 r\n1 Q0 d 4 -0 r\n"
+    "2 Q0 a 1 1.5e-3 r\n2 Q0 z 1 1.5e-3 r\n"
+)
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        # trec_eval -m P.3 -m P.7 qrels run
+        (["-m", "P.3", "-m", "P.7"], "P_3                   \tall\t0.6667\n"),
+        # trec_eval -m P -m P.2 qrels run
+        (["-m", "P", "-m", "P.2"], "P_2                   \tall\t0.7500\n"),
+        # trec_eval -m ndcg_cut -m ndcg_cut.1,4 qrels run
+        (
+            ["-m", "ndcg_cut", "-m", "ndcg_cut.1,4"],
+            "ndcg_cut_1            \tall\t0.5000\n"
+            "ndcg_cut_4            \tall\t0.8017\n",
+        ),
+        # trec_eval -m ndcg_cut.1,4 -m ndcg_cut qrels run
+        (
+            ["-m", "ndcg_cut.1,4", "-m", "ndcg_cut"],
+            "ndcg_cut_1            \tall\t0.5000\n"
+            "ndcg_cut_4            \tall\t0.8017\n",
+        ),
+        # trec_eval -m P.3 -m official qrels run
+        (
+            ["-m", "P.3", "-m", "official"],
+            "runid                 \tall\tr\n"
+            "num_q                 \tall\t2\n"
+            "num_ret               \tall\t6\n"
+            "num_rel               \tall\t4\n"
+            "num_rel_ret           \tall\t4\n"
+            "map                   \tall\t0.7500\n"
+            "gm_map                \tall\t0.7071\n"
+            "Rprec                 \tall\t0.5000\n"
+            "bpref                 \tall\t1.0000\n"
+            "recip_rank            \tall\t0.7500\n"
+            "iprec_at_recall_0.00  \tall\t0.7500\n"
+            "iprec_at_recall_0.10  \tall\t0.7500\n"
+            "iprec_at_recall_0.20  \tall\t0.7500\n"
+            "iprec_at_recall_0.30  \tall\t0.7500\n"
+            "iprec_at_recall_0.40  \tall\t0.7500\n"
+            "iprec_at_recall_0.50  \tall\t0.7500\n"
+            "iprec_at_recall_0.60  \tall\t0.7500\n"
+            "iprec_at_recall_0.70  \tall\t0.7500\n"
+            "iprec_at_recall_0.80  \tall\t0.7500\n"
+            "iprec_at_recall_0.90  \tall\t0.7500\n"
+            "iprec_at_recall_1.00  \tall\t0.7500\n"
+            "P_3                   \tall\t0.6667\n",
+        ),
+    ],
+)
+def test_a_measure_takes_its_first_parameters(tmp_path, capsys, args, expected):
+    """trec_eval.c, mark_measure and add_meas_arg_info; meas_init.c,
+    te_init_meas_a_double_cut_long: a measure is marked once and takes the
+    parameters of the first -m name.params; a bare family or a measure set
+    then computes it at those, not at its default cutoffs."""
+    qrels, run = _write(tmp_path, NAMES_QRELS, NAMES_RUN)
+    out, _ = _skrank(capsys, qrels, run, *args)
+    assert out == expected
+    # evaluate_run under the convention asks for the same metrics
+    names = [a for a in args if a != "-m"]
+    got = evaluate_run(qrels, run, names, convention="trec_eval")
+    printed = [line.split("\t")[0].strip() for line in expected.splitlines()]
+    assert sorted(got) == sorted(p for p in printed if p != "runid")
+
+
+def test_default_reads_every_name_as_written(tmp_path):
+    """Without the convention, P.3 and P.7 are both computed."""
+    qrels, run = _write(tmp_path, NAMES_QRELS, NAMES_RUN)
+    got = evaluate_run(qrels, run, ["P.3", "P.7"], ties="trec_eval")
+    # P_3: q1 has a, b, c relevant in the top 3 (3/3), q2 a among 2 (1/3)
+    # -> (1 + 1/3) / 2; P_7: (3/7 + 1/7) / 2
+    assert got == pytest.approx({"P_3": 2 / 3, "P_7": 2 / 7}, abs=1e-15)
+
+
+# -- trec_eval 9 -----------------------------------------------------------------
+
+NINE_QRELS = "1 0 z 1\n1 0 b 1\n1 0 c 1\n1 0 a 0\n2 0 a 1\n"
+NINE_RUN = (
+    "1 Q0 z 1 0.1000000001 r9\n1 Q0 a 2 0.1000000002 r9\n1 Q0 x 3 0.05 r9\n"
+    "1 Q0 b 4 0.01 r9\n1 Q0 y 5 0.005 r9\n1 Q0 c 6 0.001 r9\n"
+)
+
+
+def test_trec_eval9_convention(tmp_path, capsys):
+    """trec_eval 9 holds scores as float (trec_format.h): z and a tie, and
+    z comes first (document ids descending); it evaluates the run's queries
+    only (trec_eval.c, main), -c dividing by the judged ones. trec_eval 10
+    keeps the doubles (a first) and prints query 2."""
+    qrels, run = _write(tmp_path, NINE_QRELS, NINE_RUN)
+    args = ["-q", "--queries", "qrels", "-m", "map", "-m", "recip_rank"]
+    # trec_eval 9.0.7: trec_eval -q -c -m map -m recip_rank qrels run
+    out, _ = _skrank(capsys, qrels, run, *args, "--convention", "trec_eval9")
+    assert out == (
+        "map                   \t1\t0.6667\n"
+        "recip_rank            \t1\t1.0000\n"
+        "map                   \tall\t0.3333\n"
+        "recip_rank            \tall\t0.5000\n"
+    )
+    # trec_eval 10.0: trec_eval -q -c -m map -m recip_rank qrels run
+    out, _ = _skrank(capsys, qrels, run, *args)
+    assert out == (
+        "map                   \t1\t0.5000\n"
+        "recip_rank            \t1\t0.5000\n"
+        "map                   \t2\t0.0000\n"
+        "recip_rank            \t2\t0.0000\n"
+        "map                   \tall\t0.2500\n"
+        "recip_rank            \tall\t0.2500\n"
+    )
+
+
+# -- a hostile collection, -q -c -m all_trec -------------------------------------
+
+# Drawn with random.Random(2026): grades -1 .. 4, unjudged documents, ties,
+# non-ASCII ids, scores "-0", "1.5e-3", "3e2", the run id changing from line
+# to line; query 2 is judged only, query 3 retrieved only.
+BIG_QRELS = (
+    "1 0 d2 2\n"
+    "1 0 d6 1\n"
+    "1 0 a10 4\n"
+    "1 0 日8 2\n"
+    "1 0 d5 2\n"
+    "1 0 Z9 4\n"
+    "10 0 d6 3\n"
+    "10 0 d2 3\n"
+    "10 0 d5 3\n"
+    "10 0 d3 2\n"
+    "10 0 d4 0\n"
+    "10 0 Z9 -1\n"
+    "2 0 a10 4\n"
+    "2 0 é7 -1\n"
+    "2 0 日8 3\n"
+    "2 0 d2 3\n"
+    "2 0 d4 1\n"
+    "2 0 Z9 3\n"
+)
+BIG_RUN = (
+    "1 Q0 日8 1 -0 runA\n"
+    "1 Q0 a10 2 -1.5 runA\n"
+    "1 Q0 d4 3 -1.5 runB\n"
+    "1 Q0 d1 4 1.5e-3 runB\n"
+    "1 Q0 d5 5 -0 runB\n"
+    "1 Q0 é7 6 0 runB\n"
+    "1 Q0 d6 7 2.50 runA\n"
+    "10 Q0 d6 1 1.0 runB\n"
+    "10 Q0 a10 2 2.50 runB\n"
+    "10 Q0 日8 3 3e2 runB\n"
+    "10 Q0 d4 4 3e2 runB\n"
+    "10 Q0 d1 5 2.50 runA\n"
+    "10 Q0 é7 6 1.5e-3 runA\n"
+    "10 Q0 d5 7 1 runA\n"
+    "3 Q0 日8 1 3e2 runB\n"
+    "3 Q0 Z9 2 1.5e-3 runB\n"
+    "3 Q0 d5 3 -0 runA\n"
+    "3 Q0 a10 4 1 runA\n"
+    "3 Q0 d4 5 -1.5 runB\n"
+    "3 Q0 d3 6 0 runA\n"
+    "3 Q0 d6 7 -0 runB\n"
+)
+
+# trec_eval -q -c -m all_trec qrels run
+BIG_OUTPUT = (
+    "num_ret               \t1\t7\n"
+    "num_rel               \t1\t6\n"
+    "num_rel_ret           \t1\t4\n"
+    "map                   \t1\t0.4730\n"
+    "Rprec                 \t1\t0.5000\n"
+    "bpref                 \t1\t0.6667\n"
+    "recip_rank            \t1\t1.0000\n"
+    "iprec_at_recall_0.00  \t1\t1.0000\n"
+    "iprec_at_recall_0.10  \t1\t1.0000\n"
+    "iprec_at_recall_0.20  \t1\t1.0000\n"
+    "iprec_at_recall_0.30  \t1\t0.6667\n"
+    "iprec_at_recall_0.40  \t1\t0.6667\n"
+    "iprec_at_recall_0.50  \t1\t0.6000\n"
+    "iprec_at_recall_0.60  \t1\t0.5714\n"
+    "iprec_at_recall_0.70  \t1\t0.5714\n"
+    "iprec_at_recall_0.80  \t1\t0.0000\n"
+    "iprec_at_recall_0.90  \t1\t0.0000\n"
+    "iprec_at_recall_1.00  \t1\t0.0000\n"
+    "P_5                   \t1\t0.6000\n"
+    "P_10                  \t1\t0.4000\n"
+    "P_15                  \t1\t0.2667\n"
+    "P_20                  \t1\t0.2000\n"
+    "P_30                  \t1\t0.1333\n"
+    "P_100                 \t1\t0.0400\n"
+    "P_200                 \t1\t0.0200\n"
+    "P_500                 \t1\t0.0080\n"
+    "P_1000                \t1\t0.0040\n"
+    "relstring             \t1\t'1-2-2-4'\n"
+    "recall_5              \t1\t0.5000\n"
+    "recall_10             \t1\t0.6667\n"
+    "recall_15             \t1\t0.6667\n"
+    "recall_20             \t1\t0.6667\n"
+    "recall_30             \t1\t0.6667\n"
+    "recall_100            \t1\t0.6667\n"
+    "recall_200            \t1\t0.6667\n"
+    "recall_500            \t1\t0.6667\n"
+    "recall_1000           \t1\t0.6667\n"
+    "infAP                 \t1\t0.4730\n"
+    "Rprec_mult_0.20       \t1\t0.5000\n"
+    "Rprec_mult_0.40       \t1\t0.6667\n"
+    "Rprec_mult_0.60       \t1\t0.5000\n"
+    "Rprec_mult_0.80       \t1\t0.6000\n"
+    "Rprec_mult_1.00       \t1\t0.5000\n"
+    "Rprec_mult_1.20       \t1\t0.5000\n"
+    "Rprec_mult_1.40       \t1\t0.4444\n"
+    "Rprec_mult_1.60       \t1\t0.4000\n"
+    "Rprec_mult_1.80       \t1\t0.3636\n"
+    "Rprec_mult_2.00       \t1\t0.3333\n"
+    "utility               \t1\t1.0000\n"
+    "11pt_avg              \t1\t0.5524\n"
+    "binG                  \t1\t0.4269\n"
+    "G                     \t1\t0.1934\n"
+    "ndcg                  \t1\t0.4316\n"
+    "ndcg_rel              \t1\t0.3523\n"
+    "Rndcg                 \t1\t0.2492\n"
+    "ndcg_cut_5            \t1\t0.3028\n"
+    "ndcg_cut_10           \t1\t0.4316\n"
+    "ndcg_cut_15           \t1\t0.4316\n"
+    "ndcg_cut_20           \t1\t0.4316\n"
+    "ndcg_cut_30           \t1\t0.4316\n"
+    "ndcg_cut_100          \t1\t0.4316\n"
+    "ndcg_cut_200          \t1\t0.4316\n"
+    "ndcg_cut_500          \t1\t0.4316\n"
+    "ndcg_cut_1000         \t1\t0.4316\n"
+    "map_cut_5             \t1\t0.3778\n"
+    "map_cut_10            \t1\t0.4730\n"
+    "map_cut_15            \t1\t0.4730\n"
+    "map_cut_20            \t1\t0.4730\n"
+    "map_cut_30            \t1\t0.4730\n"
+    "map_cut_100           \t1\t0.4730\n"
+    "map_cut_200           \t1\t0.4730\n"
+    "map_cut_500           \t1\t0.4730\n"
+    "map_cut_1000          \t1\t0.4730\n"
+    "relative_P_5          \t1\t0.6000\n"
+    "relative_P_10         \t1\t0.6667\n"
+    "relative_P_15         \t1\t0.6667\n"
+    "relative_P_20         \t1\t0.6667\n"
+    "relative_P_30         \t1\t0.6667\n"
+    "relative_P_100        \t1\t0.6667\n"
+    "relative_P_200        \t1\t0.6667\n"
+    "relative_P_500        \t1\t0.6667\n"
+    "relative_P_1000       \t1\t0.6667\n"
+    "success_1             \t1\t1.0000\n"
+    "success_5             \t1\t1.0000\n"
+    "success_10            \t1\t1.0000\n"
+    "set_P                 \t1\t0.5714\n"
+    "set_relative_P        \t1\t0.6667\n"
+    "set_recall            \t1\t0.6667\n"
+    "set_map               \t1\t0.3810\n"
+    "set_F                 \t1\t0.6154\n"
+    "num_nonrel_judged_ret \t1\t0\n"
+    "rbp                   \t1\t0.1514\n"
+    "rbp_resid             \t1\t0.7002\n"
+    "unj_5                 \t1\t0.4000\n"
+    "unj_10                \t1\t0.3000\n"
+    "unj_20                \t1\t0.1500\n"
+    "num_ret               \t10\t7\n"
+    "num_rel               \t10\t4\n"
+    "num_rel_ret           \t10\t2\n"
+    "map                   \t10\t0.1333\n"
+    "Rprec                 \t10\t0.0000\n"
+    "bpref                 \t10\t0.0000\n"
+    "recip_rank            \t10\t0.2000\n"
+    "iprec_at_recall_0.00  \t10\t0.3333\n"
+    "iprec_at_recall_0.10  \t10\t0.3333\n"
+    "iprec_at_recall_0.20  \t10\t0.3333\n"
+    "iprec_at_recall_0.30  \t10\t0.3333\n"
+    "iprec_at_recall_0.40  \t10\t0.3333\n"
+    "iprec_at_recall_0.50  \t10\t0.3333\n"
+    "iprec_at_recall_0.60  \t10\t0.3333\n"
+    "iprec_at_recall_0.70  \t10\t0.0000\n"
+    "iprec_at_recall_0.80  \t10\t0.0000\n"
+    "iprec_at_recall_0.90  \t10\t0.0000\n"
+    "iprec_at_recall_1.00  \t10\t0.0000\n"
+    "P_5                   \t10\t0.2000\n"
+    "P_10                  \t10\t0.2000\n"
+    "P_15                  \t10\t0.1333\n"
+    "P_20                  \t10\t0.1000\n"
+    "P_30                  \t10\t0.0667\n"
+    "P_100                 \t10\t0.0200\n"
+    "P_200                 \t10\t0.0100\n"
+    "P_500                 \t10\t0.0040\n"
+    "P_1000                \t10\t0.0020\n"
+    "relstring             \t10\t'-0--33-'\n"
+    "recall_5              \t10\t0.2500\n"
+    "recall_10             \t10\t0.5000\n"
+    "recall_15             \t10\t0.5000\n"
+    "recall_20             \t10\t0.5000\n"
+    "recall_30             \t10\t0.5000\n"
+    "recall_100            \t10\t0.5000\n"
+    "recall_200            \t10\t0.5000\n"
+    "recall_500            \t10\t0.5000\n"
+    "recall_1000           \t10\t0.5000\n"
+    "infAP                 \t10\t0.1333\n"
+    "Rprec_mult_0.20       \t10\t0.0000\n"
+    "Rprec_mult_0.40       \t10\t0.0000\n"
+    "Rprec_mult_0.60       \t10\t0.0000\n"
+    "Rprec_mult_0.80       \t10\t0.0000\n"
+    "Rprec_mult_1.00       \t10\t0.0000\n"
+    "Rprec_mult_1.20       \t10\t0.2000\n"
+    "Rprec_mult_1.40       \t10\t0.3333\n"
+    "Rprec_mult_1.60       \t10\t0.2857\n"
+    "Rprec_mult_1.80       \t10\t0.2500\n"
+    "Rprec_mult_2.00       \t10\t0.2500\n"
+    "utility               \t10\t-3.0000\n"
+    "11pt_avg              \t10\t0.2121\n"
+    "binG                  \t10\t0.1934\n"
+    "G                     \t10\t0.1649\n"
+    "ndcg                  \t10\t0.3073\n"
+    "ndcg_rel              \t10\t0.2705\n"
+    "Rndcg                 \t10\t0.1024\n"
+    "ndcg_cut_5            \t10\t0.1600\n"
+    "ndcg_cut_10           \t10\t0.3073\n"
+    "ndcg_cut_15           \t10\t0.3073\n"
+    "ndcg_cut_20           \t10\t0.3073\n"
+    "ndcg_cut_30           \t10\t0.3073\n"
+    "ndcg_cut_100          \t10\t0.3073\n"
+    "ndcg_cut_200          \t10\t0.3073\n"
+    "ndcg_cut_500          \t10\t0.3073\n"
+    "ndcg_cut_1000         \t10\t0.3073\n"
+    "map_cut_5             \t10\t0.0500\n"
+    "map_cut_10            \t10\t0.1333\n"
+    "map_cut_15            \t10\t0.1333\n"
+    "map_cut_20            \t10\t0.1333\n"
+    "map_cut_30            \t10\t0.1333\n"
+    "map_cut_100           \t10\t0.1333\n"
+    "map_cut_200           \t10\t0.1333\n"
+    "map_cut_500           \t10\t0.1333\n"
+    "map_cut_1000          \t10\t0.1333\n"
+    "relative_P_5          \t10\t0.2500\n"
+    "relative_P_10         \t10\t0.5000\n"
+    "relative_P_15         \t10\t0.5000\n"
+    "relative_P_20         \t10\t0.5000\n"
+    "relative_P_30         \t10\t0.5000\n"
+    "relative_P_100        \t10\t0.5000\n"
+    "relative_P_200        \t10\t0.5000\n"
+    "relative_P_500        \t10\t0.5000\n"
+    "relative_P_1000       \t10\t0.5000\n"
+    "success_1             \t10\t0.0000\n"
+    "success_5             \t10\t1.0000\n"
+    "success_10            \t10\t1.0000\n"
+    "set_P                 \t10\t0.2857\n"
+    "set_relative_P        \t10\t0.5000\n"
+    "set_recall            \t10\t0.5000\n"
+    "set_map               \t10\t0.1429\n"
+    "set_F                 \t10\t0.3636\n"
+    "num_nonrel_judged_ret \t10\t1\n"
+    "rbp                   \t10\t0.1247\n"
+    "rbp_resid             \t10\t0.7853\n"
+    "unj_5                 \t10\t0.6000\n"
+    "unj_10                \t10\t0.4000\n"
+    "unj_20                \t10\t0.2000\n"
+    "num_ret               \t2\t0\n"
+    "num_rel               \t2\t5\n"
+    "num_rel_ret           \t2\t0\n"
+    "map                   \t2\t0.0000\n"
+    "Rprec                 \t2\t0.0000\n"
+    "bpref                 \t2\t0.0000\n"
+    "recip_rank            \t2\t0.0000\n"
+    "iprec_at_recall_0.00  \t2\t0.0000\n"
+    "iprec_at_recall_0.10  \t2\t0.0000\n"
+    "iprec_at_recall_0.20  \t2\t0.0000\n"
+    "iprec_at_recall_0.30  \t2\t0.0000\n"
+    "iprec_at_recall_0.40  \t2\t0.0000\n"
+    "iprec_at_recall_0.50  \t2\t0.0000\n"
+    "iprec_at_recall_0.60  \t2\t0.0000\n"
+    "iprec_at_recall_0.70  \t2\t0.0000\n"
+    "iprec_at_recall_0.80  \t2\t0.0000\n"
+    "iprec_at_recall_0.90  \t2\t0.0000\n"
+    "iprec_at_recall_1.00  \t2\t0.0000\n"
+    "P_5                   \t2\t0.0000\n"
+    "P_10                  \t2\t0.0000\n"
+    "P_15                  \t2\t0.0000\n"
+    "P_20                  \t2\t0.0000\n"
+    "P_30                  \t2\t0.0000\n"
+    "P_100                 \t2\t0.0000\n"
+    "P_200                 \t2\t0.0000\n"
+    "P_500                 \t2\t0.0000\n"
+    "P_1000                \t2\t0.0000\n"
+    "relstring             \t2\t''\n"
+    "recall_5              \t2\t0.0000\n"
+    "recall_10             \t2\t0.0000\n"
+    "recall_15             \t2\t0.0000\n"
+    "recall_20             \t2\t0.0000\n"
+    "recall_30             \t2\t0.0000\n"
+    "recall_100            \t2\t0.0000\n"
+    "recall_200            \t2\t0.0000\n"
+    "recall_500            \t2\t0.0000\n"
+    "recall_1000           \t2\t0.0000\n"
+    "infAP                 \t2\t0.0000\n"
+    "Rprec_mult_0.20       \t2\t0.0000\n"
+    "Rprec_mult_0.40       \t2\t0.0000\n"
+    "Rprec_mult_0.60       \t2\t0.0000\n"
+    "Rprec_mult_0.80       \t2\t0.0000\n"
+    "Rprec_mult_1.00       \t2\t0.0000\n"
+    "Rprec_mult_1.20       \t2\t0.0000\n"
+    "Rprec_mult_1.40       \t2\t0.0000\n"
+    "Rprec_mult_1.60       \t2\t0.0000\n"
+    "Rprec_mult_1.80       \t2\t0.0000\n"
+    "Rprec_mult_2.00       \t2\t0.0000\n"
+    "utility               \t2\t0.0000\n"
+    "11pt_avg              \t2\t0.0000\n"
+    "binG                  \t2\t0.0000\n"
+    "G                     \t2\t0.0000\n"
+    "ndcg                  \t2\t0.0000\n"
+    "ndcg_rel              \t2\t0.0000\n"
+    "Rndcg                 \t2\t0.0000\n"
+    "ndcg_cut_5            \t2\t0.0000\n"
+    "ndcg_cut_10           \t2\t0.0000\n"
+    "ndcg_cut_15           \t2\t0.0000\n"
+    "ndcg_cut_20           \t2\t0.0000\n"
+    "ndcg_cut_30           \t2\t0.0000\n"
+    "ndcg_cut_100          \t2\t0.0000\n"
+    "ndcg_cut_200          \t2\t0.0000\n"
+    "ndcg_cut_500          \t2\t0.0000\n"
+    "ndcg_cut_1000         \t2\t0.0000\n"
+    "map_cut_5             \t2\t0.0000\n"
+    "map_cut_10            \t2\t0.0000\n"
+    "map_cut_15            \t2\t0.0000\n"
+    "map_cut_20            \t2\t0.0000\n"
+    "map_cut_30            \t2\t0.0000\n"
+    "map_cut_100           \t2\t0.0000\n"
+    "map_cut_200           \t2\t0.0000\n"
+    "map_cut_500           \t2\t0.0000\n"
+    "map_cut_1000          \t2\t0.0000\n"
+    "relative_P_5          \t2\t0.0000\n"
+    "relative_P_10         \t2\t0.0000\n"
+    "relative_P_15         \t2\t0.0000\n"
+    "relative_P_20         \t2\t0.0000\n"
+    "relative_P_30         \t2\t0.0000\n"
+    "relative_P_100        \t2\t0.0000\n"
+    "relative_P_200        \t2\t0.0000\n"
+    "relative_P_500        \t2\t0.0000\n"
+    "relative_P_1000       \t2\t0.0000\n"
+    "success_1             \t2\t0.0000\n"
+    "success_5             \t2\t0.0000\n"
+    "success_10            \t2\t0.0000\n"
+    "set_P                 \t2\t0.0000\n"
+    "set_relative_P        \t2\t0.0000\n"
+    "set_recall            \t2\t0.0000\n"
+    "set_map               \t2\t0.0000\n"
+    "set_F                 \t2\t0.0000\n"
+    "num_nonrel_judged_ret \t2\t0\n"
+    "rbp                   \t2\t0.0000\n"
+    "rbp_resid             \t2\t0.0000\n"
+    "unj_5                 \t2\t0.0000\n"
+    "unj_10                \t2\t0.0000\n"
+    "unj_20                \t2\t0.0000\n"
+    "runid                 \tall\trunB\n"
+    "num_q                 \tall\t3\n"
+    "num_ret               \tall\t14\n"
+    "num_rel               \tall\t15\n"
+    "num_rel_ret           \tall\t6\n"
+    "map                   \tall\t0.2021\n"
+    "gm_map                \tall\t0.0086\n"
+    "Rprec                 \tall\t0.1667\n"
+    "bpref                 \tall\t0.2222\n"
+    "recip_rank            \tall\t0.4000\n"
+    "iprec_at_recall_0.00  \tall\t0.4444\n"
+    "iprec_at_recall_0.10  \tall\t0.4444\n"
+    "iprec_at_recall_0.20  \tall\t0.4444\n"
+    "iprec_at_recall_0.30  \tall\t0.3333\n"
+    "iprec_at_recall_0.40  \tall\t0.3333\n"
+    "iprec_at_recall_0.50  \tall\t0.3111\n"
+    "iprec_at_recall_0.60  \tall\t0.3016\n"
+    "iprec_at_recall_0.70  \tall\t0.1905\n"
+    "iprec_at_recall_0.80  \tall\t0.0000\n"
+    "iprec_at_recall_0.90  \tall\t0.0000\n"
+    "iprec_at_recall_1.00  \tall\t0.0000\n"
+    "P_5                   \tall\t0.2667\n"
+    "P_10                  \tall\t0.2000\n"
+    "P_15                  \tall\t0.1333\n"
+    "P_20                  \tall\t0.1000\n"
+    "P_30                  \tall\t0.0667\n"
+    "P_100                 \tall\t0.0200\n"
+    "P_200                 \tall\t0.0100\n"
+    "P_500                 \tall\t0.0040\n"
+    "P_1000                \tall\t0.0020\n"
+    "recall_5              \tall\t0.2500\n"
+    "recall_10             \tall\t0.3889\n"
+    "recall_15             \tall\t0.3889\n"
+    "recall_20             \tall\t0.3889\n"
+    "recall_30             \tall\t0.3889\n"
+    "recall_100            \tall\t0.3889\n"
+    "recall_200            \tall\t0.3889\n"
+    "recall_500            \tall\t0.3889\n"
+    "recall_1000           \tall\t0.3889\n"
+    "infAP                 \tall\t0.2021\n"
+    "gm_bpref              \tall\t0.0004\n"
+    "Rprec_mult_0.20       \tall\t0.1667\n"
+    "Rprec_mult_0.40       \tall\t0.2222\n"
+    "Rprec_mult_0.60       \tall\t0.1667\n"
+    "Rprec_mult_0.80       \tall\t0.2000\n"
+    "Rprec_mult_1.00       \tall\t0.1667\n"
+    "Rprec_mult_1.20       \tall\t0.2333\n"
+    "Rprec_mult_1.40       \tall\t0.2593\n"
+    "Rprec_mult_1.60       \tall\t0.2286\n"
+    "Rprec_mult_1.80       \tall\t0.2045\n"
+    "Rprec_mult_2.00       \tall\t0.1944\n"
+    "utility               \tall\t-0.6667\n"
+    "11pt_avg              \tall\t0.2548\n"
+    "binG                  \tall\t0.2068\n"
+    "G                     \tall\t0.1194\n"
+    "ndcg                  \tall\t0.2463\n"
+    "ndcg_rel              \tall\t0.2076\n"
+    "Rndcg                 \tall\t0.1172\n"
+    "ndcg_cut_5            \tall\t0.1543\n"
+    "ndcg_cut_10           \tall\t0.2463\n"
+    "ndcg_cut_15           \tall\t0.2463\n"
+    "ndcg_cut_20           \tall\t0.2463\n"
+    "ndcg_cut_30           \tall\t0.2463\n"
+    "ndcg_cut_100          \tall\t0.2463\n"
+    "ndcg_cut_200          \tall\t0.2463\n"
+    "ndcg_cut_500          \tall\t0.2463\n"
+    "ndcg_cut_1000         \tall\t0.2463\n"
+    "map_cut_5             \tall\t0.1426\n"
+    "map_cut_10            \tall\t0.2021\n"
+    "map_cut_15            \tall\t0.2021\n"
+    "map_cut_20            \tall\t0.2021\n"
+    "map_cut_30            \tall\t0.2021\n"
+    "map_cut_100           \tall\t0.2021\n"
+    "map_cut_200           \tall\t0.2021\n"
+    "map_cut_500           \tall\t0.2021\n"
+    "map_cut_1000          \tall\t0.2021\n"
+    "relative_P_5          \tall\t0.2833\n"
+    "relative_P_10         \tall\t0.3889\n"
+    "relative_P_15         \tall\t0.3889\n"
+    "relative_P_20         \tall\t0.3889\n"
+    "relative_P_30         \tall\t0.3889\n"
+    "relative_P_100        \tall\t0.3889\n"
+    "relative_P_200        \tall\t0.3889\n"
+    "relative_P_500        \tall\t0.3889\n"
+    "relative_P_1000       \tall\t0.3889\n"
+    "success_1             \tall\t0.3333\n"
+    "success_5             \tall\t0.6667\n"
+    "success_10            \tall\t0.6667\n"
+    "set_P                 \tall\t0.2857\n"
+    "set_relative_P        \tall\t0.3889\n"
+    "set_recall            \tall\t0.3889\n"
+    "set_map               \tall\t0.1746\n"
+    "set_F                 \tall\t0.3263\n"
+    "num_nonrel_judged_ret \tall\t1\n"
+    "rbp                   \tall\t0.0920\n"
+    "rbp_resid             \tall\t0.4952\n"
+    "unj_5                 \tall\t0.3333\n"
+    "unj_10                \tall\t0.2333\n"
+    "unj_20                \tall\t0.1167\n"
+)
+
+
+def test_hostile_collection_all_trec(tmp_path, capsys):
+    """Every line of trec_eval's output but relstring, which skrank does not
+    compute (a string per query, not a number; named on standard error)."""
+    qrels, run = _write(tmp_path, BIG_QRELS, BIG_RUN)
+    out, err = _skrank(capsys, qrels, run, "-q", "--queries", "qrels", "-m", "all_trec")
+    lines = BIG_OUTPUT.splitlines(keepends=True)
+    expected = "".join(line for line in lines if not line.startswith("relstring"))
+    assert out == expected
+    assert "left out: relstring" in err
