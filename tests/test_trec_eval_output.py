@@ -11,6 +11,8 @@ Each test names the source of trec_eval that causes the behaviour.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from skrank._cli import main
@@ -63,11 +65,9 @@ def test_means_are_trec_eval_s_running_sum(tmp_path, capsys):
     for count in P20_COUNTS:
         total += count / 20
     assert mean == total / 8
-    # the default: numpy's pairwise sum, 0.04375 to the last bit but one,
-    # on the side of the boundary that the exact mean rounds to
+    # the default: the exact mean, correctly rounded (7/160 as a double)
     exact = evaluate_run(qrels, run, "P.20", ties="trec_eval")["P_20"]
-    assert exact == pytest.approx(0.04375, abs=1e-17) and exact != mean
-    assert f"{exact:6.4f}" == "0.0438"
+    assert exact == float(Fraction(sum(P20_COUNTS), 20 * len(P20_COUNTS)))
 
 
 # -- set_F and rbp: trec_eval's own floating-point formulas -------------------
