@@ -149,6 +149,69 @@ def test_missing_query_keeps_the_placeholder_of_weighted_measures(tmp_path, caps
     )
 
 
+@pytest.mark.parametrize(
+    ("metrics", "expected"),
+    [
+        # trec_eval -q -c -m utility.1,-1,0,0 -m rbp_resid.p=0.9 qrels run
+        (
+            ("utility.1,-1,0,0", "rbp_resid.p=0.9"),
+            "utility_1,-1,0,0      \t1\t0.0000\n"
+            "rbp_resid_p=0.9       \t1\t0.9000\n"
+            "utility_1,-1,0,0      \t2\t-1.0000\n"
+            "rbp_resid_p=0.9       \t2\t1.0000\n"
+            "utility_1,-1,0,0      \tall\t-0.5000\n"
+            "rbp_resid_p=0.9       \tall\t0.9500\n",
+        ),
+        # trec_eval -q -c -m utility -m rbp_resid qrels run
+        (
+            ("utility", "rbp_resid"),
+            "utility               \t1\t0.0000\n"
+            "rbp_resid             \t1\t0.9000\n"
+            "utility               \t2\t0.0000\n"
+            "rbp_resid             \t2\t0.0000\n"
+            "utility               \tall\t0.0000\n"
+            "rbp_resid             \tall\t0.4500\n",
+        ),
+        # trec_eval -q -c -m utility.1,-1,0,0 -m utility -m rbp_resid.p=0.90
+        #   qrels run
+        (
+            ("utility.1,-1,0,0", "utility", "rbp_resid.p=0.90"),
+            "utility_1,-1,0,0      \t1\t0.0000\n"
+            "rbp_resid_p=0.90      \t1\t0.9000\n"
+            "utility_1,-1,0,0      \t2\t-1.0000\n"
+            "rbp_resid_p=0.90      \t2\t1.0000\n"
+            "utility_1,-1,0,0      \tall\t-0.5000\n"
+            "rbp_resid_p=0.90      \tall\t0.9500\n",
+        ),
+    ],
+)
+def test_missing_query_placeholder_follows_the_printed_name(
+    tmp_path, capsys, metrics, expected
+):
+    """trec_eval.c, main sets the placeholder's value to 0 by the printed
+    name, and a measure given parameters after a dot prints as
+    utility_1,-1,0,0 (meas_init.c, te_init_meas_s_double_p_double: the name with
+    the parameters as written), so it keeps its placeholder value at
+    trec_eval's default parameters too: utility -1 (the unjudged document
+    retrieved, weight -1; the relevant c not retrieved, weight 0) and
+    rbp_resid 1 (rbp 0 plus the residual p**1 + (1 - p) = 1 of the one
+    document). The plain names print 0 for query 2."""
+    qrels, run = _write(
+        tmp_path, "1 0 a 1\n1 0 b 2\n2 0 c 1\n", "1 Q0 a 1 1.0 r\n1 Q0 x 2 0.5 r\n"
+    )
+    args = [arg for metric in metrics for arg in ("-m", metric)]
+    out, _ = _skrank(capsys, qrels, run, "-q", "--queries", "qrels", *args)
+    assert out == expected
+    # the Python API, keyed as written
+    means = evaluate_run(
+        qrels, run, list(metrics), convention="trec_eval", queries="qrels"
+    )
+    if metrics[0] == "utility":
+        assert means == {"utility": 0.0, "rbp_resid": 0.45}
+    else:
+        assert means[f"utility_{metrics[0][8:]}"] == -0.5
+
+
 # -- the run id ----------------------------------------------------------------
 
 
