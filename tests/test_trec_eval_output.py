@@ -11,6 +11,7 @@ Each test names the source of trec_eval that causes the behaviour.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pytest
@@ -210,6 +211,35 @@ def test_missing_query_placeholder_follows_the_printed_name(
         assert means == {"utility": 0.0, "rbp_resid": 0.45}
     else:
         assert means[f"utility_{metrics[0][8:]}"] == -0.5
+
+
+# -- gain tables -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("written", ["ndcg.2=3.9,1=3.5", "ndcg.1=3.5,2=3.9"])
+def test_gain_table_ideal_is_sorted_by_grade(tmp_path, capsys, written):
+    """skrank's ideal list of a gain table is the judged grades sorted
+    descending, whatever the order the gains are written in. trec_eval 10.0
+    sorts its table with gain_init.c, comp_rel_gain, which returns the
+    difference of two gains cast to int, so 3.9 and 3.5 compare equal and
+    the order written decides the ideal list there:
+    trec_eval -m ndcg.2=3.9,1=3.5 qrels run prints 0.6976 (ideal 3.5, 3.9)
+    and trec_eval -m ndcg.1=3.5,2=3.9 qrels run prints 0.6808; neither
+    convention reproduces the first."""
+    qrels, run = _write(
+        tmp_path,
+        "1 0 a 1\n1 0 b 2\n1 0 c 0\n",
+        "1 Q0 c 1 3 r\n1 Q0 a 2 2 r\n1 Q0 b 3 1 r\n",
+    )
+    # by hand: DCG = 0 / log2(2) + 3.5 / log2(3) + 3.9 / log2(4) = 4.15827,
+    # IDCG = 3.9 / log2(2) + 3.5 / log2(3) = 6.10827, nDCG = 0.680760
+    dcg = 3.5 / math.log2(3) + 3.9 / 2
+    idcg = 3.9 + 3.5 / math.log2(3)
+    key = "ndcg_" + written[5:]
+    assert evaluate_run(qrels, run, written)[key] == pytest.approx(dcg / idcg)
+    assert dcg / idcg == pytest.approx(0.680760, abs=1e-6)
+    out, _ = _skrank(capsys, qrels, run, "-m", written)
+    assert out == f"{key:<22}\tall\t0.6808\n"
 
 
 # -- the run id ----------------------------------------------------------------
