@@ -154,7 +154,9 @@ class Measure:
     # value of its placeholder ranking (trec_eval.c: one unjudged document,
     # "ceci_nest_pas_un_docno"; only the measures printed as num_ret,
     # utility, relstring, unj* and rbp_resid are then set to 0), given the
-    # metric's parameters; None: never (the value is 0 wherever defined)
+    # metric's parameters (a name written with trec_eval's parameters after
+    # a dot, such as utility.1,-1,0,0, prints under another name and always
+    # keeps it); None: never (the value is 0 wherever defined)
     keeps_placeholder: Callable | None = None
     # whether the value reads the ranked list at all (False: R, the query
     # count); a query that retrieved nothing (trec_eval -c) scores 0 on

@@ -318,6 +318,16 @@ def trec_eval_printed_name(key: str, spec: MetricSpec) -> str:
     trec_eval prints them, from the text as written, even at their
     defaults), else its name of the metric (:func:`trec_eval_name`), else
     skrank's canonical name."""
+    if trec_eval_dotted(key, spec):
+        return key
+    return trec_eval_name(spec) or spec.name
+
+
+def trec_eval_dotted(key: str, spec: MetricSpec) -> bool:
+    """Whether the metric asked as ``key`` is a trec_eval measure with its
+    parameters written after a dot (``utility.1,-1,0,0`` asked as
+    ``utility_1,-1,0,0``), which trec_eval prints under that longer name
+    even where the parameters are its defaults."""
     for base in sorted(TREC_EVAL_DOT_PARAMS, key=len, reverse=True):
         if key.startswith(base + "_"):
             text = f"{base}.{key[len(base) + 1 :]}"
@@ -326,8 +336,8 @@ def trec_eval_printed_name(key: str, spec: MetricSpec) -> str:
             except InvalidParameterError:
                 dotted = None
             if dotted == [(key, spec)]:
-                return key
-    return trec_eval_name(spec) or spec.name
+                return True
+    return False
 
 
 def _trec_dot_params(text: str, original: str):

@@ -11,6 +11,7 @@ Each test names the source of trec_eval that causes the behaviour.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pytest
@@ -147,6 +148,98 @@ def test_missing_query_keeps_the_placeholder_of_weighted_measures(tmp_path, caps
         "utility_2,-1,-1,0     \tall\t-1.0000\n"
         "rbp_resid_p=0.7       \tall\t0.8500\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("metrics", "expected"),
+    [
+        # trec_eval -q -c -m utility.1,-1,0,0 -m rbp_resid.p=0.9 qrels run
+        (
+            ("utility.1,-1,0,0", "rbp_resid.p=0.9"),
+            "utility_1,-1,0,0      \t1\t0.0000\n"
+            "rbp_resid_p=0.9       \t1\t0.9000\n"
+            "utility_1,-1,0,0      \t2\t-1.0000\n"
+            "rbp_resid_p=0.9       \t2\t1.0000\n"
+            "utility_1,-1,0,0      \tall\t-0.5000\n"
+            "rbp_resid_p=0.9       \tall\t0.9500\n",
+        ),
+        # trec_eval -q -c -m utility -m rbp_resid qrels run
+        (
+            ("utility", "rbp_resid"),
+            "utility               \t1\t0.0000\n"
+            "rbp_resid             \t1\t0.9000\n"
+            "utility               \t2\t0.0000\n"
+            "rbp_resid             \t2\t0.0000\n"
+            "utility               \tall\t0.0000\n"
+            "rbp_resid             \tall\t0.4500\n",
+        ),
+        # trec_eval -q -c -m utility.1,-1,0,0 -m utility -m rbp_resid.p=0.90
+        #   qrels run
+        (
+            ("utility.1,-1,0,0", "utility", "rbp_resid.p=0.90"),
+            "utility_1,-1,0,0      \t1\t0.0000\n"
+            "rbp_resid_p=0.90      \t1\t0.9000\n"
+            "utility_1,-1,0,0      \t2\t-1.0000\n"
+            "rbp_resid_p=0.90      \t2\t1.0000\n"
+            "utility_1,-1,0,0      \tall\t-0.5000\n"
+            "rbp_resid_p=0.90      \tall\t0.9500\n",
+        ),
+    ],
+)
+def test_missing_query_placeholder_follows_the_printed_name(
+    tmp_path, capsys, metrics, expected
+):
+    """trec_eval.c, main sets the placeholder's value to 0 by the printed
+    name, and a measure given parameters after a dot prints as
+    utility_1,-1,0,0 (meas_init.c, te_init_meas_s_double_p_double: the name with
+    the parameters as written), so it keeps its placeholder value at
+    trec_eval's default parameters too: utility -1 (the unjudged document
+    retrieved, weight -1; the relevant c not retrieved, weight 0) and
+    rbp_resid 1 (rbp 0 plus the residual p**1 + (1 - p) = 1 of the one
+    document). The plain names print 0 for query 2."""
+    qrels, run = _write(
+        tmp_path, "1 0 a 1\n1 0 b 2\n2 0 c 1\n", "1 Q0 a 1 1.0 r\n1 Q0 x 2 0.5 r\n"
+    )
+    args = [arg for metric in metrics for arg in ("-m", metric)]
+    out, _ = _skrank(capsys, qrels, run, "-q", "--queries", "qrels", *args)
+    assert out == expected
+    # the Python API, keyed as written
+    means = evaluate_run(
+        qrels, run, list(metrics), convention="trec_eval", queries="qrels"
+    )
+    if metrics[0] == "utility":
+        assert means == {"utility": 0.0, "rbp_resid": 0.45}
+    else:
+        assert means[f"utility_{metrics[0][8:]}"] == -0.5
+
+
+# -- gain tables -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("written", ["ndcg.2=3.9,1=3.5", "ndcg.1=3.5,2=3.9"])
+def test_gain_table_ideal_is_sorted_by_grade(tmp_path, capsys, written):
+    """skrank's ideal list of a gain table is the judged grades sorted
+    descending, whatever the order the gains are written in. trec_eval 10.0
+    sorts its table with gain_init.c, comp_rel_gain, which returns the
+    difference of two gains cast to int, so 3.9 and 3.5 compare equal and
+    the order written decides the ideal list there:
+    trec_eval -m ndcg.2=3.9,1=3.5 qrels run prints 0.6976 (ideal 3.5, 3.9)
+    and trec_eval -m ndcg.1=3.5,2=3.9 qrels run prints 0.6808; neither
+    convention reproduces the first."""
+    qrels, run = _write(
+        tmp_path,
+        "1 0 a 1\n1 0 b 2\n1 0 c 0\n",
+        "1 Q0 c 1 3 r\n1 Q0 a 2 2 r\n1 Q0 b 3 1 r\n",
+    )
+    # by hand: DCG = 0 / log2(2) + 3.5 / log2(3) + 3.9 / log2(4) = 4.15827,
+    # IDCG = 3.9 / log2(2) + 3.5 / log2(3) = 6.10827, nDCG = 0.680760
+    dcg = 3.5 / math.log2(3) + 3.9 / 2
+    idcg = 3.9 + 3.5 / math.log2(3)
+    key = "ndcg_" + written[5:]
+    assert evaluate_run(qrels, run, written)[key] == pytest.approx(dcg / idcg)
+    assert dcg / idcg == pytest.approx(0.680760, abs=1e-6)
+    out, _ = _skrank(capsys, qrels, run, "-m", written)
+    assert out == f"{key:<22}\tall\t0.6808\n"
 
 
 # -- the run id ----------------------------------------------------------------

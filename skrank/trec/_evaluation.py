@@ -29,7 +29,12 @@ from .._engine import (
     stable_group_order,
 )
 from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
-from .._registry import MetricSpec, read_metrics, read_trec_eval_measures
+from .._registry import (
+    MetricSpec,
+    read_metrics,
+    read_trec_eval_measures,
+    trec_eval_dotted,
+)
 from .._results import QueryResults
 from .._threads import threads
 from .._validation import (
@@ -691,6 +696,12 @@ def evaluate_run_columns(
         return docno.order(ids)[1]
 
     placeholder = options.missing_queries == "placeholder"
+    # trec_eval sets its placeholder's value to 0 by the measure's printed
+    # name (trec_eval.c, main: "utility", "rbp_resid"); one written with its
+    # parameters after a dot prints as utility_1,-1,0,0 and keeps the value
+    # even at the default parameters
+    by_name = {spec.name: spec for spec in specs}
+    dotted = {name for key, name in keys if trec_eval_dotted(key, by_name[name])}
 
     def ascending_keys(ids):
         return -docno_keys(ids)
@@ -742,7 +753,11 @@ def evaluate_run_columns(
                 v[empty] = 0.0
                 continue
             keeps = spec.measure.keeps_placeholder
-            if placeholder and keeps is not None and keeps(spec.params):
+            if (
+                placeholder
+                and keeps is not None
+                and (spec.name in dotted or keeps(spec.params))
+            ):
                 continue  # trec_eval's placeholder ranking, as it computes it
             if spec.measure.reads_list:
                 v[empty & ~np.isnan(v)] = 0.0
