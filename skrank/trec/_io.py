@@ -591,7 +591,11 @@ def _slow_numbers(tokens, what, lines, integral_only, strtod=False):
             continue
         value = float(text) if _PLAIN_NUMBER.fullmatch(text) else None
         if value is None or not math.isfinite(value):
-            raise _FormatError(int(lines[i]), f"{what} {shown} is not a finite number")
+            raise _FormatError(
+                int(lines[i]),
+                f"{what} {shown} is not a finite number (read_run's "
+                "scores='strtod' reads it as C's strtod and trec_eval do)",
+            )
         out.append(value)
     return out
 
