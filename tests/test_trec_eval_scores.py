@@ -189,3 +189,30 @@ def test_scores_option_is_checked():
         "The 'scores' parameter of read_run must be a str among "
         "{'finite', 'strtod'}. Got 'atof' instead."
     )
+
+
+@pytest.mark.parametrize("ties", ["average", "first", "trec_eval", "optimistic"])
+def test_infinite_scores_rank_as_finite_ones_in_the_same_order(ties):
+    """Infinite scores are ranked as any finite scores in the same order and
+    ties are (the engine pads shorter queries with -inf: a real -inf is
+    still retrieved): every value equals the one of scores 3, 2, 1, 0, -1
+    put in their place."""
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2, "d": 1}, "q2": {"e": 1, "f": 1}}
+    infinite = {
+        "q1": {"a": -np.inf, "b": np.inf, "c": -np.inf, "d": 0.0},
+        "q2": {"e": -np.inf, "f": np.inf},
+    }
+    finite = {
+        "q1": {"a": -1.0, "b": 3.0, "c": -1.0, "d": 0.0},
+        "q2": {"e": -1.0, "f": 3.0},
+    }
+    metrics = ["num_rel_ret", "map", "ndcg", "recip_rank", "P.2"]
+    got = evaluate_run(
+        qrels,
+        read_run(infinite, scores="strtod"),
+        metrics,
+        ties=ties,
+        return_per_query=True,
+    )[1]
+    want = evaluate_run(qrels, finite, metrics, ties=ties, return_per_query=True)[1]
+    assert got.to_frame().equals(want.to_frame())
