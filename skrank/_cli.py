@@ -352,7 +352,7 @@ def _compare(args, out, prog) -> int:
         )
     metrics = _metrics(args.metrics, prog)
     qrels = read_qrels(args.qrels)
-    runs = [read_run(path) for path in args.runs]
+    runs = _read_runs(args)
     names = _run_names(runs, args.runs)
     baseline = _baseline(args.baseline, names)
     results = {}
@@ -516,6 +516,14 @@ def _queries_used(args) -> str:
     return "intersection"
 
 
+def _read_runs(args) -> list:
+    """The runs, their scores read as the --convention reads them."""
+    scores = "finite"
+    if args.convention is not None:
+        scores = get_convention(args.convention).run_scores
+    return [read_run(path, scores=scores) for path in args.runs]
+
+
 def _evaluate(args, out) -> int:
     trec_format = args.format == "trec_eval"
     if trec_format and len(args.runs) > 1:
@@ -536,7 +544,7 @@ def _evaluate(args, out) -> int:
                 f"does not compute are left out: {', '.join(missing)}\n"
             )
     qrels = read_qrels(args.qrels)
-    runs = [read_run(path) for path in args.runs]
+    runs = _read_runs(args)
     names = _run_names(runs, args.runs)
     undefined = {None: None, "0": 0.0, "1": 1.0, "nan": float("nan")}[args.undefined]
     means, tables = [], []

@@ -112,6 +112,11 @@ class Convention:
         (trec_eval's), scores read in ``score_dtype``. Applied by
         :func:`skrank.trec.evaluate_run` under the convention's tie rule
         ``"trec_eval"``, where neither ``ties`` nor ``score_dtype`` is given.
+    run_scores : str
+        How a run file's scores are read (``scores=`` of
+        :func:`skrank.trec.read_run`): ``"finite"``, or ``"strtod"``, as C's
+        ``strtod`` reads them (trec_eval: ``1e400`` is an infinity,
+        ``0.5abc`` is 0.5).
     """
 
     name: str
@@ -132,6 +137,7 @@ class Convention:
     queries: str = "intersection"
     missing_queries: str = "trec_eval"
     own_order: tuple = ()
+    run_scores: str = "finite"
 
     def params_of(self, metric: str) -> dict:
         """The parameters this convention sets for metric ``metric``."""
@@ -212,6 +218,8 @@ CONVENTIONS: tuple[Convention, ...] = (
         names="trec_eval",
         missing_queries="placeholder",
         summation="sequential",
+        # get_trec_results.c, te_get_trec_results: sim = atof(...)
+        run_scores="strtod",
         notes="Ties by document id need qrels/run input (evaluate_run).",
     ),
     # trec_eval 9.0.7 (tag v9.0.8), where it differs from 10.0: scores
@@ -233,6 +241,8 @@ CONVENTIONS: tuple[Convention, ...] = (
         names="trec_eval",
         score_dtype="float32",
         summation="sequential",
+        # get_trec_results.c, te_get_trec_results: sim = atof (...)
+        run_scores="strtod",
         notes=(
             "Ties by document id need qrels/run input (evaluate_run). "
             "trec_eval 9 has no rbp, rbp_resid or unj."
@@ -542,6 +552,7 @@ class RunOptions(NamedTuple):
     queries: str
     missing_queries: str
     own_order: dict  # {metric: (document_ids, score_dtype)}
+    run_scores: str  # read_run's scores=
 
 
 def run_options(convention, caller: str, *, ties, score_dtype, queries) -> RunOptions:
@@ -560,6 +571,7 @@ def run_options(convention, caller: str, *, ties, score_dtype, queries) -> RunOp
         conv.queries if queries is None else queries,
         conv.missing_queries,
         own,
+        conv.run_scores,
     )
 
 
@@ -691,6 +703,8 @@ def conventions_doc() -> str:
         parts.append(f"``replace_undefined_by={_show_value(c.replace_undefined_by)}``")
         if c.score_dtype != "float64":
             parts.append(f"``score_dtype={c.score_dtype!r}`` (runs)")
+        if c.run_scores != "finite":
+            parts.append(f"run files read with ``scores={c.run_scores!r}``")
         if c.queries != "intersection":
             text = f"``queries={c.queries!r}`` (runs)"
             if c.missing_queries == "zero":

@@ -613,6 +613,26 @@ def discount(n: int, log_base: float = 2) -> np.ndarray:
     return _discount_table(int(n), float(log_base))
 
 
+def finite_scores(s: np.ndarray) -> np.ndarray:
+    """``s`` with the same order, ties and signs, every score finite.
+
+    Blocks pad their rows with ``-inf`` scores, so a real infinite score
+    (``1e400`` read as C's ``strtod`` reads it, or a score beyond the
+    float32 range) could tie with the padding. Scores holding an infinity
+    become their dense rank, shifted so that a score ``<= 0`` stays
+    ``<= 0`` (0 stays 0) and a positive one stays positive: every tie rule
+    and ``nonpositive`` see the same ranking. Finite scores are returned
+    as they are.
+    """
+    if np.isfinite(s).all():
+        return s
+    values, inverse = np.unique(s, return_inverse=True)
+    n_nonpositive = int(np.searchsorted(values, 0.0, side="right"))
+    out = inverse.reshape(-1).astype(np.float64)
+    out += 1 - n_nonpositive
+    return out
+
+
 def _take_rows(a, idx):
     """``a[i, idx[i, j]]`` for every row ``i`` (a flat gather; fast)."""
     m, n = a.shape

@@ -25,6 +25,7 @@ from .._engine import (
     TIES,
     Block,
     Layout,
+    finite_scores,
     grouped_layout,
     stable_group_order,
 )
@@ -598,7 +599,7 @@ def evaluate_run_columns(
         document_ids=True,
     )
     qrels = _read(qrels, "qrels", caller)
-    run = run_table = _read(run, "run", caller)
+    run = run_table = _read(run, "run", caller, scores=options.run_scores)
 
     # -- queries -------------------------------------------------------------
     qrels_ids, run_ids = _same_kind(qrels._qid_values, run._qid_values)
@@ -641,13 +642,13 @@ def evaluate_run_columns(
     unassessed = rows[~assessed]
     rows = rows[assessed]
     rel = rel[assessed].astype(np.float64)
-    scores = {"float64": s}
+    scores = {"float64": finite_scores(s)}
 
     def scores_in(dtype):
         if dtype not in scores:  # float32
             # scores beyond the float32 range become infinite, as in trec_eval
             with np.errstate(over="ignore"):
-                scores[dtype] = s.astype(np.float32).astype(np.float64)
+                scores[dtype] = finite_scores(s.astype(np.float32).astype(np.float64))
         return scores[dtype]
 
     needs_n = any(spec.measure.needs_judged_nonrelevant for spec in specs)

@@ -517,16 +517,62 @@ _PLAIN_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _PLAIN_INTEGER = re.compile(r"([+-]?)0*([0-9]+)")
 
 
-def _slow_numbers(tokens, what, lines, integral_only):
+# The longest prefix C's strtod reads as a number: infinity, NaN, a
+# hexadecimal or a decimal number (C11 7.22.1.3).
+_STRTOD_PREFIX = re.compile(
+    rb"[+-]?(?:inf(?:inity)?|nan(?:\([0-9a-z_]*\))?"
+    rb"|0x(?:[0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(?:p[+-]?[0-9]+)?"
+    rb"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?)",
+    re.IGNORECASE,
+)
+
+
+def _strtod(token: bytes) -> float:
+    """``token`` read as C's ``atof``/``strtod`` reads it.
+
+    The longest prefix that is a number is read and the rest ignored
+    (``0.5abc`` is 0.5); a token with no such prefix is 0. A value too large
+    for a double is an infinity, one too small is 0 or subnormal, both
+    correctly rounded, as glibc rounds them.
+    """
+    match = _STRTOD_PREFIX.match(token)
+    if match is None:
+        return 0.0
+    text = match.group().decode("ascii").lower()
+    body = text.lstrip("+-")
+    if body.startswith("0x"):
+        try:
+            value = float.fromhex(body)
+        except OverflowError:
+            value = math.inf
+        return -value if text.startswith("-") else value
+    if body.startswith("nan"):
+        return math.nan
+    return float(text)
+
+
+def _slow_numbers(tokens, what, lines, integral_only, strtod=False):
     """Convert tokens outside the fast path; reject anything not a number.
 
     Returns Python floats, or Python ints within the 64-bit range when
-    ``integral_only``.
+    ``integral_only``. With ``strtod``, a token is read as C's ``strtod``
+    reads it (:func:`_strtod`) and only NaN is refused.
     """
     out = []
     for i, tok in enumerate(tokens):
         text = tok.decode("utf-8", errors="backslashreplace")
         shown = _show(text)
+        if strtod:
+            value = _strtod(tok)
+            if math.isnan(value):
+                raise _FormatError(
+                    int(lines[i]),
+                    f"{what} {shown} is NaN, which has no place in a ranking "
+                    "(trec_eval form_res_rels.c, comp_sim_docno, leaves its "
+                    "order undefined)",
+                )
+            out.append(value)
+            continue
         if integral_only:
             match = _PLAIN_INTEGER.fullmatch(text)
             if match is None:
@@ -545,13 +591,20 @@ def _slow_numbers(tokens, what, lines, integral_only):
             continue
         value = float(text) if _PLAIN_NUMBER.fullmatch(text) else None
         if value is None or not math.isfinite(value):
-            raise _FormatError(int(lines[i]), f"{what} {shown} is not a finite number")
+            raise _FormatError(
+                int(lines[i]),
+                f"{what} {shown} is not a finite number (read_run's "
+                "scores='strtod' reads it as C's strtod and trec_eval do)",
+            )
         out.append(value)
     return out
 
 
-def _parse_values(b, start, length, lines, is_run):
-    """Scores (float64) or relevance grades (int64) of the rows of a chunk."""
+def _parse_values(b, start, length, lines, is_run, strtod=False):
+    """Scores (float64) or relevance grades (int64) of the rows of a chunk.
+
+    ``strtod``: scores are read as C's ``strtod`` reads them (see
+    :func:`_slow_numbers`)."""
     n = start.shape[0]
     too_long = length > _NUMBER_BYTES
     clipped = np.minimum(length, _NUMBER_BYTES) if too_long.any() else length
@@ -573,7 +626,7 @@ def _parse_values(b, start, length, lines, is_run):
         ]
         where = w + 1 if lines is None else lines[w]
         slow = _slow_numbers(
-            toks, "score" if is_run else "relevance", where, not is_run
+            toks, "score" if is_run else "relevance", where, not is_run, strtod
         )
         v[w] = np.array(slow, dtype=v.dtype)
     return v

@@ -10,7 +10,7 @@ import zlib
 
 import numpy as np
 
-from .._validation import InvalidParameterError
+from .._validation import InvalidParameterError, Options, validate_params
 from ._ids import _SLACK, _fixed_ok, _hash_spans, _Ids, _n_words, _spans_equal
 from ._io import (
     _INT64_MAX,
@@ -234,7 +234,7 @@ def _last_run_name(b, size, start):
     return fields[5].decode("utf-8", errors="replace") if len(fields) > 5 else None
 
 
-def _parse_chunk(chunk, is_run, want_name):
+def _parse_chunk(chunk, is_run, want_name, strtod=False):
     """Parse one chunk; a pure function, so chunks can be parsed in parallel."""
     out = _Parsed()
     out.error = None
@@ -273,7 +273,7 @@ def _parse_chunk(chunk, is_run, want_name):
             out.docno = None
             out.doc_packed = _gather_bytes(b, start, length)
             out.h40 = _hash_spans(b.view("<u8"), start, length)
-        out.values = _parse_values(b, *spans[value_col], out.lines, is_run)
+        out.values = _parse_values(b, *spans[value_col], out.lines, is_run, strtod)
         if want_name:
             rs, rl = spans[5]
             out.run_name = bytes(b[rs[0] : rs[0] + min(int(rl[0]), 4096)]).decode(
@@ -286,14 +286,14 @@ def _parse_chunk(chunk, is_run, want_name):
     return out
 
 
-def _parsed_chunks(fh, is_run, what, label, named):
+def _parsed_chunks(fh, is_run, what, label, named, strtod=False):
     """Parse the chunks of a file, in order (see :func:`_in_order`).
 
     The run id is read from the chunks handed out before ``named`` (a list)
     holds a value: up to the first chunk with a data line.
     """
     jobs = ((chunk, is_run and not named) for chunk in _chunks(fh, what, label))
-    yield from _in_order(lambda job: _parse_chunk(job[0], is_run, job[1]), jobs)
+    yield from _in_order(lambda job: _parse_chunk(job[0], is_run, job[1], strtod), jobs)
 
 
 def _query_codes(heads, head_codes, lengths):
@@ -316,8 +316,10 @@ def _query_codes(heads, head_codes, lengths):
     return _id_array(qid_values), codes
 
 
-def _read_file(source, kind: str, caller: str):
-    """Parse a TREC qrels (``kind="qrels"``) or run file."""
+def _read_file(source, kind: str, caller: str, strtod: bool = False):
+    """Parse a TREC qrels (``kind="qrels"``) or run file.
+
+    ``strtod``: a run's scores are read as C's ``strtod`` reads them."""
     label = _label(source)
     is_run = kind == "run"
     what = f"{kind} file"
@@ -333,7 +335,7 @@ def _read_file(source, kind: str, caller: str):
     try:
         fh, to_close, total = _open_binary(source, what, label)
         named = []
-        for parsed in _parsed_chunks(fh, is_run, what, label, named):
+        for parsed in _parsed_chunks(fh, is_run, what, label, named, strtod):
             if parsed.error is not None:
                 exc = parsed.error
                 raise InvalidParameterError(
@@ -483,7 +485,7 @@ def _bad_id(values, row, what, caller, lines):
     )
 
 
-def _number_column(values, kind, caller, lines) -> np.ndarray:
+def _number_column(values, kind, caller, lines, scores="finite") -> np.ndarray:
     """Scores (float64) or relevance (int64, float64 for graded floats).
 
     Refuses what is not a real number (strings, complex numbers, None), a
@@ -510,7 +512,7 @@ def _number_column(values, kind, caller, lines) -> np.ndarray:
         row = int(np.flatnonzero(arr.imag != 0)[0]) if (arr.imag != 0).any() else 0
         _not_real(arr[row], row, what, caller, lines)
     if code == "O":
-        return _number_objects(arr, kind, caller, lines)
+        return _number_objects(arr, kind, caller, lines, scores)
     if code not in "biuf":
         _not_real(arr[0], 0, what, caller, lines)
     if code == "b":
@@ -525,12 +527,13 @@ def _number_column(values, kind, caller, lines) -> np.ndarray:
                 value = int(arr[row]) if shown is None else shown[row]
                 _out_of_range(value, row, caller, lines)
         return arr.astype(np.int64)
-    finite = np.isfinite(arr)
+    infinite = kind == "run" and scores == "strtod"
+    finite = ~np.isnan(arr) if infinite else np.isfinite(arr)
     if not finite.all():
         row = int(np.flatnonzero(~finite)[0])
         raise InvalidParameterError(
             f"{caller}: {what} {float(arr[row])!r} at {lines.where(row)} is not a "
-            "finite number."
+            + ("number." if infinite else "finite number.")
         )
     if kind == "run":
         return arr.astype(np.float64)
@@ -561,7 +564,7 @@ def _out_of_range(value, row, caller, lines):
     )
 
 
-def _number_objects(arr, kind, caller, lines) -> np.ndarray:
+def _number_objects(arr, kind, caller, lines, scores="finite") -> np.ndarray:
     """:func:`_number_column` for an object array, value by value."""
     what = "score" if kind == "run" else "relevance"
     items = arr.tolist()
@@ -586,7 +589,8 @@ def _number_objects(arr, kind, caller, lines) -> np.ndarray:
             f = float(x)
         except (OverflowError, ValueError, TypeError):
             f = math.nan
-        if not math.isfinite(f):
+        keep_inf = kind == "run" and scores == "strtod"
+        if math.isnan(f) or (math.isinf(f) and not keep_inf):
             raise InvalidParameterError(
                 f"{caller}: {what} {_show(x)} at {lines.where(row)} is not a "
                 "finite number."
@@ -596,11 +600,13 @@ def _number_objects(arr, kind, caller, lines) -> np.ndarray:
         integral = integral and f.is_integer()
     v = np.array(floats, dtype=np.float64)
     if kind == "run":
-        if not np.isfinite(v).all():
-            row = int(np.flatnonzero(~np.isfinite(v))[0])
+        infinite = scores == "strtod"
+        finite = ~np.isnan(v) if infinite else np.isfinite(v)
+        if not finite.all():
+            row = int(np.flatnonzero(~finite)[0])
             raise InvalidParameterError(
                 f"{caller}: score {_show(items[row])} at {lines.where(row)} is not "
-                "a finite number."
+                + ("a number." if infinite else "a finite number.")
             )
         return v
     if not integral:
@@ -695,7 +701,9 @@ def _arrow_query_codes(arr, caller, lines):
     return uniques[order], rank[indices]
 
 
-def _from_arrays(kind, qid, docno, values, lines, caller, source=None, name=None):
+def _from_arrays(
+    kind, qid, docno, values, lines, caller, source=None, name=None, scores="finite"
+):
     what = "score" if kind == "run" else "relevance"
     if len(docno) == 0:
         raise InvalidParameterError(
@@ -707,7 +715,7 @@ def _from_arrays(kind, qid, docno, values, lines, caller, source=None, name=None
         d = _arrow_ids(d_arrow)
     else:
         d = _Ids.from_array(_id_values(docno, "document ids", caller, lines))
-    v = _number_column(values, kind, caller, lines)
+    v = _number_column(values, kind, caller, lines, scores)
     if q_arrow is not None:
         qid_values, codes = _arrow_query_codes(q_arrow, caller, lines)
     else:
@@ -736,7 +744,7 @@ def _column(series):
     return series.to_numpy()
 
 
-def _from_frame(df, kind, caller, name):
+def _from_frame(df, kind, caller, name, scores="finite"):
     value_col = "score" if kind == "run" else "relevance"
     chosen = {}
     for key in ("qid", "docno", value_col):
@@ -758,10 +766,11 @@ def _from_frame(df, kind, caller, name):
         caller,
         source="DataFrame",
         name=name,
+        scores=scores,
     )
 
 
-def _from_dict(data, kind, caller, name):
+def _from_dict(data, kind, caller, name, scores="finite"):
     what = "score" if kind == "run" else "relevance"
     qids, docs, vals = [], [], []
     for q, inner in data.items():
@@ -787,10 +796,11 @@ def _from_dict(data, kind, caller, name):
         caller,
         source="dict",
         name=name,
+        scores=scores,
     )
 
 
-def _read(source, kind, caller, name=None):
+def _read(source, kind, caller, name=None, scores="finite"):
     cls = Qrels if kind == "qrels" else Run
     if isinstance(source, cls):
         if name is not None and name != source.name:
@@ -803,11 +813,11 @@ def _read(source, kind, caller, name=None):
             f"{caller} expects {kind}; got a {type(source).__name__}."
         )
     if isinstance(source, dict):
-        table = _from_dict(source, kind, caller, name)
+        table = _from_dict(source, kind, caller, name, scores)
     elif hasattr(source, "columns") and hasattr(source, "to_numpy"):
-        table = _from_frame(source, kind, caller, name)
+        table = _from_frame(source, kind, caller, name, scores)
     elif isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
-        table = _read_file(source, kind, caller)
+        table = _read_file(source, kind, caller, scores == "strtod")
         if name is not None:
             table.name = name
             table._last_name = None
@@ -891,7 +901,10 @@ def read_qrels(source) -> Qrels:
     return _read(source, "qrels", "read_qrels")
 
 
-def read_run(source, *, name: str | None = None) -> Run:
+_SCORES = ("finite", "strtod")
+
+
+def read_run(source, *, name: str | None = None, scores: str = "finite") -> Run:
     """Read a retrieval run.
 
     Parameters
@@ -905,6 +918,19 @@ def read_run(source, *, name: str | None = None) -> Run:
         ``#`` are skipped. A :class:`Run` is returned as it is.
     name : str, default=None
         Name of the run; by default the run id of the file's first line.
+    scores : {"finite", "strtod"}, default="finite"
+        How scores are read. ``"finite"``: a score is a finite decimal
+        number (``1e400``, ``inf``, ``nan`` and ``0.5abc`` are errors).
+        ``"strtod"``: a file's score field is read as C's ``strtod`` (and
+        trec_eval, get_trec_results.c, ``te_get_trec_results``: ``atof``)
+        reads it: the longest prefix that is a number, and 0 when there is
+        none (``0.5abc`` is 0.5, ``abc`` is 0); hexadecimal numbers
+        (``0x1p3``) and ``inf``/``infinity`` are read; a value too large
+        for a double is an infinity (``1e400``, ``-1e400``) and one too
+        small is 0 (``1e-400``). A DataFrame or dict may then hold
+        infinite scores. NaN is refused in both: trec_eval's order of a
+        NaN score is undefined (form_res_rels.c, ``comp_sim_docno``). The
+        ``"trec_eval"`` conventions read runs this way.
 
     Returns
     -------
@@ -915,9 +941,10 @@ def read_run(source, *, name: str | None = None) -> Run:
     ------
     ValueError
         If a line has fewer than six fields, holds a control byte or has a
-        score that is not a finite number (the message names the file and
-        the line), a text file object cannot be decoded, a score in a
-        DataFrame or dict is not a real number, a document appears twice for
+        score that is not a finite number (with ``scores="strtod"``: a NaN
+        score; the message names the file and the line), a text file object
+        cannot be decoded, a score in a DataFrame or dict is not a real
+        number (or, with ``scores="strtod"``, is NaN), a document appears twice for
         the same query, or the source holds no line. The error is skrank's
         ``InvalidParameterError``, which is also a ``TypeError``.
 
@@ -944,4 +971,5 @@ def read_run(source, *, name: str | None = None) -> Run:
     >>> run.name, run.score
     ('bm25', array([2.5, 1. ]))
     """
-    return _read(source, "run", "read_run", name=name)
+    validate_params("read_run", {"scores": scores}, {"scores": [Options(_SCORES)]})
+    return _read(source, "run", "read_run", name=name, scores=scores)
