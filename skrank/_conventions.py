@@ -112,6 +112,10 @@ class Convention:
         (trec_eval's), scores read in ``score_dtype``. Applied by
         :func:`skrank.trec.evaluate_run` under the convention's tie rule
         ``"trec_eval"``, where neither ``ties`` nor ``score_dtype`` is given.
+    set_lacks : tuple
+        Members of trec_eval 10's measure sets (``all_trec``) that the
+        tool's version of trec_eval does not have, left out of the sets it
+        reads (as printed: ``"unj"`` is ``unj_5``, ``unj_10``, ...).
     """
 
     name: str
@@ -132,6 +136,7 @@ class Convention:
     queries: str = "intersection"
     missing_queries: str = "trec_eval"
     own_order: tuple = ()
+    set_lacks: tuple = ()
 
     def params_of(self, metric: str) -> dict:
         """The parameters this convention sets for metric ``metric``."""
@@ -237,6 +242,9 @@ CONVENTIONS: tuple[Convention, ...] = (
             "Ties by document id need qrels/run input (evaluate_run). "
             "trec_eval 9 has no rbp, rbp_resid or unj."
         ),
+        # trec_eval 9.0.7's measures.c: no rbp, rbp_resid or unj in its
+        # te_trec_measures, nor in the all_trec set (trec_names)
+        set_lacks=("rbp", "rbp_resid", "unj"),
     ),
     # LightGBM 4.x.
     # ndcg: src/metric/dcg_calculator.cpp, DCGCalculator::DefaultLabelGain
