@@ -535,9 +535,19 @@ def _evaluate(args, out) -> int:
     if trec_format and args.convention is None:
         args.convention = "trec_eval"  # trec_eval's output: its numbers too
     values = args.metrics or (["official"] if trec_format else DEFAULT_METRICS)
-    metrics = _metrics(values)
+    relstring = _relstring_request(values) if trec_format else None
+    if relstring is not None:
+        values = [v for v in values if not _is_relstring(v)]
+        # the -m values without relstring (num_ret where relstring is all:
+        # it is computed for the one pass over the files, not printed)
+        metrics = _metrics(values) if _names_metric(values) else ["num_ret"]
+        printed = metrics if _names_metric(values) else []
+    else:
+        metrics = printed = _metrics(values)
     for value in dict.fromkeys(v.strip() for v in values):
         missing = trec_eval_set_missing(value) if value in TREC_EVAL_SETS else []
+        if relstring is not None:
+            missing = [m for m in missing if m != _RELSTRING]
         if missing:
             sys.stderr.write(
                 f"{_PROG}: warning: trec_eval's {value!r} measures that skrank "
@@ -547,9 +557,9 @@ def _evaluate(args, out) -> int:
     runs = _read_runs(args)
     names = _run_names(runs, args.runs)
     undefined = {None: None, "0": 0.0, "1": 1.0, "nan": float("nan")}[args.undefined]
-    means, tables = [], []
+    means, tables, strings = [], [], None
     for run in runs:
-        mean, qids, columns, _ = evaluate_run_columns(
+        got = evaluate_run_columns(
             qrels,
             run,
             metrics,
@@ -560,13 +570,31 @@ def _evaluate(args, out) -> int:
             score_dtype=args.score_dtype,
             nonpositive=args.nonpositive,
             convention=args.convention,
+            head=None if relstring is None else relstring[1],
         )
+        mean, qids, columns = got[:3]
         means.append(mean)
         tables.append(_as_columns(qids, columns))
+        if relstring is not None:
+            strings = (relstring[0], _relstrings(qids, got[4]))
+            if relstring[0] == _RELSTRING:
+                # trec_eval.c, main, clears the string of a query the run
+                # misses (-c) by the printed name "relstring" only: a
+                # relstring.<length> keeps its placeholder document's "-"
+                retrieved = {str(q) for q in run.queries}
+                for q in strings[1].keys() - retrieved:
+                    strings[1][q] = ""
     metric_names = list(means[0])
     if trec_format:
         _write_trec_eval(
-            out, metrics, means[0], tables[0], runs[0], args, _asks_runid(values)
+            out,
+            printed,
+            means[0],
+            tables[0],
+            runs[0],
+            args,
+            _asks_runid(values),
+            strings,
         )
         return 0
 
@@ -671,12 +699,89 @@ def _trec_eval_value(spec, value) -> str:
     return f"{value:6.4f}"
 
 
-def _write_trec_eval(out, names, mean, table, run, args, runid) -> None:
+_RELSTRING = "relstring"
+# trec_eval's relstring length when none is written (m_relstring.c,
+# relstring_len)
+_RELSTRING_LENGTH = 10
+
+
+def _is_relstring(value) -> bool:
+    """Whether a -m value is trec_eval's relstring measure."""
+    value = value.strip()
+    return value == _RELSTRING or value.startswith(_RELSTRING + ".")
+
+
+def _names_metric(values) -> bool:
+    """Whether some -m value names a metric (not only runid)."""
+    return any(v.strip() != TREC_EVAL_RUNID for v in values)
+
+
+def _relstring_request(values):
+    """``(printed name, length)`` of trec_eval's relstring if the -m values
+    ask for it, else None. As in trec_eval (meas_init.c,
+    te_init_meas_s_double_p_double and get_double_params), the first
+    ``relstring.<params>`` written wins, its name is ``relstring_`` and the
+    parameters as written, and its length is the first parameter, truncated
+    toward zero (0 if negative); a set holding relstring (all_trec) asks for
+    it at its default length."""
+    asked = False
+    for value in values:
+        value = value.strip()
+        if value.startswith(_RELSTRING + "."):
+            text = value[len(_RELSTRING) + 1 :]
+            first = text.split(",")[0]
+            try:
+                length = float(first)
+            except ValueError:
+                length = math.nan
+            if not math.isfinite(length):
+                raise InvalidParameterError(
+                    "the length of -m relstring.<length> must be a "
+                    f"finite number, such as relstring.5; got {value!r}."
+                )
+            return f"{_RELSTRING}_{text}", max(0, int(length))
+        asked = asked or value == _RELSTRING
+        asked = asked or _RELSTRING in TREC_EVAL_SETS.get(value, ())
+    return (_RELSTRING, _RELSTRING_LENGTH) if asked else None
+
+
+def _relstrings(qids, heads) -> dict:
+    """trec_eval's relstring of every query (m_relstring.c,
+    te_calc_relstring) from the judgments of its first documents in the
+    engine's order (see evaluate_run_columns): the grade if 0 to 9, ``>``
+    above 9, ``-`` outside the judgments, ``.`` judged below 0 (trec_eval
+    reads every negative judgment as RELVALUE_UNJUDGED, form_res_rels.c, so
+    its ``<`` never shows); nothing past the end of the list."""
+    import numpy as np
+
+    known = ~np.isnan(heads)
+    grade = np.where(known, heads, 0.0)
+    codes = np.zeros(heads.shape, dtype=np.uint8)  # 0: past the end
+    digit = known & (grade >= 0) & (grade <= 9)
+    codes[digit] = ord("0") + grade[digit].astype(np.uint8)
+    codes[known & (grade > 9)] = ord(">")
+    codes[known & (grade == -1)] = ord("-")
+    codes[known & (grade == -2)] = ord(".")
+    width = max(heads.shape[1], 1)
+    padded = np.zeros((heads.shape[0], width), dtype=np.uint8)
+    padded[:, : heads.shape[1]] = codes
+    # each row as one byte string, whose trailing zero bytes numpy drops
+    text = np.char.decode(padded.view(f"S{width}")[:, 0], "ascii").tolist()
+    return dict(zip((str(q) for q in qids), text, strict=True))
+
+
+def _write_trec_eval(out, names, mean, table, run, args, runid, strings=None):
     """trec_eval's output (meas_print_single.c, meas_print_final.c, m_runid.c):
     ``%-22s\t%s\t<value>`` lines, with ``-q`` every query (byte order of the
     ids, as trec_eval sorts them) before ``all``; under trec_eval 9's
-    convention only the queries of the run."""
-    lines = _trec_eval_lines(names, args.convention)
+    convention only the queries of the run. ``strings`` is ``(name,
+    {qid: relstring})``: trec_eval's relstring, printed ``'%s'`` in its place
+    among the measures for each query and never in the summary
+    (m_relstring.c, te_print_q_relstring and te_print_relstring)."""
+    lines = _trec_eval_lines(names, args.convention) if names else []
+    if strings is not None:
+        at = sum(trec_eval_rank(p) <= trec_eval_rank(_RELSTRING) for p, _, _ in lines)
+        lines.insert(at, (strings[0], None, None))
     if args.per_query:
         shown = table["qid"]
         conv = get_convention(args.convention)
@@ -690,12 +795,16 @@ def _write_trec_eval(out, names, mean, table, run, args, runid) -> None:
             for printed, key, spec in lines:
                 if printed in TREC_EVAL_SUMMARY_ONLY:
                     continue
+                if key is None:  # relstring
+                    out.write(f"{printed:<22}\t{q}\t'{strings[1][q]}'\n")
+                    continue
                 value = _trec_eval_value(spec, table[key][i])
                 out.write(f"{printed:<22}\t{q}\t{value}\n")
     if runid:
         out.write(f"{TREC_EVAL_RUNID:<22}\tall\t{run.last_name or ''}\n")
     for printed, key, spec in lines:
-        out.write(f"{printed:<22}\tall\t{_trec_eval_value(spec, mean[key])}\n")
+        if key is not None:
+            out.write(f"{printed:<22}\tall\t{_trec_eval_value(spec, mean[key])}\n")
 
 
 def _write_metrics(out) -> None:

@@ -117,6 +117,10 @@ class Convention:
         :func:`skrank.trec.read_run`): ``"finite"``, or ``"strtod"``, as C's
         ``strtod`` reads them (trec_eval: ``1e400`` is an infinity,
         ``0.5abc`` is 0.5).
+    set_lacks : tuple
+        Members of trec_eval 10's measure sets (``all_trec``) that the
+        tool's version of trec_eval does not have, left out of the sets it
+        reads (as printed: ``"unj"`` is ``unj_5``, ``unj_10``, ...).
     """
 
     name: str
@@ -138,6 +142,7 @@ class Convention:
     missing_queries: str = "trec_eval"
     own_order: tuple = ()
     run_scores: str = "finite"
+    set_lacks: tuple = ()
 
     def params_of(self, metric: str) -> dict:
         """The parameters this convention sets for metric ``metric``."""
@@ -247,6 +252,9 @@ CONVENTIONS: tuple[Convention, ...] = (
             "Ties by document id need qrels/run input (evaluate_run). "
             "trec_eval 9 has no rbp, rbp_resid or unj."
         ),
+        # trec_eval 9.0.7's measures.c: no rbp, rbp_resid or unj in its
+        # te_trec_measures, nor in the all_trec set (trec_names)
+        set_lacks=("rbp", "rbp_resid", "unj"),
     ),
     # LightGBM 4.x.
     # ndcg: src/metric/dcg_calculator.cpp, DCGCalculator::DefaultLabelGain

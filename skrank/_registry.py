@@ -1422,7 +1422,7 @@ def _trec_eval_base(key: str, spec: MetricSpec) -> str | None:
 
 
 def read_trec_eval_measures(
-    metrics, caller: str, catalogue: Catalogue = RANKING
+    metrics, caller: str, catalogue: Catalogue = RANKING, set_lacks=()
 ) -> list[tuple[str, MetricSpec]]:
     """:func:`read_metrics` of trec_eval names under trec_eval 10's rule for
     a measure asked more than once.
@@ -1434,7 +1434,9 @@ def read_trec_eval_measures(
     and a bare family or a measure set (``-m P``, ``-m official``) computes
     the family at those parameters instead of its default cutoffs. Names
     that are not trec_eval's dotted spellings are read as
-    :func:`read_metrics` reads them.
+    :func:`read_metrics` reads them. A measure set leaves out the measures
+    named in ``set_lacks`` (printed names and their families: ``unj`` is
+    ``unj_5``, ...), those an older trec_eval does not have.
     """
     items = _metric_list(metrics, caller)
     if isinstance(metrics, (set, frozenset)):  # no first in a set
@@ -1456,7 +1458,12 @@ def read_trec_eval_measures(
         kept.append((i, item))
     out: dict[str, MetricSpec] = {}
     for i, item in kept:
+        in_set = isinstance(item, str) and item.strip() in TREC_EVAL_SETS
         for key, spec in read_metrics([item], caller, catalogue, trec_eval=True):
+            if in_set and any(
+                key == name or key.startswith(name + "_") for name in set_lacks
+            ):
+                continue  # not in this trec_eval's set
             base = _trec_eval_base(key, spec)
             if base in explicit and explicit[base] != i:
                 continue  # a default of a family given its parameters elsewhere

@@ -1094,11 +1094,17 @@ def test_format_trec_eval_defaults_to_official(te_files, capsys):
             assert value == values[name.strip()]
 
 
-def test_format_trec_eval_measure_set_warns_of_missing_members(te_files, capsys):
+def test_measure_set_warns_of_missing_members(te_files, capsys):
+    """relstring, a string, is written in trec_eval's output only (per query:
+    trec_eval prints no summary of it, m_relstring.c, te_print_relstring);
+    other formats leave it out and say so."""
     qrels, run = te_files
     status, out, err = run_main(
         capsys, "evaluate", qrels, run, "-m", "all_trec", "--format", "trec_eval"
     )
+    assert status == 0 and err == ""
+    assert "infAP" in out and "relstring" not in out
+    status, out, err = run_main(capsys, "evaluate", qrels, run, "-m", "all_trec")
     assert status == 0
     assert "trec_eval's 'all_trec' measures that skrank does not compute" in err
     assert "relstring" in err and "infAP" in out and "relstring" not in out

@@ -815,11 +815,163 @@ BIG_OUTPUT = (
 
 
 def test_hostile_collection_all_trec(tmp_path, capsys):
-    """Every line of trec_eval's output but relstring, which skrank does not
-    compute (a string per query, not a number; named on standard error)."""
+    """Every line of trec_eval's output, relstring's among them (query 2,
+    judged only, prints '' under -c: trec_eval.c, main, clear_relstr),
+    with nothing left out on standard error."""
     qrels, run = _write(tmp_path, BIG_QRELS, BIG_RUN)
     out, err = _skrank(capsys, qrels, run, "-q", "--queries", "qrels", "-m", "all_trec")
-    lines = BIG_OUTPUT.splitlines(keepends=True)
-    expected = "".join(line for line in lines if not line.startswith("relstring"))
+    assert out == BIG_OUTPUT
+    assert err == ""
+
+
+# -- relstring: a string per query --------------------------------------------
+
+# Ties (a, b at 1; c, d, e at 0.5; h, i, j at 0.1), documents outside the
+# judgments (zz, e, i, j, k), a judgment -1 (c), grades above 9 (d 12, h 10),
+# a query of fewer than 10 documents whose -1 document ties a judged one
+# (q2), a judged query the run misses (q3) and a run query without
+# judgments (q4).
+RELSTRING_QRELS = (
+    "q1 0 a 1\nq1 0 b 0\nq1 0 c -1\nq1 0 d 12\nq1 0 f 3\nq1 0 g 9\n"
+    "q1 0 h 10\nq2 0 x 2\nq2 0 y -1\nq3 0 z 1\n"
+)
+RELSTRING_RUN = (
+    "q1 Q0 a 1 1 r\nq1 Q0 b 2 1 r\nq1 Q0 c 3 0.5 r\nq1 Q0 d 4 0.5 r\n"
+    "q1 Q0 e 5 0.5 r\nq1 Q0 zz 6 2 r\nq1 Q0 f 7 0.25 r\nq1 Q0 g 8 0.2 r\n"
+    "q1 Q0 h 9 0.1 r\nq1 Q0 i 10 0.1 r\nq1 Q0 j 11 0.1 r\nq1 Q0 k 12 0.05 r\n"
+    "q2 Q0 y 1 3 r\nq2 Q0 x 2 3 r\nq4 Q0 x 1 1 r\n"
+)
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        # trec_eval -q -c -m relstring qrels run
+        # m_relstring.c, te_calc_relstring: the first 10 documents, ties by
+        # id descending (zz; b a; e d c; ...); '-' outside the judgments,
+        # '>' above 9, '.' for -1 (form_res_rels.c reads every negative
+        # judgment as RELVALUE_UNJUDGED); q2 has 2 documents; q3, missed,
+        # is cleared to '' (trec_eval.c, main, clear_relstr)
+        (
+            ["-q", "--queries", "qrels", "-m", "relstring"],
+            "relstring             \tq1\t'-01->.39--'\n"
+            "relstring             \tq2\t'.2'\n"
+            "relstring             \tq3\t''\n",
+        ),
+        # trec_eval -q -c -m relstring.12 -m relstring.3 qrels run
+        # the first parameters win, printed as written; the clearing of a
+        # missed query matches the name "relstring" only, so q3 shows its
+        # placeholder document (not judged: '-')
+        (
+            ["-q", "--queries", "qrels", "-m", "relstring.12", "-m", "relstring.3"],
+            "relstring_12          \tq1\t'-01->.39-->-'\n"
+            "relstring_12          \tq2\t'.2'\n"
+            "relstring_12          \tq3\t'-'\n",
+        ),
+        # trec_eval -q -c -m relstring.1,5 -m num_ret qrels run
+        # (get_double_params: the length is the first value)
+        (
+            ["-q", "--queries", "qrels", "-m", "relstring.1,5", "-m", "num_ret"],
+            "num_ret               \tq1\t12\n"
+            "relstring_1,5         \tq1\t'-'\n"
+            "num_ret               \tq2\t2\n"
+            "relstring_1,5         \tq2\t'.'\n"
+            "num_ret               \tq3\t0\n"
+            "relstring_1,5         \tq3\t'-'\n"
+            "num_ret               \tall\t14\n",
+        ),
+        # trec_eval -q -c -l 2 -m relstring -m P.2 qrels run
+        # relstring ignores -l; it has no summary line (te_print_relstring)
+        (
+            ["-q", "--queries", "qrels", "-l", "2", "-m", "relstring", "-m", "P.2"],
+            "P_2                   \tq1\t0.0000\n"
+            "relstring             \tq1\t'-01->.39--'\n"
+            "P_2                   \tq2\t0.5000\n"
+            "relstring             \tq2\t'.2'\n"
+            "P_2                   \tq3\t0.0000\n"
+            "relstring             \tq3\t''\n"
+            "P_2                   \tall\t0.1667\n",
+        ),
+        # trec_eval -c -m relstring -m P.2 qrels run: no -q, no relstring
+        (
+            ["--queries", "qrels", "-m", "relstring", "-m", "P.2"],
+            "P_2                   \tall\t0.1667\n",
+        ),
+        # trec_eval -q -c -m relstring.0 qrels run (and relstring.-2 alike:
+        # a length below 1 prints '')
+        (
+            ["-q", "--queries", "qrels", "-m", "relstring.0"],
+            "relstring_0           \tq1\t''\n"
+            "relstring_0           \tq2\t''\n"
+            "relstring_0           \tq3\t''\n",
+        ),
+    ],
+)
+def test_relstring(tmp_path, capsys, args, expected):
+    qrels, run = _write(tmp_path, RELSTRING_QRELS, RELSTRING_RUN)
+    out, err = _skrank(capsys, qrels, run, *args)
     assert out == expected
-    assert "left out: relstring" in err
+    assert err == ""
+
+
+def test_relstring_trec_eval9(tmp_path, capsys):
+    """trec_eval 9 prints the run's queries only (trec_eval.c, main)."""
+    qrels, run = _write(tmp_path, RELSTRING_QRELS, RELSTRING_RUN)
+    # trec_eval 9.0.7: trec_eval -q -c -m relstring.3 -m P.2 qrels run
+    args = ["-q", "--queries", "qrels", "-m", "relstring.3", "-m", "P.2"]
+    out, _ = _skrank(capsys, qrels, run, *args, "--convention", "trec_eval9")
+    assert out == (
+        "P_2                   \tq1\t0.0000\n"
+        "relstring_3           \tq1\t'-01'\n"
+        "P_2                   \tq2\t0.5000\n"
+        "relstring_3           \tq2\t'.2'\n"
+        "P_2                   \tall\t0.1667\n"
+    )
+
+
+def test_relstring_is_refused_where_it_cannot_be_written(tmp_path, capsys):
+    """A length that is not a number is refused (trec_eval reads it with
+    atof, as 0); relstring exists in trec_eval's output only."""
+    qrels, run = _write(tmp_path, RELSTRING_QRELS, RELSTRING_RUN)
+    status = main(
+        ["evaluate", str(qrels), str(run), "-q", "-m", "relstring.x"]
+        + ["--format", "trec_eval"]
+    )
+    _, err = capsys.readouterr()
+    assert status == 2
+    assert "relstring.<length> must be a finite number" in err
+    assert "'relstring.x'" in err
+    status = main(["evaluate", str(qrels), str(run), "-m", "relstring"])
+    _, err = capsys.readouterr()
+    assert status == 2 and "relstring" in err
+
+
+def test_all_trec_under_trec_eval9(tmp_path, capsys):
+    """trec_eval 9.0.7's all_trec (its measures.c, trec_names) has no rbp,
+    rbp_resid or unj; its other lines are trec_eval 10's here."""
+    qrels, run = _write(tmp_path, RELSTRING_QRELS, RELSTRING_RUN)
+    # trec_eval 9.0.7: trec_eval -c -m all_trec qrels run, its last lines
+    # (trec_eval 10 prints rbp, rbp_resid and unj_* after these); 94 lines
+    # in all (trec_eval -c -m all_trec qrels run | wc -l)
+    out, _ = _skrank(
+        capsys,
+        qrels,
+        run,
+        "--queries",
+        "qrels",
+        "-m",
+        "all_trec",
+        "--convention",
+        "trec_eval9",
+    )
+    assert out.endswith(
+        "success_10            \tall\t0.6667\n"
+        "set_P                 \tall\t0.3056\n"
+        "set_relative_P        \tall\t0.6667\n"
+        "set_recall            \tall\t0.6667\n"
+        "set_map               \tall\t0.3056\n"
+        "set_F                 \tall\t0.4183\n"
+        "num_nonrel_judged_ret \tall\t1\n"
+    )
+    assert out.count("\n") == 94
+    assert "rbp" not in out and "unj" not in out

@@ -27,6 +27,7 @@ from .._engine import (
     Layout,
     finite_scores,
     grouped_layout,
+    rank,
     stable_group_order,
 )
 from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
@@ -69,10 +70,9 @@ def metric_requests(metrics, caller, convention=None) -> list[tuple[str, MetricS
     them otherwise (see :func:`~skrank._conventions.name_rules`), and under
     one whose ``names`` are trec_eval's, a measure given twice is read as
     trec_eval reads it (:func:`~skrank._registry.read_trec_eval_measures`)."""
-    if convention is not None and get_convention(convention, caller).names == (
-        "trec_eval"
-    ):
-        return read_trec_eval_measures(metrics, caller)
+    conv = None if convention is None else get_convention(convention, caller)
+    if conv is not None and conv.names == "trec_eval":
+        return read_trec_eval_measures(metrics, caller, set_lacks=conv.set_lacks)
     return read_metrics(
         metrics, caller, **{"trec_eval": True, **name_rules(convention, caller)}
     )
@@ -563,12 +563,24 @@ def evaluate_run_columns(
     nonpositive=None,
     convention=None,
     caller="evaluate_run",
+    head=None,
 ):
     """:func:`evaluate_run` with the per-query values as plain columns:
     ``(means, qids, {metric: values}, {metric: (pessimistic, optimistic)})``,
     queries in natural order, the last empty unless ``tie_bounds``. The
     command line reads them without pandas; ``caller`` is the public
-    function named in errors (a Display)."""
+    function named in errors (a Display).
+
+    With ``head`` (an int), a fifth item follows: an array of shape
+    ``(n_queries, min(head, longest list))`` of the judgments of each
+    query's first ``head`` documents in the engine's order (the order the
+    metrics read, under a deterministic tie rule): the grade, ``-1`` for a
+    document outside the judgments, ``-2`` for one judged below 0 (in the
+    pool, not assessed), NaN past the end of the list. A query the run
+    misses holds NaN, or, under a convention whose ``missing_queries`` is
+    ``"placeholder"``, the one unjudged document of trec_eval's placeholder
+    ranking. trec_eval's ``relstring`` is written from it (m_relstring.c,
+    te_calc_relstring)."""
     given = {
         "ties": ties,
         "replace_undefined_by": replace_undefined_by,
@@ -775,6 +787,40 @@ def evaluate_run_columns(
         )
 
     values = run(specs, ties)
+    heads = None
+    if head is not None:
+        if ties == "average":
+            raise InvalidParameterError(
+                f"{caller}: the first documents of each query need a "
+                "deterministic order of tied documents; got ties='average'. "
+                "Use ties='trec_eval' (trec_eval's order) or another rule."
+            )
+        # no list is longer than the run's longest: no wider matrix
+        head = max(0, min(int(head), int(_query_counts(run_q, n_q).max())))
+        heads = np.full((n_q, head), np.nan)
+        s_used = scores_in(score_dtype)
+        if width is not None:
+            blocks = _uniform_blocks(
+                rows, rel, s_used, width, n_q, pools, with_ids, unassessed
+            )
+        else:
+            blocks = _general_blocks(
+                rows, rel, s_used, run_q, n_q, pools, with_ids, unassessed
+            )
+        secondary = docno_keys if ties == "trec_eval" else None
+        for block in blocks if head else ():
+            ranked = rank(block, ties, head, secondary)
+            w = min(ranked.width, head)
+            codes = ranked.y[:, :w].copy()
+            if ranked.judged_sorted is not None:
+                codes[~ranked.judged_sorted[:, :w]] = -1.0
+            if ranked.unassessed_sorted is not None:
+                codes[ranked.unassessed_sorted[:, :w]] = -2.0
+            if block.n_items is not None:  # the padding past each list
+                codes[np.arange(w)[None, :] >= block.n_items[:, None]] = np.nan
+            heads[block.rows, :w] = codes
+        if not placeholder:
+            heads[empty] = np.nan
     # a convention's tool_sums add the queries up one at a time, in byte
     # order of their ids (the order of ``selected``), as trec_eval does
     trec_eval_summary = (
@@ -819,4 +865,6 @@ def evaluate_run_columns(
         for key, name in keys
         if name in bounds
     }
+    if head is not None:
+        return results, qids, columns, bounds, heads[order]
     return results, qids, columns, bounds
