@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import ir_measures
@@ -910,16 +912,67 @@ IR_MEASURES_PRESET = [
 ]
 
 
+# ir_measures' pytrec_eval provider runs trec_eval's C code, whose measure
+# parameters are process-wide state that other pytrec_eval calls of the test
+# process can leave behind; the tool's values are taken in a fresh process
+_IR_MEASURES_SCRIPT = """
+import json, sys
+import ir_measures
+qrels_path, run_path, names = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+qrels = list(ir_measures.read_trec_qrels(qrels_path))
+run = list(ir_measures.read_trec_run(run_path))
+parsed = [ir_measures.parse_measure(n) for n in names]
+per_query = [
+    [str(m.measure), m.query_id, m.value]
+    for m in ir_measures.iter_calc(parsed, qrels, run)
+]
+mean = {str(m): v for m, v in ir_measures.calc_aggregate(parsed, qrels, run).items()}
+print(json.dumps({"per_query": per_query, "mean": mean}))
+"""
+
+
+def _ir_measures_values(qrels_path, run_path, names):
+    out = subprocess.run(
+        [sys.executable, "-c", _IR_MEASURES_SCRIPT, str(qrels_path),
+         str(run_path), json.dumps(names)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    res = json.loads(out)
+    tool = {(m, q): v for m, q, v in res["per_query"]}
+    return tool, res["mean"]
+
+
+_PYTREC_EVAL_SCRIPT = """
+import json, sys
+import pytrec_eval
+qrels_path, run_path, names, level = sys.argv[1:5]
+with open(qrels_path) as f:
+    qrels = pytrec_eval.parse_qrel(f)
+with open(run_path) as f:
+    run = pytrec_eval.parse_run(f)
+evaluator = pytrec_eval.RelevanceEvaluator(
+    qrels, set(json.loads(names)), relevance_level=int(level)
+)
+print(json.dumps(evaluator.evaluate(run)))
+"""
+
+
+def _pytrec_eval_values(qrels_path, run_path, relevance_level):
+    # in a fresh process, for the reason given above _IR_MEASURES_SCRIPT
+    out = subprocess.run(
+        [sys.executable, "-c", _PYTREC_EVAL_SCRIPT, str(qrels_path),
+         str(run_path), json.dumps(sorted(PYTREC_PRESET)), str(relevance_level)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    return json.loads(out)
+
+
 def test_ir_measures_convention(tmp_path):
     qrels_path, run_path = _breaking_trec(tmp_path)
     _check_breaking(qrels_path, run_path)
-    qrels = list(ir_measures.read_trec_qrels(str(qrels_path)))
-    run = list(ir_measures.read_trec_run(str(run_path)))
     parsed = [ir_measures.parse_measure(n) for n in IR_MEASURES_PRESET]
-    tool = {}
-    for m in ir_measures.iter_calc(parsed, qrels, run):
-        tool[(str(m.measure), m.query_id)] = m.value
-    mean = ir_measures.calc_aggregate(parsed, qrels, run)
+    tool, mean_by_name = _ir_measures_values(qrels_path, run_path, IR_MEASURES_PRESET)
+    mean = {m: mean_by_name[str(m)] for m in parsed}
     means, got = evaluate_run(
         qrels_path, run_path, IR_MEASURES_PRESET, convention="ir_measures",
         return_per_query=True,
@@ -1010,14 +1063,7 @@ PYTREC_PRESET = {
 def test_pytrec_eval_convention(tmp_path, relevance_level):
     qrels_path, run_path = _breaking_trec(tmp_path, seed=12)
     _check_breaking(qrels_path, run_path)
-    with open(qrels_path) as f:
-        qrels = pytrec_eval.parse_qrel(f)
-    with open(run_path) as f:
-        run = pytrec_eval.parse_run(f)
-    evaluator = pytrec_eval.RelevanceEvaluator(
-        qrels, PYTREC_PRESET, relevance_level=relevance_level
-    )
-    tool = evaluator.evaluate(run)
+    tool = _pytrec_eval_values(qrels_path, run_path, relevance_level)
     means, got = evaluate_run(
         qrels_path, run_path, PYTREC_PRESET, convention="pytrec_eval",
         relevance_level=relevance_level, return_per_query=True,
