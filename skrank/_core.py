@@ -439,6 +439,19 @@ def aggregate(
     return finish_aggregate(caller, name, *([p] for p in part), average, stacklevel=3)
 
 
+def _no_weight(caller, name, stacklevel):
+    """NaN, with the ``UndefinedMetricWarning`` of a mean over no query with
+    a positive weight (``stacklevel`` counted from the caller)."""
+    warnings.warn(
+        f"{name} is undefined for every query given weight in {caller} "
+        "(no query has a relevant item, or every such query has weight "
+        "0); the mean is nan.",
+        UndefinedMetricWarning,
+        stacklevel=stacklevel + 1,
+    )
+    return float("nan")
+
+
 def running_mean(
     caller,
     name,
@@ -485,14 +498,7 @@ def running_mean(
             terms = np.where(undefined[keep], v, terms)
         weight = float(np.cumsum(w)[-1]) if w.size else 0.0
     if weight == 0:
-        warnings.warn(
-            f"{name} is undefined for every query given weight in {caller} "
-            "(no query has a relevant item, or every such query has weight "
-            "0); the mean is nan.",
-            UndefinedMetricWarning,
-            stacklevel=3,
-        )
-        return float("nan")
+        return _no_weight(caller, name, stacklevel=3)
     total = float(np.cumsum(terms)[-1]) if terms.shape[0] else 0.0
     if average == "sum":
         return total
@@ -653,14 +659,7 @@ def finish_aggregate(caller, name, num, den, average, stacklevel=2):
         total = sum(int(x) for x in num)
         weight = sum(int(x) for x in den)
     if weight == 0:
-        warnings.warn(
-            f"{name} is undefined for every query given weight in {caller} "
-            "(no query has a relevant item, or every such query has weight "
-            "0); the mean is nan.",
-            UndefinedMetricWarning,
-            stacklevel=stacklevel + 1,
-        )
-        return float("nan")
+        return _no_weight(caller, name, stacklevel=stacklevel + 1)
     if isinstance(total, float) or isinstance(weight, float):
         return _finish_float(total, weight, average)
     if average == "sum":
