@@ -1,23 +1,64 @@
-"""Build of skrank's optional compiled kernels (the rest is in pyproject.toml).
+"""Build of skrank's compiled kernels (the rest is in pyproject.toml).
 
-The extension is optional: where it cannot be compiled, skrank installs
-without it and the engine uses its numpy code (see ``skrank/_native.py``).
+The kernels are Cython modules (``skrank/**/*.pyx``) and are part of the
+package: where they cannot be compiled, installation fails. Set
+``SKRANK_DEBUG_BUILD=1`` to build them with Cython's bounds, wrap-around
+and initialisation checks on and with AddressSanitizer and
+UndefinedBehaviorSanitizer (see the README's Development section).
 """
 
+import os
 import sys
+from glob import glob
 
+import numpy as np
+from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-# no fused multiply-add: the kernels round as the numpy code they stand for
-flags = [] if sys.platform == "win32" else ["-O3", "-ffp-contract=off"]
+DEBUG = os.environ.get("SKRANK_DEBUG_BUILD", "") not in ("", "0")
 
-setup(
-    ext_modules=[
-        Extension(
-            "skrank._ckernels",
-            ["skrank/_ckernels.c"],
-            extra_compile_args=flags,
-            optional=True,
-        )
-    ]
+# no fused multiply-add: the kernels round as the formulas they stand for
+flags = [] if sys.platform == "win32" else ["-O3", "-ffp-contract=off"]
+link = []
+directives = {
+    "language_level": "3",
+    "boundscheck": False,
+    "wraparound": False,
+    "initializedcheck": False,
+    "cdivision": True,
+    "overflowcheck": False,
+}
+if DEBUG:
+    directives.update(boundscheck=True, wraparound=True, initializedcheck=True)
+    if sys.platform != "win32":
+        sanitize = "-fsanitize=address,undefined"
+        flags = ["-O1", "-g", "-ffp-contract=off", "-fno-omit-frame-pointer", sanitize]
+        link = [sanitize]
+
+
+def module_name(path):
+    return os.path.splitext(path)[0].replace(os.sep, ".").replace("/", ".")
+
+
+extensions = [
+    Extension(
+        module_name(path),
+        [path],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=flags,
+        extra_link_args=link,
+    )
+    for path in sorted(glob("skrank/**/*.pyx", recursive=True))
+]
+# the C kernels still to be written in Cython
+extensions.append(
+    Extension(
+        "skrank._ckernels",
+        ["skrank/_ckernels.c"],
+        extra_compile_args=flags,
+        extra_link_args=link,
+    )
 )
+
+setup(ext_modules=cythonize(extensions, compiler_directives=directives))

@@ -34,7 +34,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import _native
+from .. import _native
 
 #: The tie rules a user chooses from (``ties=``). The engine also knows
 #: ``"sklearn"``, scikit-learn's ``ignore_ties=True`` order, and
