@@ -1,0 +1,168 @@
+"""Two builds of skrank on the same benchmark, their runs interleaved.
+
+Runs a benchmark script of this folder (``bench_ndcg.py``,
+``bench_evaluate.py``, ``bench_trec.py``, ...) alternately against two
+source trees, each with its compiled modules built in place (``python
+setup.py build_ext --inplace``), ``--rounds`` times each, every run in a
+fresh process with ``PYTHONPATH`` set to the tree. The benchmark scripts and
+their data are taken from the current checkout, so both builds do the same
+work; a script that names a row of the other build only (a row that one
+build cannot run) shows it as missing there.
+
+Every table row of the script's output (a line of a table headed ``tool``)
+is matched by its section (the line in brackets above the table) and its
+name. For each build the script keeps the best time of every row over the
+rounds and the row's ratio to the table's first row (the floor, timed in
+the same process, or the row named by ``--floor``), and prints both
+builds' ratios and their change. Ratios to the floor are what the targets
+are stated in; they hold under load where absolute times do not, and
+alternating the builds lets a slow spell of a shared machine fall on both.
+
+Usage::
+
+    python benchmarks/bench_builds.py --before ../old --after . \\
+        --rounds 3 bench_ndcg.py -- --queries 20000
+
+Arguments after ``--`` go to the benchmark script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# a row: its name, then its time (always printed with decimals)
+_ROW = re.compile(r"^(?P<name>.+?)\s+(?P<time>-?\d+\.\d+)(\s|$)")
+
+
+def parse_tables(text: str) -> dict:
+    """``{(section, row name): seconds}`` of the table rows of ``text``.
+
+    A table starts at a line beginning with ``tool`` (and a line of dashes
+    under it, if any) and ends at a blank line; its section is the nearest
+    line above that starts with ``[``. A row is its name and then numbers;
+    the first number with decimals is the time in milliseconds (seconds
+    where the header says ``time (s)``).
+    """
+    rows = {}
+    lines = text.splitlines()
+    section = ""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("["):
+            section = line.split("]")[0] + "]"
+        if line.startswith("tool "):
+            scale = 1.0 if "time (s)" in line else 1e-3
+            order = 0
+            i += 1
+            if i < len(lines) and set(lines[i].strip()) == {"-"}:
+                i += 1
+            while i < len(lines) and lines[i].strip():
+                found = _ROW.match(lines[i].strip())
+                if found:
+                    seconds = float(found["time"]) * scale
+                    rows[(section, found["name"])] = (order, seconds)
+                    order += 1
+                i += 1
+        i += 1
+    return rows
+
+
+def run_once(tree: Path, script: Path, args: list[str]) -> str:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    done = subprocess.run(
+        [sys.executable, str(script), *args],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode:
+        raise SystemExit(
+            f"{script.name} failed in {tree} (exit {done.returncode}):\n"
+            f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+        )
+    return done.stdout
+
+
+def best_of(runs: list[dict]) -> dict:
+    best = {}
+    for rows in runs:
+        for key, (order, seconds) in rows.items():
+            if key not in best or seconds < best[key][1]:
+                best[key] = (order, seconds)
+    return best
+
+
+def ratios(best: dict, floor: str | None = None) -> dict:
+    """Each row's time over its section's floor: the row named ``floor``,
+    else the first row of the section's table."""
+    floors = {}
+    for (section, name), (order, seconds) in best.items():
+        if (name == floor) if floor else order == 0:
+            floors[section] = seconds
+    return {
+        key: seconds / floors[key[0]]
+        for key, (_, seconds) in best.items()
+        if floors.get(key[0])
+    }
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", required=True, type=Path)
+    parser.add_argument("--after", required=True, type=Path)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--floor", help="the row the others are divided by (default: the first)"
+    )
+    parser.add_argument("script")
+    parser.add_argument("script_args", nargs=argparse.REMAINDER)
+    a = parser.parse_args(argv)
+    script = (HERE / a.script).resolve()
+    extra = [x for x in a.script_args if x != "--"]
+    trees = {"before": a.before.resolve(), "after": a.after.resolve()}
+    runs = {name: [] for name in trees}
+    for r in range(a.rounds):
+        for name, tree in trees.items() if r % 2 == 0 else reversed(trees.items()):
+            runs[name].append(parse_tables(run_once(tree, script, extra)))
+            print(f"round {r + 1}/{a.rounds}: {name} done", file=sys.stderr)
+    best = {name: best_of(v) for name, v in runs.items()}
+    ratio = {name: ratios(v, a.floor) for name, v in best.items()}
+    keys = sorted(
+        set(best["before"]) | set(best["after"]),
+        key=lambda k: (k[0], (best["after"].get(k) or best["before"][k])[0]),
+    )
+    print(f"{a.script} {' '.join(extra)}: best of {a.rounds} interleaved rounds")
+    head = (
+        f"{'row':<62} {'before ms':>10} {'after ms':>10} {'before x':>9} "
+        f"{'after x':>9} {'change':>8}"
+    )
+    section = None
+    for key in keys:
+        if key[0] != section:
+            section = key[0]
+            print(f"\n{section}\n{head}\n{'-' * len(head)}")
+        cells = []
+        for name in ("before", "after"):
+            v = best[name].get(key)
+            cells.append("—" if v is None else f"{v[1] * 1e3:.1f}")
+        for name in ("before", "after"):
+            v = ratio[name].get(key)
+            cells.append("—" if v is None else f"{v:.2f}")
+        b, f = ratio["before"].get(key), ratio["after"].get(key)
+        change = "" if b is None or f is None else f"{(f / b - 1) * 100:+.1f}%"
+        print(
+            f"{key[1][:62]:<62} {cells[0]:>10} {cells[1]:>10} {cells[2]:>9} "
+            f"{cells[3]:>9} {change:>8}"
+        )
+
+
+if __name__ == "__main__":
+    main()
