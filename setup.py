@@ -61,4 +61,12 @@ extensions.append(
     )
 )
 
-setup(ext_modules=cythonize(extensions, compiler_directives=directives))
+# generated C apart for the two builds: Cython regenerates a file only when
+# its .pyx is newer, not when the directives change
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives=directives,
+        build_dir="build/cython-debug" if DEBUG else "build/cython",
+    )
+)

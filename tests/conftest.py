@@ -1,11 +1,17 @@
-"""Fixtures and hypothesis profiles shared by the test modules."""
+"""Settings, fixtures and hypothesis profiles shared by the test modules."""
 
 import os
+from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
 
-from skrank.datasets import make_ranking
+# scikit-learn's estimator checks test array-API input only when SciPy's
+# array-API mode is on, which must be set before SciPy is first imported.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+from skrank.datasets import make_ranking  # noqa: E402
 
 # The suite's profile is bounded and derandomized (a run is repeatable); the
 # long profile searches further: SKRANK_HYPOTHESIS_PROFILE=long.
@@ -54,3 +60,40 @@ def trec_patch(monkeypatch):
             monkeypatch.setattr(module, name, value)
 
     return patch
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_blas_thread():
+    """One BLAS and OpenMP thread in the test process: the tests fit tiny
+    models, and the searches with n_jobs=2 run their folds in two worker
+    processes that would otherwise compete with it for the cores."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        yield
+
+
+def pytest_report_header(config):
+    """Say which skrank is tested, from where, and which path its engine
+    takes. With ``SKRANK_EXPECT_INSTALLED=1`` (the README's test command),
+    a skrank imported from this checkout rather than from the installed
+    wheel stops the run."""
+    import skrank
+    from skrank import _native
+
+    where = Path(skrank.__file__).resolve().parent
+    checkout = Path(__file__).resolve().parents[1]
+    if os.environ.get("SKRANK_EXPECT_INSTALLED", "") not in ("", "0") and (
+        where.is_relative_to(checkout)
+    ):
+        raise pytest.UsageError(
+            f"skrank was imported from the checkout ({where}), not from the "
+            "installed wheel: run pytest from tests/ without PYTHONPATH"
+        )
+    if _native.enabled():
+        engine = "compiled kernels"
+    elif _native.AVAILABLE:
+        engine = "numpy (kernels switched off by SKRANK_NUMPY_ONLY)"
+    else:
+        engine = "numpy (kernels not built)"
+    return f"skrank {skrank.__version__} from {where}; engine: {engine}"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The compiled kernels built with Cython's bounds, wrap-around and
+# initialisation checks on and with AddressSanitizer and
+# UndefinedBehaviorSanitizer (SKRANK_DEBUG_BUILD=1, see setup.py), into
+# build/debug; then the kernel, property, input-form and fuzz tests run on
+# that build. Any out-of-bounds access, overflow or undefined behaviour in a
+# kernel stops the run. Needs gcc (or clang) with the sanitizer runtimes and
+# the test extra installed in $PYTHON's environment (default .venv).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-.venv/bin/python}
+[[ "$PY" = /* ]] || PY="$PWD/$PY"
+rm -rf build/debug
+SKRANK_DEBUG_BUILD=1 "$PY" setup.py -q build --build-lib build/debug \
+    --build-temp build/debug-temp
+ASAN_LIB=$(${CC:-gcc} -print-file-name=libasan.so)
+cd tests
+PYTHONPATH=../build/debug \
+LD_PRELOAD="$ASAN_LIB" \
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+SKRANK_DEBUG_BUILD=1 \
+    "$PY" -m pytest -c ../setup.cfg -q -p no:cacheprovider \
+    test_native.py test_engine.py test_properties.py test_input_forms.py \
+    test_ties.py test_trec_fuzz.py test_registry_fuzz.py "$@"
