@@ -21,7 +21,11 @@ import traceback
 import warnings
 
 from ._conventions import CONVENTIONS, get_convention
-from ._registry import (
+from ._results import QueryResults
+from ._stats import _CONSTRAINTS as _COMPARE_CONSTRAINTS
+from ._stats import compare
+from ._validation import NONE, InvalidParameterError, Options
+from .names import (
     RANKING,
     TREC_EVAL_DOT_PARAMS,
     TREC_EVAL_RUNID,
@@ -36,10 +40,6 @@ from ._registry import (
     trec_eval_rank,
     trec_eval_set_missing,
 )
-from ._results import QueryResults
-from ._stats import _CONSTRAINTS as _COMPARE_CONSTRAINTS
-from ._stats import compare
-from ._validation import NONE, InvalidParameterError, Options
 from .trec._evaluation import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
 from .trec._evaluation import evaluate_run, evaluate_run_columns, metric_requests
 from .trec._readers import read_qrels, read_run

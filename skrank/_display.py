@@ -18,12 +18,12 @@ import numpy as np
 from ._engine import factorize
 from ._evaluate import evaluate_for
 from ._evaluator import RankingEvaluator, query_ids_in
-from ._registry import read_metrics
 from ._response import expected_relevance, score_method
 from ._results import QueryResults
 from ._stats import _CONSTRAINTS as COMPARE_CONSTRAINTS
 from ._stats import compare_for
 from ._validation import InvalidParameterError, as_numeric_array, plain, validate_params
+from .names import read_metrics
 from .trec._evaluation import evaluate_run_columns, metric_requests
 from .trec._readers import _read
 

@@ -31,12 +31,6 @@ from .._engine import (
     stable_group_order,
 )
 from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
-from .._registry import (
-    MetricSpec,
-    read_metrics,
-    read_trec_eval_measures,
-    trec_eval_dotted,
-)
 from .._results import QueryResults
 from .._threads import threads
 from .._validation import (
@@ -44,6 +38,12 @@ from .._validation import (
     InvalidParameterError,
     Options,
     validate_params,
+)
+from ..names import (
+    MetricSpec,
+    read_metrics,
+    read_trec_eval_measures,
+    trec_eval_dotted,
 )
 from ._ids import _decode, _Ids
 from ._io import (
@@ -69,7 +69,7 @@ def metric_requests(metrics, caller, convention=None) -> list[tuple[str, MetricS
     sets (``official``, ``all_trec``) expand; a ``convention`` may read
     them otherwise (see :func:`~skrank._conventions.name_rules`), and under
     one whose ``names`` are trec_eval's, a measure given twice is read as
-    trec_eval reads it (:func:`~skrank._registry.read_trec_eval_measures`)."""
+    trec_eval reads it (:func:`~skrank.names.read_trec_eval_measures`)."""
     conv = None if convention is None else get_convention(convention, caller)
     if conv is not None and conv.names == "trec_eval":
         return read_trec_eval_measures(metrics, caller, set_lacks=conv.set_lacks)
