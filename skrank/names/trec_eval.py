@@ -5,7 +5,8 @@ trec_eval spells a metric ``P_5`` or ``ndcg_cut_10``, several at once
 ``utility.1,-1,0,0``, ``rbp.p=0.95``, ``ndcg.1=3.5``), a bare family (``P``,
 ``ndcg_cut``, ``success``) at its default cutoffs and a measure set
 (``official``, ``all_trec``) by its members. This module reads those
-spellings, gives trec_eval's name of a metric and its order of printing.
+spellings, gives trec_eval's name of a metric and its order of printing, as
+trec_eval 10 has them (measures.c and the m_*.c files).
 """
 
 from __future__ import annotations
