@@ -55,10 +55,10 @@ from ._metrics import (
     unjudged_rate_score,
     utility_score,
 )
-from ._registry import MetricSpec, get_metric, get_metric_names
 from ._results import QueryResults
 from ._scorer import get_scorer, get_scorer_names, make_ranking_scorer
 from ._stats import Comparison, compare
+from .names import MetricSpec, get_metric, get_metric_names
 from .retrieval import evaluate_retrieval
 from .trec import evaluate_run, read_qrels, read_run
 

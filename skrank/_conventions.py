@@ -75,7 +75,7 @@ class Convention:
         (every name as written, a bare family at its default cutoffs) or
         ``"trec_eval"`` (trec_eval 10's rule: the first ``name.params`` of
         a measure gives its parameters; see
-        :func:`skrank._registry.read_trec_eval_measures`).
+        :func:`skrank.names.read_trec_eval_measures`).
     notes : str
         What the convention does not reproduce, for the documentation.
     score_dtype : str
@@ -86,14 +86,14 @@ class Convention:
     trec_eval_names : bool or None
         Whether metric names are read as trec_eval reads them (a bare
         ``recall`` is its family ``recall_5`` ... ``recall_1000``), as
-        ``trec_eval=`` of :func:`~skrank._registry.read_metrics`; ``None``:
+        ``trec_eval=`` of :func:`~skrank.names.read_metrics`; ``None``:
         as the caller reads them.
     family_cutoffs : str
         How a bare trec_eval family beside the same family with cutoffs is
         read: ``"each"``, each name on its own (the bare family adds its
         default cutoffs), or ``"merged"``, the cutoffs merged and the
         defaults dropped (``family_cutoffs=`` of
-        :func:`~skrank._registry.read_metrics`).
+        :func:`~skrank.names.read_metrics`).
     queries : str
         Which queries of a run and its qrels are scored
         (:func:`skrank.trec.evaluate_run`'s ``queries``).
@@ -538,7 +538,7 @@ def get_convention(convention, caller: str = "get_convention") -> Convention:
 
 def name_rules(convention, caller: str) -> dict:
     """How ``convention`` reads metric names: keyword arguments of
-    :func:`~skrank._registry.read_metrics` (``trec_eval``,
+    :func:`~skrank.names.read_metrics` (``trec_eval``,
     ``family_cutoffs``), empty for ``None`` or a convention that reads them
     as the caller does."""
     if convention is None:

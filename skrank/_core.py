@@ -28,7 +28,6 @@ from ._engine import (
     slices,
 )
 from ._measures import measure_by_function
-from ._registry import MetricSpec
 from ._threads import map_in_order
 from ._validation import (
     InvalidParameterError,
@@ -39,6 +38,7 @@ from ._validation import (
     plain,
     validate_params,
 )
+from .names import MetricSpec
 
 #: The floor of the values in a geometric mean (trec_eval's MIN_GEO_MEAN).
 GEOMETRIC_FLOOR = 1e-5
@@ -281,7 +281,7 @@ def compute(
 ):
     """Rank every block once and compute each metric; one result per spec.
 
-    ``specs`` are :class:`~skrank._registry.MetricSpec` objects. Returns a
+    ``specs`` are :class:`~skrank.names.MetricSpec` objects. Returns a
     list of floats (``average="mean"``) or of per-query arrays. The layout's
     blocks may be any iterable (built lazily, one at a time); with
     ``threads > 1`` that many are ranked at once (numpy releases the GIL in

@@ -30,8 +30,8 @@ import numpy as np
 from ._conventions import name_rules
 from ._core import finish_aggregate, partial_aggregate
 from ._evaluate import check_tie_bounds, evaluate, resolve_metrics
-from ._registry import get_metric, read_metrics
 from ._validation import InvalidParameterError, validate_params
+from .names import get_metric, read_metrics
 
 __all__ = [
     "ORDER",

@@ -7,9 +7,9 @@ import numpy as np
 from ._conventions import apply_convention, name_rules
 from ._core import compute, prepare, resolve_ties
 from ._docs import fill_doc
-from ._registry import read_metrics
 from ._results import QueryResults
 from ._validation import InvalidParameterError, plain, validate_params
+from .names import read_metrics
 
 __all__ = ["evaluate"]
 
@@ -246,7 +246,7 @@ def resolve_metrics(
     *,
     document_ids=False,
 ):
-    """The metrics a call computes, from :func:`~skrank._registry.read_metrics`'s
+    """The metrics a call computes, from :func:`~skrank.names.read_metrics`'s
     ``(key, spec)`` pairs: ``(keys, specs, options)``.
 
     Every spec takes ``relevance_level`` and the ``convention`` (see

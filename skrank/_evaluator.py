@@ -26,7 +26,6 @@ from sklearn.utils.validation import (
 
 from ._core import compute, prepare
 from ._engine import factorize, stable_group_order
-from ._registry import get_metric
 from ._response import expected_relevance, is_classifier, numeric_labels, score_method
 from ._validation import (
     BOOL,
@@ -36,6 +35,7 @@ from ._validation import (
     plain,
     validate_params,
 )
+from .names import get_metric
 
 __all__ = [
     "RankingEvaluator",

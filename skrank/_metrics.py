@@ -13,8 +13,8 @@ import numpy as np
 from ._core import compute, metric_function, prepare, resolve_ties
 from ._docs import fill_doc
 from ._measures import ELEVEN_LEVELS, measure_by_function
-from ._registry import MetricSpec
 from ._validation import validate_params
+from .names import MetricSpec
 
 __all__ = [
     "binary_g_score",

@@ -35,7 +35,6 @@ from ._core import aggregate
 from ._docs import DOCS
 from ._engine import Block, factorize, rank, slices
 from ._evaluate import check_tie_bounds, tie_bounds_of
-from ._registry import Catalogue, MetricSpec, parse_metrics
 from ._results import QueryResults
 from ._validation import (
     BOOL,
@@ -50,6 +49,7 @@ from ._validation import (
     plain,
     validate_params,
 )
+from .names import Catalogue, MetricSpec, parse_metrics
 
 __all__ = ["CONSTRAINTS", "RETRIEVAL", "Faces", "evaluate_neighbors"]
 

@@ -23,7 +23,6 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from ._conventions import get_convention
 from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator, query_ids_in, warn_if_queries_split
-from ._registry import MetricSpec, get_metric, get_metric_names
 from ._response import expected_relevance, numeric_labels, score_method
 from ._validation import (
     COMMON_CONSTRAINTS,
@@ -32,6 +31,7 @@ from ._validation import (
     plain,
     validate_params,
 )
+from .names import MetricSpec, get_metric, get_metric_names
 
 __all__ = ["get_scorer", "get_scorer_names", "make_ranking_scorer"]
 

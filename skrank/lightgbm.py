@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from ._evaluate import evaluate
-from ._registry import parse_metrics
+from .names import parse_metrics
 
 __all__ = ["eval_metric"]
 

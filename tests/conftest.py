@@ -50,10 +50,10 @@ def ltr_data():
 def trec_patch(monkeypatch):
     """Set a tunable of skrank.trec (chunk size, slice size, hash...) in every
     module of the package that holds it, for the rest of the test."""
-    from skrank.trec import _evaluation, _ids, _io, _readers, _tables
+    from skrank.trec import _evaluation, _files, _ids, _io, _joined, _readers, _tables
 
     def patch(name, value):
-        modules = [m for m in (_io, _ids, _tables, _readers, _evaluation)]
+        modules = [_io, _ids, _tables, _files, _readers, _joined, _evaluation]
         holders = [m for m in modules if hasattr(m, name)]
         assert holders, name
         for module in holders:

@@ -24,7 +24,7 @@ import skrank
 from skrank._core import Prepared, compute
 from skrank._engine import Block, Layout
 from skrank._measures import ELEVEN_LEVELS
-from skrank._registry import as_metric
+from skrank.names import as_metric
 from skrank.trec import evaluate_run
 
 DATA = Path("/work/shared/data/trec_eval")

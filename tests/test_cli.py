@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skrank._cli import DEFAULT_METRICS, main
+from skrank._cli import main
+from skrank._cli.parser import DEFAULT_METRICS
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval"
 
@@ -486,7 +487,7 @@ def test_option_choices_and_defaults_are_evaluate_run_s():
     """--ties, --queries, --score-dtype and -l take evaluate_run's values."""
     import inspect
 
-    from skrank._cli import _parser
+    from skrank._cli.parser import _parser
     from skrank._validation import TIES
     from skrank.trec._evaluation import RUN_CONSTRAINTS, evaluate_run
 
@@ -502,12 +503,12 @@ def test_option_choices_and_defaults_are_evaluate_run_s():
 
 
 def test_unexpected_errors_are_one_line(files, capsys, monkeypatch):
-    import skrank._cli
+    import skrank._cli.commands
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(skrank._cli, "evaluate_run_columns", broken)
+    monkeypatch.setattr(skrank._cli.commands, "evaluate_run_columns", broken)
     status, out, err = run_main(capsys, "evaluate", files["qrels"], files["a.run"])
     assert status == 1 and out == ""
     message = assert_one_error_line(err)
@@ -517,7 +518,7 @@ def test_unexpected_errors_are_one_line(files, capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(skrank._cli, "evaluate_run_columns", interrupted)
+    monkeypatch.setattr(skrank._cli.commands, "evaluate_run_columns", interrupted)
     assert run_main(capsys, "evaluate", files["qrels"], files["a.run"]) == (130, "", "")
 
 
@@ -826,7 +827,7 @@ def test_compare_option_choices_are_compare_s():
     import inspect
 
     from skrank import compare
-    from skrank._cli import _parser
+    from skrank._cli.parser import _parser
     from skrank._stats import CORRECTIONS, INTERVALS, QUERIES, TESTS
     from skrank.trec._evaluation import RUN_CONSTRAINTS
 

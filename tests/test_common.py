@@ -13,8 +13,8 @@ import pytest
 import skrank
 from skrank._core import GEOMETRIC_FLOOR
 from skrank._measures import MEASURES
-from skrank._registry import as_metric
 from skrank._validation import Options
+from skrank.names import as_metric
 
 TIES = ("average", "optimistic", "pessimistic", "first")
 

@@ -19,7 +19,7 @@ from skrank._conventions import (
     get_convention,
 )
 from skrank._core import compute, prepare
-from skrank._registry import FAMILY_CUTOFFS, get_metric
+from skrank.names import FAMILY_CUTOFFS, get_metric
 
 
 def _evaluate(convention, names, y, s, qid=None, **given):

@@ -20,14 +20,14 @@ import pytrec_eval
 
 import skrank
 from skrank import get_metric
-from skrank._registry import (
+from skrank._validation import InvalidParameterError
+from skrank.names import (
     TREC_EVAL_SETS,
     parse_metrics,
     read_metrics,
     trec_eval_name,
     trec_eval_set_missing,
 )
-from skrank._validation import InvalidParameterError
 from skrank.trec import evaluate_run
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval"

@@ -8,8 +8,8 @@ import pytest
 import skrank
 from skrank import evaluate, get_metric, get_metric_names
 from skrank._measures import MEASURES
-from skrank._registry import as_metric, parse_metrics
 from skrank._validation import InvalidParameterError
+from skrank.names import as_metric, parse_metrics
 
 
 @pytest.mark.parametrize(
@@ -177,7 +177,7 @@ def test_evaluate_relevance_level_default_and_name_precedence():
 )
 def test_trec_eval_spellings(name, canonical):
     """trec_eval's measure names (its -m spelling) read as skrank's metrics."""
-    from skrank._registry import parse_metrics
+    from skrank.names import parse_metrics
 
     assert [str(m) for m in parse_metrics(name, "caller")] == canonical
     if len(canonical) == 1:
@@ -201,7 +201,7 @@ def test_trec_eval_spellings(name, canonical):
 )
 def test_large_cutoffs_are_kept_exactly(name, k):
     """A cutoff beyond a list stops at its end: any size up to 100 digits."""
-    from skrank._registry import parse_metrics
+    from skrank.names import parse_metrics
 
     metric = get_metric(name)
     assert metric.k == k and type(metric.k) is int
@@ -309,7 +309,7 @@ def test_number_spellings_accepted(text, value, canonical):
 def test_values_in_names_and_messages_are_plain():
     import numpy as np
 
-    from skrank._registry import parse_metrics
+    from skrank.names import parse_metrics
 
     spec = get_metric("P@2").with_defaults(relevance_level=np.float64(2.5))
     assert str(spec) == "precision(rel=2.5)@2"
@@ -341,7 +341,7 @@ def test_values_in_names_and_messages_are_plain():
     ],
 )
 def test_several_names_in_one_string(name, parts):
-    from skrank._registry import parse_metrics, split_names
+    from skrank.names import parse_metrics, split_names
 
     assert split_names(name) == parts
     listed = ", ".join(repr(p) for p in parts)

@@ -2,8 +2,8 @@
 
 Arbitrary text (metric names and aliases with random mutations, Unicode
 digits, huge numbers, underscores, parentheses, commas, dots, ``@``,
-whitespace) goes through :func:`skrank._registry.get_metric` and
-:func:`skrank._registry.parse_metrics`: the only exception allowed is
+whitespace) goes through :func:`skrank.names.get_metric` and
+:func:`skrank.names.parse_metrics`: the only exception allowed is
 skrank's ``InvalidParameterError``, with a one-line message, and whatever
 parses round-trips through its canonical spelling. A few hostile ``-m``,
 ``-l`` and ``--digits`` values go through the command line in-process.
@@ -36,19 +36,19 @@ from hypothesis import strategies as st
 import skrank
 from skrank._cli import main
 from skrank._measures import MEASURES  # noqa: E402
-from skrank._registry import (  # noqa: E402
-    _ALIASES,
-    get_metric,
-    parse_metrics,
-    read_metrics,
-    read_number,
-)
 from skrank._validation import (
     MAX_CUTOFF_DIGITS,
     MAX_GAIN_GRADE,
     Interval,
     InvalidParameterError,  # noqa: E402
 )
+from skrank.names import (  # noqa: E402
+    get_metric,
+    parse_metrics,
+    read_metrics,
+    read_number,
+)
+from skrank.names.catalogue import _ALIASES  # noqa: E402
 
 _LONG_RUN = os.environ.get("SKRANK_FUZZ_EXAMPLES")
 EXAMPLES = int(_LONG_RUN) if _LONG_RUN else 200

@@ -13,7 +13,7 @@ from reference import brute_force, value
 
 import skrank
 from skrank._measures import MEASURES
-from skrank._registry import as_metric
+from skrank.names import as_metric
 
 TIES = ("average", "pessimistic", "optimistic", "first")
 PARAMS = {

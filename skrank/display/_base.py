@@ -28,7 +28,6 @@ import numpy as np
 from .._docs import DOCS
 from .._evaluate import evaluate_for
 from .._evaluator import RankingEvaluator, query_ids_in
-from .._registry import read_metrics
 from .._response import expected_relevance, score_method
 from .._results import QueryResults
 from .._stats import _CONSTRAINTS as COMPARE_CONSTRAINTS
@@ -39,6 +38,7 @@ from .._validation import (
     plain,
     validate_params,
 )
+from ..names import read_metrics
 from ..trec._evaluation import evaluate_run_columns, metric_requests
 from ..trec._readers import _read
 

@@ -1,0 +1,327 @@
+"""The command line's arguments: the commands and their options.
+
+Choices and defaults come from the functions the commands call
+(:func:`~skrank.trec.evaluate_run`, :func:`~skrank.compare`), so the command
+line offers exactly what they accept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import re
+
+from .._conventions import CONVENTIONS
+from .._stats import _CONSTRAINTS as _COMPARE_CONSTRAINTS
+from .._stats import compare
+from .._validation import NONE, Options
+from ..names import quote_text, read_number
+from ..trec._evaluation import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
+from ..trec._evaluation import evaluate_run
+
+__all__ = ["DEFAULT_METRICS", "MAX_DIGITS"]
+
+# The measures printed when no -m is given (--format trec_eval: trec_eval's
+# own default, its "official" measures).
+DEFAULT_METRICS = (
+    "map",
+    "r_precision",
+    "mrr",
+    "ndcg",
+    "ndcg@10",
+    "P@10",
+    "recall@100",
+    "bpref",
+)
+
+
+#: The most decimals ``--digits`` accepts: a float64 has at most 17
+#: significant digits (``--format csv`` and ``json`` give every one).
+MAX_DIGITS = 17
+
+_PROG = "skrank evaluate"
+
+
+def _choices(parameter: str, constraints=_RUN_CONSTRAINTS) -> list[str]:
+    """The values a function accepts for ``parameter``, from its constraints
+    (evaluate_run's by default); ``None``, where accepted, is ``"none"``."""
+    (options,) = [c for c in constraints[parameter] if isinstance(c, Options)]
+    extra = ["none"] if NONE in constraints[parameter] else []
+    return list(options.values) + extra
+
+
+_RUN_DEFAULTS = {
+    name: p.default for name, p in inspect.signature(evaluate_run).parameters.items()
+}
+_COMPARE_DEFAULTS = {
+    name: p.default for name, p in inspect.signature(compare).parameters.items()
+}
+
+
+def _digits_option(every_digit: str):
+    """The type of a ``--digits`` option: an integer from 0 to MAX_DIGITS;
+    ``every_digit`` names the formats that print every digit."""
+
+    def digits(text: str) -> int:
+        text = text.strip()
+        if re.fullmatch("[0-9]{1,3}", text) is None or int(text) > MAX_DIGITS:
+            raise argparse.ArgumentTypeError(
+                f"must be an integer from 0 to {MAX_DIGITS} ({every_digit} "
+                f"gives every digit). Got {quote_text(text)} instead."
+            )
+        return int(text)
+
+    return digits
+
+
+_digits = _digits_option("--format csv or json")
+_report_digits = _digits_option("--format json")
+
+
+def _level(text: str) -> float:
+    """``-l``: a finite number, spelled as in a metric name (``rel=``)."""
+    value, rule = read_number(text)
+    if rule is not None:
+        raise argparse.ArgumentTypeError(
+            f"must be {rule}. Got {quote_text(text)} instead."
+        )
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="skrank",
+        description="Ranking evaluation: tie-aware metrics, trec_eval's numbers "
+        "on request.",
+    )
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"skrank {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    ev = sub.add_parser(
+        "evaluate",
+        help="evaluate TREC runs against qrels",
+        description="Evaluate one or more TREC runs (qid iter docno rank score "
+        "runid) against qrels (qid iter docno relevance). Files may be "
+        "gzip-compressed. Several runs are printed side by side.",
+    )
+    ev.add_argument("qrels", metavar="QRELS", help="qrels file")
+    ev.add_argument("runs", metavar="RUN", nargs="+", help="run file(s)")
+    ev.add_argument(
+        "-m",
+        "--metric",
+        dest="metrics",
+        action="append",
+        metavar="METRIC",
+        help="a metric name, repeatable: skrank's (ndcg@10, map, P@5, "
+        "recall@100, mrr, bpref, rbp(p=0.9), ...), trec_eval's (P.5,10, "
+        "ndcg_cut.10, recip_rank, Rprec; a bare family such as P or recall at "
+        "trec_eval's default cutoffs; the sets official, all_trec, set), "
+        "ir_measures' (nDCG@10, R@100, SetP) or ranx's (r-precision, map-l2); "
+        "see skrank metrics. Default: "
+        + ", ".join(DEFAULT_METRICS)
+        + " (--format trec_eval: official, as trec_eval)",
+    )
+    ev.add_argument(
+        "-q",
+        "--per-query",
+        action="store_true",
+        help="also print the value of every query",
+    )
+    ev.add_argument(
+        "--ties",
+        default=_RUN_DEFAULTS["ties"],
+        choices=_choices("ties"),
+        help="order of tied scores: the expectation over all orderings "
+        "(default), its bounds, the file order, or trec_eval's (docno "
+        "descending)",
+    )
+    ev.add_argument(
+        "--queries",
+        default=_RUN_DEFAULTS["queries"],
+        choices=_choices("queries"),
+        help="queries averaged: those in both files (default, as trec_eval, "
+        "unless the --convention says otherwise), every qrels query with "
+        "missing ones scoring 0 (trec_eval -c), or every run query",
+    )
+    ev.add_argument(
+        "-l",
+        "--relevance-level",
+        type=_level,
+        default=_RUN_DEFAULTS["relevance_level"],
+        metavar="LEVEL",
+        help="relevance >= LEVEL is relevant for the binary metrics "
+        "(trec_eval -l); nDCG keeps graded gains",
+    )
+    ev.add_argument(
+        "--score-dtype",
+        default=_RUN_DEFAULTS["score_dtype"],
+        choices=_choices("score_dtype"),
+        help="float32 reproduces trec_eval 9.0.8 and pytrec_eval (default: "
+        "float64, or the --convention's)",
+    )
+    ev.add_argument(
+        "--undefined",
+        default=None,
+        choices=["0", "1", "nan"],
+        help="value of a query without relevant document: 0 (as "
+        "trec_eval, the default without --convention), 1 or nan (left out "
+        "of the mean)",
+    )
+    _convention_options(ev)
+    ev.add_argument(
+        "--format",
+        default="table",
+        choices=["table", "csv", "json", "trec_eval"],
+        help="output format (default: table); trec_eval: trec_eval's own "
+        "output, line for line (its measure names, 4 decimals, counts as "
+        "integers, runid and num_q lines) for one run, with trec_eval's tie "
+        "order unless --ties or --convention says otherwise",
+    )
+    ev.add_argument(
+        "--digits",
+        type=_digits,
+        default=4,
+        help=f"decimals in the table, 0 to {MAX_DIGITS} (default: 4, as trec_eval)",
+    )
+
+    _compare_parser(sub)
+
+    sub.add_parser(
+        "metrics",
+        help="list the metrics, their other names and what they are",
+        description="List every metric that -m accepts: its name, its other "
+        "names (other tools' spellings among them) and what it measures.",
+    )
+    return parser
+
+
+def _compare_parser(sub) -> None:
+    cmp = sub.add_parser(
+        "compare",
+        help="compare TREC runs query by query, with paired tests",
+        description="Compare two or more TREC runs against the same qrels: the "
+        "mean of every run and metric with a confidence interval, and for "
+        "every pair (or every run against --baseline) the mean difference, its "
+        "interval and a paired test, with the p-values adjusted for the whole "
+        "family of tests. See skrank.compare.",
+    )
+    cmp.add_argument("qrels", metavar="QRELS", help="qrels file")
+    cmp.add_argument("runs", metavar="RUN", nargs="+", help="two or more run files")
+    cmp.add_argument(
+        "-m",
+        "--metric",
+        dest="metrics",
+        action="append",
+        required=True,
+        metavar="METRIC",
+        help="a metric name, repeatable (as for skrank evaluate)",
+    )
+    cmp.add_argument(
+        "--baseline",
+        metavar="NAME_OR_INDEX",
+        help="compare every run to this one: its name (run id, as printed) or "
+        "its position among the RUN arguments, from 1. Default: every pair",
+    )
+    cmp.add_argument(
+        "--test",
+        default=_COMPARE_DEFAULTS["test"],
+        choices=_choices("test", _COMPARE_CONSTRAINTS),
+        help="paired two-sided test (default: %(default)s)",
+    )
+    cmp.add_argument(
+        "--correction",
+        default=_COMPARE_DEFAULTS["correction"],
+        choices=_choices("correction", _COMPARE_CONSTRAINTS),
+        help="adjustment of the p-values over all pairs and metrics "
+        "(default: %(default)s)",
+    )
+    cmp.add_argument(
+        "--interval",
+        default=_COMPARE_DEFAULTS["interval"],
+        choices=_choices("interval", _COMPARE_CONSTRAINTS),
+        help="confidence intervals (default: %(default)s)",
+    )
+    cmp.add_argument(
+        "--confidence",
+        type=float,
+        default=_COMPARE_DEFAULTS["confidence_level"],
+        metavar="LEVEL",
+        help="level of the intervals; 1 - LEVEL is the significance level "
+        "(default: %(default)s)",
+    )
+    cmp.add_argument(
+        "--resamples",
+        type=int,
+        default=_COMPARE_DEFAULTS["n_resamples"],
+        metavar="N",
+        help="resamples of the bootstrap and randomization (default: %(default)s)",
+    )
+    cmp.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seed of the resampling: the same seed gives the same output",
+    )
+    cmp.add_argument(
+        "--queries",
+        default=_COMPARE_DEFAULTS["queries"],
+        choices=_choices("queries", _COMPARE_CONSTRAINTS),
+        help="queries compared: those every run has (default), the same "
+        "queries in every run or an error, or every query with missing values "
+        "counting 0",
+    )
+    cmp.add_argument(
+        "--ties",
+        default=_RUN_DEFAULTS["ties"],
+        choices=_choices("ties"),
+        help="order of tied scores (as for skrank evaluate)",
+    )
+    cmp.add_argument(
+        "--format",
+        default="table",
+        choices=["table", "markdown", "latex", "json"],
+        help="output: plain-text tables (default), a Markdown or LaTeX "
+        "(booktabs) table of the means as in a paper, or JSON",
+    )
+    cmp.add_argument(
+        "--ci",
+        action="store_true",
+        help="markdown and latex: also give the interval of every mean",
+    )
+    _convention_options(cmp)
+    cmp.add_argument(
+        "--tie-bounds",
+        action="store_true",
+        help="also evaluate every run under the pessimistic and optimistic "
+        "orderings of tied documents: the tables give the range of every mean "
+        "and difference over those orderings (markdown and latex: of every mean)",
+    )
+    cmp.add_argument(
+        "--digits",
+        type=_report_digits,
+        default=3,
+        help="markdown and latex: decimals (default: 3)",
+    )
+
+
+def _convention_options(parser):
+    """``--convention`` and ``--nonpositive``, of evaluate and compare."""
+    parser.add_argument(
+        "--convention",
+        default=None,
+        choices=[c.name for c in CONVENTIONS],
+        help="reproduce another tool's numbers: its gains, denominators, tie "
+        "order and value of a query without relevant documents (options "
+        "given explicitly win over it)",
+    )
+    parser.add_argument(
+        "--nonpositive",
+        default=None,
+        choices=_choices("nonpositive"),
+        help="what a score <= 0 means: an ordinary score (default without "
+        "--convention) or a document not retrieved (torchmetrics)",
+    )

@@ -1,0 +1,400 @@
+"""Reading TREC qrels and run files: in chunks, parsed on two threads, into
+the columns of a table, with errors that name the file and line."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from .._validation import InvalidParameterError
+from ._ids import _SLACK, _fixed_ok, _hash_spans, _Ids, _n_words, _spans_equal
+from ._io import (
+    _QRELS_FIELDS,
+    _RUN_FIELDS,
+    _chunk_array,
+    _chunks,
+    _FormatError,
+    _hash40,
+    _in_order,
+    _label,
+    _locate,
+    _open_binary,
+    _parse_values,
+    _SourceError,
+    _words,
+)
+from ._tables import _finish_table, _id_array, _Lines
+
+# --------------------------------------------------------------------------
+# TREC files
+# --------------------------------------------------------------------------
+
+
+class _Growable:
+    """An output column filled chunk by chunk, grown geometrically.
+
+    Filling preallocated memory avoids concatenating the chunks at the end,
+    which would touch every byte twice.
+    """
+
+    def __init__(self, dtype, capacity, width=None):
+        self.width = width
+        shape = (capacity,) if width is None else (capacity, width)
+        self.buf = np.empty(shape, dtype=dtype)
+        self.n = 0
+
+    def append(self, part, most=None):
+        """Append the rows ``part``; ``most``: the most rows to reserve
+        (never fewer than those held)."""
+        m = part.shape[0]
+        need = self.n + m
+        width = None if self.width is None else max(self.width, part.shape[1])
+        if need > self.buf.shape[0] or width != self.width:
+            capacity = max(need, int(self.buf.shape[0] * 1.5) + 1024)
+            if most is not None:
+                capacity = max(need, min(capacity, most))
+            shape = (capacity,) if width is None else (capacity, width)
+            grown = np.zeros(shape, dtype=self.buf.dtype)
+            if width is None:
+                grown[: self.n] = self.buf[: self.n]
+            else:
+                grown[: self.n, : self.width] = self.buf[: self.n]
+            self.buf = grown
+            self.width = width
+        if width is None:
+            self.buf[self.n : need] = part
+        else:
+            self.buf[self.n : need, : part.shape[1]] = part
+            if part.shape[1] < width:
+                self.buf[self.n : need, part.shape[1] :] = 0
+        self.n = need
+
+    def result(self):
+        return self.buf[: self.n]
+
+
+class _DocColumn:
+    """The document ids of a file, gathered chunk by chunk.
+
+    Chunks come as zero-padded matrices (the usual case) or as bytes end to
+    end with their lengths (a chunk whose ids differ much in length). The
+    column stays a matrix as long as :func:`_fixed_ok` allows, then turns
+    ragged.
+    """
+
+    def __init__(self, guess):
+        self.guess = guess
+        self.matrix = None  # _Growable (rows, width) uint8
+        self.packed = None  # _Growable uint8 (ragged)
+        self.lengths = None  # _Growable int64 (ragged)
+        self.n = 0
+        self.total = 0
+
+    def append(self, matrix, packed, lengths, total, input_bytes):
+        """Append a chunk's ids (``total`` bytes); ``input_bytes``: the size
+        of the input (the bytes read so far when it is not known), which
+        bounds the memory the matrix layout reserves."""
+        self.n += lengths.shape[0]
+        self.total += total
+        if self.packed is None and matrix is not None:
+            width = matrix.shape[1]
+            if self.matrix is not None:
+                width = max(width, self.matrix.width)
+            if _fixed_ok(self.n, width, self.total):
+                # rows reserved at this width: those guessed, in at most
+                # twice the input's bytes, so that a few ids much longer
+                # than the others reserve little more than their own size
+                most = max(self.n, (2 * input_bytes + _SLACK) // max(width, 1))
+                if self.matrix is None:
+                    self.matrix = _Growable(
+                        np.uint8, max(min(self.guess, most), 1), matrix.shape[1]
+                    )
+                self.matrix.append(matrix, most)
+                return
+        if self.packed is None:
+            self._to_ragged()
+        if matrix is not None:
+            packed = matrix[matrix != 0]
+        self.packed.append(packed)
+        self.lengths.append(lengths)
+
+    def _to_ragged(self):
+        self.packed = _Growable(np.uint8, max(self.total * 2, 1024))
+        self.lengths = _Growable(np.int64, self.guess)
+        if self.matrix is not None:
+            m = self.matrix.result()
+            self.matrix = None
+            self.packed.append(m[m != 0])
+            self.lengths.append(np.count_nonzero(m, axis=1))
+
+    def result(self) -> _Ids:
+        if self.packed is None:
+            m = self.matrix.result()
+            return _Ids(fixed=m.view(f"S{max(m.shape[1], 1)}").reshape(-1))
+        return _Ids.from_packed(self.packed.result(), self.lengths.result())
+
+
+def _qid_runs(b, start, length):
+    """The query ids of one chunk: ``(heads, head_codes, run_lengths)``.
+
+    Consecutive rows of the same query form a run; ``heads`` are the distinct
+    query ids of the chunk (sorted; an ``S`` array, or an object array of
+    bytes when the ids differ much in length) and ``head_codes`` the head of
+    each run.
+    """
+    n = start.shape[0]
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    n_words = _n_words(length)
+    if _fixed_ok(n, 8 * n_words, int(length.sum())):
+        words = _words(b, start, length, n_words)
+        if n > 1:
+            np.any(words[1:] != words[:-1], axis=1, out=change[1:])
+        starts = np.flatnonzero(change)
+        heads = np.ascontiguousarray(words[starts])
+        heads = heads.view(f"S{8 * n_words}").reshape(-1)
+    else:
+        b64 = b.view("<u8")
+        if n > 1:
+            change[1:] = ~_spans_equal(
+                b64, start[1:], length[1:], b64, start[:-1], length[:-1]
+            )
+        starts = np.flatnonzero(change)
+        heads = np.empty(starts.shape[0], dtype=object)
+        heads[:] = [
+            b[s : s + ln].tobytes()
+            for s, ln in zip(
+                start[starts].tolist(), length[starts].tolist(), strict=True
+            )
+        ]
+    heads, head_codes = np.unique(heads, return_inverse=True)
+    return heads, head_codes.reshape(-1), np.diff(starts, append=n)
+
+
+def _spans_mask(size, start, length):
+    """A mask of ``size`` bytes, True on the spans ``start``, ``length``
+    (increasing and apart, possibly touching): one byte per byte, whatever
+    the lengths, repeated from the gaps and the lengths."""
+    n = start.shape[0]
+    if n == 0:
+        return np.zeros(size, dtype=bool)
+    end = start + length
+    counts = np.empty(2 * n + 1, dtype=np.int64)
+    counts[0] = start[0]
+    counts[2:-1:2] = start[1:] - end[:-1]
+    counts[1::2] = length
+    counts[-1] = size - end[-1]
+    flags = np.zeros(2 * n + 1, dtype=bool)
+    flags[1::2] = True
+    return np.repeat(flags, counts)
+
+
+def _gather_bytes(b, start, length):
+    """The bytes of the spans of ``b`` (in increasing order, apart), end to
+    end."""
+    return b[_spans_mask(b.shape[0], start, length)]
+
+
+class _Parsed:
+    """The fields of one chunk (line numbers relative to the chunk)."""
+
+    __slots__ = (
+        "n_lines",
+        "lines",
+        "heads",
+        "head_codes",
+        "lengths",
+        "docno",
+        "doc_packed",
+        "doc_length",
+        "doc_total",
+        "h40",
+        "values",
+        "run_name",
+        "last_run_name",
+        "error",
+        "size",
+    )
+
+
+def _last_run_name(b, size, start):
+    """The run id of the line whose query id starts at ``start``: its sixth
+    field, read up to the first whitespace (trec_eval's
+    ``parse_results_line``, get_trec_results.c)."""
+    end = start + min(size - start, 1 << 16)
+    line = bytes(b[start:end]).split(b"\n", 1)[0]
+    fields = line.split()
+    return fields[5].decode("utf-8", errors="replace") if len(fields) > 5 else None
+
+
+def _parse_chunk(chunk, is_run, want_name, strtod=False):
+    """Parse one chunk; a pure function, so chunks can be parsed in parallel."""
+    out = _Parsed()
+    out.error = None
+    ncols = 6 if is_run else 4
+    value_col = 4 if is_run else 3
+    try:
+        b, size = _chunk_array(chunk)
+        out.size = size
+        want = (0, 2, value_col) + ((5,) if want_name else ())
+        spans, out.n_lines, out.lines = _locate(
+            b,
+            size,
+            ncols,
+            not is_run,
+            0,
+            _RUN_FIELDS if is_run else _QRELS_FIELDS,
+            want,
+        )
+        n = spans[0][0].shape[0]
+        out.run_name = out.last_run_name = None
+        if n == 0:
+            out.heads = None
+            return out
+        out.heads, out.head_codes, out.lengths = _qid_runs(b, *spans[0])
+        start, length = spans[2]
+        out.doc_length = length
+        out.doc_total = int(length.sum())
+        n_words = _n_words(length)
+        if _fixed_ok(n, 8 * n_words, out.doc_total):
+            dw = _words(b, start, length, n_words)
+            out.docno = dw.view(np.uint8).reshape(n, -1)[:, : int(length.max())]
+            out.doc_packed = None
+            out.h40 = _hash40(dw)
+        else:
+            # a few long ids: a matrix as wide as the longest would be huge
+            out.docno = None
+            out.doc_packed = _gather_bytes(b, start, length)
+            out.h40 = _hash_spans(b.view("<u8"), start, length)
+        out.values = _parse_values(b, *spans[value_col], out.lines, is_run, strtod)
+        if want_name:
+            rs, rl = spans[5]
+            out.run_name = bytes(b[rs[0] : rs[0] + min(int(rl[0]), 4096)]).decode(
+                "utf-8", errors="replace"
+            )
+        if is_run:
+            out.last_run_name = _last_run_name(b, size, int(spans[0][0][-1]))
+    except _FormatError as exc:
+        out.error = exc
+    return out
+
+
+def _parsed_chunks(fh, is_run, what, label, named, strtod=False):
+    """Parse the chunks of a file, in order (see :func:`_in_order`).
+
+    The run id is read from the chunks handed out before ``named`` (a list)
+    holds a value: up to the first chunk with a data line.
+    """
+    jobs = ((chunk, is_run and not named) for chunk in _chunks(fh, what, label))
+    yield from _in_order(lambda job: _parse_chunk(job[0], is_run, job[1], strtod), jobs)
+
+
+def _query_codes(heads, head_codes, lengths):
+    """Sorted unique query ids of a file and the query code of each row."""
+    n_heads = sum(h.shape[0] for h in heads)
+    wide = max(h.dtype.itemsize if h.dtype.kind == "S" else 0 for h in heads)
+    cost = sum(h.shape[0] * h.dtype.itemsize for h in heads if h.dtype.kind == "S")
+    if any(h.dtype.kind == "O" for h in heads) or not _fixed_ok(n_heads, wide, cost):
+        heads = [h.astype(object) for h in heads]
+    qid_values, inverse = np.unique(np.concatenate(heads), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    code_type = np.int32 if qid_values.shape[0] < 2**31 else np.int64
+    inverse = inverse.astype(code_type)
+    run_codes = []
+    offset = 0
+    for h, c in zip(heads, head_codes, strict=True):
+        run_codes.append(inverse[offset + c])
+        offset += h.shape[0]
+    codes = np.repeat(np.concatenate(run_codes), np.concatenate(lengths))
+    return _id_array(qid_values), codes
+
+
+def _read_file(source, kind: str, caller: str, strtod: bool = False):
+    """Parse a TREC qrels (``kind="qrels"``) or run file.
+
+    ``strtod``: a run's scores are read as C's ``strtod`` reads them."""
+    label = _label(source)
+    is_run = kind == "run"
+    what = f"{kind} file"
+    fields = _RUN_FIELDS if is_run else _QRELS_FIELDS
+    lines = _Lines(label)
+    heads, head_codes, lengths = [], [], []
+    docnos = hashes = values = None
+    run_name = last_run_name = None
+    n_rows = 0
+    line_base = 0
+    seen = 0
+    to_close = None
+    try:
+        fh, to_close, total = _open_binary(source, what, label)
+        named = []
+        for parsed in _parsed_chunks(fh, is_run, what, label, named, strtod):
+            if parsed.error is not None:
+                exc = parsed.error
+                raise InvalidParameterError(
+                    f"{caller}: line {line_base + exc.line} of {label}: {exc.message}."
+                )
+            seen += parsed.size
+            if parsed.heads is None:
+                line_base += parsed.n_lines
+                continue
+            n = parsed.values.shape[0]
+            rel_lines = parsed.lines
+            lines.add(
+                n_rows,
+                line_base + 1,
+                None if rel_lines is None else rel_lines + line_base,
+            )
+            heads.append(parsed.heads)
+            head_codes.append(parsed.head_codes)
+            lengths.append(parsed.lengths)
+            if docnos is None:
+                # the first chunk tells the length of a line
+                guess = n + 1024
+                if total is not None:
+                    guess = int(total / max(seen, 1) * n * 1.02) + 1024
+                docnos = _DocColumn(guess)
+                hashes = _Growable(np.uint64, guess)
+                values = _Growable(np.float64 if is_run else np.int64, guess)
+            docnos.append(
+                parsed.docno,
+                parsed.doc_packed,
+                parsed.doc_length,
+                parsed.doc_total,
+                seen if total is None else max(total, seen),
+            )
+            hashes.append(parsed.h40)
+            values.append(parsed.values)
+            if run_name is None:
+                run_name = parsed.run_name
+                named.append(True)
+            last_run_name = parsed.last_run_name
+            n_rows += n
+            line_base += parsed.n_lines
+    except _SourceError as exc:
+        raise InvalidParameterError(f"{caller}: {exc}.") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        # gzip.BadGzipFile is an OSError
+        raise InvalidParameterError(f"{caller}: cannot read {label}: {exc}.") from None
+    finally:
+        if to_close is not None:
+            to_close.close()
+    if n_rows == 0:
+        raise InvalidParameterError(
+            f"{caller}: {label} holds no {kind} lines (expected lines "
+            f"'{fields}'); the file is empty or has only blank and comment lines."
+        )
+    qid_values, codes = _query_codes(heads, head_codes, lengths)
+    return _finish_table(
+        kind,
+        qid_values,
+        codes,
+        docnos.result(),
+        values.result(),
+        hashes.result(),
+        lines,
+        label,
+        run_name,
+        last_run_name,
+    )
