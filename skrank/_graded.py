@@ -3,13 +3,13 @@ scikit-learn's, with the grouped layout, gains, tie rules and per-query
 output), ERR and nERR.
 
 Each function is a signature and its documentation;
-:func:`~skrank._core.metric_function` binds it to its declaration in
+:func:`~skrank._faces.metric_function` binds it to its declaration in
 :mod:`skrank._measures`.
 """
 
 from __future__ import annotations
 
-from ._core import metric_function
+from ._faces import metric_function
 
 __all__ = ["dcg_score", "err_score", "ndcg_score", "nerr_score"]
 

@@ -2,7 +2,7 @@
 and the engine.
 
 Each ``*_score`` function is a signature and its documentation;
-:func:`~skrank._core.metric_function` binds it to the metric declared with
+:func:`~skrank._faces.metric_function` binds it to the metric declared with
 its name in :mod:`skrank._measures` and does the rest.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core import compute, metric_function, prepare, resolve_ties
-from ._docs import fill_doc
+from ._core import compute, prepare, tie_rule
+from ._faces import fill_doc, metric_function
 from ._measures import ELEVEN_LEVELS, measure_by_function
 from ._registry import MetricSpec
 from ._validation import validate_params
@@ -2437,7 +2437,7 @@ def precision_recall_curve_per_query(
     levels = np.asarray(levels, dtype=np.float64).reshape(-1)
     for level in levels.tolist():
         validate_params(caller, {"level": level}, {"level": own["level"]})
-    mode = resolve_ties(caller, ties)
+    mode = tie_rule(caller, ties)
     prepared = prepare(caller, y_true, y_score, qid)
     specs = [
         MetricSpec(
