@@ -43,6 +43,7 @@ def _evaluate(caller, arguments):
         a["qid"],
         a["sample_weight"],
         nonnegative=any(s.measure.nonnegative_relevance for s in specs),
+        stacklevel=4,  # the user's call of evaluate
     )
 
     def run(specs, ties):
@@ -83,6 +84,7 @@ def _evaluate(caller, arguments):
     },
     data=("y_true", "y_score", "metrics", "qid", "sample_weight", "convention"),
     skip_none=("replace_undefined_by", "nonpositive", "ties"),
+    call_errors="python",
 )
 def evaluate(
     y_true,

@@ -74,6 +74,7 @@ def public(
     texts: Mapping | None = None,
     skip_none=(),
     scalars: bool = False,
+    call_errors: str = "inspect",
 ):
     """The decorator that makes a declaration a public function.
 
@@ -100,6 +101,10 @@ def public(
     scalars : bool, default=False
         Read numpy scalars among the options as the Python scalars they hold
         (``run`` receives those).
+    call_errors : {"inspect", "python"}, default="inspect"
+        The ``TypeError`` of a call that does not fit the signature (a missing
+        or unknown argument): :meth:`inspect.Signature.bind`'s message, or
+        Python's own, naming the function.
 
     Returns
     -------
@@ -121,7 +126,12 @@ def public(
         fill_doc(func, texts=texts)
 
         def arguments_of(name, args, kwargs):
-            bound = sig.bind(*args, **kwargs)
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError:
+                if call_errors == "python":
+                    func(*args, **kwargs)  # raises Python's own TypeError
+                raise
             bound.apply_defaults()
             arguments = dict(bound.arguments)
             given = {}
