@@ -1,5 +1,6 @@
 """The machinery of the public functions: skrank._faces."""
 
+import functools
 import inspect
 
 import numpy as np
@@ -80,15 +81,25 @@ def test_public_refuses_an_undeclared_parameter_at_declaration():
             """Doc."""
 
 
-@pytest.mark.parametrize(
-    "call",
-    [
-        lambda: skrank.ndcg_score(Y, S, ties="optimistic"),
-        lambda: skrank.precision_at_k_score(Y, S, k=2, ties="first"),
-        lambda: skrank.evaluate(Y, S, ["P@2", "mrr"], ties="pessimistic"),
-        lambda: skrank.precision_recall_curve_per_query(Y, S, ties="average"),
-    ],
+_WITH_TIES = [
+    name
+    for name in skrank.__all__
+    if callable(getattr(skrank, name))
+    and "ties" in getattr(inspect.signature(getattr(skrank, name)), "parameters", {})
+    and (name.endswith("_score") or name == "precision_recall_curve_per_query")
+]
+_CALLS = [
+    pytest.param(functools.partial(getattr(skrank, name), Y, S, ties="first"), id=name)
+    for name in _WITH_TIES
+]
+_CALLS.append(
+    pytest.param(
+        lambda: skrank.evaluate(Y, S, ["P@2", "mrr"], ties="first"), id="evaluate"
+    )
 )
+
+
+@pytest.mark.parametrize("call", _CALLS)
 def test_ties_is_validated_once_per_call(call):
     (rule,) = COMMON_CONSTRAINTS["ties"]
     checks = []
