@@ -13,12 +13,16 @@ from . import (
 )
 from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator
-from ._graded import dcg_score, err_score, ndcg_score, nerr_score
-from ._metrics import (
+from ._results import QueryResults
+from ._scorer import get_scorer, get_scorer_names, make_ranking_scorer
+from ._stats import Comparison, compare
+from .metrics import (
     binary_g_score,
     bndcg_score,
     bpref_score,
+    dcg_score,
     eleven_point_precision_score,
+    err_score,
     f1_at_k_score,
     gm_bpref_score,
     gm_map_score,
@@ -31,6 +35,8 @@ from ._metrics import (
     mean_average_precision_score,
     mean_reciprocal_rank_score,
     ndcg_rel_score,
+    ndcg_score,
+    nerr_score,
     normalized_gain_score,
     num_nonrelevant_judged_retrieved_score,
     num_queries_score,
@@ -55,9 +61,6 @@ from ._metrics import (
     unjudged_rate_score,
     utility_score,
 )
-from ._results import QueryResults
-from ._scorer import get_scorer, get_scorer_names, make_ranking_scorer
-from ._stats import Comparison, compare
 from .names import MetricSpec, get_metric, get_metric_names
 from .retrieval import evaluate_retrieval
 from .trec import evaluate_run, read_qrels, read_run

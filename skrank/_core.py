@@ -8,8 +8,6 @@ inputs, handle ``qid``, ``sample_weight``, ``ties``, ``average`` and
 
 from __future__ import annotations
 
-import functools
-import inspect
 import math
 import warnings
 from collections.abc import Mapping
@@ -17,7 +15,6 @@ from collections.abc import Mapping
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ._docs import fill_doc
 from ._engine import (
     Layout,
     dense_layout,
@@ -27,7 +24,6 @@ from ._engine import (
     rank,
     slices,
 )
-from ._measures import measure_by_function
 from ._threads import map_in_order
 from ._validation import (
     InvalidParameterError,
@@ -36,7 +32,6 @@ from ._validation import (
     check_weights,
     is_nan,
     plain,
-    validate_params,
 )
 from .names import MetricSpec
 
@@ -49,10 +44,10 @@ __all__ = [
     "aggregate",
     "compute",
     "map_in_order",
-    "metric_function",
     "prepare",
-    "resolve_ties",
+    "run_metric",
     "summary",
+    "tie_rule",
 ]
 
 
@@ -89,11 +84,13 @@ def prepare(
     nonnegative: bool = False,
     min_items: tuple = (1, ""),
     keep_raw_score: bool = False,
+    stacklevel: int = 3,
 ) -> Prepared:
     """Check the arrays and build the layout; nothing is modified in place.
 
     ``min_items`` is the number of items each query of the dense layout
     needs and the metric it is needed for (scikit-learn's rule for nDCG).
+    ``stacklevel`` is the warning's, counted from this function.
     """
     y = as_numeric_array(y_true, "y_true", caller)
     s = _scores(y_score, caller)
@@ -158,7 +155,7 @@ def prepare(
             "scores play no part. Check that qid holds query ids (rows of one "
             "query share one id), not row ids.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     weights = None
     if sample_weight is not None:
@@ -178,22 +175,9 @@ def prepare(
     return Prepared(layout, weights)
 
 
-# Arguments of every metric function that are data, not options.
-_DATA = ("y_true", "y_score", "qid", "sample_weight")
-# Cross-cutting options, whose constraints are COMMON_CONSTRAINTS.
-_OPTIONS = (
-    "k",
-    "ties",
-    "average",
-    "replace_undefined_by",
-    "ignore_ties",
-    "nonpositive",
-)
-
-
-def resolve_ties(caller, ties, ignore_ties=False):
-    """The engine's tie rule for ``ties`` and scikit-learn's ``ignore_ties``."""
-    validate_params(caller, {"ties": ties, "ignore_ties": ignore_ties})
+def tie_rule(caller, ties, ignore_ties=False):
+    """The engine's tie rule for ``ties`` and scikit-learn's ``ignore_ties``
+    (both already validated)."""
     if ignore_ties:
         if ties != "average":
             raise InvalidParameterError(
@@ -205,65 +189,38 @@ def resolve_ties(caller, ties, ignore_ties=False):
     return ties
 
 
-def metric_function(func):
-    """Make ``func`` the public function of the metric declared with its name.
-
-    ``func`` is a signature and a numpydoc docstring (with ``%(k)s``-style
-    placeholders, see :mod:`skrank._docs`); its body is not run. The metric
-    is the :class:`~skrank._measures.Measure` whose ``function`` is
-    ``func.__name__``. Every call binds the arguments to that signature,
-    validates the cross-cutting options and the metric's own parameters
-    against their declared constraints, and computes through
-    :func:`prepare` and :func:`compute`. The signature seen by
-    ``inspect.signature`` and IDEs is ``func``'s own.
-    """
-    caller = func.__name__
-    measure = measure_by_function(caller)
-    sig = inspect.signature(func)
-    own = {p.keyword: p for p in measure.params}
-    stray = [n for n in sig.parameters if n not in (*_DATA, *_OPTIONS, *own)]
-    if stray or measure.cutoff != ("k" in sig.parameters):
-        raise TypeError(  # a declaration error, raised at import
-            f"{caller}: parameters {stray} are neither shared options nor "
-            f"parameters of metric {measure.name!r}, or 'k' does not match "
-            "its cutoff."
-        )
-    fill_doc(func)
-
-    @functools.wraps(func)
-    def face(*args, **kwargs):
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        arg = bound.arguments
-        options = {key: arg[key] for key in _OPTIONS if key in arg}
-        validate_params(caller, options)
-        params = {key: arg[key] for key in own if key in arg}
-        validate_params(caller, params, {key: own[key].constraints for key in params})
-        mode = resolve_ties(caller, options["ties"], options.get("ignore_ties", False))
-        k = options.get("k")
-        spec = MetricSpec(measure, None if k is None else int(k), params)
-        prepared = prepare(
-            caller,
-            arg["y_true"],
-            arg["y_score"],
-            arg["qid"],
-            arg["sample_weight"],
-            nonnegative=measure.nonnegative_relevance,
-            min_items=(measure.min_items, measure.name.upper()),
-            keep_raw_score=mode == "sklearn",
-        )
-        (result,) = compute(
-            caller,
-            [spec],
-            prepared,
-            ties=mode,
-            average=options["average"],
-            replace_undefined_by=options.get("replace_undefined_by", 0.0),
-            nonpositive=options.get("nonpositive", "ordinary"),
-        )
-        return result
-
-    return face
+def run_metric(measure, caller, arguments):
+    """One metric's public function (see :func:`skrank._faces.metric_function`)
+    on its validated ``arguments``: prepare, rank, compute, average."""
+    mode = tie_rule(caller, arguments["ties"], arguments.get("ignore_ties", False))
+    k = arguments.get("k")
+    params = {
+        p.keyword: arguments[p.keyword]
+        for p in measure.params
+        if p.keyword in arguments
+    }
+    spec = MetricSpec(measure, None if k is None else int(k), params)
+    prepared = prepare(
+        caller,
+        arguments["y_true"],
+        arguments["y_score"],
+        arguments["qid"],
+        arguments["sample_weight"],
+        nonnegative=measure.nonnegative_relevance,
+        min_items=(measure.min_items, measure.name.upper()),
+        keep_raw_score=mode == "sklearn",
+        stacklevel=4,  # the user's call of the public function
+    )
+    (result,) = compute(
+        caller,
+        [spec],
+        prepared,
+        ties=mode,
+        average=arguments["average"],
+        replace_undefined_by=arguments.get("replace_undefined_by", 0.0),
+        nonpositive=arguments.get("nonpositive", "ordinary"),
+    )
+    return result
 
 
 def compute(

@@ -1,8 +1,8 @@
 """Shared docstring text: each cross-cutting parameter is described once.
 
-Public docstrings write ``%(k)s``-style placeholders that :func:`fill_doc`
-replaces with the entries below, so that every function describes ``k``,
-``ties``, ``qid`` ... in identical words.
+Public docstrings write ``%(k)s``-style placeholders that
+:func:`skrank._faces.fill_doc` replaces with the entries below, so that every
+function describes ``k``, ``ties``, ``qid`` ... in identical words.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def _choices(values) -> str:
     return "{" + ", ".join(f'"{v}"' for v in values) + "}"
 
 
-__all__ = ["DOCS", "RETRIEVAL_DOCS", "fill_doc"]
+__all__ = ["DOCS", "RETRIEVAL_DOCS"]
 
 DOCS = {
     "y_true": """y_true : array-like of shape (n_queries, n_items) or (n_rows,)
@@ -316,25 +316,3 @@ replace_undefined_by : float or np.nan, default=0.0
     The micro or macro average, or one value per query
     (``average=None``).""",
 }
-
-
-def fill_doc(func):
-    """Replace ``%(name)s`` placeholders in ``func.__doc__`` with :data:`DOCS`.
-
-    Multi-line entries are indented to the placeholder's column.
-    """
-    doc = func.__doc__
-    if not doc:
-        return func
-    lines = doc.split("\n")
-    out = []
-    for line in lines:
-        stripped = line.lstrip()
-        if stripped.startswith("%(") and stripped.rstrip().endswith(")s"):
-            key = stripped.strip()[2:-2]
-            indent = line[: len(line) - len(stripped)]
-            out.append(textwrap.indent(DOCS[key], indent))
-        else:
-            out.append(line)
-    func.__doc__ = "\n".join(out)
-    return func

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._conventions import apply_convention, name_rules
-from ._core import compute, prepare, resolve_ties
-from ._docs import fill_doc
+from ._core import compute, prepare
+from ._faces import call_as, public
 from ._results import QueryResults
-from ._validation import InvalidParameterError, plain, validate_params
+from ._validation import BOOL, InvalidParameterError, plain
 from .names import read_metrics
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "evaluate_for"]
 
 
 # --------------------------------------------------------------------------
@@ -19,7 +19,73 @@ __all__ = ["evaluate"]
 # --------------------------------------------------------------------------
 
 
-@fill_doc
+def _evaluate(caller, arguments):
+    """:func:`evaluate` on its validated ``arguments``, its errors naming
+    ``caller``."""
+    a = arguments
+    ties, average, relevance_level = a["ties"], a["average"], a["relevance_level"]
+    convention, tie_bounds = a["convention"], a["tie_bounds"]
+    check_tie_bounds_output(caller, tie_bounds, average)
+    keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = resolve_metrics(
+        caller,
+        read_metrics(a["metrics"], caller, **name_rules(convention, caller)),
+        relevance_level,
+        convention,
+        ties,
+        a["replace_undefined_by"],
+        a["nonpositive"],
+    )
+    names = [spec.name for spec in specs]
+    prepared = prepare(
+        caller,
+        a["y_true"],
+        a["y_score"],
+        a["qid"],
+        a["sample_weight"],
+        nonnegative=any(s.measure.nonnegative_relevance for s in specs),
+        stacklevel=4,  # the user's call of evaluate
+    )
+
+    def run(specs, ties):
+        return compute(
+            caller,
+            specs,
+            prepared,
+            ties=ties,
+            average=average,
+            replace_undefined_by=replace_undefined_by,
+            nonpositive=nonpositive,
+            tool_sums=tool_sums,
+        )
+
+    values = dict(zip(names, run(specs, ties), strict=True))
+    results = {key: values[name] for key, name in keys}
+    if average is not None:
+        return results
+    layout = prepared.layout
+    qid_values = layout.qid_values
+    if qid_values is None:  # dense layout: queries are rows
+        qid_values = np.arange(layout.n_queries)
+    bounds = None
+    if tie_bounds:
+        found = tie_bounds_of(names, specs, run)
+        bounds = {key: found[name] for key, name in keys if name in found}
+    return QueryResults(results, qid_values, bounds)
+
+
+@public(
+    _evaluate,
+    {
+        **dict.fromkeys(
+            ("average", "relevance_level", "replace_undefined_by", "nonpositive"), ()
+        ),
+        "ties": (),
+        "tie_bounds": [BOOL],
+    },
+    data=("y_true", "y_score", "metrics", "qid", "sample_weight", "convention"),
+    skip_none=("replace_undefined_by", "nonpositive", "ties"),
+    call_errors="python",
+)
 def evaluate(
     y_true,
     y_score,
@@ -141,98 +207,11 @@ default=None
     >>> per_query["mrr"]
     array([0.44444444, 1.        ])
     """
-    return evaluate_for(
-        "evaluate",
-        y_true,
-        y_score,
-        metrics,
-        qid=qid,
-        sample_weight=sample_weight,
-        ties=ties,
-        average=average,
-        relevance_level=relevance_level,
-        replace_undefined_by=replace_undefined_by,
-        nonpositive=nonpositive,
-        convention=convention,
-        tie_bounds=tie_bounds,
-    )
 
 
-def evaluate_for(
-    caller,
-    y_true,
-    y_score,
-    metrics,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties=None,
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=None,
-    nonpositive=None,
-    convention=None,
-    tie_bounds=False,
-):
-    """:func:`evaluate`, its errors naming ``caller``, the public function
-    that evaluates (a Display)."""
-    given = {"replace_undefined_by": replace_undefined_by, "nonpositive": nonpositive}
-    validate_params(
-        caller,
-        {
-            "average": average,
-            "relevance_level": relevance_level,
-            **{key: value for key, value in given.items() if value is not None},
-        },
-    )
-    if ties is not None:
-        resolve_ties(caller, ties)
-    check_tie_bounds(caller, tie_bounds, average)
-    keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = resolve_metrics(
-        caller,
-        read_metrics(metrics, caller, **name_rules(convention, caller)),
-        relevance_level,
-        convention,
-        ties,
-        replace_undefined_by,
-        nonpositive,
-    )
-    names = [spec.name for spec in specs]
-    ties = resolve_ties(caller, ties)
-    prepared = prepare(
-        caller,
-        y_true,
-        y_score,
-        qid,
-        sample_weight,
-        nonnegative=any(s.measure.nonnegative_relevance for s in specs),
-    )
-
-    def run(specs, ties):
-        return compute(
-            caller,
-            specs,
-            prepared,
-            ties=ties,
-            average=average,
-            replace_undefined_by=replace_undefined_by,
-            nonpositive=nonpositive,
-            tool_sums=tool_sums,
-        )
-
-    values = dict(zip(names, run(specs, ties), strict=True))
-    results = {key: values[name] for key, name in keys}
-    if average is not None:
-        return results
-    layout = prepared.layout
-    qid_values = layout.qid_values
-    if qid_values is None:  # dense layout: queries are rows
-        qid_values = np.arange(layout.n_queries)
-    bounds = None
-    if tie_bounds:
-        found = tie_bounds_of(names, specs, run)
-        bounds = {key: found[name] for key, name in keys if name in found}
-    return QueryResults(results, qid_values, bounds)
+#: :func:`evaluate`, its errors naming the caller given first (a Display that
+#: evaluates).
+evaluate_for = call_as(evaluate)
 
 
 def resolve_metrics(
@@ -281,6 +260,12 @@ def check_tie_bounds(caller, tie_bounds, average):
             f"The 'tie_bounds' parameter of {caller} must be a bool. Got "
             f"{plain(tie_bounds)} instead."
         )
+    check_tie_bounds_output(caller, tie_bounds, average)
+
+
+def check_tie_bounds_output(caller, tie_bounds, average):
+    """``tie_bounds=True`` (a bool already checked) only with per-query
+    output."""
     if tie_bounds and average is not None:
         raise InvalidParameterError(
             f"{caller}: tie_bounds=True gives per-query bounds and needs "

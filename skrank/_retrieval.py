@@ -23,8 +23,6 @@ import functools
 import inspect
 import math
 import numbers
-import re
-import textwrap
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,7 +32,8 @@ import numpy as np
 from ._core import aggregate
 from ._docs import DOCS
 from ._engine import Block, factorize, rank, slices
-from ._evaluate import check_tie_bounds, tie_bounds_of
+from ._evaluate import check_tie_bounds_output, tie_bounds_of
+from ._faces import public
 from ._results import QueryResults
 from ._validation import (
     BOOL,
@@ -47,7 +46,6 @@ from ._validation import (
     ids_of_one_kind,
     is_nan,
     plain,
-    validate_params,
 )
 from .names import Catalogue, MetricSpec, parse_metrics
 
@@ -695,7 +693,7 @@ def evaluate_neighbors(caller, a):
     """Several metrics over ``kneighbors`` output, with one sort."""
     drop, loo = a["drop_closest_lookup"], a["leave_one_out"]
     _check_one_leave_out(caller, drop, loo, lookups=False)
-    check_tie_bounds(caller, a["tie_bounds"], a["average"])
+    check_tie_bounds_output(caller, a["tie_bounds"], a["average"])
     specs = parse_metrics(a["metrics"], caller, RETRIEVAL)
     lookup, n_relevant, look = lookup_from_neighbors(
         caller,
@@ -736,7 +734,6 @@ def evaluate_neighbors(caller, a):
     return QueryResults(results, np.arange(lookup.match.shape[0]), bounds)
 
 
-_PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.MULTILINE)
 # Arguments of the faces that are data, not options.
 _DATA = {"query_labels", "lookup_labels", "match_mask", "lookup_distances", "r"}
 _DATA |= {"index_labels", "distances", "indices", "metrics"}
@@ -745,10 +742,11 @@ _DATA |= {"index_labels", "distances", "indices", "metrics"}
 class Faces:
     """The decorators of a module's public retrieval functions.
 
-    A decorated function is a signature and a numpydoc docstring whose
-    ``%(name)s`` lines stand for ``texts`` (or :data:`~skrank._docs.DOCS`);
-    its body is never run. Each call binds the arguments to that signature
-    (which ``inspect.signature`` sees), validates the options against
+    A decorated function is a declaration for :func:`~skrank._faces.public`:
+    a signature and a numpydoc docstring whose ``%(name)s`` lines stand for
+    ``texts`` (or :data:`~skrank._docs.DOCS`); its body is never run. Each
+    call binds the arguments to that signature (which ``inspect.signature``
+    sees), validates the options, in the order of the signature, against
     :data:`CONSTRAINTS` (numpy scalars read as the Python scalars they hold,
     so that messages print ``3``) and computes.
     """
@@ -760,29 +758,14 @@ class Faces:
         rules = {**CONSTRAINTS, **(constraints or {})}
 
         def decorate(func):
-            caller = func.__name__
-            sig = inspect.signature(func)
-            stray = set(sig.parameters) - _DATA - rules.keys()
-            if stray:  # a declaration error, raised at import
-                raise TypeError(f"{caller}: unknown parameters {sorted(stray)}")
-            func.__doc__ = _PLACEHOLDER.sub(
-                lambda m: textwrap.indent(self.texts[m[2]], m[1]), func.__doc__
+            options = {
+                name: rules[name]
+                for name in inspect.signature(func).parameters
+                if name in rules
+            }
+            return public(run, options, data=_DATA, texts=self.texts, scalars=True)(
+                func
             )
-
-            @functools.wraps(func)
-            def face(*args, **kwargs):
-                bound = sig.bind(*args, **kwargs)
-                bound.apply_defaults()
-                arguments = dict(bound.arguments)
-                options = {
-                    key: value.item() if isinstance(value, np.generic) else value
-                    for key, value in arguments.items()
-                    if key in rules
-                }
-                validate_params(caller, options, rules)
-                return run(caller, {**arguments, **options})
-
-            return face
 
         return decorate
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from ._comparison import PAIR_COLUMNS, SUMMARY_COLUMNS, Comparison
 from ._engine import factorize
+from ._faces import call_as, public
 from ._resampling import (
     _adjust,
     _base_seed,
@@ -49,7 +50,6 @@ from ._validation import (
     Options,
     check_qid,
     plain,
-    validate_params,
 )
 
 __all__ = ["Comparison", "compare"]
@@ -266,6 +266,154 @@ def _align(results, queries):
 # --------------------------------------------------------------------------
 
 
+def _compare(caller, arguments):
+    """:func:`compare` on its validated ``arguments``, its errors and
+    warnings naming ``caller``, the public function that compares (a
+    Display), and ``arguments["systems_arg"]``, the argument that gave the
+    systems (``"results"`` for :func:`compare`)."""
+    results, baseline = arguments["results"], arguments["baseline"]
+    test, correction = arguments["test"], arguments["correction"]
+    interval, confidence_level = arguments["interval"], arguments["confidence_level"]
+    n_resamples, queries = arguments["n_resamples"], arguments["queries"]
+    random_state = arguments["random_state"]
+    systems_arg = arguments.get("systems_arg", "results")
+    settings = {key: arguments[key] for key in _CONSTRAINTS}
+    if not isinstance(results, Mapping) or len(results) < 2:
+        raise InvalidParameterError(
+            f"{caller}: results must be a dict of at least two systems "
+            "(name -> per-query values); got "
+            + (
+                f"{len(results)} system(s)."
+                if isinstance(results, Mapping)
+                else f"{type(results).__name__}."
+            )
+        )
+    names = list(results)
+    if baseline is not None and baseline not in results:
+        raise InvalidParameterError(
+            f"The 'baseline' parameter of {caller} must be one of the systems "
+            f"{names} or None. Got {plain(baseline)} instead."
+        )
+    seed = _base_seed(random_state, caller)
+    ids, aligned, dropped, tie_bounds = _align(results, queries)
+    if ids.shape[0] < 2:
+        raise InvalidParameterError(
+            f"{caller}: at least two queries common to all systems of "
+            f"'{systems_arg}' are needed to compare them; got {ids.shape[0]}"
+            + (
+                f" ({dropped.shape[0]} dropped as not in every system)."
+                if len(dropped)
+                else "."
+            )
+        )
+    metrics = list(aligned[names[0]])
+    keys = [(name, m) for name in names for m in metrics]
+    row = {key: j for j, key in enumerate(keys)}
+    # one row per system and metric, one column per query
+    X = np.stack([aligned[name][m] for name, m in keys])
+    if baseline is None:
+        pairs = [
+            (names[j], names[i])
+            for i in range(len(names))
+            for j in range(i + 1, len(names))
+        ]
+    else:
+        pairs = [(n, baseline) for n in names if n != baseline]
+    tasks = [(system, base, m) for system, base in pairs for m in metrics]
+    A = X[[row[s, m] for s, _, m in tasks]]
+    B = X[[row[b, m] for _, b, m in tasks]]
+    # every statistic is taken in units of a power of two per row (exact),
+    # so that values near the largest float neither overflow nor lose a bit
+    e_x = _exponents(X)
+    e_d = _exponents(A, B)
+    Xs = np.ldexp(X, -e_x[:, None])
+    As, Bs = np.ldexp(A, -e_d[:, None]), np.ldexp(B, -e_d[:, None])
+    D = As - Bs
+    _check_resamples(
+        caller,
+        settings,
+        ids.shape[0],
+        int(np.count_nonzero(~_constant(Xs)) + np.count_nonzero(~_constant(D))),
+        int(np.count_nonzero(D.any(axis=1))),
+    )
+    e_all = np.concatenate([e_x, e_d])
+    # one resampling of the queries for the means and the differences
+    low, high = _intervals(
+        np.vstack([Xs, D]),
+        interval,
+        confidence_level,
+        n_resamples,
+        _task_rng(seed, "interval"),
+        caller,
+    )
+    p = _p_values(test, As, Bs, n_resamples, _task_rng(seed, "test"), caller)
+    # each row's mean summed as np.mean sums a 1-D array (pairwise, in
+    # query order), so that it equals the mean of the values alone
+    with np.errstate(over="ignore"):
+        mean = np.ldexp(Xs.mean(axis=1), e_x)
+        diff = np.ldexp(D.mean(axis=1), e_d)
+        low, high = np.ldexp(low, e_all), np.ldexp(high, e_all)
+    flat = _constant(D)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_z = np.where(flat, math.nan, D.mean(axis=1) / D.std(axis=1, ddof=1))
+    d_z[~D.any(axis=1)] = 0.0
+    counts = [np.count_nonzero(c, axis=1) for c in (A > B, A == B, A < B)]
+    labels = [f"system {n!r}" for n, _ in keys] + [
+        f"the difference of system {s!r} from {b!r}" for s, b, _ in tasks
+    ]
+    _check_range(
+        caller,
+        {
+            "mean": np.concatenate([mean, diff]),
+            "lower end of the confidence interval": low,
+            "upper end of the confidence interval": high,
+        },
+        labels,
+        [m for _, m in keys] + [m for _, _, m in tasks],
+    )
+    summary = [
+        dict(zip(SUMMARY_COLUMNS, row, strict=True))
+        for row in zip(
+            [n for n, _ in keys],
+            [m for _, m in keys],
+            mean.tolist(),
+            low[: len(keys)].tolist(),
+            high[: len(keys)].tolist(),
+            strict=True,
+        )
+    ]
+    rows = [
+        dict(zip(PAIR_COLUMNS, row, strict=False))
+        for row in zip(
+            [s for s, _, _ in tasks],
+            [b for _, b, _ in tasks],
+            [m for _, _, m in tasks],
+            diff.tolist(),
+            low[len(keys) :].tolist(),
+            high[len(keys) :].tolist(),
+            d_z.tolist(),
+            *(c.tolist() for c in counts),
+            p.tolist(),
+            strict=True,
+        )
+    ]
+    adjusted = _adjust(p, correction)
+    alpha = 1.0 - confidence_level
+    for r, q in zip(rows, adjusted.tolist(), strict=True):
+        r["p_adjusted"] = q
+        r["significant"] = bool(q <= alpha)
+    if any(tie_bounds.values()):
+        _add_tie_bounds(caller, summary, rows, tie_bounds)
+    settings["baseline"] = baseline
+    return Comparison(summary, rows, ids, dropped, settings)
+
+
+@public(
+    _compare,
+    _CONSTRAINTS,
+    data=("results", "baseline", "random_state"),
+    call_errors="python",
+)
 def compare(
     results,
     *,
@@ -403,174 +551,12 @@ def compare(
     >>> row["system"], row["metric"], round(row["diff"], 3), row["wins"]
     ('dense', 'map', 0.075, 3)
     """
-    return compare_for(
-        _CALLER,
-        results,
-        baseline=baseline,
-        test=test,
-        correction=correction,
-        interval=interval,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        queries=queries,
-        random_state=random_state,
-    )
 
 
-def compare_for(
-    caller,
-    results,
-    *,
-    baseline=None,
-    test="t",
-    correction="holm",
-    interval="bca",
-    confidence_level=0.95,
-    n_resamples=9999,
-    queries="intersection",
-    random_state=None,
-    systems_arg="results",
-):
-    """:func:`compare`, its errors and warnings naming ``caller``, the
-    public function that compares (a Display), and ``systems_arg``, the
-    argument that gave the systems."""
-    settings = dict(
-        test=test,
-        correction=correction,
-        interval=interval,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        queries=queries,
-    )
-    validate_params(caller, settings, _CONSTRAINTS)
-    if not isinstance(results, Mapping) or len(results) < 2:
-        raise InvalidParameterError(
-            f"{caller}: results must be a dict of at least two systems "
-            "(name -> per-query values); got "
-            + (
-                f"{len(results)} system(s)."
-                if isinstance(results, Mapping)
-                else f"{type(results).__name__}."
-            )
-        )
-    names = list(results)
-    if baseline is not None and baseline not in results:
-        raise InvalidParameterError(
-            f"The 'baseline' parameter of {caller} must be one of the systems "
-            f"{names} or None. Got {plain(baseline)} instead."
-        )
-    seed = _base_seed(random_state, caller)
-    ids, aligned, dropped, tie_bounds = _align(results, queries)
-    if ids.shape[0] < 2:
-        raise InvalidParameterError(
-            f"{caller}: at least two queries common to all systems of "
-            f"'{systems_arg}' are needed to compare them; got {ids.shape[0]}"
-            + (
-                f" ({dropped.shape[0]} dropped as not in every system)."
-                if len(dropped)
-                else "."
-            )
-        )
-    metrics = list(aligned[names[0]])
-    keys = [(name, m) for name in names for m in metrics]
-    row = {key: j for j, key in enumerate(keys)}
-    # one row per system and metric, one column per query
-    X = np.stack([aligned[name][m] for name, m in keys])
-    if baseline is None:
-        pairs = [
-            (names[j], names[i])
-            for i in range(len(names))
-            for j in range(i + 1, len(names))
-        ]
-    else:
-        pairs = [(n, baseline) for n in names if n != baseline]
-    tasks = [(system, base, m) for system, base in pairs for m in metrics]
-    A = X[[row[s, m] for s, _, m in tasks]]
-    B = X[[row[b, m] for _, b, m in tasks]]
-    # every statistic is taken in units of a power of two per row (exact),
-    # so that values near the largest float neither overflow nor lose a bit
-    e_x = _exponents(X)
-    e_d = _exponents(A, B)
-    Xs = np.ldexp(X, -e_x[:, None])
-    As, Bs = np.ldexp(A, -e_d[:, None]), np.ldexp(B, -e_d[:, None])
-    D = As - Bs
-    _check_resamples(
-        caller,
-        settings,
-        ids.shape[0],
-        int(np.count_nonzero(~_constant(Xs)) + np.count_nonzero(~_constant(D))),
-        int(np.count_nonzero(D.any(axis=1))),
-    )
-    e_all = np.concatenate([e_x, e_d])
-    # one resampling of the queries for the means and the differences
-    low, high = _intervals(
-        np.vstack([Xs, D]),
-        interval,
-        confidence_level,
-        n_resamples,
-        _task_rng(seed, "interval"),
-        caller,
-    )
-    p = _p_values(test, As, Bs, n_resamples, _task_rng(seed, "test"), caller)
-    # each row's mean summed as np.mean sums a 1-D array (pairwise, in
-    # query order), so that it equals the mean of the values alone
-    with np.errstate(over="ignore"):
-        mean = np.ldexp(Xs.mean(axis=1), e_x)
-        diff = np.ldexp(D.mean(axis=1), e_d)
-        low, high = np.ldexp(low, e_all), np.ldexp(high, e_all)
-    flat = _constant(D)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d_z = np.where(flat, math.nan, D.mean(axis=1) / D.std(axis=1, ddof=1))
-    d_z[~D.any(axis=1)] = 0.0
-    counts = [np.count_nonzero(c, axis=1) for c in (A > B, A == B, A < B)]
-    labels = [f"system {n!r}" for n, _ in keys] + [
-        f"the difference of system {s!r} from {b!r}" for s, b, _ in tasks
-    ]
-    _check_range(
-        caller,
-        {
-            "mean": np.concatenate([mean, diff]),
-            "lower end of the confidence interval": low,
-            "upper end of the confidence interval": high,
-        },
-        labels,
-        [m for _, m in keys] + [m for _, _, m in tasks],
-    )
-    summary = [
-        dict(zip(SUMMARY_COLUMNS, row, strict=True))
-        for row in zip(
-            [n for n, _ in keys],
-            [m for _, m in keys],
-            mean.tolist(),
-            low[: len(keys)].tolist(),
-            high[: len(keys)].tolist(),
-            strict=True,
-        )
-    ]
-    rows = [
-        dict(zip(PAIR_COLUMNS, row, strict=False))
-        for row in zip(
-            [s for s, _, _ in tasks],
-            [b for _, b, _ in tasks],
-            [m for _, _, m in tasks],
-            diff.tolist(),
-            low[len(keys) :].tolist(),
-            high[len(keys) :].tolist(),
-            d_z.tolist(),
-            *(c.tolist() for c in counts),
-            p.tolist(),
-            strict=True,
-        )
-    ]
-    adjusted = _adjust(p, correction)
-    alpha = 1.0 - confidence_level
-    for r, q in zip(rows, adjusted.tolist(), strict=True):
-        r["p_adjusted"] = q
-        r["significant"] = bool(q <= alpha)
-    if any(tie_bounds.values()):
-        _add_tie_bounds(caller, summary, rows, tie_bounds)
-    settings["baseline"] = baseline
-    return Comparison(summary, rows, ids, dropped, settings)
+#: :func:`compare`, its errors and warnings naming the caller given first (a
+#: Display that compares), and the keyword ``systems_arg`` naming the argument
+#: that gave the systems (default ``"results"``).
+compare_for = call_as(compare, extra={"systems_arg": "results"})
 
 
 def _check_range(caller, columns, labels, metrics):

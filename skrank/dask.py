@@ -28,7 +28,7 @@ from ._distributed import (
     run_queries,
     run_request,
 )
-from ._docs import fill_doc
+from ._faces import fill_doc
 from ._validation import InvalidParameterError
 
 __all__ = ["evaluate", "evaluate_run", "read_qrels", "read_run"]

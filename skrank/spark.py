@@ -35,7 +35,7 @@ from ._distributed import (
     run_request,
     sums_columns,
 )
-from ._docs import fill_doc
+from ._faces import fill_doc
 from ._validation import InvalidParameterError
 
 __all__ = ["evaluate", "evaluate_run"]
