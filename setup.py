@@ -14,6 +14,7 @@ from glob import glob
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 DEBUG = os.environ.get("SKRANK_DEBUG_BUILD", "") not in ("", "0")
 
@@ -61,12 +62,30 @@ extensions.append(
     )
 )
 
+
+class BuildKernels(build_ext):
+    """build_ext that says what is missing when the kernels cannot be built."""
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as exc:  # the compiler's or the platform's error
+            raise SystemExit(
+                "skrank: its compiled kernels could not be built "
+                f"({type(exc).__name__}: {exc}). Building skrank from source "
+                "needs a C compiler (gcc, clang or MSVC) and the Python "
+                "development headers (Python.h; on Debian/Ubuntu the package "
+                "python3-dev); or install a prebuilt wheel of skrank."
+            ) from exc
+
+
 # generated C apart for the two builds: Cython regenerates a file only when
 # its .pyx is newer, not when the directives change
 setup(
+    cmdclass={"build_ext": BuildKernels},
     ext_modules=cythonize(
         extensions,
         compiler_directives=directives,
         build_dir="build/cython-debug" if DEBUG else "build/cython",
-    )
+    ),
 )
