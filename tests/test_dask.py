@@ -41,7 +41,7 @@ from sklearn.model_selection import GridSearchCV, GroupKFold
 import skrank
 import skrank.dask as skd
 from skrank import RankingEvaluator, get_scorer, make_ranking_scorer
-from skrank._distributed import ORDER, evaluate_partition, request
+from skrank.distributed._common import ORDER, evaluate_partition, request
 from skrank.datasets import make_ranking
 from skrank.trec import evaluate_run, read_qrels, read_run
 
