@@ -10,9 +10,9 @@ import numpy as np
 
 from .._evaluate import evaluate
 from .._registry import parse_metrics
-from ..distributed._common import OPTIONS, settle
+from ..distributed._common import OPTIONS, described, settle
 
-__all__ = ["PREFIX", "BoosterMetric", "check_names", "group_sizes"]
+__all__ = ["PREFIX", "BoosterMetric", "booster_docs", "check_names", "group_sizes"]
 
 #: Prefix of the names that the metrics report to the booster, so that they do
 #: not clash with the booster's built-in metric names in its evaluation log.
@@ -27,6 +27,43 @@ _RESERVED = {
     "y_score": "the scores are the booster's predictions",
     "metrics": "the metrics are the positional names",
 }
+
+
+def booster_docs(booster):
+    """A decorator giving a booster metric's docstrings the texts that both
+    boosters' docstrings share (:func:`~skrank.distributed._common.described`),
+    naming ``booster`` where they differ."""
+    return described(
+        {
+            "metric_class": f"""Made by :func:`eval_metric`; see there.
+
+Parameters
+----------
+names : list of str
+    The canonical names of the metrics.
+evaluate_kwargs : dict
+    Keyword arguments of :func:`skrank.evaluate`.
+
+Attributes
+----------
+names : list of str
+    The canonical names of the metrics, as :func:`skrank.evaluate` writes
+    them.
+booster_names : list of str
+    The names reported to {booster}: ``"skrank_"`` and the canonical name.
+evaluate_kwargs : dict
+    The options forwarded to :func:`skrank.evaluate`.
+
+See Also
+--------
+eval_metric : Build one.""",
+            "evaluate_kwargs": """**evaluate_kwargs
+    Options of :func:`skrank.evaluate` (``ties``, ``relevance_level``,
+    ``replace_undefined_by``, ...), applied at every evaluation.
+    ``qid``, ``sample_weight`` and ``average`` come from the booster and
+    are refused here.""",
+        }
+    )
 
 
 def check_names(caller, names, evaluate_kwargs):
@@ -89,19 +126,11 @@ def group_sizes(caller, group, n_rows, where):
 
 
 class BoosterMetric:
-    """A skrank metric in a booster's form of a custom evaluation function.
-
-    The booster's subclass reads its evaluation data in ``__call__`` and
-    hands :meth:`_values` the labels, predictions, query sizes and query
-    weights.
-
-    Parameters
-    ----------
-    names : list of str
-        The canonical names of the metrics.
-    evaluate_kwargs : dict
-        Keyword arguments of :func:`skrank.evaluate`.
-    """
+    """A skrank metric in a booster's form of a custom evaluation function,
+    made of its canonical ``names`` and the ``evaluate_kwargs`` of
+    :func:`skrank.evaluate`. The booster's subclass reads its evaluation
+    data in ``__call__`` and hands :meth:`_values` the labels, predictions,
+    query sizes and query weights."""
 
     def __init__(self, names, evaluate_kwargs):
         self.names = list(names)

@@ -7,36 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import BoosterMetric, check_names, group_sizes
+from ._common import BoosterMetric, booster_docs, check_names, group_sizes
 
 __all__ = ["eval_metric"]
 
 
+@booster_docs("LightGBM")
 class LightGBMEvalMetric(BoosterMetric):
     """A skrank metric in LightGBM's form of a custom evaluation function.
 
-    Made by :func:`eval_metric`; see there.
-
-    Parameters
-    ----------
-    names : list of str
-        The canonical names of the metrics.
-    evaluate_kwargs : dict
-        Keyword arguments of :func:`skrank.evaluate`.
-
-    Attributes
-    ----------
-    names : list of str
-        The canonical names of the metrics, as :func:`skrank.evaluate` writes
-        them.
-    booster_names : list of str
-        The names reported to LightGBM: ``"skrank_"`` and the canonical name.
-    evaluate_kwargs : dict
-        The options forwarded to :func:`skrank.evaluate`.
-
-    See Also
-    --------
-    eval_metric : Build one.
+    %(metric_class)s
 
     Examples
     --------
@@ -126,6 +106,7 @@ class LightGBMEvalMetric(BoosterMetric):
         return self._values(labels, preds, sizes, query_weight, True)
 
 
+@booster_docs("LightGBM")
 def eval_metric(*names, **evaluate_kwargs) -> LightGBMEvalMetric:
     """Tie-aware skrank metrics as a LightGBM custom evaluation function.
 
@@ -141,11 +122,7 @@ def eval_metric(*names, **evaluate_kwargs) -> LightGBMEvalMetric:
         One or more metric names as :func:`skrank.evaluate` reads them, such
         as ``"ndcg@10"``, ``"map@5"``, ``"mrr"`` or ``"P(rel=2)@5"``; see
         :func:`skrank.get_metric_names`.
-    **evaluate_kwargs
-        Options of :func:`skrank.evaluate` (``ties``, ``relevance_level``,
-        ``replace_undefined_by``, ...), applied at every evaluation.
-        ``qid``, ``sample_weight`` and ``average`` come from the booster and
-        are refused here.
+    %(evaluate_kwargs)s
 
     Returns
     -------

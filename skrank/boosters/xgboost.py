@@ -11,38 +11,18 @@ import numbers
 import numpy as np
 
 from .._evaluate import evaluate
-from ._common import BoosterMetric, check_names, group_sizes
+from ._common import BoosterMetric, booster_docs, check_names, group_sizes
 
 __all__ = ["eval_metric"]
 
 _CALLER = "skrank.xgboost.eval_metric"
 
 
+@booster_docs("XGBoost")
 class XGBoostEvalMetric(BoosterMetric):
     """A skrank metric in XGBoost's form of a custom evaluation function.
 
-    Made by :func:`eval_metric`; see there.
-
-    Parameters
-    ----------
-    names : list of str
-        The canonical names of the metrics.
-    evaluate_kwargs : dict
-        Keyword arguments of :func:`skrank.evaluate`.
-
-    Attributes
-    ----------
-    names : list of str
-        The canonical names of the metrics, as :func:`skrank.evaluate` writes
-        them.
-    booster_names : list of str
-        The names reported to XGBoost: ``"skrank_"`` and the canonical name.
-    evaluate_kwargs : dict
-        The options forwarded to :func:`skrank.evaluate`.
-
-    See Also
-    --------
-    eval_metric : Build one.
+    %(metric_class)s
 
     Examples
     --------
@@ -150,6 +130,7 @@ class XGBoostEvalMetric(BoosterMetric):
         return float(value[self.names[0]])
 
 
+@booster_docs("XGBoost")
 def eval_metric(*names, **evaluate_kwargs) -> XGBoostEvalMetric:
     """Tie-aware skrank metrics as an XGBoost custom evaluation function.
 
@@ -167,11 +148,7 @@ def eval_metric(*names, **evaluate_kwargs) -> XGBoostEvalMetric:
         One or more metric names as :func:`skrank.evaluate` reads them, such
         as ``"ndcg@10"``, ``"map@5"``, ``"mrr"`` or ``"P(rel=2)@5"``; see
         :func:`skrank.get_metric_names`. ``XGBRanker`` takes one.
-    **evaluate_kwargs
-        Options of :func:`skrank.evaluate` (``ties``, ``relevance_level``,
-        ``replace_undefined_by``, ...), applied at every evaluation.
-        ``qid``, ``sample_weight`` and ``average`` come from the booster and
-        are refused here.
+    %(evaluate_kwargs)s
 
     Returns
     -------

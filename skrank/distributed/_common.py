@@ -32,12 +32,15 @@ Nothing here imports Dask or Spark; pandas is imported by the callers.
 from __future__ import annotations
 
 import math
+import re
+import textwrap
 import warnings
 
 import numpy as np
 
 from .._conventions import name_rules, run_options
 from .._core import finish_aggregate, partial_aggregate, resolve_ties
+from .._docs import fill_doc
 from .._evaluate import check_tie_bounds, evaluate, resolve_metrics
 from .._registry import get_metric, read_metrics
 from .._validation import InvalidParameterError, validate_params
@@ -55,6 +58,7 @@ __all__ = [
     "check_average",
     "check_columns",
     "check_frame",
+    "described",
     "evaluate_partition",
     "evaluate_run_partition",
     "in_input_order",
@@ -79,6 +83,39 @@ TIE_HIGH = "_tie_high"
 UNDEFINED = "__skrank_undefined__:"
 
 _SINGLE_ROW = "Every query given to"
+
+
+_PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", re.MULTILINE)
+
+
+def described(entries):
+    """A decorator that replaces each line ``%(key)s`` of a docstring whose
+    key is in ``entries`` by the entry, at the line's indentation, then
+    fills skrank's shared entries (:func:`skrank._docs.fill_doc`): texts that
+    the adapters' docstrings share, written once."""
+
+    def fill(obj):
+        def entry(match):
+            text = entries.get(match.group(2))
+            return (
+                match.group(0)
+                if text is None
+                else textwrap.indent(text, match.group(1))
+            )
+
+        obj.__doc__ = _PLACEHOLDER.sub(entry, obj.__doc__)
+        return fill_doc(obj)
+
+    return fill
+
+
+#: Texts of the adapters' docstrings, for :func:`described`.
+DOCS = {
+    "run_raises": """ValueError
+    For a missing column, a query id column with missing values, a run
+    that shares no query with the qrels (``queries="intersection"``),
+    or whatever :func:`skrank.trec.evaluate_run` rejects.""",
+}
 
 
 #: The options that an adapter's call forwards to the single-machine engine.

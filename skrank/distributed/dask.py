@@ -5,9 +5,8 @@ functions are imported by :mod:`skrank.dask`.
 
 from __future__ import annotations
 
-from .._docs import fill_doc
 from .._validation import InvalidParameterError
-from ._common import ORDER, Adapter, check_frame, partial_sums
+from ._common import DOCS, ORDER, Adapter, check_frame, described, partial_sums
 
 __all__ = ["evaluate", "evaluate_run", "read_qrels", "read_run"]
 
@@ -143,7 +142,7 @@ class _Dask(Adapter):
 _DASK = _Dask()
 
 
-@fill_doc
+@described(DOCS)
 def evaluate(
     df,
     metrics,
@@ -269,7 +268,7 @@ def evaluate(
     return _DASK.evaluate(locals())
 
 
-@fill_doc
+@described(DOCS)
 def evaluate_run(
     qrels,
     run,
@@ -341,10 +340,7 @@ def evaluate_run(
 
     Raises
     ------
-    ValueError
-        For a missing column, a query id column with missing values, a run
-        that shares no query with the qrels (``queries="intersection"``),
-        or whatever :func:`skrank.trec.evaluate_run` rejects.
+    %(run_raises)s
 
     See Also
     --------

@@ -9,9 +9,17 @@ from __future__ import annotations
 import contextlib
 import warnings
 
-from .._docs import fill_doc
 from .._validation import InvalidParameterError
-from ._common import ORDER, WEIGHT, Adapter, check_frame, partial_sums, sums_columns
+from ._common import (
+    DOCS,
+    ORDER,
+    WEIGHT,
+    Adapter,
+    check_frame,
+    described,
+    partial_sums,
+    sums_columns,
+)
 
 __all__ = ["evaluate", "evaluate_run"]
 
@@ -239,7 +247,7 @@ class _Spark(Adapter):
 _SPARK = _Spark()
 
 
-@fill_doc
+@described(DOCS)
 def evaluate(
     df,
     metrics,
@@ -375,7 +383,7 @@ def evaluate(
     return _SPARK.evaluate(locals())
 
 
-@fill_doc
+@described(DOCS)
 def evaluate_run(
     qrels,
     run,
@@ -439,10 +447,7 @@ def evaluate_run(
 
     Raises
     ------
-    ValueError
-        For a missing column, a query id column with missing values, a run
-        that shares no query with the qrels (``queries="intersection"``),
-        or whatever :func:`skrank.trec.evaluate_run` rejects.
+    %(run_raises)s
 
     See Also
     --------
