@@ -257,22 +257,23 @@ def assert_compare_equal(got, expected):
         )
 
 
-def single_means(rows, metrics, **options):
-    """``skrank.evaluate``'s means of ``rows`` (metrics undefined for some
-    queries warn)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return skrank.evaluate(
-            rows["y_true"], rows["y_score"], metrics, qid=rows["qid"], **options
-        )
+def single(rows, metrics, **options):
+    """``skrank.evaluate`` of ``rows``."""
+    y_true, y_score = rows["y_true"], rows["y_score"]
+    return skrank.evaluate(y_true, y_score, metrics, qid=rows["qid"], **options)
 
 
 def single_per_query(rows, metrics, **options):
     """``skrank.evaluate``'s per-query values of ``rows``."""
-    y_true, y_score = rows["y_true"], rows["y_score"]
-    return skrank.evaluate(
-        y_true, y_score, metrics, qid=rows["qid"], average=None, **options
-    )
+    return single(rows, metrics, average=None, **options)
+
+
+def single_means(rows, metrics, **options):
+    """``skrank.evaluate``'s means of ``rows``, where metrics undefined for
+    some queries warn."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return single(rows, metrics, **options)
 
 
 # --------------------------------------------------------------------------
@@ -385,14 +386,8 @@ def check_weighted_means(driver, rows, metrics, path, n_files):
     codes = pd.factorize(rows["qid"])[0]
     weights = rng.integers(0, 4, codes.max() + 1).astype(float)[codes]
     frame = rows.assign(w=weights)
-    expected = skrank.evaluate(
-        frame["y_true"],
-        frame["y_score"],
-        metrics,
-        qid=frame["qid"],
-        sample_weight=frame["w"],
-        replace_undefined_by=np.nan,
-    )
+    options = dict(sample_weight=frame["w"], replace_undefined_by=np.nan)
+    expected = single(frame, metrics, **options)
     got = driver.module.evaluate(
         driver.parquet(frame, path, n_files),
         metrics,
@@ -436,14 +431,7 @@ def check_booster_conventions(driver, splits):
     rows["w"] = (rng.integers(1, 13, codes.max() + 1) / 4)[codes]
     names = ["ndcg@3", "ndcg@3-", "map@3", "ndcg@10"]
     for convention in ("lightgbm", "xgboost"):
-        expected = skrank.evaluate(
-            rows["y_true"],
-            rows["y_score"],
-            names,
-            qid=rows["qid"],
-            sample_weight=rows["w"],
-            convention=convention,
-        )
+        expected = single(rows, names, sample_weight=rows["w"], convention=convention)
         for n in splits:
             got = driver.module.evaluate(
                 driver.frame(rows, n),
@@ -545,9 +533,7 @@ def check_realigns(driver, df, rows, metrics, pieces):
     values of the partitions of ``df`` evaluated apart) gives other means on
     heavily tied data; the adapter gives the single-machine means and
     refuses a false ``partitioned_by_qid`` claim."""
-    expected = skrank.evaluate(
-        rows["y_true"], rows["y_score"], metrics, qid=rows["qid"]
-    )
+    expected = single(rows, metrics)
     assert len(pieces) > 200
     naive_means = pieces.mean().to_dict()
     assert naive_means["ndcg@10"] - expected["ndcg@10"] > 0.05

@@ -124,14 +124,9 @@ def test_convention_and_column_names(client):
         columns={"qid": "query", "y_true": "label", "y_score": "pred"}
     )
     metrics = ["ndcg@10", "map@10"]
-    expected = skrank.evaluate(
-        frame["label"],
-        frame["pred"],
-        metrics,
-        qid=frame["query"],
-        average=None,
-        convention="lightgbm",
-    )
+    labels, preds, queries = frame["label"], frame["pred"], frame["query"]
+    options = dict(qid=queries, average=None, convention="lightgbm")
+    expected = skrank.evaluate(labels, preds, metrics, **options)
     got = skd.evaluate(
         dd.from_pandas(frame, npartitions=3),
         metrics,

@@ -146,12 +146,12 @@ class BoosterMetric:
     def _predictions(caller, preds):
         """The predictions as an array of one score per row."""
         preds = np.asarray(preds)
-        if preds.ndim != 1:
-            raise ValueError(
-                f"{caller}: the predictions must be one score per row (a ranking "
-                f"objective). Got shape {preds.shape}."
-            )
-        return preds
+        if preds.ndim == 1:
+            return preds
+        raise ValueError(
+            f"{caller}: the predictions must be one score per row (a ranking "
+            f"objective). Got shape {preds.shape}."
+        )
 
     def _values(self, labels, preds, sizes, query_weight, *flags):
         """``(booster name, value, *flags)`` of each metric of the
@@ -162,14 +162,8 @@ class BoosterMetric:
         sample_weight = None
         if query_weight is not None:
             sample_weight = np.repeat(query_weight, sizes)
-        values = evaluate(
-            labels,
-            preds,
-            self.names,
-            qid=qid,
-            sample_weight=sample_weight,
-            **self.evaluate_kwargs,
-        )
+        options = dict(self.evaluate_kwargs, qid=qid, sample_weight=sample_weight)
+        values = evaluate(labels, preds, self.names, **options)
         results = [
             (booster_name, float(values[name]), *flags)
             for booster_name, name in zip(self.booster_names, self.names, strict=True)

@@ -111,7 +111,9 @@ def described(entries):
 
 #: Texts of the adapters' docstrings, for :func:`described`.
 DOCS = {
-    "run_raises": """ValueError
+    "run_raises": """Raises
+------
+ValueError
     For a missing column, a query id column with missing values, a run
     that shares no query with the qrels (``queries="intersection"``),
     or whatever :func:`skrank.trec.evaluate_run` rejects.""",

@@ -338,8 +338,6 @@ def evaluate_run(
         ``qid``, strings) and one ``float64`` column per metric (and its tie
         bounds with ``tie_bounds=True``).
 
-    Raises
-    ------
     %(run_raises)s
 
     See Also
@@ -371,11 +369,27 @@ def evaluate_run(
     return _DASK.evaluate_run(locals())
 
 
-def _read_trec(path, names, usecols, dtypes, blocksize):
-    """TREC columns read with Dask; a compressed file is one partition."""
+#: The columns of a TREC qrels file: all of them, those read, their dtypes.
+_QRELS_COLUMNS = (
+    ["qid", "iter", "docno", "relevance"],
+    ["qid", "docno", "relevance"],
+    {"qid": str, "docno": str, "relevance": "int64"},
+)
+#: The columns of a TREC run file: all of them, those read, their dtypes.
+_RUN_COLUMNS = (
+    ["qid", "Q0", "docno", "rank", "score", "tag"],
+    ["qid", "docno", "score"],
+    {"qid": str, "docno": str, "score": "float64"},
+)
+
+
+def _read_trec(path, columns, blocksize):
+    """TREC ``columns`` (all, read, dtypes) read with Dask; a compressed
+    file is one partition."""
     _, dd = _dask()
     if str(path).endswith(".gz"):
         blocksize = None
+    names, usecols, dtypes = columns
     return dd.read_csv(
         path,
         sep=r"\s+",
@@ -422,13 +436,7 @@ def read_qrels(path, *, blocksize="64MB"):
     1  q1    d2          0
     2  q2    d7          2
     """
-    return _read_trec(
-        path,
-        ["qid", "iter", "docno", "relevance"],
-        ["qid", "docno", "relevance"],
-        {"qid": str, "docno": str, "relevance": "int64"},
-        blocksize,
-    )
+    return _read_trec(path, _QRELS_COLUMNS, blocksize)
 
 
 def read_run(path, *, blocksize="64MB"):
@@ -466,10 +474,4 @@ def read_run(path, *, blocksize="64MB"):
     0  q1    d1    0.9
     1  q1    d3    0.5
     """
-    return _read_trec(
-        path,
-        ["qid", "Q0", "docno", "rank", "score", "tag"],
-        ["qid", "docno", "score"],
-        {"qid": str, "docno": str, "score": "float64"},
-        blocksize,
-    )
+    return _read_trec(path, _RUN_COLUMNS, blocksize)

@@ -25,6 +25,15 @@ __all__ = ["evaluate", "evaluate_run"]
 
 _BUCKET = "__skrank_bucket__"
 
+#: The texts of the docstrings here: the adapters' and the imports of the
+#: examples (Spark's Python workers run the driver's Python).
+_DOCS = {
+    **DOCS,
+    "spark_imports": """>>> import os, sys
+>>> _ = os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+>>> from pyspark.sql import SparkSession""",
+}
+
 
 def _pyspark():
     try:
@@ -247,7 +256,7 @@ class _Spark(Adapter):
 _SPARK = _Spark()
 
 
-@described(DOCS)
+@described(_DOCS)
 def evaluate(
     df,
     metrics,
@@ -358,9 +367,7 @@ def evaluate(
     --------
     Spark's Python workers need skrank too; locally, the driver's Python:
 
-    >>> import os, sys
-    >>> _ = os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    >>> from pyspark.sql import SparkSession
+    %(spark_imports)s
     >>> from skrank.spark import evaluate
     >>> spark = SparkSession.builder.master("local[2]").getOrCreate()
     >>> df = spark.createDataFrame(
@@ -383,7 +390,7 @@ def evaluate(
     return _SPARK.evaluate(locals())
 
 
-@described(DOCS)
+@described(_DOCS)
 def evaluate_run(
     qrels,
     run,
@@ -445,8 +452,6 @@ def evaluate_run(
         ``qid``, strings) and one ``double`` column per metric (and its tie
         bounds with ``tie_bounds=True``).
 
-    Raises
-    ------
     %(run_raises)s
 
     See Also
@@ -456,9 +461,7 @@ def evaluate_run(
 
     Examples
     --------
-    >>> import os, sys
-    >>> _ = os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    >>> from pyspark.sql import SparkSession
+    %(spark_imports)s
     >>> from skrank.spark import evaluate_run
     >>> spark = SparkSession.builder.master("local[2]").getOrCreate()
     >>> qrels = spark.createDataFrame(
