@@ -14,7 +14,7 @@ LightGBM is imported only when the metric is called on a LightGBM
 
 from __future__ import annotations
 
-# the class of eval_metric's result, named as before
+# the class of eval_metric's result and the prefix of the names it reports
 from .boosters._common import PREFIX  # noqa: F401
 from .boosters.lightgbm import LightGBMEvalMetric, eval_metric  # noqa: F401
 
