@@ -256,22 +256,33 @@ def test_tied_data_values_by_brute_force():
     assert np.mean(top) == pytest.approx(0.6861574497985199, rel=1e-12)
 
 
-def test_early_stopping_follows_the_tie_aware_metric():
-    (Xt, yt, st), (Xv, yv, sv) = _tied_data()
+def _train_tied(params, **kwargs):
+    """LightGBM trained on :func:`_tied_data` with early stopping after 3
+    rounds, every tree kept (to predict with each); the booster, its
+    evaluation history and the validation data."""
+    (Xt, yt, st), valid_data = _tied_data()
     train = lightgbm.Dataset(Xt, yt, group=st)
+    Xv, yv, sv = valid_data
     valid = lightgbm.Dataset(Xv, yv, group=sv, reference=train)
     history = {}
     booster = lightgbm.train(
-        {**_TIED_PARAMS, "metric": "None"},
+        {**_TIED_PARAMS, **params},
         train,
         num_boost_round=20,
         valid_sets=[valid],
-        feval=lgb_metric("ndcg@5"),
         callbacks=[
             lightgbm.early_stopping(3, verbose=False),
             lightgbm.record_evaluation(history),
         ],
-        keep_training_booster=True,  # keep every tree, to predict with each
+        keep_training_booster=True,
+        **kwargs,
+    )
+    return booster, history, valid_data
+
+
+def test_early_stopping_follows_the_tie_aware_metric():
+    booster, history, (Xv, yv, sv) = _train_tied(
+        {"metric": "None"}, feval=lgb_metric("ndcg@5")
     )
     n_rounds = len(history["valid_0"]["skrank_ndcg@5"])
     assert n_rounds == 1 + 3  # stopped 3 rounds after the best
@@ -285,21 +296,7 @@ def test_early_stopping_follows_the_tie_aware_metric():
 
 
 def test_lightgbm_builtin_ndcg_picks_another_iteration():
-    (Xt, yt, st), (Xv, yv, sv) = _tied_data()
-    train = lightgbm.Dataset(Xt, yt, group=st)
-    valid = lightgbm.Dataset(Xv, yv, group=sv, reference=train)
-    history = {}
-    booster = lightgbm.train(
-        {**_TIED_PARAMS, "metric": "ndcg", "eval_at": [5]},
-        train,
-        num_boost_round=20,
-        valid_sets=[valid],
-        callbacks=[
-            lightgbm.early_stopping(3, verbose=False),
-            lightgbm.record_evaluation(history),
-        ],
-        keep_training_booster=True,
-    )
+    booster, history, (Xv, yv, sv) = _train_tied({"metric": "ndcg", "eval_at": [5]})
     assert booster.best_iteration == 2  # the tie-aware metric says 1
     # LightGBM orders tied scores by input order (the relevant rows last
     # here): its value is skrank's pessimistic bound, 0.5013 then 0.5438

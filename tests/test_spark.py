@@ -5,7 +5,8 @@ Every expected number is single-machine skrank on the same data
 ``skrank.trec.evaluate_run``), or Spark's own
 ``pyspark.ml.evaluation.RankingEvaluator`` where it is compared (MAP@k and
 nDCG@k under skrank's ``convention="spark"``, on scores without ties, where
-Spark's ranked lists are unambiguous).
+Spark's ranked lists are unambiguous). The checks shared with
+tests/test_dask.py are those of adapter_checks.py.
 
 * Exactness: 200,000 rows with heavy ties, query sizes 1 to 3,000, string
   and integer ids, rows in random order across Parquet files; every metric
@@ -27,30 +28,22 @@ import sys
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 
 # Spark's Python workers must run this interpreter (skrank, numpy, pandas);
 # set before any SparkContext of the test run starts
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
+import adapter_checks as checks  # noqa: E402
+from peers import spark_session  # noqa: E402
 from pyspark.ml.evaluation import RankingEvaluator  # noqa: E402
-from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
-from test_dask import (  # noqa: E402
-    SHORT_AVERAGE,
-    _assert_bounds,
-    _assert_tie_bounds_feed_compare,
-    _metrics,
-    _trec_tables,
-    ranking_rows,
-    short_query_rows,
-    two_system_rows,
-)
 
 import skrank  # noqa: E402
 import skrank.spark as sks  # noqa: E402
 from skrank.trec import evaluate_run  # noqa: E402
+
+FIRST = checks.FIRST
 
 # PySpark's own version check warns on pandas >= 3 whenever a frame is
 # converted (toPandas); the values are checked here under that pandas
@@ -58,61 +51,19 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning"
 )
 
-N_ROWS = 200_000
-
 
 @pytest.fixture(scope="module")
 def spark():
     # no skip: the test fails if Spark (or Java) cannot start. The session
     # is left running for the other modules of the run (getOrCreate).
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("skrank-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
+    session = spark_session()
     assert session.sparkContext.master == "local[2]"
     return session
 
 
-def _from_parquet(spark, frame, path, n_files):
-    path.mkdir()
-    for i, part in enumerate(np.array_split(np.arange(len(frame)), n_files)):
-        frame.iloc[part].to_parquet(path / f"part{i:02d}.parquet")
-    return spark.read.parquet(str(path))
-
-
-def _to_pandas(sdf):
-    """Collected rows as a pandas DataFrame (not ``toPandas``, whose Arrow
-    path uses a keyword that pandas 3 deprecates)."""
-    rows = sdf.collect()
-    return pd.DataFrame([r.asDict() for r in rows], columns=sdf.columns)
-
-
-def _collect(per_query, qid="qid"):
-    return _to_pandas(per_query).set_index(qid).sort_index()
-
-
-def _assert_per_query(got: pd.DataFrame, expected, names):
-    assert list(got.columns) == names
-    np.testing.assert_array_equal(
-        got.index.to_numpy().astype(str), expected.qid.astype(str)
-    )
-    for name in names:
-        np.testing.assert_allclose(
-            got[name].to_numpy(), expected[name], rtol=0, atol=1e-12
-        )
-
-
-def _assert_means(got, expected):
-    assert list(got) == list(expected)
-    for name in expected:
-        np.testing.assert_allclose(got[name], expected[name], rtol=1e-12, atol=0)
+@pytest.fixture(scope="module")
+def driver(spark):
+    return checks.SparkDriver(spark)
 
 
 # --------------------------------------------------------------------------
@@ -129,161 +80,41 @@ def _assert_means(got, expected):
         ("int", "first"),
     ],
 )
-def test_per_query_and_means_equal_single_machine(spark, tmp_path, kind, ties):
-    rows = ranking_rows(N_ROWS, string_ids=kind == "str")
-    df = _from_parquet(spark, rows, tmp_path / "rows", 4)
-    if ties == "first":
-        # the rows in the order of df (its partitions in order): the input
-        # order of ties="first"
-        rows = _to_pandas(df)
-    metrics = _metrics(ties)
-    expected = skrank.evaluate(
-        rows["y_true"],
-        rows["y_score"],
-        metrics,
-        qid=rows["qid"],
-        average=None,
-        ties=ties,
-    )
-    names = list(expected)
-    got = sks.evaluate(df, metrics, average=None, ties=ties, n_buckets=8)
-    _assert_per_query(_collect(got), expected, names)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # metrics undefined for some queries
-        means = skrank.evaluate(
-            rows["y_true"], rows["y_score"], metrics, qid=rows["qid"], ties=ties
-        )
-    _assert_means(sks.evaluate(df, metrics, ties=ties, n_buckets=8), means)
+def test_per_query_and_means_equal_single_machine(driver, tmp_path, kind, ties):
+    rows = checks.ranking_rows(checks.N_ROWS, string_ids=kind == "str")
+    checks.check_exact(driver, rows, ties, tmp_path / "rows", 4, n_buckets=8)
 
 
-def test_weighted_means_without_undefined_queries(spark, tmp_path):
-    rows = ranking_rows(50_000, string_ids=True, seed=2)
-    rng = np.random.default_rng(1)
-    codes = pd.factorize(rows["qid"])[0]
-    rows["w"] = rng.integers(0, 4, codes.max() + 1).astype(float)[codes]
+def test_weighted_means_without_undefined_queries(driver, tmp_path):
+    rows = checks.ranking_rows(50_000, string_ids=True, seed=2)
     metrics = ["ndcg@10", "map", "mrr", "gm_map", "num_rel"]
-    expected = skrank.evaluate(
-        rows["y_true"],
-        rows["y_score"],
-        metrics,
-        qid=rows["qid"],
-        sample_weight=rows["w"],
-        replace_undefined_by=np.nan,
-    )
-    df = _from_parquet(spark, rows, tmp_path / "rows", 3)
-    got = sks.evaluate(df, metrics, sample_weight="w", replace_undefined_by=np.nan)
-    _assert_means(got, expected)
+    checks.check_weighted_means(driver, rows, metrics, tmp_path / "rows", 3)
 
 
-def test_booster_conventions_weigh_queries_as_the_boosters(spark):
-    # weights k/4, every query's rows in input order (ties="first"), and
-    # queries without relevant items: the boosters add their nDCG of 1
-    # unweighted (LightGBM NDCGMetric::Eval, XGBoost EvalNDCG::Eval); the
-    # adapter's exact mean equals evaluate's running sum to 1e-14, and by
-    # hand on two queries: weights 1 (nDCG@3 = 1 / log2(3)) and 3 (no
-    # relevant item) give (1 / log2(3) + 1) / 4
-    rows = ranking_rows(20_000, string_ids=False, seed=11)
-    rows = rows.sort_values("qid", kind="stable").reset_index(drop=True)
-    rng = np.random.default_rng(11)
-    codes = pd.factorize(rows["qid"])[0]
-    rows["w"] = (rng.integers(1, 13, codes.max() + 1) / 4)[codes]
-    names = ["ndcg@3", "ndcg@3-", "map@3", "ndcg@10"]
-    for convention in ("lightgbm", "xgboost"):
-        expected = skrank.evaluate(
-            rows["y_true"],
-            rows["y_score"],
-            names,
-            qid=rows["qid"],
-            sample_weight=rows["w"],
-            convention=convention,
-        )
-        for got in [
-            sks.evaluate(
-                spark.createDataFrame(rows),
-                names,
-                sample_weight="w",
-                convention=convention,
-            )
-        ]:
-            assert list(got) == names
-            for name in names:
-                assert got[name] == pytest.approx(expected[name], rel=1e-14), name
-    small = pd.DataFrame(
-        {
-            "qid": [0, 0, 1, 1],
-            "y_true": [0, 1, 0, 0],
-            "y_score": [0.9, 0.1, 0.5, 0.4],
-            "w": [1.0, 1.0, 3.0, 3.0],
-        }
-    )
-    for got in [
-        sks.evaluate(
-            spark.createDataFrame(small),
-            "ndcg@3",
-            sample_weight="w",
-            convention="lightgbm",
-        )
-    ]:
-        assert got["ndcg@3"] == pytest.approx((1 / np.log2(3) + 1) / 4, rel=1e-15)
-    # per query, the marks of those queries stay inside the adapter
-    per_query = sks.evaluate(
-        spark.createDataFrame(small),
-        "ndcg@3",
-        sample_weight="w",
-        convention="lightgbm",
-        average=None,
-    )
-    got = _collect(per_query)
-    assert list(got.columns) == ["ndcg@3"]
-    np.testing.assert_array_equal(got["ndcg@3"], [1 / np.log2(3), 1.0])
+def test_booster_conventions_weigh_queries_as_the_boosters(driver):
+    checks.check_booster_conventions(driver, (None,))
 
 
-def test_means_bit_for_bit_whatever_the_buckets(spark):
+def test_means_bit_for_bit_whatever_the_buckets(driver):
     # exact partial sums: the means are skrank.evaluate's to the last bit
     # for any number of buckets
-    rows = ranking_rows(30_000, string_ids=True, seed=5)
-    rng = np.random.default_rng(5)
-    codes = pd.factorize(rows["qid"])[0]
-    rows["w"] = rng.random(codes.max() + 1)[codes]
+    rows = checks.ranking_rows(30_000, string_ids=True, seed=5)
     metrics = ["P@10", "ndcg@10", "map", "gm_map", "num_rel_ret"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # metrics undefined for some queries
-        expected = skrank.evaluate(
-            rows["y_true"],
-            rows["y_score"],
-            metrics,
-            qid=rows["qid"],
-            sample_weight=rows["w"],
-        )
-    df = spark.createDataFrame(rows)
-    for n in (1, 5):
-        got = sks.evaluate(df, metrics, sample_weight="w", n_buckets=n)
-        assert got == expected, n
+    splits = [(None, {"n_buckets": n}) for n in (1, 5)]
+    checks.check_bit_for_bit(driver, rows, 5, metrics, ("w",), splits)
 
 
-def test_short_query_metrics_under_average_equal_single_machine(spark):
-    rows = short_query_rows(15_000, seed=13)
-    expected = skrank.evaluate(
-        rows["y_true"], rows["y_score"], SHORT_AVERAGE, qid=rows["qid"], average=None
-    )
-    df = spark.createDataFrame(rows)
-    got = sks.evaluate(df, SHORT_AVERAGE, average=None, n_buckets=4)
-    _assert_per_query(_collect(got), expected, SHORT_AVERAGE)
+def test_short_query_metrics_under_average_equal_single_machine(driver):
+    checks.check_short_queries(driver, None, n_buckets=4)
 
 
 # --------------------------------------------------------------------------
 # ties="first": the input order, through the grouping
 # --------------------------------------------------------------------------
 
-FIRST = ["ndcg@10", "map", "mrr", "precision@5", "err@10", "bpref"]
 
-
-def _differing(a: pd.DataFrame, b, names):
-    return int(sum((np.abs(a[n].to_numpy() - b[n]) > 1e-9).sum() for n in names))
-
-
-def test_first_is_the_order_of_the_rows(spark):
-    rows = ranking_rows(40_000, string_ids=True, seed=21)
+def test_first_is_the_order_of_the_rows(driver, spark):
+    rows = checks.ranking_rows(40_000, string_ids=True, seed=21)
     rows["key"] = np.random.default_rng(21).permutation(len(rows))
     df = spark.createDataFrame(rows).repartition(4)
     # a shuffled frame has no fixed order: sorting gives it one (here over
@@ -291,39 +122,29 @@ def test_first_is_the_order_of_the_rows(spark):
     ordered = df.repartitionByRange(3, "key").sortWithinPartitions("key")
     assert ordered.rdd.getNumPartitions() > 1
     by_key = rows.sort_values("key").reset_index(drop=True)
-    expected = skrank.evaluate(
-        by_key["y_true"],
-        by_key["y_score"],
-        FIRST,
-        qid=by_key["qid"],
-        average=None,
-        ties="first",
-    )
+    expected = checks.single_per_query(by_key, FIRST, ties="first")
     got = sks.evaluate(ordered, FIRST, average=None, ties="first", n_buckets=3)
-    _assert_per_query(_collect(got), expected, FIRST)
+    checks.assert_per_query(driver.collect(got), expected, FIRST)
     # the reverse order gives other values, which the adapter follows
     back = by_key.iloc[::-1].reset_index(drop=True)
-    reversed_expected = skrank.evaluate(
-        back["y_true"],
-        back["y_score"],
-        FIRST,
-        qid=back["qid"],
-        average=None,
-        ties="first",
-    )
-    assert _differing(_collect(got), reversed_expected, FIRST) > 100
+    reversed_expected = checks.single_per_query(back, FIRST, ties="first")
+    assert checks.differing(driver.collect(got), reversed_expected, FIRST) > 100
     descending = df.repartitionByRange(3, F.desc("key")).sortWithinPartitions(
         F.desc("key")
     )
     got = sks.evaluate(descending, FIRST, average=None, ties="first", n_buckets=3)
-    _assert_per_query(_collect(got), reversed_expected, FIRST)
+    checks.assert_per_query(driver.collect(got), reversed_expected, FIRST)
     # the means, from the same order
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         means = skrank.evaluate(
-            by_key["y_true"], by_key["y_score"], FIRST, qid=by_key["qid"], ties="first"
+            by_key["y_true"],
+            by_key["y_score"],
+            FIRST,
+            qid=by_key["qid"],
+            ties="first",
         )
-    _assert_means(sks.evaluate(ordered, FIRST, ties="first"), means)
+    checks.assert_means(sks.evaluate(ordered, FIRST, ties="first"), means)
 
 
 # --------------------------------------------------------------------------
@@ -331,51 +152,15 @@ def test_first_is_the_order_of_the_rows(spark):
 # --------------------------------------------------------------------------
 
 
-def test_tie_bounds_equal_single_machine(spark):
-    rows = ranking_rows(30_000, string_ids=True, seed=23)
-    df = spark.createDataFrame(rows)
-    rows = _to_pandas(df)  # the order of df, for ties="first"
-    metrics = _metrics("first")
-    expected = skrank.evaluate(
-        rows["y_true"],
-        rows["y_score"],
-        metrics,
-        qid=rows["qid"],
-        average=None,
-        ties="first",
-        tie_bounds=True,
-    )
-    assert "ndcg@10" in expected.tie_bounds
-    assert "bndcg" not in expected.tie_bounds  # a metric without bounds
-    got = sks.evaluate(df, metrics, average=None, ties="first", tie_bounds=True)
-    _assert_bounds(_collect(got), expected)
-    means = sks.evaluate(df, metrics, ties="first", tie_bounds=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # metrics undefined for some queries
-        single = {
-            rule: skrank.evaluate(
-                rows["y_true"], rows["y_score"], metrics, qid=rows["qid"], ties=rule
-            )
-            for rule in ("first", "pessimistic", "optimistic")
-        }
-    expected_means = dict(single["first"])
-    for name in expected.tie_bounds:
-        expected_means[name + "_tie_low"] = single["pessimistic"][name]
-        expected_means[name + "_tie_high"] = single["optimistic"][name]
-    _assert_means(means, expected_means)
+def test_tie_bounds_equal_single_machine(driver):
+    rows = checks.ranking_rows(30_000, string_ids=True, seed=23)
+    df = driver.frame(rows)
+    rows = driver.rows_of(df)  # the order of df, for ties="first"
+    checks.check_tie_bounds(driver, df, rows, checks.metrics_for("first"), "first")
 
 
-def test_tie_bounds_feed_compare(spark):
-    rows = two_system_rows(20_000, seed=24)
-    df = spark.createDataFrame(rows)
-    metrics = ["ndcg@10", "mrr"]
-    _assert_tie_bounds_feed_compare(
-        rows,
-        metrics,
-        lambda col: _collect(
-            sks.evaluate(df, metrics, y_score=col, average=None, tie_bounds=True)
-        ),
-    )
+def test_tie_bounds_feed_compare(driver):
+    checks.check_tie_bounds_feed_compare(driver, 20_000)
 
 
 # --------------------------------------------------------------------------
@@ -383,21 +168,10 @@ def test_tie_bounds_feed_compare(spark):
 # --------------------------------------------------------------------------
 
 
-def test_partition_wise_evaluation_differs_and_adapter_realigns(spark):
-    rng = np.random.default_rng(7)
-    n = 200 * 50
-    rows = pd.DataFrame(
-        {
-            "qid": np.repeat(np.arange(200), 50),
-            "y_true": (rng.random(n) < 0.3).astype(int),
-            "y_score": rng.integers(0, 2, n).astype(float),
-        }
-    ).iloc[rng.permutation(n)]
+def test_partition_wise_evaluation_differs_and_adapter_realigns(driver, spark):
+    rows = checks.tied_rows()
     df = spark.createDataFrame(rows).repartition(8)  # round robin: queries split
     metrics = ["ndcg@10", "precision@5"]
-    expected = skrank.evaluate(
-        rows["y_true"], rows["y_score"], metrics, qid=rows["qid"]
-    )
 
     def naive(batches):
         for part in batches:
@@ -407,24 +181,23 @@ def test_partition_wise_evaluation_differs_and_adapter_realigns(spark):
             yield res.to_frame().reset_index(drop=True)
 
     schema = ", ".join(f"`{m}` double" for m in metrics)
-    pieces = _to_pandas(df.mapInPandas(naive, schema))
-    assert len(pieces) > 200  # (partition, query) chunks ranked apart
-    naive_means = pieces.mean().to_dict()
-    assert naive_means["ndcg@10"] - expected["ndcg@10"] > 0.05
-    assert abs(naive_means["precision@5"] - expected["precision@5"]) > 0.01
-
-    _assert_means(sks.evaluate(df, metrics), expected)
-    with pytest.raises(ValueError, match="'partitioned_by_qid' parameter"):
-        sks.evaluate(df, metrics, partitioned_by_qid=True)
+    # (partition, query) chunks ranked apart
+    pieces = driver.rows_of(df.mapInPandas(naive, schema))
+    checks.check_realigns(driver, df, rows, metrics, pieces)
     # partitioned by Spark on qid: the claim holds, each partition is
     # evaluated whole
+    expected = skrank.evaluate(
+        rows["y_true"], rows["y_score"], metrics, qid=rows["qid"]
+    )
     aligned = df.repartition(3, "qid")
-    _assert_means(sks.evaluate(aligned, metrics, partitioned_by_qid=True), expected)
+    checks.assert_means(
+        sks.evaluate(aligned, metrics, partitioned_by_qid=True), expected
+    )
     per_query = sks.evaluate(aligned, metrics, partitioned_by_qid=True, average=None)
     single = skrank.evaluate(
         rows["y_true"], rows["y_score"], metrics, qid=rows["qid"], average=None
     )
-    _assert_per_query(_collect(per_query), single, metrics)
+    checks.assert_per_query(driver.collect(per_query), single, metrics)
 
 
 # --------------------------------------------------------------------------
@@ -432,24 +205,8 @@ def test_partition_wise_evaluation_differs_and_adapter_realigns(spark):
 # --------------------------------------------------------------------------
 
 
-def test_per_query_results_feed_compare(spark):
-    rows = two_system_rows(20_000, seed=9)
-    df = spark.createDataFrame(rows)
-    metrics = ["ndcg@10", "mrr"]
-    a = _collect(sks.evaluate(df, metrics, average=None))
-    b = _collect(sks.evaluate(df, metrics, y_score="other", average=None))
-    single = {
-        name: skrank.evaluate(
-            rows["y_true"], rows[col], metrics, qid=rows["qid"], average=None
-        )
-        for name, col in (("a", "y_score"), ("b", "other"))
-    }
-    got = skrank.compare({"a": a, "b": b}, n_resamples=199, random_state=0)
-    expected = skrank.compare(single, n_resamples=199, random_state=0)
-    for table in ("pairs", "summary"):
-        pd.testing.assert_frame_equal(
-            got.to_frame(table), expected.to_frame(table), check_exact=False, rtol=1e-9
-        )
+def test_per_query_results_feed_compare(driver):
+    checks.check_per_query_feeds_compare(driver, 20_000)
 
 
 def _spark_lists(df):
@@ -465,7 +222,7 @@ def _spark_lists(df):
 
 def test_means_equal_sparks_own_ranking_evaluator(spark):
     rng = np.random.default_rng(4)
-    rows = ranking_rows(20_000, string_ids=False, seed=4)
+    rows = checks.ranking_rows(20_000, string_ids=False, seed=4)
     rows["y_true"] = (rows["y_true"] > 1).astype(int)
     rows["y_score"] = rng.permutation(len(rows)).astype(float)  # no ties
     rows["doc"] = np.arange(len(rows))
@@ -487,9 +244,14 @@ def test_means_equal_sparks_own_ranking_evaluator(spark):
 # --------------------------------------------------------------------------
 
 
+# --------------------------------------------------------------------------
+# qrels and runs
+# --------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize("queries", ["intersection", "qrels", "run"])
-def test_evaluate_run_equals_single_machine(spark, queries):
-    qrels, run = _trec_tables()
+def test_evaluate_run_equals_single_machine(driver, queries):
+    qrels, run = checks.trec_tables()
     metrics = ["ndcg@10", "map", "P.5,10", "bpref", "mrr"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -497,57 +259,22 @@ def test_evaluate_run_equals_single_machine(spark, queries):
             qrels, run, metrics, queries=queries, return_per_query=True
         )
     got_means, got = sks.evaluate_run(
-        spark.createDataFrame(qrels),
-        spark.createDataFrame(run),
+        driver.frame(qrels),
+        driver.frame(run),
         metrics,
         queries=queries,
         return_per_query=True,
         n_buckets=4,
     )
-    _assert_means(got_means, means)
-    got = _to_pandas(got).set_index("qid")
-    got = got.loc[per_query.qid.astype(str)]
-    for name in per_query:
-        np.testing.assert_allclose(
-            got[name].to_numpy(), per_query[name], rtol=0, atol=1e-12
-        )
+    checks.assert_means(got_means, means)
+    checks.assert_run_per_query(driver.collect(got), per_query)
 
 
-def test_evaluate_run_first_and_tie_bounds_equal_single_machine(spark):
-    qrels, run = _trec_tables(seed=14)
-    run_df = spark.createDataFrame(run)
-    run = _to_pandas(run_df)  # the order of the run's rows
-    metrics = ["ndcg@10", "map", "P.5,10", "bpref", "mrr"]
-    expected_means, expected = evaluate_run(
-        qrels, run, metrics, ties="first", return_per_query=True, tie_bounds=True
-    )
-    got_means, got = sks.evaluate_run(
-        spark.createDataFrame(qrels),
-        run_df,
-        metrics,
-        ties="first",
-        return_per_query=True,
-        tie_bounds=True,
-        n_buckets=3,
-    )
-    _assert_bounds(_to_pandas(got).set_index("qid").loc[expected.qid], expected)
-    for name in expected:
-        np.testing.assert_allclose(
-            got_means[name], expected_means[name], rtol=1e-12, atol=0
-        )
-    # the run in another order: other "first" values, which the adapter follows
-    back = run.iloc[::-1].reset_index(drop=True)
-    other = evaluate_run(qrels, back, metrics, ties="first")
-    assert other["map"] != expected_means["map"]
-    _assert_means(
-        sks.evaluate_run(
-            spark.createDataFrame(qrels),
-            spark.createDataFrame(back),
-            metrics,
-            ties="first",
-        ),
-        other,
-    )
+def test_evaluate_run_first_and_tie_bounds_equal_single_machine(driver):
+    _, run = checks.trec_tables(seed=14)
+    run_df = driver.frame(run)
+    run = driver.rows_of(run_df)  # the order of the run's rows
+    checks.check_run_first_and_tie_bounds(driver, run_df, run, (None,) * 3, n_buckets=3)
 
 
 # --------------------------------------------------------------------------
@@ -556,7 +283,7 @@ def test_evaluate_run_first_and_tie_bounds_equal_single_machine(spark):
 
 
 def test_bad_input_names_the_argument(spark):
-    rows = ranking_rows(500, string_ids=True)
+    rows = checks.ranking_rows(500, string_ids=True)
     df = spark.createDataFrame(rows)
     with pytest.raises(ValueError, match="'y_true' parameter .* 'label'"):
         sks.evaluate(df, "map", y_true="label")
@@ -579,25 +306,5 @@ def test_bad_input_names_the_argument(spark):
         sks.evaluate(spark.createDataFrame(rows), "map")
 
 
-def test_evaluate_run_takes_the_conventions_query_set(spark):
-    # as in test_dask.py: without queries=, convention="ir_measures" scores
-    # every judged query, as skrank.trec.evaluate_run does under it
-    qrels, run = _trec_tables(seed=13)
-    metrics = ["nDCG@10", "AP", "P@5"]
-    means, per_query = evaluate_run(
-        qrels, run, metrics, convention="ir_measures", return_per_query=True
-    )
-    got_means, got = sks.evaluate_run(
-        spark.createDataFrame(qrels),
-        spark.createDataFrame(run),
-        metrics,
-        convention="ir_measures",
-        return_per_query=True,
-        n_buckets=3,
-    )
-    _assert_means(got_means, means)
-    got = _to_pandas(got).set_index("qid")
-    assert set(got.index) == set(qrels["qid"]) == set(per_query.qid.astype(str))
-    got = got.loc[per_query.qid.astype(str)]
-    for name in per_query:
-        np.testing.assert_allclose(got[name].to_numpy(), per_query[name], atol=1e-12)
+def test_evaluate_run_takes_the_conventions_query_set(driver):
+    checks.check_conventions_query_set(driver, n_buckets=3)

@@ -1,4 +1,13 @@
-"""What the Dask and Spark adapters share: the work done on one partition.
+"""What the Dask and Spark adapters share: the calls, validated once on the
+client, and the work done on one partition.
+
+:class:`Adapter` is a public call of either adapter (``evaluate`` of a frame
+of rows, ``evaluate_run`` of frames of qrels and run): it checks the frames,
+settles the request (:func:`request`, :func:`run_request`: the metric names
+read once, every option checked against its declaration, nothing computed)
+and hands the engine a :class:`RowsCall` or a :class:`RunCall`, which the
+engine's subclass runs its own way (:mod:`skrank.distributed.dask`,
+:mod:`skrank.distributed.spark`).
 
 An engine (Dask's shuffle, Spark's grouping) brings all rows of each query
 into one partition; :func:`evaluate_partition` and :func:`evaluate_run_partition`
@@ -23,24 +32,33 @@ Nothing here imports Dask or Spark; pandas is imported by the callers.
 from __future__ import annotations
 
 import math
+import re
+import textwrap
 import warnings
 
 import numpy as np
 
-from ._conventions import name_rules
-from ._core import finish_aggregate, partial_aggregate
-from ._evaluate import check_tie_bounds, evaluate, resolve_metrics
-from ._validation import InvalidParameterError, validate_params
-from .names import get_metric, read_metrics
+from .._conventions import name_rules, run_options
+from .._core import finish_aggregate, partial_aggregate
+from .._evaluate import check_tie_bounds, evaluate, resolve_metrics
+from .._faces import fill_doc
+from .._validation import InvalidParameterError, validate_params
+from ..names import get_metric, read_metrics
 
 __all__ = [
+    "OPTIONS",
     "ORDER",
     "TIE_HIGH",
     "TIE_LOW",
     "WEIGHT",
+    "Adapter",
     "Request",
+    "RowsCall",
+    "RunCall",
     "check_average",
     "check_columns",
+    "check_frame",
+    "described",
     "evaluate_partition",
     "evaluate_run_partition",
     "in_input_order",
@@ -48,6 +66,7 @@ __all__ = [
     "partial_sums",
     "request",
     "run_request",
+    "settle",
     "sums_columns",
 ]
 
@@ -64,6 +83,51 @@ TIE_HIGH = "_tie_high"
 UNDEFINED = "__skrank_undefined__:"
 
 _SINGLE_ROW = "Every query given to"
+
+
+_PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", re.MULTILINE)
+
+
+def described(entries):
+    """A decorator that replaces each line ``%(key)s`` of a docstring whose
+    key is in ``entries`` by the entry, at the line's indentation, then
+    fills skrank's shared entries (:func:`skrank._docs.fill_doc`): texts that
+    the adapters' docstrings share, written once."""
+
+    def fill(obj):
+        def entry(match):
+            text = entries.get(match.group(2))
+            return (
+                match.group(0)
+                if text is None
+                else textwrap.indent(text, match.group(1))
+            )
+
+        obj.__doc__ = _PLACEHOLDER.sub(entry, obj.__doc__)
+        return fill_doc(obj)
+
+    return fill
+
+
+#: Texts of the adapters' docstrings, for :func:`described`.
+DOCS = {
+    "run_raises": """Raises
+------
+ValueError
+    For a missing column, a query id column with missing values, a run
+    that shares no query with the qrels (``queries="intersection"``),
+    or whatever :func:`skrank.trec.evaluate_run` rejects.""",
+}
+
+
+#: The options that an adapter's call forwards to the single-machine engine.
+OPTIONS = (
+    "ties",
+    "relevance_level",
+    "replace_undefined_by",
+    "nonpositive",
+    "convention",
+)
 
 
 def check_average(average, caller):
@@ -83,6 +147,145 @@ def check_columns(df, frame_name, wanted, caller):
                 f"The '{arg}' parameter of {caller} names the column {col!r}, "
                 f"which {frame_name} does not have; its columns are {columns}."
             )
+
+
+class Adapter:
+    """The public calls of an engine's adapter, written once.
+
+    A subclass names its engine (``name``, as in ``skrank.<name>``), checks
+    that a frame is the engine's (:meth:`check_frame`), and runs a settled
+    call its own way: :meth:`rows` (a :class:`RowsCall`) and :meth:`runs` (a
+    :class:`RunCall`). The public functions hand their arguments over as
+    they are (``params``: name to value).
+    """
+
+    name = ""
+
+    def check_frame(self, df, arg, caller):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def integral(self, qrels) -> bool:  # pragma: no cover - abstract
+        """Whether the ``relevance`` column of ``qrels`` holds integers."""
+        raise NotImplementedError
+
+    def rows(self, df, call, params):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def runs(self, qrels, run, call, params):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def evaluate(self, params):
+        """``skrank.<name>.evaluate`` of ``params``."""
+        caller = f"skrank.{self.name}.evaluate"
+        self.check_frame(params["df"], "df", caller)
+        return self.rows(params["df"], RowsCall(caller, params), params)
+
+    def evaluate_run(self, params):
+        """``skrank.<name>.evaluate_run`` of ``params``."""
+        caller = f"skrank.{self.name}.evaluate_run"
+        qrels, run = params["qrels"], params["run"]
+        self.check_frame(qrels, "qrels", caller)
+        self.check_frame(run, "run", caller)
+        call = RunCall(caller, params)
+        call.relevance_dtype = "int64" if self.integral(qrels) else "float64"
+        return self.runs(qrels, run, call, params)
+
+
+def check_frame(df, arg, caller, frame_type, spelled):
+    """``df`` is a ``frame_type`` (named ``spelled`` in the error)."""
+    if not isinstance(df, frame_type):
+        raise TypeError(
+            f"The '{arg}' parameter of {caller} must be a {spelled}. "
+            f"Got {type(df).__name__} instead."
+        )
+
+
+class RowsCall:
+    """An adapter's ``evaluate`` call, validated on the client before any
+    work is sent: ``average``, the options and the metrics (``req``, a
+    :class:`Request`); :meth:`check` checks the columns of the frame, and
+    :meth:`per_query` evaluates one partition holding whole queries."""
+
+    def __init__(self, caller, params):
+        self.caller = caller
+        self.metrics = params["metrics"]
+        self.options = {name: params[name] for name in OPTIONS}
+        check_average(params["average"], caller)
+        self.req = request(caller, self.metrics, self.options, params["tie_bounds"])
+        self.names = {key: params[key] for key in ("y_true", "y_score", "qid")}
+        self.sample_weight = params["sample_weight"]
+        self.wanted = list(self.names.items())
+        if self.sample_weight is not None:
+            self.wanted.append(("sample_weight", self.sample_weight))
+        #: the columns read, each once
+        self.columns = list(dict.fromkeys(col for _, col in self.wanted))
+
+    def check(self, df):
+        """Every column of the call is a column of ``df``."""
+        check_columns(df, "df", self.wanted, self.caller)
+
+    def per_query(self, pdf, qid_dtype=None):
+        """:func:`evaluate_partition` of ``pdf`` under the call."""
+        return evaluate_partition(
+            pdf,
+            self.metrics,
+            self.req,
+            **self.names,
+            sample_weight=self.sample_weight,
+            qid_dtype=qid_dtype,
+            options=self.options,
+            caller=self.caller,
+        )
+
+    def means(self, sums):
+        """:func:`means_from_sums` of the rows of :func:`partial_sums`."""
+        return means_from_sums(sums, self.req, self.caller)
+
+
+class RunCall:
+    """An adapter's ``evaluate_run`` call, validated on the client before
+    any work is sent (the query set, the options, the metrics, the columns
+    of both frames); :meth:`per_query` evaluates one partition of the union
+    of qrels and run. The adapter sets ``relevance_dtype``."""
+
+    def __init__(self, caller, params):
+        self.caller = caller
+        self.metrics = params["metrics"]
+        self.options = {name: params[name] for name in OPTIONS}
+        self.queries = run_queries(caller, params["queries"], params["convention"])
+        self.req = run_request(
+            caller,
+            params["qrels"],
+            params["run"],
+            self.queries,
+            self.metrics,
+            self.options,
+            params["tie_bounds"],
+        )
+        self.relevance_dtype = "float64"
+
+    def per_query(self, pdf):
+        """:func:`evaluate_run_partition` of ``pdf`` under the call."""
+        return evaluate_run_partition(
+            pdf,
+            self.metrics,
+            self.req,
+            relevance_dtype=self.relevance_dtype,
+            queries=self.queries,
+            options=self.options,
+            caller=self.caller,
+        )
+
+    def means(self, collect):
+        """The means of the rows of :func:`partial_sums` that ``collect()``
+        gives; none at all: the run shares no query with the qrels."""
+        try:
+            return means_from_sums(collect(), self.req, self.caller)
+        except InvalidParameterError:
+            raise InvalidParameterError(
+                f"{self.caller}: no query to evaluate: the run shares no query "
+                f"with the qrels (queries={self.queries!r})."
+            ) from None
 
 
 class Request:
@@ -125,11 +328,41 @@ class Request:
         return out
 
 
-def _resolved_ties(caller, requests, options, document_ids):
-    """The tie rule of a call, and the result keys of its metrics whose
-    mean adds a query without relevant items unweighted."""
-    keys, _, (ties, _, _, tool_sums) = resolve_metrics(
-        caller,
+#: The single-machine functions whose metric names and options the adapters
+#: forward (``evaluate`` and ``evaluate_run``): errors about those name them,
+#: as their own errors do.
+_ROWS = "evaluate"
+_RUN = "evaluate_run"
+
+
+def _request(resolved, tie_bounds, unweighted_undefined=True):
+    """The :class:`Request` of the metrics that :func:`resolve_metrics`
+    settled (``resolved``): the result keys, those with tie bounds, the
+    tie rule and the metrics whose mean adds a query without relevant items
+    unweighted (for rows, ``unweighted_undefined``)."""
+    keys, specs, (ties, _, _, tool_sums) = resolved
+    by_name = {spec.name: spec for spec in specs}
+    bounded = [
+        key
+        for key, name in keys
+        if tie_bounds and by_name[name].measure.has_tie_bounds(by_name[name].params)
+    ]
+    rules = {spec.name: rule for spec, rule in tool_sums.items()}
+    unweighted = [
+        key
+        for key, name in keys
+        if unweighted_undefined and name in rules and rules[name].unweighted_undefined
+    ]
+    names = dict.fromkeys(key for key, _ in keys)
+    return Request(names, bounded, tie_bounds, ties == "first", unweighted)
+
+
+def _resolved(engine, requests, options, document_ids=False):
+    """:func:`~skrank._evaluate.resolve_metrics` of ``requests`` (the
+    registry's ``(key, spec)`` pairs) under ``options``, as ``engine``
+    (``"evaluate"`` or ``"evaluate_run"``) resolves them."""
+    return resolve_metrics(
+        engine,
         requests,
         options["relevance_level"],
         options["convention"],
@@ -138,37 +371,42 @@ def _resolved_ties(caller, requests, options, document_ids):
         options["nonpositive"],
         document_ids=document_ids,
     )
-    by_name = {spec.name: rule for spec, rule in tool_sums.items()}
-    unweighted = [
-        key
-        for key, name in keys
-        if name in by_name and by_name[name].unweighted_undefined
-    ]
-    return ties, unweighted
+
+
+def _given(options, *names):
+    """The ``options`` of ``names`` that are not ``None``."""
+    return {name: options[name] for name in names if options[name] is not None}
+
+
+def settle(metrics, options, tie_bounds, average=None):
+    """The metrics and ``options`` (see :data:`OPTIONS`) of a request to
+    :func:`skrank.evaluate`, checked as it checks them before it reads any
+    data, in its order and with its messages: each option against its
+    declared constraints, then the metric names, read once by the registry's
+    parser. Returns :func:`~skrank._evaluate.resolve_metrics`'s ``(keys,
+    specs, options)``."""
+    validate_params(
+        _ROWS,
+        {
+            "average": average,
+            "relevance_level": options["relevance_level"],
+            **_given(options, "replace_undefined_by", "nonpositive"),
+        },
+    )
+    if options["ties"] is not None:
+        validate_params(_ROWS, {"ties": options["ties"]})
+    check_tie_bounds(_ROWS, tie_bounds, average)
+    convention = options["convention"]
+    requests = read_metrics(metrics, _ROWS, **name_rules(convention, _ROWS))
+    return _resolved(_ROWS, requests, options)
 
 
 def request(caller, metrics, options, tie_bounds) -> Request:
-    """Validate an ``evaluate`` request on the client (the metrics, the
-    options, ``tie_bounds``), before any work is sent to the cluster."""
+    """Validate an ``evaluate`` request on the client (``tie_bounds``, then
+    the options and the metrics as :func:`settle` checks them), before any
+    work is sent to the cluster."""
     check_tie_bounds(caller, tie_bounds, None)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = evaluate(
-            [1, 0],
-            [1.0, 0.0],
-            metrics,
-            qid=[0, 0],
-            average=None,
-            tie_bounds=bool(tie_bounds),
-            **options,
-        )
-    requests = read_metrics(
-        metrics, caller, **name_rules(options["convention"], caller)
-    )
-    ties, unweighted = _resolved_ties(caller, requests, options, False)
-    return Request(
-        list(res), list(res.tie_bounds), tie_bounds, ties == "first", unweighted
-    )
+    return _request(settle(metrics, options, bool(tie_bounds)), tie_bounds)
 
 
 def run_queries(caller, queries, convention):
@@ -176,8 +414,6 @@ def run_queries(caller, queries, convention):
     else ``"intersection"``, as :func:`skrank.trec.evaluate_run` reads it."""
     if queries is not None:
         return queries
-    from ._conventions import run_options
-
     return run_options(
         convention, caller, ties=None, score_dtype=None, queries=None
     ).queries
@@ -185,35 +421,33 @@ def run_queries(caller, queries, convention):
 
 def run_request(caller, qrels, run, queries, metrics, options, tie_bounds) -> Request:
     """Validate an ``evaluate_run`` request on the client: ``queries`` with
-    :func:`skrank.trec.evaluate_run`'s own constraints, the columns of the
-    qrels and run frames, the metrics, the options and ``tie_bounds``."""
-    import pandas as pd
-
-    from .trec import evaluate_run
-    from .trec._evaluation import RUN_CONSTRAINTS, metric_requests
+    :func:`skrank.trec.evaluate_run`'s own constraints, ``tie_bounds``, the
+    options and the metrics (read once, in the order and with the messages
+    of :func:`skrank.trec.evaluate_run`), then the columns of the qrels and
+    run frames."""
+    from ..trec._evaluation import RUN_CONSTRAINTS, metric_requests
 
     validate_params(caller, {"queries": queries}, RUN_CONSTRAINTS)
     check_tie_bounds(caller, tie_bounds, None)
-    small_qrels = pd.DataFrame({"qid": ["q"], "docno": ["d"], "relevance": [1]})
-    small_run = pd.DataFrame({"qid": ["q"], "docno": ["d"], "score": [1.0]})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        _, res = evaluate_run(
-            small_qrels,
-            small_run,
-            metrics,
-            return_per_query=True,
-            tie_bounds=bool(tie_bounds),
-            **options,
-        )
-    requests = metric_requests(metrics, caller, options["convention"])
-    ties, _ = _resolved_ties(caller, requests, options, True)
+    validate_params(
+        _RUN,
+        {
+            "relevance_level": options["relevance_level"],
+            **_given(options, "ties", "replace_undefined_by", "nonpositive"),
+        },
+        RUN_CONSTRAINTS,
+    )
+    convention = options["convention"]
+    run_options(convention, _RUN, ties=options["ties"], score_dtype=None, queries=None)
+    requests = metric_requests(metrics, _RUN, convention)
+    resolved = _resolved(_RUN, requests, options, document_ids=True)
+    req = _request(resolved, tie_bounds, unweighted_undefined=False)
     for frame, name, cols in (
         (qrels, "qrels", ("qid", "docno", "relevance")),
         (run, "run", ("qid", "docno", "score")),
     ):
         check_columns(frame, name, [(name, c) for c in cols], caller)
-    return Request(list(res), list(res.tie_bounds), tie_bounds, ties == "first")
+    return req
 
 
 def in_input_order(pdf):
@@ -355,7 +589,7 @@ def evaluate_run_partition(
     """
     import pandas as pd
 
-    from .trec import evaluate_run
+    from ..trec import evaluate_run
 
     pdf = in_input_order(pdf)
     ids = pdf["qid"].to_numpy()
