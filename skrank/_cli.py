@@ -27,6 +27,7 @@ from ._registry import (
     TREC_EVAL_RUNID,
     TREC_EVAL_SETS,
     TREC_EVAL_SUMMARY_ONLY,
+    _trec_gain_table,
     get_metric,
     quote_text,
     read_metrics,
@@ -459,7 +460,7 @@ def _metrics(values, prog: str = _PROG) -> list[str]:
         if value.strip() == TREC_EVAL_RUNID:
             continue
         try:
-            read_metrics(value, prog, trec_eval=True)
+            _trec_gain_table(value) or read_metrics(value, prog, trec_eval=True)
         except InvalidParameterError as exc:
             raise InvalidParameterError(_metric_error(value, exc, prog)) from None
     names = [v for v in values if v.strip() != TREC_EVAL_RUNID]

@@ -58,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._measures import MEASURES, Measure
+from ._trec_gains import TrecGainTable
 from ._validation import MAX_CUTOFF_DIGITS, MAX_GAIN_GRADE, InvalidParameterError
 
 __all__ = [
@@ -332,7 +333,10 @@ def trec_eval_dotted(key: str, spec: MetricSpec) -> bool:
         if key.startswith(base + "_"):
             text = f"{base}.{key[len(base) + 1 :]}"
             try:
-                dotted = _trec_dot_params(text, text)
+                if isinstance(spec.params.get("gain"), TrecGainTable):
+                    dotted = _trec_gain_table(text)
+                else:
+                    dotted = _trec_dot_params(text, text)
             except InvalidParameterError:
                 dotted = None
             if dotted == [(key, spec)]:
@@ -1421,6 +1425,26 @@ def _trec_eval_base(key: str, spec: MetricSpec) -> str | None:
     return None
 
 
+def _trec_gain_table(item):
+    """``[(key, spec)]`` of a trec_eval measure given ``grade=gain`` pairs
+    after its dot (``ndcg.2=3.9,1=3.5``), its gain a
+    :class:`~skrank._trec_gains.TrecGainTable` (the pairs in the order
+    written, sorted as trec_eval sorts them); None for any other item."""
+    if not isinstance(item, str):
+        return None
+    base, dot, rest = item.strip().partition(".")
+    if (
+        not dot
+        or TREC_EVAL_DOT_PARAMS.get(base, ("",))[0] != "gains"
+        or "=" not in rest
+    ):
+        return None
+    plain = _trec_plain(base)
+    params = {**plain.params, "gain": TrecGainTable.read(rest, base, item, read_number)}
+    explicit = {*TREC_EVAL_PARAMS.get(base, {}), "gain"}
+    return [(f"{base}_{rest}", MetricSpec(plain.measure, None, params, explicit))]
+
+
 def read_trec_eval_measures(
     metrics, caller: str, catalogue: Catalogue = RANKING, set_lacks=()
 ) -> list[tuple[str, MetricSpec]]:
@@ -1459,7 +1483,10 @@ def read_trec_eval_measures(
     out: dict[str, MetricSpec] = {}
     for i, item in kept:
         in_set = isinstance(item, str) and item.strip() in TREC_EVAL_SETS
-        for key, spec in read_metrics([item], caller, catalogue, trec_eval=True):
+        requests = _trec_gain_table(item) or read_metrics(
+            [item], caller, catalogue, trec_eval=True
+        )
+        for key, spec in requests:
             if in_set and any(
                 key == name or key.startswith(name + "_") for name in set_lacks
             ):
