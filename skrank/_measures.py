@@ -26,8 +26,9 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import gammaln
 
-from . import _native
+from . import _native, _trec_gains
 from ._engine import Ranking, discount, gain_values
+from ._trec_gains import TrecGainTable
 from ._validation import (
     COMMON_CONSTRAINTS,
     Interval,
@@ -573,6 +574,8 @@ def _ndcg_booster(r, k, gain, arithmetic):
 
 
 def _ndcg_compute(r, k, gain, ideal="judged", arithmetic="skrank"):
+    if isinstance(gain, TrecGainTable):  # trec_eval's table, sorted as it sorts
+        return _trec_gains.ndcg(r, k, gain)
     if arithmetic != "skrank" and ideal == "judged" and not r.tied:
         return _ndcg_booster(r, k, gain, arithmetic)
     judged_ideal = _idcg(r, k, gain)
@@ -1734,6 +1737,8 @@ def _position_gains(r: Ranking, gain="linear"):
     """Gains by position, shape (m, W): the gain of the grade of judged
     items, 0 for unjudged items and padding (trec_eval's ``get_gain`` of
     levels below 0)."""
+    if isinstance(gain, TrecGainTable):
+        return _trec_gains.position_gains(r, gain)
     return gain_values(np.where(r._mask(np.ones(r.y.shape, bool)), r.y, 0.0), gain)
 
 
@@ -1757,7 +1762,10 @@ def _ideal_by_position(r: Ranking, width, gain="linear"):
     """The ideal gains of each query (the gains of its judged grades, largest
     first; gains never decrease with the grade) at positions 0 .. width-1,
     zeros past them, and the whole ideal list."""
-    ideal = gain_values(np.maximum(r.ideal_relevance(None), 0.0), gain)
+    if isinstance(gain, TrecGainTable):  # in the order of trec_eval's walk
+        ideal = _trec_gains.ideal_gains(r, gain)
+    else:
+        ideal = gain_values(np.maximum(r.ideal_relevance(None), 0.0), gain)
     out = np.zeros((r.m, width))
     n = min(width, ideal.shape[1])
     out[:, :n] = ideal[:, :n]
@@ -1886,8 +1894,9 @@ def _ndcg_rel_compute(r, k, gain="linear"):
     trec_eval's default) or a gain table.
 
     Under ties the IDCG at a position is fixed and the term of a position i
-    of a group (t items, p of positive gain, total gain G) is
-    E[1{g_i > 0} DCG@i] = (p/t) A + d_i G/t + (D_i - D_T) (p G - G)/(t(t-1)),
+    of a group (t items, p of positive gain, total gain G, G+ that of its
+    items of positive gain: G unless a gain is negative) is
+    E[1{g_i > 0} DCG@i] = (p/t) A + d_i G+/t + (D_i - D_T) (p G - G+)/(t(t-1)),
     A the expected DCG of the earlier groups, d_i the discount of i and D
     the discounts summed before a rank: pairwise expectations over the
     orderings, so exact.
@@ -1910,11 +1919,13 @@ def _ndcg_rel_compute(r, k, gain="linear"):
     T = r.start
     positive = r.group_sum(g > 0)
     G = r.group_sum(g)
+    # the gains of the items of positive gain (G when no gain is negative)
+    Gp = r.group_sum(np.where(g > 0, g, 0.0))
     group_dcg = G / t * (cum[T + r.size] - cum[T])
     A = r.before(group_dcg)
     with np.errstate(divide="ignore", invalid="ignore"):
-        cross = np.where(t > 1, (positive * G - G) / (t * (t - 1.0)), 0.0)
-    terms = positive / t * A * Q1 + G / t * Q2 + cross * (Q3 - cum[T] * Q1)
+        cross = np.where(t > 1, (positive * G - Gp) / (t * (t - 1.0)), 0.0)
+    terms = positive / t * A * Q1 + Gp / t * Q2 + cross * (Q3 - cum[T] * Q1)
     inside = r.row_sum(terms)
     dcg_end = r.row_sum(group_dcg)
     idcg = ideal @ discount(ideal.shape[1])
@@ -1934,6 +1945,8 @@ def _r_ndcg_compute(r, k, relevance_level, gain="linear"):
     relevant items (trec_eval: 0). Each point is a DCG at a cutoff fixed by
     the judgments, so exact under ties. The gain is the grade
     (``gain="linear"``, trec_eval's default) or a gain table."""
+    if isinstance(gain, TrecGainTable):  # trec_eval's table, sorted as it sorts
+        return _trec_gains.r_ndcg(r, relevance_level, gain)
     n_rel = r.n_relevant(relevance_level)
     undefined = n_rel == 0
     ideal = gain_values(np.maximum(r.ideal_relevance(None), 0.0), gain)

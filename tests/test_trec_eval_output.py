@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from skrank._cli import main
@@ -216,30 +217,139 @@ def test_missing_query_placeholder_follows_the_printed_name(
 # -- gain tables -----------------------------------------------------------------
 
 
+GAIN_QRELS = "1 0 a 1\n1 0 b 2\n1 0 c 0\n2 0 a 3\n2 0 b 1\n2 0 c 2\n2 0 d 0\n"
+GAIN_RUN = (
+    "1 Q0 c 1 3 r\n1 Q0 a 2 2 r\n1 Q0 b 3 1 r\n"
+    "2 Q0 d 1 4 r\n2 Q0 b 2 3 r\n2 Q0 a 3 2 r\n3 Q0 a 1 1 r\n"
+)
+
+
+def _lines(name, *values):
+    return "".join(
+        f"{name:<22}\t{query}\t{value}\n"
+        for query, value in zip(("1", "2", "all"), values, strict=True)
+    )
+
+
+@pytest.mark.parametrize(
+    "written, expected",
+    [
+        # trec_eval -q -c -m ndcg.1=3.5,2=3.9 qrels run
+        ("ndcg.1=3.5,2=3.9", ("0.6808", "0.5143", "0.5975")),
+        # trec_eval -q -c -m ndcg.2=3.9,1=3.5 qrels run
+        ("ndcg.2=3.9,1=3.5", ("0.6976", "0.5180", "0.6078")),
+        # trec_eval -q -c -m ndcg.2=1.5 qrels run
+        ("ndcg.2=1.5", ("0.7095", "0.4864", "0.5979")),
+        # trec_eval -q -c -m ndcg.1=2.2,2=2.9,3=2.5 qrels run
+        ("ndcg.1=2.2,2=2.9,3=2.5", ("0.6619", "0.4859", "0.5739")),
+        # trec_eval -q -c -m ndcg.3=2.5,2=2.9,1=2.2 qrels run
+        ("ndcg.3=2.5,2=2.9,1=2.2", ("0.7043", "0.4997", "0.6020")),
+        # trec_eval -q -c -m ndcg.0=1 qrels run
+        ("ndcg.0=1", ("0.8403", "0.6030", "0.7216")),
+        # trec_eval -q -c -m ndcg.0=0.5,2=0.4 qrels run
+        ("ndcg.0=0.5,2=0.4", ("0.8859", "0.6502", "0.7680")),
+        # trec_eval -q -c -m ndcg.1=5,1=2 qrels run
+        ("ndcg.1=5,1=2", ("0.3612", "0.3499", "0.3556")),
+        # trec_eval -q -c -m ndcg.1=2,1=5 qrels run
+        ("ndcg.1=2,1=5", ("0.6934", "0.5249", "0.6092")),
+        # trec_eval -q -c -m ndcg.x=5,2=3 qrels run
+        ("ndcg.x=5,2=3", ("0.5869", "0.3951", "0.4910")),
+        # trec_eval -q -c -m ndcg.2=-1 qrels run
+        ("ndcg.2=-1", ("0.1309", "0.5869", "0.3589")),
+    ],
+)
+def test_gain_table_is_trec_eval_s(tmp_path, capsys, written, expected):
+    """gain_init.c, setup_gains: the pairs in the order written (a name that
+    is not an integer dropped, a repeated grade a second entry that gets no
+    judged documents), then the query's other grades up to its largest,
+    each gaining its grade; sorted by glibc's qsort, a stable merge sort,
+    with comp_rel_gain's (int) (g1 - g2), so gains less than 1 apart keep
+    the order written. m_ndcg.c, te_calc_ndcg: the ideal list walks the
+    table from its end, skipping entries without documents, up to the first
+    gain <= 0; get_gain: a document gains its grade's first entry's gain.
+    With 2=3.9,1=3.5 the ideal list of query 1 is 3.5, 3.9 (IDCG =
+    3.5 + 3.9 / log2(3)); with 0=1 it is 2, 1, 1, grade 0 counted."""
+    qrels, run = _write(tmp_path, GAIN_QRELS, GAIN_RUN)
+    key = written.replace(".", "_", 1)
+    out, _ = _skrank(capsys, qrels, run, "-q", "--queries", "qrels", "-m", written)
+    assert out == _lines(key, *expected)
+    if written == "ndcg.2=3.9,1=3.5":
+        dcg = 3.5 / math.log2(3) + 3.9 / 2
+        for convention in ("trec_eval", "trec_eval9"):
+            means, per_query = evaluate_run(
+                qrels, run, written, convention=convention, return_per_query=True
+            )
+            values = np.asarray(per_query[key])
+            assert values[0] == pytest.approx(dcg / (3.5 + 3.9 / math.log2(3)))
+            assert means[key] == pytest.approx(values.mean())
+
+
+@pytest.mark.parametrize(
+    "written, expected",
+    [
+        # trec_eval -m Rndcg.2=3.9,1=3.5 qrels run
+        ("Rndcg.2=3.9,1=3.5", "0.2496"),
+        # trec_eval -m Rndcg.1=3.5,2=3.9 qrels run
+        ("Rndcg.1=3.5,2=3.9", "0.2435"),
+        # trec_eval -m ndcg_rel.2=3.9,1=3.5 qrels run
+        ("ndcg_rel.2=3.9,1=3.5", "0.5104"),
+        # trec_eval -m ndcg_rel.1=3.5,2=3.9 qrels run
+        ("ndcg_rel.1=3.5,2=3.9", "0.4994"),
+        # trec_eval -m G.2=3.9,1=3.5 qrels run
+        ("G.2=3.9,1=3.5", "0.3874"),
+        # trec_eval -m G.1=3.5,2=3.9 qrels run
+        ("G.1=3.5,2=3.9", "0.3841"),
+    ],
+)
+def test_gain_table_order_in_rndcg_ndcg_rel_and_g(tmp_path, capsys, written, expected):
+    """m_Rndcg.c, m_ndcg_rel.c and m_G.c walk the table of setup_gains as
+    te_calc_ndcg does: their ideal lists follow the order written too."""
+    qrels, run = _write(tmp_path, GAIN_QRELS, GAIN_RUN)
+    key = written.replace(".", "_", 1)
+    out, _ = _skrank(capsys, qrels, run, "-m", written)
+    assert out == f"{key:<22}\tall\t{expected}\n"
+
+
 @pytest.mark.parametrize("written", ["ndcg.2=3.9,1=3.5", "ndcg.1=3.5,2=3.9"])
-def test_gain_table_ideal_is_sorted_by_grade(tmp_path, capsys, written):
-    """skrank's ideal list of a gain table is the judged grades sorted
-    descending, whatever the order the gains are written in. trec_eval 10.0
-    sorts its table with gain_init.c, comp_rel_gain, which returns the
-    difference of two gains cast to int, so 3.9 and 3.5 compare equal and
-    the order written decides the ideal list there:
-    trec_eval -m ndcg.2=3.9,1=3.5 qrels run prints 0.6976 (ideal 3.5, 3.9)
-    and trec_eval -m ndcg.1=3.5,2=3.9 qrels run prints 0.6808; neither
-    convention reproduces the first."""
+def test_gain_table_default_sorts_the_ideal_by_grade(tmp_path, written):
+    """Without a convention a gain table's ideal list is the judged grades
+    sorted descending, whatever the order written: 0.6808 for both orders
+    (DCG = 3.5 / log2(3) + 3.9 / log2(4), IDCG = 3.9 + 3.5 / log2(3))."""
     qrels, run = _write(
         tmp_path,
         "1 0 a 1\n1 0 b 2\n1 0 c 0\n",
         "1 Q0 c 1 3 r\n1 Q0 a 2 2 r\n1 Q0 b 3 1 r\n",
     )
-    # by hand: DCG = 0 / log2(2) + 3.5 / log2(3) + 3.9 / log2(4) = 4.15827,
-    # IDCG = 3.9 / log2(2) + 3.5 / log2(3) = 6.10827, nDCG = 0.680760
     dcg = 3.5 / math.log2(3) + 3.9 / 2
     idcg = 3.9 + 3.5 / math.log2(3)
     key = "ndcg_" + written[5:]
     assert evaluate_run(qrels, run, written)[key] == pytest.approx(dcg / idcg)
     assert dcg / idcg == pytest.approx(0.680760, abs=1e-6)
-    out, _ = _skrank(capsys, qrels, run, "-m", written)
-    assert out == f"{key:<22}\tall\t0.6808\n"
+    # the default keeps its rules on tables: from 0, never decreasing
+    with pytest.raises(ValueError, match="never decrease"):
+        evaluate_run(qrels, run, "ndcg.0=1")
+
+
+@pytest.mark.parametrize(
+    "written, qrels, message",
+    [
+        (
+            "ndcg.-1=2",
+            GAIN_QRELS,
+            r"grade '-1'; skrank reads the gains of the grades 0",
+        ),
+        ("ndcg.1=x", GAIN_QRELS, r"a gain a number written with the digits 0-9"),
+        ("ndcg.2000=1", GAIN_QRELS, r"covers at most the grades 0 \.\. 1023"),
+        ("ndcg.1=2", "1 0 a 2000\n", r"the judgments hold the grade 2000"),
+    ],
+)
+def test_gain_table_errors_under_the_convention(tmp_path, written, qrels, message):
+    """What trec_eval reads but skrank refuses, also under the convention:
+    a negative grade (an unjudged document's), a gain that is not a number
+    (trec_eval's atof reads it as 0), grades beyond a table's 1023."""
+    qrels, run = _write(tmp_path, qrels, GAIN_RUN)
+    with pytest.raises(ValueError, match=message):
+        evaluate_run(qrels, run, written, convention="trec_eval")
 
 
 # -- the run id ----------------------------------------------------------------

@@ -29,6 +29,7 @@ from ..names import (
     read_metrics,
     split_names,
     trec_eval_set_missing,
+    trec_gain_table,
 )
 from ..trec._evaluation import evaluate_run_columns
 from ..trec._readers import read_qrels, read_run
@@ -171,7 +172,7 @@ def _metrics(values, prog: str = _PROG) -> list[str]:
         if value.strip() == TREC_EVAL_RUNID:
             continue
         try:
-            read_metrics(value, prog, trec_eval=True)
+            trec_gain_table(value) or read_metrics(value, prog, trec_eval=True)
         except InvalidParameterError as exc:
             raise InvalidParameterError(_metric_error(value, exc, prog)) from None
     names = [v for v in values if v.strip() != TREC_EVAL_RUNID]

@@ -36,6 +36,7 @@ from .trec_eval import (
     trec_eval_printed_name,
     trec_eval_rank,
     trec_eval_set_missing,
+    trec_gain_table,
 )
 
 __all__ = [
@@ -61,4 +62,5 @@ __all__ = [
     "trec_eval_printed_name",
     "trec_eval_rank",
     "trec_eval_set_missing",
+    "trec_gain_table",
 ]

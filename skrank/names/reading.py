@@ -31,6 +31,7 @@ from .trec_eval import (
     _trec_eval_base,
     _trec_spelling,
     trec_eval_rank,
+    trec_gain_table,
 )
 
 __all__ = [
@@ -300,7 +301,10 @@ def read_trec_eval_measures(
     out: dict[str, MetricSpec] = {}
     for i, item in kept:
         in_set = isinstance(item, str) and item.strip() in TREC_EVAL_SETS
-        for key, spec in read_metrics([item], caller, catalogue, trec_eval=True):
+        requests = trec_gain_table(item) or read_metrics(
+            [item], caller, catalogue, trec_eval=True
+        )
+        for key, spec in requests:
             if in_set and any(
                 key == name or key.startswith(name + "_") for name in set_lacks
             ):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from .._measures import MEASURES, Measure
+from .._trec_gains import TrecGainTable
 from .._validation import InvalidParameterError
 from .catalogue import _ALIASES, _BY_NAME
 from .grammar import (
@@ -239,7 +240,10 @@ def trec_eval_dotted(key: str, spec: MetricSpec) -> bool:
         if key.startswith(base + "_"):
             text = f"{base}.{key[len(base) + 1 :]}"
             try:
-                dotted = _trec_dot_params(text, text)
+                if isinstance(spec.params.get("gain"), TrecGainTable):
+                    dotted = trec_gain_table(text)
+                else:
+                    dotted = _trec_dot_params(text, text)
             except InvalidParameterError:
                 dotted = None
             if dotted == [(key, spec)]:
@@ -413,3 +417,23 @@ def _trec_eval_base(key: str, spec: MetricSpec) -> str | None:
         if base == name or base.startswith(name + "_"):
             return name
     return None
+
+
+def trec_gain_table(item):
+    """``[(key, spec)]`` of a trec_eval measure given ``grade=gain`` pairs
+    after its dot (``ndcg.2=3.9,1=3.5``), its gain a
+    :class:`~skrank._trec_gains.TrecGainTable` (the pairs in the order
+    written, sorted as trec_eval sorts them); None for any other item."""
+    if not isinstance(item, str):
+        return None
+    base, dot, rest = item.strip().partition(".")
+    if (
+        not dot
+        or TREC_EVAL_DOT_PARAMS.get(base, ("",))[0] != "gains"
+        or "=" not in rest
+    ):
+        return None
+    plain = _trec_plain(base)
+    params = {**plain.params, "gain": TrecGainTable.read(rest, base, item, read_number)}
+    explicit = {*TREC_EVAL_PARAMS.get(base, {}), "gain"}
+    return [(f"{base}_{rest}", MetricSpec(plain.measure, None, params, explicit))]

@@ -28,6 +28,7 @@ from .._engine import (
 from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
 from .._results import QueryResults
 from .._threads import threads
+from .._trec_gains import TrecGainTable
 from .._validation import (
     COMMON_CONSTRAINTS,
     InvalidParameterError,
@@ -446,6 +447,10 @@ def evaluate_run_columns(
     levels = [spec.params.get("relevance_level") for spec in specs]
     # documents judged non-relevant matter only to bpref's N
     positive_only = not needs_n and all(lv is None or lv > 0 for lv in levels)
+    # trec_eval's gain tables count the judged documents of every grade
+    positive_only &= not any(
+        isinstance(sp.params.get("gain"), TrecGainTable) for sp in specs
+    )
 
     def judged_pools():
         judged = qrels._values > 0 if positive_only else qrels._values >= 0
