@@ -27,7 +27,6 @@ from ._engine import (
     rank,
     slices,
 )
-from ._measures import measure_by_function
 from ._registry import MetricSpec
 from ._threads import map_in_order
 from ._validation import (
@@ -39,6 +38,7 @@ from ._validation import (
     plain,
     validate_params,
 )
+from .measures import measure_by_function
 
 #: The floor of the values in a geometric mean (trec_eval's MIN_GEO_MEAN).
 GEOMETRIC_FLOOR = 1e-5
@@ -210,7 +210,7 @@ def metric_function(func):
 
     ``func`` is a signature and a numpydoc docstring (with ``%(k)s``-style
     placeholders, see :mod:`skrank._docs`); its body is not run. The metric
-    is the :class:`~skrank._measures.Measure` whose ``function`` is
+    is the :class:`~skrank.measures.Measure` whose ``function`` is
     ``func.__name__``. Every call binds the arguments to that signature,
     validates the cross-cutting options and the metric's own parameters
     against their declared constraints, and computes through
@@ -354,7 +354,7 @@ def compute(
 def summary(measure, average):
     """How the per-query values of ``measure`` are summarised for
     ``average``: ``"mean"`` asks for the metric's declared summary
-    (:attr:`~skrank._measures.Measure.aggregation`: the arithmetic mean, or
+    (:attr:`~skrank.measures.Measure.aggregation`: the arithmetic mean, or
     trec_eval's geometric mean of ``gm_map`` and sum of the counts); any
     other value is taken as it is."""
     return measure.aggregation if average == "mean" else average

@@ -4,7 +4,7 @@ output), ERR and nERR.
 
 Each function is a signature and its documentation;
 :func:`~skrank._core.metric_function` binds it to its declaration in
-:mod:`skrank._measures`.
+:mod:`skrank.measures`.
 """
 
 from __future__ import annotations

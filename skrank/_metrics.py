@@ -3,7 +3,7 @@ and the engine.
 
 Each ``*_score`` function is a signature and its documentation;
 :func:`~skrank._core.metric_function` binds it to the metric declared with
-its name in :mod:`skrank._measures` and does the rest.
+its name in :mod:`skrank.measures` and does the rest.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import numpy as np
 
 from ._core import compute, metric_function, prepare, resolve_ties
 from ._docs import fill_doc
-from ._measures import ELEVEN_LEVELS, measure_by_function
 from ._registry import MetricSpec
 from ._validation import validate_params
+from .measures import ELEVEN_LEVELS, measure_by_function
 
 __all__ = [
     "binary_g_score",

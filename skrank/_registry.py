@@ -57,8 +57,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._measures import MEASURES, Measure
 from ._validation import MAX_CUTOFF_DIGITS, MAX_GAIN_GRADE, InvalidParameterError
+from .measures import MEASURES, Measure
 
 __all__ = [
     "Catalogue",

@@ -47,7 +47,6 @@ from ._display import (
     single_metric,
 )
 from ._docs import DOCS
-from ._measures import ELEVEN_LEVELS
 from ._results import QueryResults
 from ._stats import compare_for
 from ._validation import (
@@ -58,6 +57,7 @@ from ._validation import (
     plain,
     validate_params,
 )
+from .measures import ELEVEN_LEVELS
 
 __all__ = [
     "ComparisonDisplay",

@@ -23,8 +23,8 @@ import pytrec_eval
 import skrank
 from skrank._core import Prepared, compute
 from skrank._engine import Block, Layout
-from skrank._measures import ELEVEN_LEVELS
 from skrank._registry import as_metric
+from skrank.measures import ELEVEN_LEVELS
 from skrank.trec import evaluate_run
 
 DATA = Path("/work/shared/data/trec_eval")

@@ -1,6 +1,6 @@
 """Common tests over the registry: every metric, the same checks.
 
-A metric added to skrank._measures.MEASURES is picked up here without further
+A metric added to skrank.measures.MEASURES is picked up here without further
 edits: range, perfect ranking, invariances, layouts, per-query output, the
 public function, and the errors of the cross-cutting parameters.
 """
@@ -12,9 +12,9 @@ import pytest
 
 import skrank
 from skrank._core import GEOMETRIC_FLOOR
-from skrank._measures import MEASURES
 from skrank._registry import as_metric
 from skrank._validation import Options
+from skrank.measures import MEASURES
 
 TIES = ("average", "optimistic", "pessimistic", "first")
 

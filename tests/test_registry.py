@@ -7,9 +7,9 @@ import pytest
 
 import skrank
 from skrank import evaluate, get_metric, get_metric_names
-from skrank._measures import MEASURES
 from skrank._registry import as_metric, parse_metrics
 from skrank._validation import InvalidParameterError
+from skrank.measures import MEASURES
 
 
 @pytest.mark.parametrize(

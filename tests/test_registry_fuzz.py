@@ -35,7 +35,6 @@ from hypothesis import strategies as st
 
 import skrank
 from skrank._cli import main
-from skrank._measures import MEASURES  # noqa: E402
 from skrank._registry import (  # noqa: E402
     _ALIASES,
     get_metric,
@@ -49,6 +48,7 @@ from skrank._validation import (
     Interval,
     InvalidParameterError,  # noqa: E402
 )
+from skrank.measures import MEASURES  # noqa: E402
 
 _LONG_RUN = os.environ.get("SKRANK_FUZZ_EXAMPLES")
 EXAMPLES = int(_LONG_RUN) if _LONG_RUN else 200

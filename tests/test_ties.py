@@ -12,8 +12,8 @@ import pytest
 from reference import brute_force, value
 
 import skrank
-from skrank._measures import MEASURES
 from skrank._registry import as_metric
+from skrank.measures import MEASURES
 
 TIES = ("average", "pessimistic", "optimistic", "first")
 PARAMS = {
