@@ -1204,3 +1204,29 @@ def test_rbp_graded_gains_equal_enumeration():
     assert skrank.rbp_score(
         [[3, 0, 1]], [[3, 2, 1]], p=0.5, gain="graded"
     ) == pytest.approx(0.5 * (1 + 0.25 / 3), rel=1e-15)
+
+
+def test_every_field_of_a_measure_is_documented():
+    # the numpydoc Attributes section of Measure names each of its fields
+    import dataclasses
+    import re
+
+    doc = Measure.__doc__
+    section = doc[doc.index("Attributes\n    ----------") :]
+    documented = set()
+    for line in section.splitlines():
+        match = re.fullmatch(r"    ([a-z_, ]+) : .*", line)
+        if match:
+            documented |= {n.strip() for n in match.group(1).split(",")}
+    assert documented == {f.name for f in dataclasses.fields(Measure)}
+
+
+def test_better_is_higher_or_lower():
+    # counts of non-relevant items retrieved are the metrics where lower is
+    # better; a declaration with another direction is refused
+    assert {m.name for m in MEASURES if m.better == "lower"} == {
+        "num_nonrel_judged_ret"
+    }
+    assert all(m.better in ("higher", "lower") for m in MEASURES)
+    with pytest.raises(ValueError, match="'better' field of measure 'x'.*got True"):
+        Measure("x", "x_score", "X", lambda r, k: None, better=True)

@@ -77,17 +77,119 @@ def _grade_bound(params):
     )
 
 
+#: The directions of a metric (:attr:`Measure.better`): higher values are
+#: better, or lower ones.
+BETTER = ("higher", "lower")
+
+
 @dataclass(frozen=True)
 class Measure:
     """Declaration of one ranking metric: every fact about it.
 
-    ``aliases`` are other names of the metric (other tools' spellings among
-    them); ``variants`` are names that also set parameters, as pairs
-    ``(name, ((keyword, value), ...))``; ``trec_eval_family`` is the name of
-    trec_eval's measure family with cutoffs (``"P"`` in ``P_10`` or
-    ``P.5,10``); ``dot_param`` is the parameter that may be written after a
-    dot as a decimal fraction (``rbp.95`` is ``p=0.95``); ``formula`` is the
-    value for one ordering, in LaTeX, for the documentation.
+    The registry, the public functions, the scorers, the documentation
+    tables and the common tests read these fields; nothing else keeps a
+    list of metrics or branches on a metric's name.
+
+    Attributes
+    ----------
+    name : str
+        The metric's canonical name (``"ndcg"``), the base of its names
+        with parameters and a cutoff (``"ndcg(gain=exponential)@10"``).
+    function : str
+        The name of its public function (``"ndcg_score"``).
+    title : str
+        A short description for tables and plots.
+    compute : callable
+        The per-query formula: ``compute(ranking, k, **params)`` returns
+        the values of shape ``(m,)`` for the queries of a
+        :class:`~skrank._engine.Ranking` and a mask of the undefined ones
+        (None: always defined).
+    aliases : tuple of str
+        Other names of the metric, other tools' spellings among them.
+    variants : tuple
+        Names that also set parameters, as pairs
+        ``(name, ((keyword, value), ...))`` (``"dcg_burges"`` is
+        ``dcg(gain=exponential)``).
+    trec_eval_family : str or None
+        The name of trec_eval's measure family with cutoffs (``"P"`` in
+        ``P_10`` or ``P.5,10``); None: none.
+    dot_param : str or None
+        The parameter that may be written after a dot as a decimal fraction
+        (``rbp.95`` is ``p=0.95``); None: none.
+    formula : str
+        The value for one ordering, in LaTeX, for the documentation.
+    params : tuple of ParamSpec
+        The metric's own parameters.
+    cutoff : bool
+        Whether the metric accepts a cutoff ``@k``.
+    lower, upper : float or None
+        The range of the values the metric takes on a query where it is
+        defined (None: unbounded below / above). A query where it is
+        undefined (see ``undefined_without_relevant``) takes the caller's
+        ``replace_undefined_by`` instead (0.0 by default, NaN allowed),
+        which is not part of this range.
+    undefined_without_relevant : bool
+        Whether a query without relevant items leaves the metric undefined.
+    perfect_is_one : bool
+        Whether a ranking of the whole list by decreasing relevance scores
+        1 on every query where the metric is defined (then ``upper`` is 1).
+    full_list : callable
+        ``full_list(k, params)``: whether the value reads the whole ranked
+        list rather than its top ``k`` (always for a metric without a
+        cutoff, and without ``k``).
+    nonnegative_relevance : bool
+        Whether relevance must be nonnegative.
+    needs_judged_nonrelevant : bool
+        Whether the value reads the number of judged non-relevant items
+        (N), which TREC evaluation must then count from the judgments.
+    min_items : int
+        The items each query of the dense layout needs.
+    better : {"higher", "lower"}
+        Which values are better: ``"higher"``, or ``"lower"`` for a count
+        of non-relevant items retrieved. Scorers read it for their default
+        ``greater_is_better``.
+    tie_bounds : bool
+        Whether ``ties="optimistic"`` / ``"pessimistic"`` (the relevant
+        items first / last in each tie group) give the best / worst value
+        over the orderings of tied items, with the default parameters: the
+        largest / smallest when ``better="higher"``. Where they are, they
+        are reported as the query's tie bounds (pessimistic, optimistic).
+        For ``better="lower"`` the two roles would swap, and no such metric
+        declares bounds.
+    loose_bounds : tuple
+        The parameter values, as ``(keyword, value)`` pairs, under which
+        ``tie_bounds`` does not hold (see :meth:`has_tie_bounds`).
+    max_relevance : callable
+        ``max_relevance(params)``: the largest relevance the metric can
+        take with these parameters, and why, as ``(bound, reason)``; None:
+        no bound.
+    aggregation : {"mean", "gmean", "sum"}
+        How per-query values are summarised when a caller asks for the
+        mean: the arithmetic mean, trec_eval's ``gm_map`` (the geometric
+        mean of the values floored at 1e-5) or a sum (trec_eval's counts).
+    complete_summary : str or None
+        trec_eval's summary of every judged query (``-c``,
+        ``queries="qrels"``) where it is not the sum of the per-query
+        values, under its convention: ``"positive_judgments"``, the
+        judgments above 0 of every judged query whatever the relevance
+        level (m_num_rel.c, te_calc_avg_num_rel); None: the sum.
+    keeps_placeholder : callable or None
+        For a query the run misses (trec_eval ``-c``), whether trec_eval
+        keeps the value of its placeholder ranking (trec_eval.c: one
+        unjudged document, "ceci_nest_pas_un_docno"; only the measures
+        printed as num_ret, utility, relstring, unj* and rbp_resid are then
+        set to 0), given the metric's parameters (a name written with
+        trec_eval's parameters after a dot, such as ``utility.1,-1,0,0``,
+        prints under another name and always keeps it); None: never (the
+        value is 0 wherever defined).
+    reads_list : bool
+        Whether the value reads the ranked list at all (False: R, the query
+        count); a query that retrieved nothing (trec_eval ``-c``) scores 0
+        on every metric that reads it.
+    average_ties : bool
+        Whether ``ties="average"`` (the exact expectation) is available;
+        False: a metric whose expectation has no tractable form, which
+        raises on input with tied scores under ``ties="average"``.
     """
 
     name: str
@@ -100,63 +202,43 @@ class Measure:
     dot_param: str | None = None
     formula: str = ""
     params: tuple = ()
-    cutoff: bool = True  # accepts @k
-    lower: float = 0.0
-    upper: float | None = 1.0  # None: unbounded above
+    cutoff: bool = True
+    lower: float | None = 0.0
+    upper: float | None = 1.0
     undefined_without_relevant: bool = False
-    perfect_is_one: bool = True  # a perfect ranking of the whole list scores 1
+    perfect_is_one: bool = True
     full_list: Callable = _full_without_cutoff
     nonnegative_relevance: bool = False
-    # reads the number of judged non-relevant items (N), which TREC
-    # evaluation must then count from the judgments
     needs_judged_nonrelevant: bool = False
-    min_items: int = 1  # items each query of the dense layout needs
-    # ties="optimistic" / "pessimistic" (relevant items first / last in a tie
-    # group) give the largest / smallest value over the orderings of tied items
-    # (with the default parameters; ``loose_bounds`` lists the parameter
-    # values, as (keyword, value) pairs, under which they do not)
+    min_items: int = 1
+    better: str = "higher"
     tie_bounds: bool = True
     loose_bounds: tuple = ()
-    # the largest relevance the metric can take with these parameters, and
-    # why, as (bound, reason); None: no bound
     max_relevance: Callable = _no_bound
-    # how per-query values are summarised when a caller asks for the mean:
-    # "mean", "gmean" (trec_eval's gm_map: geometric mean of the values
-    # floored at 1e-5) or "sum" (trec_eval's counts)
     aggregation: str = "mean"
-    # trec_eval's summary of every judged query (-c, queries="qrels") where
-    # it is not the sum of the per-query values, under its convention:
-    # "positive_judgments", the judgments above 0 of every judged query
-    # whatever the relevance level (m_num_rel.c, te_calc_avg_num_rel)
     complete_summary: str | None = None
-    # for a query the run misses (trec_eval -c), whether trec_eval keeps the
-    # value of its placeholder ranking (trec_eval.c: one unjudged document,
-    # "ceci_nest_pas_un_docno"; only the measures printed as num_ret,
-    # utility, relstring, unj* and rbp_resid are then set to 0), given the
-    # metric's parameters (a name written with trec_eval's parameters after
-    # a dot, such as utility.1,-1,0,0, prints under another name and always
-    # keeps it); None: never (the value is 0 wherever defined)
     keeps_placeholder: Callable | None = None
-    # whether the value reads the ranked list at all (False: R, the query
-    # count); a query that retrieved nothing (trec_eval -c) scores 0 on
-    # every metric that reads it
     reads_list: bool = True
-    # whether ties="average" (the exact expectation) is available; False: a
-    # metric whose expectation has no tractable form, which raises on input
-    # with tied scores under ties="average"
     average_ties: bool = True
-    # whether a ranking that puts relevant items higher scores higher (False:
-    # a count of non-relevant items retrieved, where lower is better)
-    greater_is_better: bool = True
+
+    def __post_init__(self):
+        if self.better not in BETTER:
+            raise ValueError(
+                f"The 'better' field of measure {self.name!r} must be one of "
+                f"{BETTER}; got {self.better!r}."
+            )
 
     def has_tie_bounds(self, params) -> bool:
-        """Whether ties="optimistic" / "pessimistic" give the largest /
-        smallest value over the tie orderings, with parameters ``params``."""
+        """Whether ties="optimistic" / "pessimistic" give the best / worst
+        value over the tie orderings, with parameters ``params`` (see
+        ``tie_bounds`` and ``loose_bounds``)."""
         if not self.tie_bounds:
             return False
         return not any(params.get(key) == value for key, value in self.loose_bounds)
 
     def param(self, keyword):
+        """The :class:`ParamSpec` of the parameter ``keyword`` (KeyError
+        when the metric has none)."""
         for p in self.params:
             if p.keyword == keyword:
                 return p

@@ -91,7 +91,7 @@ NUM_NONREL_JUDGED_RET = Measure(
     perfect_is_one=False,
     aggregation="sum",
     tie_bounds=False,
-    greater_is_better=False,
+    better="lower",
 )
 
 
