@@ -129,19 +129,24 @@ def _ap_over_hits(r: Ranking, k, rel):
     before = np.zeros((r.m, 1))
     if cut is not None:
         before[r.row[cut], 0] = r.before(rel)[cut]
-    Tc = T[:, None].astype(np.float64)
-    Hn = _harmonic(r.width)
-    start = np.maximum(T, 0)[:, None]
-    end = start + s.astype(np.intp)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d = np.where(s > 1, (x - 1.0) / (s - 1.0), 0.0)
-        cc = before + 1.0 - (Tc + 1.0) * d
-        G = np.where(
-            s > 1,
-            x / s * (cc * (Hn[end] - Hn[start]) + d * s),
-            x * (before + 1.0) / (Tc + 1.0),
-        )
-    G = np.where(s > 0, G, 0.0)
+    # the term of the s inside positions holding x relevant items, for
+    # every feasible x of the rows with a straddling group: the kernel's
+    # term of an s-item group wholly inside
+    G = np.zeros(prob.shape)
+    rows, cols = np.nonzero(feasible & (s > 0))
+    part = s[rows, 0]
+    terms = np.empty(rows.shape[0])
+    _kernels.ap_terms(
+        _float64(x[0, cols]),
+        before[rows, 0],
+        _int64(T[rows]),
+        _int64(part),
+        _int64(part),
+        _harmonic(r.width),
+        False,
+        terms,
+    )
+    G[rows, cols] = terms
     denom = H + x
     value = np.divide(
         S + G, denom, out=np.zeros(denom.shape), where=feasible & (denom > 0)
