@@ -12,24 +12,40 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .._validation import (
-    COMMON_CONSTRAINTS,
-    Options,
-)
+from .._validation import COMMON_CONSTRAINTS, Options
 
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """A metric's own parameter: its keyword, name-spelling, default, rule."""
+    """A metric's own parameter: its keyword, name-spelling, default, rule.
 
-    keyword: str  # keyword of the public function (e.g. "relevance_level")
-    spelling: str  # how it is written inside a metric name (e.g. "rel")
+    Attributes
+    ----------
+    keyword : str
+        The keyword of the public function (``"relevance_level"``).
+    spelling : str
+        How it is written inside a metric name (``"rel"``).
+    default : object
+        Its default value.
+    constraints : tuple
+        The constraints of :mod:`skrank._validation` a value must satisfy
+        (one of them).
+    kind : type
+        How a value written in a name is parsed (int, float, str).
+    always_shown : bool
+        Whether the canonical name writes it even at its default.
+    convert : callable or None
+        Maps a valid value to its canonical form (a gain table given as a
+        list or a mapping becomes a tuple of gains); None: values are kept
+        as given.
+    """
+
+    keyword: str
+    spelling: str
     default: object
     constraints: tuple
-    kind: type  # how a value written in a name is parsed (int, float, str)
-    always_shown: bool = False  # written in the canonical name even at default
-    # maps a valid value to its canonical form (a gain table given as a list
-    # or a mapping becomes a tuple of gains); None: values are kept as given
+    kind: type
+    always_shown: bool = False
     convert: Callable | None = None
 
 

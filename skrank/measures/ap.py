@@ -11,10 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import Ranking
-from .._validation import (
-    InvalidParameterError,
-    Options,
-)
+from .._validation import InvalidParameterError, Options
 from . import _kernels
 from ._base import _REL, Measure, ParamSpec, _always_full
 from ._common import (

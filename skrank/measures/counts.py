@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (
-    Interval,
-)
+from .._validation import Interval
 from ._base import _REL, _TREC_EVAL_ARITHMETIC, Measure, ParamSpec, _always_full
 from ._common import _depth, _divide, _hits
 from .cutoff import _hits_compute, _recall_compute

@@ -14,9 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import Ranking
-from .._validation import (
-    Options,
-)
+from .._validation import Options
 from ._base import _REL, Measure, ParamSpec, _always_full
 from ._common import _divide, _hits
 

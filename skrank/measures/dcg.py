@@ -12,12 +12,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._engine import Ranking, discount, gain_values
-from .._validation import (
-    COMMON_CONSTRAINTS,
-    InvalidParameterError,
-    Options,
-    gain_table,
-)
+from .._validation import COMMON_CONSTRAINTS, InvalidParameterError, Options, gain_table
 from ._base import _REL, Measure, ParamSpec, _always_full, _gain_bound, _shared
 from ._common import _divide, _log_comb, _straddling, head_sums
 

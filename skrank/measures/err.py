@@ -6,10 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import Ranking
-from .._validation import (
-    Interval,
-    InvalidParameterError,
-)
+from .._validation import Interval, InvalidParameterError
 from ._base import Measure, ParamSpec, _grade_bound
 
 #: Below a stop probability of 2**-100, 1 - R is 1 to far below rounding and

@@ -6,11 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import Ranking
-from .._validation import (
-    Interval,
-    InvalidParameterError,
-    Options,
-)
+from .._validation import Interval, InvalidParameterError, Options
 from ._base import _REL, Measure, ParamSpec, _always_full
 
 #: How a recall level becomes a number of relevant items (``rounding=``):

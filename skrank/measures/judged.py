@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (
-    Options,
-)
+from .._validation import Options
 from ._base import _REL, Measure, ParamSpec
 from .cutoff import _P_DENOMINATOR
 

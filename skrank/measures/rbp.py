@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (
-    Options,
-)
+from .._validation import Options
 from ._base import _REL, _TREC_EVAL_ARITHMETIC, Measure, ParamSpec, _shared
 from ._common import _depth, _log_comb, _straddling
 
