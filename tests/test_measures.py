@@ -1230,3 +1230,31 @@ def test_better_is_higher_or_lower():
     assert all(m.better in ("higher", "lower") for m in MEASURES)
     with pytest.raises(ValueError, match="'better' field of measure 'x'.*got True"):
         Measure("x", "x_score", "X", lambda r, k: None, better=True)
+
+
+@pytest.mark.parametrize("ties", ["first", "average"])
+def test_average_precision_reads_its_cutoffs_through_the_ranking(ties):
+    # a view of a ranking (the retrieval's neighbours, which record how
+    # deep each metric reads) sees the cutoffs AP reads as they are given:
+    # MAP@R's one per row (R = 3 relevant items here) and AP@k's
+    y = np.array([[1.0, 0, 1, 1]])
+    s = np.array([[0.4, 0.3, 0.3, 0.1]])
+    r = rank(dense_layout(y, s).blocks[0], ties, None)
+    seen = []
+
+    class View:
+        def __getattr__(self, name):
+            return getattr(r, name)
+
+        def in_cutoff(self, k):
+            seen.append(k)
+            return r.in_cutoff(k)
+
+    values, _ = BY_NAME["map_at_r"].compute(View(), None, None)
+    assert any(np.ndim(k) == 1 and k[0] == 3 for k in seen)
+    assert values[0] == pytest.approx(
+        _compute(BY_NAME["map_at_r"], y, s, ties=ties)[0][0]
+    )
+    seen.clear()
+    BY_NAME["map"].compute(View(), 2, None)
+    assert 2 in seen

@@ -66,12 +66,13 @@ def _ap_terms(r: Ranking, rel, inside):
 def _ap_sums(r: Ranking, rel, k):
     """Per row, the sum of :func:`_ap_terms` over its groups inside the
     cutoff ``k`` (None: all; an int, or one per row), added in rank order
-    by :func:`skrank.measures._kernels.ap_sums`."""
+    by :func:`skrank.measures._kernels.ap_sums`. The positions inside are
+    read from :meth:`~skrank._engine.Ranking.in_cutoff`."""
     out = np.empty(r.m)
     none = np.zeros(0, dtype=np.int64)
     harmonic = _harmonic(r.width)
+    inside = r.in_cutoff(k)
     if r.tied:
-        inside = r.in_cutoff(k)
         _kernels.ap_sums(
             _float64(rel),
             _int64(r.start),
@@ -88,8 +89,8 @@ def _ap_sums(r: Ranking, rel, k):
     if r.width == 0:  # no positions: every sum is empty
         return np.zeros(r.m)
     # every position its own group: the (m, W) matrix, read to each row's
-    # cutoff
-    depth = np.broadcast_to(r.width if k is None else k, (r.m,))
+    # cutoff (its positions inside, a prefix of the row)
+    depth = np.count_nonzero(np.broadcast_to(inside, (r.m, r.width)), axis=1)
     _kernels.ap_sums(
         _float64(np.broadcast_to(rel, (r.m, r.width))).reshape(-1),
         none,
@@ -164,7 +165,7 @@ def _ap_compute(r, k, relevance_level, denominator="R"):
     rel = r.relevant(relevance_level)
     if denominator == "hits":
         return np.where(undefined, 0.0, _ap_over_hits(r, k, rel)), undefined
-    total = _ap_sums(r, rel, r.cutoff(k))
+    total = _ap_sums(r, rel, k)
     if denominator == "min_r_k" and k is not None:
         if np.ndim(k):
             denom = np.minimum(n_rel, k)
