@@ -103,7 +103,7 @@ class Convention:
         the ranked list, the counts of judgments kept (trec_eval 9's ``-c``),
         ``"placeholder"``, the same except where a metric keeps the value of
         trec_eval 10's placeholder ranking of one unjudged document
-        (:attr:`skrank._measures.Measure.keeps_placeholder`; trec_eval.c,
+        (:attr:`skrank.measures.Measure.keeps_placeholder`; trec_eval.c,
         ``main``: ``bogus_ranking``), or ``"zero"``, 0 on every metric.
     own_order : tuple
         Metrics that the tool ranks apart from the others, as

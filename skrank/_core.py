@@ -311,7 +311,7 @@ def compute(
 def summary(measure, average):
     """How the per-query values of ``measure`` are summarised for
     ``average``: ``"mean"`` asks for the metric's declared summary
-    (:attr:`~skrank._measures.Measure.aggregation`: the arithmetic mean, or
+    (:attr:`~skrank.measures.Measure.aggregation`: the arithmetic mean, or
     trec_eval's geometric mean of ``gm_map`` and sum of the counts); any
     other value is taken as it is."""
     return measure.aggregation if average == "mean" else average

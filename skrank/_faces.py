@@ -26,8 +26,8 @@ import numpy as np
 
 from ._core import run_metric
 from ._docs import DOCS
-from ._measures import measure_by_function
 from ._validation import COMMON_CONSTRAINTS, validate_params
+from .measures import measure_by_function
 
 __all__ = ["call_as", "fill_doc", "metric_function", "public"]
 
@@ -198,7 +198,7 @@ def metric_function(func):
 
     ``func`` is a signature and a numpydoc docstring (with ``%(k)s``-style
     placeholders); its body is not run. The metric is the
-    :class:`~skrank._measures.Measure` whose ``function`` is
+    :class:`~skrank.measures.Measure` whose ``function`` is
     ``func.__name__``. :func:`public` validates the cross-cutting options,
     then the metric's own parameters against their declared constraints, and
     :func:`~skrank._core.run_metric` computes.

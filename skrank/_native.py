@@ -11,11 +11,9 @@ falls back to numpy when the extension is missing or switched off:
   both paths and compare them).
 
 A kernel gives the numpy path's result, its additions done in the same
-order, with one exception, which agrees to rounding: in average
-precision, :func:`ap_terms` and :func:`ap_sums` multiply a tied group's
-term by the reciprocals of its size where numpy divides, and
-:func:`ap_sums` adds each row's terms in rank order where numpy's row sums
-add them pairwise.
+order. The measures' own kernels (average precision's terms and the sums
+over the groups before a cutoff) are Cython modules of
+:mod:`skrank.measures`, with no numpy twin and no switch.
 """
 
 from __future__ import annotations
@@ -409,72 +407,6 @@ def row_before(values, row_first):
     return out
 
 
-def ap_terms(rel, before, start, size, inside, harmonic, cut: bool):
-    """The average-precision terms of tie groups (see
-    :func:`skrank._measures._ap_terms`), or None when the kernels are off
-    or the arrays are not one entry per group."""
-    if not _enabled or not (
-        rel.shape == before.shape == start.shape == size.shape == inside.shape
-    ):
-        return None
-    out = np.empty(rel.shape[0])
-    _ckernels.ap_terms(
-        _native(rel, np.float64),
-        _native(before, np.float64),
-        _native(start, np.int64),
-        _native(size, np.int64),
-        _native(inside, np.int64),
-        _native(harmonic, np.float64),
-        bool(cut),
-        out,
-    )
-    return out
-
-
-def ap_sums(r, rel, k, harmonic):
-    """Per row of the ranking ``r``, the sum of average precision's terms
-    (:func:`skrank._measures._ap_terms`) over its groups inside the cutoff
-    ``k`` (None: all), with ``rel`` the relevant items of each group (or of
-    each position when ``r`` has no ties); None when the kernels are off or
-    the cutoff is not one number."""
-    if not _enabled or not _is_float64(rel) or (k is not None and np.ndim(k)):
-        return None
-    out = np.empty(r.m)
-    none = np.zeros(0, dtype=np.int64)
-    if r.tied:
-        if rel.shape != r.size.shape:
-            return None
-        inside = r.in_cutoff(k)
-        _ckernels.ap_sums(
-            _native(rel, np.float64),
-            _native(r.start, np.int64),
-            _native(r.size, np.int64),
-            _native(inside, np.int64),
-            _native(r.row_first, np.int64),
-            _native(harmonic, np.float64),
-            inside is not r.size,
-            0,
-            -1,
-            out,
-        )
-        return out
-    if rel.shape != (r.m, r.width) or r.width == 0:
-        return None
-    _ckernels.ap_sums(
-        _native(rel, np.float64),
-        none,
-        none,
-        none,
-        none,
-        _native(harmonic, np.float64),
-        k is not None,
-        r.width,
-        -1 if k is None else int(k),
-        out,
-    )
-    return out
-
-
 def grade_counts(y):
     """Per row of ``y`` (float64, ``(m, n)``), the number of values ``>= g``
     for ``g = 1 .. max(y)``, when ``y`` holds integers in ``0 .. 6`` of
@@ -488,36 +420,6 @@ def grade_counts(y):
     if top < 1:
         return False
     return out[:, :top]
-
-
-def head_sums(a, r, k: int, table=None, positions=False):
-    """Per row of the tied ranking ``r``, the sum over its groups that start
-    before rank ``k`` of ``(a / t) * (table[T + n] - table[T])`` (a
-    cumulative weight ``table``), or of ``(a * n) / t`` without one (``T``,
-    ``t``, ``n``: a group's first rank, size and positions inside the
-    cutoff). ``a`` holds one value per group, or with ``positions`` one per
-    position of the ``(m, W)`` ranking, summed over each group's positions
-    in rank order (as :meth:`skrank._engine.Ranking.group_sum` adds) for the
-    groups read only. None when the kernels are off or the groups are not
-    the kernel's."""
-    if not _enabled or not _is_float64(a):
-        return None
-    if a.shape != ((r.m, r.width) if positions else r.size.shape):
-        return None
-    out = np.empty(r.m)
-    weights = np.zeros(1) if table is None else _native(table, np.float64)
-    _ckernels.head_sums(
-        _native(a, np.float64),
-        _native(r.start, np.int64),
-        _native(r.size, np.int64),
-        _native(r.row_first, np.int64),
-        int(k),
-        weights,
-        0 if table is not None else 1,
-        r.width if positions else 0,
-        out,
-    )
-    return out
 
 
 def first_hits(rel, r, k):

@@ -3,7 +3,7 @@
 A query's nearest neighbours in an index, sorted by distance, are a ranking:
 a neighbour is relevant (a *match*) when it has the query's class label, and
 its score is minus its distance. The metrics are skrank's own
-:class:`~skrank._measures.Measure` declarations, named by the one registry
+:class:`~skrank.measures.Measure` declarations, named by the one registry
 (:data:`RETRIEVAL` says which of them retrieval offers) and computed by the
 engine over a :class:`~skrank._engine.Block` whose ``n_relevant`` is ``R``,
 the number of index items of the query's class (one less for a query left

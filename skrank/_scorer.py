@@ -326,7 +326,7 @@ class _RankingScorer:
             text += f", {key}={plain(value)}"
         own = True
         if isinstance(metric, str):
-            own = get_metric(metric).measure.greater_is_better
+            own = get_metric(metric).measure.better == "higher"
         if self._greater_is_better != own:
             text += f", greater_is_better={self._greater_is_better}"
         return f"make_ranking_scorer({text})"
@@ -444,7 +444,7 @@ def make_ranking_scorer(metric, *, greater_is_better=None, **params):
     if isinstance(metric, (str, MetricSpec)):
         name, options = _canonical_name(metric, params)
         if greater_is_better is None:
-            greater_is_better = get_metric(name).measure.greater_is_better
+            greater_is_better = get_metric(name).measure.better == "higher"
         return _RankingScorer(name, options, greater_is_better)
     if callable(metric):
         if greater_is_better is None:

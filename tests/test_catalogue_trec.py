@@ -23,7 +23,7 @@ import pytrec_eval
 import skrank
 from skrank._core import Prepared, compute
 from skrank._engine import Block, Layout
-from skrank._measures import ELEVEN_LEVELS
+from skrank.measures import ELEVEN_LEVELS
 from skrank.names import as_metric
 from skrank.trec import evaluate_run
 

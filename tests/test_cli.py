@@ -1161,7 +1161,7 @@ def test_format_trec_eval_on_trec_eval_s_test_files(qrels_name, capsys, te_files
 
 
 def test_metrics_lists_every_metric_with_its_names_and_title(capsys):
-    from skrank._measures import MEASURES
+    from skrank.measures import MEASURES
 
     status, out, _ = run_main(capsys, "metrics")
     assert status == 0

@@ -1,6 +1,6 @@
 """Common tests over the registry: every metric, the same checks.
 
-A metric added to skrank._measures.MEASURES is picked up here without further
+A metric added to skrank.measures.MEASURES is picked up here without further
 edits: range, perfect ranking, invariances, layouts, per-query output, the
 public function, and the errors of the cross-cutting parameters.
 """
@@ -12,8 +12,8 @@ import pytest
 
 import skrank
 from skrank._core import GEOMETRIC_FLOOR
-from skrank._measures import MEASURES
 from skrank._validation import Options
+from skrank.measures import MEASURES
 from skrank.names import as_metric
 
 TIES = ("average", "optimistic", "pessimistic", "first")
@@ -71,10 +71,25 @@ def test_values_in_range(measure, ties, data):
             y, s, _name(measure, k), ties=ties, average=None
         ).values()
         assert np.all(np.isfinite(v))
+        # the range is that of the defined values; the undefined ones take
+        # replace_undefined_by (0.0 by default), whatever the range
+        (marked,) = skrank.evaluate(
+            y,
+            s,
+            _name(measure, k),
+            ties=ties,
+            average=None,
+            replace_undefined_by=np.nan,
+        ).values()
+        defined = ~np.isnan(marked)
+        np.testing.assert_array_equal(v[defined], marked[defined])
+        assert np.all(v[~defined] == 0.0)
+        if not measure.undefined_without_relevant:
+            assert defined.all()
         if measure.lower is not None:
-            assert np.all(v >= measure.lower - 1e-12)
+            assert np.all(v[defined] >= measure.lower - 1e-12)
         if measure.upper is not None:
-            assert np.all(v <= measure.upper + 1e-12)
+            assert np.all(v[defined] <= measure.upper + 1e-12)
 
 
 @pytest.mark.parametrize(
@@ -99,7 +114,7 @@ def test_worst_ranking_is_no_better_than_perfect(measure, data):
         name = _name(measure, k)
         best = skrank.evaluate(y, perfect, name, average=None)
         worst = skrank.evaluate(y, -perfect, name, average=None)
-        if not measure.greater_is_better:
+        if measure.better == "lower":
             best, worst = worst, best
         assert np.all(worst[name] <= best[name] + 1e-12)
 

@@ -211,7 +211,7 @@ def test_aggregate_geometric_mean_and_sum():
     import math
 
     from skrank._core import aggregate, summary
-    from skrank._measures import measure_by_function
+    from skrank.measures import measure_by_function
 
     v = np.array([0.5, 0.0, 0.2, 0.9])
     undefined = np.array([False, False, True, False])

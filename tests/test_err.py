@@ -29,7 +29,8 @@ import numpy as np
 import pytest
 
 import skrank
-from skrank import _measures, _native
+from skrank import _native
+from skrank.measures import err as err_family
 
 
 def _exact_err(grades, max_grade, k=None):
@@ -245,7 +246,7 @@ def _refuses_before_working(monkeypatch, metric, y, s):
         raise AssertionError("the tie tables were started")
 
     baseline, _ = _peak(lambda: metric([y], [s], ties="first"))
-    monkeypatch.setattr(_measures, "_err_tied_bucket", never)
+    monkeypatch.setattr(err_family, "_err_tied_bucket", never)
     peak, error = _peak(lambda: metric([y], [s]))
     assert isinstance(error, ValueError)
     assert peak <= 1.05 * baseline
@@ -253,7 +254,7 @@ def _refuses_before_working(monkeypatch, metric, y, s):
 
 
 def test_tie_group_size_limit_refuses_before_working(monkeypatch):
-    monkeypatch.setattr(_measures, "ERR_MAX_TIE", 1000)
+    monkeypatch.setattr(err_family, "ERR_MAX_TIE", 1000)
     y = np.tile([0.0, 1.0, 2.0, 4.0], 500)  # one tie group of 2,000 items
     message = _refuses_before_working(monkeypatch, skrank.err_score, y, np.zeros(2000))
     assert "the limit is 1000 tied items in one group" in message
@@ -262,7 +263,7 @@ def test_tie_group_size_limit_refuses_before_working(monkeypatch):
 
 
 def test_work_limit_refuses_before_working(monkeypatch):
-    monkeypatch.setattr(_measures, "ERR_MAX_WORK", 10_000)
+    monkeypatch.setattr(err_family, "ERR_MAX_WORK", 10_000)
     y = np.tile([0.0, 1.0, 2.0, 4.0], 5000)  # one tie group of 20,000 items
     message = _refuses_before_working(
         monkeypatch, skrank.nerr_score, y, np.zeros(20_000)

@@ -10,8 +10,8 @@ import pytest
 from reference import brute_force, value
 
 import skrank
-from skrank import _measures
 from skrank._validation import InvalidParameterError
+from skrank.measures import iprec
 
 TIES = ("average", "optimistic", "pessimistic", "first")
 LEVELS = (0.0, 0.1, 0.3, 0.5, 1.0)
@@ -158,7 +158,7 @@ def test_chunks_equal_one_pass(monkeypatch):
     cases = list(_cases(seed=13, n_cases=40, max_items=8, grades=2))
     y, s, qid = _grouped(cases)
     whole = skrank.eleven_point_precision_score(y, s, qid=qid, average=None)
-    monkeypatch.setattr(_measures, "IPREC_CHUNK_CELLS", 3)
+    monkeypatch.setattr(iprec, "IPREC_CHUNK_CELLS", 3)
     chunked = skrank.eleven_point_precision_score(y, s, qid=qid, average=None)
     np.testing.assert_array_equal(whole, chunked)
 

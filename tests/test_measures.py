@@ -1,4 +1,4 @@
-"""Unit tests of skrank._measures: the declarations and the per-query formulas.
+"""Unit tests of skrank.measures: the declarations and the per-query formulas.
 
 The formulas are called directly, as skrank._core does: ``measure.compute``
 on a :class:`~skrank._engine.Ranking` built with ``dense_layout`` (or
@@ -19,7 +19,7 @@ from reference import brute_force, brute_force_flagged, tie_orderings, value
 
 import skrank
 from skrank._engine import TIES, dense_layout, grouped_layout, rank
-from skrank._measures import MEASURES, Measure, ParamSpec, measure_by_function
+from skrank.measures import MEASURES, Measure, ParamSpec, measure_by_function
 
 BY_NAME = {m.name: m for m in MEASURES}
 
@@ -847,7 +847,7 @@ def test_compositions_are_counted_before_they_are_made(name):
 def test_composition_count_equals_enumeration():
     """The count that the limit reads, against the vectors enumerated by
     itertools on small limits."""
-    from skrank._measures import _compositions, _count_compositions
+    from skrank.measures.dcg import _compositions, _count_compositions
 
     for limits, total in [((2, 3), 3), ((1, 0, 4), 2), ((3, 3, 3), 9), ((5,), 7)]:
         listed = [
@@ -931,7 +931,7 @@ def test_infap_windowed_enumeration_equals_full_enumeration(monkeypatch):
     read over a window of about 13 standard deviations equal the full
     enumeration of their counts (the method the brute-force tests above
     check on small groups) to rounding."""
-    from skrank import _measures
+    from skrank.measures import ap
 
     rng = np.random.default_rng(5)
     n = 1602
@@ -940,15 +940,15 @@ def test_infap_windowed_enumeration_equals_full_enumeration(monkeypatch):
     y = np.where(judged, rng.integers(0, 2, n), 0).astype(float)
     s = np.r_[[3.0, 2.0], np.ones(n - 2)]
     t, c, u = 1600.0, y[2:].sum(), (judged[2:] & (y[2:] == 0)).sum()
-    assert 2 * _measures._infap_window(np.array([t]), c, u)[0] + 2 < c + u
+    assert 2 * ap._infap_window(np.array([t]), c, u)[0] + 2 < c + u
     windowed = _flagged_compute("infap", y, s, judged, state == 2)
-    monkeypatch.setattr(_measures, "_infap_window", lambda t, c, u: t * 0 + 10**9)
+    monkeypatch.setattr(ap, "_infap_window", lambda t, c, u: t * 0 + 10**9)
     full = _flagged_compute("infap", y, s, judged, state == 2)
     assert windowed == pytest.approx(full, rel=1e-13)
 
 
 def test_infap_work_limit_refuses_before_enumerating(monkeypatch):
-    from skrank import _measures
+    from skrank.measures import ap
 
     y = np.tile([1.0, 0.0, 0.0, 0.0], 2000)  # one tie group of 8,000 items
     s = np.ones(8000)
@@ -961,8 +961,8 @@ def test_infap_work_limit_refuses_before_enumerating(monkeypatch):
     def never(*args):
         raise AssertionError("cells enumerated")
 
-    monkeypatch.setattr(_measures, "INFAP_MAX_WORK", 1_000_000)
-    monkeypatch.setattr(_measures, "_infap_cells", never)
+    monkeypatch.setattr(ap, "INFAP_MAX_WORK", 1_000_000)
+    monkeypatch.setattr(ap, "_infap_cells", never)
     peak, error = _peak_memory(
         lambda: _flagged_compute("infap", y, s, judged, unassessed)
     )
@@ -996,7 +996,7 @@ def test_infap_chunks_equal_one_pass(monkeypatch):
     """The exact expectation is enumerated in chunks of bounded memory: tiny
     chunks give the values of one pass, on tie groups of several sizes
     (one large group among small ones) with unjudged and unassessed items."""
-    import skrank._measures as M
+    import skrank.measures.ap as M
 
     rng = np.random.default_rng(3)
     n = 60
@@ -1204,3 +1204,57 @@ def test_rbp_graded_gains_equal_enumeration():
     assert skrank.rbp_score(
         [[3, 0, 1]], [[3, 2, 1]], p=0.5, gain="graded"
     ) == pytest.approx(0.5 * (1 + 0.25 / 3), rel=1e-15)
+
+
+def test_every_field_of_a_measure_is_documented():
+    # the numpydoc Attributes section of Measure names each of its fields
+    import dataclasses
+    import re
+
+    doc = Measure.__doc__
+    section = doc[doc.index("Attributes\n    ----------") :]
+    documented = set()
+    for line in section.splitlines():
+        match = re.fullmatch(r"    ([a-z_, ]+) : .*", line)
+        if match:
+            documented |= {n.strip() for n in match.group(1).split(",")}
+    assert documented == {f.name for f in dataclasses.fields(Measure)}
+
+
+def test_better_is_higher_or_lower():
+    # counts of non-relevant items retrieved are the metrics where lower is
+    # better; a declaration with another direction is refused
+    assert {m.name for m in MEASURES if m.better == "lower"} == {
+        "num_nonrel_judged_ret"
+    }
+    assert all(m.better in ("higher", "lower") for m in MEASURES)
+    with pytest.raises(ValueError, match="'better' field of measure 'x'.*got True"):
+        Measure("x", "x_score", "X", lambda r, k: None, better=True)
+
+
+@pytest.mark.parametrize("ties", ["first", "average"])
+def test_average_precision_reads_its_cutoffs_through_the_ranking(ties):
+    # a view of a ranking (the retrieval's neighbours, which record how
+    # deep each metric reads) sees the cutoffs AP reads as they are given:
+    # MAP@R's one per row (R = 3 relevant items here) and AP@k's
+    y = np.array([[1.0, 0, 1, 1]])
+    s = np.array([[0.4, 0.3, 0.3, 0.1]])
+    r = rank(dense_layout(y, s).blocks[0], ties, None)
+    seen = []
+
+    class View:
+        def __getattr__(self, name):
+            return getattr(r, name)
+
+        def in_cutoff(self, k):
+            seen.append(k)
+            return r.in_cutoff(k)
+
+    values, _ = BY_NAME["map_at_r"].compute(View(), None, None)
+    assert any(np.ndim(k) == 1 and k[0] == 3 for k in seen)
+    assert values[0] == pytest.approx(
+        _compute(BY_NAME["map_at_r"], y, s, ties=ties)[0][0]
+    )
+    seen.clear()
+    BY_NAME["map"].compute(View(), 2, None)
+    assert 2 in seen

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from reference import brute_force, value
 
 import skrank
-from skrank._measures import MEASURES
+from skrank.measures import MEASURES
 
 TIES = ("average", "optimistic", "pessimistic", "first")
 

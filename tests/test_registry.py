@@ -7,8 +7,8 @@ import pytest
 
 import skrank
 from skrank import evaluate, get_metric, get_metric_names
-from skrank._measures import MEASURES
 from skrank._validation import InvalidParameterError
+from skrank.measures import MEASURES
 from skrank.names import as_metric, parse_metrics
 
 

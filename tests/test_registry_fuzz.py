@@ -35,13 +35,13 @@ from hypothesis import strategies as st
 
 import skrank
 from skrank._cli import main
-from skrank._measures import MEASURES  # noqa: E402
 from skrank._validation import (
     MAX_CUTOFF_DIGITS,
     MAX_GAIN_GRADE,
     Interval,
     InvalidParameterError,  # noqa: E402
 )
+from skrank.measures import MEASURES  # noqa: E402
 from skrank.names import (  # noqa: E402
     get_metric,
     parse_metrics,

@@ -18,8 +18,8 @@ import pytest
 from sklearn.neighbors import NearestNeighbors
 
 import skrank
-from skrank._measures import MEASURES
 from skrank._retrieval import RETRIEVAL, Faces
+from skrank.measures import MEASURES
 from skrank.retrieval import evaluate_retrieval, get_retrieval_metric_names
 
 BY_NAME = {m.name: m for m in MEASURES}

@@ -83,7 +83,7 @@ def test_every_registry_name_scores_like_evaluate(name):
     spec = skrank.get_metric(name)
     names = [name] + ([f"{name}@3"] if spec.measure.cutoff else [])
     # a metric where lower is better scores negated (sklearn's convention)
-    sign = 1.0 if spec.measure.greater_is_better else -1.0
+    sign = 1.0 if spec.measure.better == "higher" else -1.0
     for metric in names:
         scorer = get_scorer(metric)
         expected = evaluate(Y, proba, metric)[metric]

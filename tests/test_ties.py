@@ -12,7 +12,7 @@ import pytest
 from reference import brute_force, value
 
 import skrank
-from skrank._measures import MEASURES
+from skrank.measures import MEASURES
 from skrank.names import as_metric
 
 TIES = ("average", "pessimistic", "optimistic", "first")

@@ -29,8 +29,8 @@ from reference import brute_force_trec
 
 import skrank
 from skrank._cli import main
-from skrank._measures import MEASURES
 from skrank._validation import InvalidParameterError
+from skrank.measures import MEASURES
 from skrank.trec import evaluate_run
 
 DATA = Path("/work/shared/data/trec_eval")

@@ -6,7 +6,7 @@
 * ``.. skrank-cli:: evaluate ...`` runs skrank's command line at build time
   and shows the command and what it printed.
 * ``.. skrank-metric-table::`` renders the metric catalogue from the registry
-  (:data:`skrank._measures.MEASURES`), so the table cannot drift from the
+  (:data:`skrank.measures.MEASURES`), so the table cannot drift from the
   code: a metric without a formula here, or a formula for a metric that does
   not exist, fails the build.
 * ``.. skrank-retrieval-table::`` renders the retrieval metrics, the
@@ -219,7 +219,7 @@ class MetricTableDirective(_RstDirective):
 
     def run(self):
         from skrank import get_metric, get_metric_names
-        from skrank._measures import MEASURES
+        from skrank.measures import MEASURES
 
         names = {m.name for m in MEASURES}
         if set(get_metric_names()) != names:
@@ -228,7 +228,7 @@ class MetricTableDirective(_RstDirective):
         if missing:
             raise ExtensionError(
                 f"skrank-metric-table: no formula declared for {missing} "
-                "(Measure.formula in skrank/_measures.py)"
+                "(Measure.formula in skrank/measures/)"
             )
         rows = []
         for m in MEASURES:

@@ -16,7 +16,7 @@ relevance of every position in rank order, cut after the last tie group that
 reaches the cutoff, and the tie groups of each row. Under ``ties="average"``
 each position carries its group's mean (the expected value of an item at that
 position over all orderings of the tied items); under the deterministic tie
-rules each position is a group of its own. Metrics in :mod:`skrank._measures`
+rules each position is a group of its own. Metrics in :mod:`skrank.measures`
 are written once, over that representation, and hold for every tie rule.
 
 Everything is vectorised across queries: no Python loop runs over queries,

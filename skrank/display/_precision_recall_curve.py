@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._measures import ELEVEN_LEVELS
 from .._validation import InvalidParameterError, plain
+from ..measures import ELEVEN_LEVELS
 from ._base import (
     MAX_VALUES,
     check_bool,

@@ -3,7 +3,7 @@ trec_eval's geometric means ``gm_map`` and ``gm_bpref``.
 
 Each ``*_score`` function is a signature and its documentation;
 :func:`~skrank._faces.metric_function` binds it to the metric declared with
-its name in :mod:`skrank._measures` and does the rest.
+its name in :mod:`skrank.measures` and does the rest.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ and the per-query recall-precision curve.
 
 Each ``*_score`` function is a signature and its documentation;
 :func:`~skrank._faces.metric_function` binds it to the metric declared with
-its name in :mod:`skrank._measures` and does the rest.
+its name in :mod:`skrank.measures` and does the rest.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import numpy as np
 
 from .._core import compute, prepare, tie_rule
 from .._faces import metric_function, public
-from .._measures import ELEVEN_LEVELS, measure_by_function
 from .._validation import validate_params
+from ..measures import ELEVEN_LEVELS, measure_by_function
 from ..names import MetricSpec
 
 __all__ = [

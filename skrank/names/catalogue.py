@@ -1,6 +1,6 @@
 """The catalogue: metric declarations looked up by name and alias.
 
-Every :class:`~skrank._measures.Measure` is found under its name, its aliases
+Every :class:`~skrank.measures.Measure` is found under its name, its aliases
 and its variants' spellings (a variant implies parameters: ``ndcg_burges`` is
 ``ndcg(gain=exponential)``), case-insensitively where that is unambiguous. A
 :class:`Catalogue` is the set of metrics one family of public functions
@@ -12,8 +12,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from .._measures import MEASURES, Measure
 from .._validation import InvalidParameterError
+from ..measures import MEASURES, Measure
 from .spec import MetricSpec, quote_text
 
 __all__ = ["Catalogue", "RANKING", "as_metric", "get_metric_names"]

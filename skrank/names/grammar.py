@@ -43,8 +43,8 @@ from __future__ import annotations
 import math
 import re
 
-from .._measures import MEASURES, Measure
 from .._validation import MAX_CUTOFF_DIGITS, MAX_GAIN_GRADE, InvalidParameterError
+from ..measures import MEASURES, Measure
 from .catalogue import _BY_NAME, RANKING, Catalogue, _resolve_base
 from .spec import MetricSpec, _show, quote_text
 

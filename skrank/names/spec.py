@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from .._measures import Measure
+from ..measures import Measure
 
 __all__ = ["MetricSpec", "quote_text"]
 

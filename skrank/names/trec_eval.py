@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
-from .._measures import MEASURES, Measure
 from .._trec_gains import TrecGainTable
 from .._validation import InvalidParameterError
+from ..measures import MEASURES, Measure
 from .catalogue import _ALIASES, _BY_NAME
 from .grammar import (
     _DIGITS_RE,

@@ -1,0 +1,129 @@
+"""Building blocks that the formulas of several families read.
+
+Formulas return values of shape (m,) and an undefined mask or None.
+Notation per tie group: T = start (0-based rank of its first position),
+t = size, r = relevant items, n = positions inside the cutoff.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import gammaln
+
+from .._engine import Ranking
+from . import _kernels
+
+
+def _float64(a) -> np.ndarray:
+    """``a`` as a C-contiguous float64 array in native byte order (no copy
+    when it is one already): what the kernels' ``double`` buffers read."""
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _int64(a) -> np.ndarray:
+    """``a`` as a C-contiguous int64 array in native byte order (no copy
+    when it is one already): what the kernels' ``int64_t`` buffers read."""
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def head_sums(a, r: Ranking, k: int, table=None, positions=False) -> np.ndarray:
+    """Per row of the tied ranking ``r``, a sum over its groups that start
+    before rank ``k``.
+
+    A group (first rank ``T``, size ``t``, ``n`` positions inside the
+    cutoff) adds ``(a / t) * (table[T + n] - table[T])`` with a cumulative
+    weight ``table``, or ``(a * n) / t`` without one, in group order.
+
+    Parameters
+    ----------
+    a : ndarray
+        One value per group, or with ``positions`` one per position of the
+        ``(m, W)`` ranking, summed over each group's positions in rank
+        order (as :meth:`~skrank._engine.Ranking.group_sum` adds) for the
+        groups read only.
+    r : Ranking
+        A ranking with tie groups.
+    k : int
+        The cutoff, below the ranking's width.
+    table : ndarray of shape (W + 1,) or None, default=None
+        The cumulative weights of the ranks.
+    positions : bool, default=False
+        Whether ``a`` holds one value per position.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+    """
+    out = np.empty(r.m)
+    _kernels.head_sums(
+        _float64(a).reshape(-1),
+        _int64(r.start),
+        _int64(r.size),
+        _int64(r.row_first),
+        int(k),
+        _float64(np.zeros(0) if table is None else table),
+        table is not None,
+        r.width if positions else 0,
+        out,
+    )
+    return out
+
+
+def _hits(r: Ranking, k, level):
+    """Expected number of relevant items in the top k: sum of r * n / t."""
+    if r.head(k):  # only the groups that start before k
+        return head_sums(r.relevant(level), r, r.cutoff(k))
+    if r.cuts(k):  # no ties: every position its own group, the first k
+        return r.relevant(level)[:, : r.cutoff(k)].sum(axis=1)
+    inside = r.in_cutoff(k)
+    if inside is r.size:  # every group wholly inside: r * t / t is r
+        return r.row_sum(r.relevant(level))
+    return r.row_sum(r.relevant(level) * inside / r.size)
+
+
+def _divide(values, denom, undefined):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = values / denom
+    return np.where(undefined, 0.0, out)
+
+
+def _straddling(r: Ranking, inside, counts):
+    """Per row, the tie group that straddles the cutoff (some but not all of
+    its positions inside), as ``(T, t, c, s, cut)``: start, size, the number
+    of ``counts`` (relevant items) it holds and its positions inside, each of
+    shape (m, 1) but ``T`` (m,); ``cut`` masks the straddling groups. A row
+    without one gets T = -1, t = 1, c = 0, s = 0."""
+    T = np.full(r.m, -1, dtype=np.intp)
+    size, c, s = np.ones((r.m, 1)), np.zeros((r.m, 1)), np.zeros((r.m, 1))
+    cut = None
+    if r.tied:
+        cut = (inside > 0) & (inside < r.size)
+        rows = r.row[cut]
+        T[rows] = r.start[cut]
+        size[rows, 0], c[rows, 0], s[rows, 0] = r.size[cut], counts[cut], inside[cut]
+    return T, size, c, s, cut
+
+
+def _hypergeometric(size, c, s):
+    """``(x, prob)``: P(X = x) for x = 0 .. max(s), X the marked items among
+    ``s`` drawn without replacement from ``size`` items of which ``c`` are
+    marked (per row; shapes (m, 1)), and whether each x is feasible."""
+    x = np.arange(int(s.max()) + 1)[None, :]
+    feasible = (x <= c) & (x <= s) & (s - x <= size - c)
+    log_p = (
+        _log_comb(c, np.minimum(x, c))
+        + _log_comb(size - c, np.clip(s - x, 0, size - c))
+        - _log_comb(size, s)
+    )
+    prob = np.where(feasible, np.exp(np.where(feasible, log_p, 0.0)), 0.0)
+    return x, prob, feasible
+
+
+def _log_comb(n, j):
+    return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
+
+
+def _depth(r: Ranking, k):
+    """Items looked at per row: the list, or min(k, list length)."""
+    n = r.n_items
+    return n if k is None else np.minimum(n, r.cutoff(k))

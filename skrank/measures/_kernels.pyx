@@ -1,0 +1,282 @@
+"""The compiled loops of the measures: average precision's tie terms and
+their row sums, and the sums over the tie groups that start before a cutoff.
+
+Each kernel reads exactly the buffers it declares (C-contiguous, native
+byte order, ``float64`` or ``int64``): the typed memoryviews refuse anything
+else before a value is read. Sizes are checked before the work, and every
+group is checked as it is read; an inconsistent buffer raises a
+``ValueError`` naming the kernel. The loops run without the GIL.
+
+Tie groups are numbered row by row: ``start[g]`` is group ``g``'s first
+rank (0-based, ``T``), ``size[g]`` its number of items (``t``) and
+``row_first[r]`` the number of row ``r``'s first group.
+"""
+
+from libc.stdint cimport int64_t
+
+import numpy as np
+
+
+cdef inline double _single_term(double x, double before, int64_t T) noexcept nogil:
+    """The term of a one-item group at rank T with x relevant items (0 or 1)
+    and ``before`` relevant items in the earlier groups of its row."""
+    return x * (before + 1.0) / (<double>T + 1.0)
+
+
+cdef inline double _term(
+    double x,
+    double before,
+    int64_t T,
+    int64_t t,
+    int64_t n,
+    const double *H,
+    const double *inv,
+    bint cut,
+) noexcept nogil:
+    """The term of a group (see :func:`ap_terms`): a tied group's multiplies
+    by the reciprocals ``inv[t]`` and ``inv[t - 1]`` where the formula
+    divides."""
+    cdef double d, c
+    if t > 1:
+        d = (x - 1.0) * inv[t - 1]
+        c = before + 1.0 - (<double>T + 1.0) * d
+        return x * inv[t] * (c * (H[T + n] - H[T]) + d * <double>n)
+    if cut and n <= 0:
+        return 0.0
+    return _single_term(x, before, T)
+
+
+def _reciprocals(Py_ssize_t n):
+    """1/t for t = 0 .. n, with 0 for t = 0."""
+    inv = np.zeros(n + 1)
+    inv[1:] = 1.0 / np.arange(1, n + 1, dtype=np.float64)
+    return inv
+
+
+def ap_terms(
+    const double[::1] rel,
+    const double[::1] before,
+    const int64_t[::1] start,
+    const int64_t[::1] size,
+    const int64_t[::1] inside,
+    const double[::1] harmonic,
+    bint cut,
+    double[::1] out,
+):
+    """The tie-aware average-precision terms of G tie groups.
+
+    For a group of t items, x of them relevant, R_before relevant items in
+    the earlier groups of its row, first rank T and n positions inside the
+    cutoff, with d = (x-1)/(t-1) and c = R_before + 1 - (T+1) d, the term is
+    (x/t) (c (H[T+n] - H[T]) + d n) (McSherry & Najork, 2008), H the
+    harmonic numbers ``harmonic``; a one-item group adds
+    x (R_before + 1) / (T + 1), or 0 when ``cut`` is true and it is outside
+    the cutoff. A tied group's term multiplies by 1/t and 1/(t-1) where the
+    formula divides.
+    """
+    cdef Py_ssize_t G = rel.shape[0]
+    cdef Py_ssize_t nh = harmonic.shape[0]
+    cdef Py_ssize_t g
+    cdef bint ok = (
+        before.shape[0] == G
+        and start.shape[0] == G
+        and size.shape[0] == G
+        and inside.shape[0] == G
+        and out.shape[0] == G
+    )
+    if ok:
+        for g in range(G):
+            if not (
+                start[g] >= 0
+                and inside[g] >= 0
+                and inside[g] <= size[g]
+                and start[g] + inside[g] < nh
+                and size[g] >= 1
+                and size[g] <= nh
+            ):
+                ok = False
+                break
+    if not ok:
+        raise ValueError("ap_terms: inconsistent buffers")
+    cdef const double[::1] inv = _reciprocals(nh)
+    cdef const double *H = &harmonic[0] if nh else NULL
+    cdef const double *iv = &inv[0]
+    with nogil:
+        for g in range(G):
+            out[g] = _term(
+                rel[g], before[g], start[g], size[g], inside[g], H, iv, cut
+            )
+
+
+def ap_sums(
+    const double[::1] rel,
+    const int64_t[::1] start,
+    const int64_t[::1] size,
+    const int64_t[::1] inside,
+    const int64_t[::1] row_first,
+    const double[::1] harmonic,
+    bint cut,
+    Py_ssize_t w,
+    const int64_t[::1] depth,
+    double[::1] out,
+):
+    """Per row, the sum of the average-precision terms of :func:`ap_terms`
+    over its groups, in group order, each group's R_before the relevant
+    items of the earlier groups of its row added in group order from 0.0.
+
+    With ``w = 0``, ``rel``, ``start``, ``size`` and ``inside`` hold one
+    entry per tie group and ``depth`` is not read. With ``w > 0`` the
+    ranking has no ties: ``rel`` is its ``(m, w)`` matrix (row by row),
+    every position a group of one item, and the first ``depth[r]``
+    positions of row ``r`` count; ``start``, ``size``, ``inside`` and
+    ``row_first`` are not read.
+    """
+    cdef Py_ssize_t m = out.shape[0]
+    cdef Py_ssize_t nh = harmonic.shape[0]
+    cdef Py_ssize_t G = rel.shape[0]
+    cdef Py_ssize_t r, j
+    cdef int64_t g, end, T, t, n
+    cdef double x, before, acc
+    cdef bint bad = False
+    cdef bint ok = w >= 0
+    if ok and w == 0:
+        ok = (
+            start.shape[0] == G
+            and size.shape[0] == G
+            and inside.shape[0] == G
+            and row_first.shape[0] == m
+        )
+        if ok:
+            for r in range(m):
+                if not (
+                    row_first[r] >= 0
+                    and row_first[r] <= G
+                    and (r == 0 or row_first[r] >= row_first[r - 1])
+                ):
+                    ok = False
+                    break
+    elif ok:
+        ok = m <= G // w and G == m * w and depth.shape[0] == m
+        if ok:
+            for r in range(m):
+                if not 0 <= depth[r] <= w:
+                    ok = False
+                    break
+    if not ok:
+        raise ValueError("ap_sums: inconsistent buffers")
+    cdef const double[::1] inv = _reciprocals(nh if w == 0 else 0)
+    cdef const double *H = &harmonic[0] if nh else NULL
+    cdef const double *iv = &inv[0]
+    with nogil:
+        if w == 0:
+            for r in range(m):
+                end = row_first[r + 1] if r + 1 < m else G
+                before = 0.0
+                acc = 0.0
+                g = row_first[r]
+                while g < end:
+                    x = rel[g]
+                    T = start[g]
+                    t = size[g]
+                    n = inside[g]
+                    # the groups are checked as they are read
+                    if T < 0 or n < 0 or n > t or T + n >= nh or t < 1 or t > nh:
+                        bad = True
+                        break
+                    acc += _term(x, before, T, t, n, H, iv, cut)
+                    before += x
+                    g += 1
+                out[r] = acc
+                if bad:
+                    break
+        else:
+            for r in range(m):
+                before = 0.0
+                acc = 0.0
+                for j in range(depth[r]):
+                    x = rel[r * w + j]
+                    acc += _single_term(x, before, j)
+                    before += x
+                out[r] = acc
+    if bad:
+        raise ValueError("ap_sums: inconsistent buffers")
+
+
+def head_sums(
+    const double[::1] a,
+    const int64_t[::1] start,
+    const int64_t[::1] size,
+    const int64_t[::1] row_first,
+    Py_ssize_t k,
+    const double[::1] table,
+    bint weighted,
+    Py_ssize_t w,
+    double[::1] out,
+):
+    """Per row, the sum over its tie groups that start before rank ``k`` of
+    a group's value times its part of a per-rank weight, in group order
+    from 0.0.
+
+    With T a group's first rank, t its size and n = min(k - T, t) its
+    positions inside the cutoff, a group adds (a / t) * (table[T + n] -
+    table[T]) when ``weighted`` (``table``: the cumulative weights, longer
+    than ``k``), else (a * n) / t. ``a`` holds one value per group when
+    ``w`` is 0, else one per position of the ``(m, w)`` ranking (row by
+    row), a group's value then being the sum of its positions' values in
+    rank order from 0.0.
+    """
+    cdef Py_ssize_t G = start.shape[0]
+    cdef Py_ssize_t m = row_first.shape[0]
+    cdef Py_ssize_t r
+    cdef int64_t g, end, T, t, n, j
+    cdef double v, acc
+    cdef bint bad = False
+    cdef bint ok = (
+        k >= 0
+        and w >= 0
+        and size.shape[0] == G
+        and out.shape[0] == m
+        and (not weighted or table.shape[0] > k)
+        and (m <= a.shape[0] // w if w else True)
+        and a.shape[0] == (m * w if w else G)
+    )
+    if ok:
+        for r in range(m):
+            if not (
+                row_first[r] >= 0
+                and row_first[r] <= G
+                and (r == 0 or row_first[r] >= row_first[r - 1])
+            ):
+                ok = False
+                break
+    if not ok:
+        raise ValueError("head_sums: inconsistent buffers")
+    with nogil:
+        for r in range(m):
+            end = row_first[r + 1] if r + 1 < m else G
+            acc = 0.0
+            g = row_first[r]
+            while g < end and start[g] < k:
+                T = start[g]
+                t = size[g]
+                # only the groups read are checked: a group inside its row
+                if T < 0 or t < 1 or (w and T + t > w):
+                    bad = True
+                    break
+                n = k - T if k - T < t else t
+                if w:
+                    v = 0.0
+                    for j in range(t):
+                        v += a[r * w + T + j]
+                else:
+                    v = a[g]
+                if weighted:
+                    acc += v / <double>t * (table[T + n] - table[T])
+                else:
+                    acc += v * <double>n / <double>t
+                g += 1
+            out[r] = acc
+            if bad:
+                break
+    if bad:
+        raise ValueError("head_sums: inconsistent buffers")

@@ -1,0 +1,492 @@
+"""Average precision and its relatives: AP (MAP), bpref, MAP@R, inferred
+AP, set MAP and their geometric means.
+
+Each needs the group structure: a group's start, size and counts, through
+the tie-aware terms of McSherry & Najork (2008), summed by the compiled
+kernels of :mod:`skrank.measures._kernels`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine import Ranking
+from .._validation import InvalidParameterError, Options
+from . import _kernels
+from ._base import _REL, Measure, ParamSpec, _always_full
+from ._common import (
+    _depth,
+    _divide,
+    _float64,
+    _hits,
+    _hypergeometric,
+    _int64,
+    _log_comb,
+    _straddling,
+)
+
+
+def _harmonic(n: int) -> np.ndarray:
+    """H_0 .. H_n."""
+    out = np.zeros(n + 1)
+    np.cumsum(1.0 / np.arange(1, n + 1), out=out[1:])
+    return out
+
+
+def _ap_terms(r: Ranking, rel, inside):
+    """Per group, the expected sum of hits@j / j over its relevant positions
+    inside the cutoff (McSherry & Najork): with d = (r-1)/(t-1) and
+    c = R_before + 1 - (T+1) d, the group adds
+    (r/t) sum_{j=T+1}^{T+n} (c + d j)/j = (r/t) [c (H_{T+n} - H_T) + d n];
+    a one-item group adds r (R_before+1)/(T+1), and nothing outside the
+    cutoff. Computed by :func:`skrank.measures._kernels.ap_terms`, which
+    multiplies by the reciprocals of t and t - 1 where the formula divides.
+
+    ``rel`` and ``inside`` hold one value per group (of shape (G,), or
+    (m, W) for a ranking without ties); the terms have their shape.
+    """
+    before = r.before(rel)
+    arrays = (rel, before, r.start, r.size, inside)
+    shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
+    rel, before, T, t, n = (np.broadcast_to(a, shape).reshape(-1) for a in arrays)
+    out = np.empty(shape)
+    _kernels.ap_terms(
+        _float64(rel),
+        _float64(before),
+        _int64(T),
+        _int64(t),
+        _int64(n),
+        _harmonic(r.width),
+        inside is not r.size,  # a cutoff: groups past it add nothing
+        out.reshape(-1),
+    )
+    return out
+
+
+def _ap_sums(r: Ranking, rel, k):
+    """Per row, the sum of :func:`_ap_terms` over its groups inside the
+    cutoff ``k`` (None: all; an int, or one per row), added in rank order
+    by :func:`skrank.measures._kernels.ap_sums`. The positions inside are
+    read from :meth:`~skrank._engine.Ranking.in_cutoff`."""
+    out = np.empty(r.m)
+    none = np.zeros(0, dtype=np.int64)
+    harmonic = _harmonic(r.width)
+    inside = r.in_cutoff(k)
+    if r.tied:
+        _kernels.ap_sums(
+            _float64(rel),
+            _int64(r.start),
+            _int64(r.size),
+            _int64(inside),
+            _int64(r.row_first),
+            harmonic,
+            inside is not r.size,
+            0,
+            none,
+            out,
+        )
+        return out
+    if r.width == 0:  # no positions: every sum is empty
+        return np.zeros(r.m)
+    # every position its own group: the (m, W) matrix, read to each row's
+    # cutoff (its positions inside, a prefix of the row)
+    depth = np.count_nonzero(np.broadcast_to(inside, (r.m, r.width)), axis=1)
+    _kernels.ap_sums(
+        _float64(np.broadcast_to(rel, (r.m, r.width))).reshape(-1),
+        none,
+        none,
+        none,
+        none,
+        harmonic,
+        k is not None,
+        r.width,
+        _int64(depth),
+        out,
+    )
+    return out
+
+
+def _ap_over_hits(r: Ranking, k, rel):
+    """E[sum_{j<=k, rel_j} hits@j/j / hits@k]; 0 when nothing is retrieved.
+
+    The denominator depends on the ordering only through the straddling
+    group (``t`` items, ``c`` relevant, ``s`` positions inside): its number X
+    of relevant items inside is hypergeometric, and given X = x its ``s``
+    inside positions hold x relevant items in uniformly random order, so
+    the group adds the AP term of an ``s``-item group with x relevant. The
+    groups entirely inside add their usual terms and all their relevant
+    items. The value is sum_x P(X = x) (S + G(x)) / (H + x).
+    """
+    inside = r.in_cutoff(k)
+    whole = inside == r.size
+    terms = _ap_terms(r, rel, inside)
+    S = r.row_sum(np.where(whole, terms, 0.0))[:, None]
+    H = r.row_sum(np.where(whole, rel, 0.0))[:, None]
+    T, size, c, s, cut = _straddling(r, inside, rel)
+    x, prob, feasible = _hypergeometric(size, c, s)
+    before = np.zeros((r.m, 1))
+    if cut is not None:
+        before[r.row[cut], 0] = r.before(rel)[cut]
+    # the term of the s inside positions holding x relevant items, for
+    # every feasible x of the rows with a straddling group: the kernel's
+    # term of an s-item group wholly inside
+    G = np.zeros(prob.shape)
+    rows, cols = np.nonzero(feasible & (s > 0))
+    part = s[rows, 0]
+    terms = np.empty(rows.shape[0])
+    _kernels.ap_terms(
+        _float64(x[0, cols]),
+        before[rows, 0],
+        _int64(T[rows]),
+        _int64(part),
+        _int64(part),
+        _harmonic(r.width),
+        False,
+        terms,
+    )
+    G[rows, cols] = terms
+    denom = H + x
+    value = np.divide(
+        S + G, denom, out=np.zeros(denom.shape), where=feasible & (denom > 0)
+    )
+    return (prob * value).sum(axis=1)
+
+
+#: The denominators of AP@k (``denominator=``).
+AP_DENOMINATORS = ("R", "min_r_k", "hits", "k")
+
+
+def _ap_compute(r, k, relevance_level, denominator="R"):
+    """AP@k: the expected sum of hits@j / j over the relevant positions j <= k,
+    divided by R, min(R, k), k (the number of items without a cutoff) or
+    hits@k (whose expectation is taken jointly, see :func:`_ap_over_hits`)."""
+    n_rel = r.n_relevant(relevance_level)
+    undefined = n_rel == 0
+    rel = r.relevant(relevance_level)
+    if denominator == "hits":
+        return np.where(undefined, 0.0, _ap_over_hits(r, k, rel)), undefined
+    total = _ap_sums(r, rel, k)
+    if denominator == "min_r_k" and k is not None:
+        if np.ndim(k):
+            denom = np.minimum(n_rel, k)
+        else:
+            denom = np.minimum(n_rel, float(k))  # R may exceed the list
+    elif denominator == "k":
+        denom = r.n_items if k is None else float(k)
+    else:
+        denom = n_rel
+    return _divide(total, denom, undefined), undefined
+
+
+_AP_DENOMINATOR = ParamSpec(
+    "denominator", "denominator", "R", (Options(AP_DENOMINATORS),), str
+)
+
+
+MAP = Measure(
+    "map",
+    "mean_average_precision_score",
+    "Average precision",
+    _ap_compute,
+    aliases=("AP",),
+    trec_eval_family="map_cut",
+    formula=r"\frac{1}{R} \sum_{j \le k,\ \mathrm{rel}_j} \mathrm{hits@j} / j",
+    params=(_REL, _AP_DENOMINATOR),
+    undefined_without_relevant=True,
+    # with hits@k as denominator, a relevant item moved into the cutoff
+    # can lower the mean of the precisions
+    loose_bounds=(("denominator", "hits"),),
+)
+
+
+GM_MAP = Measure(
+    "gm_map",
+    "gm_map_score",
+    "Average precision, geometric mean over queries",
+    _ap_compute,
+    formula=(r"\exp \operatorname{mean}_q \log \max(\mathrm{AP}_q, 10^{-5})"),
+    params=(_REL,),
+    undefined_without_relevant=True,
+    aggregation="gmean",
+)
+
+
+def _bpref_compute(r, k, relevance_level):
+    """bpref per group: the judged non-relevant items of its own group ranked
+    above a given relevant item are uniform on 0..u, so a relevant item of a
+    group with a such items before it scores
+    1 - mean_{x=0..u} min(a + x, R) / min(R, N)."""
+    n_rel = r.n_relevant(relevance_level).astype(np.float64)
+    n_nonrel = r.n_judged_nonrelevant(relevance_level).astype(np.float64)
+    undefined = n_rel == 0
+    rel = r.relevant(relevance_level)
+    u = r.judged_nonrelevant(relevance_level)
+    a = r.before(u)
+    R = n_rel[r.row]
+    c = np.clip(R - a, -1.0, u)  # x = 0..c keep a + x <= R
+    capped = (c + 1.0) * a + c * (c + 1.0) / 2.0 + (u - c) * R
+    denom = np.minimum(n_rel, n_nonrel)[r.row]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        penalty = np.where(denom > 0, capped / ((u + 1.0) * denom), 0.0)
+    return _divide(r.row_sum(rel * (1.0 - penalty)), n_rel, undefined), undefined
+
+
+BPREF = Measure(
+    "bpref",
+    "bpref_score",
+    "bpref",
+    _bpref_compute,
+    aliases=("Bpref",),
+    needs_judged_nonrelevant=True,
+    formula=(r"\frac{1}{R} \sum_{r} \Bigl(1 - \frac{\min(n_r, R)}{\min(R, N)}\Bigr)"),
+    params=(_REL,),
+    cutoff=False,
+    undefined_without_relevant=True,
+    full_list=_always_full,
+)
+
+
+GM_BPREF = Measure(
+    "gm_bpref",
+    "gm_bpref_score",
+    "bpref, geometric mean over queries",
+    _bpref_compute,
+    needs_judged_nonrelevant=True,
+    formula=(r"\exp \operatorname{mean}_q \log \max(\mathrm{bpref}_q, 10^{-5})"),
+    params=(_REL,),
+    cutoff=False,
+    undefined_without_relevant=True,
+    full_list=_always_full,
+    aggregation="gmean",
+)
+
+
+def _map_at_r_compute(r, k, relevance_level):
+    """MAP@R (Musgrave et al., 2020): AP over the first min(R, k) positions,
+    divided by R. The engine's AP formula with one cutoff per query."""
+    n_rel = r.n_relevant(relevance_level)
+    depth = n_rel if k is None else np.minimum(n_rel, r.cutoff(k))
+    return _ap_compute(r, depth, relevance_level)
+
+
+MAP_AT_R = Measure(
+    "map_at_r",
+    "map_at_r_score",
+    "MAP@R: average precision over the first min(R, k)",
+    _map_at_r_compute,
+    aliases=("mapr",),
+    formula=(
+        r"\frac{1}{R} \sum_{j \le \min(R, k),\ \mathrm{rel}_j}"
+        r" \mathrm{hits@j} / j"
+    ),
+    params=(_REL,),
+    undefined_without_relevant=True,
+)
+
+
+#: trec_eval's INFAP_EPSILON (trec_eval.h).
+INFAP_EPSILON = 1e-5
+
+
+#: The (offset, relevant, non-relevant) cells that infAP's exact expectation
+#: under ties enumerates at a time (memory bound).
+INFAP_CHUNK_CELLS = 1 << 21
+
+
+#: The most (group, offset, judged-above) cells that infAP's exact
+#: expectation under ties enumerates for one block of queries (work bound).
+INFAP_MAX_WORK = 1 << 28
+
+
+def _infap_term(j, B, N, Q):
+    """trec_eval's infAP term of a relevant item at 0-based rank ``j`` with B
+    relevant, N judged non-relevant and Q pooled-but-unassessed items above
+    it: 1/(j+1) + (j/(j+1)) ((B+N+Q)/j) ((B+eps)/(B+N+2 eps)), which is 1 at
+    j = 0."""
+    eps = INFAP_EPSILON
+    return (1.0 + (B + N + Q) * (B + eps) / (B + N + 2.0 * eps)) / (j + 1.0)
+
+
+def _infap_compute(r, k, relevance_level):
+    """Inferred AP (Yilmaz & Aslam, 2006) as trec_eval's ``m_infap.c``.
+
+    Under ties, a relevant item of a group (t items: c relevant, u judged
+    non-relevant, q unassessed, o outside the pool) sits at in-group offset
+    x, uniform on 0 .. t-1; given x, the b relevant and n judged
+    non-relevant items of its group above it are hypergeometric from (c-1,
+    u, q+o), and the unassessed ones among the other x - b - n have mean
+    (x - b - n) q / (q + o), entering the term linearly; given b + n the
+    term is linear in b as well. The expectation sums over the offset and
+    b + n: O(t^2) work per tied group holding relevant items, in chunks of
+    bounded memory.
+    """
+    n_rel = r.n_relevant(relevance_level)
+    undefined = n_rel == 0
+    rel = r.relevant(relevance_level)
+    non = r.judged_nonrelevant(relevance_level)
+    unas = r.unassessed()
+    B0, N0, Q0 = r.before(rel), r.before(non), r.before(unas)
+    T = np.broadcast_to(r.start, np.shape(rel)).astype(np.float64)
+    terms = rel * _infap_term(T, B0, N0, Q0)
+    if r.tied:
+        g = np.flatnonzero((r.size > 1) & (rel > 0))
+        if g.size:
+            terms = terms.copy()
+            terms[g] = _infap_tied(
+                r.size[g], rel[g], non[g], unas[g], T[g], B0[g], N0[g], Q0[g]
+            )
+    return _divide(r.row_sum(terms), n_rel, undefined), undefined
+
+
+INFAP = Measure(
+    "infap",
+    "infap_score",
+    "Inferred average precision",
+    _infap_compute,
+    aliases=("infAP",),
+    formula=(
+        r"\frac{1}{R} \sum_{j:\ \mathrm{rel}_j} \Bigl(\frac{1}{j} +"
+        r" \frac{j - 1}{j} \cdot \frac{p_j}{j - 1} \cdot"
+        r" \frac{r_j + \epsilon}{r_j + n_j + 2\epsilon}\Bigr)"
+    ),
+    params=(_REL,),
+    cutoff=False,
+    undefined_without_relevant=True,
+    full_list=_always_full,
+    perfect_is_one=False,  # the epsilons of trec_eval keep it below 1
+    tie_bounds=False,
+)
+
+
+def _infap_window(t, c, u):
+    """Per tie group, the half-width ``d`` of the window of judged items
+    above an item that :func:`_infap_cells` reads: ``13 sd + 60``, sd the
+    standard deviation of a binomial count of ``t - 1`` draws with the
+    judged share of the others, ``J / (t - 1)``. The count given the item's
+    offset x is hypergeometric, which is more concentrated than the binomial
+    of x draws with that share (Hoeffding, 1963), so Bernstein's inequality
+    bounds the probability outside ``mean -+ d`` by ``2 exp(-66)``, while
+    the terms are within a factor of the list length of each other."""
+    J = c - 1.0 + u
+    share = np.where(t > 1, J / np.maximum(t - 1.0, 1.0), 0.0)
+    sd = np.sqrt((t - 1.0) * share * (1.0 - share))
+    return np.ceil(13.0 * sd + 60.0).astype(np.int64)
+
+
+def _infap_tied(t, c, u, q, T, B0, N0, Q0):
+    """Expected sum of infAP terms of the relevant items of tied groups.
+
+    Groups of one size are enumerated together, in chunks of groups and of
+    in-group offsets of at most :data:`INFAP_CHUNK_CELLS` cells, so that
+    memory stays bounded whatever the sizes (one large tie group does not
+    pad the small ones); the loops run over group sizes and chunks, never
+    over queries. The judged items above an item are read over all their
+    counts, or over the window of :func:`_infap_window` when it is
+    narrower; the cells to enumerate are counted first, and more than
+    :data:`INFAP_MAX_WORK` is an error before any is made.
+    """
+    out = np.zeros(t.shape[0])
+    half = _infap_window(t, c, u)
+    plan = []
+    work = 0
+    for size in np.unique(t):  # the distinct sizes of tied groups
+        pick = np.flatnonzero(t == size)
+        full = int((c[pick] - 1 + u[pick]).max()) + 1
+        d = int(half[pick].max())
+        M, d = (full, None) if full <= 2 * d + 2 else (2 * d + 2, d)
+        plan.append((size, pick, M, d))
+        work += pick.shape[0] * int(size) * M
+    if work > INFAP_MAX_WORK:
+        raise InvalidParameterError(
+            "infAP is exact under ties by enumerating, for each offset of a "
+            "relevant item in its tie group, the number of judged items above "
+            f"it; the limit is {INFAP_MAX_WORK} cells of work and this input "
+            f"needs {work} (tie groups of up to {int(t.max())} items). Break the "
+            "ties in y_score, evaluate fewer queries at once, or use a "
+            "deterministic tie rule (ties='first', 'optimistic' or "
+            "'pessimistic', or 'trec_eval' for TREC runs)."
+        )
+    for size, pick, M, d in plan:
+        step_x = int(max(1, min(size, INFAP_CHUNK_CELLS // M)))
+        step_g = int(max(1, INFAP_CHUNK_CELLS // (M * step_x)))
+        for lo in range(0, pick.shape[0], step_g):
+            g = pick[lo : lo + step_g]
+            args = (t[g], c[g], u[g], q[g], T[g], B0[g], N0[g], Q0[g])
+            for x0 in range(0, int(size), step_x):
+                out[g] += _infap_cells(*args, x0, min(x0 + step_x, int(size)), M, d)
+    return out
+
+
+def _infap_cells(t, c, u, q, T, B0, N0, Q0, x0, x1, M, d=None):
+    """The part of :func:`_infap_tied` over the in-group offsets x0 .. x1-1.
+
+    Given the offset x of a relevant item, the judged items of its group
+    above it number m, hypergeometric (m of the J = c - 1 + u judged others
+    among x of the t - 1 others); given m, the term is linear in the
+    relevant ones among them (mean m (c - 1) / J) and in the unassessed ones
+    among the x - m others (mean (x - m) q / (t - c - u)), so the sum runs
+    over (x, m) only: O(t^2) per group, or t times the window of ``M``
+    counts from ``floor(x J / (t - 1)) - d`` when ``d`` is given (see
+    :func:`_infap_window`).
+    """
+    sh = (-1, 1, 1)
+    t, c, u, q, T, B0, N0, Q0 = (
+        np.asarray(a, dtype=np.float64).reshape(sh) for a in (t, c, u, q, T, B0, N0, Q0)
+    )
+    x = np.arange(x0, x1, dtype=np.float64).reshape(1, -1, 1)
+    J = c - 1.0 + u  # judged others
+    m = np.arange(M, dtype=np.float64).reshape(1, 1, -1)
+    if d is not None:  # the window around the mean count, x J / (t - 1)
+        m = m + (np.floor(x * J / np.maximum(t - 1.0, 1.0)) - d)
+    other = t - c - u  # unassessed and outside the pool
+    rest = x - m
+    feasible = (x < t) & (m >= 0) & (m <= J) & (rest >= 0) & (rest <= other)
+    log_p = (
+        _log_comb(J, np.clip(m, 0, J))
+        + _log_comb(other, np.clip(rest, 0, other))
+        - _log_comb(t - 1, np.minimum(x, t - 1))
+    )
+    prob = np.where(feasible, np.exp(np.where(feasible, log_p, 0.0)), 0.0)
+    eps = INFAP_EPSILON
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel_share = np.where(J > 0, (c - 1.0) / J, 0.0)
+        unas_share = np.where(other > 0, q / other, 0.0)
+        pooled = B0 + N0 + m + Q0 + rest * unas_share
+        term = (
+            1.0 + pooled * (B0 + m * rel_share + eps) / (B0 + N0 + m + 2.0 * eps)
+        ) / (T + x + 1.0)
+    total = (prob * np.where(feasible, term, 0.0)).sum(axis=(1, 2))
+    # each of the c relevant items: offset uniform on 0 .. t-1
+    return c.ravel() / t.ravel() * total
+
+
+def _set_map_compute(r, k, relevance_level):
+    """trec_eval's ``set_map`` (``m_set_map.c``): h**2 / (n R) for h relevant
+    among the n retrieved items, undefined without relevant items (trec_eval:
+    0). Under ties only the group straddling the cutoff (t items, c relevant,
+    s inside) makes h random: h = W + X with X hypergeometric, so
+    E[h**2] = E[h]**2 + s (c/t) (1 - c/t) (t - s) / (t - 1)."""
+    n_rel = r.n_relevant(relevance_level)
+    undefined = n_rel == 0
+    rel = r.relevant(relevance_level)
+    hits = _hits(r, k, relevance_level)
+    _, size, c, s, _ = _straddling(r, r.in_cutoff(k), rel)
+    size, c, s = size[:, 0], c[:, 0], s[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = np.where(
+            size > 1, s * (c / size) * (1.0 - c / size) * (size - s) / (size - 1.0), 0.0
+        )
+    denom = _depth(r, k) * n_rel
+    return _divide(hits * hits + var, denom, undefined | (denom == 0)), undefined
+
+
+SET_MAP = Measure(
+    "set_map",
+    "set_map_score",
+    "Set MAP: set precision times set recall",
+    _set_map_compute,
+    formula=r"\mathrm{hits@k}^2 / (\min(k, n)\, R)",
+    params=(_REL,),
+    undefined_without_relevant=True,
+    perfect_is_one=False,
+)

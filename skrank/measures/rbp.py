@@ -1,0 +1,103 @@
+"""Rank-biased precision (Moffat & Zobel, 2008) and trec_eval's residual."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import Options
+from ._base import _REL, _TREC_EVAL_ARITHMETIC, Measure, ParamSpec, _shared
+from ._common import _depth, _log_comb, _straddling
+
+#: Gains of RBP (``gain=``): binary relevance, or trec_eval 10's graded gains.
+RBP_GAINS = ("binary", "graded")
+
+
+def _rbp_compute(r, k, p, relevance_level, gain="binary", arithmetic="skrank"):
+    """(1 - p) sum_j g_j p^(j-1): a group adds (g/t) (p^T - p^(T+n)), g its
+    total gain: its relevant items (``gain="binary"``), or with
+    ``gain="graded"`` trec_eval 10's gains (``m_rbp.c``): the grade, divided
+    by the query's largest judged grade when that exceeds 1 (gains rescaled
+    to [0, 1]; ``relevance_level`` is then not read, as trec_eval's rbp
+    ignores ``-l``). ``arithmetic="trec_eval"`` adds the same terms as
+    trec_eval's ``te_calc_rbp`` does, rank by rank, ``p^(j-1)`` a running
+    product (for an ordering without ties; under ties the exact form)."""
+    T = r.start
+    if gain == "graded":
+        top = r.ideal_relevance(1)[:, 0] if r.width else np.zeros(r.m)
+        scale = np.where(top > 1, top, 1.0)
+        g = r.group_sum(np.where(r._mask(np.ones(r.y.shape, bool)), r.y, 0.0))
+        g = np.maximum(g, 0.0) / scale[r.row]
+    else:
+        g = r.relevant(relevance_level)
+    if arithmetic == "trec_eval" and not r.tied:
+        if not r.width:
+            return np.zeros(r.m), None
+        # every position its own group: (m, W) arrays in rank order
+        powers = np.cumprod(np.concatenate(([1.0], np.full(r.width - 1, p))))
+        inside = np.broadcast_to(r.in_cutoff(k), (r.m, r.width)) > 0
+        terms = np.where(inside, np.broadcast_to(g, (r.m, r.width)), 0.0) * powers
+        return (1.0 - p) * np.cumsum(terms, axis=1)[:, -1], None
+    weight = np.power(p, T) - np.power(p, T + r.in_cutoff(k))
+    return r.row_sum(g / r.size * weight), None
+
+
+_P = _shared("p", "p", 0.8, float, always_shown=True)
+
+
+_RBP_GAIN = ParamSpec("gain", "gain", "binary", (Options(RBP_GAINS),), str)
+
+
+RBP = Measure(
+    "rbp",
+    "rbp_score",
+    "Rank-biased precision",
+    _rbp_compute,
+    aliases=("RBP",),
+    dot_param="p",
+    formula=r"(1 - p) \sum_{j \le k} g_j\, p^{j-1}",
+    params=(_P, _REL, _RBP_GAIN, _TREC_EVAL_ARITHMETIC),
+    perfect_is_one=False,
+)
+
+
+def _rbp_residual_compute(r, k, p):
+    """trec_eval 10's ``rbp_resid`` (``m_rbp_resid.c``): the largest rise of
+    RBP if every unjudged retrieved item had gain 1 and the list went on
+    with relevant items, (1 - p) sum_{j unjudged} p^(j-1) + p^n, n the list
+    length; 0 when no retrieved item is unjudged. The sum is linear in the
+    unjudged counts; the tail p^n counts when some unjudged item is in the
+    top k, whose probability under ties is that of hit rate: 1 when a group
+    entirely inside holds one, else 1 - C(t - u, s) / C(t, s) for the group
+    straddling rank k (t items, u unjudged, s inside)."""
+    T = r.start
+    unj = r.unjudged()
+    inside = r.in_cutoff(k)
+    weight = np.power(p, T) - np.power(p, T + inside)
+    spread = r.row_sum(unj / r.size * weight)
+    whole = r.row_sum(np.where(inside == r.size, unj, 0.0)) > 0
+    _, size, u, s, _ = _straddling(r, inside, unj)
+    size, u, s = size[:, 0], u[:, 0], s[:, 0]
+    free = size - u
+    log_none = _log_comb(free, np.minimum(s, free)) - _log_comb(size, s)
+    none = np.where(s <= free, np.exp(log_none), 0.0)
+    reached = np.where(whole, 1.0, 1.0 - none)
+    return spread + reached * np.power(p, _depth(r, k)), None
+
+
+def _rbp_resid_parameterised(params):
+    """Whether rbp_resid's ``p`` differs from trec_eval's default, 0.9."""
+    return params["p"] != 0.9
+
+
+RBP_RESID = Measure(
+    "rbp_resid",
+    "rbp_residual_score",
+    "Residual of rank-biased precision (unjudged items)",
+    _rbp_residual_compute,
+    formula=(r"(1 - p) \sum_{j \le n,\ j \text{ unjudged}} p^{j-1} + p^{n}"),
+    params=(_P,),
+    # trec_eval sets "rbp_resid" to 0, not "rbp_resid_p=0.7"
+    keeps_placeholder=_rbp_resid_parameterised,
+    perfect_is_one=False,
+    tie_bounds=False,
+)
