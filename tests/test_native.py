@@ -256,6 +256,12 @@ def test_group_by_code_moves_any_column_and_boolean_codes():
         counts, none = grouping.group_by_code(codes, lo, n_codes, [])
         assert none == []
         np.testing.assert_array_equal(counts, got[0])
+        # relevance is compacted in its own place only
+        grades = rng.integers(0, 4, n).astype(float)
+        for cols in ([columns[0], grades, columns[2]], [grades, columns[0]]):
+            got = grouping.group_by_code(codes, lo, n_codes, cols, compact=True)
+            _assert_grouped(got, codes, lo, n_codes, cols)
+            assert [g.dtype for g in got[1]] == [c.dtype for c in cols]
 
 
 def test_group_by_code_ignores_the_kernel_switch():

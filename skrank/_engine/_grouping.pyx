@@ -19,17 +19,8 @@ against one another before it reads them, checks every place it writes
 while it moves the rows, and releases the GIL while it works.
 """
 
-from libc.stdint cimport (
-    int8_t,
-    int16_t,
-    int32_t,
-    int64_t,
-    uint8_t,
-    uint16_t,
-    uint32_t,
-    uint64_t,
-    uintptr_t,
-)
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memcpy, memmove, memset
 from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
 
@@ -190,13 +181,10 @@ def count_codes(
 cdef str _OUT_OF_RANGE = "a digit or a position is out of range"
 
 
-cdef inline void _check_moved(
-    str fn, Py_ssize_t n_in, Py_ssize_t n_out, Py_ssize_t n_digits, int shift
-) except *:
+cdef inline void _check_moved(str fn, Py_ssize_t n_digits, int shift) except *:
+    """Checks of the digits of a first phase."""
     if n_digits < 1 or shift < 0 or shift > 63:
         raise ValueError(f"{fn}: {n_digits} digits of {shift} bits")
-    if n_out < 0 or n_in < 0:  # pragma: no cover - lengths of buffers
-        raise ValueError(f"{fn}: inconsistent buffers")
 
 
 def move_pair(
@@ -228,7 +216,7 @@ def move_pair(
     """
     cdef Py_ssize_t n = codes.shape[0], n_out = s_out.shape[0]
     cdef Py_ssize_t n_digits = next.shape[0]
-    _check_moved("move_pair", n, n_out, n_digits, shift)
+    _check_moved("move_pair", n_digits, shift)
     if y.shape[0] != n or s.shape[0] != n or y_out.shape[0] != n_out or (
         with_low and low.shape[0] != n_out
     ):
@@ -300,7 +288,7 @@ def move_tags(
     do not fit in the tags or a digit or a position is out of range."""
     cdef Py_ssize_t n = codes.shape[0], n_out = s_out.shape[0]
     cdef Py_ssize_t n_digits = next.shape[0]
-    _check_moved("move_tags", n, n_out, n_digits, shift)
+    _check_moved("move_tags", n_digits, shift)
     if shift > 8 * <int>sizeof(tag_t) - 8:
         raise ValueError(
             f"move_tags: low digits of {shift} bits do not fit in tags of "
@@ -362,7 +350,7 @@ def move_column(
     or a position is out of range."""
     cdef Py_ssize_t n = codes.shape[0], n_out = out.shape[0]
     cdef Py_ssize_t n_digits = next.shape[0]
-    _check_moved("move_column", n, n_out, n_digits, shift)
+    _check_moved("move_column", n_digits, shift)
     if column.shape[0] != n:
         raise ValueError("move_column: inconsistent buffers")
     if n == 0:
@@ -405,7 +393,7 @@ def move_low_digits(
     ValueError when a digit or a position is out of range."""
     cdef Py_ssize_t n = codes.shape[0], n_out = low.shape[0]
     cdef Py_ssize_t n_digits = next.shape[0]
-    _check_moved("move_low_digits", n, n_out, n_digits, shift)
+    _check_moved("move_low_digits", n_digits, shift)
     if n == 0:
         return
     if n_out == 0:
@@ -443,7 +431,7 @@ def count_by_code(
     rows' codes counted; codes of ``n_digits`` high digits of ``shift``
     bits). Raises ValueError when a digit is out of range."""
     cdef Py_ssize_t n = codes.shape[0]
-    _check_moved("count_by_code", n, 0, n_digits, shift)
+    _check_moved("count_by_code", n_digits, shift)
     if <uint64_t>n_digits > (<uint64_t>counts.shape[0]) >> shift:
         raise ValueError("count_by_code: fewer counters than the digits' codes")
     if n == 0:

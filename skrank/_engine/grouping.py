@@ -460,6 +460,8 @@ def group_by_code(codes, lo, n_codes, columns, compact=False):
     if odd:
         # the rows' order, moved as a column, gathers the others
         moved.append(np.arange(codes.shape[0], dtype=np.intp))
+    # relevance as bytes only in its own place, beside the scores
+    compact = compact and not {0, 1} & set(odd)
     staged = stage_by_code(codes, lo, n_codes, moved, compact)
     outputs = staged.settle()
     if odd:
