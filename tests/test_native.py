@@ -468,6 +468,44 @@ def test_grouping_kernels_refuse_foreign_columns(bad):
         )
 
 
+def test_every_grouping_kernel_is_called_by_the_grouping(monkeypatch):
+    # the grouped layout of shuffled rows, at once and lazily, with and
+    # without grades, with more columns and a single one, reaches every
+    # kernel of skrank._engine._grouping (none is left unused)
+    called = set()
+
+    class Recorder:
+        def __getattr__(self, name):
+            fn = getattr(_grouping, name)
+
+            def call(*args):
+                called.add(name)
+                return fn(*args)
+
+            return call
+
+    monkeypatch.setattr(grouping, "_grouping", Recorder())
+    monkeypatch.setattr(grouping, "_HUGE_BYTES", 1 << 12)  # mapped buffers
+    rng = np.random.default_rng(9)
+    qid = rng.integers(0, 3000, 20_000)
+    y = rng.integers(0, 4, qid.shape[0]).astype(float)
+    s = rng.random(qid.shape[0])
+    judged = rng.random(qid.shape[0]) < 0.5
+    for rel in (y, y + 0.5):
+        for layout in (
+            _engine.grouped_layout(rel, s, qid, compact_relevance=True, lazy=True),
+            _engine.grouped_layout(rel, s, qid, judged, compact_relevance=True),
+        ):
+            list(layout.blocks)
+    grouping.group_by_code(qid, 0, 3000, [judged])
+    want = {
+        name
+        for name in dir(_grouping)
+        if not name.startswith("_") and callable(getattr(_grouping, name))
+    }
+    assert called == want
+
+
 def test_large_buffers_are_counted_by_tracemalloc():
     # the grouping's large buffers are mapped from the operating system
     # (on huge pages where it offers them); tracemalloc counts them while
