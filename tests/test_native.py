@@ -372,7 +372,13 @@ def test_grouping_kernels_reject_inconsistent_arguments():
     with pytest.raises(ValueError, match="inconsistent"):
         settle(low, skew=2)
     with pytest.raises(ValueError, match="scratch too small"):
-        k.settle_column(starts, 1, bounds, 0, low, s.copy(), np.empty(60, np.uint8))
+        k.settle_columns(
+            starts, 1, bounds, 0, low, [s.view(np.uint8)], np.empty(60, np.uint8)
+        )
+    with pytest.raises(ValueError, match="column 0 holds 12 bytes"):
+        k.settle_columns(
+            starts, 1, bounds, 0, low, [np.zeros(12, np.uint8)], np.empty(64, np.uint8)
+        )
 
 
 def test_grouping_sizes_are_checked_before_memory_is_taken():

@@ -5,7 +5,7 @@ The kernels of :mod:`skrank._engine.grouping`. Rows are moved by the code
 of their query: with few codes in one phase, each row straight to the place
 of its code; with more, first by the high digit of their code
 (:func:`move_pair`, :func:`move_tags`, :func:`move_column`), then within
-each high digit by the rest (:func:`settle_pair`, :func:`settle_column`,
+each high digit by the rest (:func:`settle_pair`, :func:`settle_columns`,
 :func:`place_digits`, :func:`place_tags`).
 
 Codes are integers of any width and signedness (a fused type), read as
@@ -577,84 +577,125 @@ def settle_pair(
         raise ValueError("settle_pair: a digit or a code start is out of range")
 
 
-def settle_column(
+def settle_columns(
     const int64_t[::1] starts,
     int shift,
     const int64_t[::1] bounds,
     Py_ssize_t skew,
     const low_t[::1] low,
-    item_t[::1] column,
+    list columns,
     uint8_t[::1] scratch,
 ):
-    """:func:`settle_pair` of one column: its rows of each high digit to
-    the places of their codes. ``scratch`` holds 16 bytes for every row of
-    the largest digit (a place and an item). Raises ValueError when a low
-    digit or a code start is out of range."""
-    cdef Py_ssize_t span = column.shape[0], n_codes = starts.shape[0]
+    """:func:`settle_pair` of other columns: their rows of each high digit
+    to the places of their codes, the places found once per digit for all
+    of them. ``columns`` holds writable C-contiguous arrays of 1, 2, 4 or
+    8-byte items, as long as ``low``, viewed as bytes (uint8). ``scratch``
+    holds 16 bytes for every row of the largest digit (a place and an
+    item). Raises ValueError when a low digit or a code start is out of
+    range."""
+    cdef Py_ssize_t span = low.shape[0], n_codes = starts.shape[0]
     cdef Py_ssize_t n_digits = bounds.shape[0] - 1
-    _check_digits("settle_column", starts, shift, bounds, skew, span, 0, n_digits)
+    cdef Py_ssize_t n_cols = len(columns), c
+    _check_digits("settle_columns", starts, shift, bounds, skew, span, 0, n_digits)
     if span != bounds[n_digits] + n_digits * skew:
-        raise ValueError(f"settle_column: inconsistent buffers ({span} items)")
-    if low.shape[0] != span:
-        raise ValueError("settle_column: inconsistent buffers")
+        raise ValueError(f"settle_columns: inconsistent buffers ({span} items)")
     if ((n_codes - 1) >> shift) + 1 != n_digits:
-        raise ValueError("settle_column: inconsistent arguments")
+        raise ValueError("settle_columns: inconsistent arguments")
     cdef Py_ssize_t h, largest = 0
     for h in range(n_digits):
         largest = max(largest, bounds[h + 1] - bounds[h])
     if largest > scratch.shape[0] // 16:
-        raise ValueError("settle_column: inconsistent buffers (scratch too small)")
-    if span == 0 or largest == 0:
+        raise ValueError("settle_columns: inconsistent buffers (scratch too small)")
+    if span == 0 or largest == 0 or n_cols == 0:
         return
-    cdef Py_ssize_t width = (<Py_ssize_t>1) << shift
-    cdef int64_t *lnext = _next_of(width)
-    cdef const int64_t *st = &starts[0]
-    cdef const int64_t *bd = &bounds[0]
-    cdef const low_t *lw = &low[0]
-    cdef item_t *co = &column[0]
-    cdef item_t *tmp = <item_t *>&scratch[0]
-    cdef int64_t *pos = <int64_t *>&scratch[0] + largest
-    cdef int64_t at, a, z
-    cdef Py_ssize_t m, c0, count, d, i, j
-    cdef uint64_t dd, p
-    cdef bint over = False
+    # each column's items and their size (the arrays of the list hold them)
+    cdef uint8_t[::1] view
+    cdef Py_ssize_t *size = <Py_ssize_t *>PyMem_RawMalloc(n_cols * sizeof(Py_ssize_t))
+    cdef uint8_t **data = <uint8_t **>PyMem_RawMalloc(n_cols * sizeof(uint8_t *))
+    cdef int64_t *lnext = NULL
     try:
-        with nogil:
-            for h in range(n_digits):
-                at = bd[h]
-                a = at + h * skew
-                z = bd[h + 1] + h * skew
-                m = z - a
-                c0 = h << shift
-                count = min(n_codes - c0, width)
-                if m < 1:
-                    continue
-                if count < 2 or m < 2:  # one code: the rows only shift
-                    memmove(co + at, co + a, m * sizeof(item_t))
-                    continue
-                for d in range(count):
-                    lnext[d] = st[c0 + d] - at
-                # the places first, then the items
-                for i in range(a, z):
-                    dd = lw[i]
-                    if dd >= <uint64_t>count:
-                        over = True
-                        break
-                    p = <uint64_t>lnext[dd]
-                    lnext[dd] += 1
-                    if p >= <uint64_t>m:
-                        over = True
-                        break
-                    pos[i - a] = <int64_t>p
-                if over:
-                    break
-                for j in range(m):
-                    tmp[pos[j]] = co[a + j]
-                memcpy(co + at, tmp, m * sizeof(item_t))
+        if size == NULL or data == NULL:
+            raise MemoryError()
+        for c in range(n_cols):
+            view = columns[c]
+            size[c] = view.shape[0] // span
+            if view.shape[0] != span * size[c] or size[c] not in (1, 2, 4, 8):
+                raise ValueError(
+                    f"settle_columns: column {c} holds {view.shape[0]} bytes, "
+                    f"not {span} items of 1, 2, 4 or 8 bytes"
+                )
+            data[c] = &view[0]
+        lnext = _next_of((<Py_ssize_t>1) << shift)
+        if _settle_columns(
+            &starts[0], shift, &bounds[0], n_digits, n_codes, skew, &low[0],
+            n_cols, data, size, &scratch[0], largest, lnext,
+        ):
+            raise ValueError(
+                "settle_columns: a digit or a code start is out of range"
+            )
     finally:
         PyMem_RawFree(lnext)
-    if over:
-        raise ValueError("settle_column: a digit or a code start is out of range")
+        PyMem_RawFree(data)
+        PyMem_RawFree(size)
+
+
+cdef bint _settle_columns(
+    const int64_t *st, int shift, const int64_t *bd, Py_ssize_t n_digits,
+    Py_ssize_t n_codes, Py_ssize_t skew, const low_t *lw, Py_ssize_t n_cols,
+    uint8_t **data, const Py_ssize_t *size, uint8_t *scratch, Py_ssize_t largest,
+    int64_t *lnext,
+) noexcept nogil:
+    """The loop of :func:`settle_columns`; whether a low digit or a code
+    start was out of range."""
+    cdef Py_ssize_t width = (<Py_ssize_t>1) << shift
+    cdef int64_t *pos = <int64_t *>scratch + largest
+    cdef int64_t at, a, z
+    cdef Py_ssize_t h, m, c0, count, d, i, j, c, k
+    cdef uint64_t dd, p
+    cdef uint8_t *o
+    for h in range(n_digits):
+        at = bd[h]
+        a = at + h * skew
+        z = bd[h + 1] + h * skew
+        m = z - a
+        c0 = h << shift
+        count = min(n_codes - c0, width)
+        if m < 1:
+            continue
+        if count < 2 or m < 2:  # one code: the rows only shift
+            for c in range(n_cols):
+                k = size[c]
+                memmove(data[c] + at * k, data[c] + a * k, m * k)
+            continue
+        for d in range(count):
+            lnext[d] = st[c0 + d] - at
+        # the places first, then each column's items
+        for i in range(a, z):
+            dd = lw[i]
+            if dd >= <uint64_t>count:
+                return True
+            p = <uint64_t>lnext[dd]
+            lnext[dd] += 1
+            if p >= <uint64_t>m:
+                return True
+            pos[i - a] = <int64_t>p
+        for c in range(n_cols):
+            k = size[c]
+            o = data[c] + a * k
+            if k == 1:
+                for j in range(m):
+                    scratch[pos[j]] = o[j]
+            elif k == 2:
+                for j in range(m):
+                    (<uint16_t *>scratch)[pos[j]] = (<uint16_t *>o)[j]
+            elif k == 4:
+                for j in range(m):
+                    (<uint32_t *>scratch)[pos[j]] = (<uint32_t *>o)[j]
+            else:
+                for j in range(m):
+                    (<uint64_t *>scratch)[pos[j]] = (<uint64_t *>o)[j]
+            memcpy(data[c] + at * k, scratch, m * k)
+    return False
 
 
 def place_digits(

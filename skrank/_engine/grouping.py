@@ -266,8 +266,9 @@ class Staged:
             if pair:
                 y, s, *rest = self.outputs
                 _grouping.settle_pair(*args, _items(y), _items(s), scratch)
-            for column in rest:
-                _grouping.settle_column(*args, _items(column), scratch)
+            if rest:
+                bytes_of = [c.view(np.uint8) for c in rest]
+                _grouping.settle_columns(*args, bytes_of, scratch)
         return [o[:n] for o in self.outputs]
 
     def place(self, first: int, stop: int):
