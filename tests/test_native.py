@@ -386,10 +386,10 @@ def test_grouping_sizes_are_checked_before_memory_is_taken():
     # wrapping around to a small allocation
     big = np.iinfo(np.intp).max
     with pytest.raises(OverflowError, match="exceed the largest buffer"):
-        _grouping.nbytes(big // 4, 8, "a buffer")
+        grouping._nbytes(big // 4, 8, "a buffer")
     with pytest.raises(ValueError, match="a buffer of -1 items"):
-        _grouping.nbytes(-1, 8, "a buffer")
-    assert _grouping.nbytes(big // 8, 8, "a buffer") == (big // 8) * 8
+        grouping._nbytes(-1, 8, "a buffer")
+    assert grouping._nbytes(big // 8, 8, "a buffer") == (big // 8) * 8
     with pytest.raises(OverflowError, match="empty"):
         grouping.empty(big // 2, np.float64)
     # rows skewed beyond the largest buffer

@@ -1,22 +1,15 @@
 # cython: language_level=3
 """Grouping rows by query: a stable counting sort in one or two phases.
 
-The kernels of :mod:`skrank._engine.grouping`. Rows are moved by the code
-of their query: with few codes in one phase, each row straight to the place
-of its code; with more, first by the high digit of their code
-(:func:`move_pair`, :func:`move_tags`, :func:`move_column`), then within
-each high digit by the rest (:func:`settle_pair`, :func:`settle_columns`,
-:func:`place_digits`, :func:`place_tags`).
-
-Codes are integers of any width and signedness (a fused type), read as
-their offset from ``lo`` in 64-bit unsigned arithmetic, so that a signed
-code below ``lo`` wraps to a large offset, out of range like one above.
-Columns are moved as items of their size (1, 2, 4 or 8 bytes, unsigned
-integers of that size): the caller views every column so. Each kernel reads
-exactly the buffers it declares (C-contiguous, native byte order, of its
-item type: the typed memoryviews refuse any other), checks their lengths
-against one another before it reads them, checks every place it writes
-while it moves the rows, and releases the GIL while it works.
+The kernels of :mod:`skrank._engine.grouping`: rows move by the high digit
+of their code (``move_*``), then within each digit by the rest (``settle_*``,
+``place_*``); with few codes one phase does. Codes are integers of any width
+and signedness, read as their offset from ``lo`` in 64-bit unsigned
+arithmetic (a signed code below ``lo`` wraps to a large offset, out of
+range like one above). Columns move as unsigned items of their size. Each
+kernel reads exactly the buffers it declares (the typed memoryviews refuse
+any other type, byte order or layout), checks their lengths before it reads
+them and every place it writes, and releases the GIL while it works.
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t
@@ -87,22 +80,6 @@ def trace_memory(uintptr_t address, size_t size, bint track):
         PyTraceMalloc_Untrack(TRACE_DOMAIN, address)
 
 
-def nbytes(n, itemsize, what):
-    """``n * itemsize`` as a number of bytes a buffer can hold; raises
-    OverflowError naming ``what`` when the product exceeds the largest
-    buffer (or ValueError when ``n`` is negative), before any memory is
-    taken."""
-    n, itemsize = int(n), int(itemsize)
-    if n < 0 or itemsize < 0:
-        raise ValueError(f"{what}: a buffer of {n} items of {itemsize} bytes")
-    if itemsize and n > PY_SSIZE_T_MAX // itemsize:
-        raise OverflowError(
-            f"{what}: {n} items of {itemsize} bytes exceed the largest buffer "
-            f"({PY_SSIZE_T_MAX} bytes)"
-        )
-    return n * itemsize
-
-
 cdef inline int small_integer(double v, int top) noexcept nogil:
     """``v`` as an integer when it is one in ``0 .. top``, else -1, without
     a branch and without converting NaN or a value out of range to int."""
@@ -118,14 +95,10 @@ def count_codes(
     uint64_t top,
     int64_t[::1] counts,
 ):
-    """The rows of each high digit of their code.
-
-    ``counts`` is overwritten with the number of rows whose code minus
-    ``lo``, shifted right by ``shift`` bits, is 0, 1, ... (``shift`` 0: of
-    each code). Returns whether every code minus ``lo`` is below ``top``
-    (else ``counts`` is not meaningful). Raises ValueError when ``top``
-    codes need more counters than ``counts`` holds.
-    """
+    """The rows of each high digit of their code: ``counts[h]`` becomes the
+    number of rows with ``(code - lo) >> shift == h``. Returns whether every
+    ``code - lo`` is below ``top`` (else ``counts`` means nothing). Raises
+    ValueError when ``top`` codes need more counters than ``counts`` has."""
     cdef Py_ssize_t n = codes.shape[0], n_counts = counts.shape[0]
     if n_counts < 1 or shift < 0 or shift > 63 or top < 1 or (
         (top - 1) >> shift >= <uint64_t>n_counts
@@ -201,19 +174,15 @@ def move_pair(
     int64_t[::1] counts,
     bint with_counts,
 ):
-    """Rows of relevance and scores moved by the high digit of their code.
-
-    A row of digit ``h = (code - lo) >> shift`` goes to position
-    ``next[h]``, which then advances (rows keep their order within a
-    digit). ``y`` and ``s`` hold 8-byte items (viewed as uint64); ``y_out``
-    holds them as they are (uint64), or as grades (uint8), ``y`` then read
-    as float64. With ``with_low``, each row's low digit ``(code - lo) mod
-    2**shift`` is written to ``low`` at its new position; with
-    ``with_counts`` the entry of ``counts`` of each row's code minus ``lo``
-    advances. Returns whether every relevance value was an integer in
-    0 .. 255 (grades; always True otherwise). Raises ValueError when a
-    code's digit or a position is out of range.
-    """
+    """Rows of relevance and scores moved by the high digit of their code:
+    a row of digit ``h = (code - lo) >> shift`` goes to ``next[h]``, which
+    advances (rows keep their order within a digit). ``y``, ``s``: 8-byte
+    items (as uint64); ``y_out`` holds them as they are (uint64) or as
+    grades (uint8, ``y`` read as float64). ``with_low``: each row's low
+    digit ``(code - lo) mod 2**shift`` is written to ``low`` at its new
+    position; ``with_counts``: ``counts[code - lo]`` advances. Returns
+    whether every relevance value was an integer in 0 .. 255. Raises
+    ValueError when a code's digit or a position is out of range."""
     cdef Py_ssize_t n = codes.shape[0], n_out = s_out.shape[0]
     cdef Py_ssize_t n_digits = next.shape[0]
     _check_moved("move_pair", n_digits, shift)
@@ -498,17 +467,14 @@ def settle_pair(
     uint64_t[::1] s,
     uint8_t[::1] scratch,
 ):
-    """The second phase of relevance and scores, in their own buffers.
-
-    The rows of each high digit ``h``, found at ``bounds[h] + h * skew ..
-    bounds[h + 1] + h * skew - 1`` (``skew``: the items by which each
-    digit's rows were moved apart), go to ``bounds[h] .. bounds[h + 1] -
-    1``, each to the place of its code: code ``(h << shift) + d`` starts at
-    ``starts[(h << shift) + d]``, ``d`` being the row's low digit in
-    ``low``; rows keep their order within a code. ``scratch`` holds ``8 +
-    sizeof(rel_t)`` bytes for every row of the largest digit. Raises
-    ValueError when a low digit or a code start is out of range.
-    """
+    """The second phase of relevance and scores, in their own buffers: the
+    rows of high digit ``h``, at ``bounds[h] + h * skew .. bounds[h + 1] +
+    h * skew - 1`` (``skew``: the items by which digits were moved apart),
+    go to ``bounds[h] .. bounds[h + 1] - 1``, each to the place of its code
+    ``(h << shift) + d`` (``starts`` of the codes, ``d`` the row's low digit
+    in ``low``), keeping their order within a code. ``scratch``: ``8 +
+    sizeof(rel_t)`` bytes a row of the largest digit. Raises ValueError
+    when a low digit or a code start is out of range."""
     cdef Py_ssize_t span = s.shape[0], n_codes = starts.shape[0]
     cdef Py_ssize_t n_digits = bounds.shape[0] - 1
     _check_digits("settle_pair", starts, shift, bounds, skew, span, 0, n_digits)
@@ -586,13 +552,11 @@ def settle_columns(
     list columns,
     uint8_t[::1] scratch,
 ):
-    """:func:`settle_pair` of other columns: their rows of each high digit
-    to the places of their codes, the places found once per digit for all
-    of them. ``columns`` holds writable C-contiguous arrays of 1, 2, 4 or
-    8-byte items, as long as ``low``, viewed as bytes (uint8). ``scratch``
-    holds 16 bytes for every row of the largest digit (a place and an
-    item). Raises ValueError when a low digit or a code start is out of
-    range."""
+    """:func:`settle_pair` of other columns, the places of a digit's rows
+    found once for all of them. ``columns``: writable arrays of 1, 2, 4 or
+    8-byte items, as long as ``low``, viewed as bytes (uint8); ``scratch``:
+    16 bytes a row of the largest digit. Raises ValueError when a low digit
+    or a code start is out of range."""
     cdef Py_ssize_t span = low.shape[0], n_codes = starts.shape[0]
     cdef Py_ssize_t n_digits = bounds.shape[0] - 1
     cdef Py_ssize_t n_cols = len(columns), c

@@ -14,6 +14,7 @@ group of high digits at a time as the blocks are read
 from __future__ import annotations
 
 import mmap
+import sys
 import weakref
 from dataclasses import dataclass
 from functools import cached_property
@@ -139,6 +140,22 @@ _CAN_MAP_HUGE = all(
 )
 
 
+def _nbytes(n, itemsize, what) -> int:
+    """``n * itemsize`` as a number of bytes a buffer can hold; raises
+    OverflowError naming ``what`` when the product exceeds the largest
+    buffer (or ValueError when ``n`` is negative), before any memory is
+    taken."""
+    n, itemsize = int(n), int(itemsize)
+    if n < 0 or itemsize < 0:
+        raise ValueError(f"{what}: a buffer of {n} items of {itemsize} bytes")
+    if itemsize and n > sys.maxsize // itemsize:
+        raise OverflowError(
+            f"{what}: {n} items of {itemsize} bytes exceed the largest buffer "
+            f"({sys.maxsize} bytes)"
+        )
+    return n * itemsize
+
+
 def empty(n: int, dtype) -> np.ndarray:
     """An uninitialised 1-D array of ``n`` items of ``dtype``.
 
@@ -152,7 +169,7 @@ def empty(n: int, dtype) -> np.ndarray:
     Raises OverflowError when ``n`` items do not fit in a buffer.
     """
     dtype = np.dtype(dtype)
-    nbytes = _grouping.nbytes(n, dtype.itemsize, "empty")
+    nbytes = _nbytes(n, dtype.itemsize, "empty")
     if not _CAN_MAP_HUGE or nbytes < _HUGE_BYTES:
         return np.empty(n, dtype=dtype)
     size = -(-nbytes // _HUGE_PAGE) * _HUGE_PAGE  # whole huge pages
@@ -260,7 +277,7 @@ class Staged:
             if len(sizes) > (2 if pair else 0):
                 per_row = max(per_row, 16)
             largest = max(int(np.diff(self.bounds).max()), 1)
-            scratch = empty(_grouping.nbytes(largest, per_row, "settle"), np.uint8)
+            scratch = empty(_nbytes(largest, per_row, "settle"), np.uint8)
             args = (self.starts, self.shift, self.bounds, self.skew, self.low)
             rest = self.outputs
             if pair:
