@@ -863,8 +863,8 @@ def test_unassessed_flags_follow_their_items_through_every_path():
 def test_split_in_head_proves_queries_are_not_contiguous():
     # a query in two separate runs among the first rows (by hand): then the
     # rows are not contiguous; otherwise the full check over every row runs
-    from skrank._engine import _split_in_head as split_in_head
     from skrank._engine import grouped_layout
+    from skrank._engine.grouping import _split_in_head as split_in_head
 
     assert split_in_head(np.array([1, 1, 2, 1, 3]))
     assert not split_in_head(np.array([1, 1, 2, 2, 3]))

@@ -1,0 +1,686 @@
+"""Grouping rows by query: query codes and the grouped layout.
+
+Rows of the grouped (learning-to-rank) layout are grouped by query with a
+stable counting sort by query code, in the compiled kernels of
+:mod:`skrank._engine._grouping`: in one pass while there are few codes,
+else by the high digit of their code first, then within each high digit by
+the rest (:func:`stage_by_code`, :class:`Staged`). Rows whose queries are
+contiguous need no sort. :func:`grouped_layout` lays the grouped rows out
+as blocks (:func:`skrank._engine._pack`), at once or, with ``lazy``, a
+group of high digits at a time as the blocks are read
+(:class:`_StagedBlocks`).
+"""
+
+from __future__ import annotations
+
+import mmap
+import sys
+import weakref
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from . import SLICE_VALUES, Block, Layout, _grouping, _pack
+
+# Integers of larger magnitude than this are not all exact as float64.
+_FLOAT_EXACT = 2**53
+
+
+def exact_order_keys(arr: np.ndarray):
+    """Float64 keys with the order and ties of integer scores, or None.
+
+    Integer scores beyond 2**53 in magnitude are not all exact as float64:
+    ``2**62`` and ``2**62 + 1`` become one float, and a tie. When some score
+    is that large, the scores are replaced by their ranks among the distinct
+    values (a global sort, which keeps the order and the ties within every
+    query); otherwise ``None`` is returned and the plain conversion is exact.
+    ``arr`` is an integer array or an object array of Python ints.
+    """
+    if arr.dtype.kind in "iu":
+        if arr.size == 0:
+            return None
+        lo, hi = int(arr.min()), int(arr.max())
+        if -_FLOAT_EXACT <= lo and hi <= _FLOAT_EXACT:
+            return None
+    elif arr.dtype.kind == "O":
+        values = arr.ravel().tolist()
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            return None
+        if all(-_FLOAT_EXACT <= v <= _FLOAT_EXACT for v in values):
+            return None
+    else:
+        return None
+    _, codes = np.unique(arr.ravel(), return_inverse=True)
+    return codes.reshape(arr.shape).astype(np.float64)
+
+
+def factorize(values: np.ndarray):
+    """Sorted unique values and the code of each entry.
+
+    Integer ids whose range is not much larger than their count are coded in
+    linear time; other ids (strings, sparse integer ranges) use a sort.
+    """
+    n = values.shape[0]
+    if values.dtype.kind in "iu" and n:
+        lo = int(values.min())
+        hi = int(values.max())
+        if hi - lo <= 4 * n + 1024:
+            # offsets from the minimum, in a type where they cannot wrap
+            wide = np.int64 if values.dtype.kind == "i" else np.uint64
+            offset = (values.astype(wide, copy=False) - wide(lo)).astype(
+                np.intp, copy=False
+            )
+            present = np.zeros(hi - lo + 1, dtype=bool)
+            present[offset] = True
+            code_of = np.cumsum(present, dtype=np.intp) - 1
+            uniques = (np.flatnonzero(present).astype(wide) + wide(lo)).astype(
+                values.dtype
+            )
+            return uniques, code_of[offset]
+    uniques, codes = np.unique(values, return_inverse=True)
+    return uniques, codes.reshape(-1).astype(np.intp, copy=False)
+
+
+def _integer_span(values: np.ndarray):
+    """``(lo, span)`` of integer values whose range spans at most
+    ``len(values) + 2**16`` values (then their offsets from the smallest
+    value order and count the rows as query codes would, with no code per
+    row), else None."""
+    if values.dtype.kind not in "iu" or values.shape[0] == 0:
+        return None
+    lo = int(values.min())
+    span = int(values.max()) - lo + 1
+    if span > values.shape[0] + (1 << 16):
+        return None
+    return lo, span
+
+
+def _offsets(values: np.ndarray, lo: int, span: int) -> np.ndarray:
+    """``values - lo`` (in ``0 .. span - 1``) as the narrowest index type."""
+    wide = np.int64 if values.dtype.kind == "i" else np.uint64
+    out = np.empty(values.shape, dtype=np.uint16 if span <= 1 << 16 else np.intp)
+    np.subtract(values, wide(lo), out=out, dtype=wide, casting="unsafe")
+    return out
+
+
+def stable_group_order(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """Row order grouping equal codes, keeping input order within a code.
+
+    A stable LSD radix sort on 16-bit digits (numpy's stable sort is a radix
+    sort for 16-bit keys), so the cost is linear in the number of rows.
+    """
+    if n_codes <= 1 << 16:
+        return np.argsort(codes.astype(np.uint16), kind="stable")
+    # digits written straight into 16-bit arrays: no full-width temporaries
+    digit = np.empty(codes.shape, dtype=np.uint16)
+    np.bitwise_and(codes, 0xFFFF, out=digit, casting="unsafe")
+    order = np.argsort(digit, kind="stable")
+    shift = 16
+    while (n_codes - 1) >> shift:
+        ordered = codes[order]
+        np.right_shift(ordered, shift, out=ordered)
+        np.bitwise_and(ordered, 0xFFFF, out=digit, casting="unsafe")
+        del ordered
+        order = order[np.argsort(digit, kind="stable")]
+        shift += 16
+    return order
+
+
+# --------------------------------------------------------------------------
+# Buffers
+# --------------------------------------------------------------------------
+
+# Buffers of at least this many bytes are mapped from the operating system
+# on transparent huge pages where it offers them (see empty).
+_HUGE_BYTES = 4 << 20
+_HUGE_PAGE = 2 << 20
+_CAN_MAP_HUGE = all(
+    hasattr(mmap, name) for name in ("MADV_HUGEPAGE", "MAP_PRIVATE", "MAP_ANONYMOUS")
+)
+
+
+def _nbytes(n, itemsize, what) -> int:
+    """``n * itemsize`` as a number of bytes a buffer can hold; raises
+    OverflowError naming ``what`` when the product exceeds the largest
+    buffer (or ValueError when ``n`` is negative), before any memory is
+    taken."""
+    n, itemsize = int(n), int(itemsize)
+    if n < 0 or itemsize < 0:
+        raise ValueError(f"{what}: a buffer of {n} items of {itemsize} bytes")
+    if itemsize and n > sys.maxsize // itemsize:
+        raise OverflowError(
+            f"{what}: {n} items of {itemsize} bytes exceed the largest buffer "
+            f"({sys.maxsize} bytes)"
+        )
+    return n * itemsize
+
+
+def empty(n: int, dtype) -> np.ndarray:
+    """An uninitialised 1-D array of ``n`` items of ``dtype``.
+
+    Large buffers (4 MiB or more) that the kernels fill are mapped straight
+    from the operating system on transparent huge pages where it offers
+    them (Linux): memory the process has not touched before is then faulted
+    in 2 MiB at a time instead of 4 KiB, which on virtual machines costs a
+    fraction of the time (the grouping of shuffled rows writes its whole
+    output into fresh memory). The mapping is released with the array and
+    counted by tracemalloc as numpy's buffers are. Elsewhere ``np.empty``.
+    Raises OverflowError when ``n`` items do not fit in a buffer.
+    """
+    dtype = np.dtype(dtype)
+    nbytes = _nbytes(n, dtype.itemsize, "empty")
+    if not _CAN_MAP_HUGE or nbytes < _HUGE_BYTES:
+        return np.empty(n, dtype=dtype)
+    size = -(-nbytes // _HUGE_PAGE) * _HUGE_PAGE  # whole huge pages
+    try:
+        region = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    except OSError:  # pragma: no cover - out of address space
+        return np.empty(n, dtype=dtype)
+    try:
+        region.madvise(mmap.MADV_HUGEPAGE)
+    except OSError:  # pragma: no cover - huge pages switched off
+        pass
+    out = np.frombuffer(region, dtype=dtype, count=n)
+    address = out.ctypes.data
+    _grouping.trace_memory(address, size, True)
+    weakref.finalize(region, _grouping.trace_memory, address, size, False)
+    return out
+
+
+def _items(a: np.ndarray) -> np.ndarray:
+    """``a`` (C-contiguous, of 1, 2, 4 or 8-byte items) viewed as unsigned
+    integers of its item size, as the kernels move it."""
+    return a.view(f"u{a.dtype.itemsize}")
+
+
+def _movable(dtype: np.dtype) -> bool:
+    """Whether items of ``dtype`` move as they are (bytes of a fixed size,
+    no Python objects)."""
+    return not dtype.hasobject and dtype.itemsize in (1, 2, 4, 8)
+
+
+# --------------------------------------------------------------------------
+# The counting sort
+# --------------------------------------------------------------------------
+
+# The grouping moves rows in one pass while codes are at most this many;
+# beyond, by the high digit of their code, then within each high digit by
+# the rest. High digits are chosen so that a digit holds about as many
+# rows as asked (_DIGIT_ROWS when the second pass runs at once, in cache),
+# at most _MAX_DIGITS of them, and the rows of successive digits are first
+# placed _SKEW items further apart than their counts ask, so that writes to
+# many digits at once do not fall on the same cache sets however the
+# queries' lengths align (equal lengths would otherwise put every digit's
+# start at the same address modulo a large power of two).
+_ONE_PASS_CODES = 16
+_DIGIT_ROWS = 1 << 14
+_MAX_DIGITS = 256
+_SKEW = 64
+
+
+@dataclass
+class Staged:
+    """Rows moved by the high digit of their code (the first phase of
+    :func:`group_by_code`), their second phase still to come.
+
+    ``counts`` holds the rows of each code, ``bounds`` where each digit's
+    rows start once grouped (one entry more than digits), ``shift`` the
+    bits of a low digit (0: one phase, rows in their places already).
+    The rows of digit ``h`` lie at ``bounds[h] + h * skew`` onwards in
+    ``outputs`` (one array per column, of ``sizes`` bytes an item) and
+    ``low`` (their low digits). With ``low`` None and a second phase to
+    come, the first output holds tags: each row's grade in the lowest byte,
+    its low digit above (:func:`stage_by_code` with ``tags``).
+    """
+
+    counts: np.ndarray
+    bounds: np.ndarray
+    shift: int
+    skew: int
+    outputs: list
+    sizes: list
+    low: np.ndarray | None
+
+    @property
+    def n_digits(self) -> int:
+        return self.bounds.shape[0] - 1
+
+    @property
+    def tags(self) -> bool:
+        return bool(self.shift) and self.low is None
+
+    @cached_property
+    def starts(self) -> np.ndarray:
+        """Where the rows of each code start once grouped (int64)."""
+        starts = np.zeros(self.counts.shape[0], dtype=np.int64)
+        np.cumsum(self.counts[:-1], out=starts[1:])
+        return starts
+
+    def codes_of(self, h: int):
+        """The codes (offsets from ``lo``) of digit ``h``: ``(first, stop)``."""
+        first = h << self.shift
+        return first, min(first + (1 << self.shift), self.counts.shape[0])
+
+    def settle(self):
+        """Every digit's rows to the places of their codes, in the outputs
+        themselves; the grouped columns (``n`` items each)."""
+        n = int(self.bounds[-1])
+        if self.tags:
+            raise ValueError("Staged.settle: rows staged with tags are placed")
+        if self.shift:
+            # scratch per row of the largest digit: relevance and scores
+            # moved as a pair; a place and an item for any other column
+            sizes = self.sizes
+            pair = len(sizes) >= 2 and sizes[0] in (1, 8) and sizes[1] == 8
+            per_row = 8 + sizes[0] if pair else 16
+            if len(sizes) > (2 if pair else 0):
+                per_row = max(per_row, 16)
+            largest = max(int(np.diff(self.bounds).max()), 1)
+            scratch = empty(_nbytes(largest, per_row, "settle"), np.uint8)
+            args = (self.starts, self.shift, self.bounds, self.skew, self.low)
+            rest = self.outputs
+            if pair:
+                y, s, *rest = self.outputs
+                _grouping.settle_pair(*args, _items(y), _items(s), scratch)
+            if rest:
+                bytes_of = [c.view(np.uint8) for c in rest]
+                _grouping.settle_columns(*args, bytes_of, scratch)
+        return [o[:n] for o in self.outputs]
+
+    def place(self, first: int, stop: int):
+        """Relevance (float64) and scores of the rows of digits ``first ..
+        stop - 1``, in the order of their codes, in new arrays (staged
+        columns: relevance, scores)."""
+        lo, hi = int(self.bounds[first]), int(self.bounds[stop])
+        y_out = np.empty(hi - lo)
+        s_out = np.empty(hi - lo, dtype=self.outputs[1].dtype)
+        if not self.shift:
+            # one phase: each digit one code, its rows in their places (no
+            # skew), so the digits' rows follow one another
+            y_out[:] = self.outputs[0][lo:hi]
+            s_out[:] = self.outputs[1][lo:hi]
+            return y_out, s_out
+        c0, c1 = self.codes_of(first)[0], self.codes_of(stop - 1)[1]
+        starts = self.starts[c0:c1] - lo
+        args = (starts, self.shift, self.bounds, self.skew, first, stop)
+        y, s = self.outputs[0], _items(self.outputs[1])
+        if self.tags:
+            _grouping.place_tags(*args, y, s, y_out, _items(s_out))
+        else:
+            _grouping.place_digits(*args, self.low, y, s, y_out, _items(s_out))
+        return y_out, s_out
+
+
+def _codes(codes, caller: str) -> np.ndarray:
+    """``codes`` as the kernels read them: integers (booleans as bytes) in
+    native byte order, C-contiguous and 1-D."""
+    codes = np.asarray(codes)
+    if codes.ndim != 1:
+        raise ValueError(
+            f"{caller}: codes must be 1-D, one per row; got shape {codes.shape}"
+        )
+    if codes.dtype.kind == "b":
+        return np.ascontiguousarray(codes).view(np.uint8)
+    if codes.dtype.kind not in "iu" or codes.dtype.itemsize > 8:
+        raise TypeError(
+            f"{caller}: codes must be integers or booleans; got an array of "
+            f"dtype {codes.dtype}"
+        )
+    return np.ascontiguousarray(codes, dtype=codes.dtype.newbyteorder("="))
+
+
+def stage_by_code(
+    codes, lo, n_codes, columns, compact=False, digit_rows=None, tags=False
+):
+    """The first phase of :func:`group_by_code`: a :class:`Staged`.
+
+    Same arguments as :func:`group_by_code`, every column of items of 1,
+    2, 4 or 8 bytes (no Python objects); ``digit_rows`` is the number of
+    rows a high digit should hold (default ``_DIGIT_ROWS``). With ``tags``
+    (and ``compact``), grades and low digits are written together, as one
+    tag per row (one stream of writes less in the first phase, the one that
+    costs most): the rows are then for :meth:`Staged.place`, not
+    :meth:`Staged.settle`. Raises ValueError when a code is out of range.
+    """
+    codes = _codes(codes, "stage_by_code")
+    n = codes.shape[0]
+    n_codes = int(n_codes)
+    if n_codes < 0:
+        raise ValueError(f"stage_by_code: n_codes must be >= 0; got {n_codes}")
+    columns = [np.asarray(c) for c in columns]
+    for i, c in enumerate(columns):
+        if c.shape != (n,):
+            raise ValueError(
+                f"stage_by_code: column {i} must hold one item per code "
+                f"(shape ({n},)); got shape {c.shape}"
+            )
+        if not _movable(c.dtype):
+            raise TypeError(
+                f"stage_by_code: column {i} must hold items of 1, 2, 4 or 8 "
+                f"bytes and no Python objects; got dtype {c.dtype}"
+            )
+    if n_codes == 0:
+        if n:
+            raise ValueError("group_by_code: a code is out of range")
+        n_codes = 1  # no row: one code of none
+    lo = int(lo) % 2**64
+    columns = [np.ascontiguousarray(c, c.dtype.newbyteorder("=")) for c in columns]
+    # relevance written as bytes as it moves beside float64 scores
+    compact = (
+        bool(compact)
+        and len(columns) >= 2
+        and columns[0].dtype == np.float64
+        and columns[1].dtype.itemsize == 8
+    )
+
+    shift = skew = 0
+    if n_codes > _ONE_PASS_CODES:
+        rows = _DIGIT_ROWS if digit_rows is None else int(digit_rows)
+        digits = min(_MAX_DIGITS, max(2, -(-n // max(rows, 1))))
+        shift = max(1, (n_codes - 1).bit_length() - (digits - 1).bit_length())
+        skew = _SKEW
+    n_digits = ((n_codes - 1) >> shift) + 1
+    # 1. the rows of each high digit (of each code in one phase): the rows
+    # of each code are then counted as they move (a pass over the codes
+    # less; a few counters of digits stay in the fastest cache)
+    by_digit = np.empty(n_digits, dtype=np.int64)
+    if not _grouping.count_codes(codes, lo, shift, n_codes, by_digit):
+        raise ValueError("group_by_code: a code is out of range")
+    # the rows of each code, counted as they move (every code of the last
+    # digit, present or not, has a counter)
+    code_counts = np.zeros(n_digits << shift, dtype=np.int64) if shift else None
+    bounds = np.zeros(n_digits + 1, dtype=np.int64)
+    np.cumsum(by_digit, out=bounds[1:])
+    span = n + n_digits * skew
+    low_type = np.min_scalar_type((1 << shift) - 1)
+    # tags: a grade byte below the low digit
+    tags = bool(tags) and compact and 0 < shift <= 24
+    types = [c.dtype for c in columns]
+    if tags:
+        types[0] = np.dtype(np.uint16 if shift <= 8 else np.uint32)
+    elif compact:
+        types[0] = np.dtype(np.uint8)
+    sizes = [t.itemsize for t in types]
+    outputs = [empty(span, t) for t in types]
+    low = empty(span, low_type) if shift and not tags else None
+    starts = bounds[:-1] + np.arange(n_digits, dtype=np.int64) * skew
+    # placeholders of the arguments a move does without
+    no_low, no_counts = np.zeros(1, np.uint8), np.zeros(1, np.int64)
+
+    def move(columns, outputs, convert, low, counts=None):
+        """Columns to their digits; whether relevance held grades."""
+        grades = True
+        pair = len(columns) >= 2 and (convert or columns[0].dtype.itemsize == 8)
+        pair = pair and columns[1].dtype.itemsize == 8
+        rest = list(zip(columns, outputs, strict=True))
+        if pair:
+            (y, y_out), (s, s_out), *rest = rest
+            args = (codes, lo, shift, starts.copy())
+            s, s_out = _items(s), _items(s_out)
+            if convert and y_out.dtype.itemsize in (2, 4):  # tags
+                return _grouping.move_tags(*args, y, s, y_out, s_out, counts)
+            grades = _grouping.move_pair(
+                *args,
+                _items(y),
+                s,
+                _items(y_out),
+                s_out,
+                no_low if low is None else low,
+                low is not None,
+                no_counts if counts is None else counts,
+                counts is not None,
+            )
+        elif counts is not None:
+            _grouping.count_by_code(codes, lo, shift, n_digits, counts)
+        for column, out in rest:
+            _grouping.move_column(
+                codes, lo, shift, starts.copy(), _items(column), _items(out)
+            )
+        if not pair and low is not None:
+            _grouping.move_low_digits(codes, lo, shift, starts.copy(), low)
+        return grades
+
+    grades = move(columns, outputs, compact, low, code_counts)
+    counts = by_digit if code_counts is None else code_counts[:n_codes]
+    if not grades and compact:
+        # not grades: relevance moved again, as it is (with the low digits
+        # apart, if they were in tags)
+        outputs[0] = empty(span, np.float64)
+        sizes[0] = 8
+        if tags:
+            low = empty(span, low_type)
+        move(columns[:1], outputs[:1], False, low if tags else None)
+    return Staged(counts, bounds, shift, skew, outputs, sizes, low)
+
+
+def group_by_code(codes, lo, n_codes, columns, compact=False):
+    """The rows of ``columns`` grouped by code.
+
+    ``codes`` are integers (any width and byte order) or booleans with
+    ``codes - lo`` in ``0 .. n_codes - 1``. Returns ``(counts, outputs)``:
+    the number of rows of each code (``counts[c]`` for code ``lo + c``) and
+    one new 1-D array per column holding the rows of code ``lo`` first,
+    then those of ``lo + 1``, and so on, in input order within a code:
+    ``column[np.argsort(codes, kind="stable")]``, by a counting sort.
+    Columns of items of 1, 2, 4 or 8 bytes are moved as they are (in
+    native byte order); any other column (Python objects, wider items)
+    through the rows' order. With ``compact``, the first column (float64,
+    beside a column of 8-byte items) comes back as uint8 when every value
+    is an integer in 0 .. 255 (graded relevance), else as it is. Raises
+    ValueError when a code is out of range, TypeError when the codes are
+    not integers.
+    """
+    codes = _codes(codes, "group_by_code")
+    columns = [np.asarray(c) for c in columns]
+    odd = [i for i, c in enumerate(columns) if not _movable(c.dtype)]
+    moved = [c for c in columns if _movable(c.dtype)]
+    if odd:
+        # the rows' order, moved as a column, gathers the others
+        moved.append(np.arange(codes.shape[0], dtype=np.intp))
+    # relevance as bytes only in its own place, beside the scores
+    compact = compact and not {0, 1} & set(odd)
+    staged = stage_by_code(codes, lo, n_codes, moved, compact)
+    outputs = staged.settle()
+    if odd:
+        order = outputs.pop()
+        taken = iter([np.take(columns[i], order) for i in odd])
+        moved_out = iter(outputs)
+        outputs = [
+            next(taken) if i in odd else next(moved_out) for i in range(len(columns))
+        ]
+    return staged.counts[: max(int(n_codes), 0)], outputs
+
+
+# --------------------------------------------------------------------------
+# The grouped layout
+# --------------------------------------------------------------------------
+
+
+def _split_in_head(qid: np.ndarray, head: int = 4096) -> bool:
+    """Whether the first ``head`` rows already hold a query in two separate
+    runs: then the queries are not contiguous (shuffled rows show it within
+    a few rows), and the check over every row is not needed."""
+    first = qid[:head]
+    if first.shape[0] < 3:
+        return False
+    starts = first[np.flatnonzero(first[1:] != first[:-1]) + 1]
+    runs = np.sort(np.concatenate([first[:1], starts]))
+    # a query seen in two runs (a sort: numpy's unique costs several times
+    # as much on a few thousand values)
+    return bool(np.any(runs[1:] == runs[:-1]))
+
+
+def grouped_layout(
+    y,
+    s,
+    qid,
+    judged=None,
+    tiebreak=None,
+    unassessed=None,
+    compact_relevance=False,
+    lazy=False,
+) -> Layout:
+    """Blocks for the grouped (learning-to-rank) layout.
+
+    Rows of a query need not be contiguous; within a query, rows keep their
+    input order (which is the order ``ties="first"`` uses). Queries come in
+    the order of their sorted unique ``qid``. ``judged``, ``tiebreak`` and
+    ``unassessed`` are per-row arrays laid out with the rows (see
+    :class:`~skrank._engine.Block`). With ``compact_relevance``, rows that
+    must be moved into query order move relevance holding integer grades
+    0 .. 255 as one byte each: blocks may then hold uint8 relevance, which
+    :func:`~skrank._engine.slices` gives back as float64 (the same values),
+    slice by slice.
+
+    With ``lazy``, rows that must be moved into query order may be moved in
+    two phases, the second one block of queries at a time as the layout's
+    ``blocks`` (then an iterable, not a list) are read: each block is built
+    from rows just moved, still in cache, into memory reused block after
+    block (:func:`stage_by_code`); reading them again moves them again.
+    """
+    n = y.shape[0]
+    order = None
+    # the per-row columns, grouped by a counting sort
+    grouped = None
+    columns = [y, s] + [a for a in (judged, tiebreak, unassessed) if a is not None]
+
+    # Contiguous queries (the usual LightGBM/XGBoost layout) need no sort.
+    contiguous = False
+    if not _split_in_head(qid):
+        change = np.empty(n, dtype=bool)
+        change[0] = True
+        np.not_equal(qid[1:], qid[:-1], out=change[1:])
+        if np.count_nonzero(change) <= n // 2:
+            run_starts = np.flatnonzero(change)
+            uniques, run_codes = factorize(qid[run_starts])
+            contiguous = uniques.shape[0] == run_starts.shape[0]
+        del change
+    if contiguous:
+        n_queries = uniques.shape[0]
+        run_lengths = np.diff(run_starts, append=n)
+        lengths = np.empty(n_queries, dtype=np.intp)
+        lengths[run_codes] = run_lengths
+        if np.any(run_codes[1:] < run_codes[:-1]):
+            # runs out of query order: visit them in query order
+            by_code = np.argsort(run_codes)
+            starts = np.cumsum(lengths) - lengths
+            order = np.arange(n) + np.repeat(run_starts[by_code] - starts, lengths)
+        row_codes = (run_codes, run_lengths)
+    else:
+        span = _integer_span(qid)
+        if span is not None:
+            # integer ids of a short range: their offsets from the smallest
+            # id order the rows as the codes would, with no code per row
+            # needed until asked for (sample weights)
+            lo, span = span
+            codes, n_codes = qid, span
+        else:
+            uniques, codes = factorize(qid)
+            lo, n_codes = 0, uniques.shape[0]
+        staged = None
+        if lazy and len(columns) == 2 and y.dtype == s.dtype == np.float64:
+            staged = stage_by_code(
+                codes, lo, n_codes, columns, compact_relevance, tags=True
+            )
+            counts = staged.counts
+        else:
+            counts, grouped = group_by_code(
+                codes, lo, n_codes, columns, compact_relevance
+            )
+        del codes  # coded again if asked for, so as not to hold it
+        if span is not None:
+            present = np.flatnonzero(counts)
+            wide = np.int64 if qid.dtype.kind == "i" else np.uint64
+            uniques = (present.astype(wide) + wide(lo)).astype(qid.dtype)
+            lengths = counts[present]
+
+            def row_codes(qid=qid, present=present, lo=lo, span=span):
+                code_of = np.zeros(span, dtype=np.intp)
+                code_of[present] = np.arange(present.shape[0])
+                return code_of[_offsets(qid, lo, span)]
+        else:
+            lengths = counts
+
+            def row_codes(qid=qid):
+                return factorize(qid)[1]
+
+        n_queries = uniques.shape[0]
+        if staged is not None:
+            return Layout(n_queries, _StagedBlocks(staged), uniques, row_codes)
+
+    if grouped is not None:
+        y, s, *rest = grouped
+        judged = None if judged is None else rest.pop(0)
+        tiebreak = None if tiebreak is None else rest.pop(0)
+        unassessed = None if unassessed is None else rest.pop(0)
+    elif order is not None:
+        if y.dtype == s.dtype == np.float64:
+            # one gather of (relevance, score) pairs: the two values of a row
+            # come in one memory access (rows are visited at random)
+            pair = np.empty(n, dtype=np.complex128)
+            pair.real, pair.imag = y, s
+            pair = np.take(pair, order)
+            y, s = pair.real, pair.imag
+        else:
+            y, s = np.take(y, order), np.take(s, order)
+        judged = None if judged is None else np.take(judged, order)
+        tiebreak = None if tiebreak is None else np.take(tiebreak, order)
+        unassessed = None if unassessed is None else np.take(unassessed, order)
+    blocks = _pack(lengths, y, s, judged, tiebreak, unassessed)
+    return Layout(n_queries, blocks, uniques, row_codes)
+
+
+class _StagedBlocks:
+    """The blocks of rows staged by :func:`stage_by_code` (relevance and
+    scores), built a few high digits at a time (about ``size`` rows,
+    default :data:`~skrank._engine.SLICE_VALUES`) each time they are
+    iterated: their rows moved to their queries' places, then laid out as
+    :func:`~skrank._engine._pack` does, with the queries' numbers in the
+    whole layout."""
+
+    def __init__(self, staged, size=None):
+        self.staged = staged
+        self.size = SLICE_VALUES if size is None else size
+        self._groups = None
+
+    def groups(self):
+        """``(first, stop, c0, c1, query)`` of each group of digits: its
+        digits, its codes and the number in the layout of its first query
+        (the present codes before its first code); computed once."""
+        if self._groups is None:
+            staged = self.staged
+            bounds = staged.bounds.tolist()
+            groups = []
+            h, n_digits = 0, staged.n_digits
+            while h < n_digits:
+                stop = h + 1
+                while stop < n_digits and bounds[stop + 1] - bounds[h] <= self.size:
+                    stop += 1
+                if bounds[stop] > bounds[h]:
+                    c0 = staged.codes_of(h)[0]
+                    groups.append((h, stop, c0, staged.codes_of(stop - 1)[1]))
+                h = stop
+            # the present codes before each group's first code
+            present = staged.counts > 0
+            before = np.cumsum(present) - present
+            query = before[[g[2] for g in groups]].tolist()
+            self._groups = [(*g, q) for g, q in zip(groups, query, strict=True)]
+        return self._groups
+
+    def __iter__(self):
+        counts = self.staged.counts
+        for first, stop, c0, c1, query in self.groups():
+            y, s = self.staged.place(first, stop)
+            lengths = counts[c0:c1]
+            width = int(lengths.max())
+            if y.shape[0] == width * (c1 - c0):
+                # every code of the group present, all of one length: the
+                # rows are the block
+                m = c1 - c0
+                rows = np.arange(query, query + m)
+                yield Block(rows=rows, y=y.reshape(m, width), s=s.reshape(m, width))
+                continue
+            for block in _pack(lengths[np.flatnonzero(lengths)], y, s, None):
+                block.rows = block.rows + query
+                yield block
