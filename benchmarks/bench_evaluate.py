@@ -11,9 +11,7 @@ recall@100. Rows, per distribution:
   least);
 * skrank ``evaluate(y_true, y_score, metrics, qid=qid)`` with tie averaging
   (the exact expectation over tied orderings), rows contiguous per query and
-  shuffled, both also with the compiled kernels switched off (the numpy
-  fallback, which is the code before the kernels), and with
-  ``ties="first"`` (shuffled);
+  shuffled, and with ``ties="first"`` (shuffled);
 * ranx ``evaluate`` on prebuilt ``Qrels``/``Run`` objects (building them is
   not timed; ranx's numba kernels are compiled before timing);
 * pytrec_eval, three ways: from the arrays (building its qrels and run
@@ -48,7 +46,6 @@ from _harness import measure, measure_interleaved, print_table
 from bench_ndcg import DISTRIBUTIONS, make_scores
 
 import skrank
-from skrank import _native
 
 METRICS = ["ndcg@10", "map@100", "mrr@10", "P@10", "recall@100"]
 RANX = ["ndcg@10", "map@100", "mrr@10", "precision@10", "recall@100"]
@@ -146,22 +143,19 @@ def run_distribution(name, n_q, n_i, repeat, with_peers):
         f"{input_bytes / 1e6:.0f} MB (y_true, y_score, qid)"
     )
     runs = [
-        (OURS, (y, s, qid), "average", True),
-        (OURS + ", numpy only", (y, s, qid), "average", False),
-        (SHUFFLED, (ys, ss, qs), "average", True),
-        (SHUFFLED + ", numpy only", (ys, ss, qs), "average", False),
-        ("skrank evaluate, shuffled qid, ties='first'", (ys, ss, qs), "first", True),
+        (OURS, (y, s, qid), "average"),
+        (SHUFFLED, (ys, ss, qs), "average"),
+        ("skrank evaluate, shuffled qid, ties='first'", (ys, ss, qs), "first"),
     ]
 
-    def skrank_evaluate(a, b, q, ties, kernels):
-        with _native.use_kernels(kernels):
-            return skrank.evaluate(a, b, METRICS, qid=q, ties=ties)
+    def skrank_evaluate(a, b, q, ties):
+        return skrank.evaluate(a, b, METRICS, qid=q, ties=ties)
 
     timed = measure_interleaved(
         [(lambda: np.argsort(s_rows, axis=1), repeat)]
         + [
-            (lambda a=a, b=b, q=q, t=ties, c=c: skrank_evaluate(a, b, q, t, c), repeat)
-            for _, (a, b, q), ties, c in runs
+            (lambda a=a, b=b, q=q, t=ties: skrank_evaluate(a, b, q, t), repeat)
+            for _, (a, b, q), ties in runs
         ]
     )
     seconds, peak, _ = timed[0]

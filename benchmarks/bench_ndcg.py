@@ -17,9 +17,7 @@ Rows, per distribution:
   ``ndcg_score(ignore_ties=True)``;
 * skrank ``ndcg_score`` on the dense layout (tie-averaged), on the grouped
   layout with ``qid`` (rows contiguous per query and shuffled), and with
-  ``ignore_ties=True``; the dense and shuffled rows also with the compiled
-  kernels switched off (the numpy fallback, which is the code before the
-  kernels).
+  ``ignore_ties=True``.
 
 Targets: skrank dense at most 1.3x the floor (hence at least 30x faster
 than scikit-learn's tie path) on every distribution; grouped at most 2x the
@@ -38,7 +36,6 @@ import sklearn.metrics
 from _harness import measure_interleaved, print_table
 
 import skrank
-from skrank import _native
 
 DISTRIBUTIONS = ("heavy", "realistic", "no-ties")
 
@@ -52,13 +49,6 @@ def make_scores(name, y, rng):
     if name == "no-ties":
         return rng.random(y.shape)
     raise ValueError(f"unknown distribution {name!r}")
-
-
-def numpy_only(func):
-    """``func()`` with the engine's compiled kernels switched off (the numpy
-    fallback, which is the code before the kernels)."""
-    with _native.use_kernels(False):
-        return func()
 
 
 def run(name, y, s, k, repeat, rng):
@@ -81,11 +71,6 @@ def run(name, y, s, k, repeat, rng):
         ),
         ("skrank ndcg_score, dense", lambda: skrank.ndcg_score(y, s, k=k), repeat),
         (
-            "skrank ndcg_score, dense, numpy only",
-            lambda: numpy_only(lambda: skrank.ndcg_score(y, s, k=k)),
-            repeat,
-        ),
-        (
             "skrank ndcg_score, grouped qid, contiguous rows",
             lambda: skrank.ndcg_score(y_flat, s_flat, qid=qid, k=k),
             repeat,
@@ -93,13 +78,6 @@ def run(name, y, s, k, repeat, rng):
         (
             "skrank ndcg_score, grouped qid, shuffled rows",
             lambda: skrank.ndcg_score(y_shuf, s_shuf, qid=q_shuf, k=k),
-            repeat,
-        ),
-        (
-            "skrank ndcg_score, grouped qid, shuffled rows, numpy only",
-            lambda: numpy_only(
-                lambda: skrank.ndcg_score(y_shuf, s_shuf, qid=q_shuf, k=k)
-            ),
             repeat,
         ),
         (

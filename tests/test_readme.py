@@ -20,12 +20,15 @@ def _commands(text):
 
 
 def test_ci_runs_exactly_the_readme_test_command():
-    # The README's second set-up command (install the test extra, run the
-    # suite, then the tie, common and property tests on the numpy path) is
-    # the one line .ci/run executes.
+    # The README's second set-up command (build a wheel of the checkout,
+    # install it with the test extra, run the suite on the installed wheel,
+    # then the tests of the kernels' debug build) is the one line .ci/run
+    # executes.
     readme = _commands(README.read_text())
     ci = _commands((README.parent / ".ci" / "run").read_text())
     assert len(ci) == 1
     assert ci[0] == readme[1]
-    assert '".[test]"' in ci[0]
-    assert "SKRANK_NUMPY_ONLY=1" in ci[0]
+    assert "pip wheel" in ci[0] and "[test]" in ci[0]
+    assert "SKRANK_EXPECT_INSTALLED=1" in ci[0]
+    assert "--pyargs skrank" in ci[0]
+    assert ci[0].endswith("bash tools/test-debug-build.sh")
