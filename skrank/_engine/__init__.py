@@ -35,16 +35,8 @@ from functools import lru_cache
 import numpy as np
 
 from .. import _native
+from .._options import GAINS, NONPOSITIVE, TIES
 
-#: The tie rules a user chooses from (``ties=``). The engine also knows
-#: ``"sklearn"``, scikit-learn's ``ignore_ties=True`` order, and
-#: ``"trec_eval"``, a secondary key (for TREC runs, the document id).
-TIES = ("average", "optimistic", "pessimistic", "first")
-#: What a score <= 0 means (``nonpositive=``): an ordinary score, or an item
-#: that is not retrieved (never a hit; its relevance still counts in R).
-NONPOSITIVE = ("ordinary", "not_retrieved")
-#: The gain functions of DCG-based metrics (besides a table of gains by grade).
-GAINS = ("linear", "exponential")
 # Values ranked at a time: blocks are cut into row slices of about this many
 # values, so that the temporaries of each step stay small (in cache, and
 # reused from slice to slice instead of being mapped anew).

@@ -22,7 +22,6 @@ from .._conventions import get_convention, name_rules, run_options
 from .._core import Prepared, aggregate, compute
 from .._engine import (
     SLICE_VALUES,
-    TIES,
     Block,
     Layout,
     finite_scores,
@@ -31,6 +30,7 @@ from .._engine import (
     stable_group_order,
 )
 from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
+from .._options import TIES
 from .._registry import (
     MetricSpec,
     read_metrics,
