@@ -12,7 +12,8 @@ import numpy as np
 
 from libc.math cimport HUGE_VAL
 from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc, qsort
+from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
+from libc.stdlib cimport qsort
 from libc.string cimport memcpy, memmove, memset
 
 cdef extern from "Python.h":
@@ -862,9 +863,9 @@ def top_order(
     cdef const double *sp = &s[0, 0]
     cdef const double *yp = &y[0, 0]
     with nogil:
-        cand = <int64_t *>malloc(<size_t>L * sizeof(int64_t))
-        tmp = <int64_t *>malloc(<size_t>(L + 1) * sizeof(int64_t))  # + a spare slot
-        work = <double *>malloc(<size_t>(L + 8) * sizeof(double))
+        cand = <int64_t *>PyMem_RawMalloc(<size_t>L * sizeof(int64_t))
+        tmp = <int64_t *>PyMem_RawMalloc(<size_t>(L + 1) * sizeof(int64_t))  # + a spare slot
+        work = <double *>PyMem_RawMalloc(<size_t>(L + 8) * sizeof(double))
         if cand == NULL or tmp == NULL or work == NULL:
             failed = True
         for r in range(m):
@@ -968,9 +969,9 @@ def top_order(
                 with gil:
                     narrower = None
             write_row(&t, r, <int64_t>r * L, listed_at, c, yp, sp)
-        free(cand)
-        free(tmp)
-        free(work)
+        PyMem_RawFree(cand)
+        PyMem_RawFree(tmp)
+        PyMem_RawFree(work)
         if not failed and t.width < t.w:
             # down to the longest row, in place (rows move from the first on)
             wider = t
