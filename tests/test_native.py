@@ -5,7 +5,7 @@ which the rest of the suite checks against scikit-learn, trec_eval and
 brute-force enumeration of tie orderings; here each one's results are
 checked equal to the numpy path's (and to numpy's stable sort) on inputs
 that reach each branch of the kernel. The kernels of the orders and tie
-groups (skrank._engine._ranking) are the only implementation: each is
+groups (skrank._engine._ordering and _ranking) are the only implementation: each is
 checked against a plain numpy statement of what it computes, written here,
 on inputs built to break it.
 """
@@ -19,7 +19,7 @@ import pytest
 
 import skrank
 from skrank import _engine, _native
-from skrank._engine import _ranking, ranking
+from skrank._engine import _ordering, _ranking, ranking
 from skrank._engine.order import descending_rows, top_order
 
 TIES = ("average", "first", "optimistic", "pessimistic")
@@ -422,7 +422,8 @@ def test_evaluate_shuffled_rows_equal(ties):
 
 
 # --------------------------------------------------------------------------
-# The kernels of the orders and of the tie groups (skrank._engine._ranking),
+# The kernels of the orders and of the tie groups (skrank._engine._ordering,
+# skrank._engine._ranking),
 # each against a plain numpy statement of what it computes
 # --------------------------------------------------------------------------
 
@@ -653,7 +654,7 @@ def test_oversized_arguments_raise():
     with pytest.raises(ValueError, match="k must be an int >= 1; got 0"):
         top_order(s, s, None, 0)
     with pytest.raises(ValueError, match="bits must be in 1 .. 32"):
-        _ranking.score_keys(np.zeros((2, 5)), 2, False, np.empty((2, 5), np.uint64))
+        _ordering.score_keys(np.zeros((2, 5)), 2, False, np.empty((2, 5), np.uint64))
 
 
 @pytest.mark.parametrize("how", ["byte order", "type", "layout"])
@@ -668,7 +669,7 @@ def test_ranking_kernels_refuse_foreign_buffers(how):
     with pytest.raises(ValueError, match="dtype mismatch|endian|contiguous"):
         _ranking.count_groups(bad)
     with pytest.raises(ValueError, match="dtype mismatch|endian|contiguous"):
-        _ranking.top_order(bad, s, None, 1, 0, False)
+        _ordering.top_order(bad, s, None, 1, 0, False)
 
 
 @pytest.mark.parametrize(
@@ -796,7 +797,7 @@ def test_order_kernels_reject_columns_out_of_range():
     for backwards in (True, False):
         for positions in (True, False):
             with pytest.raises(ValueError, match="a column out of range 0 .. 2"):
-                _ranking.gather_rows(
+                _ordering.gather_rows(
                     np.array([[0, 3, 1]], dtype=np.int64),
                     z,
                     z,
@@ -809,7 +810,7 @@ def test_order_kernels_reject_columns_out_of_range():
     z = np.zeros((1, 2))
     for backwards in (False, True):
         with pytest.raises(ValueError, match="a column out of range"):
-            _ranking.descending_keys(
+            _ordering.descending_keys(
                 bad,
                 3,
                 backwards,
@@ -1434,7 +1435,7 @@ def _kernel_calls():
 
 
 # entry points of the C extension the engine no longer calls: their
-# Cython successors (skrank._engine._ranking) are tested above
+# Cython successors (skrank._engine._ordering, _ranking) are tested above
 _PORTED = {
     "count_groups",
     "descending_keys",

@@ -9,7 +9,7 @@ well inside the rows lists only the items that can reach the top ``k``.
 
 The top ``k`` of each row (:func:`top_order`) and whole rows sorted as
 integer keys (:func:`descending_rows`) run in the compiled kernels of
-:mod:`skrank._engine._ranking`; rows too long for the keys, the rows the
+:mod:`skrank._engine._ordering`; rows too long for the keys, the rows the
 keys cannot order and the other tie rules are ordered by numpy's sorts.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _ranking
+from . import _ordering
 from .layout import Block
 from .ranking import Ranking
 
@@ -311,7 +311,7 @@ def top_order(s, y, n_items, k: int, relevance_first=None, whole_group=False):
     k = int(k)
     if k < 1:
         raise ValueError(f"top_order: k must be an int >= 1; got {k}")
-    pos, ys, ss = _ranking.top_order(
+    pos, ys, ss = _ordering.top_order(
         s, y, n_items, min(k, s.shape[1] + 1), mode, bool(whole_group)
     )
     return pos.astype(np.intp, copy=False), ys, ss
@@ -355,13 +355,13 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     # ("last"), or by ascending column with the columns numbered backwards
     backwards = ties == "first"
     keys = np.empty((m, L), dtype=np.uint64)
-    _ranking.score_keys(s, bits, backwards, keys)
+    _ordering.score_keys(s, bits, backwards, keys)
     keys.sort(axis=1)
     y_sorted = np.empty((m, L))
     s_sorted = np.empty((m, L))
     pos = np.empty((m, L), dtype=np.int64) if positions else None
     exact = np.empty(m, dtype=np.uint8)
-    inexact = _ranking.descending_keys(
+    inexact = _ordering.descending_keys(
         keys, bits, backwards, y, s, y_sorted, s_sorted, pos, exact
     )
     del keys
@@ -392,7 +392,7 @@ def _descending_argsort(s, y, positions, ties):
     order = np.ascontiguousarray(order, dtype=np.int64)
     y_sorted = np.empty((m, L))
     s_sorted = np.empty((m, L))
-    _ranking.gather_rows(
+    _ordering.gather_rows(
         order, y, s, y_sorted, s_sorted, ties != "first", bool(positions)
     )
     if not positions:

@@ -407,8 +407,8 @@ class Ranking:
         return self._cache[key]
 
 
-# Grade counting serves labels up to this grade (one pass over the labels
-# per grade); larger ones are sorted.
+# Grade counting serves labels up to this grade (the kernel's counters, one
+# byte per grade); larger ones are sorted.
 _MAX_COUNTED_GRADE = 6
 
 
