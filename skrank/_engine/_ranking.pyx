@@ -63,13 +63,15 @@ def count_groups(const double[:, ::1] s):
     rank order: runs of equal scores within a row (none for ``w == 0``)."""
     cdef Py_ssize_t m = s.shape[0], w = s.shape[1], r, j, g
     cdef Py_ssize_t groups = 0
-    if w == 0:
+    cdef const double *row
+    if w == 0 or m == 0:
         return 0
     with nogil:
         for r in range(m):
+            row = &s[r, 0]
             g = 1
             for j in range(1, w):
-                g += s[r, j] != s[r, j - 1]
+                g += row[j] != row[j - 1]
             groups += g
     return groups
 
@@ -103,29 +105,37 @@ def fill_groups(
             f"{row_first.shape[0]} rows and {last.shape[0]} positions do not fit "
             f"scores of shape ({m}, {w})"
         )
+    if m == 0:
+        if G:
+            raise ValueError(f"fill_groups: no scores hold the {G} tie groups given")
+        return
+    cdef const double *x
+    cdef int64_t *st = &start[0]
+    cdef uint8_t *lp = &last[0]
     with nogil:
         # each position writes its rank as its group's start, kept only where
         # a group begins (the next one overwrites it otherwise)
-        for r in range(m):
-            if found > G:
-                break
+        r = 0
+        while r < m and found <= G:
+            x = &s[r, 0]
             row_first[r] = found
-            start[found] = 0
+            st[found] = 0
             found += 1
-            for j in range(1, w):
-                if found > G:
-                    break
-                start[found] = j
-                begins = s[r, j] != s[r, j - 1]
-                last[r * w + j - 1] = <uint8_t>begins
+            j = 1
+            while j < w and found <= G:
+                st[found] = j
+                begins = x[j] != x[j - 1]
+                lp[r * w + j - 1] = <uint8_t>begins
                 found += begins
-            last[r * w + w - 1] = 1
+                j += 1
+            lp[r * w + w - 1] = 1
+            r += 1
         if found == G:
             # a group ends where the next group of its row starts, or at w
             for r in range(m):
                 end = row_first[r + 1] if r + 1 < m else G
                 for g in range(row_first[r], end):
-                    size[g] = (start[g + 1] if g + 1 < end else w) - start[g]
+                    size[g] = (st[g + 1] if g + 1 < end else w) - st[g]
     if found != G:
         raise ValueError(
             f"fill_groups: the scores hold {'more' if found > G else 'fewer'} "
@@ -245,11 +255,26 @@ cdef enum:
     MAX_GRADE = 6
 
 
-cdef inline int small_integer(double v, int top) noexcept nogil:
-    """``v`` as an integer when it is one in ``0 .. top``, else -1 (NaN and
-    values out of range included, never converted)."""
-    cdef int g = <int>(v if (v >= 0.0 and v <= <double>top) else -1.0)
-    return g if <double>g == v else -1
+# v as an integer when it is one in 0 .. top (top < 2**31), else -1, without
+# a branch and without converting NaN or a value out of range to int (which
+# C leaves undefined): SSE2's truncation gives INT_MIN for those.
+cdef extern from *:
+    """
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    #endif
+    static inline int skrank_small_integer(double v, int top)
+    {
+    #if defined(__SSE2__) || defined(_M_X64)
+        int g = _mm_cvttsd_si32(_mm_set_sd(v)); /* NaN, out of range: INT_MIN */
+    #else
+        int g = v >= 0.0 && v <= (double)top ? (int)v : -1;
+    #endif
+        int wrong = ((double)g != v) | ((unsigned)g > (unsigned)top);
+        return wrong ? -1 : g;
+    }
+    """
+    int small_integer "skrank_small_integer" (double v, int top) noexcept nogil
 
 
 def grade_counts(const double[:, ::1] y, int64_t[:, ::1] out):
