@@ -52,15 +52,6 @@ extensions = [
     )
     for path in sorted(glob("skrank/**/*.pyx", recursive=True))
 ]
-# the C kernels still to be written in Cython
-extensions.append(
-    Extension(
-        "skrank._ckernels",
-        ["skrank/_ckernels.c"],
-        extra_compile_args=flags,
-        extra_link_args=link,
-    )
-)
 
 
 class BuildKernels(build_ext):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 
 from ._conventions import conventions_doc
-from ._engine import GAINS, NONPOSITIVE, TIES
+from ._options import GAINS, NONPOSITIVE, TIES
 
 
 def _choices(values) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._engine import GAINS, NONPOSITIVE, TIES
+from ._options import GAINS, NONPOSITIVE, TIES
 
 __all__ = [
     "InvalidParameterError",

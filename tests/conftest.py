@@ -74,12 +74,11 @@ def _one_blas_thread():
 
 
 def pytest_report_header(config):
-    """Say which skrank is tested, from where, and which path its engine
-    takes. With ``SKRANK_EXPECT_INSTALLED=1`` (the README's test command),
-    a skrank imported from this checkout rather than from the installed
+    """Say which skrank is tested and from where. With
+    ``SKRANK_EXPECT_INSTALLED=1`` (the README's test command), a skrank
+    imported from this checkout rather than from the installed
     wheel stops the run."""
     import skrank
-    from skrank import _native
 
     where = Path(skrank.__file__).resolve().parent
     checkout = Path(__file__).resolve().parents[1]
@@ -90,10 +89,4 @@ def pytest_report_header(config):
             f"skrank was imported from the checkout ({where}), not from the "
             "installed wheel: run pytest from tests/ without PYTHONPATH"
         )
-    if _native.enabled():
-        engine = "compiled kernels"
-    elif _native.AVAILABLE:
-        engine = "numpy (kernels switched off by SKRANK_NUMPY_ONLY)"
-    else:
-        engine = "numpy (kernels not built)"
-    return f"skrank {skrank.__version__} from {where}; engine: {engine}"
+    return f"skrank {skrank.__version__} from {where}"

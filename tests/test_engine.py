@@ -22,7 +22,6 @@ from skrank._engine import (
     TIES,
     Block,
     Ranking,
-    _grade_counts,
     dense_layout,
     discount,
     exact_order_keys,
@@ -33,6 +32,7 @@ from skrank._engine import (
     slices,
     stable_group_order,
 )
+from skrank._engine.ranking import _grade_counts
 
 DETERMINISTIC = ("first", "optimistic", "pessimistic")
 

@@ -1,26 +1,25 @@
-"""The compiled kernels against the engine's numpy code.
+"""The compiled kernels against plain numpy statements of what they compute.
 
-Each kernel of skrank._ckernels has a numpy equivalent in skrank._engine,
-which the rest of the suite checks against scikit-learn, trec_eval and
-brute-force enumeration of tie orderings; here each kernel's results are
-checked equal to the numpy path's on inputs that reach each branch of the
-kernel. The grouping kernels (skrank._engine._grouping) and the measures'
-kernels (skrank.measures._kernels: average precision's terms and sums, the
-sums over the groups before a cutoff) have no numpy path: their plain numpy
-statements are written here (numpy's stable argsort of the codes and
-np.bincount for the grouping), as the references they are checked against.
+Each hot loop of skrank has one implementation, a Cython kernel: the
+grouping of rows by query (skrank._engine._grouping), the orders and the
+tie groups of a ranking (skrank._engine._ordering and _ranking), and
+average precision's terms and sums and the sums over the groups before a
+cutoff (skrank.measures._kernels). The rest of the suite checks the
+metrics they serve against scikit-learn, trec_eval and brute-force
+enumeration of tie orderings; here each kernel is checked against a plain
+numpy statement of what it computes (numpy's stable argsort of the codes
+and np.bincount for the grouping), written in this file, on inputs built
+to reach each branch of the kernel and to break it, and each kernel
+refuses buffers and sizes it does not declare.
 """
-
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import skrank
-from skrank import _engine, _native
-from skrank._engine import _grouping, grouping
+from skrank import _engine
+from skrank._engine import _grouping, _ordering, _ranking, grouping, ranking
+from skrank._engine.order import descending_rows, top_order
 from skrank.measures import MEASURES
 from skrank.measures import _common as measures_common
 from skrank.measures import _kernels as measure_kernels
@@ -40,15 +39,6 @@ METRICS = [
 ]
 
 
-def both(fn):
-    """``fn()`` with the kernels and with numpy alone."""
-    with _native.use_kernels(True):
-        fast = fn()
-    with _native.use_kernels(False):
-        slow = fn()
-    return fast, slow
-
-
 def _graded_queries(seed, n_queries, longest, grades):
     """Random grouped input: ``n_queries`` queries of 1 to ``longest - 1``
     rows, relevance grades ``0 .. grades - 1`` and scores rounded to 0.1
@@ -58,33 +48,6 @@ def _graded_queries(seed, n_queries, longest, grades):
     y = rng.integers(0, grades, qid.shape[0]).astype(float)
     s = np.round(rng.random(qid.shape[0]), 1)
     return y, s, qid
-
-
-def test_the_kernels_are_built():
-    # the package's build compiles them (setup.py); without them the rest
-    # of this file would compare numpy with itself
-    assert _native.AVAILABLE
-    assert _native.enabled()
-
-
-def test_numpy_only_switch():
-    code = "from skrank import _native; print(_native.enabled())"
-    env = dict(os.environ, SKRANK_NUMPY_ONLY="1")
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True
-    )
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "False"
-
-
-def test_use_kernels_restores_the_setting():
-    before = _native.enabled()
-    with _native.use_kernels(False):
-        assert not _native.enabled()
-        with _native.use_kernels(True):
-            assert _native.enabled() == _native.AVAILABLE
-        assert not _native.enabled()
-    assert _native.enabled() == before
 
 
 # -- grouping rows by code (skrank._engine._grouping) ------------------------
@@ -267,14 +230,6 @@ def test_group_by_code_moves_any_column_and_boolean_codes():
             got = grouping.group_by_code(codes, lo, n_codes, cols, compact=True)
             _assert_grouped(got, codes, lo, n_codes, cols)
             assert [g.dtype for g in got[1]] == [c.dtype for c in cols]
-
-
-def test_group_by_code_ignores_the_kernel_switch():
-    codes = np.array([1, 0, 1])
-    with _native.use_kernels(False):
-        counts, (got,) = grouping.group_by_code(codes, 0, 2, [np.arange(3.0)])
-    np.testing.assert_array_equal(got, [1.0, 0, 2])
-    np.testing.assert_array_equal(counts, [1, 2])
 
 
 def test_group_by_code_refuses_codes_that_are_not_integers():
@@ -584,111 +539,6 @@ def test_grouped_layout_equal(qid_kind):
     assert seen == layout.n_queries
 
 
-@pytest.mark.parametrize("ties", ["average", "first", "optimistic", "pessimistic"])
-def test_evaluate_shuffled_rows_equal(ties):
-    # ties="first" reads the input order within a query, which the grouping
-    # must keep
-    rng = np.random.default_rng(1)
-    lengths = rng.integers(1, 60, 200)
-    qid = np.repeat(rng.permutation(10**6)[:200], lengths)
-    rng.shuffle(qid)
-    y = rng.integers(0, 3, qid.shape[0]).astype(float)
-    s = np.round(rng.random(qid.shape[0]), 1)
-    metrics = ["ndcg@10", "map", "mrr@10", "precision@10", "recall@100"]
-    fast, slow = both(
-        lambda: skrank.evaluate(y, s, metrics, qid=qid, ties=ties, average=None)
-    )
-    for name in metrics:
-        if name == "map":
-            # the kernel adds each row's AP terms in rank order, numpy's row
-            # sums pairwise: the last bits may differ
-            np.testing.assert_allclose(fast[name], slow[name], rtol=1e-13, atol=0)
-        else:
-            np.testing.assert_array_equal(fast[name], slow[name])
-
-
-def _ranking(s_sorted, y):
-    block = _engine.Block(rows=np.arange(y.shape[0]), y=y, s=s_sorted)
-    return _engine.Ranking(block, y, None, y.shape[1], s_sorted)
-
-
-@pytest.mark.parametrize("decimals", [0, 1, 3, None])
-def test_tie_groups_equal(decimals):
-    # the groups of the kernel are numpy's: runs of equal scores in each row
-    rng = np.random.default_rng(decimals or 9)
-    s = rng.random((300, 57))
-    if decimals is not None:
-        s = np.round(s, decimals)
-    s = -np.sort(-s, axis=1)
-    s[:5, 40:] = -np.inf  # padding at the end of some rows
-    y = rng.integers(0, 4, s.shape).astype(float)
-    fast, slow = both(lambda: _ranking(s, y))
-    assert fast.tied and slow.tied  # the padding of the first rows ties
-    for name in ("size", "row", "start", "row_first"):
-        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name))
-    gain = y * 1.5
-    with _native.use_kernels(True):
-        sums = fast.group_sum(gain), fast.group_sum(y > 0)
-    with _native.use_kernels(False):
-        want = slow.group_sum(gain), slow.group_sum(y > 0)
-    for a, b in zip(sums, want, strict=True):
-        np.testing.assert_array_equal(a, b)  # same order of additions
-    # and by hand: a group's sum is the sum over its positions
-    flat = gain.reshape(-1)
-    starts = fast.row * s.shape[1] + fast.start
-    pairs = zip(starts, fast.size, strict=True)
-    by_hand = [flat[a : a + z].sum() for a, z in pairs]
-    np.testing.assert_allclose(sums[0], by_hand, rtol=1e-15)
-    # the sums over the earlier groups of each row: numpy subtracts running
-    # totals across rows, the kernel restarts at each row (exact for counts)
-    with _native.use_kernels(True):
-        before = fast.before(sums[0]), fast.before(sums[1])
-    with _native.use_kernels(False):
-        want = slow.before(want[0]), slow.before(want[1])
-    np.testing.assert_allclose(before[0], want[0], rtol=1e-12, atol=1e-9)
-    np.testing.assert_array_equal(before[1], want[1])
-    first = fast.row_first[fast.row]  # by hand: each group's row's first group
-    by_hand = [
-        sums[0][a:g].sum() for a, g in zip(first, range(len(first)), strict=True)
-    ]
-    np.testing.assert_allclose(before[0], by_hand, rtol=1e-12, atol=1e-9)
-
-
-def test_tie_groups_without_ties():
-    s = -np.sort(-np.random.default_rng(2).random((4, 6)), axis=1)
-    fast, slow = both(lambda: _ranking(s, np.zeros(s.shape)))
-    assert not fast.tied and not slow.tied
-    with _native.use_kernels(True):
-        assert _native.tie_groups(s) == ()
-
-
-def test_group_kernels_reject_inconsistent_buffers():
-    s = np.zeros((2, 3))
-    small = np.empty(1, dtype=np.int64)
-    with pytest.raises(ValueError, match="inconsistent"):
-        _native._ckernels.count_groups(s, 3, 3)
-    last = np.zeros(6, dtype=np.uint8)
-    with pytest.raises(ValueError, match="inconsistent|differs"):
-        _native._ckernels.fill_groups(s, 2, 3, small, small, small, last)
-    with pytest.raises(ValueError, match="inconsistent"):  # 3 positions, 2 runs
-        _native._ckernels.segment_sums(
-            np.zeros(3), 8, np.array([1, 0, 1], dtype=np.uint8), np.empty(1)
-        )
-    with pytest.raises(ValueError, match="inconsistent"):  # the last run open
-        _native._ckernels.segment_sums(
-            np.zeros(3), 8, np.array([1, 0, 0], dtype=np.uint8), np.empty(1)
-        )
-
-
-def test_segment_sums_of_flags_count_each_run():
-    # boolean values are counted per run (hand counts of the runs below)
-    x = np.array([1, 0, 1, 1, 0, 0, 1, 1, 1], dtype=bool)
-    last = np.array([0, 1, 1, 0, 0, 1, 0, 0, 1], dtype=np.uint8)
-    out = np.empty(4)
-    _native._ckernels.segment_sums(x, 1, last, out)
-    np.testing.assert_array_equal(out, [1.0, 1.0, 1.0, 3.0])
-
-
 # -- the measures' kernels (skrank.measures._kernels) -------------------------
 # Each loop is checked against its plain numpy statement, written here once:
 # on tie groups of every size, cutoffs inside and straddling groups, rows
@@ -877,58 +727,6 @@ def test_average_precision_sums_by_hand():
     assert got["map@3"][0] == pytest.approx((1 + 2 / 3) / 3, rel=1e-15)
 
 
-@pytest.mark.parametrize(
-    "y",
-    [
-        np.array([[0.0, 1, 2, 6], [3, 3, 0, 0]]),
-        np.array([[0.0, 0], [0, 0]]),  # no positive grade
-        np.array([[0.0, 1.5], [2, 0]]),  # not an integer
-        np.array([[0.0, 7], [2, 0]]),  # above the counted grades
-        np.array([[0.0, -1], [2, 0]]),  # negative
-        np.array([[0.0, np.nan], [2, 0]]),
-        np.array([[-0.0, 4], [4, 4]]),
-    ],
-)
-def test_grade_counts_equal(y):
-    fast, slow = both(lambda: _engine._grade_counts(y))
-    if slow is None:
-        assert fast is None
-    else:
-        np.testing.assert_array_equal(fast, slow)
-
-
-@pytest.mark.parametrize(
-    "bad", [np.inf, -np.inf, 1e300, 2.0**31 + 1, 2.0**32 + 3, 6.5, -0.5]
-)
-def test_grade_counts_refuse_values_that_are_not_grades(bad):
-    # values a truncation to an integer could take for a grade
-    y = np.array([[1.0, 2, 3], [0, bad, 4]])
-    fast, slow = both(lambda: _engine._grade_counts(y))
-    assert fast is None and slow is None
-
-
-def test_grade_counts_of_long_rows():
-    # rows longer than the kernel's blocks of counters (510 values), with
-    # one grade filling whole blocks: counted here with numpy comparisons
-    rng = np.random.default_rng(6)
-    y = rng.integers(0, 7, (3, 2_000)).astype(float)
-    y[0] = 6.0
-    y[1, :1_500] = 1.0
-    fast, slow = both(lambda: _engine._grade_counts(y))
-    want = np.stack([(y >= g).sum(axis=1) for g in range(1, 7)], axis=1)
-    np.testing.assert_array_equal(fast, want)
-    np.testing.assert_array_equal(slow, want)
-
-
-def test_grade_counts_by_hand():
-    rng = np.random.default_rng(5)
-    y = rng.integers(0, 7, (500, 37)).astype(float)
-    fast, slow = both(lambda: _engine._grade_counts(y))
-    want = np.stack([(y >= g).sum(axis=1) for g in range(1, 7)], axis=1)
-    np.testing.assert_array_equal(fast, want)
-    np.testing.assert_array_equal(slow, want)
-
-
 @pytest.mark.parametrize("k", [1, 4, 9, 60])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_head_sums_equal_their_numpy_statement(k, weighted):
@@ -1075,117 +873,8 @@ def test_measure_kernels_refuse_foreign_buffers(name, how):
     assert tried >= 4
 
 
-@pytest.mark.parametrize("metric", ["mrr", "mrr@10", "rr@3", "hit_rate@5", "success@2"])
-def test_first_relevant_equal(metric):
-    # reciprocal rank and hit rate read each row's first group holding a
-    # relevant item, with and without a cutoff
-    rng = np.random.default_rng(13)
-    qid = np.repeat(np.arange(90), rng.integers(1, 150, 90))
-    y = (rng.random(qid.shape[0]) < 0.05).astype(float)  # rows without any
-    s = np.round(rng.random(qid.shape[0]), 1)
-    fast, slow = both(lambda: skrank.evaluate(y, s, [metric], qid=qid, average=None))
-    np.testing.assert_array_equal(fast[metric], slow[metric])
-
-
 def _values(result):
     return np.array([result[name] for name in result], dtype=float)
-
-
-@pytest.mark.parametrize("ties", TIES)
-@pytest.mark.parametrize("rounding", [0, 1, 2, None])
-def test_grouped_metrics_equal(ties, rounding):
-    rng = np.random.default_rng(rounding or 7)
-    for _ in range(15):
-        n_q = int(rng.integers(1, 25))
-        lengths = rng.integers(1, 400, n_q)
-        qid = np.repeat(np.arange(n_q), lengths)
-        rng.shuffle(qid)
-        n = qid.shape[0]
-        y = rng.integers(0, int(rng.integers(1, 6)), n).astype(float)
-        s = rng.random(n)
-        if rounding is not None:
-            s = np.round(s, rounding)  # 0: tie groups of hundreds of items
-        fast, slow = both(
-            lambda y=y, s=s, qid=qid: skrank.evaluate(
-                y, s, METRICS, qid=qid, ties=ties, average=None
-            )
-        )
-        np.testing.assert_allclose(_values(fast), _values(slow), rtol=1e-12, atol=1e-12)
-
-
-@pytest.mark.parametrize("k", [1, 3, 10, 15, 16, 40, 64, 65, 200])
-def test_dense_ndcg_equal(k):
-    rng = np.random.default_rng(k)
-    for dist in ("heavy", "realistic", "no-ties", "constant", "sorted"):
-        y = rng.integers(0, 5, (60, 1000)).astype(float)
-        if dist == "heavy":
-            s = np.round(rng.random(y.shape), 1)
-        elif dist == "realistic":
-            s = np.round(y + rng.normal(0, 2, y.shape), 1)
-        elif dist == "no-ties":
-            s = rng.random(y.shape)
-        elif dist == "constant":
-            s = np.zeros(y.shape)
-        else:  # ascending rows: every item enters a running top k
-            s = np.sort(rng.random(y.shape), axis=1)
-        fast, slow = both(lambda y=y, s=s: skrank.ndcg_score(y, s, k=k))
-        assert fast == pytest.approx(slow, rel=1e-12, abs=1e-12)
-        for ties in ("first", "optimistic", "pessimistic"):
-            fast, slow = both(
-                lambda y=y, s=s, ties=ties: skrank.evaluate(
-                    y.ravel(),
-                    s.ravel(),
-                    [f"ndcg@{k}", f"precision@{k}"],
-                    qid=np.repeat(np.arange(60), 1000),
-                    ties=ties,
-                    average=None,
-                )
-            )
-            np.testing.assert_allclose(_values(fast), _values(slow), rtol=1e-12)
-
-
-@pytest.mark.parametrize("ties", ["first", "optimistic", "pessimistic"])
-def test_top_order_is_the_stable_order(ties):
-    # the positions themselves: a stable sort by (score desc, rule, input
-    # order), cut at k, computed here with np.lexsort
-    rng = np.random.default_rng(3)
-    m, L, k = 50, 300, 12
-    s = np.round(rng.random((m, L)), 1)
-    y = rng.integers(0, 3, (m, L)).astype(float)
-    n_items = rng.integers(1, L + 1, m)
-    s[np.arange(L)[None, :] >= n_items[:, None]] = -np.inf  # padding
-    y[np.arange(L)[None, :] >= n_items[:, None]] = 0.0
-    with _native.use_kernels(True):
-        pos, ys, ss = _native.top_order(
-            s, y, n_items, k, _engine._TOP_ORDER_RELEVANCE[ties]
-        )
-    rule = {"first": np.zeros_like(y), "optimistic": -y, "pessimistic": y}[ties]
-    for i in range(m):
-        cols = np.arange(n_items[i])
-        order = np.lexsort((cols, rule[i, cols], -s[i, cols]))[:k]
-        want = np.full(pos.shape[1], -1)
-        want[: order.shape[0]] = order + i * L
-        np.testing.assert_array_equal(pos[i], want)
-        np.testing.assert_array_equal(ys[i][: order.shape[0]], y[i, order])
-        np.testing.assert_array_equal(ss[i][: order.shape[0]], s[i, order])
-        assert np.all(ys[i][order.shape[0] :] == 0)
-        assert np.all(ss[i][order.shape[0] :] == -np.inf)
-
-
-def test_top_order_average_keeps_the_tie_group():
-    # with whole groups, a row lists every item scoring at least its k-th
-    # largest score (counted here with np.sort)
-    rng = np.random.default_rng(4)
-    m, L, k = 80, 150, 10
-    s = np.round(rng.random((m, L)), 1)
-    y = rng.random((m, L))
-    with _native.use_kernels(True):
-        pos, _, ss = _native.top_order(s, y, None, k, whole_group=True)
-    kth = np.sort(s, axis=1)[:, L - k]
-    counts = (s >= kth[:, None]).sum(axis=1)
-    assert pos.shape[1] == counts.max()
-    np.testing.assert_array_equal((pos >= 0).sum(axis=1), counts)
-    assert np.all(ss[:, 1:] <= ss[:, :-1])  # descending, padding last
 
 
 def _top_reference(s, y, k, n_items=None):
@@ -1207,245 +896,6 @@ def _top_reference(s, y, k, n_items=None):
     return want
 
 
-def test_top_order_result_grows_and_shrinks():
-    # the result starts k + 8 columns wide: rows with longer tie groups at
-    # rank k (40 and then 150 items) widen it after narrower rows were
-    # written, and it ends as wide as the longest row
-    rng = np.random.default_rng(8)
-    m, L, k = 6, 200, 5
-    s = rng.random((m, L))
-    s[2, :40] = 2.0  # 40 items tied at the top
-    s[4, 10:160] = 3.0  # 150 items tied at the top
-    y = rng.integers(0, 4, (m, L)).astype(float)
-    with _native.use_kernels(True):
-        pos, ys, ss = _native.top_order(s, y, None, k, whole_group=True)
-    want = _top_reference(s, y, k)
-    assert pos.shape == (m, 150)
-    np.testing.assert_array_equal(pos, want)
-    listed = want >= 0
-    np.testing.assert_array_equal(ys[listed], y.ravel()[want[listed]])
-    np.testing.assert_array_equal(ss[listed], s.ravel()[want[listed]])
-    assert np.all(ys[~listed] == 0) and np.all(ss[~listed] == -np.inf)
-
-    # no ties at all: k columns, narrower than the start
-    s = rng.random((m, L))
-    with _native.use_kernels(True):
-        pos, _, _ = _native.top_order(s, y, None, k, whole_group=True)
-    np.testing.assert_array_equal(pos, _top_reference(s, y, k))
-    assert pos.shape == (m, k)
-
-
-def test_top_order_rows_without_items():
-    s = np.zeros((3, 4))
-    with _native.use_kernels(True):
-        pos, ys, ss = _native.top_order(s, s, np.zeros(3, dtype=np.int64), 2)
-    assert pos.shape == ys.shape == ss.shape == (3, 0)
-
-
-@pytest.mark.parametrize("k", [1, 2, 9, 15])
-def test_top_order_fan_bound_with_the_best_items_in_one_column(k):
-    # the fan bound deals items into 16 strided columns: here the largest
-    # scores all sit in one column (positions 3, 19, 35, ...), so a single
-    # column maximum is above the k-th value
-    rng = np.random.default_rng(9)
-    m, L = 40, 100
-    s = rng.random((m, L))
-    s[:, 3::16] += 10.0
-    y = rng.integers(0, 4, (m, L)).astype(float)
-    with _native.use_kernels(True):
-        pos, _, _ = _native.top_order(s, y, None, k, whole_group=True)
-    np.testing.assert_array_equal(pos, _top_reference(s, y, k))
-
-
-@pytest.mark.parametrize("decimals", [1, None])
-def test_descending_rows_is_a_descending_sort(decimals):
-    # whole rows: the scores in descending order (np.sort reversed), each
-    # row's positions a permutation of its own flat positions, and the
-    # relevance read at those positions
-    rng = np.random.default_rng(14)
-    m, L = 40, 57
-    s = rng.random((m, L))
-    if decimals is not None:
-        s = np.round(s, decimals)
-    y = rng.integers(0, 5, (m, L)).astype(float)
-    _check_descending(s, y, positions=True)
-    # without positions: the same sorted rows, in the same order
-    with _native.use_kernels(True):
-        _, ys, ss = _native.descending_rows(s, y, _any_tie_order)
-        none, ys2, ss2 = _native.descending_rows(s, y, _any_tie_order, positions=False)
-    assert none is None
-    np.testing.assert_array_equal(ys2, ys)
-    np.testing.assert_array_equal(ss2, ss)
-
-
-def test_descending_rows_rejects_columns_out_of_range():
-    order = np.array([[0, 3, 1]], dtype=np.int64)  # 3 is not a column
-    z = np.zeros(3)
-    for positions in (True, False):
-        with pytest.raises(ValueError, match="out of range"):
-            _native._ckernels.descending_rows(
-                order, 1, 3, z, z, np.empty(3), np.empty(3), positions
-            )
-
-
-@pytest.mark.parametrize("metric", ["map", "ndcg", "rprec", "recall@500", "bpref"])
-def test_whole_row_rankings_equal(metric):
-    # metrics that read whole rows rank them with the descending_rows kernel
-    y, s, qid = _graded_queries(15, 60, 90, 3)
-    fast, slow = both(lambda: skrank.evaluate(y, s, [metric], qid=qid, average=None))
-    np.testing.assert_allclose(fast[metric], slow[metric], rtol=1e-12)
-
-
-@pytest.mark.parametrize("level", [None, 0.5, 1, 1.5, 2, 4, 7, 0, -1])
-@pytest.mark.parametrize("masked", [False, True])
-def test_relevant_counts_from_the_grade_counts(level, masked):
-    # once the ideal DCG has counted the grades, R (the relevant items of
-    # each query) is read from those counts: the same as counting y >= level
-    # (y > 0 without a level) over the judged real items with numpy
-    rng = np.random.default_rng(17)
-    m, L = 30, 12
-    y = rng.integers(0, 5, (m, L)).astype(float)
-    s = np.round(rng.random((m, L)), 1)
-    n_items = judged = None
-    if masked:
-        n_items = rng.integers(1, L + 1, m)
-        judged = rng.random((m, L)) < 0.7
-    block = _engine.Block(rows=np.arange(m), y=y, s=s, n_items=n_items, judged=judged)
-    want_mask = y > 0 if level is None else y >= level
-    if masked:
-        want_mask = want_mask & judged & (np.arange(L)[None, :] < n_items[:, None])
-    want = np.count_nonzero(want_mask, axis=1)
-    for on in (True, False):
-        with _native.use_kernels(on):
-            r = _engine.rank(block)
-            r.ideal_dcg(5)  # counts the grades
-            np.testing.assert_array_equal(r.n_relevant(level), want)
-
-
-def _any_tie_order(rows):
-    """Columns of rows in descending order of score, ties in any order (the
-    exact order descending_rows takes for the rows its keys cannot order)."""
-    return np.argsort(-rows, axis=1)
-
-
-def _check_descending(s, y, positions):
-    """descending_rows against np.sort: the scores in descending order, the
-    relevance and positions of the same items."""
-    m, L = s.shape
-    with _native.use_kernels(True):
-        pos, ys, ss = _native.descending_rows(s, y, _any_tie_order, positions=positions)
-    np.testing.assert_array_equal(ss, np.sort(s, axis=1)[:, ::-1])
-    if positions:
-        np.testing.assert_array_equal(
-            np.sort(pos, axis=1), np.arange(m * L).reshape(m, L)
-        )
-        np.testing.assert_array_equal(ys, y.reshape(-1)[pos])
-        np.testing.assert_array_equal(ss, s.reshape(-1)[pos])
-    else:
-        assert pos is None
-        # each row's relevance values are those of its items (as multisets)
-        np.testing.assert_array_equal(np.sort(ys, axis=1), np.sort(y, axis=1))
-
-
-@pytest.mark.parametrize("positions", [True, False])
-def test_descending_rows_with_scores_the_keys_cannot_order(positions):
-    # integer keys keep the score's bits but its lowest ones (7 bits for
-    # rows of 100): scores 2**-50 apart agree above them, so those rows go
-    # through numpy's argsort instead; the other rows stay on the keys
-    rng = np.random.default_rng(19)
-    m, L = 12, 100
-    s = np.round(rng.random((m, L)), 2)
-    s[::3] = 1.0 + rng.permutation(L) * 2.0**-50  # every third row
-    y = rng.integers(0, 4, (m, L)).astype(float)
-    _check_descending(s, y, positions)
-
-
-@pytest.mark.parametrize("positions", [True, False])
-def test_descending_rows_signed_zeros_subnormals_and_infinities(positions):
-    tiny = np.nextafter(0.0, 1.0)  # the smallest subnormal
-    row = [0.0, -0.0, tiny, -tiny, np.inf, -np.inf, 1.0, -1.0, 0.0, -0.0]
-    s = np.array([row, row[::-1], [0.0, -0.0] * 5])
-    y = np.arange(s.size, dtype=float).reshape(s.shape)
-    _check_descending(s, y, positions)
-    # -0.0 and 0.0 are equal scores: next to each other in the order, so
-    # the third row is one tie group of ten items, as without the kernels
-    block = _engine.Block(rows=np.arange(3), y=y, s=s)
-    for on in (True, False):
-        with _native.use_kernels(on):
-            r = _engine.rank(block)
-            np.testing.assert_array_equal(r.size[r.row == 2], [10])
-
-
-@pytest.mark.parametrize("L", [1, 2, 3, 128, 129, 4096, 4097])
-def test_descending_rows_of_every_length(L):
-    # rows of up to 4096 items sorted as keys (with 1 to 12 column bits),
-    # longer ones through numpy's argsort
-    rng = np.random.default_rng(L)
-    s = np.round(rng.random((3, L)), 3)
-    y = rng.integers(0, 3, (3, L)).astype(float)
-    for positions in (True, False):
-        _check_descending(s, y, positions)
-
-
-def test_score_keys_reject_inconsistent_buffers():
-    s = np.zeros((2, 5))
-    keys = np.empty((2, 5), dtype=np.uint64)
-    with pytest.raises(ValueError, match="inconsistent"):  # 5 columns, 2 bits
-        _native._ckernels.score_keys(s, 2, 5, 2, False, keys)
-    bad = np.full((1, 2), 7, dtype=np.uint64)  # column 7 of 2
-    z = np.zeros(2)
-    for backwards in (False, True):
-        with pytest.raises(ValueError, match="out of range"):
-            _native._ckernels.descending_keys(
-                bad,
-                1,
-                2,
-                3,
-                backwards,
-                z,
-                z,
-                np.empty(2),
-                np.empty(2),
-                None,
-                np.empty(1, np.uint8),
-            )
-
-
-@pytest.mark.parametrize("ties", ["first", "last"])
-@pytest.mark.parametrize("positions", [True, False])
-def test_descending_rows_under_a_tie_rule(ties, positions):
-    # equal scores in input order ("first") or in reverse ("last": scikit-
-    # learn's ignore_ties order), against np.lexsort; -0.0 ties with 0.0,
-    # and rows whose scores the keys cannot order (2**-50 apart) take the
-    # exact order given
-    rng = np.random.default_rng(20)
-    m, L = 9, 100
-    s = np.round(rng.random((m, L)), 1)
-    s[0, :10] = -0.0
-    s[0, 10:20] = 0.0
-    s[::4] = np.where(
-        rng.random(L) < 0.5, 1.0 + rng.integers(0, 9, L) * 2.0**-50, s[::4]
-    )
-    y = rng.integers(0, 4, (m, L)).astype(float)
-    cols = np.arange(L)
-    tie_key = cols if ties == "first" else -cols
-
-    def exact(rows):
-        return np.stack([np.lexsort((tie_key, -row)) for row in rows])
-
-    want = exact(s)
-    with _native.use_kernels(True):
-        pos, ys, ss = _native.descending_rows(
-            s, y, exact, positions=positions, ties=ties
-        )
-    np.testing.assert_array_equal(ss, np.take_along_axis(s, want, axis=1))
-    np.testing.assert_array_equal(ys, np.take_along_axis(y, want, axis=1))
-    if positions:
-        np.testing.assert_array_equal(pos, want + np.arange(m)[:, None] * L)
-    else:
-        assert pos is None
-
-
 @pytest.mark.parametrize(
     "bad", [256.0, -1.0, 0.5, np.nan, np.inf, -np.inf, 2.0**31, 2.0**32 + 1]
 )
@@ -1463,30 +913,6 @@ def test_relevance_a_byte_cannot_hold_moves_as_float(bad):
     assert got.dtype == np.float64
     np.testing.assert_array_equal(small, [3, 0, 255])
     assert small.dtype == np.uint8
-
-
-@pytest.mark.parametrize("grades", [True, False])
-def test_shuffled_rows_with_relevance_moved_as_bytes(grades):
-    # shuffled rows group their relevance as one byte a row when it holds
-    # integer grades (else as float64); the values equal those of the same
-    # rows given contiguous, query by query, and the numpy path's
-    rng = np.random.default_rng(21)
-    lengths = rng.integers(1, 80, 300)
-    qid = np.repeat(np.arange(300), lengths)
-    y = rng.integers(0, 5, qid.shape[0]).astype(float)
-    if not grades:
-        y = y + 0.25
-    s = np.round(rng.random(qid.shape[0]), 1)
-    perm = rng.permutation(qid.shape[0])
-    metrics = ["ndcg@10", "map", "P@5", "recall", "mrr"]
-    with _native.use_kernels(True):
-        want = skrank.evaluate(y, s, metrics, qid=qid, average=None)
-        got = skrank.evaluate(y[perm], s[perm], metrics, qid=qid[perm], average=None)
-    with _native.use_kernels(False):
-        slow = skrank.evaluate(y[perm], s[perm], metrics, qid=qid[perm], average=None)
-    for name in metrics:
-        np.testing.assert_array_equal(got[name], want[name])
-        np.testing.assert_allclose(got[name], slow[name], rtol=1e-13, atol=0)
 
 
 def _per_query(blocks, n_queries):
@@ -1707,33 +1133,6 @@ def test_count_and_move_by_high_digit_by_hand():
     )
 
 
-def test_tie_bounds_of_shuffled_rows():
-    # tie bounds rank the layout once per tie rule: shuffled rows give the
-    # bounds of the same rows given contiguous, with and without kernels
-    rng = np.random.default_rng(31)
-    lengths = rng.integers(1, 50, 400)
-    qid = np.repeat(np.arange(400), lengths)
-    y = rng.integers(0, 4, qid.shape[0]).astype(float)
-    s = np.round(rng.random(qid.shape[0]), 1)
-    perm = rng.permutation(qid.shape[0])
-    metrics = ["ndcg@10", "map", "P@5"]
-
-    def bounds(y, s, qid):
-        res = skrank.evaluate(y, s, metrics, qid=qid, average=None, tie_bounds=True)
-        return {name: res.tie_bounds[name] for name in metrics}
-
-    with _native.use_kernels(True):
-        want = bounds(y, s, qid)
-        got = bounds(y[perm], s[perm], qid[perm])
-    with _native.use_kernels(False):
-        slow = bounds(y[perm], s[perm], qid[perm])
-    for name in metrics:
-        for g, w, n in zip(got[name], want[name], slow[name], strict=True):
-            np.testing.assert_array_equal(g, w)
-            np.testing.assert_allclose(g, n, rtol=1e-13, atol=0)
-        assert np.any(got[name][0] < got[name][1])  # ties make the bounds differ
-
-
 # -- buffers in another byte order, type or layout ---------------------------
 
 
@@ -1751,43 +1150,6 @@ def _interleaved(dtype):
     return y, s, qid, w
 
 
-@pytest.mark.parametrize("dtype", [">i4", ">i8", ">u4", "<i4", "<u8"])
-@pytest.mark.parametrize("kernels", [True, False])
-def test_query_ids_in_either_byte_order(dtype, kernels):
-    y, s, qid, w = _interleaved(dtype)
-    third = 1 / np.log2(3)
-    with _native.use_kernels(kernels):
-        got = skrank.evaluate(y, s, ["ndcg"], qid=qid, average=None)
-        mean = skrank.ndcg_score(y, s, qid=qid, sample_weight=w)
-        plain = skrank.ndcg_score(y, s, qid=qid)
-        native = skrank.ndcg_score(y, s, qid=qid.astype(qid.dtype.newbyteorder("=")))
-    np.testing.assert_array_equal(got.qid, [0, 256, 65536])
-    np.testing.assert_allclose(got["ndcg"], [third, third, 1.0], rtol=1e-15)
-    # (1 * third + 3 * 1 + 2 * third) / 6 = 0.8155 (hand computation above);
-    # ids read in the wrong byte order swap the values of queries 256 and
-    # 65536 under their weights: (1 * 1 + 3 * third + 2 * third) / 6 = 0.6924
-    assert mean == pytest.approx((3 * third + 3) / 6, rel=1e-15)
-    assert mean != pytest.approx((1 + 5 * third) / 6, rel=1e-3)
-    assert plain == native == pytest.approx((2 * third + 1) / 3, rel=1e-15)
-
-
-@pytest.mark.parametrize("dtype", [">i2", ">u2", ">i8"])
-def test_short_big_endian_ids_are_reported_as_they_are(dtype):
-    # ids 1 and 2 of 2 bytes (read in native order they were 256 and 512),
-    # rows interleaved; the same values as native ids give the same result
-    qid = np.array([1, 2, 1, 2, 2], dtype=dtype)
-    y = np.array([1.0, 0, 0, 2, 1])
-    s = np.array([0.3, 0.5, 0.4, 0.1, 0.2])
-    native_qid = qid.astype(qid.dtype.newbyteorder("="))
-    for kernels in (True, False):
-        with _native.use_kernels(kernels):
-            got = skrank.evaluate(y, s, ["ndcg", "map"], qid=qid, average=None)
-            want = skrank.evaluate(y, s, ["ndcg", "map"], qid=native_qid, average=None)
-        np.testing.assert_array_equal(got.qid, [1, 2])
-        assert got.qid.dtype.isnative  # reported as numbers of the platform
-        assert got == want
-
-
 def test_big_endian_columns_are_grouped_as_native_ones():
     # the grouping kernel reads codes in native order only: every column
     # given in either order gives numpy's stable grouping of the same values
@@ -1802,60 +1164,6 @@ def test_big_endian_columns_are_grouped_as_native_ones():
     np.testing.assert_array_equal(sg, s[order])
 
 
-def _record_kernel_calls():
-    """Every kernel of skrank._ckernels called with valid arguments: the
-    first call of each, recorded while the engine runs on inputs that reach
-    them all (``{name: args}``, arrays copied)."""
-    real = _native._ckernels
-    calls = {}
-
-    def copied(a):
-        if isinstance(a, np.ndarray):
-            return a.copy()
-        if isinstance(a, list):
-            return [copied(x) for x in a]
-        return a
-
-    class Recorder:
-        def __getattr__(self, name):
-            fn = getattr(real, name)
-
-            def call(*args):
-                if name not in calls:
-                    calls[name] = [copied(a) for a in args]
-                return fn(*args)
-
-            return call
-
-    rng = np.random.default_rng(41)
-    _native._ckernels = Recorder()
-    try:
-        with _native.use_kernels(True):
-            y, s, qid = _graded_queries(42, 40, 30, 4)
-            shuffle = rng.permutation(qid.shape[0])
-            y, s, qid = y[shuffle], s[shuffle], qid[shuffle]
-            metrics = ["ndcg", "ndcg@5", "map", "map(denominator=hits)@5", "mrr@10"]
-            skrank.evaluate(y, s, metrics, qid=qid, average=None)
-            skrank.evaluate(y, s, ["ndcg@5"], qid=qid, ties="optimistic")
-            no_ties = rng.random(s.shape[0])
-            skrank.evaluate(y, no_ties, ["map", "ndcg"], qid=qid, ties="first")
-            long_s = rng.random((1, 5000))
-            skrank.evaluate(rng.integers(0, 2, (1, 5000)), long_s, ["map"])
-    finally:
-        _native._ckernels = real
-    return calls
-
-
-_KERNEL_CALLS = None
-
-
-def _kernel_calls():
-    global _KERNEL_CALLS
-    if _KERNEL_CALLS is None:
-        _KERNEL_CALLS = _record_kernel_calls()
-    return _KERNEL_CALLS
-
-
 # the grouping (skrank._engine._grouping) and the measures' loops
 # (skrank.measures._kernels) are checked against their numpy statements above
 _PORTED = {
@@ -1868,15 +1176,6 @@ _PORTED = {
     "place_digits",
     "trace_memory",
 }
-_KERNELS = sorted(
-    name
-    for name in dir(_native._ckernels)
-    if not name.startswith("_") and name not in _PORTED
-)
-
-
-def test_every_kernel_is_called_by_the_engine():
-    assert sorted(_kernel_calls()) == _KERNELS
 
 
 def _foreign(a, how):
@@ -1899,29 +1198,482 @@ def _foreign(a, how):
     return wide[:, 0]
 
 
+# -- the orders and the tie groups (skrank._engine._ordering, _ranking) ------
+
+
+# --------------------------------------------------------------------------
+# The kernels of the orders and of the tie groups (skrank._engine._ordering,
+# skrank._engine._ranking),
+# each against a plain numpy statement of what it computes
+# --------------------------------------------------------------------------
+
+
+def ref_tie_groups(ss):
+    """Runs of equal scores in each row of ``ss`` (rows in rank order):
+    ``(size, start, row_first, last)`` as ``tie_groups`` returns them, or
+    ``()`` when every position is a group of its own."""
+    m, w = ss.shape
+    new = np.ones((m, w), dtype=bool)
+    new[:, 1:] = ss[:, 1:] != ss[:, :-1]
+    first = np.flatnonzero(new)
+    if first.shape[0] == m * w:
+        return ()
+    size = np.diff(np.append(first, m * w))
+    last = np.zeros(m * w, dtype=np.uint8)
+    last[first[1:] - 1] = 1
+    last[-1] = 1
+    row_first = np.searchsorted(first, np.arange(m) * w)
+    return size, first % w, row_first, last
+
+
+def ref_segment_sums(x, last):
+    """Sums of ``x`` over the runs ``last`` closes, added in position order
+    (np.bincount adds its weights one by one, in order)."""
+    group = np.cumsum(last) - last
+    return np.bincount(group, weights=x.astype(np.float64), minlength=last.sum())
+
+
+def ref_row_before(values, row_first):
+    """Per group, the running sum of the earlier groups of its row, from 0."""
+    ends = np.append(row_first[1:], values.shape[0])
+    out = np.zeros(values.shape[0])
+    for a, b in zip(row_first, ends, strict=True):
+        out[a + 1 : b] = np.cumsum(values[a : b - 1])
+    return out
+
+
+def ref_first_hits(rel, start, row_first, k):
+    """Per row, its first group with ``rel > 0`` starting before ``k``."""
+    ends = np.append(row_first[1:], rel.shape[0])
+    rows, groups = [], []
+    for i, (a, b) in enumerate(zip(row_first, ends, strict=True)):
+        hit = np.flatnonzero((rel[a:b] > 0) & (k is None or start[a:b] < k))
+        if hit.size:
+            rows.append(i)
+            groups.append(a + hit[0])
+    return np.array(rows, dtype=np.intp), np.array(groups, dtype=np.int64)
+
+
+def ref_grade_counts(y):
+    """Per row, the number of values ``>= g`` for ``g = 1 .. max(y)`` when
+    every value is an integer in 0 .. 6 and one is positive, else None."""
+    if not np.all(np.isin(y, np.arange(7.0))) or not np.any(y > 0):
+        return None
+    top = int(y.max())
+    return np.stack([(y >= g).sum(axis=1) for g in range(1, top + 1)], axis=1)
+
+
+def ref_top_order(s, y, n_items, k, relevance_first=None, whole_group=False):
+    """Each row's items by descending score, then relevance (larger or
+    smaller first) and input order (np.lexsort), the first ``k`` (and with
+    ``whole_group`` every item scoring at least the k-th), padded with -1,
+    0 and -inf."""
+    m, L = s.shape
+    rule = {None: np.zeros_like(y), "larger": -y, "smaller": y}[relevance_first]
+    rows = []
+    for i in range(m):
+        n = L if n_items is None else int(n_items[i])
+        cols = np.arange(n)
+        order = np.lexsort((cols, rule[i, :n], -s[i, :n]))
+        if n > k:
+            order = (
+                order[s[i, order] >= s[i, order[k - 1]]] if whole_group else order[:k]
+            )
+        rows.append(order + i * L)
+    width = max([len(r) for r in rows], default=0)
+    pos = np.full((m, width), -1)
+    for i, r in enumerate(rows):
+        pos[i, : len(r)] = r
+    listed = pos >= 0
+    ys = np.where(listed, y.reshape(-1)[np.maximum(pos, 0)], 0.0)
+    ss = np.where(listed, s.reshape(-1)[np.maximum(pos, 0)], -np.inf)
+    return pos, ys, ss
+
+
+def ref_descending_order(s, ties):
+    """The columns of each row by descending score, equal scores in input
+    order (``"first"``) or in reverse (``"last"``)."""
+    cols = np.arange(s.shape[1])
+    key = cols if ties == "first" else -cols
+    return np.stack([np.lexsort((key, -row)) for row in s]).reshape(s.shape)
+
+
+def _exact(ties):
+    """The exact order ``descending_rows`` asks for the rows its keys cannot
+    order (numpy's argsort under the rule)."""
+    if ties is None:
+        return lambda rows: np.argsort(-rows, axis=1)
+    return lambda rows: ref_descending_order(rows, ties)
+
+
+def _hard_scores(rng, m, L):
+    """Scores built to break an order: heavy ties, -0.0 beside 0.0,
+    infinities, subnormals, and scores that agree to 1e-12 and closer."""
+    s = np.round(rng.random((m, L)), 1)
+    tiny = np.nextafter(0.0, 1.0)
+    specials = np.array([0.0, -0.0, tiny, -tiny, np.inf, -np.inf, 1.0, -1.0])
+    s[0] = specials[rng.integers(0, specials.shape[0], L)]
+    if m > 1:
+        s[1] = 1.0 + rng.integers(0, 9, L) * 2.0**-50  # 1e-15 apart
+    if m > 2:
+        s[2] = 1.0 + rng.integers(0, 9, L) * 1e-12
+    if m > 3:
+        s[3] = 0.0
+    return s
+
+
+def _ranked(s_sorted, y):
+    block = _engine.Block(rows=np.arange(y.shape[0]), y=y, s=s_sorted)
+    return _engine.Ranking(block, y, None, y.shape[1], s_sorted)
+
+
+@pytest.mark.parametrize("shape", [(300, 57), (7, 1), (1, 300), (0, 5), (4, 0)])
+@pytest.mark.parametrize("decimals", [0, 1, None])
+def test_tie_groups_against_numpy(shape, decimals):
+    rng = np.random.default_rng(shape[0] + (decimals or 9))
+    s = rng.random(shape)
+    if decimals is not None:
+        s = np.round(s, decimals)
+    if shape[0] >= 4 and shape[1] >= 4:
+        s[:4] = _hard_scores(rng, 4, shape[1])
+        s[4:9, shape[1] // 2 :] = -np.inf  # padding at the end of rows
+    s = -np.sort(-s, axis=1)
+    got, want = ranking.tie_groups(s), ref_tie_groups(s)
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)
+    if not want:
+        return
+    size, start, row_first, last = got
+    G = size.shape[0]
+    for x in (
+        rng.random(s.size) * 1e3,
+        np.where(rng.random(s.size) < 0.1, np.nan, rng.normal(size=s.size)),
+        np.where(rng.random(s.size) < 0.1, np.inf, 1.0),
+        rng.random(s.size) < 0.3,
+    ):
+        # the same additions in the same order: equal to the last bit
+        np.testing.assert_array_equal(
+            ranking.segment_sums(x, last, G), ref_segment_sums(x, last)
+        )
+    values = rng.normal(size=G)
+    np.testing.assert_array_equal(
+        ranking.row_before(values, row_first, G), ref_row_before(values, row_first)
+    )
+    # through a Ranking: the same groups, sums and row sums
+    y = rng.integers(0, 4, s.shape).astype(float)
+    r = _ranked(s, y)
+    assert r.tied
+    np.testing.assert_array_equal(r.group_sum(y), ref_segment_sums(y.ravel(), last))
+    np.testing.assert_array_equal(r.before(values), ref_row_before(values, row_first))
+    rel = r.relevant()
+    for k in (None, 1, 3, shape[1]):
+        rows, groups = ranking.first_hits(rel, r, k)
+        want_rows, want_groups = ref_first_hits(rel, start, row_first, k)
+        np.testing.assert_array_equal(rows, want_rows)
+        np.testing.assert_array_equal(groups, want_groups)
+
+
+def test_tie_groups_without_ties():
+    s = -np.sort(-np.random.default_rng(2).random((4, 6)), axis=1)
+    assert ranking.tie_groups(s) == () == ref_tie_groups(s)
+    assert not _ranked(s, np.zeros(s.shape)).tied
+
+
+def test_segment_sums_of_flags_count_each_run():
+    # boolean values are counted per run (hand counts of the runs below)
+    x = np.array([1, 0, 1, 1, 0, 0, 1, 1, 1], dtype=bool)
+    last = np.array([0, 1, 1, 0, 0, 1, 0, 0, 1], dtype=np.uint8)
+    np.testing.assert_array_equal(
+        ranking.segment_sums(x, last, 4), [1.0, 1.0, 1.0, 3.0]
+    )
+
+
+def test_tie_group_kernels_reject_inconsistent_buffers():
+    s = np.zeros((2, 3))
+    small = np.empty(1, dtype=np.int64)
+    last = np.zeros(6, dtype=np.uint8)
+    with pytest.raises(ValueError, match="fill_groups: buffers of 1 groups"):
+        _ranking.fill_groups(s, small, small, np.empty(2, np.int64), last)
+    with pytest.raises(ValueError, match="more tie groups than the 1 given"):
+        _ranking.fill_groups(
+            s, small, np.empty(2, np.int64), np.empty(2, np.int64), last
+        )
+    with pytest.raises(ValueError, match="marks 2 runs for 1 sums"):
+        _ranking.segment_sums(np.zeros(3), np.array([1, 0, 1], np.uint8), np.empty(1))
+    with pytest.raises(ValueError, match="the last one open"):
+        _ranking.segment_sums(np.zeros(3), np.array([1, 0, 0], np.uint8), np.empty(1))
+    with pytest.raises(ValueError, match="x has 2 positions and last 3"):
+        _ranking.segment_sums(np.zeros(2), np.array([0, 0, 1], np.uint8), np.empty(1))
+    with pytest.raises(ValueError, match="row_first must ascend"):
+        _ranking.row_before(np.zeros(2), np.array([0, 3], np.int64), np.empty(2))
+    with pytest.raises(ValueError, match="row_first ascend"):
+        _ranking.first_hits(
+            np.zeros(2), np.zeros(2, np.int64), np.array([1, 0], np.int64), -1, small
+        )
+    with pytest.raises(ValueError, match=r"out must have shape \(2, 6\)"):
+        _ranking.grade_counts(s, np.empty((2, 5), np.int64))
+
+
+def test_oversized_arguments_raise():
+    # a size product past the addressable memory is refused before any
+    # memory is taken (it would wrap around and under-allocate)
+    with pytest.raises(ValueError, match=r"2 x 1152921504606846977 items of 8 bytes"):
+        _ranking.check_size("count_groups", 8, (2, 2**60 + 1))
+    with pytest.raises(ValueError, match="a size must be >= 0; got -1"):
+        _ranking.check_size("top_order", 8, (-1,))
+    _ranking.check_size("top_order", 8, (2**20, 2**20))  # fits
+    # the kernels read shapes from their buffers, never from the caller
+    with pytest.raises(ValueError, match="dimensions"):
+        _ranking.count_groups(np.zeros(2))
+    # a cutoff beyond every row, however large, lists every item
+    s = np.array([[0.3, 0.1, 0.2]])
+    for k in (4, 2**62, 2**80):
+        pos, _, _ = top_order(s, s, None, k, whole_group=True)
+        np.testing.assert_array_equal(pos, [[0, 2, 1]])
+    with pytest.raises(ValueError, match="k must be an int >= 1; got 0"):
+        top_order(s, s, None, 0)
+    with pytest.raises(ValueError, match="bits must be in 1 .. 32"):
+        _ordering.score_keys(np.zeros((2, 5)), 2, False, np.empty((2, 5), np.uint64))
+
+
 @pytest.mark.parametrize("how", ["byte order", "type", "layout"])
-@pytest.mark.parametrize("name", _KERNELS)
-def test_kernels_refuse_foreign_buffers(name, how):
-    # each array argument of each kernel, replaced by one of the same
-    # length in another byte order, of another type or strided: refused
-    # with a TypeError naming the kernel, before anything is read
-    args = _kernel_calls()[name]
-    kernel = getattr(_native._ckernels, name)
-    tried = 0
-    for i, arg in enumerate(args):
-        arrays = arg if isinstance(arg, list) else [arg]
-        for j, a in enumerate(arrays):
-            if not isinstance(a, np.ndarray):
-                continue
-            bad = _foreign(a, how)
-            if bad is None:
-                continue
-            given = [list(x) if isinstance(x, list) else x for x in args]
-            if isinstance(arg, list):
-                given[i] = [bad if k == j else x for k, x in enumerate(arrays)]
+def test_ranking_kernels_refuse_foreign_buffers(how):
+    # typed memoryviews check the items and the layout at the door
+    s = np.zeros((2, 3))
+    bad = {
+        "byte order": s.astype(s.dtype.newbyteorder("S")),
+        "type": s.view(np.int64),
+        "layout": np.zeros((2, 6))[:, ::2],
+    }[how]
+    with pytest.raises(ValueError, match="dtype mismatch|endian|contiguous"):
+        _ranking.count_groups(bad)
+    with pytest.raises(ValueError, match="dtype mismatch|endian|contiguous"):
+        _ordering.top_order(bad, s, None, 1, 0, False)
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([[0.0, 1, 2, 6], [3, 3, 0, 0]]),
+        np.array([[0.0, 0], [0, 0]]),  # no positive grade
+        np.array([[0.0, 1.5], [2, 0]]),  # not an integer
+        np.array([[0.0, 7], [2, 0]]),  # above the counted grades
+        np.array([[0.0, -1], [2, 0]]),  # negative
+        np.array([[0.0, np.nan], [2, 0]]),
+        np.array([[-0.0, 4], [4, 4]]),
+        np.zeros((0, 3)),
+        np.zeros((3, 0)),
+    ]
+    + [
+        np.array([[1.0, 2, 3], [0, bad, 4]])
+        for bad in (np.inf, -np.inf, 1e300, 2.0**31 + 1, 2.0**32 + 3, 6.5, -0.5)
+    ],
+)
+def test_grade_counts_against_numpy(y):
+    got, want = ranking._grade_counts(y), ref_grade_counts(y)
+    if want is None:
+        assert got is None
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def test_grade_counts_of_long_rows():
+    # rows longer than the kernel's blocks of counters (510 values), with
+    # one grade filling whole blocks
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 7, (3, 2_000)).astype(float)
+    y[0] = 6.0
+    y[1, :1_500] = 1.0
+    np.testing.assert_array_equal(ranking._grade_counts(y), ref_grade_counts(y))
+    y = rng.integers(0, 7, (500, 37)).astype(float)
+    np.testing.assert_array_equal(ranking._grade_counts(y), ref_grade_counts(y))
+
+
+@pytest.mark.parametrize("rule", [None, "larger", "smaller"])
+@pytest.mark.parametrize("whole_group", [False, True])
+@pytest.mark.parametrize("k", [1, 2, 9, 15, 16, 40, 64, 65, 299, 300, 301, 10**6])
+def test_top_order_against_numpy(rule, whole_group, k):
+    rng = np.random.default_rng(k)
+    m, L = 30, 300
+    s = _hard_scores(rng, m, L)
+    s[5:10] = rng.random((5, L))  # no ties
+    s[10:12, 3::16] += 10.0  # the best items in one column of the fan
+    s[12, 10:160] = 3.0  # a tie group of 150 items at the top: the result grows
+    s[14] = np.sort(rng.random(L))  # ascending: every item enters a running top k
+    y = rng.integers(0, 4, (m, L)).astype(float)
+    n_items = rng.integers(0, L + 1, m)
+    n_items[:3] = [0, L, 1]  # a row without items, a full one, one item
+    padding = np.arange(L)[None, :] >= n_items[:, None]
+    s_padded = np.where(padding, -np.inf, s)
+    y_padded = np.where(padding, 0.0, y)
+    for items, ss, yy in ((None, s, y), (n_items, s_padded, y_padded)):
+        got = top_order(ss, yy, items, k, rule, whole_group)
+        want = ref_top_order(ss, yy, items, k, rule, whole_group)
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_top_order_rows_without_items():
+    s = np.zeros((3, 4))
+    pos, ys, ss = top_order(s, s, np.zeros(3, dtype=np.int64), 2)
+    assert pos.shape == ys.shape == ss.shape == (3, 0)
+    pos, ys, ss = top_order(np.zeros((0, 4)), np.zeros((0, 4)), None, 2)
+    assert pos.shape == ys.shape == ss.shape == (0, 0)
+
+
+@pytest.mark.parametrize("ties", [None, "first", "last"])
+@pytest.mark.parametrize("L", [1, 2, 3, 100, 129, 4096, 4097, 5000])
+def test_descending_rows_against_numpy(ties, L):
+    # rows of up to 4096 items sorted as keys (1 to 12 column bits), the
+    # rows the keys cannot order (scores 1e-15 apart) ordered again, and
+    # longer rows through numpy's argsort
+    rng = np.random.default_rng(L)
+    m = 6
+    s = _hard_scores(rng, m, L)
+    y = rng.integers(0, 5, (m, L)).astype(float)
+    for positions in (True, False):
+        pos, ys, ss = descending_rows(s, y, _exact(ties), positions, ties)
+        if ties is None:
+            # ties in any order: the scores in descending order, relevance
+            # and positions of the same items
+            np.testing.assert_array_equal(ss, np.sort(s, axis=1)[:, ::-1])
+            np.testing.assert_array_equal(np.sort(ys, axis=1), np.sort(y, axis=1))
+            if positions:
+                np.testing.assert_array_equal(
+                    np.sort(pos, axis=1), np.arange(m * L).reshape(m, L)
+                )
+                np.testing.assert_array_equal(ys, y.reshape(-1)[pos])
+                np.testing.assert_array_equal(ss, s.reshape(-1)[pos])
             else:
-                given[i] = bad
-            with pytest.raises(TypeError, match=name):
-                kernel(*given)
-            tried += 1
-    assert tried > 0
+                assert pos is None
+            continue
+        want = ref_descending_order(s, ties)
+        np.testing.assert_array_equal(ss, np.take_along_axis(s, want, axis=1))
+        np.testing.assert_array_equal(ys, np.take_along_axis(y, want, axis=1))
+        if positions:
+            np.testing.assert_array_equal(pos, want + np.arange(m)[:, None] * L)
+        else:
+            assert pos is None
+
+
+def test_descending_rows_of_empty_blocks():
+    for shape in ((0, 4), (3, 0)):
+        pos, ys, ss = descending_rows(np.zeros(shape), np.zeros(shape), None)
+        assert pos.shape == ys.shape == ss.shape == shape
+
+
+def test_descending_rows_signed_zeros_tie():
+    # -0.0 and 0.0 are equal scores: one tie group of ten items
+    s = np.array([[0.0, -0.0] * 5, [1.0, -0.0, 0.0, 2.0, -0.0, 3, 4, 5, 6, 7]])
+    block = _engine.Block(rows=np.arange(2), y=np.ones(s.shape), s=s)
+    r = _engine.rank(block)
+    np.testing.assert_array_equal(r.size[r.row == 0], [10])
+    np.testing.assert_array_equal(r.size[r.row == 1], [1] * 7 + [3])
+
+
+def test_order_kernels_reject_columns_out_of_range():
+    z = np.zeros((1, 3))
+    for backwards in (True, False):
+        for positions in (True, False):
+            with pytest.raises(ValueError, match="a column out of range 0 .. 2"):
+                _ordering.gather_rows(
+                    np.array([[0, 3, 1]], dtype=np.int64),
+                    z,
+                    z,
+                    np.empty((1, 3)),
+                    np.empty((1, 3)),
+                    backwards,
+                    positions,
+                )
+    bad = np.full((1, 2), 7, dtype=np.uint64)  # column 7 of 2
+    z = np.zeros((1, 2))
+    for backwards in (False, True):
+        with pytest.raises(ValueError, match="a column out of range"):
+            _ordering.descending_keys(
+                bad,
+                3,
+                backwards,
+                z,
+                z,
+                np.empty((1, 2)),
+                np.empty((1, 2)),
+                None,
+                np.empty(1, np.uint8),
+            )
+
+
+@pytest.mark.parametrize("dtype", [">i4", ">i8", ">u4", "<i4", "<u8"])
+def test_query_ids_in_either_byte_order(dtype):
+    y, s, qid, w = _interleaved(dtype)
+    third = 1 / np.log2(3)
+    got = skrank.evaluate(y, s, ["ndcg"], qid=qid, average=None)
+    mean = skrank.ndcg_score(y, s, qid=qid, sample_weight=w)
+    plain = skrank.ndcg_score(y, s, qid=qid)
+    native = skrank.ndcg_score(y, s, qid=qid.astype(qid.dtype.newbyteorder("=")))
+    np.testing.assert_array_equal(got.qid, [0, 256, 65536])
+    np.testing.assert_allclose(got["ndcg"], [third, third, 1.0], rtol=1e-15)
+    # (1 * third + 3 * 1 + 2 * third) / 6 = 0.8155 (hand computation above);
+    # ids read in the wrong byte order swap the values of queries 256 and
+    # 65536 under their weights: (1 * 1 + 3 * third + 2 * third) / 6 = 0.6924
+    assert mean == pytest.approx((3 * third + 3) / 6, rel=1e-15)
+    assert mean != pytest.approx((1 + 5 * third) / 6, rel=1e-3)
+    assert plain == native == pytest.approx((2 * third + 1) / 3, rel=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [">i2", ">u2", ">i8"])
+def test_short_big_endian_ids_are_reported_as_they_are(dtype):
+    # ids 1 and 2 of 2 bytes (read in native order they were 256 and 512),
+    # rows interleaved; the same values as native ids give the same result
+    qid = np.array([1, 2, 1, 2, 2], dtype=dtype)
+    y = np.array([1.0, 0, 0, 2, 1])
+    s = np.array([0.3, 0.5, 0.4, 0.1, 0.2])
+    native_qid = qid.astype(qid.dtype.newbyteorder("="))
+    got = skrank.evaluate(y, s, ["ndcg", "map"], qid=qid, average=None)
+    want = skrank.evaluate(y, s, ["ndcg", "map"], qid=native_qid, average=None)
+    np.testing.assert_array_equal(got.qid, [1, 2])
+    assert got.qid.dtype.isnative  # reported as numbers of the platform
+    assert got == want
+
+
+@pytest.mark.parametrize("grades", [True, False])
+def test_shuffled_rows_with_relevance_moved_as_bytes(grades):
+    # shuffled rows group their relevance as one byte a row when it holds
+    # integer grades (else as float64); the values equal those of the same
+    # rows given contiguous, query by query
+    rng = np.random.default_rng(21)
+    lengths = rng.integers(1, 80, 300)
+    qid = np.repeat(np.arange(300), lengths)
+    y = rng.integers(0, 5, qid.shape[0]).astype(float)
+    if not grades:
+        y = y + 0.25
+    s = np.round(rng.random(qid.shape[0]), 1)
+    perm = rng.permutation(qid.shape[0])
+    metrics = ["ndcg@10", "map", "P@5", "recall", "mrr"]
+    want = skrank.evaluate(y, s, metrics, qid=qid, average=None)
+    got = skrank.evaluate(y[perm], s[perm], metrics, qid=qid[perm], average=None)
+    for name in metrics:
+        np.testing.assert_array_equal(got[name], want[name])
+
+
+def test_tie_bounds_of_shuffled_rows():
+    # tie bounds rank the layout once per tie rule: shuffled rows give the
+    # bounds of the same rows given contiguous
+    rng = np.random.default_rng(31)
+    lengths = rng.integers(1, 50, 400)
+    qid = np.repeat(np.arange(400), lengths)
+    y = rng.integers(0, 4, qid.shape[0]).astype(float)
+    s = np.round(rng.random(qid.shape[0]), 1)
+    perm = rng.permutation(qid.shape[0])
+    metrics = ["ndcg@10", "map", "P@5"]
+
+    def bounds(y, s, qid):
+        res = skrank.evaluate(y, s, metrics, qid=qid, average=None, tie_bounds=True)
+        return {name: res.tie_bounds[name] for name in metrics}
+
+    want = bounds(y, s, qid)
+    got = bounds(y[perm], s[perm], qid[perm])
+    for name in metrics:
+        for g, w in zip(got[name], want[name], strict=True):
+            np.testing.assert_array_equal(g, w)
+        assert np.any(got[name][0] < got[name][1])  # ties make the bounds differ

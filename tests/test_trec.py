@@ -23,7 +23,7 @@ import pytest
 from sklearn.exceptions import UndefinedMetricWarning
 
 import skrank
-import skrank._engine as E
+import skrank._engine.layout as E
 from skrank._threads import use_threads
 from skrank.trec import Qrels, Run, evaluate_run, read_qrels, read_run
 

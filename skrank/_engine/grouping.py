@@ -21,7 +21,8 @@ from functools import cached_property
 
 import numpy as np
 
-from . import SLICE_VALUES, Block, Layout, _grouping, _pack
+from . import _grouping
+from .layout import SLICE_VALUES, Block, Layout, _pack
 
 # Integers of larger magnitude than this are not all exact as float64.
 _FLOAT_EXACT = 2**53

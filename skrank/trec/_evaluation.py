@@ -20,12 +20,12 @@ import numpy as np
 from .._conventions import get_convention, name_rules, run_options
 from .._core import Prepared, aggregate, compute
 from .._engine import (
-    TIES,
     Layout,
     finite_scores,
     rank,
 )
 from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
+from .._options import TIES
 from .._results import QueryResults
 from .._threads import threads
 from .._trec_gains import TrecGainTable

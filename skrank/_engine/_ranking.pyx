@@ -1,0 +1,331 @@
+"""Compiled kernels of the ordering and of a Ranking's tie groups.
+
+Each kernel reads the typed buffers it declares (C-contiguous, native byte
+order; the wrappers in :mod:`skrank._engine.order` and
+:mod:`skrank._engine.ranking` convert their arrays once), releases the GIL
+while it works and checks every size product before it takes memory. What
+each one computes is stated in plain numpy in the tests
+(``tests/test_native.py``), which check the kernels against it.
+"""
+
+import numpy as np
+
+from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint64_t
+from libc.string cimport memset
+
+cdef extern from "Python.h":
+    const Py_ssize_t PY_SSIZE_T_MAX
+
+
+ctypedef fused flag_or_double:
+    uint8_t
+    double
+
+
+cpdef int check_size(object what, Py_ssize_t itemsize, tuple factors) except -1:
+    """Raise ValueError when ``prod(factors) * itemsize`` bytes exceed what
+    the platform can address (before any of it is taken)."""
+    cdef Py_ssize_t total = itemsize
+    cdef Py_ssize_t f
+    for factor in factors:
+        f = factor
+        if f < 0:
+            raise ValueError(f"{what}: a size must be >= 0; got {factor}")
+        if f and total > PY_SSIZE_T_MAX // f:
+            raise ValueError(
+                f"{what}: {' x '.join(map(str, factors))} items of "
+                f"{itemsize} bytes exceed the addressable memory "
+                f"({PY_SSIZE_T_MAX} bytes)"
+            )
+        total *= f
+    return 0
+
+
+cdef int check_shape(
+    str what, str name, Py_ssize_t m, Py_ssize_t n, Py_ssize_t got_m, Py_ssize_t got_n
+) except -1:
+    """Raise ValueError when the matrix ``name`` is not of shape ``(m, n)``."""
+    if got_m != m or got_n != n:
+        raise ValueError(
+            f"{what}: {name} must have shape ({m}, {n}); got ({got_m}, {got_n})"
+        )
+    return 0
+
+
+
+# --------------------------------------------------------------------------
+# Tie groups of ranked rows
+# --------------------------------------------------------------------------
+
+
+def count_groups(const double[:, ::1] s):
+    """The number of tie groups of the ``(m, w)`` scores ``s``, each row in
+    rank order: runs of equal scores within a row (none for ``w == 0``)."""
+    cdef Py_ssize_t m = s.shape[0], w = s.shape[1], r, j, g
+    cdef Py_ssize_t groups = 0
+    cdef const double *row
+    if w == 0 or m == 0:
+        return 0
+    with nogil:
+        for r in range(m):
+            row = &s[r, 0]
+            g = 1
+            for j in range(1, w):
+                g += row[j] != row[j - 1]
+            groups += g
+    return groups
+
+
+def fill_groups(
+    const double[:, ::1] s,
+    int64_t[::1] size,
+    int64_t[::1] start,
+    int64_t[::1] row_first,
+    uint8_t[::1] last,
+):
+    """The ``G`` tie groups of ``s`` (see :func:`count_groups`; ``G`` the
+    length of ``size``), numbered row by row: each group's number of items
+    (``size``), the rank of its first item (``start``, ``G + 1`` entries,
+    the last one scratch), the number of each row's first group
+    (``row_first``) and whether each position is the last of its group
+    (``last``, one byte per position)."""
+    cdef Py_ssize_t m = s.shape[0], w = s.shape[1]
+    cdef Py_ssize_t G = size.shape[0]
+    cdef Py_ssize_t found = 0, r, j
+    cdef int64_t g, end
+    cdef int begins
+    if (
+        w < 1
+        or start.shape[0] != G + 1
+        or row_first.shape[0] != m
+        or last.shape[0] != m * w
+    ):
+        raise ValueError(
+            f"fill_groups: buffers of {G} groups (size), {start.shape[0]} starts, "
+            f"{row_first.shape[0]} rows and {last.shape[0]} positions do not fit "
+            f"scores of shape ({m}, {w})"
+        )
+    if m == 0:
+        if G:
+            raise ValueError(f"fill_groups: no scores hold the {G} tie groups given")
+        return
+    cdef const double *x
+    cdef int64_t *st = &start[0]
+    cdef uint8_t *lp = &last[0]
+    with nogil:
+        # each position writes its rank as its group's start, kept only where
+        # a group begins (the next one overwrites it otherwise)
+        r = 0
+        while r < m and found <= G:
+            x = &s[r, 0]
+            row_first[r] = found
+            st[found] = 0
+            found += 1
+            j = 1
+            while j < w and found <= G:
+                st[found] = j
+                begins = x[j] != x[j - 1]
+                lp[r * w + j - 1] = <uint8_t>begins
+                found += begins
+                j += 1
+            lp[r * w + w - 1] = 1
+            r += 1
+        if found == G:
+            # a group ends where the next group of its row starts, or at w
+            for r in range(m):
+                end = row_first[r + 1] if r + 1 < m else G
+                for g in range(row_first[r], end):
+                    size[g] = (st[g + 1] if g + 1 < end else w) - st[g]
+    if found != G:
+        raise ValueError(
+            f"fill_groups: the scores hold {'more' if found > G else 'fewer'} "
+            f"tie groups than the {G} given"
+        )
+
+
+def segment_sums(const flag_or_double[::1] x, const uint8_t[::1] last, double[::1] out):
+    """``x`` summed over runs of positions into ``out`` (one entry per run),
+    ``last`` marking the last position of each run, each run added in
+    position order to 0.0. ``x`` holds float64 values or one-byte flags
+    (then counted)."""
+    cdef Py_ssize_t n = last.shape[0], G = out.shape[0], i, g, runs = 0
+    cdef int64_t count = 0, before = 0
+    cdef int end
+    if x.shape[0] != n:
+        raise ValueError(
+            f"segment_sums: x has {x.shape[0]} positions and last {n}; they must agree"
+        )
+    with nogil:
+        for i in range(n):
+            runs += last[i] != 0
+    if runs != G or (n > 0 and not last[n - 1]):
+        raise ValueError(
+            f"segment_sums: last marks {runs} runs"
+            f"{'' if n == 0 or last[n - 1] else ', the last one open,'}"
+            f" for {G} sums; each run must end with a mark"
+        )
+    with nogil:
+        memset(&out[0] if G else NULL, 0, <size_t>G * sizeof(double))
+        g = 0
+        if flag_or_double is double:
+            # no branch per position: each position adds to its run's sum,
+            # and a run's last position moves on to the next run
+            for i in range(n):
+                out[g] += x[i]
+                g += last[i] != 0
+        else:
+            # counts: a running integer count, each run's sum the difference
+            # at its last position (exact, so equal to adding in order)
+            for i in range(n):
+                count += x[i] != 0
+                out[g] = <double>(count - before)
+                end = last[i] != 0
+                if end:
+                    before = count
+                g += end
+
+
+def row_before(const double[::1] values, const int64_t[::1] row_first, double[::1] out):
+    """Per group, the sum of ``values`` over the earlier groups of its row,
+    added in group order from 0.0, groups numbered row by row and
+    ``row_first`` (ascending from 0) the number of each row's first group."""
+    cdef Py_ssize_t G = values.shape[0], m = row_first.shape[0], r
+    cdef int64_t g, end
+    cdef double acc
+    cdef bint ok = out.shape[0] == G and (m == 0 or row_first[0] == 0)
+    for r in range(1, m):
+        if not ok:
+            break
+        ok = row_first[r - 1] <= row_first[r] <= G
+    if not ok:
+        raise ValueError(
+            f"row_before: row_first must ascend from 0 to at most the {G} groups, "
+            f"and out hold one entry per group ({out.shape[0]} given)"
+        )
+    with nogil:
+        for r in range(m):
+            end = row_first[r + 1] if r + 1 < m else G
+            acc = 0.0
+            for g in range(row_first[r], end):
+                out[g] = acc
+                acc += values[g]
+
+
+def first_hits(
+    const double[::1] rel,
+    const int64_t[::1] start,
+    const int64_t[::1] row_first,
+    int64_t k,
+    int64_t[::1] out,
+):
+    """Per row, the number of its first tie group with ``rel > 0`` among the
+    groups that start before rank ``k`` (all groups when ``k < 0``), or -1
+    (groups numbered row by row)."""
+    cdef Py_ssize_t G = rel.shape[0], m = row_first.shape[0], r
+    cdef int64_t g, end, found
+    cdef int64_t limit = INT64_MAX if k < 0 else k
+    cdef bint ok = start.shape[0] == G and out.shape[0] == m
+    for r in range(m):
+        if not ok:
+            break
+        ok = 0 <= row_first[r] <= G and (r == 0 or row_first[r] >= row_first[r - 1])
+    if not ok:
+        raise ValueError(
+            "first_hits: start must hold one entry per group, out one per row, "
+            "and row_first ascend within the groups"
+        )
+    with nogil:
+        for r in range(m):
+            end = row_first[r + 1] if r + 1 < m else G
+            found = -1
+            g = row_first[r]
+            while g < end and start[g] < limit:
+                if rel[g] > 0:
+                    found = g
+                    break
+                g += 1
+            out[r] = found
+
+
+# --------------------------------------------------------------------------
+# Grade counts of the ideal DCG
+# --------------------------------------------------------------------------
+
+cdef enum:
+    MAX_GRADE = 6
+
+
+# v as an integer when it is one in 0 .. top (top < 2**31), else -1, without
+# a branch and without converting NaN or a value out of range to int (which
+# C leaves undefined): SSE2's truncation gives INT_MIN for those.
+cdef extern from *:
+    """
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    #endif
+    static inline int skrank_small_integer(double v, int top)
+    {
+    #if defined(__SSE2__) || defined(_M_X64)
+        int g = _mm_cvttsd_si32(_mm_set_sd(v)); /* NaN, out of range: INT_MIN */
+    #else
+        int g = v >= 0.0 && v <= (double)top ? (int)v : -1;
+    #endif
+        int wrong = ((double)g != v) | ((unsigned)g > (unsigned)top);
+        return wrong ? -1 : g;
+    }
+    """
+    int small_integer "skrank_small_integer" (double v, int top) noexcept nogil
+
+
+def grade_counts(const double[:, ::1] y, int64_t[:, ::1] out):
+    """When every value of the ``(m, n)`` relevance ``y`` is an integer in
+    ``0 .. 6``: the number of values ``>= g`` of each row for ``g = 1 ..
+    6`` written into ``out`` (``(m, 6)``), and the largest value returned;
+    else -1 (``out`` undefined)."""
+    cdef Py_ssize_t m = y.shape[0], n = y.shape[1], r, j, end
+    cdef int g, top = 0, bad = 0
+    cdef int64_t above
+    cdef int64_t h[8]
+    cdef uint64_t acc0, acc1, add
+    # a value's grade g adds ONE[g]: one byte counter per grade in a 64-bit
+    # word, emptied before any byte can overflow; grade 7 stands for every
+    # value that is not an integer in 0 .. MAX_GRADE
+    cdef uint64_t ONE[8]
+    if out.shape[0] != m or out.shape[1] != MAX_GRADE:
+        raise ValueError(
+            f"grade_counts: out must have shape ({m}, {MAX_GRADE}); "
+            f"got ({out.shape[0]}, {out.shape[1]})"
+        )
+    for g in range(8):
+        ONE[g] = (<uint64_t>1) << (8 * g)
+    with nogil:
+        for r in range(m):
+            if bad:
+                break
+            memset(h, 0, sizeof(h))
+            j = 0
+            while j < n:
+                # two words, each taking at most 255 values of this block
+                end = j + 510 if n - j > 510 else n
+                acc0 = 0
+                acc1 = 0
+                while j < end:
+                    g = small_integer(y[r, j], MAX_GRADE)
+                    add = ONE[7 if g < 0 else g]
+                    if j & 1:
+                        acc1 += add
+                    else:
+                        acc0 += add
+                    j += 1
+                for g in range(8):
+                    h[g] += <int64_t>((acc0 >> (8 * g)) & 255) + <int64_t>(
+                        (acc1 >> (8 * g)) & 255
+                    )
+            bad = h[7] != 0
+            above = 0
+            for g in range(MAX_GRADE, 0, -1):
+                above += h[g]
+                out[r, g - 1] = above
+                if h[g] and g > top:
+                    top = g
+    return -1 if bad else top

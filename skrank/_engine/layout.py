@@ -1,0 +1,244 @@
+"""Layouts of the engine's input: blocks of queries as rows of equal width.
+
+Two input layouts are turned into *blocks*: dense ``(m, L)`` matrices of
+relevance and scores in which each row is one query. The dense layout is one
+block as it is (:func:`dense_layout`). Rows grouped by query (in query order)
+are laid out in blocks of queries of similar length, padded with ``-inf``
+scores (:func:`_pack`); the padding costs at most about twice the input, and
+the number of blocks grows with the logarithm of the longest query, never
+with the number of queries. :func:`slices` cuts blocks into row slices that
+are ranked one at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+# Values ranked at a time: blocks are cut into row slices of about this many
+# values, so that the temporaries of each step stay small (in cache, and
+# reused from slice to slice instead of being mapped anew).
+SLICE_VALUES = 1 << 17
+
+# A block is padded only while the padding costs at most this factor of the rows.
+_PAD_FACTOR = 2.0
+
+
+@dataclass
+class Block:
+    """Queries laid out as rows of equal width.
+
+    Attributes
+    ----------
+    rows : ndarray of shape (m,)
+        Index of each row's query in the layout's query order.
+    y, s : ndarray of shape (m, L)
+        Relevance and scores; padding has relevance 0 and score ``-inf``.
+    n_items : ndarray of shape (m,) or None
+        Number of real items of each row (``None``: every row has ``L``).
+    judged : ndarray of shape (m, L) of bool or None
+        Whether each item is judged (``None``: all are). Unjudged items are
+        neither relevant nor non-relevant for bpref.
+    raw_score : ndarray or None
+        The score matrix in its input dtype, kept only to reproduce
+        scikit-learn's ``ignore_ties=True`` order exactly.
+    pool_y : ndarray of shape (m, P) or None
+        Relevance of every judged document of each query, retrieved or not
+        (qrels input); ``None`` means the candidates are the pool.
+    pool_n : ndarray of shape (m,) or None
+        Number of real entries in each row of ``pool_y``.
+    tiebreak : ndarray of shape (m, L) of int or None
+        The id of each item for the ``"trec_eval"`` tie rule, which orders
+        items of equal score by a secondary key of their ids (see
+        :func:`rank`); padding may hold any id.
+    n_relevant : ndarray of shape (m,) or None
+        Number of relevant items of each query when it is known apart from
+        the listed items (embedding retrieval: the index items of the
+        query's class, of which only the nearest are listed). ``None``: it is
+        counted from ``pool_y`` or the items.
+    unassessed : ndarray of shape (m, L) of bool or None
+        Items in the judgment pool that were not assessed (a negative
+        relevance in TREC qrels, trec_eval's ``RELVALUE_UNJUDGED``); they
+        are unjudged as well. infAP tells them from the items outside the
+        pool. ``None``: there are none.
+    """
+
+    rows: np.ndarray
+    y: np.ndarray
+    s: np.ndarray
+    n_items: np.ndarray | None = None
+    judged: np.ndarray | None = None
+    raw_score: np.ndarray | None = None
+    pool_y: np.ndarray | None = None
+    pool_n: np.ndarray | None = None
+    tiebreak: np.ndarray | None = None
+    n_relevant: np.ndarray | None = None
+    unassessed: np.ndarray | None = None
+
+
+@dataclass
+class Layout:
+    """All queries of an input, as blocks.
+
+    ``qid_values`` holds the sorted unique query ids of grouped input (the
+    order of per-query results); it is ``None`` for the dense layout, whose
+    query order is the row order.
+    """
+
+    n_queries: int
+    blocks: list
+    qid_values: np.ndarray | None = None
+    row_codes: object = field(default=None, repr=False)
+
+    def codes(self) -> np.ndarray:
+        """The query index of every input row, in input order (grouped input)."""
+        if isinstance(self.row_codes, tuple):
+            run_codes, run_lengths = self.row_codes
+            self.row_codes = np.repeat(run_codes, run_lengths)
+        elif callable(self.row_codes):
+            self.row_codes = self.row_codes()
+        return self.row_codes
+
+
+def dense_layout(y, s, raw_score=None) -> Layout:
+    """One block holding a dense ``(n_queries, n_items)`` input as it is."""
+    n = y.shape[0]
+    block = Block(rows=np.arange(n), y=y, s=s, raw_score=raw_score)
+    return Layout(n_queries=n, blocks=[block])
+
+
+def _buckets(lengths: np.ndarray):
+    """Split queries into groups of similar length (at most about 2x padding)."""
+    n_rows = int(lengths.sum())
+    max_len = int(lengths.max())
+    if lengths.shape[0] * max_len <= _PAD_FACTOR * n_rows + 64:
+        return [np.arange(lengths.shape[0])]
+    klass = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.intp)
+    order = np.argsort(klass, kind="stable")
+    counts = np.bincount(klass)
+    bounds = np.cumsum(counts)
+    return [q for q in np.split(order, bounds[:-1]) if q.size]
+
+
+def _fill(a, rows, shape, dest, pad, dtype=np.float64):
+    """Rows ``rows`` of ``a`` (all when None) laid out as an ``shape`` block.
+
+    With ``dest`` None the rows fill the block exactly (a reshape, no copy);
+    otherwise row ``i`` goes to flat position ``dest[i]`` and the rest is
+    ``pad``.
+    """
+    values = a if rows is None else np.take(a, rows)
+    if dest is None:
+        return values.reshape(shape)
+    out = np.full(shape, pad, dtype=dtype)
+    out.reshape(-1)[dest] = values
+    return out
+
+
+def _pack(lengths, y, s, judged, tiebreak=None, unassessed=None):
+    """Lay out rows grouped by query (in query order) as padded blocks.
+
+    One block per length bucket; a block whose queries all have the same
+    length is a reshape of the rows, without a copy.
+    """
+    starts = np.cumsum(lengths) - lengths
+    blocks = []
+    for queries in _buckets(lengths):
+        m = queries.shape[0]
+        q_len = lengths[queries]
+        width = int(q_len.max())
+        total = int(q_len.sum())
+        offsets = np.cumsum(q_len) - q_len
+        rows = None  # every query: all rows, in order
+        if m != lengths.shape[0]:
+            rows = np.arange(total) + np.repeat(starts[queries] - offsets, q_len)
+        full = bool(np.all(q_len == width))
+        dest = None
+        if not full:
+            dest = np.arange(total) + np.repeat(np.arange(m) * width - offsets, q_len)
+        shape = (m, width)
+        blocks.append(
+            Block(
+                rows=queries,
+                y=_fill(y, rows, shape, dest, 0.0),
+                s=_fill(s, rows, shape, dest, -np.inf),
+                n_items=None if full else q_len,
+                judged=None
+                if judged is None
+                else _fill(judged, rows, shape, dest, False, bool),
+                tiebreak=None
+                if tiebreak is None
+                else _fill(tiebreak, rows, shape, dest, 0, tiebreak.dtype),
+                unassessed=None
+                if unassessed is None
+                else _fill(unassessed, rows, shape, dest, False, bool),
+            )
+        )
+    return blocks
+
+
+def not_retrieved(block: Block) -> Block:
+    """``block`` with the items scored ``<= 0`` not retrieved.
+
+    Such an item keeps its place in the list (below every positively scored
+    item, so that no other item moves, and the list keeps its length), but is
+    never a hit: its relevance is 0 in the ranking and it counts as unjudged
+    (bpref skips it). The query's relevant items (R) and the ideal DCG still
+    count it: the relevance of every item moves to the pool (``pool_y``),
+    unless the block has one already or gives R itself (``n_relevant``).
+    This is torchmetrics' rule (from version 1.8) for precision, recall,
+    MAP and MRR.
+    """
+    hidden = block.s <= 0
+    if block.n_items is not None:  # padding is neither retrieved nor judged
+        hidden &= np.arange(block.y.shape[1])[None, :] < block.n_items[:, None]
+    if not hidden.any():
+        return block
+    out = Block(**{f.name: getattr(block, f.name) for f in fields(Block)})
+    if block.pool_y is None and block.n_relevant is None:
+        if block.judged is not None:  # pragma: no cover - judged input has a pool
+            raise ValueError("a block with unjudged items needs a pool")
+        out.pool_y = block.y
+        out.pool_n = block.n_items
+        if out.pool_n is None:
+            out.pool_n = np.full(block.y.shape[0], block.y.shape[1], dtype=np.intp)
+    out.y = np.where(hidden, 0.0, block.y)
+    out.judged = ~hidden if block.judged is None else block.judged & ~hidden
+    return out
+
+
+def slices(blocks, size=None):
+    """Each block cut into row slices of about ``size`` values (views).
+
+    ``size`` defaults to :data:`SLICE_VALUES`.
+    """
+    size = SLICE_VALUES if size is None else size
+    for block in blocks:
+        m, width = block.y.shape
+        step = max(1, size // max(width, 1))
+        if m <= step:
+            yield _float_relevance(block)
+            continue
+        for lo in range(0, m, step):
+            part = slice(lo, min(lo + step, m))
+            yield _float_relevance(
+                Block(
+                    **{
+                        f.name: None
+                        if getattr(block, f.name) is None
+                        else getattr(block, f.name)[part]
+                        for f in fields(Block)
+                    }
+                )
+            )
+
+
+def _float_relevance(block: Block) -> Block:
+    """``block`` with float64 relevance (a compact layout's bytes, see
+    :func:`grouped_layout`, converted)."""
+    if block.y.dtype == np.float64:
+        return block
+    out = Block(**{f.name: getattr(block, f.name) for f in fields(Block)})
+    out.y = block.y.astype(np.float64)
+    return out

@@ -1,0 +1,400 @@
+"""The engine's orders: each row of a block by descending score, under a tie rule.
+
+:func:`rank` sorts one block by score and returns a
+:class:`~skrank._engine.ranking.Ranking`. Under ``ties="average"`` any order
+of tied items will do; the deterministic rules order them by input order
+(``"first"``; ``"sklearn"``: reversed), by relevance (``"optimistic"``,
+``"pessimistic"``) or by a secondary key (``"trec_eval"``). A cutoff ``k``
+well inside the rows lists only the items that can reach the top ``k``.
+
+The top ``k`` of each row (:func:`top_order`) and whole rows sorted as
+integer keys (:func:`descending_rows`) run in the compiled kernels of
+:mod:`skrank._engine._ordering`; rows too long for the keys, the rows the
+keys cannot order and the other tie rules are ordered by numpy's sorts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _ordering
+from .layout import Block
+from .ranking import Ranking
+
+
+def finite_scores(s: np.ndarray) -> np.ndarray:
+    """``s`` with the same order, ties and signs, every score finite.
+
+    Blocks pad their rows with ``-inf`` scores, so a real infinite score
+    (``1e400`` read as C's ``strtod`` reads it, or a score beyond the
+    float32 range) could tie with the padding. Scores holding an infinity
+    become their dense rank, shifted so that a score ``<= 0`` stays
+    ``<= 0`` (0 stays 0) and a positive one stays positive: every tie rule
+    and ``nonpositive`` see the same ranking. Finite scores are returned
+    as they are.
+    """
+    if np.isfinite(s).all():
+        return s
+    values, inverse = np.unique(s, return_inverse=True)
+    n_nonpositive = int(np.searchsorted(values, 0.0, side="right"))
+    out = inverse.reshape(-1).astype(np.float64)
+    out += 1 - n_nonpositive
+    return out
+
+
+def _take_rows(a, idx):
+    """``a[i, idx[i, j]]`` for every row ``i`` (a flat gather; fast)."""
+    m, n = a.shape
+    flat = np.ascontiguousarray(a).reshape(-1)
+    offsets = (np.arange(m, dtype=np.intp) * n)[:, None]
+    return np.take(flat, idx + offsets)
+
+
+def _stable_desc(keys):
+    """Stable row-wise descending order (ties keep input order)."""
+    return np.argsort(-keys, axis=1, kind="stable")
+
+
+def _order_by_key(s, ids, secondary, n_items):
+    """Row-wise order by descending score, ties by descending secondary key.
+
+    Only the items of tie groups are given to ``secondary(ids) -> keys``, so
+    that keys that are costly to compute (ranks of document ids) are computed
+    for few items.
+    """
+    m, w = s.shape
+    order = np.ascontiguousarray(np.argsort(s, axis=1)[:, ::-1])
+    if w < 2:
+        return order
+    ss = _take_rows(s, order)
+    eq = ss[:, 1:] == ss[:, :-1]
+    if n_items is not None:  # padding is not a tie of real items
+        eq &= np.arange(1, w)[None, :] < n_items[:, None]
+    if not eq.any():
+        return order
+    in_tie = np.zeros((m, w), dtype=bool)
+    in_tie[:, 1:] |= eq
+    in_tie[:, :-1] |= eq
+    begins = in_tie.copy()
+    begins[:, 1:] &= ~eq
+    flat = np.flatnonzero(in_tie)  # rank positions inside tie groups
+    group = np.cumsum(begins.reshape(-1)[flat]) - 1
+    flat_order = order.reshape(-1)
+    cells = flat_order[flat] + (flat // w) * w
+    keys = np.asarray(secondary(ids.reshape(-1)[cells]))
+    within = np.lexsort((-keys, group))  # by group, then key descending
+    flat_order[flat] = flat_order[flat][within]
+    return order
+
+
+def _order(s, y, ties, raw_score=None, tiebreak=None, secondary=None, n_items=None):
+    """Row-wise order of positions by descending score under a tie rule."""
+    if ties == "average":
+        # tied items are exchangeable: any order among them will do
+        return np.argsort(-s, axis=1)
+    if ties == "first":
+        return _stable_desc(s)
+    if ties in ("optimistic", "pessimistic"):
+        by_rel = np.argsort(-y if ties == "optimistic" else y, axis=1, kind="stable")
+        return _take_rows(by_rel, _stable_desc(_take_rows(s, by_rel)))
+    if ties == "trec_eval":
+        return _order_by_key(s, tiebreak, secondary, n_items)
+    if ties == "sklearn":
+        if raw_score is not None:
+            return np.argsort(raw_score, axis=1)[:, ::-1]
+        return np.argsort(s, axis=1, kind="stable")[:, ::-1]
+    raise ValueError(f"unknown tie rule {ties!r}")  # pragma: no cover
+
+
+def _candidates(block: Block, k: int):
+    """The items that can reach the top k: the k best and their tie group.
+
+    Returns compact ``(m, W)`` matrices of scores, relevance, judged flags,
+    secondary keys and unassessed flags (padded with ``-inf``, 0, False, 0
+    and False; the last three None when the block has none), keeping each
+    row's input order, so that only ``W`` columns (about ``k`` plus a tie
+    group) need sorting.
+    """
+    s = np.ascontiguousarray(block.s)
+    y = np.ascontiguousarray(block.y)
+    m, L = s.shape
+    kth = np.partition(s, L - k, axis=1)[:, L - k]
+    src = np.flatnonzero(s >= kth[:, None])
+    # candidates of each row: src is sorted, so rows are runs of it
+    starts = np.searchsorted(src, np.arange(0, m * L + 1, L, dtype=np.intp))
+    width = int(np.diff(starts).max())
+    row = src // L
+    dest = np.arange(src.shape[0], dtype=np.intp)  # rank among all candidates
+    dest -= starts[row]  # rank within the row
+    dest += row * width
+    cs = np.full((m, width), -np.inf)
+    cy = np.zeros((m, width))
+    cs.reshape(-1)[dest] = np.take(s.reshape(-1), src)
+    cy.reshape(-1)[dest] = np.take(y.reshape(-1), src)
+    cj = ct = cu = None
+    if block.judged is not None:
+        cj = np.zeros((m, width), dtype=bool)
+        cj.reshape(-1)[dest] = np.take(block.judged.reshape(-1), src)
+    if block.tiebreak is not None:
+        ct = np.zeros((m, width), dtype=block.tiebreak.dtype)
+        ct.reshape(-1)[dest] = np.take(block.tiebreak.reshape(-1), src)
+    if block.unassessed is not None:
+        cu = np.zeros((m, width), dtype=bool)
+        cu.reshape(-1)[dest] = np.take(block.unassessed.reshape(-1), src)
+    return cs, cy, cj, ct, cu
+
+
+# The tie rules the top-k kernel (top_order) serves, and what it orders tied
+# items by besides their input order: relevance, larger or smaller first
+# (see _order).
+_TOP_ORDER_RELEVANCE = {
+    "average": None,
+    "first": None,
+    "optimistic": "larger",
+    "pessimistic": "smaller",
+}
+
+# The tie rules whose whole rows the kernels sort (descending_rows), and how
+# tied items are ordered there (None: any order); the rows the kernels' keys
+# cannot order are ordered by _order.
+_KEY_ORDERS = {"average": None, "first": "first", "sklearn": "last"}
+
+# Below this fraction of the row length, a cutoff selects candidates first.
+_CANDIDATE_FRACTION = 0.25
+
+
+def rank(
+    block: Block, ties: str = "average", k: int | None = None, secondary=None
+) -> Ranking:
+    """Sort one block by descending score.
+
+    Parameters
+    ----------
+    block : Block
+    ties : {"average", "optimistic", "pessimistic", "first", "sklearn", \
+"trec_eval"}
+        How tied scores are ordered. ``"average"`` keeps tie groups, whose
+        members are exchangeable; the other rules order within a group and
+        make every position a group of its own. ``"sklearn"`` reproduces
+        scikit-learn's ``ignore_ties=True`` order: ``argsort`` of the scores,
+        reversed. ``"trec_eval"`` orders the items of a tie group by
+        ``secondary``, descending.
+    k : int or None
+        The largest cutoff any metric will read. Positions past the tie group
+        that holds rank ``k`` are not materialised.
+    secondary : callable or None
+        For ``ties="trec_eval"``: maps the ids (``block.tiebreak``) of tied
+        items to integer keys; a larger key comes first.
+    """
+    s, y, judged, tiebreak = block.s, block.y, block.judged, block.tiebreak
+    unassessed = block.unassessed
+    m, L = y.shape
+    if k is not None and k < L and ties != "sklearn" and k <= _CANDIDATE_FRACTION * L:
+        if ties in _TOP_ORDER_RELEVANCE:
+            ranked = top_order(
+                s,
+                y,
+                block.n_items,
+                k,
+                _TOP_ORDER_RELEVANCE[ties],
+                whole_group=ties == "average",
+            )
+            return _ranking_at(block, ranked, ties)
+        s, y, judged, tiebreak, unassessed = _candidates(block, k)
+        L = s.shape[1]
+        n_items = None  # candidates are padded with -inf, never tied to items
+    else:
+        n_items = block.n_items
+        keyed = ties in _KEY_ORDERS and not (
+            ties == "sklearn" and block.raw_score is not None
+        )
+        if keyed and (k is None or k >= L or ties != "average"):
+            # whole rows sorted by the kernels, relevance and scores gathered
+            # with them (the positions only to read judged and unassessed
+            # flags); a deterministic rule's rows cut at k afterwards
+            ranked = descending_rows(
+                s,
+                y,
+                lambda rows: _order(rows, None, ties),
+                positions=block.judged is not None or block.unassessed is not None,
+                ties=_KEY_ORDERS[ties],
+            )
+            if k is not None and k < L and ties != "average":
+                ranked = tuple(None if a is None else a[:, :k] for a in ranked)
+            return _ranking_at(block, ranked, ties)
+    order = _order(s, y, ties, block.raw_score, tiebreak, secondary, n_items)
+    if k is None or k >= L:
+        width = L
+    elif ties == "average":
+        # keep the whole tie group that holds rank k
+        kth = _take_rows(s, order[:, k - 1 : k])
+        width = int((s >= kth).sum(axis=1).max())
+    else:
+        width = k
+    # flat positions of the ranked items, computed once for every field
+    if width == L and order.flags.c_contiguous and order.dtype == np.intp:
+        idx = order  # a fresh array of the sort, changed in place below
+    else:
+        idx = np.array(order[:, :width], dtype=np.intp, order="C")
+    del order
+    idx += np.arange(0, m * L, L, dtype=np.intp)[:, None]
+
+    def ranked(a):
+        return None if a is None else np.take(np.ascontiguousarray(a).reshape(-1), idx)
+
+    return Ranking(
+        block=block,
+        y=ranked(y),
+        judged=ranked(judged),
+        width=width,
+        s_sorted=ranked(s) if ties == "average" else None,
+        unassessed=ranked(unassessed),
+    )
+
+
+def _ranking_at(block: Block, ranked, ties) -> Ranking:
+    """The :class:`Ranking` of a block from :func:`top_order` or
+    :func:`descending_rows`: the flat positions of its
+    ranked items (``-1``: no item; such positions are padding: relevance 0,
+    score ``-inf``, neither judged nor unassessed, as in :func:`_candidates`;
+    None when the block has neither judged nor unassessed flags to read)
+    and their relevance and scores."""
+    idx, y_sorted, s_sorted = ranked
+    where = []  # (positions to read, padding mask), found once when needed
+
+    def take(a, pad):
+        if a is None:
+            return None
+        if not where:
+            fill = idx < 0
+            where.extend((np.where(fill, 0, idx), fill))
+        at, fill = where
+        out = np.take(np.ascontiguousarray(a).reshape(-1), at)
+        out[fill] = pad
+        return out
+
+    return Ranking(
+        block=block,
+        y=y_sorted,
+        judged=take(block.judged, False),
+        width=y_sorted.shape[1],
+        s_sorted=s_sorted if ties == "average" else None,
+        unassessed=take(block.unassessed, False),
+    )
+
+
+# --------------------------------------------------------------------------
+# The kernels of the orders
+# --------------------------------------------------------------------------
+
+_MODES = {None: 0, "larger": 1, "smaller": 2}
+
+
+def top_order(s, y, n_items, k: int, relevance_first=None, whole_group=False):
+    """The first ``k`` ranks of each row.
+
+    ``s`` and ``y`` are ``(m, L)`` scores and relevance (read as float64),
+    ``n_items`` the number of real items of each row (None: all ``L``).
+    Returns ``(pos, y_sorted, s_sorted)``, ``(m, W)`` matrices in rank
+    order (descending score; items of equal score in input order, or by
+    relevance first when ``relevance_first`` is ``"larger"`` or
+    ``"smaller"``) holding the first ``k`` ranks of each row and, with
+    ``whole_group``, the whole tie group at rank ``k``: the items' flat
+    positions ``row * L + column``, their relevance and their scores;
+    shorter rows end in -1, 0 and ``-inf``.
+    """
+    mode = _MODES[relevance_first]
+    s = np.ascontiguousarray(s, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if n_items is not None:
+        n_items = np.ascontiguousarray(n_items, dtype=np.int64)
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"top_order: k must be an int >= 1; got {k}")
+    pos, ys, ss = _ordering.top_order(
+        s, y, n_items, min(k, s.shape[1] + 1), mode, bool(whole_group)
+    )
+    return pos.astype(np.intp, copy=False), ys, ss
+
+
+# Rows of at most 2**_KEY_BITS items are sorted as integer keys (see
+# descending_rows); longer ones through numpy's argsort.
+_KEY_BITS = 12
+
+
+def descending_rows(s, y, exact_order, positions=True, ties=None):
+    """Each row of the ``(m, L)`` scores ``s`` (read as float64) in
+    descending order.
+
+    Returns ``(pos, y_sorted, s_sorted)``: the flat positions (``row * L +
+    column``) of the items in rank order (None without ``positions``) and
+    their relevance and scores. Tied items come in any order (``ties``
+    None), in input order (``"first"``) or in reverse input order
+    (``"last"``); ``exact_order(s_rows)`` gives the columns of rows in rank
+    order under that rule, for the rows the keys below cannot order.
+
+    Rows of at most 4096 items are sorted as integer keys, each the score's
+    bits in the order of the scores with its lowest bits (as many as a
+    column number needs) replaced by the column: numpy sorts integers much
+    faster than it finds the order of floats. Two different scores that
+    agree but for those bits (a relative difference below about 1e-12) are
+    then ordered by column; the rows where that happens are found and
+    ordered again by ``exact_order``. Longer rows are ordered by numpy's
+    argsort (stable under a tie rule).
+    """
+    s = np.ascontiguousarray(s, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    m, L = s.shape
+    if m == 0 or L == 0:
+        pos = np.empty((m, L), dtype=np.intp) if positions else None
+        return pos, np.empty((m, L)), np.empty((m, L))
+    bits = max(1, (L - 1).bit_length())
+    if bits > _KEY_BITS:
+        return _descending_argsort(s, y, positions, ties)
+    # read backwards, ascending keys give equal scores by descending column
+    # ("last"), or by ascending column with the columns numbered backwards
+    backwards = ties == "first"
+    keys = np.empty((m, L), dtype=np.uint64)
+    _ordering.score_keys(s, bits, backwards, keys)
+    keys.sort(axis=1)
+    y_sorted = np.empty((m, L))
+    s_sorted = np.empty((m, L))
+    pos = np.empty((m, L), dtype=np.int64) if positions else None
+    exact = np.empty(m, dtype=np.uint8)
+    inexact = _ordering.descending_keys(
+        keys, bits, backwards, y, s, y_sorted, s_sorted, pos, exact
+    )
+    del keys
+    if inexact:
+        rows = np.flatnonzero(exact == 0)
+        columns = exact_order(s[rows])
+        y_sorted[rows] = np.take_along_axis(y[rows], columns, axis=1)
+        s_sorted[rows] = np.take_along_axis(s[rows], columns, axis=1)
+        if positions:
+            pos[rows] = columns + rows[:, None] * L
+    return (
+        (None if pos is None else pos.astype(np.intp, copy=False)),
+        y_sorted,
+        s_sorted,
+    )
+
+
+def _descending_argsort(s, y, positions, ties):
+    """:func:`descending_rows` through numpy's argsort of the rows: tied
+    items in any order (``ties`` None), in input order (``"first"``: a
+    stable sort of the negated scores) or in reverse (``"last"``: a stable
+    ascending sort read backwards)."""
+    m, L = s.shape
+    if ties == "first":
+        order = np.argsort(-s, axis=1, kind="stable")
+    else:
+        order = np.argsort(s, axis=1, kind=None if ties is None else "stable")
+    order = np.ascontiguousarray(order, dtype=np.int64)
+    y_sorted = np.empty((m, L))
+    s_sorted = np.empty((m, L))
+    _ordering.gather_rows(
+        order, y, s, y_sorted, s_sorted, ties != "first", bool(positions)
+    )
+    if not positions:
+        return None, y_sorted, s_sorted
+    return order.astype(np.intp, copy=False), y_sorted, s_sorted
