@@ -28,6 +28,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._options import GAINS, NONPOSITIVE, TIES
+from .grouping import (
+    exact_order_keys,
+    factorize,
+    grouped_layout,
+    stable_group_order,
+)
 from .layout import (
     SLICE_VALUES,
     Block,
@@ -39,12 +45,6 @@ from .layout import (
 )
 from .order import finite_scores, rank
 from .ranking import Ranking, discount, gain_values
-from .grouping import (
-    exact_order_keys,
-    factorize,
-    grouped_layout,
-    stable_group_order,
-)
 
 __all__ = [
     "GAINS",
