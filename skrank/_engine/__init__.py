@@ -25,8 +25,6 @@ implementation each: grouping shuffled rows
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._options import GAINS, NONPOSITIVE, TIES
 from .grouping import (
     exact_order_keys,
@@ -38,7 +36,6 @@ from .layout import (
     SLICE_VALUES,
     Block,
     Layout,
-    _pack,
     dense_layout,
     not_retrieved,
     slices,
