@@ -6,7 +6,7 @@ stable counting sort by query code, in the compiled kernels of
 else by the high digit of their code first, then within each high digit by
 the rest (:func:`stage_by_code`, :class:`Staged`). Rows whose queries are
 contiguous need no sort. :func:`grouped_layout` lays the grouped rows out
-as blocks (:func:`skrank._engine._pack`), at once or, with ``lazy``, a
+as blocks (:func:`skrank._engine.layout._pack`), at once or, with ``lazy``, a
 group of high digits at a time as the blocks are read
 (:class:`_StagedBlocks`).
 """
@@ -637,7 +637,7 @@ class _StagedBlocks:
     scores), built a few high digits at a time (about ``size`` rows,
     default :data:`~skrank._engine.SLICE_VALUES`) each time they are
     iterated: their rows moved to their queries' places, then laid out as
-    :func:`~skrank._engine._pack` does, with the queries' numbers in the
+    :func:`~skrank._engine.layout._pack` does, with the queries' numbers in the
     whole layout."""
 
     def __init__(self, staged, size=None):
