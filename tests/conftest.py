@@ -82,9 +82,8 @@ def pytest_report_header(config):
 
     where = Path(skrank.__file__).resolve().parent
     checkout = Path(__file__).resolve().parents[1]
-    if os.environ.get("SKRANK_EXPECT_INSTALLED", "") not in ("", "0") and (
-        where.is_relative_to(checkout)
-    ):
+    expect_installed = os.environ.get("SKRANK_EXPECT_INSTALLED", "") not in ("", "0")
+    if expect_installed and where == checkout / "skrank":
         raise pytest.UsageError(
             f"skrank was imported from the checkout ({where}), not from the "
             "installed wheel: run pytest from tests/ without PYTHONPATH"
