@@ -73,19 +73,29 @@ def _one_blas_thread():
         yield
 
 
-def pytest_report_header(config):
-    """Say which skrank is tested and from where. With
-    ``SKRANK_EXPECT_INSTALLED=1`` (the README's test command), a skrank
-    imported from this checkout rather than from the installed
-    wheel stops the run."""
+def _tested_skrank():
+    """The directory of the skrank under test."""
     import skrank
 
-    where = Path(skrank.__file__).resolve().parent
-    checkout = Path(__file__).resolve().parents[1]
-    expect_installed = os.environ.get("SKRANK_EXPECT_INSTALLED", "") not in ("", "0")
-    if expect_installed and where == checkout / "skrank":
+    return Path(skrank.__file__).resolve().parent
+
+
+def pytest_configure(config):
+    """With ``SKRANK_EXPECT_INSTALLED=1`` (the README's test command), a
+    skrank imported from this checkout's own package directory rather than
+    from the installed wheel stops the run."""
+    if os.environ.get("SKRANK_EXPECT_INSTALLED", "") in ("", "0"):
+        return
+    where = _tested_skrank()
+    if where == Path(__file__).resolve().parents[1] / "skrank":
         raise pytest.UsageError(
             f"skrank was imported from the checkout ({where}), not from the "
             "installed wheel: run pytest from tests/ without PYTHONPATH"
         )
-    return f"skrank {skrank.__version__} from {where}"
+
+
+def pytest_report_header(config):
+    """Say which skrank is tested and from where."""
+    import skrank
+
+    return f"skrank {skrank.__version__} from {_tested_skrank()}"
