@@ -25,6 +25,7 @@ from ._engine import (
     slices,
 )
 from ._threads import map_in_order
+from ._trec_gains import trec_nan
 from ._validation import (
     InvalidParameterError,
     as_numeric_array,
@@ -284,7 +285,7 @@ def compute(
             if u is not None:
                 undefined[i][rows] = u
     for spec, v, u in zip(specs, values, undefined, strict=True):
-        bad = ~np.isfinite(v) & ~u
+        bad = ~np.isfinite(v) & ~u & ~trec_nan(spec.params, v)
         if bad.any():
             raise InvalidParameterError(
                 f"{spec.name} of {caller} is not a finite number for "

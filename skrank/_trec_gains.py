@@ -34,7 +34,20 @@ import numpy as np
 from ._engine import Ranking, discount
 from ._validation import MAX_GAIN_GRADE, InvalidParameterError
 
-__all__ = ["TrecGainTable", "ideal_gains", "position_gains", "dcg", "ndcg", "r_ndcg"]
+__all__ = [
+    "TREC_NAN",
+    "TrecGainTable",
+    "ideal_gains",
+    "position_gains",
+    "dcg",
+    "ndcg",
+    "r_ndcg",
+    "trec_nan",
+]
+
+#: trec_eval's ``0.0 / 0.0`` on x86-64: the default NaN of SSE division,
+#: whose sign bit is set (glibc's ``printf`` prints it ``-nan``).
+TREC_NAN = float(np.copysign(np.nan, -1.0))
 
 
 class TrecGainTable(str):
@@ -287,7 +300,9 @@ def r_ndcg(r: Ranking, relevance_level, table: TrecGainTable):
     (m_Rndcg.c, ``te_calc_Rndcg``): the mean of DCG@c / IDCG@c over the
     ranks c >= 1 of the ideal list where its gain changes (the last at its
     end, P), in increasing c, plus the nDCG at the list's end n when
-    P <= n - 2; undefined without relevant items or points."""
+    P <= n - 2; undefined without relevant items. A query with relevant
+    items whose walk gives no ideal list (P = 0) has no point: trec_eval
+    divides 0 by 0, and its value is :data:`TREC_NAN`."""
     n_rel = r.n_relevant(relevance_level)
     idcg_at = _ideal_dcg_at(r, table)
     ideal = ideal_gains(r, table)
@@ -312,8 +327,24 @@ def r_ndcg(r: Ranking, relevance_level, table: TrecGainTable):
     best = idcg_at[:, -1]
     total += np.where(end, dcg(r, None, table) / np.where(end, best, 1.0), 0.0)
     points += end
-    undefined = (n_rel == 0) | (points == 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(
-            undefined, 0.0, total / np.where(undefined, 1, points)
-        ), undefined
+    undefined = n_rel == 0
+    # relevant items but no point: trec_eval divides 0 by 0 (m_Rndcg.c,
+    # ``sum / num_changed_ideal_gain``), which happens when the walk gives no
+    # ideal list (P = 0)
+    no_points = ~undefined & (points == 0)
+    value = total / np.where(undefined | no_points, 1, points)
+    value[undefined] = 0.0
+    value[no_points] = TREC_NAN
+    return value, undefined
+
+
+def trec_nan(params, values) -> np.ndarray:
+    """Where ``values`` (a metric's per-query values, computed with
+    ``params``) hold trec_eval's own ``0.0 / 0.0``: a metric read with
+    trec_eval's gain table divides as trec_eval does (see :func:`r_ndcg`),
+    its NaN (:data:`TREC_NAN`, sign bit set) is the value trec_eval prints,
+    neither an overflow to report nor an undefined query (whose NaN, where
+    one stands for it, is ``np.nan``, sign bit clear)."""
+    if not isinstance(params.get("gain"), TrecGainTable):
+        return np.zeros(np.shape(values), dtype=bool)
+    return np.isnan(values) & np.signbit(values)

@@ -352,6 +352,119 @@ def test_gain_table_errors_under_the_convention(tmp_path, written, qrels, messag
         evaluate_run(qrels, run, written, convention="trec_eval")
 
 
+# -- a gain table without an ideal list: trec_eval's 0 / 0 -------------------
+
+# Query 2 is judged 0 and 1 only: Rndcg.3=2.5,1=0.3 sorts its table to
+# 1=0.3, 0=0, 3=2.5 (0.3 and 0 less than 1 apart keep their order), and the
+# walk from the end skips 3 (no documents) and stops at 0: no ideal list.
+# Query 1 (grades 2, 1, 0) has the ideal list 2 (its table sorts to 1=0.3,
+# 0=0, 3=2.5, 2=2): one point, DCG@1 / IDCG@1 = 0.3 / 2 = 0.15. Query 3 has
+# no relevant document: 0. Query 4, judged 0 and 1, is not in the run.
+NAN_QRELS = "1 0 a 2\n1 0 d 1\n1 0 e 0\n2 0 a 1\n2 0 b 0\n2 0 c 1\n3 0 x 0\n"
+NAN_RUN = (
+    "1 Q0 d 1 3 r\n1 Q0 a 2 2 r\n"
+    "2 Q0 a 1 3 r\n2 Q0 b 2 2 r\n2 Q0 z 3 1 r\n3 Q0 x 1 1 r\n"
+)
+NAN_NAME = "Rndcg_3=2.5,1=0.3     "
+
+
+def _nan_files(tmp_path, only=None, missed=False):
+    qrels = [line for line in NAN_QRELS.splitlines(True) if only in (None, line[0])]
+    run = [line for line in NAN_RUN.splitlines(True) if only in (None, line[0])]
+    if missed:
+        qrels.append("4 0 a 1\n4 0 b 0\n")
+    return _write(tmp_path, "".join(qrels), "".join(run))
+
+
+@pytest.mark.parametrize(
+    "only, missed, args, expected",
+    [
+        # trec_eval -q -c -m Rndcg.3=2.5,1=0.3 qrels run (query 2 alone)
+        ("2", False, ["-q", "--queries", "qrels"], "2\t  -nan\nall\t  -nan\n"),
+        # trec_eval -m Rndcg.3=2.5,1=0.3 qrels run (query 2 alone)
+        ("2", False, [], "all\t  -nan\n"),
+        # trec_eval -q -m Rndcg.3=2.5,1=0.3 qrels run
+        (None, False, ["-q"], "1\t0.1500\n2\t  -nan\n3\t0.0000\nall\t  -nan\n"),
+        # trec_eval -m Rndcg.3=2.5,1=0.3 qrels run
+        (None, False, [], "all\t  -nan\n"),
+        # trec_eval -q -c -m Rndcg.3=2.5,1=0.3 qrels run (with query 4)
+        (
+            None,
+            True,
+            ["-q", "--queries", "qrels"],
+            "1\t0.1500\n2\t  -nan\n3\t0.0000\n4\t  -nan\nall\t  -nan\n",
+        ),
+        # trec_eval -c -m Rndcg.3=2.5,1=0.3 qrels run (with query 4)
+        (None, True, ["--queries", "qrels"], "all\t  -nan\n"),
+    ],
+)
+def test_rndcg_without_ideal_list_is_nan(
+    tmp_path, capsys, only, missed, args, expected
+):
+    """m_Rndcg.c, te_calc_Rndcg: a query with relevant documents
+    (res_rels.num_rel > 0) whose walk of the table stops before any positive
+    gain adds no point (``if (ideal_dcg > 0.0)``), and ``sum /
+    num_changed_ideal_gain`` is 0.0 / 0.0: the default NaN of x86-64, sign
+    bit set, which glibc's printf("%6.4f") writes ``  -nan``. trec_eval.c,
+    main, adds it to the running sum (te_acc_meas_s), so the summary is
+    ``-nan`` too; trec_eval's placeholder ranking of a missed query (-c)
+    gives the same 0 / 0."""
+    qrels, run = _nan_files(tmp_path, only, missed)
+    out, err = _skrank(capsys, qrels, run, "-m", "Rndcg.3=2.5,1=0.3", *args)
+    assert out == "".join(f"{NAN_NAME}\t{line}\n" for line in expected.splitlines())
+    assert err == ""
+
+
+@pytest.mark.parametrize("convention", ["trec_eval", "trec_eval9"])
+def test_rndcg_without_ideal_list_is_nan_in_evaluate_run(tmp_path, convention):
+    """evaluate_run gives trec_eval's NaN (sign bit set, as trec_eval's 0.0 /
+    0.0) for the query and the mean; trec_eval 9.0.7 prints the same
+    (trec_eval_9 -q -m Rndcg.3=2.5,1=0.3 qrels run)."""
+    qrels, run = _nan_files(tmp_path)
+    key = "Rndcg_3=2.5,1=0.3"
+    means, per_query = evaluate_run(
+        qrels, run, "Rndcg.3=2.5,1=0.3", convention=convention, return_per_query=True
+    )
+    values = np.asarray(per_query[key])
+    assert values[0] == pytest.approx(0.3 / 2)
+    assert math.isnan(values[1]) and np.signbit(values[1])
+    assert values[2] == 0.0
+    assert math.isnan(means[key]) and math.copysign(1.0, means[key]) < 0
+
+
+def test_nan_is_only_rndcg_s(tmp_path, capsys):
+    """m_ndcg.c (``if (ideal_dcg > 0.0)``), m_G.c (``if (sum_ideal > 0.0)``)
+    and m_ndcg_rel.c (``if (sum > 0.0)``, false for a NaN sum) keep 0 for
+    the same query: trec_eval -q -c -m ndcg.3=2.5,1=0.3 -m
+    ndcg_rel.3=2.5,1=0.3 -m G.3=2.5,1=0.3 qrels run (query 2 alone)."""
+    qrels, run = _nan_files(tmp_path, "2")
+    names = ["ndcg.3=2.5,1=0.3", "ndcg_rel.3=2.5,1=0.3", "G.3=2.5,1=0.3"]
+    args = [a for name in names for a in ("-m", name)]
+    out, _ = _skrank(capsys, qrels, run, "-q", "--queries", "qrels", *args)
+    assert out == (
+        "G_3=2.5,1=0.3         \t2\t0.0000\n"
+        "ndcg_3=2.5,1=0.3      \t2\t0.0000\n"
+        "ndcg_rel_3=2.5,1=0.3  \t2\t0.0000\n"
+        "G_3=2.5,1=0.3         \tall\t0.0000\n"
+        "ndcg_3=2.5,1=0.3      \tall\t0.0000\n"
+        "ndcg_rel_3=2.5,1=0.3  \tall\t0.0000\n"
+    )
+
+
+def test_rndcg_without_ideal_list_default_is_unchanged(tmp_path):
+    """Without a convention the table 3=2.5,1=0.3 gives the grades 0 .. 3
+    the gains 0, 0.3, 2, 2.5 and the ideal list of query 2 is 0.3, 0.3:
+    Rndcg is nDCG@2 = 0.3 / (0.3 + 0.3 / log2(3)) (hand computation), and
+    query 3, without relevant documents, is 0."""
+    qrels, run = _nan_files(tmp_path)
+    key = "Rndcg_3=2.5,1=0.3"
+    _, per_query = evaluate_run(qrels, run, "Rndcg.3=2.5,1=0.3", return_per_query=True)
+    values = np.asarray(per_query[key])
+    assert values[1] == pytest.approx(1 / (1 + 1 / math.log2(3)))
+    assert values[2] == 0.0
+    assert np.isfinite(values).all()
+
+
 # -- the run id ----------------------------------------------------------------
 
 

@@ -45,9 +45,13 @@ def _trec_eval_lines(names, convention):
 
 def _trec_eval_value(spec, value) -> str:
     """A value as trec_eval prints it: its counts as integers (``%ld`` of
-    ``te_print_single_meas_s_long``), the rest ``%6.4f``."""
+    ``te_print_single_meas_s_long``), the rest ``%6.4f``, where glibc's
+    ``printf`` writes a NaN ``nan``, or ``-nan`` when its sign bit is set
+    (trec_eval's ``0.0 / 0.0``)."""
     if getattr(spec.measure, "aggregation", "mean") == "sum":
         return "nan" if math.isnan(value) else str(int(value))
+    if math.isnan(value):
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
     return f"{value:6.4f}"
 
 

@@ -28,7 +28,7 @@ from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
 from .._options import TIES
 from .._results import QueryResults
 from .._threads import threads
-from .._trec_gains import TrecGainTable
+from .._trec_gains import TrecGainTable, trec_nan
 from .._validation import (
     COMMON_CONSTRAINTS,
     InvalidParameterError,
@@ -565,7 +565,7 @@ def evaluate_run_columns(
         return 0.0 if spec.zero_undefined else replace_undefined_by
 
     def per_query_values(spec, v):
-        undefined = np.isnan(v)
+        undefined = np.isnan(v) & ~trec_nan(spec.params, v)
         return aggregate(
             caller, spec.name, v.copy(), undefined, None, None, replacement(spec)
         )
@@ -622,7 +622,7 @@ def evaluate_run_columns(
             caller,
             spec.name,
             v,
-            np.isnan(v),
+            np.isnan(v) & ~trec_nan(spec.params, v),
             None,
             summary,
             replacement(spec),
