@@ -205,7 +205,8 @@ class Measure:
     average_ties : bool
         Whether ``ties="average"`` (the exact expectation) is available;
         False: a metric whose expectation has no tractable form, which
-        raises on input with tied scores under ``ties="average"``.
+        raises on input with tied scores under ``ties="average"`` (see
+        :meth:`check_ties`).
     """
 
     name: str

@@ -226,7 +226,7 @@ def _yaap_compute(r, k, relevance_level):
 YAAP = Measure(
     "yaap",
     "yaap_score",
-    "Yet another average precision (log-odds of AP)",
+    "Yet another average precision: smoothed log-odds of AP",
     _yaap_compute,
     formula=(
         r"\log \frac{1 + S}{1 + R - S},\quad S = \sum_{j:\ \mathrm{rel}_j}"

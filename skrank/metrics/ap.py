@@ -480,9 +480,9 @@ def yaap_score(
     trec_eval's ``yaap`` computes it (``m_yaap.c``). It takes no cutoff and
     is defined on every query: a query without relevant items scores
     log 1 = 0. It increases with AP on a query, and its values lie in
-    (-log(1 + R), log(1 + R)]: a perfect ranking scores log(1 + R), not 1,
-    and a query whose relevant items are all missing from a ranked list
-    scores -log(1 + R).
+    [-log(1 + R), log(1 + R)]: a perfect ranking scores log(1 + R), not 1,
+    and a ranked list that retrieves none of the R relevant items (a TREC
+    run) scores -log(1 + R).
 
     The expectation of a logarithm over the orderings of tied items has no
     closed form, so ``ties="average"`` is refused on tied scores; since yaap
