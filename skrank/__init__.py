@@ -60,6 +60,7 @@ from .metrics import (
     unjudged_at_k_score,
     unjudged_rate_score,
     utility_score,
+    yaap_score,
 )
 from .names import MetricSpec, get_metric, get_metric_names
 from .retrieval import evaluate_retrieval
@@ -135,4 +136,5 @@ __all__ = [
     "unjudged_rate_score",
     "utility_score",
     "xgboost",
+    "yaap_score",
 ]

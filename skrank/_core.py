@@ -276,6 +276,7 @@ def compute(
                 if mode not in rankings:
                     seen = not_retrieved(block) if mode == "not_retrieved" else block
                     rankings[mode] = rank(seen, ties, depth, secondary)
+                spec.measure.check_ties(caller, spec.name, ties, rankings[mode].tied)
                 out.append(spec.measure.compute(rankings[mode], spec.k, **spec.params))
         return block.rows, out
 

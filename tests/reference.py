@@ -4,7 +4,7 @@ They follow the published definitions: DCG and nDCG (Jarvelin & Kekalainen,
 2002), average precision, R-precision, reciprocal rank and bpref as
 trec_eval computes them (Buckley & Voorhees, 2004, for bpref), and
 rank-biased precision (Moffat & Zobel, 2008), expected reciprocal rank
-(Chapelle et al., 2009). They are deliberately naive
+(Chapelle et al., 2009), yaap (Robertson, 2012). They are deliberately naive
 (loops, one query at a time) and share no code with skrank: they are the
 oracle of the brute-force tie tests, which average them over every ordering
 of tied items.
@@ -115,6 +115,13 @@ def value(
         if denominator == "min_r_k":
             return total / min(R, depth)
         return total / R
+    if name == "yaap":  # Robertson (2012), trec_eval's m_yaap.c
+        total, seen = 0.0, 0
+        for j, rel in enumerate(is_rel, start=1):
+            if rel:
+                seen += 1
+                total += seen / j
+        return math.log((1.0 + total) / (1.0 + R - total))
     if name == "bpref":
         if R == 0:
             return None

@@ -9,7 +9,7 @@ beside their formulas:
 * :mod:`~skrank.measures.cutoff`: hits, precision, recall, F1,
   R-precision, hit rate, reciprocal rank;
 * :mod:`~skrank.measures.ap`: average precision, bpref, MAP@R, inferred
-  AP, set MAP;
+  AP, set MAP, yaap;
 * :mod:`~skrank.measures.rbp`: rank-biased precision and its residual;
 * :mod:`~skrank.measures.dcg`: DCG, nDCG, binary nDCG, binG, G, ndcg_rel,
   Rndcg;
@@ -31,7 +31,17 @@ documentation tables and the common tests read them.
 from __future__ import annotations
 
 from ._base import ARITHMETICS, Measure, ParamSpec
-from .ap import AP_DENOMINATORS, BPREF, GM_BPREF, GM_MAP, INFAP, MAP, MAP_AT_R, SET_MAP
+from .ap import (
+    AP_DENOMINATORS,
+    BPREF,
+    GM_BPREF,
+    GM_MAP,
+    INFAP,
+    MAP,
+    MAP_AT_R,
+    SET_MAP,
+    YAAP,
+)
 from .counts import (
     NUM_Q,
     NUM_REL,
@@ -138,6 +148,7 @@ MEASURES: tuple[Measure, ...] = (
     NORMALIZED_GAIN,
     NDCG_REL,
     R_NDCG,
+    YAAP,
 )
 
 _BY_FUNCTION = {m.function: m for m in MEASURES}

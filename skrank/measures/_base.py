@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .._validation import COMMON_CONSTRAINTS, Options
+from .._validation import COMMON_CONSTRAINTS, InvalidParameterError, Options
 
 
 @dataclass(frozen=True)
@@ -205,7 +205,8 @@ class Measure:
     average_ties : bool
         Whether ``ties="average"`` (the exact expectation) is available;
         False: a metric whose expectation has no tractable form, which
-        raises on input with tied scores under ``ties="average"``.
+        raises on input with tied scores under ``ties="average"`` (see
+        :meth:`check_ties`).
     """
 
     name: str
@@ -251,6 +252,26 @@ class Measure:
         if not self.tie_bounds:
             return False
         return not any(params.get(key) == value for key, value in self.loose_bounds)
+
+    def check_ties(self, caller, name, ties, tied) -> None:
+        """Refuse ``ties="average"`` on tied scores (``tied``) where the
+        metric declares no tractable expectation (``average_ties=False``),
+        with an error naming the metric ``name`` of ``caller`` and the rules
+        to pass instead."""
+        if self.average_ties or ties != "average" or not tied:
+            return
+        bounds = (
+            " (the exact bounds of its values over the orderings of tied items)"
+            if self.tie_bounds
+            else ""
+        )
+        raise InvalidParameterError(
+            f"{name} of {caller} has no closed form of its expectation over "
+            "the orderings of tied items, which ties='average' computes, and "
+            "the input has tied scores. Pass ties='first', or 'optimistic' or "
+            f"'pessimistic'{bounds}, or a trec_eval convention "
+            "(convention='trec_eval', or ties='trec_eval' for TREC runs)."
+        )
 
     def param(self, keyword):
         """The :class:`ParamSpec` of the parameter ``keyword`` (KeyError

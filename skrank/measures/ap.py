@@ -1,5 +1,5 @@
 """Average precision and its relatives: AP (MAP), bpref, MAP@R, inferred
-AP, set MAP and their geometric means.
+AP, set MAP, yaap and the geometric means.
 
 Each needs the group structure: a group's start, size and counts, through
 the tie-aware terms of McSherry & Najork (2008), summed by the compiled
@@ -208,6 +208,37 @@ GM_MAP = Measure(
     params=(_REL,),
     undefined_without_relevant=True,
     aggregation="gmean",
+)
+
+
+def _yaap_compute(r, k, relevance_level):
+    """yaap (Robertson, 2012; trec_eval's ``m_yaap.c``): with S the sum of
+    hits@j / j over the relevant positions j (AP's numerator, from
+    :func:`_ap_sums`), log((1 + S) / (1 + R - S)); 0 without relevant
+    items. It increases with S, so the orderings with the relevant items
+    first / last in each tie group give its largest / smallest values; its
+    expectation over the orderings (that of a log) has no closed form."""
+    n_rel = r.n_relevant(relevance_level)
+    total = _ap_sums(r, r.relevant(relevance_level), None)
+    return np.log((1.0 + total) / (1.0 + n_rel - total)), None
+
+
+YAAP = Measure(
+    "yaap",
+    "yaap_score",
+    "Yet another average precision: smoothed log-odds of AP",
+    _yaap_compute,
+    formula=(
+        r"\log \frac{1 + S}{1 + R - S},\quad S = \sum_{j:\ \mathrm{rel}_j}"
+        r" \mathrm{hits@j} / j"
+    ),
+    params=(_REL,),
+    cutoff=False,
+    lower=None,
+    upper=None,
+    perfect_is_one=False,  # a perfect ranking scores log(1 + R)
+    full_list=_always_full,
+    average_ties=False,
 )
 
 

@@ -11,6 +11,7 @@ from .ap import (
     infap_score,
     map_at_r_score,
     mean_average_precision_score,
+    yaap_score,
 )
 from .counts import (
     num_queries_score,
@@ -110,4 +111,5 @@ __all__ = [
     "unjudged_at_k_score",
     "unjudged_rate_score",
     "utility_score",
+    "yaap_score",
 ]

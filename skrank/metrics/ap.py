@@ -1,4 +1,4 @@
-"""Average precision and its relatives: MAP, bpref, MAP@R, infAP and
+"""Average precision and its relatives: MAP, bpref, MAP@R, infAP, yaap and
 trec_eval's geometric means ``gm_map`` and ``gm_bpref``.
 
 Each ``*_score`` function is a signature and its documentation;
@@ -17,6 +17,7 @@ __all__ = [
     "infap_score",
     "map_at_r_score",
     "mean_average_precision_score",
+    "yaap_score",
 ]
 
 
@@ -423,4 +424,97 @@ def gm_bpref_score(
     0.0022
     >>> round(gm_bpref_score([[1, 0], [0, 1]], [[1, 1], [2, 1]], ties="optimistic"), 4)
     0.0032
+    """
+
+
+@metric_function
+def yaap_score(
+    y_true,
+    y_score,
+    *,
+    qid=None,
+    sample_weight=None,
+    ties="average",
+    nonpositive="ordinary",
+    average="mean",
+    relevance_level=None,
+):
+    """Yet another average precision (yaap) of Robertson: AP on a log-odds scale.
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_score)s
+    %(qid)s
+    %(sample_weight)s
+    ties : {"average", "optimistic", "pessimistic", "first"}, default="average"
+        How items with equal scores are ordered. ``"optimistic"`` /
+        ``"pessimistic"``: most / least relevant first within a tie group,
+        which give the largest / smallest value over the orderings of tied
+        items. ``"first"``: input order within a tie group (a stable sort).
+        ``"average"``, the expectation over the orderings, has no closed form
+        for yaap: it is refused (``ValueError``) on input with tied scores,
+        and on input without ties it is the one ordering's value.
+    %(nonpositive)s
+    %(average)s
+    %(relevance_level)s
+
+    Returns
+    -------
+    %(returns_score)s
+
+    Raises
+    ------
+    ValueError
+        With ``ties="average"`` on input with tied scores.
+
+    See Also
+    --------
+    mean_average_precision_score : Average precision, S / R.
+
+    Notes
+    -----
+    yaap = log((1 + S) / (1 + R - S)), the natural logarithm, where
+    S = sum over relevant items at rank j of hits@j / j is the numerator of
+    average precision (AP = S / R) and R the number of relevant items, as
+    trec_eval's ``yaap`` computes it (``m_yaap.c``). It takes no cutoff and
+    is defined on every query: a query without relevant items scores
+    log 1 = 0. It increases with AP on a query, and its values lie in
+    [-log(1 + R), log(1 + R)]: a perfect ranking scores log(1 + R), not 1,
+    and a ranked list that retrieves none of the R relevant items (a TREC
+    run) scores -log(1 + R).
+
+    The expectation of a logarithm over the orderings of tied items has no
+    closed form, so ``ties="average"`` is refused on tied scores; since yaap
+    increases with S, which is largest with the relevant items first in
+    each tie group, ``ties="optimistic"`` and ``"pessimistic"`` give the
+    exact maximum and minimum over those orderings.
+
+    %(layout_notes)s
+
+    References
+    ----------
+    .. [1] Robertson, S. (2012). On smoothing average precision. ECIR 2012,
+       LNCS 7224, 158-169.
+
+    Examples
+    --------
+    Relevant items at ranks 1 and 3 of 4: S = 1/1 + 2/3 = 5/3, R = 2 and
+    yaap = log((8/3) / (4/3)) = log 2; a perfect ranking gives log 3:
+
+    >>> from skrank import yaap_score
+    >>> yaap_score([[1, 0, 1, 0]], [[4, 3, 2, 1]])
+    0.6931471805599452
+    >>> yaap_score([[1, 0, 1, 0]], [[4, 2, 3, 1]])
+    1.0986122886681098
+
+    With tied scores (ranks 2 to 4 tied, R = 2), the bounds over the
+    orderings of tied items: relevant items at ranks 3 and 4, S = 1/3 + 2/4,
+    yaap = log(11/13); at ranks 2 and 3, S = 1/2 + 2/3, yaap = log(13/11):
+
+    >>> y, s = [[0, 1, 0, 1, 0]], [[3, 2, 2, 2, 1]]
+    >>> yaap_score(y, s, ties="pessimistic")
+    -0.16705408466316635
+    >>> yaap_score(y, s, ties="optimistic")
+    0.16705408466316607
     """
