@@ -58,8 +58,8 @@ def _refuses_large_tie_groups(name, ties):
 @functools.lru_cache
 def _accepted(ties):
     """Every registry metric that evaluate computes under ``ties`` on tied
-    scores (two refuse ties="average": their expectation has no tractable
-    form)."""
+    scores (a metric whose expectation has no tractable form, yaap, refuses
+    ties="average")."""
     out = []
     for name in skrank.get_metric_names():
         try:
