@@ -41,6 +41,7 @@ __all__ = [
     "position_gains",
     "dcg",
     "ndcg",
+    "ndcg_rel_inf",
     "r_ndcg",
     "trec_nan",
 ]
@@ -338,13 +339,49 @@ def r_ndcg(r: Ranking, relevance_level, table: TrecGainTable):
     return value, undefined
 
 
+def ndcg_rel_inf(r: Ranking, table: TrecGainTable) -> np.ndarray:
+    """Where ``ndcg_rel`` with trec_eval's table is ``inf``, shape (m,).
+
+    m_ndcg_rel.c, ``te_calc_ndcg_rel``: a query whose walk gives no ideal
+    list (P = 0) keeps an ideal DCG of 0, and each retrieved document of
+    positive gain adds ``results_dcg / ideal_dcg`` (the DCG down to it over
+    0: ``inf`` when positive, ``-inf`` when negative, NaN when 0), then the
+    end adds ``(num_rel - num_rel_ret) * results_dcg / ideal_dcg``, ``-R``
+    times the DCG of the whole list over 0 (R >= 1 documents of positive
+    gain retrieved; NaN when R = 0). The value is ``sum / num_rel`` only when
+    ``sum > 0.0``, false for NaN and ``-inf``: so it is ``inf / 0 = inf``
+    exactly when R >= 1, the DCG down to every document of positive gain is
+    above 0 and the DCG of the whole list is below 0, and 0 otherwise (never
+    ``-inf`` nor NaN). The DCGs are summed as trec_eval sums them, gain over
+    ``log2(rank + 1)`` in rank order. A query with tied scores is left
+    out (its value would depend on the order of the ties; the conventions
+    that read trec_eval's tables break every tie)."""
+    g = position_gains(r, table)
+    P = np.count_nonzero(ideal_gains(r, table) > 0, axis=1)
+    width = g.shape[1]
+    prefix = np.cumsum(g / np.log2(np.arange(width) + 2.0), axis=1)
+    positive = g > 0
+    end = prefix[:, -1] if width else np.zeros(r.m)
+    untied = r.row_sum(r.size > 1) == 0
+    return (
+        (P == 0)
+        & positive.any(axis=1)
+        & ~(positive & ~(prefix > 0)).any(axis=1)
+        & (end < 0)
+        & untied
+    )
+
+
 def trec_nan(params, values) -> np.ndarray:
     """Where ``values`` (a metric's per-query values, computed with
-    ``params``) hold trec_eval's own ``0.0 / 0.0``: a metric read with
-    trec_eval's gain table divides as trec_eval does (see :func:`r_ndcg`),
-    its NaN (:data:`TREC_NAN`, sign bit set) is the value trec_eval prints,
-    neither an overflow to report nor an undefined query (whose NaN, where
-    one stands for it, is ``np.nan``, sign bit clear)."""
+    ``params``) hold trec_eval's own non-finite values: a metric read with
+    trec_eval's gain table divides as trec_eval does, and its ``0.0 / 0.0``
+    (:data:`TREC_NAN`, sign bit set; see :func:`r_ndcg`) and its division
+    of a positive sum by 0 (``inf``; see :func:`ndcg_rel_inf`) are the
+    values trec_eval prints, neither an overflow to report nor an undefined
+    query (whose NaN, where one stands for it, is ``np.nan``, sign bit
+    clear)."""
     if not isinstance(params.get("gain"), TrecGainTable):
         return np.zeros(np.shape(values), dtype=bool)
-    return np.isnan(values) & np.signbit(values)
+    values = np.asarray(values)
+    return (np.isnan(values) & np.signbit(values)) | (values == np.inf)

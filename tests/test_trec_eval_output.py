@@ -465,6 +465,117 @@ def test_rndcg_without_ideal_list_default_is_unchanged(tmp_path):
     assert np.isfinite(values).all()
 
 
+# -- ndcg_rel without an ideal list: trec_eval's sum / 0 ----------------------
+
+# ndcg_rel.3=2.5,1=0.3,2=-5: queries 1, 2 and 3 are judged a=1, b=2, c=0, and
+# their tables sort so that the walk gives no ideal list (ideal DCG 0). Query
+# 1 retrieves a (0.3) then b (-5): a adds 0.3 / 0 = inf, the end adds
+# -1 * (0.3 - 5 / log2(3)) / 0 = inf, and inf / num_rel (0) is inf. Query 2
+# retrieves b then a: the DCG down to a is below 0, -inf, and a sum that is
+# not > 0 leaves 0. Query 3 retrieves a then c: inf, then the end's
+# -1 * 0.3 / 0 = -inf, a NaN sum: 0. Query 4 (a=3, d=1, e=0) has the ideal
+# list 2.5 and retrieves d then a: 0.3 / 2.5 = 0.12 (hand computation).
+# Query 5 (a=1, b=2) is not in the run.
+INF_QRELS = (
+    "1 0 a 1\n1 0 b 2\n1 0 c 0\n2 0 a 1\n2 0 b 2\n2 0 c 0\n"
+    "3 0 a 1\n3 0 b 2\n3 0 c 0\n4 0 a 3\n4 0 d 1\n4 0 e 0\n"
+)
+INF_RUN = (
+    "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n2 Q0 b 1 3 r\n2 Q0 a 2 2 r\n"
+    "3 Q0 a 1 3 r\n3 Q0 c 2 2 r\n4 Q0 d 1 3 r\n4 Q0 a 2 2 r\n"
+)
+INF_NAME = "ndcg_rel_3=2.5,1=0.3,2=-5"
+
+
+def _inf_files(tmp_path, only=None, missed=False):
+    """The files of the queries in ``only`` (their ids), all by default."""
+    qrels = [x for x in INF_QRELS.splitlines(True) if only is None or x[0] in only]
+    run = [x for x in INF_RUN.splitlines(True) if only is None or x[0] in only]
+    if missed:
+        qrels.append("5 0 a 1\n5 0 b 2\n")
+    return _write(tmp_path, "".join(qrels), "".join(run))
+
+
+@pytest.mark.parametrize(
+    "only, missed, args, expected",
+    [
+        # trec_eval -q -c -m ndcg_rel.3=2.5,1=0.3,2=-5 qrels run (query 1 alone)
+        ("1", False, ["-q", "--queries", "qrels"], "1\t   inf\nall\t   inf\n"),
+        # trec_eval -m ndcg_rel.3=2.5,1=0.3,2=-5 qrels run (query 1 alone)
+        ("1", False, [], "all\t   inf\n"),
+        # trec_eval -q -m ndcg_rel.3=2.5,1=0.3,2=-5 qrels run
+        (
+            None,
+            False,
+            ["-q"],
+            "1\t   inf\n2\t0.0000\n3\t0.0000\n4\t0.1200\nall\t   inf\n",
+        ),
+        # trec_eval -m ndcg_rel.3=2.5,1=0.3,2=-5 qrels run
+        (None, False, [], "all\t   inf\n"),
+        # trec_eval -q -c -m ndcg_rel.3=2.5,1=0.3,2=-5 qrels run (with query 5)
+        (
+            None,
+            True,
+            ["-q", "--queries", "qrels"],
+            "1\t   inf\n2\t0.0000\n3\t0.0000\n4\t0.1200\n5\t0.0000\nall\t   inf\n",
+        ),
+        # trec_eval -c -m ndcg_rel.3=2.5,1=0.3,2=-5 qrels run (with query 5)
+        (None, True, ["--queries", "qrels"], "all\t   inf\n"),
+        # trec_eval -q -m ndcg_rel.3=2.5,1=0.3,2=-5 qrels run (queries 2 .. 4)
+        (
+            "234",
+            False,
+            ["-q"],
+            "2\t0.0000\n3\t0.0000\n4\t0.1200\nall\t0.0400\n",
+        ),
+    ],
+)
+def test_ndcg_rel_without_ideal_list_is_inf(
+    tmp_path, capsys, only, missed, args, expected
+):
+    """m_ndcg_rel.c, te_calc_ndcg_rel: without an ideal list ``ideal_dcg``
+    stays 0, ``sum += results_dcg / ideal_dcg`` at each retrieved document
+    of positive gain and ``sum += (num_rel - num_rel_ret) * results_dcg /
+    ideal_dcg`` at the end divide by 0, and ``if (sum > 0.0)`` keeps
+    ``sum / num_rel`` (num_rel 0) only for a sum of inf: printf("%6.4f")
+    writes ``   inf``. A sum of -inf or NaN fails the test and leaves 0, so
+    ndcg_rel is never -inf nor NaN. trec_eval.c, main, adds the inf to the
+    running sum: the summary is inf; trec_eval's placeholder ranking of a
+    missed query (-c) retrieves nothing, 0 * results_dcg / 0 is NaN: 0."""
+    qrels, run = _inf_files(tmp_path, only, missed)
+    out, err = _skrank(capsys, qrels, run, "-m", "ndcg_rel.3=2.5,1=0.3,2=-5", *args)
+    assert out == "".join(f"{INF_NAME}\t{line}\n" for line in expected.splitlines())
+    assert err == ""
+
+
+@pytest.mark.parametrize("convention", ["trec_eval", "trec_eval9"])
+def test_ndcg_rel_without_ideal_list_is_inf_in_evaluate_run(tmp_path, convention):
+    """evaluate_run gives trec_eval's inf for query 1 and the mean, without
+    a warning or an error; trec_eval 9.0.7 prints the same (trec_eval_9 -q
+    -m ndcg_rel.3=2.5,1=0.3,2=-5 qrels run)."""
+    qrels, run = _inf_files(tmp_path)
+    means, per_query = evaluate_run(
+        qrels,
+        run,
+        "ndcg_rel.3=2.5,1=0.3,2=-5",
+        convention=convention,
+        return_per_query=True,
+    )
+    values = np.asarray(per_query[INF_NAME])
+    assert values[0] == math.inf
+    assert values[1] == 0.0 and values[2] == 0.0
+    assert values[3] == pytest.approx(0.3 / 2.5)
+    assert means[INF_NAME] == math.inf
+
+
+def test_ndcg_rel_negative_gains_default_is_unchanged(tmp_path):
+    """Without a convention a gain table must start at 0 and never decrease:
+    the table with the gain -5 is refused, as before."""
+    qrels, run = _inf_files(tmp_path)
+    with pytest.raises(ValueError, match="never decrease"):
+        evaluate_run(qrels, run, "ndcg_rel.3=2.5,1=0.3,2=-5")
+
+
 # -- the run id ----------------------------------------------------------------
 
 

@@ -579,7 +579,9 @@ def _ndcg_rel_compute(r, k, gain="linear"):
     with DCG@end / IDCG (the whole list) for each positive item not
     retrieved, averaged over the P judged items of positive gain (undefined
     when P = 0; trec_eval: 0). The gain is the grade (``gain="linear"``,
-    trec_eval's default) or a gain table.
+    trec_eval's default) or a gain table; with trec_eval's table a query
+    without an ideal list can be ``inf``, as trec_eval divides by an ideal
+    DCG of 0 (see ``_trec_gains.ndcg_rel_inf``).
 
     Under ties the IDCG at a position is fixed and the term of a position i
     of a group (t items, p of positive gain, total gain G, G+ that of its
@@ -621,7 +623,12 @@ def _ndcg_rel_compute(r, k, gain="linear"):
     with np.errstate(divide="ignore", invalid="ignore"):
         tail = np.where(idcg > 0, missing * dcg_end / idcg, 0.0)
     total = inside + tail
-    return _divide(np.maximum(total, 0.0), P, undefined), undefined
+    value = _divide(np.maximum(total, 0.0), P, undefined)
+    if isinstance(gain, TrecGainTable):  # trec_eval's sum / 0 (m_ndcg_rel.c)
+        inf = _trec_gains.ndcg_rel_inf(r, gain)
+        value[inf] = np.inf
+        undefined = undefined & ~inf
+    return value, undefined
 
 
 NDCG_REL = Measure(
