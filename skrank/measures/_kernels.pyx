@@ -23,6 +23,25 @@ cdef inline double _single_term(double x, double before, int64_t T) noexcept nog
     return x * (before + 1.0) / (<double>T + 1.0)
 
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* a if c else b, without a branch: one-item and tied groups alternate
+       at random in real rankings, where a branch is mispredicted often */
+    static inline double skrank_select(int c, double a, double b) {
+        uint64_t x, y, mask = (uint64_t)0 - (uint64_t)(c != 0);
+        double r;
+        memcpy(&x, &a, sizeof x);
+        memcpy(&y, &b, sizeof y);
+        x = (x & mask) | (y & ~mask);
+        memcpy(&r, &x, sizeof r);
+        return r;
+    }
+    """
+    double skrank_select(int c, double a, double b) noexcept nogil
+
+
 cdef inline double _term(
     double x,
     double before,
@@ -35,15 +54,15 @@ cdef inline double _term(
 ) noexcept nogil:
     """The term of a group (see :func:`ap_terms`): a tied group's multiplies
     by the reciprocals ``inv[t]`` and ``inv[t - 1]`` where the formula
-    divides."""
-    cdef double d, c
-    if t > 1:
-        d = (x - 1.0) * inv[t - 1]
-        c = before + 1.0 - (<double>T + 1.0) * d
-        return x * inv[t] * (c * (H[T + n] - H[T]) + d * <double>n)
-    if cut and n <= 0:
-        return 0.0
-    return _single_term(x, before, T)
+    divides. Both terms are computed and one is chosen without a branch
+    (``inv[0]`` is 0, so a one-item group's tied term is finite)."""
+    cdef double single = skrank_select(
+        <int>cut & <int>(n <= 0), 0.0, _single_term(x, before, T)
+    )
+    cdef double d = (x - 1.0) * inv[t - 1]
+    cdef double c = before + 1.0 - (<double>T + 1.0) * d
+    cdef double tied = x * inv[t] * (c * (H[T + n] - H[T]) + d * <double>n)
+    return skrank_select(<int>(t > 1), tied, single)
 
 
 def _reciprocals(Py_ssize_t n):
