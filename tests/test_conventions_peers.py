@@ -932,14 +932,25 @@ print(json.dumps({"per_query": per_query, "mean": mean}))
 
 
 def _ir_measures_values(qrels_path, run_path, names):
-    out = subprocess.run(
-        [sys.executable, "-c", _IR_MEASURES_SCRIPT, str(qrels_path),
-         str(run_path), json.dumps(names)],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    res = json.loads(out)
-    tool = {(m, q): v for m, q, v in res["per_query"]}
-    return tool, res["mean"]
+    """ir_measures' per-query values and means of ``names``, each measure
+    with a gain table computed in a process of its own: its pytrec_eval
+    provider sets trec_eval's gains process-wide, and a plain nDCG computed
+    beside one was seen to take its gains."""
+    groups = [[n for n in names if "gains" not in n]]
+    groups += [[n] for n in names if "gains" in n]
+    tool, mean = {}, {}
+    for group in groups:
+        if not group:
+            continue
+        out = subprocess.run(
+            [sys.executable, "-c", _IR_MEASURES_SCRIPT, str(qrels_path),
+             str(run_path), json.dumps(group)],
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        res = json.loads(out)
+        tool.update({(m, q): v for m, q, v in res["per_query"]})
+        mean.update(res["mean"])
+    return tool, mean
 
 
 _PYTREC_EVAL_SCRIPT = """
