@@ -48,6 +48,7 @@ __all__ = [
     "prepare",
     "run_metric",
     "summary",
+    "tie_check",
     "tie_rule",
 ]
 
@@ -190,6 +191,30 @@ def tie_rule(caller, ties, ignore_ties=False):
     return ties
 
 
+def tie_check(caller, specs, ties):
+    """The check of ``ties`` against the metrics ``specs`` declare, settled
+    once per call: a function of each :class:`~skrank._engine.Ranking` made
+    for them, which raises the error of the first metric whose declaration
+    refuses ``ties="average"`` on tied scores
+    (:meth:`~skrank.measures.Measure.check_ties`) when the ranking holds
+    ties. It does nothing when no metric can refuse."""
+    refusing = []
+    if ties == "average":
+        refusing = [spec for spec in specs if not spec.measure.average_ties]
+    if not refusing:
+        return _no_check
+    first = refusing[0]
+
+    def check(ranking):
+        first.measure.check_ties(caller, first.name, ties, ranking.tied)
+
+    return check
+
+
+def _no_check(ranking):
+    """The :func:`tie_check` of metrics that accept every tie rule."""
+
+
 def run_metric(measure, caller, arguments):
     """One metric's public function (see :func:`skrank._faces.metric_function`)
     on its validated ``arguments``: prepare, rank, compute, average."""
@@ -258,6 +283,7 @@ def compute(
     depth = None if need_full else max(spec.k for spec in specs)
     bounds = [spec.measure.max_relevance(spec.params) for spec in specs]
     n = layout.n_queries
+    check_ties = tie_check(caller, specs, ties)
     values = [np.empty(n) for _ in specs]
     undefined = [np.zeros(n, dtype=bool) for _ in specs]
 
@@ -276,7 +302,7 @@ def compute(
                 if mode not in rankings:
                     seen = not_retrieved(block) if mode == "not_retrieved" else block
                     rankings[mode] = rank(seen, ties, depth, secondary)
-                spec.measure.check_ties(caller, spec.name, ties, rankings[mode].tied)
+                    check_ties(rankings[mode])
                 out.append(spec.measure.compute(rankings[mode], spec.k, **spec.params))
         return block.rows, out
 

@@ -333,3 +333,56 @@ def test_engine_module_imports_alone(name):
     loaded = set(json.loads(out))
     want = {f"skrank._engine.{m}" for m in ENGINE_IMPORTS[name] | {name}}
     assert loaded == want | {"skrank._engine"}
+
+
+# --------------------------------------------------------------------------
+# ties="average" refused where a declaration asks, on every path that ranks
+# --------------------------------------------------------------------------
+
+# yaap declares no tractable expectation over tie orderings (average_ties
+# False): one query, relevant items 0 and 2, items 0 and 1 tied.
+TIED_Y = [[1, 0, 1]]
+TIED_S = [[1.0, 1.0, 0.0]]
+# With ties="first" the list reads 1, 0, 1: S = 1/1 + 2/3 = 5/3, R = 2 and
+# yaap = log((1 + 5/3) / (1 + 2 - 5/3)) = log(2) (by hand).
+YAAP_FIRST = np.log(2.0)
+
+
+def test_evaluate_refuses_average_ties_where_declared():
+    with pytest.raises(ValueError, match=r"^yaap of evaluate has no closed form"):
+        evaluate(TIED_Y, TIED_S, ["ndcg", "yaap"])
+    got = evaluate(TIED_Y, TIED_S, ["ndcg", "yaap"], ties="first")
+    assert got["yaap"] == pytest.approx(YAAP_FIRST)
+    # untied scores: the expectation is the one ordering
+    untied = evaluate(TIED_Y, [[3.0, 2.0, 1.0]], ["yaap"])
+    assert untied["yaap"] == pytest.approx(YAAP_FIRST)
+
+
+def _lookup_score(ties, distances):
+    from skrank._retrieval import Lookup, score
+    from skrank.names import get_metric
+
+    lookup = Lookup(
+        labels=np.array([0]),
+        match=np.array(TIED_Y, dtype=bool),
+        distances=np.array(distances),
+    )
+    (value,) = score(
+        "retrieval",
+        lookup,
+        [get_metric("yaap")],
+        np.array([2]),
+        ties=ties,
+        average="micro",
+        replace=0.0,
+        depth_words=None,
+    )
+    return value
+
+
+def test_retrieval_refuses_average_ties_where_declared():
+    tied = [[0.5, 0.5, 1.0]]  # the first two neighbours at equal distance
+    with pytest.raises(ValueError, match=r"^yaap of retrieval has no closed form"):
+        _lookup_score("average", tied)
+    assert _lookup_score("first", tied) == pytest.approx(YAAP_FIRST)
+    assert _lookup_score("average", [[0.1, 0.5, 1.0]]) == pytest.approx(YAAP_FIRST)
