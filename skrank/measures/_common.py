@@ -69,6 +69,16 @@ def _hits(r: Ranking, k, level):
     return r.row_sum(r.relevant(level) * inside / r.size)
 
 
+def _hit_fraction(r: Ranking, k, level, depth=None):
+    """hits@k / min(depth, R) per row (hits@k / R without ``depth``), R the
+    query's relevant items, and the rows where it is undefined (R = 0,
+    valued 0): recall, R-precision and the relative precisions."""
+    n_rel = r.n_relevant(level)
+    undefined = n_rel == 0
+    denom = n_rel if depth is None else np.minimum(depth, n_rel)
+    return _divide(_hits(r, k, level), denom, undefined), undefined
+
+
 def _divide(values, denom, undefined):
     with np.errstate(divide="ignore", invalid="ignore"):
         out = values / denom
