@@ -68,6 +68,14 @@ def _shape_error(caller, y, s):
     )
 
 
+def _check_nonnegative(caller, y, nonnegative):
+    """No negative relevance where a metric declares it needs none."""
+    if nonnegative and y.min() < 0:
+        raise InvalidParameterError(
+            f"{caller} should not be used on negative y_true values."
+        )
+
+
 def _scores(y_score, caller):
     """``y_score`` as float64 keys that order exactly as the input does."""
     s = as_numeric_array(y_score, "y_score", caller)
@@ -111,10 +119,7 @@ def prepare(
             )
         if y.shape != s.shape:
             raise _shape_error(caller, y, s)
-        if nonnegative and y.min() < 0:
-            raise InvalidParameterError(
-                f"{caller} should not be used on negative y_true values."
-            )
+        _check_nonnegative(caller, y, nonnegative)
         need, metric = min_items
         if y.shape[1] < need:
             raise InvalidParameterError(
@@ -144,10 +149,7 @@ def prepare(
         )
     if y.shape != s.shape:
         raise _shape_error(caller, y, s)
-    if nonnegative and y.min() < 0:
-        raise InvalidParameterError(
-            f"{caller} should not be used on negative y_true values."
-        )
+    _check_nonnegative(caller, y, nonnegative)
     q = check_qid(qid, y.shape[0], caller)
     layout = grouped_layout(y, s, q, compact_relevance=True, lazy=True)
     if layout.n_queries == y.shape[0] > 1:
