@@ -254,17 +254,43 @@ def test_grouping_reads_every_form(form, spies, tmp_path):
     codes = rng.integers(0, 40, size=200).astype(np.int64)
     y = rng.integers(0, 3, size=200).astype(np.float64)
     s = rng.integers(0, 8, size=200) / 2.0
+    ids = rng.integers(0, 1000, size=200).astype(np.int64)  # a third column
     order = np.argsort(codes, kind="stable")  # numpy's stable sort: the reference
-    counts, (gy, gs) = group_by_code(
+    counts, (gy, gs, gi) = group_by_code(
         _form(codes, form, tmp_path),
         0,
         40,
-        [_form(y, form, tmp_path), _form(s, form, tmp_path)],
+        [
+            _form(y, form, tmp_path),
+            _form(s, form, tmp_path),
+            _form(ids, form, tmp_path),
+        ],
     )
     np.testing.assert_array_equal(counts, np.bincount(codes, minlength=40))
     np.testing.assert_array_equal(gy, y[order])
     np.testing.assert_array_equal(gs, s[order])
-    assert "count_codes" in _called(spies)
+    np.testing.assert_array_equal(gi, ids[order])
+    # relevance and scores of 8 bytes move as a pair, other columns alone
+    moved = {"move_column"} if form == "narrower" else {"move_pair", "settle_pair"}
+    assert {"count_codes", "move_column"} | moved <= _called(spies)
+
+
+@pytest.mark.parametrize("form", OTHER)
+def test_long_rows_read_every_form(form, spies, tmp_path):
+    # rows longer than the integer keys serve are ordered by numpy's argsort
+    # and gathered by a kernel; numpy's stable sort of the negated scores is
+    # the reference order of ties="first"
+    rng = np.random.default_rng(2)
+    s = rng.integers(0, 50, size=(2, 5000)) / 2.0
+    y = rng.integers(0, 3, size=(2, 5000)).astype(np.float64)
+    want = np.argsort(-s, axis=1, kind="stable")
+    pos, y_sorted, s_sorted = descending_rows(
+        _form(s, form, tmp_path), _form(y, form, tmp_path), None, ties="first"
+    )
+    np.testing.assert_array_equal(pos, want + np.array([[0], [5000]]))
+    np.testing.assert_array_equal(y_sorted, np.take_along_axis(y, want, axis=1))
+    np.testing.assert_array_equal(s_sorted, np.take_along_axis(s, want, axis=1))
+    assert "gather_rows" in _called(spies)
 
 
 @pytest.mark.parametrize("form", OTHER)
