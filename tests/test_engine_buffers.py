@@ -412,3 +412,17 @@ def test_retrieval_refuses_average_ties_where_declared():
         _lookup_score("average", tied)
     assert _lookup_score("first", tied) == pytest.approx(YAAP_FIRST)
     assert _lookup_score("average", [[0.1, 0.5, 1.0]]) == pytest.approx(YAAP_FIRST)
+
+
+def test_run_evaluation_refuses_average_ties_where_declared():
+    from skrank.trec import evaluate_run
+
+    # TIED_Y / TIED_S as a run: d1 and d2 tied, d1 and d3 relevant
+    qrels = {"q": {"d1": 1, "d2": 0, "d3": 1}}
+    run = {"q": {"d1": 1.0, "d2": 1.0, "d3": 0.0}}
+    with pytest.raises(ValueError, match=r"^yaap of evaluate_run has no closed"):
+        evaluate_run(qrels, run, ["map", "yaap"])
+    # trec_eval's rule puts d2 first (document ids descending): the list reads
+    # 0, 1, 1, S = 1/2 + 2/3 = 7/6, R = 2: yaap = log((13/6) / (11/6)) (by hand)
+    got = evaluate_run(qrels, run, ["yaap"], ties="trec_eval")
+    assert got["yaap"] == pytest.approx(np.log(13 / 11))
