@@ -54,11 +54,17 @@ __all__ = [
 
 
 class Prepared:
-    """Validated input: the layout and one weight per query (or None)."""
+    """Validated input: the layout and one weight per query (or None).
+
+    ``bounds_checked`` holds the metrics whose bounds on the relevance the
+    input is known to meet (see :func:`compute`), so that computing them
+    again on it (the tie bounds' passes) does not check them again.
+    """
 
     def __init__(self, layout: Layout, weights):
         self.layout = layout
         self.weights = weights
+        self.bounds_checked = set()
 
 
 def _shape_error(caller, y, s):
@@ -278,12 +284,19 @@ def compute(
     metric (a convention's), each reading ranked once. ``tool_sums`` maps
     specs to a convention's rule of their mean (see :func:`aggregate`). A
     spec's ``zero_undefined`` (XGBoost's ``"ndcg@10-"``) replaces its
-    undefined values by 0 whatever ``replace_undefined_by``.
+    undefined values by 0 whatever ``replace_undefined_by``. Each metric's
+    bound on the relevance (:attr:`~skrank.measures.Measure.max_relevance`)
+    is checked on every block, once per input (``prepared.bounds_checked``).
     """
     layout = prepared.layout
     need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
     depth = None if need_full else max(spec.k for spec in specs)
-    bounds = [spec.measure.max_relevance(spec.params) for spec in specs]
+    bounds = [
+        None
+        if spec in prepared.bounds_checked
+        else spec.measure.max_relevance(spec.params)
+        for spec in specs
+    ]
     n = layout.n_queries
     check_ties = tie_check(caller, specs, ties)
     values = [np.empty(n) for _ in specs]
@@ -313,6 +326,7 @@ def compute(
             values[i][rows] = v
             if u is not None:
                 undefined[i][rows] = u
+    prepared.bounds_checked.update(specs)  # every block has met them
     for spec, v, u in zip(specs, values, undefined, strict=True):
         bad = ~np.isfinite(v) & ~u & ~trec_nan(spec.params, v)
         if bad.any():

@@ -426,3 +426,32 @@ def test_run_evaluation_refuses_average_ties_where_declared():
     # 0, 1, 1, S = 1/2 + 2/3 = 7/6, R = 2: yaap = log((13/6) / (11/6)) (by hand)
     got = evaluate_run(qrels, run, ["yaap"], ties="trec_eval")
     assert got["yaap"] == pytest.approx(np.log(13 / 11))
+
+
+# --------------------------------------------------------------------------
+# Input validated once per call
+# --------------------------------------------------------------------------
+
+
+def test_relevance_bounds_checked_once_per_input(monkeypatch):
+    import skrank._core as core
+
+    checked = []
+    original = core._check_relevance_bounds
+
+    def spy(caller, specs, bounds, block):
+        checked.extend(s.name for s, b in zip(specs, bounds, strict=True) if b)
+        return original(caller, specs, bounds, block)
+
+    monkeypatch.setattr(core, "_check_relevance_bounds", spy)
+    y = [[2, 0, 1, 0], [0, 1, 1, 2]]
+    s = [[0.5, 0.5, 0.2, 0.1], [0.3, 0.3, 0.3, 0.9]]
+    # one block, three passes (the call's ties, pessimistic, optimistic):
+    # err's grade bound is read once
+    res = evaluate(y, s, ["err@3", "P@2"], average=None, tie_bounds=True)
+    assert checked == ["err@3"]
+    low, high = res.tie_bounds["err@3"]
+    assert np.all(low <= res["err@3"]) and np.all(res["err@3"] <= high)
+    # a relevance past the bound is refused as before
+    with pytest.raises(ValueError, match="must be at most 1 for err"):
+        evaluate([[2, 0]], [[1.0, 0.0]], ["err(max_grade=1)@2"])
