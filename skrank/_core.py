@@ -48,16 +48,23 @@ __all__ = [
     "prepare",
     "run_metric",
     "summary",
+    "tie_check",
     "tie_rule",
 ]
 
 
 class Prepared:
-    """Validated input: the layout and one weight per query (or None)."""
+    """Validated input: the layout and one weight per query (or None).
+
+    ``bounds_checked`` holds the metrics whose bounds on the relevance the
+    input is known to meet (see :func:`compute`), so that computing them
+    again on it (the tie bounds' passes) does not check them again.
+    """
 
     def __init__(self, layout: Layout, weights):
         self.layout = layout
         self.weights = weights
+        self.bounds_checked = set()
 
 
 def _shape_error(caller, y, s):
@@ -65,6 +72,14 @@ def _shape_error(caller, y, s):
         f"y_true and y_score of {caller} must have the same shape; got "
         f"{y.shape} and {s.shape}."
     )
+
+
+def _check_nonnegative(caller, y, nonnegative):
+    """No negative relevance where a metric declares it needs none."""
+    if nonnegative and y.min() < 0:
+        raise InvalidParameterError(
+            f"{caller} should not be used on negative y_true values."
+        )
 
 
 def _scores(y_score, caller):
@@ -110,10 +125,7 @@ def prepare(
             )
         if y.shape != s.shape:
             raise _shape_error(caller, y, s)
-        if nonnegative and y.min() < 0:
-            raise InvalidParameterError(
-                f"{caller} should not be used on negative y_true values."
-            )
+        _check_nonnegative(caller, y, nonnegative)
         need, metric = min_items
         if y.shape[1] < need:
             raise InvalidParameterError(
@@ -143,10 +155,7 @@ def prepare(
         )
     if y.shape != s.shape:
         raise _shape_error(caller, y, s)
-    if nonnegative and y.min() < 0:
-        raise InvalidParameterError(
-            f"{caller} should not be used on negative y_true values."
-        )
+    _check_nonnegative(caller, y, nonnegative)
     q = check_qid(qid, y.shape[0], caller)
     layout = grouped_layout(y, s, q, compact_relevance=True, lazy=True)
     if layout.n_queries == y.shape[0] > 1:
@@ -188,6 +197,30 @@ def tie_rule(caller, ties, ignore_ties=False):
             )
         return "sklearn"
     return ties
+
+
+def tie_check(caller, specs, ties):
+    """The check of ``ties`` against the metrics ``specs`` declare, settled
+    once per call: a function of each :class:`~skrank._engine.Ranking` made
+    for them, which raises the error of the first metric whose declaration
+    refuses ``ties="average"`` on tied scores
+    (:meth:`~skrank.measures.Measure.check_ties`) when the ranking holds
+    ties. It does nothing when no metric can refuse."""
+    refusing = []
+    if ties == "average":
+        refusing = [spec for spec in specs if not spec.measure.average_ties]
+    if not refusing:
+        return _no_check
+    first = refusing[0]
+
+    def check(ranking):
+        first.measure.check_ties(caller, first.name, ties, ranking.tied)
+
+    return check
+
+
+def _no_check(ranking):
+    """The :func:`tie_check` of metrics that accept every tie rule."""
 
 
 def run_metric(measure, caller, arguments):
@@ -251,13 +284,21 @@ def compute(
     metric (a convention's), each reading ranked once. ``tool_sums`` maps
     specs to a convention's rule of their mean (see :func:`aggregate`). A
     spec's ``zero_undefined`` (XGBoost's ``"ndcg@10-"``) replaces its
-    undefined values by 0 whatever ``replace_undefined_by``.
+    undefined values by 0 whatever ``replace_undefined_by``. Each metric's
+    bound on the relevance (:attr:`~skrank.measures.Measure.max_relevance`)
+    is checked on every block, once per input (``prepared.bounds_checked``).
     """
     layout = prepared.layout
     need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
     depth = None if need_full else max(spec.k for spec in specs)
-    bounds = [spec.measure.max_relevance(spec.params) for spec in specs]
+    bounds = [
+        None
+        if spec in prepared.bounds_checked
+        else spec.measure.max_relevance(spec.params)
+        for spec in specs
+    ]
     n = layout.n_queries
+    check_ties = tie_check(caller, specs, ties)
     values = [np.empty(n) for _ in specs]
     undefined = [np.zeros(n, dtype=bool) for _ in specs]
 
@@ -276,7 +317,7 @@ def compute(
                 if mode not in rankings:
                     seen = not_retrieved(block) if mode == "not_retrieved" else block
                     rankings[mode] = rank(seen, ties, depth, secondary)
-                spec.measure.check_ties(caller, spec.name, ties, rankings[mode].tied)
+                    check_ties(rankings[mode])
                 out.append(spec.measure.compute(rankings[mode], spec.k, **spec.params))
         return block.rows, out
 
@@ -285,6 +326,7 @@ def compute(
             values[i][rows] = v
             if u is not None:
                 undefined[i][rows] = u
+    prepared.bounds_checked.update(specs)  # every block has met them
     for spec, v, u in zip(specs, values, undefined, strict=True):
         bad = ~np.isfinite(v) & ~u & ~trec_nan(spec.params, v)
         if bad.any():

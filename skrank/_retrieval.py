@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._core import aggregate
+from ._core import aggregate, tie_check
 from ._docs import DOCS
 from ._engine import Block, factorize, rank, slices
 from ._evaluate import check_tie_bounds_output, tie_bounds_of
@@ -544,8 +544,10 @@ def score(caller, lookup, specs, n_relevant, *, ties, average, replace, depth_wo
     values = [np.empty(m) for _ in specs]
     undefined = [np.zeros(m, dtype=bool) for _ in specs]
     past = [np.zeros(m, dtype=np.intp) for _ in specs]
+    check_ties = tie_check(caller, specs, ties)
     for part in slices([lookup.block(n_relevant)]):
         ranking = rank(part, ties, depth)
+        check_ties(ranking)
         for i, spec in enumerate(specs):
             view = _Neighbours(ranking, spec.k, given)
             k = spec.k if spec.measure.cutoff else None

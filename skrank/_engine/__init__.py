@@ -21,6 +21,14 @@ implementation each: grouping shuffled rows
 (:mod:`skrank._engine._grouping`), the orders
 (:mod:`skrank._engine._ordering`) and the tie groups
 (:mod:`skrank._engine._ranking`).
+
+The modules in their dependency order (each imports only the ones before
+it and its compiled kernels, never this package, so that each imports
+alone): :mod:`~skrank._engine.layout` (blocks, slices and
+:func:`~skrank._engine.layout.kernel_buffer`, the one conversion of an
+array into the buffer a kernel declares), then
+:mod:`~skrank._engine.ranking` (layout), :mod:`~skrank._engine.order`
+(layout, ranking) and :mod:`~skrank._engine.grouping` (layout).
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from .layout import (
     Block,
     Layout,
     dense_layout,
+    kernel_buffer,
     not_retrieved,
     slices,
 )
@@ -58,6 +67,7 @@ __all__ = [
     "finite_scores",
     "gain_values",
     "grouped_layout",
+    "kernel_buffer",
     "not_retrieved",
     "rank",
     "slices",

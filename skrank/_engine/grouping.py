@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from . import _grouping
-from .layout import SLICE_VALUES, Block, Layout, _pack
+from .layout import SLICE_VALUES, Block, Layout, _pack, kernel_buffer
 
 # Integers of larger magnitude than this are not all exact as float64.
 _FLOAT_EXACT = 2**53
@@ -322,13 +322,13 @@ def _codes(codes, caller: str) -> np.ndarray:
             f"{caller}: codes must be 1-D, one per row; got shape {codes.shape}"
         )
     if codes.dtype.kind == "b":
-        return np.ascontiguousarray(codes).view(np.uint8)
+        return kernel_buffer(codes).view(np.uint8)
     if codes.dtype.kind not in "iu" or codes.dtype.itemsize > 8:
         raise TypeError(
             f"{caller}: codes must be integers or booleans; got an array of "
             f"dtype {codes.dtype}"
         )
-    return np.ascontiguousarray(codes, dtype=codes.dtype.newbyteorder("="))
+    return kernel_buffer(codes)
 
 
 def stage_by_code(
@@ -366,7 +366,7 @@ def stage_by_code(
             raise ValueError("group_by_code: a code is out of range")
         n_codes = 1  # no row: one code of none
     lo = int(lo) % 2**64
-    columns = [np.ascontiguousarray(c, c.dtype.newbyteorder("=")) for c in columns]
+    columns = [kernel_buffer(c) for c in columns]
     # relevance written as bytes as it moves beside float64 scores
     compact = (
         bool(compact)

@@ -8,6 +8,10 @@ scores (:func:`_pack`); the padding costs at most about twice the input, and
 the number of blocks grows with the logarithm of the longest query, never
 with the number of queries. :func:`slices` cuts blocks into row slices that
 are ranked one at a time.
+
+It is the leaf of the engine (it imports no other engine module), and holds
+:func:`kernel_buffer`, the one conversion of an array into the buffer a
+compiled kernel declares.
 """
 
 from __future__ import annotations
@@ -23,6 +27,21 @@ SLICE_VALUES = 1 << 17
 
 # A block is padded only while the padding costs at most this factor of the rows.
 _PAD_FACTOR = 2.0
+
+
+def kernel_buffer(a, dtype=None) -> np.ndarray:
+    """``a`` as the buffer a compiled kernel declares: C-contiguous, in
+    native byte order, of ``dtype`` (None: the type of ``a``).
+
+    The kernels' typed memoryviews refuse anything else, so every array
+    given to a kernel passes here. ``a`` itself is returned (a base-class
+    view of it) when it is such a buffer already, read-only or memory-mapped
+    ones included; a copy is made only for another type, another byte order
+    or a layout that is not C-contiguous (strided, reversed, Fortran).
+    """
+    a = np.asarray(a)
+    dtype = a.dtype if dtype is None else np.dtype(dtype)
+    return np.ascontiguousarray(a, dtype=dtype.newbyteorder("="))
 
 
 @dataclass

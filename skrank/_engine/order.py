@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _ordering
-from .layout import Block
+from .layout import Block, kernel_buffer
 from .ranking import Ranking
 
 
@@ -304,10 +304,10 @@ def top_order(s, y, n_items, k: int, relevance_first=None, whole_group=False):
     shorter rows end in -1, 0 and ``-inf``.
     """
     mode = _MODES[relevance_first]
-    s = np.ascontiguousarray(s, dtype=np.float64)
-    y = np.ascontiguousarray(y, dtype=np.float64)
+    s = kernel_buffer(s, np.float64)
+    y = kernel_buffer(y, np.float64)
     if n_items is not None:
-        n_items = np.ascontiguousarray(n_items, dtype=np.int64)
+        n_items = kernel_buffer(n_items, np.int64)
     k = int(k)
     if k < 1:
         raise ValueError(f"top_order: k must be an int >= 1; got {k}")
@@ -342,8 +342,8 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     ordered again by ``exact_order``. Longer rows are ordered by numpy's
     argsort (stable under a tie rule).
     """
-    s = np.ascontiguousarray(s, dtype=np.float64)
-    y = np.ascontiguousarray(y, dtype=np.float64)
+    s = kernel_buffer(s, np.float64)
+    y = kernel_buffer(y, np.float64)
     m, L = s.shape
     if m == 0 or L == 0:
         pos = np.empty((m, L), dtype=np.intp) if positions else None
@@ -389,7 +389,7 @@ def _descending_argsort(s, y, positions, ties):
         order = np.argsort(-s, axis=1, kind="stable")
     else:
         order = np.argsort(s, axis=1, kind=None if ties is None else "stable")
-    order = np.ascontiguousarray(order, dtype=np.int64)
+    order = kernel_buffer(order, np.int64)
     y_sorted = np.empty((m, L))
     s_sorted = np.empty((m, L))
     _ordering.gather_rows(

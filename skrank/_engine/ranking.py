@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import _ranking
-from .layout import Block
+from .layout import Block, kernel_buffer
 
 
 @lru_cache(maxsize=64)
@@ -234,7 +234,7 @@ class Ranking:
         """Gain of each position, shape (m, W) (padding has gain 0)."""
         key = ("position_gain", gain)
         if key not in self._cache:
-            self._cache[key] = np.ascontiguousarray(gain_values(self.y, gain))
+            self._cache[key] = kernel_buffer(gain_values(self.y, gain))
         return self._cache[key]
 
     def gain(self, gain: str = "linear") -> np.ndarray:
@@ -423,7 +423,7 @@ def _grade_counts(y: np.ndarray):
     if y.dtype != np.float64 or y.ndim != 2:
         return None
     out = np.empty((y.shape[0], _MAX_COUNTED_GRADE), dtype=np.int64)
-    top = _ranking.grade_counts(np.ascontiguousarray(y), out)
+    top = _ranking.grade_counts(kernel_buffer(y, np.float64), out)
     if top < 1:
         return None
     return out[:, :top]
@@ -457,7 +457,7 @@ def tie_groups(s_sorted):
     position is the last of its group (one byte each, for
     :func:`segment_sums`).
     """
-    ss = np.ascontiguousarray(s_sorted, dtype=np.float64)
+    ss = kernel_buffer(s_sorted, np.float64)
     m, w = ss.shape
     n_groups = _ranking.count_groups(ss)
     if n_groups == m * w:
@@ -478,9 +478,9 @@ def segment_sums(x, last, n_groups):
     read as float64."""
     x = np.asarray(x)
     if x.dtype == np.bool_:
-        x = np.ascontiguousarray(x).reshape(-1).view(np.uint8)
+        x = kernel_buffer(x).reshape(-1).view(np.uint8)
     else:
-        x = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+        x = kernel_buffer(x, np.float64).reshape(-1)
     out = np.empty(n_groups)
     _ranking.segment_sums(x, last, out)
     return out
@@ -491,11 +491,9 @@ def row_before(values, row_first, n_groups):
     the earlier groups of its row, added in group order from 0; groups
     numbered row by row, ``row_first`` the number of each row's first
     group."""
-    values = np.ascontiguousarray(
-        np.broadcast_to(values, (n_groups,)), dtype=np.float64
-    )
+    values = kernel_buffer(np.broadcast_to(values, (n_groups,)), np.float64)
     out = np.empty(n_groups)
-    _ranking.row_before(values, np.ascontiguousarray(row_first, np.int64), out)
+    _ranking.row_before(values, kernel_buffer(row_first, np.int64), out)
     return out
 
 
@@ -505,9 +503,9 @@ def first_hits(rel, r, k):
     when None): ``(rows, groups)`` of the rows that have one."""
     out = np.empty(r.m, dtype=np.int64)
     _ranking.first_hits(
-        np.ascontiguousarray(np.broadcast_to(rel, r.size.shape), dtype=np.float64),
-        np.ascontiguousarray(r.start, np.int64),
-        np.ascontiguousarray(r.row_first, np.int64),
+        kernel_buffer(np.broadcast_to(rel, r.size.shape), np.float64),
+        kernel_buffer(r.start, np.int64),
+        kernel_buffer(r.row_first, np.int64),
         -1 if k is None else int(k),
         out,
     )

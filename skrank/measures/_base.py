@@ -257,7 +257,9 @@ class Measure:
         """Refuse ``ties="average"`` on tied scores (``tied``) where the
         metric declares no tractable expectation (``average_ties=False``),
         with an error naming the metric ``name`` of ``caller`` and the rules
-        to pass instead."""
+        to pass instead. Every path that ranks runs it through
+        :func:`skrank._core.tie_check`, which finds the refusing metrics of a
+        call once and checks each ranking made for them."""
         if self.average_ties or ties != "average" or not tied:
             return
         bounds = (

@@ -10,20 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-from .._engine import Ranking
+from .._engine import Ranking, kernel_buffer
 from . import _kernels
-
-
-def _float64(a) -> np.ndarray:
-    """``a`` as a C-contiguous float64 array in native byte order (no copy
-    when it is one already): what the kernels' ``double`` buffers read."""
-    return np.ascontiguousarray(a, dtype=np.float64)
-
-
-def _int64(a) -> np.ndarray:
-    """``a`` as a C-contiguous int64 array in native byte order (no copy
-    when it is one already): what the kernels' ``int64_t`` buffers read."""
-    return np.ascontiguousarray(a, dtype=np.int64)
 
 
 def head_sums(a, r: Ranking, k: int, table=None, positions=False) -> np.ndarray:
@@ -56,12 +44,12 @@ def head_sums(a, r: Ranking, k: int, table=None, positions=False) -> np.ndarray:
     """
     out = np.empty(r.m)
     _kernels.head_sums(
-        _float64(a).reshape(-1),
-        _int64(r.start),
-        _int64(r.size),
-        _int64(r.row_first),
+        kernel_buffer(a, np.float64).reshape(-1),
+        kernel_buffer(r.start, np.int64),
+        kernel_buffer(r.size, np.int64),
+        kernel_buffer(r.row_first, np.int64),
         int(k),
-        _float64(np.zeros(0) if table is None else table),
+        kernel_buffer(np.zeros(0) if table is None else table, np.float64),
         table is not None,
         r.width if positions else 0,
         out,
@@ -79,6 +67,16 @@ def _hits(r: Ranking, k, level):
     if inside is r.size:  # every group wholly inside: r * t / t is r
         return r.row_sum(r.relevant(level))
     return r.row_sum(r.relevant(level) * inside / r.size)
+
+
+def _hit_fraction(r: Ranking, k, level, depth=None):
+    """hits@k / min(depth, R) per row (hits@k / R without ``depth``), R the
+    query's relevant items, and the rows where it is undefined (R = 0,
+    valued 0): recall, R-precision and the relative precisions."""
+    n_rel = r.n_relevant(level)
+    undefined = n_rel == 0
+    denom = n_rel if depth is None else np.minimum(depth, n_rel)
+    return _divide(_hits(r, k, level), denom, undefined), undefined
 
 
 def _divide(values, denom, undefined):

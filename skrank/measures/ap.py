@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._engine import Ranking
+from .._engine import Ranking, kernel_buffer
 from .._validation import InvalidParameterError, Options
 from . import _kernels
 from ._base import _REL, Measure, ParamSpec, _always_full
 from ._common import (
     _depth,
     _divide,
-    _float64,
     _hits,
     _hypergeometric,
-    _int64,
     _log_comb,
     _straddling,
 )
@@ -51,11 +49,11 @@ def _ap_terms(r: Ranking, rel, inside):
     rel, before, T, t, n = (np.broadcast_to(a, shape).reshape(-1) for a in arrays)
     out = np.empty(shape)
     _kernels.ap_terms(
-        _float64(rel),
-        _float64(before),
-        _int64(T),
-        _int64(t),
-        _int64(n),
+        kernel_buffer(rel, np.float64),
+        kernel_buffer(before, np.float64),
+        kernel_buffer(T, np.int64),
+        kernel_buffer(t, np.int64),
+        kernel_buffer(n, np.int64),
         _harmonic(r.width),
         inside is not r.size,  # a cutoff: groups past it add nothing
         out.reshape(-1),
@@ -74,11 +72,11 @@ def _ap_sums(r: Ranking, rel, k):
     inside = r.in_cutoff(k)
     if r.tied:
         _kernels.ap_sums(
-            _float64(rel),
-            _int64(r.start),
-            _int64(r.size),
-            _int64(inside),
-            _int64(r.row_first),
+            kernel_buffer(rel, np.float64),
+            kernel_buffer(r.start, np.int64),
+            kernel_buffer(r.size, np.int64),
+            kernel_buffer(inside, np.int64),
+            kernel_buffer(r.row_first, np.int64),
             harmonic,
             inside is not r.size,
             0,
@@ -92,7 +90,7 @@ def _ap_sums(r: Ranking, rel, k):
     # cutoff (its positions inside, a prefix of the row)
     depth = np.count_nonzero(np.broadcast_to(inside, (r.m, r.width)), axis=1)
     _kernels.ap_sums(
-        _float64(np.broadcast_to(rel, (r.m, r.width))).reshape(-1),
+        kernel_buffer(np.broadcast_to(rel, (r.m, r.width)), np.float64).reshape(-1),
         none,
         none,
         none,
@@ -100,7 +98,7 @@ def _ap_sums(r: Ranking, rel, k):
         harmonic,
         k is not None,
         r.width,
-        _int64(depth),
+        kernel_buffer(depth, np.int64),
         out,
     )
     return out
@@ -135,11 +133,11 @@ def _ap_over_hits(r: Ranking, k, rel):
     part = s[rows, 0]
     terms = np.empty(rows.shape[0])
     _kernels.ap_terms(
-        _float64(x[0, cols]),
+        kernel_buffer(x[0, cols], np.float64),
         before[rows, 0],
-        _int64(T[rows]),
-        _int64(part),
-        _int64(part),
+        kernel_buffer(T[rows], np.int64),
+        kernel_buffer(part, np.int64),
+        kernel_buffer(part, np.int64),
         _harmonic(r.width),
         False,
         terms,

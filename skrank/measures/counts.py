@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validation import Interval
 from ._base import _REL, _TREC_EVAL_ARITHMETIC, Measure, ParamSpec, _always_full
-from ._common import _depth, _divide, _hits
+from ._common import _depth, _divide, _hit_fraction, _hits
 from .cutoff import _hits_compute, _recall_compute
 
 
@@ -161,11 +161,8 @@ def _relative_precision_compute(r, k, relevance_level):
     (precision up to R, recall after); without a cutoff k is the list
     length. Undefined without relevant items (trec_eval: 0). Linear in the
     hits, so exact under ties."""
-    n_rel = r.n_relevant(relevance_level)
-    undefined = n_rel == 0
     depth = r.n_items if k is None else float(k)
-    denom = np.minimum(depth, n_rel)
-    return _divide(_hits(r, k, relevance_level), denom, undefined), undefined
+    return _hit_fraction(r, k, relevance_level, depth)
 
 
 # trec_eval 10's remaining measures, each from its m_*.c definition
@@ -186,10 +183,7 @@ def _set_relative_precision_compute(r, k, relevance_level):
     """trec_eval's ``set_relative_P`` (``m_set_rel_P.c``): hits / min(n, R)
     over the n retrieved items (with a cutoff, the top min(k, n), trec_eval's
     ``-M k``); undefined without relevant items (trec_eval: 0)."""
-    n_rel = r.n_relevant(relevance_level)
-    undefined = n_rel == 0
-    denom = np.minimum(_depth(r, k), n_rel)
-    return _divide(_hits(r, k, relevance_level), denom, undefined), undefined
+    return _hit_fraction(r, k, relevance_level, _depth(r, k))
 
 
 SET_RELATIVE_PRECISION = Measure(

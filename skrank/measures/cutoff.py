@@ -16,7 +16,7 @@ import numpy as np
 from .._engine import Ranking
 from .._validation import Options
 from ._base import _REL, Measure, ParamSpec, _always_full
-from ._common import _divide, _hits
+from ._common import _hit_fraction, _hits
 
 
 def _hits_compute(r, k, relevance_level):
@@ -69,9 +69,7 @@ PRECISION = Measure(
 
 
 def _recall_compute(r, k, relevance_level):
-    n_rel = r.n_relevant(relevance_level)
-    undefined = n_rel == 0
-    return _divide(_hits(r, k, relevance_level), n_rel, undefined), undefined
+    return _hit_fraction(r, k, relevance_level)
 
 
 RECALL = Measure(
@@ -105,9 +103,7 @@ F1 = Measure(
 
 
 def _r_precision_compute(r, k, relevance_level):
-    n_rel = r.n_relevant(relevance_level)
-    undefined = n_rel == 0
-    return _divide(_hits(r, n_rel, relevance_level), n_rel, undefined), undefined
+    return _hit_fraction(r, r.n_relevant(relevance_level), relevance_level)
 
 
 R_PRECISION = Measure(

@@ -16,7 +16,7 @@ from .._engine import Ranking, discount, gain_values
 from .._trec_gains import TrecGainTable
 from .._validation import COMMON_CONSTRAINTS, InvalidParameterError, Options, gain_table
 from ._base import _REL, Measure, ParamSpec, _always_full, _gain_bound, _shared
-from ._common import _divide, _log_comb, _straddling, head_sums
+from ._common import _divide, _hypergeometric, _log_comb, _straddling, head_sums
 
 
 def _dcg(r: Ranking, k, gain, log_base):
@@ -318,22 +318,11 @@ def _bndcg_compute(r, k, relevance_level):
     ideal = np.zeros(depth + 1)
     np.cumsum(disc, out=ideal[1:])
     hits = np.rint(r.row_sum(rel * (inside == t))).astype(np.intp)  # whole groups
-    # per row, the straddling group: start T, size t, c relevant, s inside
-    T = np.full(r.m, depth)
-    size, c, s = np.ones((r.m, 1)), np.zeros((r.m, 1)), np.zeros((r.m, 1))
-    if r.tied:
-        cut = (inside > 0) & (inside < t)
-        rows = r.row[cut]
-        T[rows] = r.start[cut]
-        size[rows, 0], c[rows, 0], s[rows, 0] = t[cut], rel[cut], inside[cut]
-    x = np.arange(int(s.max()) + 1)[None, :]
-    feasible = (x <= c) & (x <= s) & (s - x <= size - c)
-    log_p = (
-        _log_comb(c, np.minimum(x, c))
-        + _log_comb(size - c, np.clip(s - x, 0, size - c))
-        - _log_comb(size, s)
-    )
-    prob = np.where(feasible, np.exp(np.where(feasible, log_p, 0.0)), 0.0)
+    # per row, the straddling group: start T, size t, c relevant, s inside;
+    # a row without one reads its DCG and ideal at the cutoff
+    T, size, c, s, _ = _straddling(r, inside, rel)
+    T[T < 0] = depth
+    x, prob, feasible = _hypergeometric(size, c, s)
     per_slot = (ideal[depth] - ideal[T])[:, None] / np.maximum(s, 1)
     gain = dcg[np.arange(r.m), T][:, None] + x * per_slot
     h = np.minimum(hits[:, None] + x, depth)
