@@ -10,8 +10,14 @@ and hands the bound arguments to the declaration's ``run``.
 :func:`public` builds and for any other object with a docstring (classes,
 methods).
 
-:func:`metric_function` is :func:`public` for a ``*_score`` function, with
-the options and parameters the metric of the same name declares.
+:func:`metric_function` is :func:`public` for a ``*_score`` function,
+generated from the metric's :class:`~skrank.measures.Measure`: its
+signature (the shared parameters of :data:`SHARED_PARAMETERS` and the
+metric's own), its options and their constraints, and the skeleton of its
+docstring (every parameter's entry, Returns, the layout notes); the
+declaration writes only what is its own (summary, own parameter texts,
+See Also, Notes, References, Examples). :func:`exported` lists the
+functions built in a module or package, for its ``__all__``.
 """
 
 from __future__ import annotations
@@ -325,7 +331,7 @@ def _entry_names(entry: str, texts: Mapping) -> list[str]:
     return [name.strip() for name in head.split(" : ")[0].split(",")]
 
 
-def metric_doc(doc: str, parameters, texts: Mapping = DOCS) -> str:
+def metric_doc(caller: str, doc: str, parameters, texts: Mapping = DOCS) -> str:
     """The docstring of a ``*_score`` function from what is its own.
 
     ``doc`` is a numpydoc docstring (with placeholders) whose Parameters
@@ -335,7 +341,9 @@ def metric_doc(doc: str, parameters, texts: Mapping = DOCS) -> str:
     (the names in signature order) takes the shared text of its name. A
     missing Returns section is the score of every metric
     (``%(returns_score)s``), and the Notes end with the input layouts
-    (``%(layout_notes)s``).
+    (``%(layout_notes)s``). A section numpydoc does not know, or an entry
+    of no parameter of ``parameters``, is a TypeError naming ``caller`` (at
+    import).
     """
     text = doc.rstrip()
     tail = doc[len(text) :]
@@ -348,7 +356,7 @@ def metric_doc(doc: str, parameters, texts: Mapping = DOCS) -> str:
     indent = indent or re.match(r"[ \t]*", tail.split("\n")[-1])[0]
     unknown = set(sections) - set(_SECTIONS)
     if unknown:
-        raise TypeError(f"Unknown docstring sections {sorted(unknown)}.")
+        raise TypeError(f"{caller}: unknown docstring sections {sorted(unknown)}.")
     own = {}
     entry_re = re.compile(rf"^{indent}(?=\S)", re.MULTILINE)
     for entry in entry_re.split(sections.get("Parameters", ""))[1:]:
@@ -356,7 +364,10 @@ def metric_doc(doc: str, parameters, texts: Mapping = DOCS) -> str:
             own[name] = entry.rstrip("\n")
     stray = set(own) - set(parameters)
     if stray:
-        raise TypeError(f"Docstring entries of unknown parameters {sorted(stray)}.")
+        raise TypeError(
+            f"{caller}: docstring entries of parameters it does not take "
+            f"{sorted(stray)}."
+        )
     entries = []
     for name in parameters:
         entry = own.get(name, f"%({name})s")
@@ -378,9 +389,10 @@ def metric_function(func=None, *, order: str | None = None, measure=None):
     """Make ``func`` the public function of a metric declaration.
 
     ``func`` is a name and a numpydoc docstring with what is its own (see
-    :func:`metric_doc`); its parameters and body are not read. The metric is
-    ``measure``, by default the :class:`~skrank.measures.Measure` whose
-    ``function`` is ``func.__name__``. The signature is
+    :func:`metric_doc`), without parameters; its body is not run. The
+    metric is ``measure`` (whose ``function`` is ``func.__name__``), by
+    default the one of :data:`~skrank.measures.MEASURES` with that
+    ``function``. The signature is
     :func:`metric_signature` (``order``: another order of its parameters).
     :func:`public` validates the cross-cutting options, then the metric's
     own parameters against their declared constraints, and
@@ -392,9 +404,14 @@ def metric_function(func=None, *, order: str | None = None, measure=None):
     caller = func.__name__
     if measure is None:
         measure = measure_by_function(caller)
+    if measure.function != caller or inspect.signature(func).parameters:
+        raise TypeError(  # a declaration error, raised at import
+            f"{caller}: a metric function is declared without parameters, "
+            f"named as its metric's function ({measure.function!r})."
+        )
     sig = metric_signature(measure, order)
     func.__signature__ = sig
-    func.__doc__ = metric_doc(func.__doc__ or "", list(sig.parameters))
+    func.__doc__ = metric_doc(caller, func.__doc__ or "", list(sig.parameters))
     own = {p.keyword: p.constraints for p in measure.params}
     options = {**{key: () for key in _OPTIONS}, **own}
     return public(functools.partial(run_metric, measure), options, data=_DATA)(func)
