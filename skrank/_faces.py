@@ -40,10 +40,11 @@ __all__ = [
     "call_as",
     "exported",
     "fill_doc",
-    "metric_doc",
+    "generate",
     "metric_function",
     "metric_signature",
     "public",
+    "skeleton_doc",
 ]
 
 _PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.MULTILINE)
@@ -331,20 +332,30 @@ def _entry_names(entry: str, texts: Mapping) -> list[str]:
     return [name.strip() for name in head.split(" : ")[0].split(",")]
 
 
-def metric_doc(caller: str, doc: str, parameters, texts: Mapping = DOCS) -> str:
-    """The docstring of a ``*_score`` function from what is its own.
+def skeleton_doc(
+    caller: str,
+    doc: str,
+    parameters,
+    *,
+    keys: Mapping | None = None,
+    texts: Mapping = DOCS,
+    returns: str = "returns_score",
+    notes_end: str | None = "layout_notes",
+) -> str:
+    """A public function's docstring from what is its own.
 
     ``doc`` is a numpydoc docstring (with placeholders) whose Parameters
     section holds only the entries that are the function's own: a text, a
     shared text under another name (``%(denominator_ap)s``), or a shared
     text followed by more lines. Every other parameter of ``parameters``
-    (the names in signature order) takes the shared text of its name. A
-    missing Returns section is the score of every metric
-    (``%(returns_score)s``), and the Notes end with the input layouts
-    (``%(layout_notes)s``). A section numpydoc does not know, or an entry
-    of no parameter of ``parameters``, is a TypeError naming ``caller`` (at
-    import).
+    (the names in signature order) takes the shared text ``%(key)s``, its
+    key in ``keys`` or its name. A missing Returns section is
+    ``%(returns)s``, and the Notes end with ``%(notes_end)s`` (for the
+    metrics: the score and the input layouts). A section numpydoc does not
+    know, or an entry of no parameter of ``parameters``, is a TypeError
+    naming ``caller`` (at import).
     """
+    keys = keys or {}
     text = doc.rstrip()
     tail = doc[len(text) :]
     head, *rest = _HEADER.split(text)
@@ -370,13 +381,15 @@ def metric_doc(caller: str, doc: str, parameters, texts: Mapping = DOCS) -> str:
         )
     entries = []
     for name in parameters:
-        entry = own.get(name, f"%({name})s")
+        entry = own.get(name, f"%({keys.get(name, name)})s")
         if entry not in entries:
             entries.append(entry)
     sections["Parameters"] = "\n".join(indent + e for e in entries)
-    sections.setdefault("Returns", f"{indent}%(returns_score)s")
-    notes = sections.get("Notes")
-    sections["Notes"] = (notes + "\n\n" if notes else "") + f"{indent}%(layout_notes)s"
+    sections.setdefault("Returns", f"{indent}%({returns})s")
+    if notes_end is not None:
+        notes = sections.get("Notes")
+        end = f"{indent}%({notes_end})s"
+        sections["Notes"] = notes + "\n\n" + end if notes else end
     parts = [head]
     for title in _SECTIONS:
         if title in sections:
@@ -385,11 +398,34 @@ def metric_doc(caller: str, doc: str, parameters, texts: Mapping = DOCS) -> str:
     return "\n\n".join(parts) + tail
 
 
+def generate(func, sig: inspect.Signature, **doc) -> None:
+    """Give the declaration ``func`` the signature ``sig`` and the docstring
+    :func:`skeleton_doc` makes of its own (``doc``: the keyword arguments of
+    :func:`skeleton_doc`).
+
+    A declaration has no parameters, or exactly those of ``sig`` (written
+    out for the reader; they are checked, not read): a TypeError (at import)
+    names the others.
+    """
+    caller = func.__name__
+    declared = list(inspect.signature(func).parameters)
+    if declared and declared != list(sig.parameters):
+        unknown = [name for name in declared if name not in sig.parameters]
+        missing = [name for name in sig.parameters if name not in declared]
+        raise TypeError(
+            f"{caller}: unknown parameters {unknown}; missing parameters "
+            f"{missing} (the declaration's parameters are generated: "
+            f"{list(sig.parameters)})."
+        )
+    func.__signature__ = sig
+    func.__doc__ = skeleton_doc(caller, func.__doc__ or "", list(sig.parameters), **doc)
+
+
 def metric_function(func=None, *, order: str | None = None, measure=None):
     """Make ``func`` the public function of a metric declaration.
 
     ``func`` is a name and a numpydoc docstring with what is its own (see
-    :func:`metric_doc`), without parameters; its body is not run. The
+    :func:`skeleton_doc`) and :func:`generate`; its body is not run. The
     metric is ``measure`` (whose ``function`` is ``func.__name__``), by
     default the one of :data:`~skrank.measures.MEASURES` with that
     ``function``. The signature is
@@ -404,14 +440,12 @@ def metric_function(func=None, *, order: str | None = None, measure=None):
     caller = func.__name__
     if measure is None:
         measure = measure_by_function(caller)
-    if measure.function != caller or inspect.signature(func).parameters:
+    if measure.function != caller:
         raise TypeError(  # a declaration error, raised at import
-            f"{caller}: a metric function is declared without parameters, "
-            f"named as its metric's function ({measure.function!r})."
+            f"{caller}: the function of metric {measure.name!r} is "
+            f"{measure.function!r}."
         )
-    sig = metric_signature(measure, order)
-    func.__signature__ = sig
-    func.__doc__ = metric_doc(caller, func.__doc__ or "", list(sig.parameters))
+    generate(func, metric_signature(measure, order))
     own = {p.keyword: p.constraints for p in measure.params}
     options = {**{key: () for key in _OPTIONS}, **own}
     return public(functools.partial(run_metric, measure), options, data=_DATA)(func)
