@@ -25,9 +25,7 @@ def err_score():
 
     Raises
     ------
-    ValueError
-        If ``y_true`` is negative or above ``max_grade``, or for any bad input
-        that :func:`dcg_score` rejects.
+    %(raises_max_grade)s
 
     See Also
     --------
@@ -98,9 +96,7 @@ def nerr_score():
 
     Raises
     ------
-    ValueError
-        If ``y_true`` is negative or above ``max_grade``, or for any bad input
-        that :func:`dcg_score` rejects.
+    %(raises_max_grade)s
 
     See Also
     --------
