@@ -18,7 +18,8 @@ import pytest
 from sklearn.neighbors import NearestNeighbors
 
 import skrank
-from skrank._retrieval import RETRIEVAL, Faces
+from skrank._retrieval import RETRIEVAL
+from skrank._retrieval_faces import Faces
 from skrank.measures import MEASURES
 from skrank.retrieval import evaluate_retrieval, get_retrieval_metric_names
 
