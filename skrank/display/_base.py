@@ -18,7 +18,6 @@ matplotlib is imported only when a Display is built or drawn.
 from __future__ import annotations
 
 import inspect
-import linecache
 import numbers
 import textwrap
 from collections.abc import Mapping
@@ -28,6 +27,8 @@ import numpy as np
 from .._docs import DOCS
 from .._evaluate import evaluate_for
 from .._evaluator import RankingEvaluator, query_ids_in
+from .._faces import fill_doc
+from .._generated import function
 from .._response import expected_relevance, score_method
 from .._results import QueryResults
 from .._stats import _CONSTRAINTS as COMPARE_CONSTRAINTS
@@ -55,6 +56,8 @@ __all__ = [
     "check_matplotlib",
     "check_one_name",
     "check_shapes",
+    "documented",
+    "drawn",
     "entry_points",
     "from_estimators",
     "get_axes",
@@ -142,6 +145,25 @@ def legend_names(caller, names, name):
 def legend_label(*parts):
     """The non-empty ``parts``, joined by commas."""
     return ", ".join(p for p in parts if p)
+
+
+def documented(cls):
+    """``cls``, each line ``%(name)s`` of its docstring and of its methods'
+    replaced by the entry ``name`` of :data:`PARAMS` (a class decorator)."""
+    fill_doc(cls, texts=PARAMS)
+    for member in vars(cls).values():
+        func = getattr(member, "__func__", member)
+        if inspect.isfunction(func):
+            fill_doc(func, texts=PARAMS)
+    return cls
+
+
+def drawn(display, fig, ax, loc="best"):
+    """``display``, its picture finished: the legend drawn at ``loc`` and
+    ``ax_`` and ``figure_`` set."""
+    ax.legend(loc=loc, fontsize="small")
+    display.ax_, display.figure_ = ax, fig
+    return display
 
 
 # --------------------------------------------------------------------------
@@ -563,6 +585,20 @@ default=None
     Seed of the resampling (see :func:`skrank.compare`).""",
     "ax": """ax : matplotlib Axes, default=None
     Axes to draw on; ``None`` draws on a new figure.""",
+    # plot's parameters and the attributes it sets
+    "legend_names": """name : list of str, default=None
+    Names of the systems in the legend, one per system; ``None``:
+    ``names``.""",
+    "legend_name_or_names": """name : str or list of str, default=None
+    Names of the systems in the legend, one per system; ``None``:
+    ``names``.""",
+    "band_kwargs": """band_kwargs : dict, default=None
+    Keyword arguments of matplotlib's ``fill_between`` for the tie
+    bands.""",
+    "drawn_attributes": """ax_ : matplotlib Axes
+    Axes with the picture.
+figure_ : matplotlib Figure
+    Figure with the picture.""",
 }
 
 
@@ -619,6 +655,7 @@ _ENTRIES = {
 }
 
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
+_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
 
 
 def entry_points(*, systems, summary, params, kwargs_text, see_also, defaults=None):
@@ -698,7 +735,9 @@ class _EntryPoint:
             )
             return display.plot(ax=args["ax"], **args["kwargs"])
 
-        func = _function(owner.__module__, caller, leading, keywords, run)
+        positional = [inspect.Parameter(n, _POSITIONAL) for n in ("cls", *leading)]
+        kwargs = inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)
+        func = function(owner.__module__, caller, positional + keywords + [kwargs], run)
         func.__doc__ = _docstring(
             owner.__name__,
             method,
@@ -708,33 +747,6 @@ class _EntryPoint:
             **self.docs,
         )
         setattr(owner, method, classmethod(func))
-
-
-def _function(module, qualname, leading, keywords, run):
-    """A function of the signature ``(cls, *leading, *, *keywords,
-    **kwargs)`` that returns ``run({parameter: argument})``.
-
-    It is written as a ``def`` and compiled (as :mod:`dataclasses` writes
-    ``__init__``): its signature is its own, and a wrong call gets Python's
-    own error, naming ``qualname``.
-    """
-    method = qualname.rpartition(".")[2]
-    code = (
-        f"def {method}(cls, {', '.join(leading)}, *, "
-        + "".join(f"{p.name}=_defaults[{p.name!r}], " for p in keywords)
-        + "**kwargs):\n    return _run(locals())\n"
-    )
-    filename = f"<{module}.{qualname}>"
-    namespace = {"_defaults": {p.name: p.default for p in keywords}, "_run": run}
-    exec(compile(code, filename, "exec"), namespace)
-    # the source, for tracebacks and inspect.getsource
-    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
-    func = namespace[method]
-    if hasattr(func.__code__, "co_qualname"):  # Python >= 3.11
-        func.__code__ = func.__code__.replace(co_qualname=qualname)
-    func.__qualname__ = qualname
-    func.__module__ = module
-    return func
 
 
 def _docstring(

@@ -13,6 +13,8 @@ from ._base import (
     check_baseline,
     check_compare_settings,
     check_shapes,
+    documented,
+    drawn,
     entry_points,
     get_axes,
     legend_names,
@@ -22,6 +24,7 @@ from ._base import (
 __all__ = ["ComparisonDisplay"]
 
 
+@documented
 class ComparisonDisplay:
     """Means with confidence intervals of several systems and metrics.
 
@@ -62,10 +65,7 @@ class ComparisonDisplay:
         The baseline's means across the groups (None without a baseline).
     markers_ : list of matplotlib Text
         The stars of the significant differences.
-    ax_ : matplotlib Axes
-        Axes with the picture.
-    figure_ : matplotlib Figure
-        Figure with the picture.
+    %(drawn_attributes)s
 
     See Also
     --------
@@ -220,8 +220,7 @@ class ComparisonDisplay:
             A result of :func:`skrank.compare`. With a ``baseline``, the
             significant differences from it are starred; a comparison of all
             pairs (``baseline=None``) draws the means and intervals only.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; ``None`` draws on a new figure.
+        %(ax)s
         **kwargs
             Keyword arguments of :meth:`plot` and of matplotlib's
             ``errorbar``.
@@ -298,11 +297,8 @@ or None, default="holm"
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; ``None`` draws on a new figure.
-        name : list of str, default=None
-            Names of the systems in the legend, one per system; ``None``:
-            ``names``.
+        %(ax)s
+        %(legend_names)s
         **kwargs
             Keyword arguments of matplotlib's ``errorbar``.
 
@@ -379,6 +375,4 @@ or None, default="holm"
                 f"* differs from {self.baseline} (corrected p <= {alpha:.2g})",
                 fontsize="medium",
             )
-        ax.legend(loc="best", fontsize="small")
-        self.ax_, self.figure_ = ax, fig
-        return self
+        return drawn(self, fig, ax)

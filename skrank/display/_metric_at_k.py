@@ -17,6 +17,8 @@ from ._base import (
     check_compare_settings,
     check_confidence,
     check_shapes,
+    documented,
+    drawn,
     entry_points,
     get_axes,
     is_int,
@@ -126,6 +128,7 @@ def _intervals(
     }
 
 
+@documented
 class MetricAtKDisplay:
     """Metrics as a function of the cutoff k, with their tie bounds.
 
@@ -166,10 +169,7 @@ default=None
     errorbars_ : ndarray of object, shape (n_systems, n_metrics)
         The confidence intervals (matplotlib ErrorbarContainer), None without
         intervals.
-    ax_ : matplotlib Axes
-        Axes with the picture.
-    figure_ : matplotlib Figure
-        Figure with the picture.
+    %(drawn_attributes)s
 
     See Also
     --------
@@ -388,14 +388,9 @@ default=None
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; ``None`` draws on a new figure.
-        name : str or list of str, default=None
-            Names of the systems in the legend, one per system; ``None``:
-            ``names``.
-        band_kwargs : dict, default=None
-            Keyword arguments of matplotlib's ``fill_between`` for the tie
-            bands.
+        %(ax)s
+        %(legend_name_or_names)s
+        %(band_kwargs)s
         errorbar_kwargs : dict, default=None
             Keyword arguments of matplotlib's ``errorbar`` for the intervals.
         **kwargs
@@ -456,7 +451,5 @@ default=None
         ax.set_ylabel("mean over queries")
         if np.issubdtype(self.k.dtype, np.integer) and self.k.shape[0] <= 20:
             ax.set_xticks(self.k)
-        ax.legend(loc="best", fontsize="small")
         self.lines_, self.bands_, self.errorbars_ = lines, bands, errorbars
-        self.ax_, self.figure_ = ax, fig
-        return self
+        return drawn(self, fig, ax)

@@ -19,6 +19,8 @@ from ._base import (
     PARAMS,
     check_matplotlib,
     check_one_name,
+    documented,
+    drawn,
     entry_points,
     get_axes,
     is_int,
@@ -91,6 +93,7 @@ def _check_bins(caller, bins):
         )
 
 
+@documented
 class MetricDistributionDisplay:
     """Distribution of a per-query metric: histogram or ECDF.
 
@@ -121,10 +124,7 @@ class MetricDistributionDisplay:
         The histogram's bin edges (None for an ECDF).
     counts_ : ndarray of shape (n_series, n_bins) or None
         The number of queries in each bin (None for an ECDF).
-    ax_ : matplotlib Axes
-        Axes with the picture.
-    figure_ : matplotlib Figure
-        Figure with the picture.
+    %(drawn_attributes)s
 
     See Also
     --------
@@ -280,8 +280,7 @@ default=None
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; ``None`` draws on a new figure.
+        %(ax)s
         name : list of str, default=None
             Labels of the series, one per series; ``None``: ``labels``.
         **kwargs
@@ -352,6 +351,4 @@ default=None
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_ylabel("queries")
         ax.set_xlabel(f"{self.metric} of a query")
-        ax.legend(loc="best", fontsize="small")
-        self.ax_, self.figure_ = ax, fig
-        return self
+        return drawn(self, fig, ax)

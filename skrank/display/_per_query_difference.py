@@ -15,6 +15,8 @@ from ._base import (
     check_compare_settings,
     check_confidence,
     check_one_name,
+    documented,
+    drawn,
     entry_points,
     get_axes,
     legend_names,
@@ -56,6 +58,7 @@ def _align(ids, qid, values):
     return np.asarray(values)[row[codes[qid.shape[0] :]]]
 
 
+@documented
 class PerQueryDifferenceDisplay:
     """Per-query differences of a system against a baseline, sorted.
 
@@ -103,10 +106,7 @@ class PerQueryDifferenceDisplay:
         patch).
     tie_lines_ : matplotlib LineCollection or None
         The tie ranges of the queries, None without them.
-    ax_ : matplotlib Axes
-        Axes with the picture.
-    figure_ : matplotlib Figure
-        Figure with the picture.
+    %(drawn_attributes)s
 
     See Also
     --------
@@ -293,8 +293,7 @@ class PerQueryDifferenceDisplay:
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; ``None`` draws on a new figure.
+        %(ax)s
         name : str, default=None
             The system's name in the labels; ``None``: ``name``.
         **kwargs
@@ -352,6 +351,4 @@ class PerQueryDifferenceDisplay:
             f"{_count(ties, 'tie')}, {_count(losses, 'loss')})"
         )
         ax.set_ylabel(f"{self.metric}: {system} - {self.baseline_name}")
-        ax.legend(loc="upper left", fontsize="small")
-        self.ax_, self.figure_ = ax, fig
-        return self
+        return drawn(self, fig, ax, loc="upper left")
