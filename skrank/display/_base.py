@@ -147,15 +147,35 @@ def legend_label(*parts):
     return ", ".join(p for p in parts if p)
 
 
-def documented(cls):
-    """``cls``, each line ``%(name)s`` of its docstring and of its methods'
-    replaced by the entry ``name`` of :data:`PARAMS` (a class decorator)."""
-    fill_doc(cls, texts=PARAMS)
-    for member in vars(cls).values():
-        func = getattr(member, "__func__", member)
-        if inspect.isfunction(func):
-            fill_doc(func, texts=PARAMS)
-    return cls
+def documented(*drawn):
+    """A class decorator: each line ``%(name)s`` of the Display's docstring
+    and of its methods' is replaced by the entry ``name`` of :data:`PARAMS`,
+    or ``%(plot_returns)s`` by the Returns and See Also sections of its
+    ``plot``, which sets the attributes ``drawn``, ``ax_`` and ``figure_``."""
+
+    def fill(cls):
+        sentence = textwrap.fill(
+            "This Display, with "
+            + ", ".join(f"``{a}``" for a in (*drawn, "ax_"))
+            + " and ``figure_`` set.",
+            width=64,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        returns = "\n".join(
+            ["Returns", "-------", f"display : {cls.__name__}"]
+            + [textwrap.indent(sentence, "    "), "", "See Also", "--------"]
+            + [f"{cls.__name__}.from_predictions : Compute and draw."]
+        )
+        texts = {**PARAMS, "plot_returns": returns}
+        fill_doc(cls, texts=texts)
+        for member in vars(cls).values():
+            func = getattr(member, "__func__", member)
+            if inspect.isfunction(func):
+                fill_doc(func, texts=texts)
+        return cls
+
+    return fill
 
 
 def drawn(display, fig, ax, loc="best"):

@@ -24,7 +24,7 @@ from ._base import (
 __all__ = ["ComparisonDisplay"]
 
 
-@documented
+@documented("errorbars_", "baseline_lines_", "markers_")
 class ComparisonDisplay:
     """Means with confidence intervals of several systems and metrics.
 
@@ -302,15 +302,7 @@ or None, default="holm"
         **kwargs
             Keyword arguments of matplotlib's ``errorbar``.
 
-        Returns
-        -------
-        display : ComparisonDisplay
-            This Display, with ``errorbars_``, ``baseline_lines_``,
-            ``markers_``, ``ax_`` and ``figure_`` set.
-
-        See Also
-        --------
-        ComparisonDisplay.from_predictions : Compute and draw.
+        %(plot_returns)s
         """
         caller = "ComparisonDisplay.plot"
         fig, ax = get_axes(caller, ax)

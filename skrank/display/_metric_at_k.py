@@ -128,7 +128,7 @@ def _intervals(
     }
 
 
-@documented
+@documented("lines_", "bands_", "errorbars_")
 class MetricAtKDisplay:
     """Metrics as a function of the cutoff k, with their tie bounds.
 
@@ -396,15 +396,7 @@ default=None
         **kwargs
             Keyword arguments of matplotlib's ``plot`` for the lines.
 
-        Returns
-        -------
-        display : MetricAtKDisplay
-            This Display, with ``lines_``, ``bands_``, ``errorbars_``,
-            ``ax_`` and ``figure_`` set.
-
-        See Also
-        --------
-        MetricAtKDisplay.from_predictions : Compute and draw.
+        %(plot_returns)s
         """
         caller = "MetricAtKDisplay.plot"
         fig, ax = get_axes(caller, ax)

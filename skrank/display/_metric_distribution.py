@@ -93,7 +93,7 @@ def _check_bins(caller, bins):
         )
 
 
-@documented
+@documented("artists_", "bin_edges_", "counts_")
 class MetricDistributionDisplay:
     """Distribution of a per-query metric: histogram or ECDF.
 
@@ -287,15 +287,7 @@ default=None
             Keyword arguments of matplotlib's ``step`` (ECDF) or ``stairs``
             (histogram).
 
-        Returns
-        -------
-        display : MetricDistributionDisplay
-            This Display, with ``artists_``, ``bin_edges_``, ``counts_``,
-            ``ax_`` and ``figure_`` set.
-
-        See Also
-        --------
-        MetricDistributionDisplay.from_predictions : Compute and draw.
+        %(plot_returns)s
         """
         caller = "MetricDistributionDisplay.plot"
         check_matplotlib(caller)

@@ -58,7 +58,7 @@ def _align(ids, qid, values):
     return np.asarray(values)[row[codes[qid.shape[0] :]]]
 
 
-@documented
+@documented("bars_", "mean_line_", "ci_band_", "tie_lines_")
 class PerQueryDifferenceDisplay:
     """Per-query differences of a system against a baseline, sorted.
 
@@ -299,15 +299,7 @@ class PerQueryDifferenceDisplay:
         **kwargs
             Keyword arguments of matplotlib's ``bar``.
 
-        Returns
-        -------
-        display : PerQueryDifferenceDisplay
-            This Display, with ``bars_``, ``mean_line_``, ``ci_band_``,
-            ``tie_lines_``, ``ax_`` and ``figure_`` set.
-
-        See Also
-        --------
-        PerQueryDifferenceDisplay.from_predictions : Compute and draw.
+        %(plot_returns)s
         """
         caller = "PerQueryDifferenceDisplay.plot"
         fig, ax = get_axes(caller, ax)

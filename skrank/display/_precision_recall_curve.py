@@ -61,7 +61,7 @@ def _mean_curves(source, levels, *, ties, rounding):
     return np.array(rows, dtype=np.float64).reshape(len(per), len(metrics))
 
 
-@documented
+@documented("lines_", "line_", "bands_")
 class PrecisionRecallCurveDisplay:
     """The interpolated precision-recall curve of trec_eval, of runs or models.
 
@@ -260,15 +260,7 @@ default="nearest"
         **kwargs
             Keyword arguments of matplotlib's ``plot``.
 
-        Returns
-        -------
-        display : PrecisionRecallCurveDisplay
-            This Display, with ``lines_``, ``line_``, ``bands_``, ``ax_``
-            and ``figure_`` set.
-
-        See Also
-        --------
-        PrecisionRecallCurveDisplay.from_predictions : Compute and draw.
+        %(plot_returns)s
         """
         caller = "PrecisionRecallCurveDisplay.plot"
         fig, ax = get_axes(caller, ax)
