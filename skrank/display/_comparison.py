@@ -8,18 +8,17 @@ import numpy as np
 from .._stats import compare_for
 from .._validation import InvalidParameterError
 from ._base import (
-    PARAMS,
     check_ax,
     check_baseline,
     check_compare_settings,
     check_shapes,
-    documented,
     drawn,
     entry_points,
     get_axes,
     legend_names,
     metric_list,
 )
+from ._docs import PARAMS, documented
 
 __all__ = ["ComparisonDisplay"]
 

@@ -12,12 +12,10 @@ from .._stats import compare_for
 from .._validation import InvalidParameterError, plain
 from ._base import (
     MAX_VALUES,
-    PARAMS,
     check_bool,
     check_compare_settings,
     check_confidence,
     check_shapes,
-    documented,
     drawn,
     entry_points,
     get_axes,
@@ -27,6 +25,7 @@ from ._base import (
     metric_list,
     tie_band,
 )
+from ._docs import PARAMS, documented
 
 __all__ = ["MetricAtKDisplay"]
 

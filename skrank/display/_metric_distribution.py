@@ -16,10 +16,8 @@ from .._validation import (
     validate_params,
 )
 from ._base import (
-    PARAMS,
     check_matplotlib,
     check_one_name,
-    documented,
     drawn,
     entry_points,
     get_axes,
@@ -28,6 +26,7 @@ from ._base import (
     legend_names,
     single_metric,
 )
+from ._docs import PARAMS, documented
 
 __all__ = ["MetricDistributionDisplay"]
 

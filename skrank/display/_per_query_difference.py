@@ -9,19 +9,18 @@ from .._engine import factorize
 from .._stats import compare_for
 from .._validation import InvalidParameterError
 from ._base import (
-    PARAMS,
     check_baseline,
     check_bool,
     check_compare_settings,
     check_confidence,
     check_one_name,
-    documented,
     drawn,
     entry_points,
     get_axes,
     legend_names,
     single_metric,
 )
+from ._docs import PARAMS, documented
 
 __all__ = ["PerQueryDifferenceDisplay"]
 

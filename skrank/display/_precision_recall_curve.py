@@ -11,7 +11,6 @@ from ._base import (
     MAX_VALUES,
     check_bool,
     check_shapes,
-    documented,
     drawn,
     entry_points,
     get_axes,
@@ -19,6 +18,7 @@ from ._base import (
     legend_names,
     tie_band,
 )
+from ._docs import documented
 
 __all__ = ["PrecisionRecallCurveDisplay"]
 
