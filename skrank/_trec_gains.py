@@ -39,6 +39,7 @@ __all__ = [
     "TrecGainTable",
     "ideal_gains",
     "position_gains",
+    "qsort_ranks",
     "dcg",
     "ndcg",
     "ndcg_rel_inf",
@@ -133,6 +134,33 @@ def merge_sort(items: list, compare=_compare) -> list:
             out.append(right[j])
             j += 1
     return out + left[i:] + right[j:]
+
+
+def qsort_ranks(scores: list, ids: list) -> np.ndarray:
+    """The rank (0 first) trec_eval gives each of one query's documents,
+    ``scores`` and ``ids`` (bytes) one per document, as glibc's ``qsort``
+    orders them.
+
+    get_trec_results.c, ``te_get_trec_results``, sorts the run's lines by
+    query and document id (``comp_lines_qid_docno``, a total order), so a
+    query's documents reach form_res_rels.c's ``qsort`` in byte order of
+    their ids; ``comp_sim_docno`` then puts the higher score first and, when
+    neither score is above the other, the larger id first. With a NaN score
+    that is not an order (NaN is neither above nor below any score), and the
+    ranks are whatever :func:`merge_sort`'s sequence of comparisons gives.
+    """
+
+    def compare(a, b):
+        if scores[a] > scores[b]:
+            return -1
+        if scores[a] < scores[b]:
+            return 1
+        return (ids[b] > ids[a]) - (ids[b] < ids[a])
+
+    order = merge_sort(sorted(range(len(ids)), key=ids.__getitem__), compare)
+    ranks = np.empty(len(ids), dtype=np.intp)
+    ranks[order] = np.arange(len(ids))
+    return ranks
 
 
 def sorted_table(table: TrecGainTable, top: int) -> list:
