@@ -434,6 +434,6 @@ def trec_gain_table(item):
     ):
         return None
     plain = _trec_plain(base)
-    params = {**plain.params, "gain": TrecGainTable.read(rest, base, item, read_number)}
+    params = {**plain.params, "gain": TrecGainTable.read(rest, base, item)}
     explicit = {*TREC_EVAL_PARAMS.get(base, {}), "gain"}
     return [(f"{base}_{rest}", MetricSpec(plain.measure, None, params, explicit))]

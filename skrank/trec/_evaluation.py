@@ -469,7 +469,9 @@ def evaluate_run_columns(
         bounds = np.flatnonzero(np.diff(run_q[at])) + 1
         ids = docno.tolist(at if rows_of is None else rows_of[at])
         values = raw[at].tolist()
-        for a, b in zip([0, *bounds.tolist()], [*bounds.tolist(), at.shape[0]]):
+        for a, b in zip(
+            [0, *bounds.tolist()], [*bounds.tolist(), at.shape[0]], strict=True
+        ):
             # the few queries holding a NaN, not every query
             ranks = qsort_ranks(values[a:b], ids[a:b])
             out[at[a:b]] = (b - a) - ranks
