@@ -234,7 +234,7 @@ def _judged_grades(r: Ranking):
             f"trec_eval's gain table has an entry for every grade from 0 to the "
             f"largest judged one (gain_init.c, setup_gains), which skrank builds "
             f"and sorts as trec_eval does up to the grade {MAX_TREC_GRADE}; the "
-            f"judgments hold the grade {grades.max():g}. Rescale the grades."
+            f"judgments hold the grade {int(grades.max())}. Rescale the grades."
         )
     grades = grades.astype(np.int64)
     top = np.full(r.m, -1, dtype=np.int64)

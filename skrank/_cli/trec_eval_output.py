@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from .._conventions import get_convention
+from .._validation import InvalidParameterError
 from ..names import (
     TREC_EVAL_RUNID,
     TREC_EVAL_SETS,
@@ -81,8 +82,8 @@ def _relstring_request(values):
     ``atof`` (``relstring.x`` is 0, ``relstring.3abc`` 3, ``relstring.0x10``
     16), then cast to ``long`` as m_relstring.c's ``te_calc_relstring``
     casts it (``len = MIN((long) params[0], res_rels.num_ret)``): truncated
-    toward zero, 0 if negative, and 0 for a value a ``long`` cannot hold
-    (``inf``, ``nan``, ``1e30``: x86-64's conversion gives ``LONG_MIN``); a
+    toward zero, 0 if negative; a value a ``long`` cannot hold (``inf``,
+    ``nan``, ``1e30``), whose conversion C leaves undefined, is an error; a
     set holding relstring (all_trec) asks for it at its default length."""
     asked = False
     for value in values:
@@ -91,8 +92,14 @@ def _relstring_request(values):
             text = value[len(_RELSTRING) + 1 :]
             first = text.split(",")[0].encode("utf-8").lstrip(b" \t\n\v\f\r")
             length = _strtod(first)
-            if not -(2.0**63) < length < 2.0**63:  # inf, nan: LONG_MIN
-                length = 0.0
+            if not -(2.0**63) < length < 2.0**63:
+                raise InvalidParameterError(
+                    "the length of -m relstring.<length> is read with atof and "
+                    "converted to long (m_relstring.c, te_calc_relstring: "
+                    "len = MIN((long) params[0], res_rels.num_ret)), which C "
+                    "leaves undefined for a value a long cannot hold; got "
+                    f"{value!r}."
+                )
             return f"{_RELSTRING}_{text}", max(0, int(length))
         asked = asked or value == _RELSTRING
         asked = asked or _RELSTRING in TREC_EVAL_SETS.get(value, ())
