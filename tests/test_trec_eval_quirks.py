@@ -182,6 +182,37 @@ def test_nan_scores_stay_refused_outside_trec_eval_order(tmp_path):
             "ndcg_1=3abc,2= 1e1    \tq2\t0.5014\n"
             "ndcg_1=3abc,2= 1e1    \tall\t0.5579\n",
         ),
+        # trec_eval -q -m set_F.abc gqrels grun (beta 0: set precision)
+        (
+            ["-m", "set_F.abc"],
+            "set_F_abc             \tq1\t0.5000\n"
+            "set_F_abc             \tq2\t0.6667\n"
+            "set_F_abc             \tall\t0.5833\n",
+        ),
+        # trec_eval -q -m utility.2abc,-1,-1,0 gqrels grun
+        (
+            ["-m", "utility.2abc,-1,-1,0"],
+            "utility_2abc,-1,-1,0  \tq1\t2.0000\n"
+            "utility_2abc,-1,-1,0  \tq2\t3.0000\n"
+            "utility_2abc,-1,-1,0  \tall\t2.5000\n",
+        ),
+        # trec_eval -q -m P.3abc gqrels grun (atol: P_3)
+        (
+            ["-m", "P.3abc"],
+            "P_3                   \tq1\t0.3333\n"
+            "P_3                   \tq2\t0.6667\n"
+            "P_3                   \tall\t0.5000\n",
+        ),
+        # trec_eval -q -m Rprec_mult.x,2 gqrels grun
+        (
+            ["-m", "Rprec_mult.x,2"],
+            "Rprec_mult_0.00       \tq1\t0.0000\n"
+            "Rprec_mult_2.00       \tq1\t0.5000\n"
+            "Rprec_mult_0.00       \tq2\t0.0000\n"
+            "Rprec_mult_2.00       \tq2\t0.5000\n"
+            "Rprec_mult_0.00       \tall\t0.0000\n"
+            "Rprec_mult_2.00       \tall\t0.5000\n",
+        ),
     ],
 )
 def test_parameters_are_read_with_atof(tmp_path, capsys, args, expected):
