@@ -83,6 +83,14 @@ class TrecGainTable(str):
     def __reduce__(self):
         return (TrecGainTable, (str(self), self.pairs))
 
+    @property
+    def gains_unjudged(self) -> bool:
+        """Whether the table gives a retrieved document outside the
+        judgments (grade -1, form_res_rels.c's ``RELVALUE_NONPOOL``) a gain
+        other than 0, as it gives trec_eval's placeholder document of a
+        query the run misses (trec_eval.c, ``main``)."""
+        return any(g == -1 and v != 0 for g, v in self.pairs)
+
     @classmethod
     def read(cls, text: str, base: str, original: str) -> TrecGainTable:
         """The pairs of ``text`` (``"2=3.9,1=3.5"``) as trec_eval reads them.

@@ -317,3 +317,22 @@ def test_a_pair_without_equals_sign_is_refused():
     # trec_eval: "malformed pair parameters in '1=2,3'"
     with pytest.raises(InvalidParameterError, match="each with an '='"):
         read_trec_eval_measures(["ndcg.1=2,3"], "test")
+
+
+def test_a_gain_for_unjudged_documents_reaches_the_placeholder(tmp_path, capsys):
+    # q3 is judged but not in the run: with -c trec_eval ranks one document
+    # outside the judgments for it, which grade -1 gives the gain 2
+    # trec_eval -q -c -m ndcg.-1=2,1=3 -m G.-1=3 g3qrels grun
+    expected = (
+        "G_-1=3                \tq1\t   inf\n"
+        "ndcg_-1=2,1=3         \tq1\t1.1407\n"
+        "G_-1=3                \tq2\t0.0003\n"
+        "ndcg_-1=2,1=3         \tq2\t0.5022\n"
+        "G_-1=3                \tq3\t0.0000\n"
+        "ndcg_-1=2,1=3         \tq3\t0.6667\n"
+        "G_-1=3                \tall\t   inf\n"
+        "ndcg_-1=2,1=3         \tall\t0.7698\n"
+    )
+    files = _files(tmp_path, GQRELS + "q3 0 e 1\n", GRUN)
+    args = ["-q", "--queries", "qrels", "-m", "ndcg.-1=2,1=3", "-m", "G.-1=3"]
+    assert _trec_eval(capsys, files, *args) == expected

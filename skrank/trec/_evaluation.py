@@ -590,6 +590,9 @@ def evaluate_run_columns(
                 and (spec.name in dotted or keeps(spec.params))
             ):
                 continue  # trec_eval's placeholder ranking, as it computes it
+            gain = spec.params.get("gain")
+            if placeholder and isinstance(gain, TrecGainTable) and gain.gains_unjudged:
+                continue  # the placeholder, outside the judgments, gains
             if spec.measure.reads_list:
                 v[empty & ~np.isnan(v)] = 0.0
         return values
