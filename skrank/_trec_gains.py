@@ -58,7 +58,7 @@ TREC_NAN = float(np.copysign(np.nan, -1.0))
 #: (form_res_rels.c, ``te_form_res_rels``: ``rel_levels`` of ``max_rel + 1``
 #: counts; gain_init.c, ``setup_gains``: ``num_rel_levels + num_pairs``
 #: entries), and skrank builds and sorts the same table.
-MAX_TREC_GRADE = 2**20 - 1
+MAX_TREC_GRADE = 2**16 - 1
 
 # gain_init.c, comp_rel_gain returns a difference of gains as an int: beyond
 # the int range the conversion is undefined (C11 6.3.1.4)

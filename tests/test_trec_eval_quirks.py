@@ -309,7 +309,7 @@ def test_the_table_sort_skips_the_ordered_grades():
 def test_the_grade_limit_is_named(tmp_path):
     qrels = "q1 0 a 2000000\nq1 0 b 1\n"
     files = _files(tmp_path, qrels, "q1 Q0 a 1 1 r\n")
-    with pytest.raises(InvalidParameterError, match="up to the grade 1048575"):
+    with pytest.raises(InvalidParameterError, match="up to the grade 65535"):
         evaluate_run(*files, "ndcg.1=2", convention="trec_eval")
 
 
