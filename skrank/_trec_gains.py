@@ -264,6 +264,17 @@ def _groups(r: Ranking, table: TrecGainTable):
     key = ("trec_gain_groups", table.pairs)
     if key not in r._cache:
         triples, top = _judged_grades(r)
+        if (top < 0).any() and any(g in (-1, -2) and v != 0 for g, v in table.pairs):
+            raise InvalidParameterError(
+                f"The gain table {str(table)!r} gives documents outside the "
+                "judgments or judged below 0 a gain, and a query's judgments "
+                "are all below 0: trec_eval then reads the grade counts of the "
+                "query it evaluated before (form_res_rels.c, te_form_res_rels: "
+                "saved_res_rels.num_rel_levels is set only in 'for (i = 0; i "
+                "<= max_rel; i++)', and the memset of rel_levels clears "
+                "max_rel + 1 entries), or fails for the first query; its "
+                "value is not defined by the query's own input."
+            )
         values, inverse = np.unique(top, return_inverse=True)
         groups = []
         for i, t in enumerate(values.tolist()):  # distinct top grades
