@@ -30,7 +30,7 @@ from skrank.names import (
 )
 from skrank.trec import evaluate_run
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "trec_eval"
 
 # trec_eval 10, m_P.c (and m_recall.c, m_map_cut.c, m_ndcg_cut.c)
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)

@@ -25,7 +25,7 @@ import skrank
 from skrank._validation import InvalidParameterError
 from skrank.trec import evaluate_run, read_qrels, read_run
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "trec_eval"
 
 RUN_LINES = [
     "q1 Q0 d1 1 2.5 sys",

@@ -289,7 +289,7 @@ def test_faces_refuse_bad_declarations():
 
 def test_retrieval_modules_do_not_sort():
     """Only the engine orders items: the retrieval modules read its Ranking."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     found = subprocess.run(
         [
             "git",

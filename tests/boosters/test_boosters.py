@@ -26,7 +26,7 @@ from skrank.datasets import make_ranking
 from skrank.lightgbm import eval_metric as lgb_metric
 from skrank.xgboost import eval_metric as xgb_metric
 
-LETOR = Path(__file__).resolve().parents[2] / "shared" / "data" / "letor"
+LETOR = Path(__file__).resolve().parents[3] / "shared" / "data" / "letor"
 NAMES = ["ndcg@10", "map@5", "mrr", "P(rel=2)@5"]
 CANONICAL = [str(skrank.get_metric(name)) for name in NAMES]
 

@@ -29,7 +29,7 @@ import pytest
 
 import skrank
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "doc"
 
 

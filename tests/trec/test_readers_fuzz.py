@@ -46,7 +46,7 @@ import skrank.trec._io as trec_io  # noqa: E402
 from skrank._validation import InvalidParameterError  # noqa: E402
 from skrank.trec import evaluate_run, read_qrels, read_run  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "trec_eval"
 
 _LONG = "SKRANK_FUZZ_EXAMPLES" in os.environ
 _EXAMPLES = int(os.environ.get("SKRANK_FUZZ_EXAMPLES", "0")) or None
