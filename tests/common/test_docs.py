@@ -10,7 +10,7 @@
 * The ``>>>`` examples of the user guide run and print what the pages say.
 * The site builds with ``sphinx-build -W`` (warnings are errors). The gallery
   pages are built without running the examples (``-D plot_gallery=0``):
-  ``tests/test_examples.py`` runs every example already.
+  ``tests/common/test_examples.py`` runs every example already.
 """
 
 from __future__ import annotations

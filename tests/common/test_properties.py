@@ -18,7 +18,7 @@ ties, cutoffs inside and past the lists, ragged grouped queries):
 The suite runs the bounded ``ci`` profile (derandomized, so a run is
 repeatable). For a longer search run::
 
-    SKRANK_HYPOTHESIS_PROFILE=long python -m pytest tests/test_properties.py
+    SKRANK_HYPOTHESIS_PROFILE=long python -m pytest tests/common/test_properties.py
 """
 
 import numpy as np

@@ -4,7 +4,7 @@ Every expected number is single-machine skrank on the same data:
 ``skrank.evaluate`` (``average=None`` for the per-query values, ``"mean"``
 for the means) and ``skrank.trec.evaluate_run`` for qrels and runs; and
 ``GridSearchCV(n_jobs=1)`` for the searches under joblib's Dask backend.
-The checks shared with tests/test_spark.py are those of adapter_checks.py.
+The checks shared with tests/distributed/test_spark.py are those of adapter_checks.py.
 
 * Exactness: about 200,000 rows with heavy ties (four score values), query
   sizes from 1 to 3,000 rows, string and integer ids, rows shuffled across

@@ -6,7 +6,7 @@ Every expected number is single-machine skrank on the same data
 ``pyspark.ml.evaluation.RankingEvaluator`` where it is compared (MAP@k and
 nDCG@k under skrank's ``convention="spark"``, on scores without ties, where
 Spark's ranked lists are unambiguous). The checks shared with
-tests/test_dask.py are those of adapter_checks.py.
+tests/distributed/test_dask.py are those of adapter_checks.py.
 
 * Exactness: 200,000 rows with heavy ties, query sizes 1 to 3,000, string
   and integer ids, rows in random order across Parquet files; every metric

@@ -16,7 +16,7 @@ bounded memory (tracemalloc).
 The suite runs a small, fixed (derandomized) number of examples. A longer,
 random search::
 
-    SKRANK_FUZZ_EXAMPLES=20000 .venv/bin/python -m pytest tests/test_registry_fuzz.py
+    SKRANK_FUZZ_EXAMPLES=20000 python -m pytest tests/names/test_grammar_fuzz.py
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ reference's dicts.
 In the suite each test runs a few dozen derandomized examples (a few seconds
 in all). A longer, randomized search::
 
-    SKRANK_FUZZ_EXAMPLES=5000 .venv/bin/python -m pytest tests/test_trec_fuzz.py
+    SKRANK_FUZZ_EXAMPLES=5000 .venv/bin/python -m pytest tests/trec/test_readers_fuzz.py
 """
 
 from __future__ import annotations
