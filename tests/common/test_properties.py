@@ -100,6 +100,7 @@ def test_tie_rules_equal_brute_force(measure, data, k):
                 assert got[tie][i] == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.slow
 @given(
     n=st.integers(8, 40),
     seed=st.integers(0, 2**32 - 1),
@@ -155,6 +156,7 @@ def test_bounds_and_ranges(data, k):
 
 # drawn queries may all have a single row, or no relevant item: warnings
 # that these tests do not check
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @given(data=grouped_queries(), k=cutoffs, seed=st.integers(0, 2**32 - 1))
 def test_invariant_to_row_and_query_order(data, k, seed):
@@ -175,6 +177,7 @@ def test_invariant_to_row_and_query_order(data, k, seed):
             np.testing.assert_allclose(moved[name], base[name][order], rtol=1e-12)
 
 
+@pytest.mark.slow
 @given(data=dense_queries(max_items=8, max_queries=4), k=cutoffs)
 def test_dense_equals_grouped(data, k):
     y, s = data
@@ -243,6 +246,7 @@ def test_dcg_and_ndcg_equal_sklearn(data, k, ignore_ties):
 
 # drawn queries may all have a single row, or no relevant item: warnings
 # that these tests do not check
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @given(data=grouped_queries(), k=cutoffs)
 def test_inputs_are_not_modified(data, k):

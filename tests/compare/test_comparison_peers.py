@@ -93,6 +93,7 @@ def _ranx_p(report, a, b, m):
     return float(report.comparisons[a, b][m]["p_value"])
 
 
+@pytest.mark.slow
 def test_t_test_matches_ranx_student():
     ranx, qrels, runs = _ranx_case()
     report = _ranx_compare(ranx, qrels, runs, stat_test="student")

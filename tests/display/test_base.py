@@ -126,6 +126,7 @@ def test_plot_keywords_reach_matplotlib(systems):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_import_without_matplotlib():
     # a fresh interpreter where importing matplotlib fails
     code = (

@@ -84,6 +84,7 @@ def rows(request, rows_by_kind):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kind, ties",
     [

@@ -71,6 +71,7 @@ def driver(spark):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kind, ties",
     [
@@ -91,6 +92,7 @@ def test_weighted_means_without_undefined_queries(driver, tmp_path):
     checks.check_weighted_means(driver, rows, metrics, tmp_path / "rows", 3)
 
 
+@pytest.mark.slow
 def test_booster_conventions_weigh_queries_as_the_boosters(driver):
     checks.check_booster_conventions(driver, (None,))
 
@@ -168,6 +170,7 @@ def test_tie_bounds_feed_compare(driver):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_partition_wise_evaluation_differs_and_adapter_realigns(driver, spark):
     rows = checks.tied_rows()
     df = spark.createDataFrame(rows).repartition(8)  # round robin: queries split

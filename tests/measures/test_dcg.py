@@ -132,6 +132,7 @@ def test_ndcg_ideal_retrieved_ties_equal_enumeration(k, gain):
     assert checked > 40
 
 
+@pytest.mark.slow
 def test_ndcg_ideal_retrieved_in_a_large_tie_group():
     """Nine tied items of grades 0..3 after one item, cut at 5: equal to the
     mean over all 9! orderings."""

@@ -131,6 +131,7 @@ def _by_arrangements(y, s, name, **kwargs):
     return total / count
 
 
+@pytest.mark.slow
 def test_large_tie_groups_equal_enumeration_of_placements():
     """Tie groups of 12 and 9 items (495 x 84 placements of their relevant
     items) around untied items, at several levels."""
