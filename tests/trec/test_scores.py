@@ -162,7 +162,7 @@ def test_default_command_line_refuses_1e400(tmp_path, capsys):
 @pytest.mark.parametrize("field", ["nan", "-NaN", "nan(1)", "nanx"])
 def test_nan_is_read_as_strtod_reads_it(field):
     """trec_eval reads NaN with atof; its order of a NaN score is reproduced
-    under its conventions (test_trec_eval_quirks.py). Finite scores refuse
+    under its conventions (tests/cli/test_trec_eval_quirks.py). Finite scores refuse
     it."""
     text = _run(field).encode()
     assert np.isnan(read_run(io.BytesIO(text), scores="strtod").score[0])
