@@ -219,10 +219,10 @@ def module_stub(module: types.ModuleType) -> str:
 
 
 def package_stub(package: types.ModuleType, stubbed: dict) -> str:
-    """The stub of ``skrank``: every name of its ``__all__`` and every
+    """The stub of a package: every name of its ``__all__`` and every
     submodule its source imports (``from . import metrics``), re-exported
-    from the module that holds it (a stubbed module where it is one of its
-    names), and ``__version__``."""
+    from the module that holds it (the shallowest stubbed module that has
+    it in its ``__all__``), and ``__version__`` where it has one."""
     source = ast.parse(Path(package.__file__).read_text())
     submodules = {
         alias.asname or alias.name
@@ -230,21 +230,29 @@ def package_stub(package: types.ModuleType, stubbed: dict) -> str:
         if isinstance(node, ast.ImportFrom) and node.level == 1 and not node.module
         for alias in node.names
     }
+    holders = sorted(
+        (m for m in stubbed if m.startswith(package.__name__ + ".")),
+        key=lambda m: m.count("."),
+    )
     imports = []
     for name in sorted({*package.__all__, *submodules}):
         obj = getattr(package, name)
-        where = package.__name__ if isinstance(obj, types.ModuleType) else None
-        for module, mod in stubbed.items():
-            if where is None and getattr(mod, name, None) is obj:
-                where = module
-        imports.append((where or obj.__module__, name))
+        if isinstance(obj, types.ModuleType):
+            where = package.__name__
+        else:
+            where = next(
+                (m for m in holders if name in stubbed[m].__all__),
+                obj.__module__,
+            )
+        imports.append((where, name))
     prefix = len(package.__name__)
     lines = [
         _import_line(f"from .{where[prefix + 1 :]} import {name} as {name}")
         for where, name in sorted(imports)
     ]
+    version = "__version__: str\n\n" if hasattr(package, "__version__") else ""
     body = "\n".join(lines)
-    return f"{HEADER}\n{body}\n\n__version__: str\n\n{_all(package.__all__)}"
+    return f"{HEADER}\n{body}\n\n{version}{_all(package.__all__)}"
 
 
 def _import_line(line: str) -> str:
@@ -257,17 +265,33 @@ def _import_line(line: str) -> str:
 
 
 def stubs() -> dict[Path, str]:
-    """The stubs, by path relative to the repository root."""
+    """The stubs, by path relative to the repository root: the modules whose
+    functions are generated (the families of ``skrank.metrics`` and
+    ``skrank.retrieval``), and the packages that re-export them."""
     import skrank
     import skrank.metrics
     import skrank.retrieval
 
-    stubbed = {"skrank.metrics": skrank.metrics, "skrank.retrieval": skrank.retrieval}
-    return {
-        Path("skrank/metrics/__init__.pyi"): module_stub(skrank.metrics),
-        Path("skrank/retrieval.pyi"): module_stub(skrank.retrieval),
-        Path("skrank/__init__.pyi"): package_stub(skrank, stubbed),
-    }
+    families = sorted(
+        {
+            f.__module__
+            for f in vars(skrank.metrics).values()
+            if callable(f) and hasattr(f, "_call")
+        }
+    )
+    modules = [*families, "skrank.retrieval"]
+    stubbed = {name: sys.modules[name] for name in ["skrank.metrics", *modules]}
+    out = {_path(name): module_stub(stubbed[name]) for name in modules}
+    for package in (skrank.metrics, skrank):
+        out[_path(package.__name__, package=True)] = package_stub(package, stubbed)
+    return dict(sorted(out.items()))
+
+
+def _path(module: str, package: bool = False) -> Path:
+    parts = module.split(".")
+    if package:
+        return Path(*parts, "__init__.pyi")
+    return Path(*parts[:-1], parts[-1] + ".pyi")
 
 
 def main() -> None:
