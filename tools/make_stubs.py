@@ -55,8 +55,8 @@ SCORE_RETURN = "float | np.ndarray"
 RETURNS = {"precision_recall_curve_per_query": "tuple[np.ndarray, np.ndarray]"}
 #: Type aliases the annotations may use, by name.
 ALIASES = {"_GainTable": "Sequence[float] | Mapping[int, float]"}
-#: Where each name an annotation may use comes from (``None``: the name is
-#: the module's alias).
+#: The module each name an annotation may use comes from (``np`` is numpy's
+#: alias).
 IMPORTS = {
     "Literal": "typing",
     "TypeAlias": "typing",
@@ -89,13 +89,13 @@ def _constraint_type(name: str, constraints) -> str:
             isinstance(con, v.Interval) and con.kind == "int"
         ):
             part = "int"
-        elif isinstance(con, v.Interval | v._NanConstraint):
+        elif isinstance(con, v.Interval) or con is v.NAN:
             part = "float"
         elif isinstance(con, v.GainTable):
             part = "_GainTable"
-        elif isinstance(con, v._BoolConstraint):
+        elif con is v.BOOL:
             part = "bool"
-        elif isinstance(con, v._NoneConstraint):
+        elif con is v.NONE:
             part = "None"
         else:
             raise TypeError(f"{name}: no annotation for the constraint {con!r}")
