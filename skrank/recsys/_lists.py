@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TopLists"]
+from .._engine.order import top_order
+
+__all__ = ["TopLists", "select"]
 
 
 @dataclass(frozen=True)
@@ -84,3 +86,60 @@ class TopLists:
         diag = np.arange(m)
         both[:, diag, diag] = p
         return both
+
+
+# How the tie rules order tied items in the top-k kernel: relevance larger or
+# smaller first (the bounds), or input order.
+_RELEVANCE_FIRST = {
+    "average": None,
+    "first": None,
+    "optimistic": "larger",
+    "pessimistic": "smaller",
+}
+
+
+def select(cands, k: int, ties: str, y=None) -> TopLists:
+    """The top ``k`` of each user's candidates, taken by the engine.
+
+    ``cands`` is a :class:`~skrank.recsys._inputs.Candidates`; ``y`` the
+    relevance of its slots (None: none), which orders tied items under the
+    bounds rules (relevant first: ``"optimistic"``, last:
+    ``"pessimistic"``). Under ``ties="average"`` the tie group at rank ``k``
+    is kept whole and, where it straddles the cut, its members get the
+    inclusion ``free / size``.
+    """
+    s = cands.s
+    m, w = s.shape
+    if y is None:
+        y = np.zeros((m, w))
+    pos, _, ss = top_order(
+        s, y, cands.n, k, _RELEVANCE_FIRST[ties], whole_group=ties == "average"
+    )
+    real = pos >= 0
+    flat_items = np.ascontiguousarray(cands.item_matrix()).reshape(-1)
+    items = np.where(real, np.take(flat_items, np.where(real, pos, 0)), -1)
+    n_cand = cands.counts().astype(np.int64)
+    listed = np.minimum(n_cand, k)
+    free = np.zeros(m, dtype=np.int64)
+    size = np.zeros(m, dtype=np.int64)
+    inclusion = real.astype(np.float64)
+    if ties == "average" and ss.shape[1] > k:
+        kth = ss[:, k - 1 : k]
+        at = real & (ss == kth)
+        n_above = np.count_nonzero(real & (ss > kth), axis=1)
+        group = np.count_nonzero(at, axis=1)
+        straddles = (n_cand > k) & (group > k - n_above)
+        free = np.where(straddles, k - n_above, 0)
+        size = np.where(straddles, group, 0)
+        share = np.divide(free, size, out=np.zeros(m), where=size > 0)
+        inclusion = np.where(at & straddles[:, None], share[:, None], inclusion)
+    width = int(np.count_nonzero(real, axis=1).max()) if m else 0
+    return TopLists(
+        items=np.ascontiguousarray(items[:, :width], dtype=np.int64),
+        inclusion=np.ascontiguousarray(inclusion[:, :width]),
+        free=free.astype(np.int64),
+        size=size.astype(np.int64),
+        n_items=int(cands.n_items),
+        k=int(k),
+        listed=listed,
+    )
