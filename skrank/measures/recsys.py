@@ -282,6 +282,132 @@ NDCG_AT_K = RecsysMeasure(
     undefined_without_relevant=True,
 )
 
+
+# --------------------------------------------------------------------------
+# Beyond accuracy, linear in the inclusion probabilities (exact under ties)
+# --------------------------------------------------------------------------
+
+
+def _list_mean(lists, per_item):
+    """Each user's expected mean of ``per_item`` over the list: the sum of
+    inclusion x value over the entries, over the list length (exact: the
+    length is fixed, the sum linear in the inclusion)."""
+    items = lists.items
+    v = np.where(items >= 0, np.take(per_item, np.maximum(items, 0)), 0.0)
+    total = np.einsum("ij,ij->i", lists.inclusion, v)
+    undefined = lists.listed == 0
+    return total / np.maximum(lists.listed, 1), undefined
+
+
+def _self_information(lists, popularity, smoothing):
+    """``-log2 p(i)``, ``p(i) = (users of i + smoothing) / (n_users +
+    smoothing)``; an item recommended with ``p(i) = 0`` is refused."""
+    share = (popularity + smoothing) / (lists.n_users + smoothing)
+    items = lists.items
+    unseen = (items >= 0) & (lists.inclusion > 0)
+    unseen &= np.take(share, np.maximum(items, 0)) == 0
+    if unseen.any():
+        raise InvalidParameterError(
+            "novelty reads -log2 p(i), p(i) the share of training users who "
+            f"interacted with item i; item {int(items[unseen][0])} is "
+            "recommended and has no training interaction (p = 0, infinite "
+            "self-information). Pass 'novelty(smoothing=1)@k' (p(i) = (users "
+            "of i + 1) / (n_users + 1)) or drop such items."
+        )
+    with np.errstate(divide="ignore"):
+        return -np.log2(share)
+
+
+def _novelty_compute(lists, popularity, smoothing=0.0):
+    return _list_mean(lists, _self_information(lists, popularity, smoothing))
+
+
+def _arp_compute(lists, popularity):
+    return _list_mean(lists, np.asarray(popularity, dtype=np.float64))
+
+
+def long_tail(popularity, head_share):
+    """Whether each item is in the long tail: not in the short head, the
+    most popular items that together hold ``head_share`` of the training
+    interactions (Abdollahpouri et al. 2019). An item is in the head when
+    the items strictly more popular than it hold less than that share, so
+    items of equal popularity are on one side together; an item nobody
+    interacted with is in the tail. Counted by popularity value, no sort."""
+    counts = np.asarray(popularity)
+    whole = np.rint(counts).astype(np.int64)
+    total = float(counts.sum())
+    by_count = np.bincount(whole, weights=counts)
+    above = np.concatenate([np.cumsum(by_count[::-1])[::-1][1:], [0.0]])
+    return ~((above[whole] < head_share * total) & (whole > 0))
+
+
+def _aplt_compute(lists, popularity, head_share=0.2):
+    return _list_mean(lists, long_tail(popularity, head_share).astype(np.float64))
+
+
+def _user_coverage_compute(lists):
+    return float(np.count_nonzero(lists.listed > 0)) / max(lists.n_users, 1)
+
+
+_SMOOTHING = ParamSpec(
+    "smoothing", "smoothing", 0.0, (Interval("real", 0, None, closed="left"),), float
+)
+_HEAD_SHARE = ParamSpec(
+    "head_share",
+    "head_share",
+    0.2,
+    (Interval("real", 0, 1, closed="neither"),),
+    float,
+)
+
+NOVELTY_AT_K = RecsysMeasure(
+    "novelty",
+    "Novelty (mean self-information)",
+    _novelty_compute,
+    needs=("popularity",),
+    aliases=("mean_self_information",),
+    params=(_SMOOTHING,),
+    upper=None,
+    formula=(
+        r"\frac{1}{|L_u|} \sum_{i \in L_u} -\log_2 p(i),\ "
+        r"p(i) = \frac{|\{v : i \in \mathrm{train}_v\}|}{n_{\mathrm{users}}}"
+    ),
+    reference=(
+        "Zhou et al. (2010), PNAS 107(10); Castells, Vargas & Wang (2011), "
+        "DiveRS workshop"
+    ),
+)
+ARP_AT_K = RecsysMeasure(
+    "arp",
+    "Average recommendation popularity",
+    _arp_compute,
+    needs=("popularity",),
+    aliases=("ARP", "average_popularity"),
+    better="lower",
+    upper=None,
+    formula=r"\frac{1}{|L_u|} \sum_{i \in L_u} \phi(i)",
+    reference="Yin et al. (2012), VLDB; Abdollahpouri et al. (2019), FLAIRS",
+)
+APLT_AT_K = RecsysMeasure(
+    "aplt",
+    "Average percentage of long-tail items",
+    _aplt_compute,
+    needs=("popularity",),
+    aliases=("APLT",),
+    params=(_HEAD_SHARE,),
+    formula=r"\frac{|L_u \cap \Gamma|}{|L_u|}",
+    reference="Abdollahpouri, Burke & Mobasher (2019), FLAIRS-32",
+)
+USER_COVERAGE_AT_K = RecsysMeasure(
+    "user_coverage",
+    "User coverage",
+    _user_coverage_compute,
+    per_user=False,
+    formula=r"|\{u : |L_u| > 0\}| / n_{\mathrm{users}}",
+    reference="Ge, Delgado-Battenfeld & Jannach (2010), RecSys",
+)
+
+
 #: Every recommender metric, once, in the order of the documentation tables.
 RECSYS_MEASURES = (
     PRECISION_AT_K,
@@ -292,4 +418,8 @@ RECSYS_MEASURES = (
     MAR_AT_K,
     MRR_AT_K,
     NDCG_AT_K,
+    NOVELTY_AT_K,
+    ARP_AT_K,
+    APLT_AT_K,
+    USER_COVERAGE_AT_K,
 )
