@@ -47,7 +47,7 @@ def _slot_values(cands, matrix):
         return matrix.toarray()
     m, w = cands.s.shape
     valid = cands.items >= 0
-    rows = np.broadcast_to(np.arange(m)[:, None], (m, w))[valid]
+    rows = np.broadcast_to(np.arange(m, dtype=np.int64)[:, None], (m, w))[valid]
     out = np.zeros((m, w))
     if rows.size:
         out[valid] = np.asarray(matrix[rows, cands.items[valid]]).reshape(-1)

@@ -51,13 +51,19 @@ class Candidates:
         The catalogue index of each slot (``-1``: padding); None: the
         column is the item (a dense matrix as given).
     n : ndarray of intp, shape (n_users,) or None
-        Candidates per user (None: every row is full).
+        The real slots of each row, which come first (None: every slot).
+        The engine reads it as the row's number of items.
     n_items : int
         The catalogue size.
     ids : IdMap
         The ids of a long table's users and items.
     ordered : bool
         Whether the rows are given lists in rank order without scores.
+    removed : ndarray of intp, shape (n_users,) or None
+        For a dense matrix with exclusion: the excluded items of each row,
+        whose score is ``-inf`` (every candidate's score is finite, see
+        :func:`~skrank._engine.finite_scores`, so they rank below every
+        candidate and are dropped from the lists); None: none.
     """
 
     s: np.ndarray
@@ -66,14 +72,17 @@ class Candidates:
     n_items: int
     ids: IdMap
     ordered: bool = False
+    removed: np.ndarray | None = None
 
     @property
     def n_users(self) -> int:
         return self.s.shape[0]
 
     def counts(self) -> np.ndarray:
+        """The candidates of each user."""
         if self.n is None:
-            return np.full(self.s.shape[0], self.s.shape[1], dtype=np.intp)
+            full = np.full(self.s.shape[0], self.s.shape[1], dtype=np.intp)
+            return full if self.removed is None else full - self.removed
         return self.n
 
     def item_matrix(self) -> np.ndarray:
@@ -115,24 +124,19 @@ def _check_scores(caller, values, name):
     return finite_scores(values)
 
 
-def _pad(caller, starts, cols, vals, m, order=None):
-    """Rows of entries given grouped by row (``starts``: ``m + 1`` offsets;
-    ``order``: where the grouped entries are, None: in place) as padded
-    ``(m, W)`` score and item matrices."""
-    n = np.diff(starts).astype(np.intp)
+def _pad(caller, n, cols, vals, order=None):
+    """Entries given grouped by row (``n`` per row; ``order``: where the
+    grouped entries are, None: in place) as padded ``(m, W)`` score and item
+    matrices: each row's first ``n`` slots take its entries, in order (a
+    boolean-mask assignment fills row after row)."""
+    m = n.shape[0]
     w = int(n.max()) if m else 0
     _check_slots(caller, m, w)
-    total = int(starts[-1])
-    row = np.repeat(np.arange(m, dtype=np.intp), n)
-    dest = np.arange(total, dtype=np.intp) - starts[row] + row * w
+    fill = np.arange(w)[None, :] < n[:, None]
     s = np.full((m, w), -np.inf)
     items = np.full((m, w), -1, dtype=np.int64)
-    if order is None:
-        s.reshape(-1)[dest] = vals
-        items.reshape(-1)[dest] = cols
-    else:
-        s.reshape(-1)[dest] = np.take(vals, order)
-        items.reshape(-1)[dest] = np.take(cols, order)
+    s[fill] = vals if order is None else np.take(vals, order)
+    items[fill] = cols if order is None else np.take(cols, order)
     return s, items, n
 
 
@@ -341,11 +345,12 @@ def candidates_from(caller, scores, recommended, exclude, n_items):
     excl = _exclusion(caller, exclude, IdMap(), shape)
     if excl is None or excl.nnz == 0:
         return Candidates(s, None, None, shape[1], IdMap()), excl
-    keep = excl.toarray() == 0
-    flat = np.flatnonzero(keep)
-    rows, cols = np.divmod(flat, shape[1])
-    vals = np.take(s.reshape(-1), flat)
-    return _grouped(caller, rows, cols, vals, shape, IdMap()), excl
+    # excluded items get the score -inf, below every (finite) candidate, and
+    # the lists drop them: one copy of the matrix, no rows to move
+    out = excl.toarray() != 0
+    removed = np.count_nonzero(out, axis=1).astype(np.intp)
+    s = np.where(out, -np.inf, s)
+    return Candidates(s, None, None, shape[1], IdMap(), removed=removed), excl
 
 
 def _exclusion(caller, exclude, ids, shape):
@@ -355,10 +360,10 @@ def _exclusion(caller, exclude, ids, shape):
 
 
 def _grouped(caller, rows, cols, vals, shape, ids, order=None):
-    counts = np.bincount(rows, minlength=shape[0])
-    starts = np.zeros(shape[0] + 1, dtype=np.intp)
-    np.cumsum(counts, out=starts[1:])
-    s, items, n = _pad(caller, starts, cols, vals, shape[0], order)
+    """Entries whose rows are grouped (in row order, or once taken in
+    ``order``) as :class:`Candidates`."""
+    counts = np.bincount(rows, minlength=shape[0]).astype(np.intp)
+    s, items, n = _pad(caller, counts, cols, vals, order)
     return Candidates(s, items, n, shape[1], ids)
 
 

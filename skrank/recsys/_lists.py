@@ -116,6 +116,8 @@ def select(cands, k: int, ties: str, y=None) -> TopLists:
         s, y, cands.n, k, _RELEVANCE_FIRST[ties], whole_group=ties == "average"
     )
     real = pos >= 0
+    if cands.removed is not None:  # excluded items of a dense matrix
+        real &= ss > -np.inf
     flat_items = np.ascontiguousarray(cands.item_matrix()).reshape(-1)
     items = np.where(real, np.take(flat_items, np.where(real, pos, 0)), -1)
     n_cand = cands.counts().astype(np.int64)
