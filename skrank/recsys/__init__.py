@@ -7,8 +7,13 @@ the test interactions, with training interactions excluded before ranking;
 :class:`TopLists` holds each user's top-k lists, exact under ties.
 """
 
-from ._lists import TopLists
+from ._lists import TopLists, top_lists
 from ._names import get_recsys_metric_names
 from ._public import evaluate_recommendations
 
-__all__ = ["TopLists", "evaluate_recommendations", "get_recsys_metric_names"]
+__all__ = [
+    "TopLists",
+    "evaluate_recommendations",
+    "get_recsys_metric_names",
+    "top_lists",
+]

@@ -7,8 +7,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._engine.order import top_order
+from .._validation import (
+    COMMON_CONSTRAINTS,
+    Cutoff,
+    InvalidParameterError,
+    validate_params,
+)
+from ._inputs import candidates_from
 
-__all__ = ["TopLists", "select"]
+__all__ = ["TopLists", "select", "top_lists"]
 
 
 @dataclass(frozen=True)
@@ -21,7 +28,7 @@ class TopLists:
     the cut is recommended with probability ``free / size``. Under a
     deterministic tie rule every inclusion is 0 or 1 and ``free = size = 0``.
 
-    Attributes
+    Parameters
     ----------
     items : ndarray of int64, shape (n_users, m)
         Catalogue indices ``0 .. n_items - 1``, ``-1`` for padding. Per row:
@@ -43,12 +50,29 @@ class TopLists:
     listed : ndarray of int64, shape (n_users,)
         The length of each list: ``min(k, candidates of the user)``.
 
+    See Also
+    --------
+    top_lists : The lists of a score matrix, a long table or given lists.
+    evaluate_recommendations : The recommender metrics of the lists.
+
     Notes
     -----
     Two distinct entries ``i``, ``j`` of one row are both recommended with
     probability 1 when both are certain, ``free / size`` when one is certain
     and the other straddles, and ``free (free - 1) / (size (size - 1))``
     when both straddle (:meth:`pair_probability`). Users are independent.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skrank.recsys import top_lists
+    >>> lists = top_lists(np.array([[0.9, 0.5, 0.5, 0.1]]), k=2)
+    >>> lists.items
+    array([[0, 1, 2]])
+    >>> lists.inclusion
+    array([[1. , 0.5, 0.5]])
+    >>> lists.free, lists.size
+    (array([1]), array([2]))
     """
 
     items: np.ndarray
@@ -61,18 +85,38 @@ class TopLists:
 
     @property
     def n_users(self) -> int:
-        """The number of users (rows)."""
+        """The number of users (rows).
+
+        See Also
+        --------
+        TopLists.items : The lists, one row per user.
+        """
         return self.items.shape[0]
 
     @property
     def straddling(self) -> np.ndarray:
-        """Whether each entry belongs to its row's straddling group."""
+        """Whether each entry belongs to its row's straddling tie group.
+
+        See Also
+        --------
+        TopLists.inclusion : The probability of each entry.
+        """
         return (self.inclusion > 0) & (self.inclusion < 1)
 
     def pair_probability(self) -> np.ndarray:
-        """The probability that entries ``i`` and ``j`` of a row are both
-        recommended, shape ``(n_users, m, m)`` (the diagonal holds the
-        inclusion itself)."""
+        """Return the probability that two entries of a row are both recommended.
+
+        Returns
+        -------
+        pairs : ndarray of float64, shape (n_users, m, m)
+            ``pairs[u, i, j]``: the probability that entries ``i`` and ``j``
+            of user ``u``'s row are both in the top ``k``; the diagonal holds
+            the inclusion itself, and padding has 0.
+
+        See Also
+        --------
+        TopLists.inclusion : The probability of each entry alone.
+        """
         p = self.inclusion
         both = p[:, :, None] * p[:, None, :]
         strad = self.straddling
@@ -145,3 +189,71 @@ def select(cands, k: int, ties: str, y=None) -> TopLists:
         k=int(k),
         listed=listed,
     )
+
+
+def top_lists(
+    scores, *, k=10, recommended=None, exclude=None, n_items=None, ties="average"
+):
+    """Return each user's top-k recommendations, exact under ties.
+
+    The inputs are those of
+    :func:`~skrank.recsys.evaluate_recommendations`; the lists are the ones
+    its metrics read.
+
+    Parameters
+    ----------
+    scores : array-like, sparse matrix, DataFrame, tuple or None
+        A dense (n_users, n_items) score matrix, a ``scipy.sparse`` one
+        (stored entries are the candidates), a long table ``(user, item,
+        score)``, or with ``recommended`` the lists' scores or None.
+    k : int, default=10
+        The length of each list.
+    recommended : array-like of int of shape (n_users, k'), default=None
+        Given lists of item indices (``-1`` pads); needs ``n_items``.
+    exclude : sparse matrix, array-like or tuple, default=None
+        Pairs removed before ranking: a matrix of the scores' shape or index
+        pairs ``(users, items)``.
+    n_items : int, default=None
+        The catalogue size, with ``recommended``.
+    ties : {"average", "optimistic", "pessimistic", "first"}, default="average"
+        The tie rule. Without relevance, ``"optimistic"`` and
+        ``"pessimistic"`` keep the input order, as ``"first"`` does.
+
+    Returns
+    -------
+    lists : TopLists
+        Each user's list; item indices are the columns of the score matrix
+        (a long table's items in sorted order).
+
+    See Also
+    --------
+    evaluate_recommendations : The recommender metrics of the lists.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skrank.recsys import top_lists
+    >>> # items 1 and 2 tie for the first user's second slot; the second
+    >>> # user's item 3 is excluded
+    >>> scores = np.array([[0.9, 0.5, 0.5, 0.1], [0.2, 0.8, 0.8, 0.8]])
+    >>> lists = top_lists(scores, k=2, exclude=([1], [3]))
+    >>> lists.items
+    array([[ 0,  1,  2],
+           [ 1,  2, -1]])
+    >>> lists.inclusion.round(2)
+    array([[1. , 0.5, 0.5],
+           [1. , 1. , 0. ]])
+    """
+    caller = "top_lists"
+    validate_params(
+        caller,
+        {"k": k, "ties": ties},
+        {"k": [Cutoff()], **{"ties": COMMON_CONSTRAINTS["ties"]}},
+    )
+    cands, _ = candidates_from(caller, scores, recommended, exclude, n_items)
+    if k > cands.n_items:
+        raise InvalidParameterError(
+            f"The 'k' parameter of {caller} must not exceed the catalogue "
+            f"({cands.n_items} items); got {k}."
+        )
+    return select(cands, k, ties)

@@ -72,6 +72,10 @@ def get_recsys_metric_names() -> list[str]:
     names : list of str
         The canonical names.
 
+    See Also
+    --------
+    evaluate_recommendations : Evaluate recommendations under these names.
+
     Examples
     --------
     >>> from skrank.recsys import get_recsys_metric_names

@@ -128,6 +128,8 @@ def evaluate_recommendations(
 
     See Also
     --------
+    top_lists : The lists the metrics read.
+    get_recsys_metric_names : The names of the metrics.
     skrank.evaluate : Ranking metrics of queries.
 
     Examples
