@@ -49,8 +49,19 @@ __all__ = ["READS", "RECSYS_MEASURES", "SIDE_INPUTS", "RecsysMeasure"]
 #: each (for the error that names a missing one).
 SIDE_INPUTS = {
     "popularity": (
-        "train= (the training interactions, from which each item's share of "
-        "users is counted)"
+        "train= (the training interactions, from which each item's number of "
+        "training users is counted; passed as that count, float64 (n_items,))"
+    ),
+    "train": (
+        "train= (the training interactions; passed as a CSR matrix (n_users, n_items))"
+    ),
+    "relevance": (
+        "interactions= (the test interactions; passed as a CSR matrix "
+        "(n_users, n_items) of relevance, excluded pairs removed)"
+    ),
+    "scores": (
+        "scores (the recommender's scores; passed as a CSR matrix (n_users, "
+        "n_items) holding the scores of the listed items)"
     ),
     "item_features": "item_features= (an (n_items, n_features) matrix)",
     "similarity": "similarity= (an (n_items, n_items) item-item similarity)",
@@ -84,6 +95,9 @@ class RecsysMeasure:
         The metric's own parameters.
     needs : tuple of str
         The side inputs (keys of :data:`SIDE_INPUTS`) the formula reads.
+    alternatives : tuple of str
+        Side inputs of which the formula needs at least one (item features
+        or a similarity); each is passed, None when not given.
     ties : tuple of str
         The tie rules under which the value is exact. ``"average"`` (the
         expectation over the orderings of tied items) is missing where no
@@ -110,6 +124,7 @@ class RecsysMeasure:
     aliases: tuple = ()
     params: tuple = ()
     needs: tuple = ()
+    alternatives: tuple = ()
     ties: tuple = TIES
     better: str = "higher"
     lower: float | None = 0.0
@@ -129,7 +144,7 @@ class RecsysMeasure:
                 f"The 'reads' field of {self.name!r} must be one of {READS}; "
                 f"got {self.reads!r}."
             )
-        unknown = [n for n in self.needs if n not in SIDE_INPUTS]
+        unknown = [n for n in self.needs + self.alternatives if n not in SIDE_INPUTS]
         if unknown:
             raise ValueError(
                 f"The 'needs' field of {self.name!r} names unknown side inputs "
@@ -144,6 +159,12 @@ class RecsysMeasure:
                     f"The metric {name!r} of {caller} reads {need}: pass "
                     f"{SIDE_INPUTS[need]}."
                 )
+        if self.alternatives and all(given.get(n) is None for n in self.alternatives):
+            options = " or ".join(SIDE_INPUTS[n] for n in self.alternatives)
+            raise InvalidParameterError(
+                f"The metric {name!r} of {caller} reads "
+                f"{' or '.join(self.alternatives)}: pass {options}."
+            )
 
     def check_ties(self, caller: str, name: str, ties: str) -> None:
         """Refuse a tie rule under which the metric has no exact value."""

@@ -86,15 +86,6 @@ def _check_k(caller, specs, cands):
             )
 
 
-def _popularity(caller, train, ids, shape):
-    """The number of training users of each item."""
-    if train is None:
-        return None
-    t = pairs_matrix(caller, "train", train, ids, shape)
-    t.eliminate_zeros()
-    return np.diff(t.tocsc().indptr).astype(np.float64)
-
-
 def _accuracy(specs, cands, y, rel, ties):
     """Per-user values of the accuracy metrics through the engine."""
     pool, pool_n = _pool(rel)
@@ -124,10 +115,14 @@ def evaluate(caller, a):
     specs = parse_recsys_metrics(metrics, a["k"], caller)
     ties = a["ties"]
     per_user = a["per_user"]
+    given = a["scores"] is not None
     side = {
         "item_features": a["item_features"],
         "similarity": a["similarity"],
         "popularity": a["train"],
+        "train": a["train"],
+        "relevance": a["interactions"],
+        "scores": True if given else None,
     }
     for spec in specs:
         spec.measure.check_ties(caller, spec.written, ties)
@@ -159,7 +154,13 @@ def evaluate(caller, a):
             )
     rel = _without(rel, excl)
     y = _slot_values(cands, rel)
-    side["popularity"] = _popularity(caller, a["train"], cands.ids, shape)
+    train = None
+    if a["train"] is not None:
+        train = pairs_matrix(caller, "train", a["train"], cands.ids, shape)
+        train.eliminate_zeros()
+        side["popularity"] = np.diff(train.tocsc().indptr).astype(np.float64)
+    side["train"] = train
+    side["relevance"] = rel
     results = {}
     if accuracy:
         computed = _accuracy(accuracy, cands, y, rel, ties)
@@ -170,11 +171,12 @@ def evaluate(caller, a):
         if spec.measure.reads != "lists":
             continue
         if spec.k not in lists:
-            lists[spec.k] = select(cands, spec.k, ties, y)
-        given = {n: side[n] for n in spec.measure.needs}
-        results[spec.written] = spec.measure.compute(
-            lists[spec.k], **given, **spec.params
-        )
+            lists[spec.k] = select(cands, spec.k, ties, y, scores=True)
+        top, listed_scores = lists[spec.k]
+        side["scores"] = listed_scores
+        measure = spec.measure
+        inputs = {n: side[n] for n in measure.needs + measure.alternatives}
+        results[spec.written] = measure.compute(top, **inputs, **spec.params)
     replace = a["replace_undefined_by"]
     out = {}
     for spec in specs:

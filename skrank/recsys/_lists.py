@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._engine.order import top_order
 from .._validation import (
@@ -142,7 +143,7 @@ _RELEVANCE_FIRST = {
 }
 
 
-def select(cands, k: int, ties: str, y=None) -> TopLists:
+def select(cands, k: int, ties: str, y=None, scores=False):
     """The top ``k`` of each user's candidates, taken by the engine.
 
     ``cands`` is a :class:`~skrank.recsys._inputs.Candidates`; ``y`` the
@@ -150,7 +151,9 @@ def select(cands, k: int, ties: str, y=None) -> TopLists:
     bounds rules (relevant first: ``"optimistic"``, last:
     ``"pessimistic"``). Under ``ties="average"`` the tie group at rank ``k``
     is kept whole and, where it straddles the cut, its members get the
-    inclusion ``free / size``.
+    inclusion ``free / size``. With ``scores``, returns the lists and a CSR
+    matrix ``(n_users, n_items)`` of the listed items' scores (None for
+    given lists without scores).
     """
     s = cands.s
     m, w = s.shape
@@ -180,7 +183,7 @@ def select(cands, k: int, ties: str, y=None) -> TopLists:
         share = np.divide(free, size, out=np.zeros(m), where=size > 0)
         inclusion = np.where(at & straddles[:, None], share[:, None], inclusion)
     width = int(np.count_nonzero(real, axis=1).max()) if m else 0
-    return TopLists(
+    lists = TopLists(
         items=np.ascontiguousarray(items[:, :width], dtype=np.int64),
         inclusion=np.ascontiguousarray(inclusion[:, :width]),
         free=free.astype(np.int64),
@@ -189,6 +192,15 @@ def select(cands, k: int, ties: str, y=None) -> TopLists:
         k=int(k),
         listed=listed,
     )
+    if not scores:
+        return lists
+    if cands.ordered:
+        return lists, None
+    rows = np.broadcast_to(np.arange(m, dtype=np.int64)[:, None], real.shape)[real]
+    listed_scores = sp.csr_matrix(
+        (ss[real], (rows, items[real])), shape=(m, int(cands.n_items))
+    )
+    return lists, listed_scores
 
 
 def top_lists(
