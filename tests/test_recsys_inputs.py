@@ -234,3 +234,41 @@ def test_novelty_refuses_an_item_without_training_users():
     # p = (0 + 1) / (2 + 1) for items 0 (no: 2 users) and 2: user 0 gets item
     # 0, p = 3/3 -> 0 bits; user 1 gets item 2, p = 1/3 -> log2(3) bits
     assert res["novelty(smoothing=1)"] == pytest.approx(np.log2(3) / 2)
+
+
+def test_size_limits_are_checked_before_allocation(monkeypatch):
+    import skrank.recsys._inputs as inputs
+    import skrank.recsys._lists as lists_module
+
+    # a sparse matrix of 2 users whose longest row has 3 candidates: 6 slots
+    monkeypatch.setattr(inputs, "MAX_SLOTS", 5)
+    with pytest.raises(ValueError, match=r"2 users x 3 slots .* limit of 5"):
+        evaluate_recommendations(sp.csr_matrix(S), T, k=1, metrics="user_coverage")
+    monkeypatch.undo()
+    lists = lists_of(np.array([[1.0, 1.0, 1.0]]), 1)  # 1 user x 3 x 3 pairs
+    monkeypatch.setattr(lists_module, "MAX_PAIR_ENTRIES", 8)
+    with pytest.raises(ValueError, match=r"1 users x 3 x 3 entries exceed"):
+        lists.pair_probability()
+
+
+def test_side_inputs_of_a_declaration_are_checked():
+    from skrank.measures.recsys import RecsysMeasure
+
+    measure = RecsysMeasure(
+        "demo", "Demo", lambda lists: 0.0, alternatives=("item_features", "similarity")
+    )
+    with pytest.raises(ValueError, match="reads item_features or similarity"):
+        measure.check_inputs("f", "demo@2", {"item_features": None})
+    measure.check_inputs("f", "demo@2", {"similarity": np.eye(2)})
+    with pytest.raises(ValueError, match="unknown side inputs"):
+        RecsysMeasure("demo", "Demo", lambda lists: 0.0, needs=("weather",))
+    only_first = RecsysMeasure("demo", "Demo", lambda lists: 0.0, ties=("first",))
+    with pytest.raises(ValueError, match="no exact value under ties='average'"):
+        only_first.check_ties("f", "demo@2", "average")
+
+
+def test_top_lists_refuses_a_cutoff_beyond_the_catalogue():
+    from skrank.recsys import top_lists
+
+    with pytest.raises(ValueError, match=r"catalogue \(3 items\); got 4"):
+        top_lists(S, k=4)

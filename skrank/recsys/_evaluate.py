@@ -20,7 +20,7 @@ from .._core import aggregate
 from .._engine import Block, rank, slices
 from .._results import QueryResults
 from .._validation import InvalidParameterError
-from ._inputs import candidates_from, pairs_matrix
+from ._inputs import candidates_from, check_slots, pairs_matrix
 from ._lists import select
 from ._names import parse_recsys_metrics
 
@@ -54,12 +54,13 @@ def _slot_values(cands, matrix):
     return out
 
 
-def _pool(rel):
+def _pool(caller, rel):
     """Each user's relevant interactions as padded rows (the engine's pool:
     R and the ideal list count every relevant item, recommended or not)."""
     m = rel.shape[0]
     n = np.diff(rel.indptr).astype(np.intp)
     w = max(int(n.max()) if m else 0, 1)
+    check_slots(caller, m, w, "relevant items")
     row = np.repeat(np.arange(m, dtype=np.intp), n)
     dest = np.arange(rel.nnz, dtype=np.intp) - rel.indptr[row] + row * w
     pool = np.zeros((m, w))
@@ -86,9 +87,9 @@ def _check_k(caller, specs, cands):
             )
 
 
-def _accuracy(specs, cands, y, rel, ties):
+def _accuracy(caller, specs, cands, y, rel, ties):
     """Per-user values of the accuracy metrics through the engine."""
-    pool, pool_n = _pool(rel)
+    pool, pool_n = _pool(caller, rel)
     block = Block(
         rows=np.arange(cands.n_users),
         y=y,
@@ -163,7 +164,7 @@ def evaluate(caller, a):
     side["relevance"] = rel
     results = {}
     if accuracy:
-        computed = _accuracy(accuracy, cands, y, rel, ties)
+        computed = _accuracy(caller, accuracy, cands, y, rel, ties)
         for spec, vu in zip(accuracy, computed, strict=True):
             results[spec.written] = vu
     lists = {}

@@ -24,7 +24,14 @@ import scipy.sparse as sp
 from .._engine import factorize, finite_scores, stable_group_order
 from .._validation import InvalidParameterError
 
-__all__ = ["Candidates", "IdMap", "candidates_from", "pairs_matrix"]
+__all__ = [
+    "MAX_SLOTS",
+    "Candidates",
+    "IdMap",
+    "candidates_from",
+    "check_slots",
+    "pairs_matrix",
+]
 
 #: The largest padded layout of candidates (scores and items, 16 bytes per
 #: slot) built for one call, in slots: 2**31 (32 GiB).
@@ -97,13 +104,15 @@ def _caller_error(caller, text):
     return InvalidParameterError(f"{caller}: {text}")
 
 
-def _check_slots(caller, m, w):
+def check_slots(caller, m, w, what="candidates"):
+    """Refuse a padded layout of ``m`` rows of ``w`` slots beyond
+    :data:`MAX_SLOTS`, before it is allocated."""
     if m * w > MAX_SLOTS:
         raise _caller_error(
             caller,
-            f"the candidates take {m} users x {w} slots (the most candidates "
-            f"of one user), more than the limit of {MAX_SLOTS} slots; evaluate "
-            "the users in batches or pass a sparse matrix of fewer candidates.",
+            f"the {what} take {m} users x {w} slots (the most {what} of one "
+            f"user), more than the limit of {MAX_SLOTS} slots; evaluate the "
+            "users in batches.",
         )
 
 
@@ -131,7 +140,7 @@ def _pad(caller, n, cols, vals, order=None):
     boolean-mask assignment fills row after row)."""
     m = n.shape[0]
     w = int(n.max()) if m else 0
-    _check_slots(caller, m, w)
+    check_slots(caller, m, w)
     fill = np.arange(w)[None, :] < n[:, None]
     s = np.full((m, w), -np.inf)
     items = np.full((m, w), -1, dtype=np.int64)

@@ -18,6 +18,9 @@ from ._inputs import candidates_from
 
 __all__ = ["TopLists", "select", "top_lists"]
 
+#: The most entries :meth:`TopLists.pair_probability` builds (16 GiB).
+MAX_PAIR_ENTRIES = 1 << 31
+
 
 @dataclass(frozen=True)
 class TopLists:
@@ -117,8 +120,20 @@ class TopLists:
         See Also
         --------
         TopLists.inclusion : The probability of each entry alone.
+
+        Raises
+        ------
+        ValueError
+            When the array would hold more than 2**31 entries.
         """
         p = self.inclusion
+        n_users, m = p.shape
+        if n_users * m * m > MAX_PAIR_ENTRIES:
+            raise InvalidParameterError(
+                f"pair_probability: {n_users} users x {m} x {m} entries exceed "
+                f"the limit of {MAX_PAIR_ENTRIES}; read the pairs of fewer users "
+                "at a time."
+            )
         both = p[:, :, None] * p[:, None, :]
         strad = self.straddling
         pair = strad[:, :, None] & strad[:, None, :]
