@@ -211,7 +211,7 @@ def test_error_on_duplicate_scores_and_recommended():
     table = (np.array([0, 0]), np.array([1, 1]), np.array([1.0, 2]))
     with pytest.raises(ValueError, match="duplicate pairs"):
         evaluate_recommendations(table, None, k=1, metrics="user_coverage")
-    with pytest.raises(ValueError, match="listed twice"):
+    with pytest.raises(ValueError, match="list each item once per user"):
         evaluate_recommendations(
             None,
             None,

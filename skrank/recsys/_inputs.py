@@ -249,12 +249,7 @@ def pairs_matrix(caller, name, x, ids, shape, values=True):
             v = _relevance_values(caller, name, cols[2])
         else:
             v = np.ones(u.shape[0])
-        keys = u * n + i
-        if factorize(keys)[0].shape[0] != keys.shape[0]:
-            raise InvalidParameterError(
-                f"The '{name}' parameter of {caller} must name each (user, item) "
-                "pair once; got duplicate pairs."
-            )
+        _once(caller, name, u * n + i)
         return sp.csr_matrix((v, (u, i)), shape=shape)
     if sp.issparse(x):
         if x.shape != shape:
@@ -262,16 +257,7 @@ def pairs_matrix(caller, name, x, ids, shape, values=True):
                 f"The '{name}' parameter of {caller} must have the scores' shape "
                 f"{shape}; got {tuple(int(d) for d in x.shape)}."
             )
-        x = sp.csr_matrix(x)
-        if not x.has_canonical_format:
-            y = x.copy()
-            y.sum_duplicates()
-            if y.nnz != x.nnz:
-                raise InvalidParameterError(
-                    f"The '{name}' parameter of {caller} must store each (user, "
-                    "item) entry once; got duplicate entries."
-                )
-            x = y
+        x = _csr_once(caller, name, x)
         _relevance_values(caller, name, x.data)
         return x
     arr = np.asarray(x)
@@ -281,6 +267,29 @@ def pairs_matrix(caller, name, x, ids, shape, values=True):
             f"{shape}; got {arr.shape}."
         )
     return sp.csr_matrix(_relevance_values(caller, name, arr))
+
+
+def _csr_once(caller, name, x):
+    """``x`` as a CSR matrix, refused when it stores an entry twice."""
+    x = sp.csr_matrix(x)
+    if x.has_canonical_format:
+        return x
+    y = x.copy()
+    y.sum_duplicates()
+    if y.nnz != x.nnz:
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {caller} must store each (user, item) "
+            "entry once; got duplicate entries."
+        )
+    return y
+
+
+def _once(caller, name, keys, what="name each (user, item) pair once"):
+    """Refuse ``keys`` (``user * n_items + item``) that repeat a pair."""
+    if factorize(keys)[0].shape[0] != keys.shape[0]:
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {caller} must {what}; got duplicate pairs."
+        )
 
 
 def _relevance_values(caller, name, v):
@@ -327,15 +336,7 @@ def candidates_from(caller, scores, recommended, exclude, n_items):
                 f"The 'scores' parameter of {caller} must be 2-D."
             )
         shape = tuple(int(d) for d in scores.shape)
-        x = sp.csr_matrix(scores)
-        if not x.has_canonical_format:
-            y = x.copy()
-            y.sum_duplicates()
-            if y.nnz != x.nnz:
-                raise InvalidParameterError(
-                    f"The 'scores' parameter of {caller} must store each (user, "
-                    "item) entry once; got duplicate entries."
-                )
+        x = _csr_once(caller, "scores", scores)
         vals = _check_scores(caller, x.data, "scores")
         rows = np.repeat(np.arange(shape[0], dtype=np.int64), np.diff(x.indptr))
         cols = x.indices.astype(np.int64)
@@ -383,12 +384,7 @@ def _from_table(caller, table, exclude):
     item_ids, i = factorize(np.asarray(items))
     ids = IdMap(user_ids, item_ids)
     shape = (user_ids.shape[0], item_ids.shape[0])
-    keys = u.astype(np.int64) * shape[1] + i
-    if factorize(keys)[0].shape[0] != keys.shape[0]:
-        raise InvalidParameterError(
-            f"The 'scores' parameter of {caller} must score each (user, item) "
-            "pair once; got duplicate pairs."
-        )
+    _once(caller, "scores", u.astype(np.int64) * shape[1] + i, "score each pair once")
     excl = _exclusion(caller, exclude, ids, shape)
     u, i, vals = _drop_excluded(
         caller, u.astype(np.int64), i.astype(np.int64), vals, excl
@@ -438,12 +434,7 @@ def _from_lists(caller, recommended, scores, exclude, n_items):
     rows = np.repeat(np.arange(m, dtype=np.int64), valid.sum(axis=1))
     cols = ids[valid]
     vals = np.asarray(s)[valid]
-    keys = rows * n_items + cols
-    if factorize(keys)[0].shape[0] != keys.shape[0]:
-        raise InvalidParameterError(
-            f"The 'recommended' parameter of {caller} must list each item once "
-            "per user; got an item listed twice."
-        )
+    _once(caller, "recommended", rows * n_items + cols, "list each item once per user")
     shape = (m, n_items)
     excl = _exclusion(caller, exclude, IdMap(), shape)
     rows, cols, vals = _drop_excluded(caller, rows, cols, vals, excl)
