@@ -114,6 +114,7 @@ def test_every_metric_is_the_mean_over_tie_orderings(seed, k):
         exclude=exclude,
         train=train,
         per_user=True,
+        users="all",
         replace_undefined_by=np.nan,
     )
     for name in names:
@@ -132,6 +133,7 @@ def test_fbeta_is_the_mean_over_tie_orderings(seed):
         metrics="fbeta(beta=2)@3",
         exclude=exclude,
         per_user=True,
+        users="all",
         replace_undefined_by=np.nan,
     )
     expected = brute_force("fbeta", scores, test, 3, exclude, beta=2.0)[:, 0]
@@ -153,6 +155,7 @@ def test_bounds_rules_are_the_extremes_over_tie_orderings(seed, k):
             exclude=exclude,
             ties=t,
             per_user=True,
+            users="all",
             replace_undefined_by=np.nan,
         )
         for t in ("pessimistic", "optimistic")
@@ -178,11 +181,13 @@ def test_first_rule_takes_input_order():
 
 def test_accuracy_equals_skrank_ranking_metrics_without_exclusion():
     # with every item a candidate and nothing excluded, a user is a query of
-    # the dense layout: the values are skrank's ranking metrics'
+    # the dense layout: the values are skrank's ranking metrics' (every
+    # user, as skrank's functions take every query)
     scores, test, _, _ = random_case(7, n_users=6, n_items=8, graded=True)
     res = evaluate_recommendations(
         scores,
         test,
+        users="all",
         metrics=[
             "precision@3",
             "recall@3",
@@ -295,3 +300,25 @@ def test_registry_lists_every_declaration():
         np.array([[1.0, 0.0]]), np.array([[1, 0]]), k=1, metrics="NDCG@1, P@1"
     )
     assert res == {"NDCG@1": 1.0, "P@1": 1.0}
+
+
+def test_users_without_relevant_items_are_left_out_by_default():
+    # user 1 has no relevant item: by default only user 0 is evaluated (as
+    # microsoft/recommenders evaluates the users of the test set); with
+    # users="all" user 1 scores precision 0 and pulls the mean to half
+    scores = np.array([[0.9, 0.1], [0.9, 0.1]])
+    test = np.array([[1, 0], [0, 0]])
+    assert evaluate_recommendations(scores, test, k=1, metrics="precision") == {
+        "precision": 1.0
+    }
+    res = evaluate_recommendations(scores, test, k=1, metrics="precision", users="all")
+    assert res == {"precision": 0.5}
+    per = evaluate_recommendations(
+        scores, test, k=1, metrics="precision", per_user=True
+    )
+    np.testing.assert_array_equal(per.qid, [0])
+    # an excluded relevant item leaves its user without relevant items
+    with pytest.raises(ValueError, match="no user has one"):
+        evaluate_recommendations(
+            scores, test, k=1, metrics="precision", exclude=([0], [0])
+        )

@@ -52,6 +52,10 @@ SIDE_INPUTS = {
         "train= (the training interactions, from which each item's number of "
         "training users is counted; passed as that count, float64 (n_items,))"
     ),
+    "train_users": (
+        "train= (the training interactions; passed as the number of users of "
+        "the scores, whom popularity shares are taken of)"
+    ),
     "train": (
         "train= (the training interactions; passed as a CSR matrix (n_users, n_items))"
     ),
@@ -320,10 +324,10 @@ def _list_mean(lists, per_item):
     return total / np.maximum(lists.listed, 1), undefined
 
 
-def _self_information(lists, popularity, smoothing):
+def _self_information(lists, popularity, train_users, smoothing):
     """``-log2 p(i)``, ``p(i) = (users of i + smoothing) / (n_users +
     smoothing)``; an item recommended with ``p(i) = 0`` is refused."""
-    share = (popularity + smoothing) / (lists.n_users + smoothing)
+    share = (popularity + smoothing) / (train_users + smoothing)
     items = lists.items
     unseen = (items >= 0) & (lists.inclusion > 0)
     unseen &= np.take(share, np.maximum(items, 0)) == 0
@@ -339,8 +343,9 @@ def _self_information(lists, popularity, smoothing):
         return -np.log2(share)
 
 
-def _novelty_compute(lists, popularity, smoothing=0.0):
-    return _list_mean(lists, _self_information(lists, popularity, smoothing))
+def _novelty_compute(lists, popularity, train_users, smoothing=0.0):
+    info = _self_information(lists, popularity, train_users, smoothing)
+    return _list_mean(lists, info)
 
 
 def _arp_compute(lists, popularity):
@@ -385,7 +390,7 @@ NOVELTY_AT_K = RecsysMeasure(
     "novelty",
     "Novelty (mean self-information)",
     _novelty_compute,
-    needs=("popularity",),
+    needs=("popularity", "train_users"),
     aliases=("mean_self_information",),
     params=(_SMOOTHING,),
     upper=None,

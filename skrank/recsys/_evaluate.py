@@ -122,6 +122,7 @@ def evaluate(caller, a):
         "similarity": a["similarity"],
         "popularity": a["train"],
         "train": a["train"],
+        "train_users": a["train"],
         "relevance": a["interactions"],
         "scores": True if given else None,
     }
@@ -137,7 +138,6 @@ def evaluate(caller, a):
         caller, a["scores"], a["recommended"], a["exclude"], a["n_items"]
     )
     shape = (cands.n_users, cands.n_items)
-    _check_k(caller, specs, cands)
     accuracy = [s for s in specs if s.measure.reads == "ranking"]
     if a["interactions"] is None:
         if accuracy:
@@ -154,12 +154,27 @@ def evaluate(caller, a):
                 f"nonnegative; got {float(rel.data.min())}."
             )
     rel = _without(rel, excl)
-    y = _slot_values(cands, rel)
     train = None
     if a["train"] is not None:
         train = pairs_matrix(caller, "train", a["train"], cands.ids, shape)
         train.eliminate_zeros()
         side["popularity"] = np.diff(train.tocsc().indptr).astype(np.float64)
+        side["train_users"] = shape[0]
+    users = np.arange(shape[0])
+    if a["users"] == "relevant" and a["interactions"] is not None:
+        users = np.flatnonzero(np.diff(rel.indptr) > 0)
+        if not users.size:
+            raise InvalidParameterError(
+                f"{caller} evaluates the users with a relevant item in "
+                "interactions (users='relevant'), and no user has one (after "
+                "exclusion); pass users='all' to evaluate every user."
+            )
+        if users.size < shape[0]:
+            cands = cands.take(users)
+            rel = rel[users]
+            train = None if train is None else train[users]
+    _check_k(caller, specs, cands)
+    y = _slot_values(cands, rel)
     side["train"] = train
     side["relevance"] = rel
     results = {}
@@ -198,5 +213,5 @@ def evaluate(caller, a):
         )
     if not per_user:
         return out
-    users = cands.ids.users
-    return QueryResults(out, np.arange(cands.n_users) if users is None else users)
+    ids = cands.ids.users
+    return QueryResults(out, users if ids is None else ids[users])

@@ -92,6 +92,22 @@ class Candidates:
             return full if self.removed is None else full - self.removed
         return self.n
 
+    def take(self, rows) -> Candidates:
+        """The candidates of the users ``rows`` only."""
+
+        def part(a):
+            return None if a is None else a[rows]
+
+        return Candidates(
+            self.s[rows],
+            part(self.items),
+            part(self.n),
+            self.n_items,
+            self.ids,
+            self.ordered,
+            part(self.removed),
+        )
+
     def item_matrix(self) -> np.ndarray:
         """The item of every slot, ``(n_users, W)`` int64."""
         if self.items is not None:

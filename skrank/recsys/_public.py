@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._faces import public
-from .._validation import BOOL, COMMON_CONSTRAINTS, Cutoff
+from .._validation import BOOL, COMMON_CONSTRAINTS, Cutoff, Options
 from ._evaluate import evaluate
 
 __all__ = ["evaluate_recommendations"]
@@ -22,6 +22,7 @@ _DATA = (
 _OPTIONS = {
     "k": [Cutoff()],
     "ties": [],
+    "users": [Options(("relevant", "all"))],
     "per_user": [BOOL],
     "replace_undefined_by": list(COMMON_CONSTRAINTS["replace_undefined_by"]),
 }
@@ -41,6 +42,7 @@ def evaluate_recommendations(
     similarity=None,
     n_items=None,
     ties="average",
+    users="relevant",
     per_user=False,
     replace_undefined_by=0.0,
 ):
@@ -103,6 +105,14 @@ def evaluate_recommendations(
         ``"optimistic"`` / ``"pessimistic"``: relevant items of a tie group
         first / last (the bounds of the accuracy metrics); ``"first"``:
         input order (the column, the stored order or the table's row order).
+    users : {"relevant", "all"}, default="relevant"
+        The users evaluated: those with at least one relevant item in
+        ``interactions`` (after exclusion), as microsoft/recommenders and
+        RecBole evaluate the users of the test set; or every user of the
+        scores (a user without relevant items then scores 0 on precision,
+        hit rate and MRR, and is undefined on recall, MAP and nDCG). Without
+        ``interactions``, every user. Popularity is counted over every
+        training user either way.
     per_user : bool, default=False
         Return each user's values (a :class:`~skrank.QueryResults` labelled
         by user) instead of their means.
