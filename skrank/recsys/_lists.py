@@ -117,14 +117,14 @@ class TopLists:
             of user ``u``'s row are both in the top ``k``; the diagonal holds
             the inclusion itself, and padding has 0.
 
-        See Also
-        --------
-        TopLists.inclusion : The probability of each entry alone.
-
         Raises
         ------
         ValueError
             When the array would hold more than 2**31 entries.
+
+        See Also
+        --------
+        TopLists.inclusion : The probability of each entry alone.
         """
         p = self.inclusion
         n_users, m = p.shape
