@@ -322,3 +322,26 @@ def test_users_without_relevant_items_are_left_out_by_default():
         evaluate_recommendations(
             scores, test, k=1, metrics="precision", exclude=([0], [0])
         )
+
+
+def test_tie_bounds_per_user_are_the_extremes_over_tie_orderings():
+    scores, test, exclude, train = random_case(11)
+    res = evaluate_recommendations(
+        scores,
+        test,
+        metrics=["ndcg@2", "precision@2", "novelty@2"],
+        exclude=exclude,
+        train=train,
+        per_user=True,
+        tie_bounds=True,
+        users="all",
+        replace_undefined_by=np.nan,
+    )
+    assert set(res.tie_bounds) == {"ndcg@2", "precision@2"}  # list metrics: none
+    for name in ("ndcg", "precision"):
+        bf = brute_force(name, scores, test, 2, exclude)
+        low, high = res.tie_bounds[f"{name}@2"]
+        np.testing.assert_allclose(low, bf[:, 1], rtol=1e-12)
+        np.testing.assert_allclose(high, bf[:, 2], rtol=1e-12)
+    with pytest.raises(ValueError, match="needs per_user=True"):
+        evaluate_recommendations(scores, test, k=2, tie_bounds=True)

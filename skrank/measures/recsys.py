@@ -118,6 +118,10 @@ class RecsysMeasure:
         The paper or tool that defines the metric.
     undefined_without_relevant : bool
         Whether a user without relevant items leaves the value undefined.
+    tie_bounds : bool
+        Whether ``ties="pessimistic"`` / ``"optimistic"`` (relevant items of
+        each tie group last / first) give the smallest / largest value over
+        the orderings of tied scores (the accuracy metrics).
     """
 
     name: str
@@ -136,6 +140,7 @@ class RecsysMeasure:
     formula: str = ""
     reference: str = ""
     undefined_without_relevant: bool = False
+    tie_bounds: bool = False
 
     def __post_init__(self):
         if self.better not in BETTER:
@@ -202,6 +207,11 @@ def _engine(measure, **fixed):
     return compute
 
 
+#: What every accuracy declaration shares: its formula reads the engine's
+#: ranking, and the bounds rules give the extremes over the tie orderings.
+_ACCURACY = {"reads": "ranking", "tie_bounds": True}
+
+
 def _fbeta_compute(ranking, k, relevance_level=None, beta=1.0):
     # F-beta = (1 + b^2) hits / (b^2 R + k) is linear in hits@k, whose
     # expectation under ties is exact (McSherry & Najork 2008)
@@ -222,7 +232,7 @@ PRECISION_AT_K = RecsysMeasure(
     "precision",
     "Precision",
     _engine(PRECISION, denominator="k"),
-    reads="ranking",
+    **_ACCURACY,
     aliases=("P",),
     params=(_REL,),
     formula=r"\mathrm{hits@k} / k",
@@ -232,7 +242,7 @@ RECALL_AT_K = RecsysMeasure(
     "recall",
     "Recall",
     _engine(RECALL),
-    reads="ranking",
+    **_ACCURACY,
     aliases=("R",),
     params=(_REL,),
     formula=r"\mathrm{hits@k} / |\mathrm{Rel}_u|",
@@ -243,7 +253,7 @@ FBETA_AT_K = RecsysMeasure(
     "fbeta",
     "F-beta",
     _fbeta_compute,
-    reads="ranking",
+    **_ACCURACY,
     aliases=("f1", "F1", "f_beta"),
     params=(_REL, _BETA),
     formula=r"(1 + \beta^2)\,\mathrm{hits@k} / (\beta^2 |\mathrm{Rel}_u| + k)",
@@ -254,7 +264,7 @@ HIT_RATE_AT_K = RecsysMeasure(
     "hit_rate",
     "Hit rate",
     _engine(HIT_RATE),
-    reads="ranking",
+    **_ACCURACY,
     aliases=("hr", "HR", "success"),
     params=(_REL,),
     formula=r"\mathbb{1}[\mathrm{hits@k} > 0]",
@@ -264,7 +274,7 @@ MAP_AT_K = RecsysMeasure(
     "map",
     "Mean average precision",
     _engine(MAP, denominator="min_r_k"),
-    reads="ranking",
+    **_ACCURACY,
     aliases=("MAP", "ap"),
     params=(_REL,),
     formula=(
@@ -278,7 +288,7 @@ MAR_AT_K = RecsysMeasure(
     "mar",
     "Mean average recall",
     _engine(MAP, denominator="R"),
-    reads="ranking",
+    **_ACCURACY,
     aliases=("MAR", "ar"),
     params=(_REL,),
     formula=(r"\frac{1}{|\mathrm{Rel}_u|} \sum_{j \le k} \mathrm{rel}_j\,\mathrm{P@}j"),
@@ -289,7 +299,7 @@ MRR_AT_K = RecsysMeasure(
     "mrr",
     "Mean reciprocal rank",
     _engine(MRR),
-    reads="ranking",
+    **_ACCURACY,
     aliases=("MRR", "rr"),
     params=(_REL,),
     formula=r"1 / \mathrm{rank}_1 \text{ if } \mathrm{rank}_1 \le k \text{ else } 0",
@@ -299,7 +309,7 @@ NDCG_AT_K = RecsysMeasure(
     "ndcg",
     "nDCG",
     _engine(NDCG),
-    reads="ranking",
+    **_ACCURACY,
     aliases=("nDCG", "NDCG"),
     params=(NDCG.param("gain"),),
     formula=r"\mathrm{DCG@k} / \mathrm{IDCG@k}",

@@ -126,6 +126,12 @@ def evaluate(caller, a):
         "relevance": a["interactions"],
         "scores": True if given else None,
     }
+    if a["tie_bounds"] and not per_user:
+        raise InvalidParameterError(
+            f"{caller}: tie_bounds=True gives each user's bounds and needs "
+            "per_user=True. For the bounds of the means, evaluate with "
+            "ties='pessimistic' and ties='optimistic'."
+        )
     for spec in specs:
         spec.measure.check_ties(caller, spec.written, ties)
         spec.measure.check_inputs(caller, spec.written, side)
@@ -213,5 +219,18 @@ def evaluate(caller, a):
         )
     if not per_user:
         return out
+    bounds = {}
+    if a["tie_bounds"]:
+        bounded = [s for s in accuracy if s.measure.tie_bounds]
+        if bounded:
+            low, high = (
+                _accuracy(caller, bounded, cands, y, rel, rule)
+                for rule in ("pessimistic", "optimistic")
+            )
+            for spec, lo, hi in zip(bounded, low, high, strict=True):
+                bounds[spec.written] = tuple(
+                    aggregate(caller, spec.written, v, u, None, None, replace)
+                    for v, u in (lo, hi)
+                )
     ids = cands.ids.users
-    return QueryResults(out, users if ids is None else ids[users])
+    return QueryResults(out, users if ids is None else ids[users], bounds)

@@ -24,6 +24,7 @@ _OPTIONS = {
     "ties": [],
     "users": [Options(("relevant", "all"))],
     "per_user": [BOOL],
+    "tie_bounds": [BOOL],
     "replace_undefined_by": list(COMMON_CONSTRAINTS["replace_undefined_by"]),
 }
 
@@ -44,6 +45,7 @@ def evaluate_recommendations(
     ties="average",
     users="relevant",
     per_user=False,
+    tie_bounds=False,
     replace_undefined_by=0.0,
 ):
     """Evaluate recommendations: each user's top-k list, exact under ties.
@@ -116,6 +118,10 @@ def evaluate_recommendations(
     per_user : bool, default=False
         Return each user's values (a :class:`~skrank.QueryResults` labelled
         by user) instead of their means.
+    tie_bounds : bool, default=False
+        With ``per_user=True``, also each user's bounds of the accuracy
+        metrics over the orderings of tied scores (relevant items of each
+        tie group last and first), in the result's ``tie_bounds``.
     replace_undefined_by : float or np.nan, default=0.0
         The value of a user where a metric is undefined (no relevant item
         for recall, MAP, nDCG; an empty list); NaN leaves such users out of
