@@ -304,21 +304,29 @@ def _interaction_count(n_users, n_items, density, n_interactions):
 
 def _draw_items(rng, n_per_user, item_weight, user_cluster, item_cluster, affinity):
     """Each user's items, drawn without replacement with probability
-    proportional to popularity times the affinity of its cluster
-    (successive sampling, by the largest ``log(weight) + Gumbel`` keys)."""
+    proportional to popularity times the affinity of its cluster: successive
+    sampling, which takes the smallest keys ``E / weight`` with ``E``
+    standard exponential (the largest ``log(weight) + Gumbel``)."""
     n_users, n_items = n_per_user.shape[0], item_weight.shape[0]
-    log_weight = np.log(item_weight)
-    log_affinity = np.log(affinity)
+    inverse = 1.0 / item_weight
     block = max(1, 2**20 // n_items)
     rows, cols = [], []
     # one block of users at a time bounds the memory of the keys
     for start in range(0, n_users, block):
         stop = min(n_users, start + block)
         same = user_cluster[start:stop, None] == item_cluster[None, :]
-        keys = log_weight + log_affinity * same
-        keys = keys + rng.gumbel(size=keys.shape)
-        order = np.argsort(-keys, axis=1, kind="stable")
-        take = np.arange(n_items)[None, :] < n_per_user[start:stop, None]
+        keys = rng.standard_exponential((stop - start, n_items)) * inverse
+        keys[same] /= affinity
+        wanted = n_per_user[start:stop]
+        most = int(wanted.max())
+        if most < n_items:
+            # only the smallest keys matter: their set, then their order
+            top = np.argpartition(keys, most - 1, axis=1)[:, :most]
+        else:
+            top = np.broadcast_to(np.arange(n_items), keys.shape)
+        ranked = np.take_along_axis(keys, top, axis=1)
+        order = np.take_along_axis(top, np.argsort(ranked, axis=1), axis=1)
+        take = np.arange(most)[None, :] < wanted[:, None]
         rows.append(np.nonzero(take)[0] + start)
         cols.append(order[take])
     return np.concatenate(rows), np.concatenate(cols)

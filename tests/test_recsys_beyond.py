@@ -346,6 +346,23 @@ def test_ild_brute_force(k, definition, reference):
         np.testing.assert_array_equal(undefined, np.isnan(want))
 
 
+def test_similarity_pairs_in_blocks_agree(monkeypatch):
+    # the pairs gathered from a similarity matrix a few at a time give the
+    # value of one block (and of the cosine of the features)
+    import skrank.recsys._diversity as diversity
+
+    lists = lists_of(TIED, 3)
+    want, _ = intra_list_diversity(lists, item_features=FEATURES)
+    want_s, _ = serendipity(
+        lists, train=TRAIN, relevance=RELEVANCE, item_features=FEATURES
+    )
+    monkeypatch.setattr(diversity, "PAIR_BLOCK", 3)
+    got, _ = intra_list_diversity(lists, similarity=SIM)
+    got_s, _ = serendipity(lists, train=TRAIN, relevance=RELEVANCE, similarity=SIM)
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    np.testing.assert_allclose(got_s, want_s, atol=1e-12)
+
+
 def test_ild_hand():
     # one user, k=2, items 0 and 1: cos = (0+0+2) / (sqrt 5 sqrt 2) = 0.6325;
     # recommenders 1 - 0.6325, Evidently (1 - 0.6325) / 2

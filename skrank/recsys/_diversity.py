@@ -133,11 +133,49 @@ class _Similarity:
             if sp.issparse(fa):
                 return np.asarray(fa.multiply(fb).sum(axis=1)).ravel()
             return np.einsum("ij,ij->i", fa, fb)
-        return np.asarray(a.multiply(b @ self.matrix.T).sum(axis=1)).ravel()
+        out = np.zeros(a.shape[0])
+        for rows, left, right, weight in _row_pairs(a, b):
+            if sp.issparse(self.matrix):
+                sim = np.asarray(self.matrix[left, right]).ravel()
+            else:
+                sim = self.matrix[left, right]
+            out += np.bincount(rows, weights=weight * sim, minlength=out.shape[0])
+        return out
 
     def self_terms(self, a):
         """``sum_i a[u, i]^2 sim(i, i)`` for every row ``u``."""
         return np.asarray(a.multiply(a) @ self.diagonal).ravel()
+
+
+#: The most (entry of one row, entry of the other) pairs gathered at once
+#: from a given similarity matrix; more are taken a block of users at a time.
+PAIR_BLOCK = 2**21
+
+
+def _row_pairs(a, b):
+    """Every pair of a stored entry of ``a`` and one of ``b`` in the same row
+    (CSR matrices of one shape), as ``(row, column in a, column in b,
+    product of the values)``, in blocks of whole rows of at most about
+    :data:`PAIR_BLOCK` pairs: the similarity is read only where both lists
+    hold an item, never as a users-by-items product."""
+    if a.shape[0] == 0:
+        return
+    na, nb = np.diff(a.indptr), np.diff(b.indptr)
+    per_row = na * nb
+    ends = np.cumsum(per_row)
+    cuts = np.searchsorted(ends, np.arange(PAIR_BLOCK, ends[-1], PAIR_BLOCK))
+    bounds = np.unique(np.concatenate(([0], cuts + 1, [a.shape[0]])))
+    bounds = bounds[bounds <= a.shape[0]]
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        entry_a = np.arange(a.indptr[lo], a.indptr[hi])
+        row_a = np.repeat(np.arange(lo, hi), na[lo:hi])
+        times = nb[row_a]
+        first = np.repeat(entry_a, times)
+        rows = np.repeat(row_a, times)
+        start = np.cumsum(times) - times
+        offset = np.arange(first.shape[0]) - np.repeat(start, times)
+        second = b.indptr[rows] + offset
+        yield rows, a.indices[first], b.indices[second], a.data[first] * b.data[second]
 
 
 def _pair_similarity(lists, sim):
