@@ -30,7 +30,11 @@ from skrank.recsys._beyond import (
     personalization,
     score_entropy,
 )
-from skrank.recsys._diversity import intra_list_diversity, serendipity
+from skrank.recsys._diversity import (
+    cooccurrence_similarity,
+    intra_list_diversity,
+    serendipity,
+)
 
 # --------------------------------------------------------------------------
 # TopLists-shaped inputs and the enumeration of tie orderings
@@ -482,3 +486,37 @@ def test_serendipity_errors():
         )
     with pytest.raises(ValueError, match="serendipity reads a similarity"):
         serendipity(lists, train=TRAIN, relevance=RELEVANCE)
+
+
+def test_cooccurrence_similarity_hand():
+    # TRAIN: item 5 seen by users 0 and 1, item 0 by user 2, items 1 and 2
+    # together by user 3: sim(1, 2) = 1 / sqrt(1 * 1) = 1, sim(5, 5) = 2 /
+    # sqrt(2 * 2) = 1, items 3 and 4 unseen (0), every other pair 0
+    want = np.zeros((6, 6))
+    want[[0, 1, 1, 2, 2, 5], [0, 1, 2, 1, 2, 5]] = 1.0
+    for train in (TRAIN, sp.csr_matrix(TRAIN)):
+        got = cooccurrence_similarity(train)
+        assert sp.isspmatrix_csr(got)
+        np.testing.assert_allclose(got.toarray(), want)
+
+
+def test_cooccurrence_similarity_brute_force():
+    # n_ij / sqrt(n_i n_j) counted user by user
+    rng = np.random.default_rng(0)
+    train = (rng.random((30, 8)) < 0.3) * rng.integers(1, 5, (30, 8))
+    seen = train > 0
+    n = seen.sum(axis=0)
+    want = np.zeros((8, 8))
+    for i, j in itertools.product(range(8), repeat=2):
+        if n[i] and n[j]:
+            want[i, j] = np.sum(seen[:, i] & seen[:, j]) / np.sqrt(n[i] * n[j])
+    np.testing.assert_allclose(cooccurrence_similarity(train).toarray(), want)
+
+
+def test_cooccurrence_similarity_errors():
+    with pytest.raises(ValueError, match="'train' parameter must hold non-negative"):
+        cooccurrence_similarity(-TRAIN)
+    with pytest.raises(ValueError, match="'train' parameter must be a 2-D"):
+        cooccurrence_similarity(TRAIN[0])
+    with pytest.raises(ValueError, match="'train' parameter must hold finite"):
+        cooccurrence_similarity(np.where(TRAIN > 0, np.nan, 0.0))

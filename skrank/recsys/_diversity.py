@@ -44,6 +44,7 @@ __all__ = [
     "ILD_TIES",
     "SERENDIPITY_DEFINITIONS",
     "SERENDIPITY_TIES",
+    "cooccurrence_similarity",
     "intra_list_diversity",
     "serendipity",
 ]
@@ -178,6 +179,42 @@ def _row_pairs(a, b):
         yield rows, a.indices[first], b.indices[second], a.data[first] * b.data[second]
 
 
+def cooccurrence_similarity(train):
+    r"""Item-item cosine similarity of co-occurrence in the training data.
+
+    Parameters
+    ----------
+    train : {array-like, sparse matrix} of shape (n_users, n_items)
+        The training interactions: a stored nonzero entry is an item the
+        user interacted with.
+
+    Returns
+    -------
+    similarity : scipy.sparse.csr_matrix of shape (n_items, n_items)
+        ``n_ij / sqrt(n_i n_j)`` with ``n_ij`` the number of users who
+        interacted with both items and ``n_i`` with item ``i``; 0 for pairs
+        never seen together, 1 on the diagonal of items seen at all.
+
+    Notes
+    -----
+    The default item similarity of microsoft/recommenders' diversity and
+    serendipity (``item_sim_measure="item_cooccurrence_count"``), for
+    ``similarity=``.
+
+    References
+    ----------
+    Y. C. Zhang, D. O. Seaghdha, D. Quercia and T. Jambor, "Auralist:
+    introducing serendipity into music recommendation", WSDM 2012.
+    """
+    t = _interactions(train, None)
+    both = sp.csr_matrix(t.T @ t)
+    seen = both.diagonal()
+    scale = np.divide(
+        1.0, np.sqrt(seen), out=np.zeros_like(seen, dtype=np.float64), where=seen > 0
+    )
+    return sp.csr_matrix(sp.diags(scale) @ both @ sp.diags(scale))
+
+
 def _pair_similarity(lists, sim):
     """``sum_{i != j} pi_ij sim(i, j)`` per user: the expected similarity
     summed over the ordered pairs of the list."""
@@ -288,11 +325,18 @@ SERENDIPITY_TIES = TIES
 SERENDIPITY_DEFINITIONS = ("recommenders", "evidently")
 
 
-def _training_means(train, lists):
-    """Each user's training items as a CSR matrix of ``1 / |T_u|`` (mean
-    weights), and ``|T_u|``."""
-    train = check_user_item(train, lists, "train")
-    t = sp.csr_matrix(train, dtype=np.float64)
+def _interactions(train, lists):
+    """The training interactions as a binary CSR matrix (checked against
+    the lists' shape when given)."""
+    if lists is not None:
+        train = check_user_item(train, lists, "train")
+    t = _as_real(train, "train")
+    if t.ndim != 2:
+        raise InvalidParameterError(
+            "The 'train' parameter must be a 2-D (n_users, n_items) matrix; got "
+            f"{t.ndim} dimension(s)."
+        )
+    t = sp.csr_matrix(t, dtype=np.float64)
     _finite(t, "train")
     if (t.data < 0).any():
         raise InvalidParameterError(
@@ -302,6 +346,13 @@ def _training_means(train, lists):
         )
     t.eliminate_zeros()
     t.data[:] = 1.0
+    return t
+
+
+def _training_means(train, lists):
+    """Each user's training items as a CSR matrix of ``1 / |T_u|`` (mean
+    weights), and ``|T_u|``."""
+    t = _interactions(train, lists)
     n_train = np.diff(t.indptr).astype(np.float64)
     weights = np.divide(1.0, n_train, out=np.zeros_like(n_train), where=n_train > 0)
     return sp.diags(weights) @ t, n_train
