@@ -326,8 +326,9 @@ def personalization(lists) -> float:
     -------
     float
         ``1 - mean_{u != v} |L_u ∩ L_v| / k``: 1 when no two users share an
-        item, 0 when every user gets the same ``k`` items. NaN with fewer
-        than two users.
+        item, 0 when every user gets the same ``k`` items. Users without a
+        candidate (an empty list) are left out, as Evidently leaves them out;
+        NaN with fewer than two users left.
 
     Notes
     -----
@@ -349,7 +350,7 @@ def personalization(lists) -> float:
     Evidently, ``PersonalizationMetric``; T. Zhou et al., "Solving the
     apparent diversity-accuracy dilemma of recommender systems", PNAS, 2010.
     """
-    n = np.asarray(lists.items).shape[0]
+    n = int(np.count_nonzero(np.asarray(lists.listed) > 0))
     if n < 2:
         return float("nan")
     _, items, p = _entries(lists)
