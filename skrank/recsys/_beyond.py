@@ -8,12 +8,13 @@ the system. Users are independent, so item ``i`` is recommended to nobody
 with probability ``prod_u (1 - p_ui)`` and is recommended ``sum_u p_ui``
 times in expectation.
 
-Metrics linear in the inclusions (catalogue coverage, personalisation, the
-entropy of the recommended scores) are exact expectations over the
-orderings of tied scores. Metrics of the recommendation counts that are not
-linear in them (their entropy, their Gini index) have no closed form over
-those orderings: they are exact under the deterministic tie rules only, and
-each lists its rules in a module constant beside it.
+Metrics whose expectation over the orderings of tied scores has a closed
+form are exact under every tie rule: catalogue coverage (through the users'
+independence), personalisation (pairs of distinct users, independent) and
+the entropy of the recommended scores (the same multiset in every ordering).
+Metrics of the recommendation counts that are not linear in them (their
+entropy, their Gini index) have none: they are exact under the deterministic
+tie rules only, and each lists its rules in a module constant beside it.
 """
 
 from __future__ import annotations

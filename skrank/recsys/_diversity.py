@@ -1,13 +1,15 @@
-"""Diversity and serendipity of each user's list, from item similarities.
+r"""Diversity and serendipity of each user's list, from item similarities.
 
 Both metrics read a similarity of items: the cosine of their feature
 vectors (``item_features``, dense or sparse) or a given ``(n_items,
-n_items)`` matrix (``similarity``, dense or sparse, for example one of
-co-occurrence counts). Intra-list diversity sums it over the pairs of a
-list, serendipity over the pairs (recommended item, training item); with
-the pair probabilities of :class:`~skrank.recsys.TopLists` both are exact
-expectations over the orderings of tied scores, and both are computed with
-sparse products over all users at once: neither forms a user's pairs.
+n_items)`` matrix (``similarity``, dense or sparse, for example
+:func:`cooccurrence_similarity`). Intra-list diversity sums it over the pairs
+of a list, serendipity over the pairs (recommended item, training item);
+with the pair probabilities of :class:`~skrank.recsys.TopLists` both are
+exact expectations over the orderings of tied scores. Over all users at
+once, feature vectors enter through sparse products (users by features) and
+a given matrix is read only at the pairs of listed items, a block of users
+at a time.
 
 Pair sums
 ---------
@@ -15,11 +17,11 @@ With :math:`P` the inclusions (users by items), :math:`S` the indicator of
 the straddling entries, :math:`r = free / size`, :math:`q = free (free - 1) /
 (size (size - 1))` and :math:`d_i` the self-similarity of item :math:`i`,
 the probability that two distinct entries of a row are both listed is
-:math:`\\pi_{ij} = p_i p_j + (q - r^2) s_i s_j`, so
+:math:`\pi_{ij} = p_i p_j + (q - r^2) s_i s_j`, so
 
-.. math:: \\sum_{i \\ne j} \\pi_{ij}\\,\\mathrm{sim}_{ij}
-   = p^\\top \\mathrm{Sim}\\, p - \\sum_i p_i^2 d_i
-   + (q - r^2) \\Bigl(s^\\top \\mathrm{Sim}\\, s - \\sum_i s_i d_i\\Bigr).
+.. math:: \sum_{i \ne j} \pi_{ij}\,\mathrm{sim}_{ij}
+   = p^\top \mathrm{Sim}\, p - \sum_i p_i^2 d_i
+   + (q - r^2) \Bigl(s^\top \mathrm{Sim}\, s - \sum_i s_i d_i\Bigr).
 """
 
 from __future__ import annotations
@@ -218,7 +220,7 @@ def cooccurrence_similarity(train):
 def _pair_similarity(lists, sim):
     """``sum_{i != j} pi_ij sim(i, j)`` per user: the expected similarity
     summed over the ordered pairs of the list."""
-    rows, items, p = _entries(lists)
+    _, _, p = _entries(lists)
     straddle = ((p > 0) & (p < 1)).astype(np.float64)
     pm = inclusion_matrix(lists)
     sm = inclusion_matrix(lists, straddle)
