@@ -321,18 +321,18 @@ def test_score_entropy_errors():
 SIM = cosine_similarity(FEATURES)
 
 
-def ild_recommenders(lst):
+def ild_recommenders(lst, sim=SIM):
     pairs = list(itertools.combinations(lst, 2))
     if not pairs:
         return None
-    return 1 - np.mean([SIM[i, j] for i, j in pairs])
+    return 1 - np.mean([sim[i, j] for i, j in pairs])
 
 
-def ild_evidently(lst):
+def ild_evidently(lst, sim=SIM):
     # DiversityMetric.get_ild: sum of cosine distances over the list length
     if not lst:
         return None
-    return sum(1 - SIM[i, j] for i, j in itertools.combinations(lst, 2)) / len(lst)
+    return sum(1 - sim[i, j] for i, j in itertools.combinations(lst, 2)) / len(lst)
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
@@ -407,24 +407,26 @@ def test_ild_errors():
 # --------------------------------------------------------------------------
 
 
-def serendipity_recommenders(u, lst):
+def serendipity_recommenders(u, lst, sim=SIM, train=TRAIN, relevance=RELEVANCE):
     # user_item_serendipity then user_serendipity: mean over the list of
     # (1 - mean similarity to the training items) * relevance
-    train = np.flatnonzero(TRAIN[u])
-    if not lst or train.size == 0:
+    seen = np.flatnonzero(train[u])
+    if not lst or seen.size == 0:
         return None
-    return np.mean([(1 - SIM[j, train].mean()) * RELEVANCE[u, j] for j in lst])
+    return np.mean([(1 - sim[j, seen].mean()) * relevance[u, j] for j in lst])
 
 
-def serendipity_evidently(u, lst, level=None):
+def serendipity_evidently(
+    u, lst, level=None, sim=SIM, train=TRAIN, relevance=RELEVANCE
+):
     # SerendipityMetric.get_serendipity: users with a relevant recommended
     # item and training items; 1 - sum over (train, relevant rec) of sim / |T|
-    rel = RELEVANCE[u] > 0 if level is None else RELEVANCE[u] >= level
+    rel = relevance[u] > 0 if level is None else relevance[u] >= level
     hits = [j for j in lst if rel[j]]
-    train = np.flatnonzero(TRAIN[u])
-    if not hits or train.size == 0:
+    seen = np.flatnonzero(train[u])
+    if not hits or seen.size == 0:
         return None
-    return 1 - sum(SIM[i, j] for i in train for j in hits) / train.size
+    return 1 - sum(sim[i, j] for i in seen for j in hits) / seen.size
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
@@ -490,6 +492,62 @@ def test_serendipity_errors():
         )
     with pytest.raises(ValueError, match="serendipity reads a similarity"):
         serendipity(lists, train=TRAIN, relevance=RELEVANCE)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_ties_brute_force(seed):
+    # scores in {0, 1, 2} tie often; sparse features with zero rows, graded
+    # relevance and training sets drawn at random; every metric against the
+    # enumeration of the tie orderings
+    rng = np.random.default_rng(seed)
+    n_users, n_items = 3, 6
+    scores = rng.integers(0, 3, (n_users, n_items)).astype(float)
+    scores[rng.random((n_users, n_items)) < 0.15] = np.nan
+    features = rng.integers(0, 2, (n_items, 3)) * rng.random((n_items, 3))
+    sim = cosine_similarity(features)
+    train = (rng.random((n_users, n_items)) < 0.3).astype(float)
+    relevance = rng.integers(0, 3, (n_users, n_items)).astype(float)
+    side = {"sim": sim, "train": train, "relevance": relevance}
+    for k in (1, 2, 3):
+        lists = lists_of(scores, k)
+        assert catalog_coverage(lists) == pytest.approx(
+            system_mean(lists, lambda combo: len(set().union(*combo)) / n_items)
+        )
+        assert personalization(lists) == pytest.approx(
+            system_mean(lists, lambda combo, k=k: personalization_reference(combo, k)),
+            nan_ok=True,
+        )
+        checks = [
+            (
+                intra_list_diversity(lists, item_features=sp.csr_matrix(features)),
+                per_user_mean(lists, lambda u, lst: ild_recommenders(lst, sim)),
+            ),
+            (
+                intra_list_diversity(lists, similarity=sim, definition="evidently"),
+                per_user_mean(lists, lambda u, lst: ild_evidently(lst, sim)),
+            ),
+            (
+                serendipity(lists, item_features=features, **side_of(side)),
+                per_user_mean(
+                    lists, lambda u, lst: serendipity_recommenders(u, lst, **side)
+                ),
+            ),
+            (
+                serendipity(
+                    lists, similarity=sim, definition="evidently", **side_of(side)
+                ),
+                per_user_mean(
+                    lists, lambda u, lst: serendipity_evidently(u, lst, **side)
+                ),
+            ),
+        ]
+        for (values, undefined), want in checks:
+            np.testing.assert_allclose(values, want, atol=1e-12)
+            np.testing.assert_array_equal(undefined, np.isnan(want))
+
+
+def side_of(side):
+    return {"train": side["train"], "relevance": side["relevance"]}
 
 
 def test_cooccurrence_similarity_hand():
