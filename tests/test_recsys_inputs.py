@@ -265,6 +265,7 @@ def test_side_inputs_of_a_declaration_are_checked():
     only_first = RecsysMeasure("demo", "Demo", lambda lists: 0.0, ties=("first",))
     with pytest.raises(ValueError, match="no exact value under ties='average'"):
         only_first.check_ties("f", "demo@2", "average")
+    only_first.check_ties("f", "demo@2", "average", tied=False)  # no straddling
 
 
 def test_top_lists_refuses_a_cutoff_beyond_the_catalogue():
@@ -272,3 +273,90 @@ def test_top_lists_refuses_a_cutoff_beyond_the_catalogue():
 
     with pytest.raises(ValueError, match=r"catalogue \(3 items\); got 4"):
         top_lists(S, k=4)
+
+
+def test_beyond_accuracy_metrics_read_the_lists_and_side_inputs():
+    # evaluate_recommendations passes its lists and side inputs to the
+    # formulas of skrank.recsys._beyond / _diversity (tested there against
+    # enumeration of tie orderings): the same numbers as calling them on
+    # top_lists' lists
+    from skrank.recsys import top_lists
+    from skrank.recsys._beyond import catalog_coverage, personalization, score_entropy
+    from skrank.recsys._diversity import intra_list_diversity, serendipity
+
+    rng = np.random.default_rng(5)
+    scores = rng.integers(0, 3, size=(6, 8)).astype(float)
+    train = (rng.random((6, 8)) < 0.3).astype(float)
+    test = ((rng.random((6, 8)) < 0.4) & (train == 0)).astype(float)
+    test[:, 0] = 1.0 - train[:, 0]  # every user has a relevant item...
+    test[train[:, 0] == 1, 1] = 1.0  # ...after exclusion
+    test[train == 1] = 0.0
+    feats = rng.random((8, 3))
+    res = evaluate_recommendations(
+        scores,
+        test,
+        k=3,
+        metrics=["catalog_coverage", "personalization", "score_entropy", "ild"],
+        exclude=train,
+        item_features=feats,
+    )
+    lists = top_lists(scores, k=3, exclude=train)
+    assert res["catalog_coverage"] == pytest.approx(catalog_coverage(lists), rel=1e-12)
+    assert res["personalization"] == pytest.approx(personalization(lists), rel=1e-12)
+    assert res["score_entropy"] == pytest.approx(
+        score_entropy(lists, scores), rel=1e-12
+    )
+    ild, undefined = intra_list_diversity(lists, item_features=feats)
+    assert res["ild"] == pytest.approx(
+        np.mean(np.where(undefined, 0.0, ild)), rel=1e-12
+    )
+    per = evaluate_recommendations(
+        scores,
+        test,
+        k=3,
+        metrics="serendipity(definition=evidently)",
+        exclude=train,
+        train=train,
+        item_features=feats,
+        per_user=True,
+        replace_undefined_by=np.nan,
+    )
+    value, undefined = serendipity(
+        lists,
+        train=sp.csr_matrix(train),
+        relevance=sp.csr_matrix(test),
+        item_features=feats,
+        definition="evidently",
+    )
+    np.testing.assert_allclose(
+        per["serendipity(definition=evidently)"], np.where(undefined, np.nan, value)
+    )
+
+
+def test_beyond_accuracy_errors():
+    scores = np.array([[1.0, 1.0, 0.0], [0.5, 0.2, 0.1]])
+    test = np.array([[1, 0, 0], [0, 1, 0]])
+    with pytest.raises(ValueError, match="reads item_features or similarity"):
+        evaluate_recommendations(scores, test, k=1, metrics="ild")
+    with pytest.raises(ValueError, match="reads train"):
+        evaluate_recommendations(
+            scores, test, k=1, metrics="serendipity", item_features=np.eye(3)
+        )
+    with pytest.raises(ValueError, match="reads scores"):
+        evaluate_recommendations(
+            None,
+            test,
+            recommended=np.array([[0], [1]]),
+            n_items=3,
+            k=1,
+            metrics="score_entropy",
+        )
+    # the Gini index of the counts has no closed form under ties="average"
+    # where a tie group straddles the cut (items 0 and 1 of user 0 at k=1)...
+    with pytest.raises(ValueError, match="pass ties as one of 'optimistic'"):
+        evaluate_recommendations(scores, test, k=1, metrics="gini")
+    # ...and is exact where none does (k=2): both users get items 0 and 1,
+    # item counts (2, 2, 0); sorted (0, 2, 2), n = 3:
+    # (-2*0 + 0*2 + 2*2) / (3 * 4) = 1/3 (RecBole's definition)
+    res = evaluate_recommendations(scores, test, k=2, metrics="gini")
+    assert res["gini"] == pytest.approx(1 / 3)

@@ -37,7 +37,28 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._options import TIES
-from .._validation import Interval, InvalidParameterError
+from .._validation import Interval, InvalidParameterError, Options
+from ..recsys._beyond import (
+    CATALOG_COVERAGE_TIES,
+    DISTRIBUTIONAL_COVERAGE_TIES,
+    GINI_DEFINITIONS,
+    GINI_TIES,
+    PERSONALIZATION_TIES,
+    SCORE_ENTROPY_TIES,
+    catalog_coverage,
+    distributional_coverage,
+    gini_index,
+    personalization,
+    score_entropy,
+)
+from ..recsys._diversity import (
+    ILD_DEFINITIONS,
+    ILD_TIES,
+    SERENDIPITY_DEFINITIONS,
+    SERENDIPITY_TIES,
+    intra_list_diversity,
+    serendipity,
+)
 from ._base import _REL, BETTER, ParamSpec
 from .ap import MAP
 from .cutoff import HIT_RATE, HITS, MRR, PRECISION, RECALL
@@ -175,13 +196,15 @@ class RecsysMeasure:
                 f"{' or '.join(self.alternatives)}: pass {options}."
             )
 
-    def check_ties(self, caller: str, name: str, ties: str) -> None:
-        """Refuse a tie rule under which the metric has no exact value."""
-        if ties not in self.ties:
+    def check_ties(self, caller: str, name: str, ties: str, tied=True) -> None:
+        """Refuse a tie rule under which the metric has no exact value, where
+        the lists have a tie group straddling the cut (``tied``)."""
+        if tied and ties not in self.ties:
             raise InvalidParameterError(
                 f"The metric {name!r} of {caller} has no exact value under "
                 f"ties={ties!r} (no closed form of its expectation over the "
-                "orderings of tied items); pass ties as one of "
+                "orderings of tied items), and a tie group straddles the cut of "
+                "a list; pass ties as one of "
                 f"{', '.join(repr(t) for t in self.ties)}."
             )
 
@@ -444,6 +467,104 @@ USER_COVERAGE_AT_K = RecsysMeasure(
 )
 
 
+# --------------------------------------------------------------------------
+# Beyond accuracy: coverage, concentration, diversity, serendipity
+# (formulas in skrank.recsys._beyond and skrank.recsys._diversity)
+# --------------------------------------------------------------------------
+
+
+def _definition(options, default):
+    return ParamSpec("definition", "definition", default, (Options(options),), str)
+
+
+CATALOG_COVERAGE_AT_K = RecsysMeasure(
+    "catalog_coverage",
+    "Catalogue coverage",
+    catalog_coverage,
+    per_user=False,
+    aliases=("coverage", "item_coverage"),
+    ties=CATALOG_COVERAGE_TIES,
+    formula=r"|\bigcup_u L_u| / n_{\mathrm{items}}",
+    reference="Shani & Gunawardana (2011), Recommender Systems Handbook",
+)
+DISTRIBUTIONAL_COVERAGE_AT_K = RecsysMeasure(
+    "distributional_coverage",
+    "Distributional coverage (entropy of the recommendation counts)",
+    distributional_coverage,
+    per_user=False,
+    ties=DISTRIBUTIONAL_COVERAGE_TIES,
+    upper=None,
+    formula=r"-\sum_i \frac{c_i}{\sum_j c_j} \log_2 \frac{c_i}{\sum_j c_j}",
+    reference="Shani & Gunawardana (2011), formula (21); microsoft/recommenders",
+)
+GINI_AT_K = RecsysMeasure(
+    "gini",
+    "Gini index of the recommendation counts",
+    gini_index,
+    per_user=False,
+    aliases=("gini_index",),
+    params=(_definition(GINI_DEFINITIONS, "recbole"),),
+    ties=GINI_TIES,
+    better="lower",
+    formula=(
+        r"\frac{\sum_{j=1}^{n} (2j - n - 1)\, c_{(j)}}{n \sum_j c_{(j)}},\ "
+        r"c_{(1)} \le \dots \le c_{(n)}"
+    ),
+    reference="RecBole's GiniIndex; Evidently; Fleder & Hosanagar (2009)",
+)
+PERSONALIZATION_AT_K = RecsysMeasure(
+    "personalization",
+    "Personalisation (1 - mean overlap of two users' lists)",
+    personalization,
+    per_user=False,
+    aliases=("personalisation",),
+    ties=PERSONALIZATION_TIES,
+    formula=r"1 - \frac{2}{n(n-1)} \sum_{u < v} \frac{|L_u \cap L_v|}{k}",
+    reference="Evidently's PersonalizationMetric; Zhou et al. (2010), PNAS",
+)
+SCORE_ENTROPY_AT_K = RecsysMeasure(
+    "score_entropy",
+    "Entropy of the softmax of the recommended scores",
+    score_entropy,
+    per_user=False,
+    needs=("scores",),
+    ties=SCORE_ENTROPY_TIES,
+    upper=None,
+    formula=r"-\sum_j \pi_j \log \pi_j,\ \pi = \mathrm{softmax}(s)",
+    reference="Evidently's ScoreDistribution",
+)
+ILD_AT_K = RecsysMeasure(
+    "ild",
+    "Intra-list diversity",
+    intra_list_diversity,
+    aliases=("intra_list_diversity", "diversity"),
+    params=(_definition(ILD_DEFINITIONS, "recommenders"),),
+    alternatives=("item_features", "similarity"),
+    ties=ILD_TIES,
+    lower=None,
+    upper=None,
+    formula=r"1 - \frac{2}{|L_u|(|L_u|-1)} \sum_{i < j \in L_u} \mathrm{sim}(i, j)",
+    reference=(
+        "Ziegler et al. (2005), WWW; microsoft/recommenders' diversity; Evidently"
+    ),
+)
+SERENDIPITY_AT_K = RecsysMeasure(
+    "serendipity",
+    "Serendipity",
+    serendipity,
+    params=(_definition(SERENDIPITY_DEFINITIONS, "recommenders"), _REL),
+    needs=("train", "relevance"),
+    alternatives=("item_features", "similarity"),
+    ties=SERENDIPITY_TIES,
+    lower=None,
+    upper=None,
+    formula=(r"\frac{1}{|L_u|} \sum_{j \in L_u} (1 - \bar m_{uj})\, \mathrm{rel}_{uj}"),
+    reference=(
+        "Zhang et al. (2012), WSDM; microsoft/recommenders' serendipity; Evidently"
+    ),
+)
+
+
 #: Every recommender metric, once, in the order of the documentation tables.
 RECSYS_MEASURES = (
     PRECISION_AT_K,
@@ -458,4 +579,11 @@ RECSYS_MEASURES = (
     ARP_AT_K,
     APLT_AT_K,
     USER_COVERAGE_AT_K,
+    CATALOG_COVERAGE_AT_K,
+    DISTRIBUTIONAL_COVERAGE_AT_K,
+    GINI_AT_K,
+    PERSONALIZATION_AT_K,
+    SCORE_ENTROPY_AT_K,
+    ILD_AT_K,
+    SERENDIPITY_AT_K,
 )

@@ -133,7 +133,6 @@ def evaluate(caller, a):
             "ties='pessimistic' and ties='optimistic'."
         )
     for spec in specs:
-        spec.measure.check_ties(caller, spec.written, ties)
         spec.measure.check_inputs(caller, spec.written, side)
         if per_user and not spec.measure.per_user:
             raise InvalidParameterError(
@@ -195,8 +194,9 @@ def evaluate(caller, a):
         if spec.k not in lists:
             lists[spec.k] = select(cands, spec.k, ties, y, scores=True)
         top, listed_scores = lists[spec.k]
-        side["scores"] = listed_scores
         measure = spec.measure
+        measure.check_ties(caller, spec.written, ties, bool(top.size.any()))
+        side["scores"] = listed_scores
         inputs = {n: side[n] for n in measure.needs + measure.alternatives}
         results[spec.written] = measure.compute(top, **inputs, **spec.params)
     replace = a["replace_undefined_by"]
