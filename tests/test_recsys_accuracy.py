@@ -317,6 +317,12 @@ def test_users_without_relevant_items_are_left_out_by_default():
         scores, test, k=1, metrics="precision", per_user=True
     )
     np.testing.assert_array_equal(per.qid, [0])
+    # a relevance of 0 in a table does not make a user's item relevant
+    table = (np.array([0, 1]), np.array([0, 0]), np.array([1.0, 0.0]))
+    per = evaluate_recommendations(
+        scores, table, k=1, metrics="precision", per_user=True
+    )
+    np.testing.assert_array_equal(per.qid, [0])
     # an excluded relevant item leaves its user without relevant items
     with pytest.raises(ValueError, match="no user has one"):
         evaluate_recommendations(

@@ -158,6 +158,7 @@ def evaluate(caller, a):
                 f"The relevance in 'interactions' of {caller} must be "
                 f"nonnegative; got {float(rel.data.min())}."
             )
+    rel.eliminate_zeros()  # a relevance of 0 given in a table: not relevant
     rel = _without(rel, excl)
     train = None
     if a["train"] is not None:
