@@ -61,10 +61,8 @@ def _pool(caller, rel):
     n = np.diff(rel.indptr).astype(np.intp)
     w = max(int(n.max()) if m else 0, 1)
     check_slots(caller, m, w, "relevant items")
-    row = np.repeat(np.arange(m, dtype=np.intp), n)
-    dest = np.arange(rel.nnz, dtype=np.intp) - rel.indptr[row] + row * w
     pool = np.zeros((m, w))
-    pool.reshape(-1)[dest] = rel.data
+    pool[np.arange(w)[None, :] < n[:, None]] = rel.data  # row after row
     return pool, n
 
 
