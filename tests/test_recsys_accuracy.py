@@ -300,6 +300,16 @@ def test_registry_lists_every_declaration():
         np.array([[1.0, 0.0]]), np.array([[1, 0]]), k=1, metrics="NDCG@1, P@1"
     )
     assert res == {"NDCG@1": 1.0, "P@1": 1.0}
+    # parameters in a name: the exponential gain 2**rel - 1; one user with
+    # grades (2, 1) ranked (1, 2): DCG = 1 + 3 / log2(3), ideal 3 + 1 / log2(3)
+    res = evaluate_recommendations(
+        np.array([[0.0, 1.0]]),
+        np.array([[2, 1]]),
+        k=2,
+        metrics="ndcg(gain=exponential)",
+    )
+    expected = (1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3))
+    assert res["ndcg(gain=exponential)"] == pytest.approx(expected, rel=1e-12)
 
 
 def test_users_without_relevant_items_are_left_out_by_default():

@@ -49,16 +49,6 @@ class RecsysSpec:
     k: int
     params: dict
 
-    @property
-    def canonical(self) -> str:
-        shown = [
-            f"{p.keyword}={plain(self.params[p.keyword])}"
-            for p in self.measure.params
-            if self.params[p.keyword] != p.default
-        ]
-        inner = f"({','.join(shown)})" if shown else ""
-        return f"{self.measure.name}{inner}@{self.k}"
-
 
 def get_recsys_metric_names() -> list[str]:
     """Return the names of the recommender metrics, sorted.
