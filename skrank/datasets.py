@@ -269,6 +269,10 @@ def make_ranking(
 #: few arrays of this length).
 MAX_INTERACTIONS = 2**27
 
+#: The most keys (one per user and item) :func:`make_interactions` draws for
+#: the users whose draws with replacement did not give enough distinct items.
+MAX_KEY_CELLS = 2**30
+
 #: The relevance kinds of :func:`make_interactions`.
 INTERACTION_RELEVANCE = ("binary", "graded")
 
@@ -355,11 +359,12 @@ def _draw_items(rng, n_per_user, item_weight, user_cluster, item_cluster, affini
     rows = np.empty(0, dtype=np.int64)
     cols = np.empty(0, dtype=np.int64)
     have = np.zeros(n_users, dtype=np.int64)
-    for _ in range(_DRAW_ROUNDS):
+    for round_ in range(_DRAW_ROUNDS):
         short = np.flatnonzero(have < n_per_user)
         if short.size == 0:
             break
-        n_draws = 2 * (n_per_user[short] - have[short]) + 4
+        # twice as many draws each round: a heavy head repeats its items
+        n_draws = (2 << round_) * (n_per_user[short] - have[short]) + 4
         user = np.repeat(short, n_draws)
         own = rng.random_sample(user.shape[0]) < own_share[user]
         u = rng.random_sample(user.shape[0])
@@ -376,6 +381,13 @@ def _draw_items(rng, n_per_user, item_weight, user_cluster, item_cluster, affini
         )
         have = np.bincount(rows, minlength=n_users)
     short = np.flatnonzero(have < n_per_user)
+    if short.size * n_items > MAX_KEY_CELLS:
+        raise InvalidParameterError(
+            f"{_INTERACTIONS} completes the samples of {short.size} users whose "
+            "draws kept repeating popular items with one random key per item, "
+            f"{short.size * n_items} keys, more than the limit MAX_KEY_CELLS = "
+            f"{MAX_KEY_CELLS}; lower popularity_exponent or cluster_affinity."
+        )
     if short.size:
         more_rows, more_cols = _complete_by_keys(
             rng,
@@ -502,8 +514,10 @@ def make_interactions(
     ------
     ValueError
         If a parameter is out of its range, both ``density`` and
-        ``n_interactions`` are given, or the number of interactions exceeds
-        :data:`MAX_INTERACTIONS`.
+        ``n_interactions`` are given, the number of interactions exceeds
+        :data:`MAX_INTERACTIONS`, or a popularity so concentrated that the
+        draws keep repeating its head needs more keys than
+        :data:`MAX_KEY_CELLS`.
 
     See Also
     --------
