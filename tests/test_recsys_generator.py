@@ -191,3 +191,17 @@ def test_draws_are_successive_samples(monkeypatch, rounds):
         )
         # 20000 samples per cluster: a standard error of at most 0.0036
         np.testing.assert_allclose(seen, want, atol=0.015)
+
+
+def test_key_limit_checked_before_keys(monkeypatch):
+    # with no rounds of draws every user completes by keys: 20 users x 20
+    # items = 400 keys, over a limit of 399
+    import skrank.datasets as datasets
+
+    monkeypatch.setattr(datasets, "_DRAW_ROUNDS", 0)
+    monkeypatch.setattr(datasets, "MAX_KEY_CELLS", 399)
+    with pytest.raises(ValueError, match="400 keys, more than the limit MAX_KEY_CELLS"):
+        make_interactions(n_users=20, n_items=20, random_state=0)
+    monkeypatch.setattr(datasets, "MAX_KEY_CELLS", 400)
+    train, test = make_interactions(n_users=20, n_items=20, random_state=0)
+    assert train.nnz + test.nnz == 20  # 0.05 * 400
