@@ -6,6 +6,7 @@ from . import display as display
 from . import lightgbm as lightgbm
 from . import metrics as metrics
 from . import model_selection as model_selection
+from . import recsys as recsys
 from . import retrieval as retrieval
 from . import spark as spark
 from . import trec as trec
@@ -131,6 +132,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "recall_at_k_score",
+    "recsys",
     "relative_precision_score",
     "retrieval",
     "set_f_score",
