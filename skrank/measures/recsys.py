@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._options import TIES
+from .._options import BOUND_TIES, TIES
 from .._validation import Interval, InvalidParameterError, Options
 from ..recsys._beyond import (
     CATALOG_COVERAGE_TIES,
@@ -128,7 +128,10 @@ class RecsysMeasure:
         expectation over the orderings of tied items) is missing where no
         closed form of the expectation exists (the Gini index of the
         recommendation counts); a caller asking for it gets an error naming
-        the rules here.
+        the rules here. The bound rules (``"optimistic"``,
+        ``"pessimistic"``) are listed only by a metric with ``tie_bounds``:
+        for any other they would give the value of one ordering, not an
+        extreme. By default every rule but those.
     better : {"higher", "lower"}
         Which values are better.
     lower, upper : float or None
@@ -154,7 +157,7 @@ class RecsysMeasure:
     params: tuple = ()
     needs: tuple = ()
     alternatives: tuple = ()
-    ties: tuple = TIES
+    ties: tuple = tuple(t for t in TIES if t not in BOUND_TIES)
     better: str = "higher"
     lower: float | None = 0.0
     upper: float | None = 1.0
@@ -173,6 +176,12 @@ class RecsysMeasure:
             raise ValueError(
                 f"The 'reads' field of {self.name!r} must be one of {READS}; "
                 f"got {self.reads!r}."
+            )
+        bounds = [t for t in self.ties if t in BOUND_TIES]
+        if bounds and not self.tie_bounds:
+            raise ValueError(
+                f"The 'ties' field of {self.name!r} lists {bounds}, which give "
+                "the bounds over tie orderings only where 'tie_bounds' is True."
             )
         unknown = [n for n in self.needs + self.alternatives if n not in SIDE_INPUTS]
         if unknown:
@@ -199,6 +208,15 @@ class RecsysMeasure:
     def check_ties(self, caller: str, name: str, ties: str, tied=True) -> None:
         """Refuse a tie rule under which the metric has no exact value, where
         the lists have a tie group straddling the cut (``tied``)."""
+        if tied and ties in BOUND_TIES and ties not in self.ties:
+            raise InvalidParameterError(
+                f"The metric {name!r} of {caller} has no bounds over the "
+                f"orderings of tied items under ties={ties!r}: that rule puts "
+                "relevant items of a tie group first or last, which gives the "
+                "extremes of the accuracy metrics only, and a tie group "
+                "straddles the cut of a list; pass ties as one of "
+                f"{', '.join(repr(t) for t in self.ties)}."
+            )
         if tied and ties not in self.ties:
             raise InvalidParameterError(
                 f"The metric {name!r} of {caller} has no exact value under "
@@ -232,7 +250,7 @@ def _engine(measure, **fixed):
 
 #: What every accuracy declaration shares: its formula reads the engine's
 #: ranking, and the bounds rules give the extremes over the tie orderings.
-_ACCURACY = {"reads": "ranking", "tie_bounds": True}
+_ACCURACY = {"reads": "ranking", "tie_bounds": True, "ties": TIES}
 
 
 def _fbeta_compute(ranking, k, relevance_level=None, beta=1.0):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._options import TIES
+from .._options import BOUND_TIES, TIES
 from .._validation import InvalidParameterError, plain
 
 __all__ = [
@@ -40,7 +40,11 @@ __all__ = [
 ]
 
 #: The tie rules that resolve every tie, so that each list is one set.
-_DETERMINISTIC = tuple(t for t in TIES if t != "average")
+_DETERMINISTIC = ("first",)
+# The rules under which a metric that does not reward relevant items has an
+# exact value: the expectation over tie orderings, or the input order; the
+# bound rules would give the value of one ordering, not an extreme.
+_EXACT = tuple(t for t in TIES if t not in BOUND_TIES)
 
 
 # --------------------------------------------------------------------------
@@ -140,7 +144,7 @@ def check_user_item(matrix, lists, name):
 # --------------------------------------------------------------------------
 
 #: Tie rules under which :func:`catalog_coverage` is exact: all.
-CATALOG_COVERAGE_TIES = TIES
+CATALOG_COVERAGE_TIES = _EXACT
 
 
 def catalog_coverage(lists) -> float:
@@ -312,7 +316,7 @@ def gini_index(lists, *, definition: str = "recbole") -> float:
 # --------------------------------------------------------------------------
 
 #: Tie rules under which :func:`personalization` is exact: all.
-PERSONALIZATION_TIES = TIES
+PERSONALIZATION_TIES = _EXACT
 
 
 def personalization(lists) -> float:
@@ -363,7 +367,7 @@ def personalization(lists) -> float:
 
 #: Tie rules under which :func:`score_entropy` is exact: all (tied items
 #: share their score, so the recommended scores are one multiset).
-SCORE_ENTROPY_TIES = TIES
+SCORE_ENTROPY_TIES = _EXACT
 
 
 def score_entropy(lists, scores) -> float:

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 from sklearn.preprocessing import normalize
 
-from .._options import TIES
+from .._options import BOUND_TIES, TIES
 from .._validation import InvalidParameterError, plain
 from ._beyond import (
     _entries,
@@ -234,7 +234,7 @@ def _pair_similarity(lists, sim):
 # --------------------------------------------------------------------------
 
 #: Tie rules under which :func:`intra_list_diversity` is exact: all.
-ILD_TIES = TIES
+ILD_TIES = tuple(t for t in TIES if t not in BOUND_TIES)
 
 #: Intra-list diversity's normalisations.
 ILD_DEFINITIONS = ("recommenders", "evidently")
@@ -321,7 +321,7 @@ def intra_list_diversity(
 # --------------------------------------------------------------------------
 
 #: Tie rules under which :func:`serendipity` is exact: all.
-SERENDIPITY_TIES = TIES
+SERENDIPITY_TIES = ILD_TIES
 
 #: Serendipity's definitions.
 SERENDIPITY_DEFINITIONS = ("recommenders", "evidently")

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from .._core import aggregate
 from .._engine import Block, rank, slices
+from .._options import BOUND_TIES
 from .._results import QueryResults
 from .._validation import InvalidParameterError
 from ._inputs import candidates_from, check_slots, pairs_matrix
@@ -194,7 +195,15 @@ def evaluate(caller, a):
             lists[spec.k] = select(cands, spec.k, ties, y, scores=True)
         top, listed_scores = lists[spec.k]
         measure = spec.measure
-        measure.check_ties(caller, spec.written, ties, bool(top.size.any()))
+        if ties in BOUND_TIES and ties not in measure.ties:
+            # the bound rules resolve the ties; whether a tie group straddles
+            # the cut is read from the lists of the expectation
+            if ("average", spec.k) not in lists:
+                lists["average", spec.k] = select(cands, spec.k, "average", y)
+            tied = bool(lists["average", spec.k].size.any())
+        else:
+            tied = bool(top.size.any())
+        measure.check_ties(caller, spec.written, ties, tied)
         side["scores"] = listed_scores
         inputs = {n: side[n] for n in measure.needs + measure.alternatives}
         results[spec.written] = measure.compute(top, **inputs, **spec.params)

@@ -353,8 +353,20 @@ def test_beyond_accuracy_errors():
         )
     # the Gini index of the counts has no closed form under ties="average"
     # where a tie group straddles the cut (items 0 and 1 of user 0 at k=1)...
-    with pytest.raises(ValueError, match="pass ties as one of 'optimistic'"):
+    with pytest.raises(ValueError, match="pass ties as one of 'first'"):
         evaluate_recommendations(scores, test, k=1, metrics="gini")
+    # the bound rules give no extremes of a metric that does not reward
+    # relevant items early (novelty, coverage, diversity)
+    for metric in ("gini", "catalog_coverage", "ild"):
+        with pytest.raises(ValueError, match="has no bounds over the orderings"):
+            evaluate_recommendations(
+                scores,
+                test,
+                k=1,
+                metrics=metric,
+                ties="optimistic",
+                item_features=np.eye(3),
+            )
     # ...and is exact where none does (k=2): both users get items 0 and 1,
     # item counts (2, 2, 0); sorted (0, 2, 2), n = 3:
     # (-2*0 + 0*2 + 2*2) / (3 * 4) = 1/3 (RecBole's definition)
