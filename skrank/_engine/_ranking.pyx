@@ -151,7 +151,6 @@ def segment_sums(const flag_or_double[::1] x, const uint8_t[::1] last, double[::
     cdef Py_ssize_t n = last.shape[0], G = out.shape[0], i, g, runs = 0
     cdef int64_t count = 0, before = 0
     cdef int end
-    cdef double acc = 0.0
     if x.shape[0] != n:
         raise ValueError(
             f"segment_sums: x has {x.shape[0]} positions and last {n}; they must agree"
@@ -173,15 +172,13 @@ def segment_sums(const flag_or_double[::1] x, const uint8_t[::1] last, double[::
     with nogil:
         g = 0
         if flag_or_double is double:
-            # no branch per position: a running sum from 0.0, written at
-            # every position of its run (the last write holds the run's sum)
-            # and set back to 0.0 after the run's last position
+            # no branch per position: each position adds to its run's sum,
+            # and a run's last position moves on to the next run
+            if G:
+                memset(op, 0, <size_t>G * sizeof(double))
             for i in range(n):
-                acc = acc + xp[i]
-                op[g] = acc
-                end = lp[i] != 0
-                acc = 0.0 if end else acc
-                g += end
+                op[g] += xp[i]
+                g += lp[i] != 0
         else:
             # counts: a running integer count, each run's sum the difference
             # at its last position (exact, so equal to adding in order)
