@@ -5,7 +5,7 @@ order; the wrappers in :mod:`skrank._engine.order` and
 :mod:`skrank._engine.ranking` convert their arrays once), releases the GIL
 while it works and checks every size product before it takes memory. What
 each one computes is stated in plain numpy in the tests
-(``tests/test_native.py``), which check the kernels against it.
+(``tests/engine/test_ranking_kernel.py``), which check the kernels against it.
 """
 
 import numpy as np
