@@ -485,8 +485,16 @@ def trec_nan(params, values) -> np.ndarray:
     of a positive sum by 0 (``inf``; see :func:`ndcg_rel_inf`) are the
     values trec_eval prints, neither an overflow to report nor an undefined
     query (whose NaN, where one stands for it, is ``np.nan``, sign bit
-    clear)."""
+    clear). Likewise every non-finite value of ``rbp`` and ``rbp_resid``
+    at a ``p`` outside (0, 1), which only trec_eval's reading of
+    ``rbp.p=...`` gives (see :func:`skrank.names.trec_eval._trec_atof_pairs`):
+    trec_eval's running product ``cur_p * p`` overflows, and its
+    ``inf``, ``-inf`` and NaN are what it prints (m_rbp.c, ``te_calc_rbp``;
+    m_rbp_resid.c, ``te_calc_rbp_resid``)."""
+    values = np.asarray(values)
+    p = params.get("p")
+    if isinstance(p, float) and not 0.0 < p < 1.0:
+        return ~np.isfinite(values)
     if not isinstance(params.get("gain"), TrecGainTable):
         return np.zeros(np.shape(values), dtype=bool)
-    values = np.asarray(values)
     return (np.isnan(values) & np.signbit(values)) | (values == np.inf)

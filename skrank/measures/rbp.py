@@ -33,10 +33,15 @@ def _rbp_compute(r, k, p, relevance_level, gain="binary", arithmetic="skrank"):
         if not r.width:
             return np.zeros(r.m), None
         # every position its own group: (m, W) arrays in rank order
-        powers = np.cumprod(np.concatenate(([1.0], np.full(r.width - 1, p))))
-        inside = np.broadcast_to(r.in_cutoff(k), (r.m, r.width)) > 0
-        terms = np.where(inside, np.broadcast_to(g, (r.m, r.width)), 0.0) * powers
-        return (1.0 - p) * np.cumsum(terms, axis=1)[:, -1], None
+        # trec_eval's p is any atof value (0, 1, negative, above 1, inf,
+        # nan): a term of gain 0 is skipped ("if (gain != 0)"), so that
+        # 0 * inf adds no NaN
+        with np.errstate(over="ignore", invalid="ignore"):
+            powers = np.cumprod(np.concatenate(([1.0], np.full(r.width - 1, p))))
+            inside = np.broadcast_to(r.in_cutoff(k), (r.m, r.width)) > 0
+            g = np.where(inside, np.broadcast_to(g, (r.m, r.width)), 0.0)
+            terms = np.where(g != 0, g * powers, 0.0)
+            return (1.0 - p) * np.cumsum(terms, axis=1)[:, -1], None
     weight = np.power(p, T) - np.power(p, T + r.in_cutoff(k))
     return r.row_sum(g / r.size * weight), None
 
