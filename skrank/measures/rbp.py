@@ -62,6 +62,9 @@ RBP = Measure(
     formula=r"(1 - p) \sum_{j \le k} g_j\, p^{j-1}",
     params=(_P, _REL, _RBP_GAIN, _TREC_EVAL_ARITHMETIC),
     perfect_is_one=False,
+    # trec_eval's placeholder of a query the run misses: (1.0 - p) * 0, which
+    # is -0.0 at a p above 1 (only trec_eval's reading of rbp.p=... gives one)
+    keeps_placeholder=lambda params: params["p"] > 1,
 )
 
 
@@ -73,9 +76,22 @@ def _rbp_residual_compute(r, k, p):
     unjudged counts; the tail p^n counts when some unjudged item is in the
     top k, whose probability under ties is that of hit rate: 1 when a group
     entirely inside holds one, else 1 - C(t - u, s) / C(t, s) for the group
-    straddling rank k (t items, u unjudged, s inside)."""
+    straddling rank k (t items, u unjudged, s inside). A ``p`` outside
+    (0, 1), which only trec_eval's reading of ``rbp_resid.p=...`` gives,
+    is summed as ``te_calc_rbp_resid`` sums, rank by rank, ``p^(j-1)`` a
+    running product (an ordering without ties)."""
     T = r.start
     unj = r.unjudged()
+    if not r.tied and not 0.0 < p < 1.0:
+        n = _depth(r, k)
+        with np.errstate(over="ignore", invalid="ignore"):
+            powers = np.cumprod(np.concatenate(([1.0], np.full(r.width, p))))
+            inside = np.arange(r.width)[None, :] < n[:, None]
+            hit = (np.broadcast_to(unj, (r.m, r.width)) > 0) & inside
+            total = np.cumsum(np.where(hit, powers[:-1], 0.0), axis=1)
+            total = total[:, -1] if r.width else np.zeros(r.m)
+            value = powers[n] + (1.0 - p) * total
+        return np.where(hit.any(axis=1), value, 0.0), None
     inside = r.in_cutoff(k)
     weight = np.power(p, T) - np.power(p, T + inside)
     spread = r.row_sum(unj / r.size * weight)
