@@ -513,8 +513,11 @@ def evaluate_run_columns(
 
     borrowed_pools = None
     if any(map(borrowing, specs)):
+        # the queries trec_eval evaluates: with its placeholder ranking
+        # (trec_eval 10's -c), every one; else those of the run
+        evaluated = options.missing_queries == "placeholder"
         extra = borrowed_grades(
-            qrels_q,
+            qrels_q if evaluated else np.where(empty[qrels_q], -1, qrels_q),
             qrels._values,
             n_q,
             lambda at: str(_decode(selected[at : at + 1])[0]),
