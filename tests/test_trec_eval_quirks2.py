@@ -186,3 +186,35 @@ def test_query_judged_below_minus_one_crashes_trec_eval(tmp_path, capsys):
     files = _files(tmp_path, "a 0 d1 1\nb 0 d1 -2\n", FR)
     err = _refused(capsys, files, "-q", "-m", "ndcg.-2=2")
     assert "crashes" in err and "'b'" in err
+
+
+@pytest.mark.parametrize(
+    "convention, expected",
+    [
+        # trec_eval -q -c -m ndcg.-1=1 mq mr   (10.0: c takes the counts of
+        # b, evaluated with its placeholder ranking)
+        (
+            "trec_eval",
+            "ndcg_-1=1             \ta\t1.0000\n"
+            "ndcg_-1=1             \tb\t1.0000\n"
+            "ndcg_-1=1             \tc\t0.6309\n"
+            "ndcg_-1=1             \tall\t0.8770\n",
+        ),
+        # trec_eval_9 -q -c -m ndcg.-1=1 mq mr   (9.0.7 evaluates the run's
+        # queries only: c takes the counts of a)
+        (
+            "trec_eval9",
+            "ndcg_-1=1             \ta\t1.0000\n"
+            "ndcg_-1=1             \tc\t0.2398\n"
+            "ndcg_-1=1             \tall\t0.4133\n",
+        ),
+    ],
+)
+def test_counts_come_from_the_query_trec_eval_evaluated_before(
+    tmp_path, capsys, convention, expected
+):
+    qrels = "a 0 d1 2\na 0 d2 1\nb 0 d1 1\nc 0 d3 -1\n"
+    run = "a Q0 d1 1 2 r\na Q0 d2 2 1 r\nc Q0 d3 1 2 r\nc Q0 d4 2 1 r\n"
+    files = _files(tmp_path, qrels, run)
+    args = ("-q", "--queries", "qrels", "-m", "ndcg.-1=1")
+    assert _trec_eval(capsys, files, *args, "--convention", convention) == expected
