@@ -52,6 +52,13 @@ _P = _shared("p", "p", 0.8, float, always_shown=True)
 _RBP_GAIN = ParamSpec("gain", "gain", "binary", (Options(RBP_GAINS),), str)
 
 
+def _rbp_p_above_one(params):
+    """Whether rbp keeps trec_eval's value of its placeholder ranking of a
+    query the run misses: ``(1.0 - p) * 0``, -0.0 at a ``p`` above 1 (which
+    only trec_eval's reading of ``rbp.p=...`` gives)."""
+    return params["p"] > 1
+
+
 RBP = Measure(
     "rbp",
     "rbp_score",
@@ -62,9 +69,7 @@ RBP = Measure(
     formula=r"(1 - p) \sum_{j \le k} g_j\, p^{j-1}",
     params=(_P, _REL, _RBP_GAIN, _TREC_EVAL_ARITHMETIC),
     perfect_is_one=False,
-    # trec_eval's placeholder of a query the run misses: (1.0 - p) * 0, which
-    # is -0.0 at a p above 1 (only trec_eval's reading of rbp.p=... gives one)
-    keeps_placeholder=lambda params: params["p"] > 1,
+    keeps_placeholder=_rbp_p_above_one,
 )
 
 
