@@ -13,7 +13,8 @@ def rbp_score():
     ----------
     p : float, default=0.8
         Persistence: the probability that a user goes on from one rank to the
-        next; in (0, 1).
+        next; in (0, 1). trec_eval's ``rbp.p=...``, read under the trec_eval
+        conventions, takes any value C's ``atof`` gives, as trec_eval does.
     gain : {"binary", "graded"}, default="binary"
         The gain of an item. ``"binary"``: 1 for a relevant item, else 0.
         ``"graded"``: trec_eval 10's ``rbp`` (``m_rbp.c``): the relevance

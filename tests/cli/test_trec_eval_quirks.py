@@ -338,13 +338,16 @@ def test_a_gain_for_unjudged_documents_reaches_the_placeholder(tmp_path, capsys)
     assert _trec_eval(capsys, files, *args) == expected
 
 
-def test_a_query_judged_below_0_only_is_refused_with_unjudged_gains(tmp_path):
-    # trec_eval -q -m ndcg.-1=2,1=3 on a query judged -1 only: "Can't
-    # calculate measure 'ndcg'" alone, the previous query's grade counts
-    # after another (form_res_rels.c, te_form_res_rels)
+def test_a_query_judged_below_0_only_with_unjudged_gains(tmp_path):
+    # trec_eval -q -m ndcg.-1=2,1=3 on a query judged -1 only, after
+    # others: it takes q2's grade counts (form_res_rels.c,
+    # te_form_res_rels); its document, judged below 0, gains nothing:
+    # ndcg_-1=2,1=3  q3  0.0000
     files = _files(tmp_path, GQRELS + "q3 0 e -1\n", GRUN + "q3 Q0 e 1 1 r\n")
-    with pytest.raises(InvalidParameterError, match="num_rel_levels"):
-        evaluate_run(*files, "ndcg.-1=2,1=3", convention="trec_eval")
+    got = evaluate_run(
+        *files, "ndcg.-1=2,1=3", convention="trec_eval", return_per_query=True
+    )
+    assert got[1]["ndcg_-1=2,1=3"][2] == 0.0
     # without a gain for those documents the DCG is 0, whatever the counts:
     # trec_eval -q -m ndcg.1=3 prints q3 0.0000
     got = evaluate_run(
