@@ -146,21 +146,19 @@ comparison = compare(per_user, baseline="popularity", n_resamples=999, random_st
 print(comparison)
 
 # %%
-# The chart: accuracy against popularity
-# --------------------------------------
+# Where the recommendations go
+# ----------------------------
+# :class:`~skrank.display.PopularityBiasDisplay` puts each item at its
+# training popularity and the share of users it is recommended to: the
+# popularity baseline recommends a handful of head items to almost everyone,
+# the factorisation model spreads its lists over the tail.
 import matplotlib.pyplot as plt
 
-fig, ax = plt.subplots(figsize=(5, 3.5))
-for name, values in report.items():
-    ax.scatter(values["arp@10"], values["recall@10"], s=60)
-    ax.annotate(
-        name,
-        (values["arp@10"], values["recall@10"]),
-        xytext=(6, 4),
-        textcoords="offset points",
-    )
-ax.set_xlabel("ARP@10 (mean training users of a recommended item)")
-ax.set_ylabel("recall@10")
-ax.set_title("Accuracy against popularity")
-fig.tight_layout()
+from skrank.display import PopularityBiasDisplay
+
+display = PopularityBiasDisplay.from_recommendations(
+    {"svd": svd_scores, "popularity": pop_scores}, train=train, k=10, exclude=train
+)
+display.ax_.set_yscale("symlog", linthresh=0.01)
+display.ax_.set_title("Recommendations against training popularity")
 plt.show()
