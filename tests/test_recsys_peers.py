@@ -481,3 +481,33 @@ def test_recommenders_ties_follow_the_input_order():
     average = evaluate_recommendations(scores, test, k=2, metrics="precision")
     assert first["precision"] == forward
     assert average["precision"] == pytest.approx((forward + backward) / 2)
+
+
+def test_an_item_unknown_to_training():
+    # Training: user 0 item 0, user 1 item 1, user 2 items 0 and 1 (4
+    # interactions, 3 users). User 0 is recommended items 1 and 2; item 2 has
+    # no training interaction.
+    train_df = pd.DataFrame({"userID": [0, 1, 2, 2], "itemID": [0, 1, 0, 1]})
+    reco = pd.DataFrame({"userID": [0, 0], "itemID": [1, 2]})
+    # microsoft/recommenders: item 1 has -log2(2/4) = 1; its merge drops item
+    # 2 from the sum but not from the count of recommendations, so item 2
+    # counts as self-information 0 (the least novel), not as unknown: 1 / 2.
+    assert _peer(pe.novelty, train_df, reco) == 0.5
+    # skrank refuses p = 0 (infinite self-information) and names smoothing
+    # (a sparse row per user: users 1 and 2 score nothing)
+    scores = sp.csr_matrix(([0.1, 0.9, 0.8], [0, 1, 2], [0, 3, 3, 3]), shape=(3, 3))
+    train = (train_df["userID"].to_numpy(), train_df["itemID"].to_numpy())
+    kwargs = {"k": 2, "train": train, "exclude": train, "users": "all"}
+    with pytest.raises(ValueError, match="smoothing"):
+        evaluate_recommendations(scores, None, metrics="novelty", **kwargs)
+    # with smoothing=1, p(i) = (users + 1) / (3 + 1): item 1 3/4, item 2 1/4;
+    # users 1 and 2 have no list (undefined, left out)
+    got = evaluate_recommendations(
+        scores,
+        None,
+        metrics="novelty(smoothing=1)",
+        replace_undefined_by=np.nan,
+        **kwargs,
+    )
+    expected = (-np.log2(3 / 4) - np.log2(1 / 4)) / 2
+    assert got["novelty(smoothing=1)"] == pytest.approx(expected)
