@@ -158,13 +158,16 @@ def test_recommenders_accuracy(case, name):
 
 
 def test_recommenders_leave_out_a_user_without_candidates():
-    # skrank's default (users="relevant") counts the user without candidates,
-    # who has test items, with precision 0: the mean over n + 1 users is
-    # n / (n + 1) of the peer's over the n users in both frames.
+    # skrank's default (users="relevant") counts the test users without
+    # candidates (user 3) with precision 0: the mean over the m test users
+    # is n / m of the peer's over the n users in both frames.
     case = Case(0)
-    n = case.true_df["userID"].nunique() - 1  # user 3 has test items
+    test_users = set(case.true_df["userID"])
+    assert 3 in test_users
+    n = len(test_users & set(case.pred["userID"]))
     peer = _peer(pe.precision_at_k, case.true_df, case.pred, k=K)
-    assert _one(case.skrank("precision")) == pytest.approx(peer * n / (n + 1))
+    got = _one(case.skrank("precision"))
+    assert got == pytest.approx(peer * n / len(test_users), rel=1e-12)
 
 
 @pytest.mark.parametrize(
