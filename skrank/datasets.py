@@ -265,9 +265,13 @@ def make_ranking(
     return X, y, qid
 
 
-#: The most user-item cells :func:`make_interactions` draws keys for (its
-#: work is one random key per cell, taken a block of users at a time).
-MAX_INTERACTION_CELLS = 2**30
+#: The most interactions :func:`make_interactions` draws (its memory is a
+#: few arrays of this length).
+MAX_INTERACTIONS = 2**27
+
+#: The most keys (one per user and item) :func:`make_interactions` draws for
+#: the users whose draws with replacement did not give enough distinct items.
+MAX_KEY_CELLS = 2**30
 
 #: The relevance kinds of :func:`make_interactions`.
 INTERACTION_RELEVANCE = ("binary", "graded")
@@ -279,12 +283,6 @@ def _interaction_count(n_users, n_items, density, n_interactions):
     """The total number of interactions from ``density`` or
     ``n_interactions`` (one of them, or neither for a density of 0.05)."""
     cells = n_users * n_items
-    if cells > MAX_INTERACTION_CELLS:
-        raise InvalidParameterError(
-            f"{_INTERACTIONS} draws one random key per user-item cell: "
-            f"n_users * n_items = {cells} exceeds the limit "
-            f"MAX_INTERACTION_CELLS = {MAX_INTERACTION_CELLS}."
-        )
     if density is not None and n_interactions is not None:
         raise InvalidParameterError(
             f"{_INTERACTIONS} takes the amount of data as density= or "
@@ -293,43 +291,149 @@ def _interaction_count(n_users, n_items, density, n_interactions):
         )
     if n_interactions is None:
         density = 0.05 if density is None else density
-        return max(1, int(round(density * cells)))
-    validate_params(
-        _INTERACTIONS,
-        {"n_interactions": n_interactions},
-        {"n_interactions": [Interval("int", 1, cells, "both")]},
-    )
-    return int(n_interactions)
+        total = max(1, int(round(density * cells)))
+    else:
+        validate_params(
+            _INTERACTIONS,
+            {"n_interactions": n_interactions},
+            {"n_interactions": [Interval("int", 1, cells, "both")]},
+        )
+        total = int(n_interactions)
+    if total > MAX_INTERACTIONS:
+        raise InvalidParameterError(
+            f"{_INTERACTIONS} would draw {total} interactions, more than the "
+            f"limit MAX_INTERACTIONS = {MAX_INTERACTIONS}; lower density or "
+            "n_interactions."
+        )
+    return total
+
+
+#: Rounds of draws with replacement before the users still short of their
+#: sample complete it by keys (:func:`_draw_items`).
+_DRAW_ROUNDS = 4
+
+
+def _first_distinct(rows, cols, n_items, wanted):
+    """The first ``wanted[u]`` distinct items of each user's draws, given
+    in draw order within each user; the result is grouped by user."""
+    key = rows * n_items + cols
+    _, first = np.unique(key, return_index=True)
+    first.sort()  # back to draw order
+    rows, cols = rows[first], cols[first]
+    order = np.argsort(rows, kind="stable")
+    rows, cols = rows[order], cols[order]
+    starts = np.searchsorted(rows, np.arange(wanted.shape[0]))
+    rank = np.arange(rows.shape[0]) - starts[rows]
+    keep = rank < wanted[rows]
+    return rows[keep], cols[keep]
 
 
 def _draw_items(rng, n_per_user, item_weight, user_cluster, item_cluster, affinity):
-    """Each user's items, drawn without replacement with probability
-    proportional to popularity times the affinity of its cluster: successive
-    sampling, which takes the smallest keys ``E / weight`` with ``E``
-    standard exponential (the largest ``log(weight) + Gumbel``)."""
+    """Each user's items, a successive sample: drawn one after the other
+    with probability proportional to popularity times the affinity of its
+    cluster, among the items not drawn yet.
+
+    Draws with replacement from that distribution, keeping each user's first
+    distinct items, are exactly such a sample; they are taken in a few
+    rounds, and a user still short (a heavy head, a near-full row) completes
+    its sample with the smallest keys ``E / weight`` (``E`` standard
+    exponential) over the items it lacks."""
     n_users, n_items = n_per_user.shape[0], item_weight.shape[0]
+    n_clusters = int(max(user_cluster.max(), item_cluster.max())) + 1
+    # the propensity w + (a - 1) w [own cluster]: a mixture of the whole
+    # catalogue and the user's own cluster, both drawn by inverse cumulative
+    total = item_weight.sum()
+    by_cluster = np.argsort(item_cluster, kind="stable")
+    cum_all = np.cumsum(item_weight)
+    cum_own = np.cumsum(item_weight[by_cluster])
+    sorted_clusters = item_cluster[by_cluster]
+    first = np.searchsorted(sorted_clusters, np.arange(n_clusters), "left")
+    last = np.searchsorted(sorted_clusters, np.arange(n_clusters), "right")
+    # each cluster's mass read off the same cumulative sum the draws search
+    edges = np.concatenate(([0.0], cum_own))
+    before = edges[first]
+    mass = edges[last] - before
+    extra = (affinity - 1.0) * mass[user_cluster]
+    own_share = extra / (total + extra)
+
+    rows = np.empty(0, dtype=np.int64)
+    cols = np.empty(0, dtype=np.int64)
+    have = np.zeros(n_users, dtype=np.int64)
+    for round_ in range(_DRAW_ROUNDS):
+        short = np.flatnonzero(have < n_per_user)
+        if short.size == 0:
+            break
+        # twice as many draws each round: a heavy head repeats its items
+        n_draws = (2 << round_) * (n_per_user[short] - have[short]) + 4
+        user = np.repeat(short, n_draws)
+        own = rng.random_sample(user.shape[0]) < own_share[user]
+        u = rng.random_sample(user.shape[0])
+        drawn = np.searchsorted(cum_all, u * total, "right")
+        c = user_cluster[user[own]]
+        at = np.searchsorted(cum_own, before[c] + u[own] * mass[c], "right")
+        drawn[own] = by_cluster[np.clip(at, first[c], last[c] - 1)]
+        drawn = np.minimum(drawn, n_items - 1)  # rounding at the very end
+        rows, cols = _first_distinct(
+            np.concatenate((rows, user)),
+            np.concatenate((cols, drawn)),
+            n_items,
+            n_per_user,
+        )
+        have = np.bincount(rows, minlength=n_users)
+    short = np.flatnonzero(have < n_per_user)
+    if short.size * n_items > MAX_KEY_CELLS:
+        raise InvalidParameterError(
+            f"{_INTERACTIONS} completes the samples of {short.size} users whose "
+            "draws kept repeating popular items with one random key per item, "
+            f"{short.size * n_items} keys, more than the limit MAX_KEY_CELLS = "
+            f"{MAX_KEY_CELLS}; lower popularity_exponent or cluster_affinity."
+        )
+    if short.size:
+        more_rows, more_cols = _complete_by_keys(
+            rng,
+            short,
+            n_per_user[short] - have[short],
+            rows,
+            cols,
+            item_weight,
+            user_cluster,
+            item_cluster,
+            affinity,
+        )
+        rows = np.concatenate((rows, more_rows))
+        cols = np.concatenate((cols, more_cols))
+    return rows, cols
+
+
+def _complete_by_keys(
+    rng, users, wanted, rows, cols, item_weight, user_cluster, item_cluster, affinity
+):
+    """The rest of some users' successive samples: the smallest keys ``E /
+    weight`` among the items each does not have yet, a block of users at a
+    time."""
+    n_items = item_weight.shape[0]
     inverse = 1.0 / item_weight
+    position = np.full(user_cluster.shape[0], -1, dtype=np.int64)
+    position[users] = np.arange(users.shape[0])
+    mine = position[rows] >= 0
+    taken_rows, taken_cols = position[rows[mine]], cols[mine]
     block = max(1, 2**20 // n_items)
-    rows, cols = [], []
-    # one block of users at a time bounds the memory of the keys
-    for start in range(0, n_users, block):
-        stop = min(n_users, start + block)
-        same = user_cluster[start:stop, None] == item_cluster[None, :]
+    out_rows, out_cols = [], []
+    for start in range(0, users.shape[0], block):
+        stop = min(users.shape[0], start + block)
         keys = rng.standard_exponential((stop - start, n_items)) * inverse
-        keys[same] /= affinity
-        wanted = n_per_user[start:stop]
-        most = int(wanted.max())
-        if most < n_items:
-            # only the smallest keys matter: their set, then their order
-            top = np.argpartition(keys, most - 1, axis=1)[:, :most]
-        else:
-            top = np.broadcast_to(np.arange(n_items), keys.shape)
+        keys[user_cluster[users[start:stop], None] == item_cluster[None, :]] /= affinity
+        inside = (taken_rows >= start) & (taken_rows < stop)
+        keys[taken_rows[inside] - start, taken_cols[inside]] = np.inf
+        need = wanted[start:stop]
+        most = int(need.max())
+        top = np.argpartition(keys, most - 1, axis=1)[:, :most]
         ranked = np.take_along_axis(keys, top, axis=1)
         order = np.take_along_axis(top, np.argsort(ranked, axis=1), axis=1)
-        take = np.arange(most)[None, :] < wanted[:, None]
-        rows.append(np.nonzero(take)[0] + start)
-        cols.append(order[take])
-    return np.concatenate(rows), np.concatenate(cols)
+        take = np.arange(most)[None, :] < need[:, None]
+        out_rows.append(users[start + np.nonzero(take)[0]])
+        out_cols.append(order[take])
+    return np.concatenate(out_rows), np.concatenate(out_cols)
 
 
 def make_interactions(
@@ -410,8 +514,10 @@ def make_interactions(
     ------
     ValueError
         If a parameter is out of its range, both ``density`` and
-        ``n_interactions`` are given, or ``n_users * n_items`` exceeds
-        :data:`MAX_INTERACTION_CELLS`.
+        ``n_interactions`` are given, the number of interactions exceeds
+        :data:`MAX_INTERACTIONS`, or a popularity so concentrated that the
+        draws keep repeating its head needs more keys than
+        :data:`MAX_KEY_CELLS`.
 
     See Also
     --------

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from skrank.datasets import MAX_INTERACTION_CELLS, make_interactions
+from skrank.datasets import MAX_INTERACTIONS, make_interactions
 
 
 def test_shapes_split_and_exact_count():
@@ -137,5 +137,71 @@ def test_errors(kwargs, match):
 
 
 def test_work_limit_checked_before_work():
-    with pytest.raises(ValueError, match="MAX_INTERACTION_CELLS"):
-        make_interactions(n_users=MAX_INTERACTION_CELLS, n_items=2)
+    # 2**27 + 1 interactions asked of a catalogue big enough to hold them
+    with pytest.raises(ValueError, match="MAX_INTERACTIONS = 134217728"):
+        make_interactions(
+            n_users=MAX_INTERACTIONS + 1, n_items=2, n_interactions=MAX_INTERACTIONS + 1
+        )
+
+
+def _successive_pair_probabilities(weight):
+    # P(the two first distinct draws are {i, j}) = p_i p_j / (1 - p_i) +
+    # p_j p_i / (1 - p_j): enumeration of the two draw orders
+    p = weight / weight.sum()
+    n = p.shape[0]
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                out[i, j] = p[i] * p[j] / (1 - p[i]) + p[j] * p[i] / (1 - p[j])
+    return out
+
+
+@pytest.mark.parametrize("rounds", [4, 0])
+def test_draws_are_successive_samples(monkeypatch, rounds):
+    # each user draws 2 of 4 items; weights 8, 4, 2, 1 and the user's own
+    # cluster (items 0 and 3 for cluster 0, 1 and 2 for cluster 1) three
+    # times as likely. rounds=0 takes every sample by the exponential keys,
+    # rounds=4 by draws with replacement: both must give the pair
+    # frequencies of successive sampling
+    import skrank.datasets as datasets
+
+    monkeypatch.setattr(datasets, "_DRAW_ROUNDS", rounds)
+    n_users = 40000
+    weight = np.array([8.0, 4.0, 2.0, 1.0])
+    item_cluster = np.array([0, 1, 1, 0])
+    user_cluster = np.arange(n_users) % 2
+    rows, cols = datasets._draw_items(
+        np.random.RandomState(0),
+        np.full(n_users, 2),
+        weight,
+        user_cluster,
+        item_cluster,
+        3.0,
+    )
+    assert np.bincount(rows).tolist() == [2] * n_users
+    # users short after the draws are completed by keys, listed last
+    pairs = np.sort(cols[np.argsort(rows, kind="stable")].reshape(-1, 2), axis=1)
+    for cluster in (0, 1):
+        mine = pairs[user_cluster == cluster]
+        seen = np.zeros((4, 4))
+        np.add.at(seen, (mine[:, 0], mine[:, 1]), 1.0 / mine.shape[0])
+        want = np.triu(
+            _successive_pair_probabilities(weight * 3.0 ** (item_cluster == cluster))
+        )
+        # 20000 samples per cluster: a standard error of at most 0.0036
+        np.testing.assert_allclose(seen, want, atol=0.015)
+
+
+def test_key_limit_checked_before_keys(monkeypatch):
+    # with no rounds of draws every user completes by keys: 20 users x 20
+    # items = 400 keys, over a limit of 399
+    import skrank.datasets as datasets
+
+    monkeypatch.setattr(datasets, "_DRAW_ROUNDS", 0)
+    monkeypatch.setattr(datasets, "MAX_KEY_CELLS", 399)
+    with pytest.raises(ValueError, match="400 keys, more than the limit MAX_KEY_CELLS"):
+        make_interactions(n_users=20, n_items=20, random_state=0)
+    monkeypatch.setattr(datasets, "MAX_KEY_CELLS", 400)
+    train, test = make_interactions(n_users=20, n_items=20, random_state=0)
+    assert train.nnz + test.nnz == 20  # 0.05 * 400
