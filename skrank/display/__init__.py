@@ -26,6 +26,7 @@ from ._comparison import ComparisonDisplay
 from ._metric_at_k import MetricAtKDisplay
 from ._metric_distribution import MetricDistributionDisplay
 from ._per_query_difference import PerQueryDifferenceDisplay
+from ._popularity_bias import PopularityBiasDisplay
 from ._precision_recall_curve import PrecisionRecallCurveDisplay
 
 __all__ = [
@@ -33,5 +34,6 @@ __all__ = [
     "MetricAtKDisplay",
     "MetricDistributionDisplay",
     "PerQueryDifferenceDisplay",
+    "PopularityBiasDisplay",
     "PrecisionRecallCurveDisplay",
 ]

@@ -166,18 +166,23 @@ def evaluate(caller, a):
         side["popularity"] = np.diff(train.tocsc().indptr).astype(np.float64)
         side["train_users"] = shape[0]
     users = np.arange(shape[0])
-    if a["users"] == "relevant" and a["interactions"] is not None:
-        users = np.flatnonzero(np.diff(rel.indptr) > 0)
+    keep = np.ones(shape[0], dtype=bool)
+    if a["users"] != "all" and a["interactions"] is not None:
+        keep &= np.diff(rel.indptr) > 0
+    if a["users"] == "listed":
+        keep &= cands.counts() > 0
+    if not keep.all():
+        users = np.flatnonzero(keep)
         if not users.size:
             raise InvalidParameterError(
                 f"{caller} evaluates the users with a relevant item in "
-                "interactions (users='relevant'), and no user has one (after "
-                "exclusion); pass users='all' to evaluate every user."
+                f"interactions (users={a['users']!r}), and no user has one "
+                "(after exclusion) or a candidate; pass users='all' to "
+                "evaluate every user."
             )
-        if users.size < shape[0]:
-            cands = cands.take(users)
-            rel = rel[users]
-            train = None if train is None else train[users]
+        cands = cands.take(users)
+        rel = rel[users]
+        train = None if train is None else train[users]
     _check_k(caller, specs, cands)
     y = _slot_values(cands, rel)
     side["train"] = train

@@ -22,7 +22,7 @@ _DATA = (
 _OPTIONS = {
     "k": [Cutoff()],
     "ties": [],
-    "users": [Options(("relevant", "all"))],
+    "users": [Options(("relevant", "listed", "all"))],
     "per_user": [BOOL],
     "tie_bounds": [BOOL],
     "replace_undefined_by": list(COMMON_CONSTRAINTS["replace_undefined_by"]),
@@ -107,10 +107,13 @@ def evaluate_recommendations(
         ``"optimistic"`` / ``"pessimistic"``: relevant items of a tie group
         first / last (the bounds of the accuracy metrics); ``"first"``:
         input order (the column, the stored order or the table's row order).
-    users : {"relevant", "all"}, default="relevant"
+    users : {"relevant", "listed", "all"}, default="relevant"
         The users evaluated: those with at least one relevant item in
-        ``interactions`` (after exclusion), as microsoft/recommenders and
-        RecBole evaluate the users of the test set; or every user of the
+        ``interactions`` (after exclusion), as RecBole evaluates the users of
+        the test set; ``"listed"``: those of them with at least one
+        candidate, as microsoft/recommenders and Evidently evaluate the
+        users present in both the recommendations and the test set (a user
+        without candidates has an empty list); or every user of the
         scores (a user without relevant items then scores 0 on precision,
         hit rate and MRR, and is undefined on recall, MAP and nDCG). Without
         ``interactions``, every user. Popularity is counted over every

@@ -21,6 +21,7 @@ from skrank.display import (
     MetricAtKDisplay,
     MetricDistributionDisplay,
     PerQueryDifferenceDisplay,
+    PopularityBiasDisplay,
     PrecisionRecallCurveDisplay,
 )
 
@@ -31,6 +32,9 @@ DISPLAYS = [
     PerQueryDifferenceDisplay,
     PrecisionRecallCurveDisplay,
 ]
+
+#: the Displays of recommendations, built by ``from_recommendations``
+RECOMMENDER_DISPLAYS = [PopularityBiasDisplay]
 
 ENTRIES = {
     "from_predictions": ["y_true", "y_score"],
@@ -152,6 +156,12 @@ SIGNATURES = {
     "PrecisionRecallCurveDisplay.plot": (
         "(self, ax=None, *, name=None, band_kwargs=None, **kwargs)"
     ),
+    "PopularityBiasDisplay": "(*, popularity, shares, labels, k, head_share=0.2)",
+    "PopularityBiasDisplay.from_recommendations": (
+        "(scores, *, train, k=10, exclude=None, ties='average', head_share=0.2, "
+        "ax=None, name=None, **kwargs)"
+    ),
+    "PopularityBiasDisplay.plot": "(self, ax=None, *, name=None, **kwargs)",
 }
 
 
@@ -168,7 +178,8 @@ def _public_callables():
 
 
 def test_public_names():
-    assert sorted(skrank.display.__all__) == [c.__name__ for c in DISPLAYS]
+    displays = DISPLAYS + RECOMMENDER_DISPLAYS
+    assert sorted(skrank.display.__all__) == sorted(c.__name__ for c in displays)
     assert sorted(_public_callables()) == sorted(SIGNATURES)
 
 
