@@ -35,7 +35,7 @@ settings.load_profile(os.environ.get("SKRANK_HYPOTHESIS_PROFILE", "ci"))
 # SKRANK_RECSYS_PEERS=1; the main run does not collect it.
 collect_ignore = []
 if os.environ.get("SKRANK_RECSYS_PEERS", "") in ("", "0"):
-    collect_ignore.append("test_recsys_peers.py")
+    collect_ignore.append("recsys/test_peers.py")
 
 
 @pytest.fixture(scope="session")

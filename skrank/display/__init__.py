@@ -1,14 +1,18 @@
 """Pictures of ranking evaluation, in scikit-learn's Display convention.
 
-Five Display classes draw what a ranking practitioner looks at: a metric as
+Six Display classes draw what a ranking practitioner looks at: a metric as
 a function of the cutoff k (:class:`MetricAtKDisplay`), the per-query
 differences of a system against a baseline (:class:`PerQueryDifferenceDisplay`),
 the means and intervals of several systems with the significant differences
 marked (:class:`ComparisonDisplay`), trec_eval's interpolated
-precision-recall curve (:class:`PrecisionRecallCurveDisplay`) and the
-distribution of a per-query metric (:class:`MetricDistributionDisplay`).
+precision-recall curve (:class:`PrecisionRecallCurveDisplay`), the
+distribution of a per-query metric (:class:`MetricDistributionDisplay`) and,
+for recommenders, each item's share of recommendations against its training
+popularity (:class:`PopularityBiasDisplay`, built by
+``from_recommendations``).
 
-As scikit-learn's ``RocCurveDisplay`` and ``PrecisionRecallDisplay``, each is
+As scikit-learn's ``RocCurveDisplay`` and ``PrecisionRecallDisplay``, each of the
+first five is
 built by ``from_predictions`` (relevance and score arrays, with ``qid``),
 ``from_run`` (qrels and TREC runs) or ``from_estimator`` (a fitted
 :class:`~skrank.RankingEvaluator` or any model that gives scores), holds the

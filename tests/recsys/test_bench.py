@@ -1,5 +1,5 @@
 """benchmarks/bench_recsys.py runs at small sizes (skrank and the floor; the
-peers it times are installed in the environment of tests/test_recsys_peers.py
+peers it times are installed in the environment of tests/recsys/test_peers.py
 only) and the floor it times selects the same items as skrank."""
 
 import sys
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_recsys.py"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_recsys.py"
 
 
 def _bench():

@@ -1,5 +1,5 @@
 """The options of skrank.recsys that reproduce its peers' conventions, by
-hand (the parity with the peers themselves runs in tests/test_recsys_peers.py,
+hand (the parity with the peers themselves runs in tests/recsys/test_peers.py,
 in a second environment)."""
 
 import numpy as np
