@@ -9,7 +9,10 @@ the predictions, while a ranking score also needs the estimator's
 therefore binds them into a ``make_scorer`` scorer and evaluates it; the
 object itself carries the metric, its options and the metadata requests
 (``set_score_request``, ``get_metadata_routing``) through which
-scikit-learn routes ``qid`` and ``sample_weight`` to it.
+scikit-learn routes ``qid`` and ``sample_weight`` to it. The metric name
+and the options are validated and read once, when the scorer is made
+(:func:`~skrank._evaluate.read_request`); a call checks only its fold's
+data (:func:`~skrank._evaluate.evaluate_request`).
 """
 
 from __future__ import annotations
@@ -410,7 +413,10 @@ def make_ranking_scorer(metric, *, greater_is_better=None, **params):
     ValueError
         If the metric name is unknown (the message lists the closest names),
         a parameter does not belong to the metric, is out of range, or
-        conflicts with the name (``"ndcg@10"`` with ``k=5``).
+        conflicts with the name (``"ndcg@10"`` with ``k=5``), or the
+        ``convention`` orders tied items by document id (``"trec_eval"``)
+        and ``ties`` is not given: a scorer's rows have no document ids.
+        Everything is checked here, once; a call checks only its data.
 
     See Also
     --------
