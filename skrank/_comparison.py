@@ -7,7 +7,22 @@ import math
 
 import numpy as np
 
+from ._faces import fill_doc
 from ._validation import InvalidParameterError, Options, plain, validate_params
+
+#: The parameters of :meth:`Comparison.to_markdown` and
+#: :meth:`Comparison.to_latex`.
+_TABLE_DOCS = {
+    "table_options": """digits : int, default=3
+    Decimals of the means and intervals, 0 to 17.
+ci : bool, default=False
+    Also give the confidence interval of every mean, in brackets.
+tie_bounds : bool, default=False
+    Also give the range of every mean over the orderings of tied
+    items (pessimistic, optimistic), in parentheses; the compared
+    results must carry their tie bounds (``tie_bounds=True`` in the
+    evaluation).""",
+}
 
 __all__ = [
     "Comparison",
@@ -199,6 +214,7 @@ class Comparison:
             "settings": dict(self.settings_),
         }
 
+    @fill_doc(texts=_TABLE_DOCS)
     def to_markdown(self, *, digits=3, ci=False, tie_bounds=False):
         """Return a Markdown table of the means, as in an IR paper.
 
@@ -211,15 +227,7 @@ class Comparison:
 
         Parameters
         ----------
-        digits : int, default=3
-            Decimals of the means and intervals, 0 to 17.
-        ci : bool, default=False
-            Also give the confidence interval of every mean, in brackets.
-        tie_bounds : bool, default=False
-            Also give the range of every mean over the orderings of tied
-            items (pessimistic, optimistic), in parentheses; the compared
-            results must carry their tie bounds (``tie_bounds=True`` in the
-            evaluation).
+        %(table_options)s
 
         Returns
         -------
@@ -264,6 +272,7 @@ class Comparison:
         text = "".join(pieces.get(k, t) for k, t in legend)
         return "\n".join(lines) + "\n\n" + text
 
+    @fill_doc(texts=_TABLE_DOCS)
     def to_latex(self, *, digits=3, ci=False, tie_bounds=False):
         r"""Return a LaTeX (booktabs) table of the means, as in an IR paper.
 
@@ -275,15 +284,7 @@ class Comparison:
 
         Parameters
         ----------
-        digits : int, default=3
-            Decimals of the means and intervals, 0 to 17.
-        ci : bool, default=False
-            Also give the confidence interval of every mean, in brackets.
-        tie_bounds : bool, default=False
-            Also give the range of every mean over the orderings of tied
-            items (pessimistic, optimistic), in parentheses; the compared
-            results must carry their tie bounds (``tie_bounds=True`` in the
-            evaluation).
+        %(table_options)s
 
         Returns
         -------

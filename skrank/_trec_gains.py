@@ -32,13 +32,15 @@ import math
 import numpy as np
 
 from ._engine import Ranking, discount
-from ._validation import MAX_GAIN_GRADE, InvalidParameterError
+from ._validation import InvalidParameterError
 
 __all__ = [
+    "MAX_TREC_GRADE",
     "TREC_NAN",
     "TrecGainTable",
     "ideal_gains",
     "position_gains",
+    "qsort_ranks",
     "dcg",
     "ndcg",
     "ndcg_rel_inf",
@@ -49,6 +51,18 @@ __all__ = [
 #: trec_eval's ``0.0 / 0.0`` on x86-64: the default NaN of SSE division,
 #: whose sign bit is set (glibc's ``printf`` prints it ``-nan``).
 TREC_NAN = float(np.copysign(np.nan, -1.0))
+
+
+#: skrank's work limit on a query's trec_eval gain table: its largest judged
+#: grade. trec_eval allocates an entry for every grade from 0 to it
+#: (form_res_rels.c, ``te_form_res_rels``: ``rel_levels`` of ``max_rel + 1``
+#: counts; gain_init.c, ``setup_gains``: ``num_rel_levels + num_pairs``
+#: entries), and skrank builds and sorts the same table.
+MAX_TREC_GRADE = 2**16 - 1
+
+# gain_init.c, comp_rel_gain returns a difference of gains as an int: beyond
+# the int range the conversion is undefined (C11 6.3.1.4)
+_INT_RANGE = 2.0**31
 
 
 class TrecGainTable(str):
@@ -69,42 +83,54 @@ class TrecGainTable(str):
     def __reduce__(self):
         return (TrecGainTable, (str(self), self.pairs))
 
+    @property
+    def gains_unjudged(self) -> bool:
+        """Whether the table gives a retrieved document outside the
+        judgments (grade -1, form_res_rels.c's ``RELVALUE_NONPOOL``) a gain
+        other than 0, as it gives trec_eval's placeholder document of a
+        query the run misses (trec_eval.c, ``main``)."""
+        return any(g == -1 and v != 0 for g, v in self.pairs)
+
     @classmethod
-    def read(cls, text: str, base: str, original: str, read_number) -> TrecGainTable:
+    def read(cls, text: str, base: str, original: str) -> TrecGainTable:
         """The pairs of ``text`` (``"2=3.9,1=3.5"``) as trec_eval reads them.
 
-        A pair's name that is not an integer (an optional sign, then digits)
-        is dropped, as gain_init.c's ``valid_int`` drops it; a negative grade
-        (trec_eval's unjudged documents) or a grade above
-        :data:`~skrank._validation.MAX_GAIN_GRADE`, and a gain that
-        ``read_number`` refuses, are errors naming ``original``.
+        meas_init.c, ``get_param_pairs``, reads each gain with C's ``atof``
+        (``3abc`` is 3, ``abc`` 0, ``0x10`` 16); gain_init.c, ``setup_gains``,
+        drops a pair whose name is not an integer (an optional sign, then
+        digits: ``valid_int``) and reads the others' names with ``atol``. A
+        negative grade names trec_eval's codes of a retrieved document
+        outside the judgments (-1, ``RELVALUE_NONPOOL``) and of one judged
+        below 0 (-2, ``RELVALUE_UNJUDGED``); other negative grades match no
+        document. A pair without ``=`` (trec_eval: "malformed pair
+        parameters") and a gain that is not finite (``inf``, ``nan``:
+        ``comp_rel_gain``'s conversion of the difference of two gains to
+        ``int`` is undefined in C) are errors naming ``original``.
         """
-        from .names.grammar import _read_grade
         from .names.spec import quote_text
+        from .trec._io import _strtod
 
         pairs = []
         for item in text.split(","):
             name, eq, value_text = item.partition("=")
-            value, rule = read_number(value_text) if eq else (None, "after =")
-            if rule is not None:
+            value = _strtod(value_text.encode("utf-8").lstrip(b" \t\n\v\f\r"))
+            if not eq or not math.isfinite(value):
                 raise InvalidParameterError(
                     f"trec_eval's {base} takes grade=gain pairs after the dot, "
-                    f"a gain {rule}; got {quote_text(item)} in "
-                    f"{quote_text(original)}."
+                    + (
+                        "each with an '='"
+                        if not eq
+                        else "a gain that atof reads as a finite number "
+                        "(gain_init.c, comp_rel_gain: the difference of two "
+                        "gains converted to int, undefined for inf and nan)"
+                    )
+                    + f"; got {quote_text(item)} in {quote_text(original)}."
                 )
             digits = name[1:] if name[:1] in "+-" else name
             if not digits or not digits.isascii() or not digits.isdigit():
                 continue  # not an integer: trec_eval drops the pair
-            if name.startswith("-") and digits.strip("0"):
-                raise InvalidParameterError(
-                    f"The gain table in metric name {quote_text(original)} gives "
-                    f"a gain for grade {quote_text(name)}; skrank reads the gains "
-                    "of the grades 0 and above (a negative grade is an unjudged "
-                    "document's in trec_eval). Give gains for grades 0 .. "
-                    f"{MAX_GAIN_GRADE}."
-                )
-            grade = _read_grade(digits, original)
-            pairs.append((grade, value))
+            grade = int(name)  # atol saturates at the range of a long
+            pairs.append((min(max(grade, -(2**63)), 2**63 - 1), value))
         return cls(text, pairs)
 
 
@@ -114,15 +140,22 @@ def _compare(a, b) -> int:
     return math.trunc(a[1] - b[1])
 
 
-def merge_sort(items: list, compare=_compare) -> list:
+def merge_sort(items: list, compare=_compare, ordered=None) -> list:
     """``items`` sorted as glibc's ``qsort`` (msort.c, ``msort_with_tmp``)
     sorts them: a top-down merge sort whose first half holds ``n // 2``
-    items, taking the left item while ``compare(left, right) <= 0``."""
+    items, taking the left item while ``compare(left, right) <= 0``.
+
+    ``ordered``: an index from which the items are known to be in order,
+    each comparing below the next; the sort leaves such a run as it is, and
+    is not run on it."""
     n = len(items)
-    if n <= 1:
+    if n <= 1 or (ordered is not None and ordered <= 0):
         return list(items)
-    left = merge_sort(items[: n // 2], compare)
-    right = merge_sort(items[n // 2 :], compare)
+    half = n // 2
+    left = merge_sort(items[:half], compare, ordered)
+    right = merge_sort(
+        items[half:], compare, None if ordered is None else ordered - half
+    )
     out = []
     i = j = 0
     while i < len(left) and j < len(right):
@@ -135,90 +168,159 @@ def merge_sort(items: list, compare=_compare) -> list:
     return out + left[i:] + right[j:]
 
 
+def qsort_ranks(scores: list, ids: list) -> np.ndarray:
+    """The rank (0 first) trec_eval gives each of one query's documents,
+    ``scores`` and ``ids`` (bytes) one per document, as glibc's ``qsort``
+    orders them.
+
+    get_trec_results.c, ``te_get_trec_results``, sorts the run's lines by
+    query and document id (``comp_lines_qid_docno``, a total order), so a
+    query's documents reach form_res_rels.c's ``qsort`` in byte order of
+    their ids; ``comp_sim_docno`` then puts the higher score first and, when
+    neither score is above the other, the larger id first. With a NaN score
+    that is not an order (NaN is neither above nor below any score), and the
+    ranks are whatever :func:`merge_sort`'s sequence of comparisons gives.
+    """
+
+    def compare(a, b):
+        if scores[a] > scores[b]:
+            return -1
+        if scores[a] < scores[b]:
+            return 1
+        return (ids[b] > ids[a]) - (ids[b] < ids[a])
+
+    order = merge_sort(sorted(range(len(ids)), key=ids.__getitem__), compare)
+    ranks = np.empty(len(ids), dtype=np.intp)
+    ranks[order] = np.arange(len(ids))
+    return ranks
+
+
 def sorted_table(table: TrecGainTable, top: int) -> list:
     """The table of a query whose largest judged grade is ``top`` (-1: no
     judged item), sorted: ``(grade, gain, counted)`` entries, ``counted``
     whether the entry holds its grade's number of judged items."""
     entries = [[g, v, False] for g, v in table.pairs]
-    for grade in range(top + 1):
-        first = next((e for e in entries if e[0] == grade), None)
-        if first is None:
-            entries.append([grade, float(grade), True])
-        else:
-            first[2] = True
-    return [tuple(e) for e in merge_sort(entries)]
+    listed = set()
+    for e in entries:  # the first entry of a grade 0 .. top holds its count
+        if 0 <= e[0] <= top and e[0] not in listed:
+            listed.add(e[0])
+            e[2] = True
+    tail = len(entries)
+    # the grades not listed gain their grade: ascending, in order already
+    entries.extend([g, float(g), True] for g in range(top + 1) if g not in listed)
+    gains = [e[1] for e in entries]
+    if gains and max(gains) - min(gains) >= _INT_RANGE:
+        raise InvalidParameterError(
+            "trec_eval's gain table sorts its entries by the difference of two "
+            "gains converted to int (gain_init.c, comp_rel_gain), undefined in "
+            f"C beyond +-{_INT_RANGE:.0f}; the table {table!r} with the grades "
+            f"0 .. {top} holds gains from {min(gains):g} to {max(gains):g}."
+        )
+    return [tuple(e) for e in merge_sort(entries, ordered=tail)]
 
 
 def _judged_grades(r: Ranking):
-    """Per query, the number of judged items of each grade ``0 .. G-1``,
-    shape (m, G), and the largest judged grade (-1 without judged items)."""
+    """The judged items of every query as ``(row, grade, count)`` triples
+    (the number of judged items of each grade of each query; a grade >= 0)
+    and each query's largest judged grade (-1 without judged items)."""
     y, valid, judged = r._pool()
     keep = y >= 0
     if valid is not None:
         keep &= valid
     if judged is not None:
         keep &= judged
-    grades = np.where(keep, y, 0.0)
+    rows, cols = np.nonzero(keep)
+    grades = y[rows, cols]
     fractional = grades != np.floor(grades)
     if fractional.any():
         raise InvalidParameterError(
             "trec_eval's gain table reads integer grades; the judgments hold "
             f"the grade {grades[fractional][0]:g}, which is not an integer."
         )
-    if grades.size and grades.max() > MAX_GAIN_GRADE:
+    if grades.size and grades.max() > MAX_TREC_GRADE:
         raise InvalidParameterError(
-            f"trec_eval's gain table reads the grades 0 .. {MAX_GAIN_GRADE} (one "
-            f"entry per grade); the judgments hold the grade {grades.max():g}. "
-            "Rescale the grades of the judgments."
+            f"trec_eval's gain table has an entry for every grade from 0 to the "
+            f"largest judged one (gain_init.c, setup_gains), which skrank builds "
+            f"and sorts as trec_eval does up to the grade {MAX_TREC_GRADE}; the "
+            f"judgments hold the grade {int(grades.max())}. Rescale the grades."
         )
-    grades = grades.astype(np.intp)
-    top = np.where(keep, grades, -1).max(axis=1, initial=-1)
+    grades = grades.astype(np.int64)
+    top = np.full(r.m, -1, dtype=np.int64)
+    np.maximum.at(top, rows, grades)
     width = int(top.max(initial=-1)) + 1
-    rows = np.broadcast_to(np.arange(r.m)[:, None], grades.shape)
-    counts = np.bincount(
-        (rows * max(width, 1) + grades)[keep], minlength=r.m * max(width, 1)
-    ).reshape(r.m, max(width, 1))
-    return counts, top
+    keys, counts = np.unique(
+        rows * np.int64(max(width, 1)) + grades, return_counts=True
+    )
+    return (keys // max(width, 1), keys % max(width, 1), counts), top
 
 
 def _groups(r: Ranking, table: TrecGainTable):
-    """``(counts, top, [(top value, rows, sorted table), ...])``: the queries
-    grouped by their largest judged grade, each group's table sorted once."""
+    """``(triples, top, groups)``: the judged triples and largest grades of
+    :func:`_judged_grades`, and the queries grouped by their largest judged
+    grade, each group's table sorted once, as ``(rows, walk gains, walk
+    position of each grade's counted entry, grades, gains)``: the walk runs
+    down the sorted table from its end; ``grades`` and ``gains`` are each
+    grade's first entry, the grades ascending."""
     key = ("trec_gain_groups", table.pairs)
     if key not in r._cache:
-        counts, top = _judged_grades(r)
+        triples, top = _judged_grades(r)
+        if (top < 0).any() and any(g in (-1, -2) and v != 0 for g, v in table.pairs):
+            raise InvalidParameterError(
+                f"The gain table {str(table)!r} gives documents outside the "
+                "judgments or judged below 0 a gain, and a query's judgments "
+                "are all below 0: trec_eval then reads the grade counts of the "
+                "query it evaluated before (form_res_rels.c, te_form_res_rels: "
+                "saved_res_rels.num_rel_levels is set only in 'for (i = 0; i "
+                "<= max_rel; i++)', and the memset of rel_levels clears "
+                "max_rel + 1 entries), or fails for the first query; its "
+                "value is not defined by the query's own input."
+            )
         values, inverse = np.unique(top, return_inverse=True)
-        groups = [
-            (int(t), np.flatnonzero(inverse == i), sorted_table(table, int(t)))
-            for i, t in enumerate(values)  # the distinct top grades, not queries
-        ]
-        r._cache[key] = (counts, top, groups)
+        groups = []
+        for i, t in enumerate(values.tolist()):  # distinct top grades
+            entries = sorted_table(table, t)
+            walk = entries[::-1]
+            gains = np.array([e[1] for e in walk], dtype=np.float64)
+            grade = np.array([e[0] for e in walk], dtype=np.int64)
+            counted = np.array([e[2] for e in walk], dtype=bool)
+            position = np.zeros(t + 1, dtype=np.intp)
+            position[grade[counted]] = np.flatnonzero(counted)
+            # the first entry of each grade in the sorted table: the last in
+            # the walk
+            first_grades, at = np.unique(grade[::-1], return_index=True)
+            first_gains = gains[::-1][at]
+            rows = np.flatnonzero(inverse == i)
+            groups.append((rows, gains, position, first_grades, first_gains))
+        r._cache[key] = (triples, top, groups)
     return r._cache[key]
 
 
 def position_gains(r: Ranking, table: TrecGainTable) -> np.ndarray:
-    """Gains by position, shape (m, W): a judged document's grade's gain in
-    its query's sorted table (the first entry of its grade; a grade not
-    listed gains its grade), 0 for unjudged documents and padding."""
+    """Gains by position, shape (m, W): the gain of the first entry of the
+    document's code in its query's sorted table (m_ndcg.c and the others
+    call gain_init.c's ``get_gain`` with the code of form_res_rels.c: the
+    grade of a judged document, -1 for one outside the judgments, -2 for
+    one judged below 0), 0 for a code without an entry and for padding."""
     key = ("trec_position_gains", table.pairs)
     if key in r._cache:
         return r._cache[key]
     _, _, groups = _groups(r, table)
-    listed = max((g for g, _ in table.pairs), default=-1) + 1
-    lut = np.tile(np.arange(listed, dtype=np.float64), (len(groups), 1))
-    group_of = np.zeros(r.m, dtype=np.intp)
-    for i, (_, rows, entries) in enumerate(groups):  # groups, not queries
-        group_of[rows] = i
-        for grade, gain, _ in reversed(entries):  # the first entry wins
-            if grade < listed:
-                lut[i, grade] = gain
-    mask = r._mask(np.ones(r.y.shape, dtype=bool)) & (r.y >= 0)
-    y = np.where(mask, r.y, 0.0)
-    if listed:
-        grades = y.astype(np.intp)
-        looked = lut[group_of[:, None], np.minimum(grades, listed - 1)]
-        y = np.where(mask & (grades < listed), looked, y)
-    out = y
+    items = np.ones(r.y.shape, dtype=bool)
+    valid = r._valid()
+    if valid is not None:
+        items &= valid
+    judged = items.copy() if r.judged_sorted is None else items & r.judged_sorted
+    judged &= r.y >= 0
+    unassessed = r.unassessed_sorted
+    outside = -1.0 if unassessed is None else np.where(unassessed, -2.0, -1.0)
+    codes = np.where(judged, r.y, outside).astype(np.int64)
+    out = np.zeros(r.y.shape)
+    for rows, _, _, grades, gains in groups:  # groups, not queries
+        sub = codes[rows]
+        at = np.minimum(np.searchsorted(grades, sub), max(grades.shape[0] - 1, 0))
+        if grades.shape[0]:
+            found = (grades[at] == sub) & items[rows]
+            out[rows] = np.where(found, gains[at], 0.0)
     r._cache[key] = out
     return out
 
@@ -226,37 +328,40 @@ def position_gains(r: Ranking, table: TrecGainTable) -> np.ndarray:
 def ideal_gains(r: Ranking, table: TrecGainTable) -> np.ndarray:
     """Each query's ideal list, shape (m, P): the gains of trec_eval's walk
     down its sorted table (its positive gains, in the walk's order), zeros
-    after them."""
+    after them. The walk takes each entry's judged items at its gain,
+    skips entries without items and stops at the first entry with items
+    whose gain is not above 0, and at once when the last entry's gain is
+    not above 0 (m_ndcg.c, ``te_calc_ndcg``: ``ideal_gain > 0.0``)."""
     key = ("trec_ideal_gains", table.pairs)
     if key in r._cache:
         return r._cache[key]
-    counts, _, groups = _groups(r, table)
+    (t_rows, t_grades, t_counts), _, groups = _groups(r, table)
+    group_of = np.zeros(r.m, dtype=np.intp)
+    for i, (rows, *_) in enumerate(groups):
+        group_of[rows] = i
     parts = []
-    for _, rows, entries in groups:  # groups, not queries
-        walk = entries[::-1]
-        gains = np.array([e[1] for e in walk], dtype=np.float64)
-        grade = np.array([e[0] for e in walk], dtype=np.intp)
-        counted = np.array([e[2] for e in walk], dtype=bool)
-        n = np.zeros((rows.shape[0], len(walk)), dtype=np.intp)
-        cols = np.flatnonzero(counted)
-        n[:, cols] = counts[rows][:, grade[cols]]
-        # the walk stops at the first entry with items and a gain <= 0, and
-        # at once when the last entry's gain is <= 0
-        stop = np.cumsum((n > 0) & (gains <= 0.0)[None, :], axis=1) > 0
-        if not walk or gains[0] <= 0.0:
-            stop[:] = True
-        n[stop] = 0
-        parts.append((rows, gains, n))
-    size = max((int(n.sum(axis=1).max(initial=0)) for _, _, n in parts), default=0)
-    out = np.zeros((r.m, size))
-    for rows, gains, n in parts:
-        flat = n.ravel()
-        values = np.repeat(np.tile(gains, rows.shape[0]), flat)
-        per_row = n.sum(axis=1)
-        row_of = np.repeat(rows, per_row)
-        ends = np.cumsum(per_row)
-        pos = np.arange(values.shape[0]) - np.repeat(ends - per_row, per_row)
-        out[row_of, pos] = values
+    for i, (rows, gains, position, _, _) in enumerate(groups):  # groups
+        pick = group_of[t_rows] == i
+        q, n = t_rows[pick], t_counts[pick]
+        p = position[t_grades[pick]]
+        gain = gains[p]
+        stop = np.full(r.m, np.iinfo(np.intp).max)
+        bad = ~(gain > 0.0)
+        np.minimum.at(stop, q[bad], p[bad])
+        if not gains.shape[0] or not gains[0] > 0.0:
+            stop[rows] = -1
+        keep = p < stop[q]
+        parts.append((q[keep], p[keep], gain[keep], n[keep]))
+    q, p, gain, n = (np.concatenate(a) for a in zip(*parts, strict=True))
+    order = np.lexsort((p, q))
+    q, gain, n = q[order], gain[order], n[order]
+    per_row = np.bincount(q, weights=n, minlength=r.m).astype(np.intp)
+    out = np.zeros((r.m, int(per_row.max(initial=0))))
+    values = np.repeat(gain, n)
+    row_of = np.repeat(q, n)
+    ends = np.cumsum(per_row)
+    pos = np.arange(values.shape[0]) - (ends - per_row)[row_of]
+    out[row_of, pos] = values
     r._cache[key] = out
     return out
 

@@ -333,20 +333,17 @@ def test_gain_table_default_sorts_the_ideal_by_grade(tmp_path, written):
 @pytest.mark.parametrize(
     "written, qrels, message",
     [
-        (
-            "ndcg.-1=2",
-            GAIN_QRELS,
-            r"grade '-1'; skrank reads the gains of the grades 0",
-        ),
-        ("ndcg.1=x", GAIN_QRELS, r"a gain a number written with the digits 0-9"),
-        ("ndcg.2000=1", GAIN_QRELS, r"covers at most the grades 0 \.\. 1023"),
-        ("ndcg.1=2", "1 0 a 2000\n", r"the judgments hold the grade 2000"),
+        ("ndcg.1=inf", GAIN_QRELS, r"comp_rel_gain"),
+        ("ndcg.1=nan", GAIN_QRELS, r"comp_rel_gain"),
+        ("ndcg.1=3e9,2=-1", GAIN_QRELS, r"beyond \+-2147483648"),
+        ("ndcg.1=2", "1 0 a 2000000\n", r"the judgments hold the grade 2000000"),
     ],
 )
 def test_gain_table_errors_under_the_convention(tmp_path, written, qrels, message):
     """What trec_eval reads but skrank refuses, also under the convention:
-    a negative grade (an unjudged document's), a gain that is not a number
-    (trec_eval's atof reads it as 0), grades beyond a table's 1023."""
+    gains whose difference gain_init.c's comp_rel_gain converts to int where
+    C leaves that undefined (inf, nan, 2**31 apart), grades beyond skrank's
+    table limit."""
     qrels, run = _write(tmp_path, qrels, GAIN_RUN)
     with pytest.raises(ValueError, match=message):
         evaluate_run(qrels, run, written, convention="trec_eval")
@@ -1264,17 +1261,18 @@ def test_relstring_trec_eval9(tmp_path, capsys):
 
 
 def test_relstring_is_refused_where_it_cannot_be_written(tmp_path, capsys):
-    """A length that is not a number is refused (trec_eval reads it with
-    atof, as 0); relstring exists in trec_eval's output only."""
+    """A length whose conversion to long C leaves undefined is refused
+    (m_relstring.c, te_calc_relstring); relstring exists in trec_eval's
+    output only."""
     qrels, run = _write(tmp_path, RELSTRING_QRELS, RELSTRING_RUN)
     status = main(
-        ["evaluate", str(qrels), str(run), "-q", "-m", "relstring.x"]
+        ["evaluate", str(qrels), str(run), "-q", "-m", "relstring.inf"]
         + ["--format", "trec_eval"]
     )
     _, err = capsys.readouterr()
     assert status == 2
-    assert "relstring.<length> must be a finite number" in err
-    assert "'relstring.x'" in err
+    assert "m_relstring.c" in err
+    assert "'relstring.inf'" in err
     status = main(["evaluate", str(qrels), str(run), "-m", "relstring"])
     _, err = capsys.readouterr()
     assert status == 2 and "relstring" in err

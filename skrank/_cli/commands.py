@@ -192,22 +192,15 @@ def _asks_runid(values) -> bool:
     )
 
 
-def _ties_used(args) -> str:
-    """The tie rule evaluate_run applies for these options."""
-    if args.ties is not None:
-        return args.ties
+def _used(args, option: str, default: str) -> str:
+    """The value of ``option`` (``"ties"``, ``"queries"``) that evaluate_run
+    applies for these options: the one given, else the --convention's, else
+    ``default``."""
+    if getattr(args, option) is not None:
+        return getattr(args, option)
     if args.convention is not None:
-        return get_convention(args.convention).ties
-    return "average"
-
-
-def _queries_used(args) -> str:
-    """The queries evaluate_run scores for these options."""
-    if args.queries is not None:
-        return args.queries
-    if args.convention is not None:
-        return get_convention(args.convention).queries
-    return "intersection"
+        return getattr(get_convention(args.convention), option)
+    return default
 
 
 def _read_runs(args) -> list:
@@ -316,9 +309,9 @@ def _evaluate(args, out) -> int:
     if args.format == "json":
         payload = {
             "qrels": args.qrels,
-            "ties": _ties_used(args),
+            "ties": _used(args, "ties", "average"),
             "convention": args.convention,
-            "queries": _queries_used(args),
+            "queries": _used(args, "queries", "intersection"),
             "relevance_level": args.relevance_level,
             "runs": {},
         }

@@ -58,6 +58,27 @@ _COMPARE_DEFAULTS = {
 }
 
 
+#: The defaults and the constraints of the parameters of evaluate_run and
+#: compare, that the options of ``evaluate`` and ``compare`` take.
+_DECLARED = {
+    "run": (_RUN_DEFAULTS, _RUN_CONSTRAINTS),
+    "compare": (_COMPARE_DEFAULTS, _COMPARE_CONSTRAINTS),
+}
+
+
+def _choice_option(parser, parameter: str, help: str, of: str = "run") -> None:
+    """Add the option ``--<parameter>`` (``_`` spelled ``-``) to ``parser``:
+    one of the values that ``parameter`` of evaluate_run (``of="run"``) or
+    compare (``of="compare"``) accepts, with its default."""
+    defaults, constraints = _DECLARED[of]
+    parser.add_argument(
+        "--" + parameter.replace("_", "-"),
+        default=defaults[parameter],
+        choices=_choices(parameter, constraints),
+        help=help,
+    )
+
+
 def _digits_option(every_digit: str):
     """The type of a ``--digits`` option: an integer from 0 to MAX_DIGITS;
     ``every_digit`` names the formats that print every digit."""
@@ -130,19 +151,17 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also print the value of every query",
     )
-    ev.add_argument(
-        "--ties",
-        default=_RUN_DEFAULTS["ties"],
-        choices=_choices("ties"),
-        help="order of tied scores: the expectation over all orderings "
+    _choice_option(
+        ev,
+        "ties",
+        "order of tied scores: the expectation over all orderings "
         "(default), its bounds, the file order, or trec_eval's (docno "
         "descending)",
     )
-    ev.add_argument(
-        "--queries",
-        default=_RUN_DEFAULTS["queries"],
-        choices=_choices("queries"),
-        help="queries averaged: those in both files (default, as trec_eval, "
+    _choice_option(
+        ev,
+        "queries",
+        "queries averaged: those in both files (default, as trec_eval, "
         "unless the --convention says otherwise), every qrels query with "
         "missing ones scoring 0 (trec_eval -c), or every run query",
     )
@@ -155,11 +174,10 @@ def _parser() -> argparse.ArgumentParser:
         help="relevance >= LEVEL is relevant for the binary metrics "
         "(trec_eval -l); nDCG keeps graded gains",
     )
-    ev.add_argument(
-        "--score-dtype",
-        default=_RUN_DEFAULTS["score_dtype"],
-        choices=_choices("score_dtype"),
-        help="float32 reproduces trec_eval 9.0.8 and pytrec_eval (default: "
+    _choice_option(
+        ev,
+        "score_dtype",
+        "float32 reproduces trec_eval 9.0.8 and pytrec_eval (default: "
         "float64, or the --convention's)",
     )
     ev.add_argument(
@@ -225,24 +243,17 @@ def _compare_parser(sub) -> None:
         help="compare every run to this one: its name (run id, as printed) or "
         "its position among the RUN arguments, from 1. Default: every pair",
     )
-    cmp.add_argument(
-        "--test",
-        default=_COMPARE_DEFAULTS["test"],
-        choices=_choices("test", _COMPARE_CONSTRAINTS),
-        help="paired two-sided test (default: %(default)s)",
+    _choice_option(
+        cmp, "test", "paired two-sided test (default: %(default)s)", of="compare"
     )
-    cmp.add_argument(
-        "--correction",
-        default=_COMPARE_DEFAULTS["correction"],
-        choices=_choices("correction", _COMPARE_CONSTRAINTS),
-        help="adjustment of the p-values over all pairs and metrics "
-        "(default: %(default)s)",
+    _choice_option(
+        cmp,
+        "correction",
+        "adjustment of the p-values over all pairs and metrics (default: %(default)s)",
+        of="compare",
     )
-    cmp.add_argument(
-        "--interval",
-        default=_COMPARE_DEFAULTS["interval"],
-        choices=_choices("interval", _COMPARE_CONSTRAINTS),
-        help="confidence intervals (default: %(default)s)",
+    _choice_option(
+        cmp, "interval", "confidence intervals (default: %(default)s)", of="compare"
     )
     cmp.add_argument(
         "--confidence",
@@ -266,19 +277,18 @@ def _compare_parser(sub) -> None:
         metavar="N",
         help="seed of the resampling: the same seed gives the same output",
     )
-    cmp.add_argument(
-        "--queries",
-        default=_COMPARE_DEFAULTS["queries"],
-        choices=_choices("queries", _COMPARE_CONSTRAINTS),
-        help="queries compared: those every run has (default), the same "
+    _choice_option(
+        cmp,
+        "queries",
+        "queries compared: those every run has (default), the same "
         "queries in every run or an error, or every query with missing values "
         "counting 0",
+        of="compare",
     )
-    cmp.add_argument(
-        "--ties",
-        default=_RUN_DEFAULTS["ties"],
-        choices=_choices("ties"),
-        help="order of tied scores (as for skrank evaluate)",
+    _choice_option(
+        cmp,
+        "ties",
+        "order of tied scores (as for skrank evaluate)",
     )
     cmp.add_argument(
         "--format",

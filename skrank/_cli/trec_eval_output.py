@@ -18,6 +18,7 @@ from ..names import (
     trec_eval_rank,
 )
 from ..trec._evaluation import metric_requests
+from ..trec._io import _strtod
 from .parser import _PROG
 
 
@@ -77,23 +78,27 @@ def _relstring_request(values):
     ask for it, else None. As in trec_eval (meas_init.c,
     te_init_meas_s_double_p_double and get_double_params), the first
     ``relstring.<params>`` written wins, its name is ``relstring_`` and the
-    parameters as written, and its length is the first parameter, truncated
-    toward zero (0 if negative); a set holding relstring (all_trec) asks for
-    it at its default length."""
+    parameters as written, and its length is the first parameter read by C's
+    ``atof`` (``relstring.x`` is 0, ``relstring.3abc`` 3, ``relstring.0x10``
+    16), then cast to ``long`` as m_relstring.c's ``te_calc_relstring``
+    casts it (``len = MIN((long) params[0], res_rels.num_ret)``): truncated
+    toward zero, 0 if negative; a value a ``long`` cannot hold (``inf``,
+    ``nan``, ``1e30``), whose conversion C leaves undefined, is an error; a
+    set holding relstring (all_trec) asks for it at its default length."""
     asked = False
     for value in values:
         value = value.strip()
         if value.startswith(_RELSTRING + "."):
             text = value[len(_RELSTRING) + 1 :]
-            first = text.split(",")[0]
-            try:
-                length = float(first)
-            except ValueError:
-                length = math.nan
-            if not math.isfinite(length):
+            first = text.split(",")[0].encode("utf-8").lstrip(b" \t\n\v\f\r")
+            length = _strtod(first)
+            if not -(2.0**63) < length < 2.0**63:
                 raise InvalidParameterError(
-                    "the length of -m relstring.<length> must be a "
-                    f"finite number, such as relstring.5; got {value!r}."
+                    "the length of -m relstring.<length> is read with atof and "
+                    "converted to long (m_relstring.c, te_calc_relstring: "
+                    "len = MIN((long) params[0], res_rels.num_ret)), which C "
+                    "leaves undefined for a value a long cannot hold; got "
+                    f"{value!r}."
                 )
             return f"{_RELSTRING}_{text}", max(0, int(length))
         asked = asked or value == _RELSTRING

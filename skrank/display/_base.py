@@ -12,22 +12,23 @@
   defaults) are the Display's own options.
 * The checks of arguments and the drawing helpers more than one Display uses.
 
+The texts of their docstrings are in :mod:`skrank.display._docs`.
+
 matplotlib is imported only when a Display is built or drawn.
 """
 
 from __future__ import annotations
 
 import inspect
-import linecache
 import numbers
 import textwrap
 from collections.abc import Mapping
 
 import numpy as np
 
-from .._docs import DOCS
 from .._evaluate import evaluate_for
 from .._evaluator import RankingEvaluator, query_ids_in
+from .._generated import function
 from .._response import expected_relevance, score_method
 from .._results import QueryResults
 from .._stats import _CONSTRAINTS as COMPARE_CONSTRAINTS
@@ -41,6 +42,7 @@ from .._validation import (
 from ..names import read_metrics
 from ..trec._evaluation import evaluate_run_columns, metric_requests
 from ..trec._readers import _read
+from ._docs import PARAMS
 
 __all__ = [
     "MAX_VALUES",
@@ -55,6 +57,7 @@ __all__ = [
     "check_matplotlib",
     "check_one_name",
     "check_shapes",
+    "drawn",
     "entry_points",
     "from_estimators",
     "get_axes",
@@ -142,6 +145,14 @@ def legend_names(caller, names, name):
 def legend_label(*parts):
     """The non-empty ``parts``, joined by commas."""
     return ", ".join(p for p in parts if p)
+
+
+def drawn(display, fig, ax, loc="best"):
+    """``display``, its picture finished: the legend drawn at ``loc`` and
+    ``ax_`` and ``figure_`` set."""
+    ax.legend(loc=loc, fontsize="small")
+    display.ax_, display.figure_ = ax, fig
+    return display
 
 
 # --------------------------------------------------------------------------
@@ -492,79 +503,6 @@ def from_estimators(caller, estimator, X, y, *, qid, name, relevance_level):
 # The entry points from_predictions, from_run, from_estimator
 # --------------------------------------------------------------------------
 
-#: The numpydoc entries of the parameters the entry points share.
-PARAMS = {
-    "y_true": DOCS["y_true"],
-    "qid": DOCS["qid"],
-    "y_score_systems": """y_score : array-like or dict
-    Predicted scores of one system, of the same shape as ``y_true`` (higher
-    ranks earlier), or a dict ``{name: y_score}`` of several systems scoring
-    the same items.""",
-    "y_score_pair": """y_score : dict
-    ``{name: y_score}``: the scores of exactly two systems for the same
-    items, each of the same shape as ``y_true``.""",
-    "y_score_many": """y_score : dict
-    ``{name: y_score}``: the scores of two or more systems for the same
-    items, each of the same shape as ``y_true``.""",
-    "qrels": """qrels : Qrels, str, path-like, pandas.DataFrame or dict
-    The relevance judgments, or anything :func:`skrank.trec.read_qrels`
-    reads.""",
-    "run_systems": """run : Run, str, path-like, pandas.DataFrame or dict
-    One run (anything :func:`skrank.trec.read_run` reads), or a dict
-    ``{name: run}`` of several. A dict whose values are dicts of scores
-    (``{qid: {docno: score}}``) is one run.""",
-    "run_pair": """run : dict
-    ``{name: run}``: exactly two runs, each anything
-    :func:`skrank.trec.read_run` reads.""",
-    "run_many": """run : dict
-    ``{name: run}``: two or more runs, each anything
-    :func:`skrank.trec.read_run` reads.""",
-    "estimator_systems": """estimator : estimator or dict
-    A fitted :class:`~skrank.RankingEvaluator`, ranker, regressor or
-    classifier (its ``predict``, or a classifier's expected relevance from
-    ``predict_proba``, gives the scores), or a dict ``{name: estimator}``.""",
-    "estimator_pair": """estimator : dict
-    ``{name: estimator}``: exactly two fitted estimators (see
-    ``from_estimator`` of :class:`MetricAtKDisplay`).""",
-    "estimator_many": """estimator : dict
-    ``{name: estimator}``: two or more fitted estimators (see
-    ``from_estimator`` of :class:`MetricAtKDisplay`).""",
-    "X": """X : {array-like, sparse matrix, DataFrame} of shape (n_rows, n_features)
-    The rows to score, with the query-id column when a
-    :class:`~skrank.RankingEvaluator` reads ``qid`` from ``X``.""",
-    "y": """y : array-like of shape (n_rows,)
-    True relevance of each row.""",
-    "qid_estimator": """qid : array-like of shape (n_rows,), default=None
-    Query id of each row. ``None``: the query-id column of ``X`` read by the
-    first :class:`~skrank.RankingEvaluator` that has one.""",
-    "ties": """ties : {"average", "optimistic", "pessimistic", "first"} or None, \
-default=None
-    How items with equal scores are ordered (see :func:`skrank.evaluate`);
-    ``None`` is ``"average"``, the exact expectation over all orderings of
-    tied items. For a run, ``"trec_eval"`` orders them as trec_eval does.""",
-    "relevance_level": """relevance_level : float, default=None
-    Relevance from which an item counts as relevant for the binary metrics
-    (see :func:`skrank.evaluate`); ``None``: relevance > 0.""",
-    "name": """name : str, default=None
-    Label of a single system in the legend. ``None``: no label for arrays,
-    the run's name for a run and the estimator's class name for an
-    estimator. Several systems are named by the keys of their dict.""",
-    "baseline": """baseline : str, default=None
-    The system the others are compared to; ``None``: the first of the
-    dict.""",
-    "test": """test : {"t", "wilcoxon", "randomization", "bootstrap"}, default="t"
-    The paired test of :func:`skrank.compare`.""",
-    "interval": """interval : {"bca", "percentile", "t"}, default="bca"
-    The confidence interval of :func:`skrank.compare`.""",
-    "n_resamples": """n_resamples : int, default=9999
-    Resamples of the bootstrap intervals and resampling tests.""",
-    "random_state": """random_state : int, numpy.random.Generator or None, \
-default=None
-    Seed of the resampling (see :func:`skrank.compare`).""",
-    "ax": """ax : matplotlib Axes, default=None
-    Axes to draw on; ``None`` draws on a new figure.""",
-}
-
 
 def _from_predictions(caller, args):
     return Predictions(
@@ -619,6 +557,7 @@ _ENTRIES = {
 }
 
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
+_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
 
 
 def entry_points(*, systems, summary, params, kwargs_text, see_also, defaults=None):
@@ -698,7 +637,9 @@ class _EntryPoint:
             )
             return display.plot(ax=args["ax"], **args["kwargs"])
 
-        func = _function(owner.__module__, caller, leading, keywords, run)
+        positional = [inspect.Parameter(n, _POSITIONAL) for n in ("cls", *leading)]
+        kwargs = inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)
+        func = function(owner.__module__, caller, positional + keywords + [kwargs], run)
         func.__doc__ = _docstring(
             owner.__name__,
             method,
@@ -708,33 +649,6 @@ class _EntryPoint:
             **self.docs,
         )
         setattr(owner, method, classmethod(func))
-
-
-def _function(module, qualname, leading, keywords, run):
-    """A function of the signature ``(cls, *leading, *, *keywords,
-    **kwargs)`` that returns ``run({parameter: argument})``.
-
-    It is written as a ``def`` and compiled (as :mod:`dataclasses` writes
-    ``__init__``): its signature is its own, and a wrong call gets Python's
-    own error, naming ``qualname``.
-    """
-    method = qualname.rpartition(".")[2]
-    code = (
-        f"def {method}(cls, {', '.join(leading)}, *, "
-        + "".join(f"{p.name}=_defaults[{p.name!r}], " for p in keywords)
-        + "**kwargs):\n    return _run(locals())\n"
-    )
-    filename = f"<{module}.{qualname}>"
-    namespace = {"_defaults": {p.name: p.default for p in keywords}, "_run": run}
-    exec(compile(code, filename, "exec"), namespace)
-    # the source, for tracebacks and inspect.getsource
-    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
-    func = namespace[method]
-    if hasattr(func.__code__, "co_qualname"):  # Python >= 3.11
-        func.__code__ = func.__code__.replace(co_qualname=qualname)
-    func.__qualname__ = qualname
-    func.__module__ = module
-    return func
 
 
 def _docstring(

@@ -8,20 +8,22 @@ import numpy as np
 from .._stats import compare_for
 from .._validation import InvalidParameterError
 from ._base import (
-    PARAMS,
     check_ax,
     check_baseline,
     check_compare_settings,
     check_shapes,
+    drawn,
     entry_points,
     get_axes,
     legend_names,
     metric_list,
 )
+from ._docs import PARAMS, documented
 
 __all__ = ["ComparisonDisplay"]
 
 
+@documented("errorbars_", "baseline_lines_", "markers_")
 class ComparisonDisplay:
     """Means with confidence intervals of several systems and metrics.
 
@@ -62,10 +64,7 @@ class ComparisonDisplay:
         The baseline's means across the groups (None without a baseline).
     markers_ : list of matplotlib Text
         The stars of the significant differences.
-    ax_ : matplotlib Axes
-        Axes with the picture.
-    figure_ : matplotlib Figure
-        Figure with the picture.
+    %(drawn_attributes)s
 
     See Also
     --------
@@ -220,8 +219,7 @@ class ComparisonDisplay:
             A result of :func:`skrank.compare`. With a ``baseline``, the
             significant differences from it are starred; a comparison of all
             pairs (``baseline=None``) draws the means and intervals only.
-        ax : matplotlib Axes, default=None
-            Axes to draw on; ``None`` draws on a new figure.
+        %(ax)s
         **kwargs
             Keyword arguments of :meth:`plot` and of matplotlib's
             ``errorbar``.
@@ -298,23 +296,12 @@ or None, default="holm"
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; ``None`` draws on a new figure.
-        name : list of str, default=None
-            Names of the systems in the legend, one per system; ``None``:
-            ``names``.
+        %(ax)s
+        %(legend_names)s
         **kwargs
             Keyword arguments of matplotlib's ``errorbar``.
 
-        Returns
-        -------
-        display : ComparisonDisplay
-            This Display, with ``errorbars_``, ``baseline_lines_``,
-            ``markers_``, ``ax_`` and ``figure_`` set.
-
-        See Also
-        --------
-        ComparisonDisplay.from_predictions : Compute and draw.
+        %(plot_returns)s
         """
         caller = "ComparisonDisplay.plot"
         fig, ax = get_axes(caller, ax)
@@ -379,6 +366,4 @@ or None, default="holm"
                 f"* differs from {self.baseline} (corrected p <= {alpha:.2g})",
                 fontsize="medium",
             )
-        ax.legend(loc="best", fontsize="small")
-        self.ax_, self.figure_ = ax, fig
-        return self
+        return drawn(self, fig, ax)

@@ -12,11 +12,11 @@ from .._stats import compare_for
 from .._validation import InvalidParameterError, plain
 from ._base import (
     MAX_VALUES,
-    PARAMS,
     check_bool,
     check_compare_settings,
     check_confidence,
     check_shapes,
+    drawn,
     entry_points,
     get_axes,
     is_int,
@@ -25,6 +25,7 @@ from ._base import (
     metric_list,
     tie_band,
 )
+from ._docs import PARAMS, documented
 
 __all__ = ["MetricAtKDisplay"]
 
@@ -126,6 +127,7 @@ def _intervals(
     }
 
 
+@documented("lines_", "bands_", "errorbars_")
 class MetricAtKDisplay:
     """Metrics as a function of the cutoff k, with their tie bounds.
 
@@ -166,10 +168,7 @@ default=None
     errorbars_ : ndarray of object, shape (n_systems, n_metrics)
         The confidence intervals (matplotlib ErrorbarContainer), None without
         intervals.
-    ax_ : matplotlib Axes
-        Axes with the picture.
-    figure_ : matplotlib Figure
-        Figure with the picture.
+    %(drawn_attributes)s
 
     See Also
     --------
@@ -388,28 +387,15 @@ default=None
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; ``None`` draws on a new figure.
-        name : str or list of str, default=None
-            Names of the systems in the legend, one per system; ``None``:
-            ``names``.
-        band_kwargs : dict, default=None
-            Keyword arguments of matplotlib's ``fill_between`` for the tie
-            bands.
+        %(ax)s
+        %(legend_name_or_names)s
+        %(band_kwargs)s
         errorbar_kwargs : dict, default=None
             Keyword arguments of matplotlib's ``errorbar`` for the intervals.
         **kwargs
             Keyword arguments of matplotlib's ``plot`` for the lines.
 
-        Returns
-        -------
-        display : MetricAtKDisplay
-            This Display, with ``lines_``, ``bands_``, ``errorbars_``,
-            ``ax_`` and ``figure_`` set.
-
-        See Also
-        --------
-        MetricAtKDisplay.from_predictions : Compute and draw.
+        %(plot_returns)s
         """
         caller = "MetricAtKDisplay.plot"
         fig, ax = get_axes(caller, ax)
@@ -456,7 +442,5 @@ default=None
         ax.set_ylabel("mean over queries")
         if np.issubdtype(self.k.dtype, np.integer) and self.k.shape[0] <= 20:
             ax.set_xticks(self.k)
-        ax.legend(loc="best", fontsize="small")
         self.lines_, self.bands_, self.errorbars_ = lines, bands, errorbars
-        self.ax_, self.figure_ = ax, fig
-        return self
+        return drawn(self, fig, ax)

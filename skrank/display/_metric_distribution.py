@@ -16,9 +16,9 @@ from .._validation import (
     validate_params,
 )
 from ._base import (
-    PARAMS,
     check_matplotlib,
     check_one_name,
+    drawn,
     entry_points,
     get_axes,
     is_int,
@@ -26,6 +26,7 @@ from ._base import (
     legend_names,
     single_metric,
 )
+from ._docs import PARAMS, documented
 
 __all__ = ["MetricDistributionDisplay"]
 
@@ -91,6 +92,7 @@ def _check_bins(caller, bins):
         )
 
 
+@documented("artists_", "bin_edges_", "counts_")
 class MetricDistributionDisplay:
     """Distribution of a per-query metric: histogram or ECDF.
 
@@ -121,10 +123,7 @@ class MetricDistributionDisplay:
         The histogram's bin edges (None for an ECDF).
     counts_ : ndarray of shape (n_series, n_bins) or None
         The number of queries in each bin (None for an ECDF).
-    ax_ : matplotlib Axes
-        Axes with the picture.
-    figure_ : matplotlib Figure
-        Figure with the picture.
+    %(drawn_attributes)s
 
     See Also
     --------
@@ -280,23 +279,14 @@ default=None
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; ``None`` draws on a new figure.
+        %(ax)s
         name : list of str, default=None
             Labels of the series, one per series; ``None``: ``labels``.
         **kwargs
             Keyword arguments of matplotlib's ``step`` (ECDF) or ``stairs``
             (histogram).
 
-        Returns
-        -------
-        display : MetricDistributionDisplay
-            This Display, with ``artists_``, ``bin_edges_``, ``counts_``,
-            ``ax_`` and ``figure_`` set.
-
-        See Also
-        --------
-        MetricDistributionDisplay.from_predictions : Compute and draw.
+        %(plot_returns)s
         """
         caller = "MetricDistributionDisplay.plot"
         check_matplotlib(caller)
@@ -352,6 +342,4 @@ default=None
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_ylabel("queries")
         ax.set_xlabel(f"{self.metric} of a query")
-        ax.legend(loc="best", fontsize="small")
-        self.ax_, self.figure_ = ax, fig
-        return self
+        return drawn(self, fig, ax)

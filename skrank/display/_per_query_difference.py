@@ -9,17 +9,18 @@ from .._engine import factorize
 from .._stats import compare_for
 from .._validation import InvalidParameterError
 from ._base import (
-    PARAMS,
     check_baseline,
     check_bool,
     check_compare_settings,
     check_confidence,
     check_one_name,
+    drawn,
     entry_points,
     get_axes,
     legend_names,
     single_metric,
 )
+from ._docs import PARAMS, documented
 
 __all__ = ["PerQueryDifferenceDisplay"]
 
@@ -56,6 +57,7 @@ def _align(ids, qid, values):
     return np.asarray(values)[row[codes[qid.shape[0] :]]]
 
 
+@documented("bars_", "mean_line_", "ci_band_", "tie_lines_")
 class PerQueryDifferenceDisplay:
     """Per-query differences of a system against a baseline, sorted.
 
@@ -103,10 +105,7 @@ class PerQueryDifferenceDisplay:
         patch).
     tie_lines_ : matplotlib LineCollection or None
         The tie ranges of the queries, None without them.
-    ax_ : matplotlib Axes
-        Axes with the picture.
-    figure_ : matplotlib Figure
-        Figure with the picture.
+    %(drawn_attributes)s
 
     See Also
     --------
@@ -293,22 +292,13 @@ class PerQueryDifferenceDisplay:
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; ``None`` draws on a new figure.
+        %(ax)s
         name : str, default=None
             The system's name in the labels; ``None``: ``name``.
         **kwargs
             Keyword arguments of matplotlib's ``bar``.
 
-        Returns
-        -------
-        display : PerQueryDifferenceDisplay
-            This Display, with ``bars_``, ``mean_line_``, ``ci_band_``,
-            ``tie_lines_``, ``ax_`` and ``figure_`` set.
-
-        See Also
-        --------
-        PerQueryDifferenceDisplay.from_predictions : Compute and draw.
+        %(plot_returns)s
         """
         caller = "PerQueryDifferenceDisplay.plot"
         fig, ax = get_axes(caller, ax)
@@ -352,6 +342,4 @@ class PerQueryDifferenceDisplay:
             f"{_count(ties, 'tie')}, {_count(losses, 'loss')})"
         )
         ax.set_ylabel(f"{self.metric}: {system} - {self.baseline_name}")
-        ax.legend(loc="upper left", fontsize="small")
-        self.ax_, self.figure_ = ax, fig
-        return self
+        return drawn(self, fig, ax, loc="upper left")

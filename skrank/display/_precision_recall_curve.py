@@ -11,12 +11,14 @@ from ._base import (
     MAX_VALUES,
     check_bool,
     check_shapes,
+    drawn,
     entry_points,
     get_axes,
     legend_label,
     legend_names,
     tie_band,
 )
+from ._docs import documented
 
 __all__ = ["PrecisionRecallCurveDisplay"]
 
@@ -59,6 +61,7 @@ def _mean_curves(source, levels, *, ties, rounding):
     return np.array(rows, dtype=np.float64).reshape(len(per), len(metrics))
 
 
+@documented("lines_", "line_", "bands_")
 class PrecisionRecallCurveDisplay:
     """The interpolated precision-recall curve of trec_eval, of runs or models.
 
@@ -90,10 +93,7 @@ class PrecisionRecallCurveDisplay:
     bands_ : list of object
         The tie bands (matplotlib ``fill_between`` collections), None for a
         system without them.
-    ax_ : matplotlib Axes
-        Axes with the picture.
-    figure_ : matplotlib Figure
-        Figure with the picture.
+    %(drawn_attributes)s
 
     See Also
     --------
@@ -254,26 +254,13 @@ default="nearest"
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to draw on; ``None`` draws on a new figure.
-        name : str or list of str, default=None
-            Names of the systems in the legend, one per system; ``None``:
-            ``names``.
-        band_kwargs : dict, default=None
-            Keyword arguments of matplotlib's ``fill_between`` for the tie
-            bands.
+        %(ax)s
+        %(legend_name_or_names)s
+        %(band_kwargs)s
         **kwargs
             Keyword arguments of matplotlib's ``plot``.
 
-        Returns
-        -------
-        display : PrecisionRecallCurveDisplay
-            This Display, with ``lines_``, ``line_``, ``bands_``, ``ax_``
-            and ``figure_`` set.
-
-        See Also
-        --------
-        PrecisionRecallCurveDisplay.from_predictions : Compute and draw.
+        %(plot_returns)s
         """
         caller = "PrecisionRecallCurveDisplay.plot"
         fig, ax = get_axes(caller, ax)
@@ -299,6 +286,4 @@ default="nearest"
         ax.set_ylabel("interpolated precision (mean over queries)")
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, 1.02)
-        ax.legend(loc="best", fontsize="small")
-        self.ax_, self.figure_ = ax, fig
-        return self
+        return drawn(self, fig, ax)

@@ -31,6 +31,7 @@ Nothing here imports Dask or Spark; pandas is imported by the callers.
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 import textwrap
@@ -42,6 +43,7 @@ from .._conventions import name_rules, run_options
 from .._core import finish_aggregate, partial_aggregate
 from .._evaluate import check_tie_bounds, evaluate, resolve_metrics
 from .._faces import fill_doc
+from .._generated import function
 from .._validation import InvalidParameterError, validate_params
 from ..names import get_metric, read_metrics
 
@@ -55,6 +57,7 @@ __all__ = [
     "Request",
     "RowsCall",
     "RunCall",
+    "SIGNATURES",
     "check_average",
     "check_columns",
     "check_frame",
@@ -83,6 +86,9 @@ TIE_HIGH = "_tie_high"
 UNDEFINED = "__skrank_undefined__:"
 
 _SINGLE_ROW = "Every query given to"
+
+_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
+_KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
 
 _PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", re.MULTILINE)
@@ -149,17 +155,74 @@ def check_columns(df, frame_name, wanted, caller):
             )
 
 
+#: The parameters of the adapters' public functions: the positional ones and
+#: the keyword-only ones with their defaults, before the engine's own
+#: (:attr:`Adapter.partitions`).
+SIGNATURES = {
+    "evaluate": (
+        ("df", "metrics"),
+        {
+            "y_true": "y_true",
+            "y_score": "y_score",
+            "qid": "qid",
+            "sample_weight": None,
+            "average": "mean",
+            "ties": None,
+            "relevance_level": None,
+            "replace_undefined_by": None,
+            "nonpositive": None,
+            "convention": None,
+            "tie_bounds": False,
+            "partitioned_by_qid": False,
+        },
+    ),
+    "evaluate_run": (
+        ("qrels", "run", "metrics"),
+        {
+            "queries": None,
+            "ties": None,
+            "relevance_level": None,
+            "replace_undefined_by": None,
+            "nonpositive": None,
+            "convention": None,
+            "return_per_query": False,
+            "tie_bounds": False,
+        },
+    ),
+}
+
+
 class Adapter:
     """The public calls of an engine's adapter, written once.
 
-    A subclass names its engine (``name``, as in ``skrank.<name>``), checks
-    that a frame is the engine's (:meth:`check_frame`), and runs a settled
-    call its own way: :meth:`rows` (a :class:`RowsCall`) and :meth:`runs` (a
-    :class:`RunCall`). The public functions hand their arguments over as
-    they are (``params``: name to value).
+    A subclass names its engine (``name``, as in ``skrank.<name>``), its
+    module and the keyword-only parameter that sets its number of partitions
+    (``partitions``, default ``None``), the texts of its docstrings
+    (``docs``, for :func:`described`), checks that a frame is the engine's
+    (:meth:`check_frame`), and runs a settled call its own way: :meth:`rows`
+    (a :class:`RowsCall`) and :meth:`runs` (a :class:`RunCall`).
+    :meth:`public` makes its public functions, of the signatures of
+    :data:`SIGNATURES`; they hand their arguments over as they are
+    (``params``: name to value).
     """
 
     name = ""
+    module = ""
+    partitions = ""
+    docs: dict = {}
+
+    def public(self, method, doc):
+        """The public function ``method`` (``"evaluate"`` or
+        ``"evaluate_run"``) of this adapter, documented by ``doc`` (its
+        placeholders filled by :func:`described`)."""
+        leading, keywords = SIGNATURES[method]
+        parameters = [inspect.Parameter(n, _POSITIONAL) for n in leading]
+        parameters += [
+            inspect.Parameter(n, _KEYWORD, default=d)
+            for n, d in [*keywords.items(), (self.partitions, None)]
+        ]
+        func = function(self.module, method, parameters, getattr(self, method), doc)
+        return described(self.docs)(func)
 
     def check_frame(self, df, arg, caller):  # pragma: no cover - abstract
         raise NotImplementedError

@@ -6,7 +6,7 @@ functions are imported by :mod:`skrank.dask`.
 from __future__ import annotations
 
 from .._validation import InvalidParameterError
-from ._common import DOCS, ORDER, Adapter, check_frame, described, partial_sums
+from ._common import DOCS, ORDER, Adapter, check_frame, partial_sums
 
 __all__ = ["evaluate", "evaluate_run", "read_qrels", "read_run"]
 
@@ -94,6 +94,9 @@ class _Dask(Adapter):
     ``map_partitions``."""
 
     name = "dask"
+    module = __name__
+    partitions = "npartitions"
+    docs = DOCS
 
     def check_frame(self, df, arg, caller):
         _, dd = _dask()
@@ -142,25 +145,8 @@ class _Dask(Adapter):
 _DASK = _Dask()
 
 
-@described(DOCS)
-def evaluate(
-    df,
-    metrics,
-    *,
-    y_true="y_true",
-    y_score="y_score",
-    qid="qid",
-    sample_weight=None,
-    average="mean",
-    ties=None,
-    relevance_level=None,
-    replace_undefined_by=None,
-    nonpositive=None,
-    convention=None,
-    tie_bounds=False,
-    partitioned_by_qid=False,
-    npartitions=None,
-):
+evaluate = _DASK.public(
+    "evaluate",
     """Evaluate the rows of a Dask DataFrame, query by query, exactly.
 
     Dask's shuffle on the query id brings all rows of each query into one
@@ -264,26 +250,12 @@ def evaluate(
     qid
     1    0.750000
     2    0.611111
-    """
-    return _DASK.evaluate(locals())
+    """,
+)
 
 
-@described(DOCS)
-def evaluate_run(
-    qrels,
-    run,
-    metrics,
-    *,
-    queries=None,
-    ties=None,
-    relevance_level=None,
-    replace_undefined_by=None,
-    nonpositive=None,
-    convention=None,
-    return_per_query=False,
-    tie_bounds=False,
-    npartitions=None,
-):
+evaluate_run = _DASK.public(
+    "evaluate_run",
     """Evaluate a run against its qrels, both Dask DataFrames, exactly.
 
     The judgments and the retrieved documents are brought together by
@@ -365,8 +337,8 @@ def evaluate_run(
     ...                    ties="trec_eval")
     >>> {name: round(value, 4) for name, value in res.items()}
     {'map': 0.5, 'precision@2': 0.5, 'ndcg@3': 0.5055}
-    """
-    return _DASK.evaluate_run(locals())
+    """,
+)
 
 
 #: The columns of a TREC qrels file: all of them, those read, their dtypes.

@@ -16,7 +16,6 @@ from ._common import (
     WEIGHT,
     Adapter,
     check_frame,
-    described,
     partial_sums,
     sums_columns,
 )
@@ -190,6 +189,9 @@ class _Spark(Adapter):
     whole queries)."""
 
     name = "spark"
+    module = __name__
+    partitions = "n_buckets"
+    docs = _DOCS
 
     def check_frame(self, df, arg, caller):
         sql, _, _ = _pyspark()
@@ -256,25 +258,8 @@ class _Spark(Adapter):
 _SPARK = _Spark()
 
 
-@described(_DOCS)
-def evaluate(
-    df,
-    metrics,
-    *,
-    y_true="y_true",
-    y_score="y_score",
-    qid="qid",
-    sample_weight=None,
-    average="mean",
-    ties=None,
-    relevance_level=None,
-    replace_undefined_by=None,
-    nonpositive=None,
-    convention=None,
-    tie_bounds=False,
-    partitioned_by_qid=False,
-    n_buckets=None,
-):
+evaluate = _SPARK.public(
+    "evaluate",
     """Evaluate the rows of a Spark DataFrame, query by query, exactly.
 
     Spark groups the rows by a hash bucket of the query id; each bucket,
@@ -386,26 +371,12 @@ def evaluate(
     |  2|0.6111111111111112|
     +---+------------------+
     <BLANKLINE>
-    """
-    return _SPARK.evaluate(locals())
+    """,
+)
 
 
-@described(_DOCS)
-def evaluate_run(
-    qrels,
-    run,
-    metrics,
-    *,
-    queries=None,
-    ties=None,
-    relevance_level=None,
-    replace_undefined_by=None,
-    nonpositive=None,
-    convention=None,
-    return_per_query=False,
-    tie_bounds=False,
-    n_buckets=None,
-):
+evaluate_run = _SPARK.public(
+    "evaluate_run",
     """Evaluate a run against its qrels, both Spark DataFrames, exactly.
 
     The union of the judgments and the retrieved documents is grouped by a
@@ -478,5 +449,5 @@ def evaluate_run(
     >>> res = evaluate_run(qrels, run, ["map", "precision@2", "ndcg@3"])
     >>> {name: round(value, 4) for name, value in res.items()}
     {'map': 0.625, 'precision@2': 0.5, 'ndcg@3': 0.5978}
-    """
-    return _SPARK.evaluate_run(locals())
+    """,
+)

@@ -11,6 +11,7 @@ trec_eval 10 has them (measures.c and the m_*.c files).
 
 from __future__ import annotations
 
+import math
 import re
 
 from .._trec_gains import TrecGainTable
@@ -19,6 +20,7 @@ from ..measures import MEASURES, Measure
 from .catalogue import _ALIASES, _BY_NAME
 from .grammar import (
     _DIGITS_RE,
+    _NUMBER_RE,
     _check_param,
     _exact_int,
     _read_grade,
@@ -137,6 +139,7 @@ def _family_param(measure: Measure):
 
 
 _NUM = r"[0-9]+(?:\.[0-9]*)?"
+_PLAIN_CUTOFF = re.compile(_NUM)
 _TREC_PARAMS = re.compile(
     "("
     + "|".join(map(re.escape, sorted(_TREC_FAMILIES, key=len, reverse=True)))
@@ -243,7 +246,7 @@ def trec_eval_dotted(key: str, spec: MetricSpec) -> bool:
                 if isinstance(spec.params.get("gain"), TrecGainTable):
                     dotted = trec_gain_table(text)
                 else:
-                    dotted = _trec_dot_params(text, text)
+                    dotted = _trec_atof_params(text) or _trec_dot_params(text, text)
             except InvalidParameterError:
                 dotted = None
             if dotted == [(key, spec)]:
@@ -419,21 +422,78 @@ def _trec_eval_base(key: str, spec: MetricSpec) -> str | None:
     return None
 
 
+def _atof(text: str) -> float:
+    """``text`` as C's ``atof`` reads it (leading white space skipped)."""
+    from ..trec._io import _strtod
+
+    return _strtod(text.encode("utf-8").lstrip(b" \t\n\v\f\r"))
+
+
+def _atol(text: str) -> int:
+    """``text`` as C's ``atol`` reads it: white space, a sign, the decimal
+    digits that follow (0 without any), saturated to the range of a long."""
+    match = re.match(r"[ \t\n\v\f\r]*([+-]?[0-9]+)", text)
+    value = int(match[1]) if match else 0
+    return min(max(value, -(2**63)), 2**63 - 1)
+
+
+def _trec_atof_params(item: str):
+    """``[(key, spec)]`` of a trec_eval measure whose numbers after the dot
+    are not all plain numbers, read as trec_eval reads them: ``set_F`` and
+    ``utility`` by ``atof`` (meas_init.c, ``get_double_params``), a family
+    of cutoffs by ``atol`` (``get_long_cutoffs``: ``P.3abc`` is ``P_3``)
+    and one of levels by ``atof`` (``get_double_cutoffs``:
+    ``Rprec_mult.abc`` is ``Rprec_mult_0.00``); None when they all are
+    plain numbers or the measure takes none, and where ``atof`` gives a
+    value that is not finite (the plain reading then names the error)."""
+    base, _, rest = item.strip().partition(".")
+    texts = rest.split(",")
+    values_kind = TREC_EVAL_DOT_PARAMS.get(base, ("",))[0] == "values"
+    plain_re = _NUMBER_RE if values_kind else _PLAIN_CUTOFF
+    if all(plain_re.fullmatch(v) for v in texts):
+        return None
+    if values_kind:
+        values = [_atof(v) for v in texts]
+        if not all(math.isfinite(v) for v in values):
+            return None
+        plain = _trec_plain(base)
+        keywords = TREC_EVAL_DOT_PARAMS[base][1]
+        specs = [plain.measure.param(k) for k in keywords]
+        if len(values) != len(keywords) or any(s.kind is int for s in specs):
+            return None
+        params = dict(plain.params)
+        explicit = set(TREC_EVAL_PARAMS.get(base, {}))
+        for keyword, spec, value in zip(keywords, specs, values, strict=True):
+            _check_param(plain.measure, spec, value, item)
+            params[keyword] = value
+            explicit.add(keyword)
+        return [(f"{base}_{rest}", MetricSpec(plain.measure, None, params, explicit))]
+    if base in _TREC_FAMILIES:
+        if _family_param(_TREC_FAMILIES[base]) is None:
+            numbers = [str(_atol(v)) for v in texts]
+        else:
+            numbers = [repr(_atof(v)) for v in texts]
+            if not all(math.isfinite(float(v)) for v in numbers):
+                return None
+        return _trec_spelling(f"{base}.{','.join(numbers)}", item, True)
+    return None
+
+
 def trec_gain_table(item):
     """``[(key, spec)]`` of a trec_eval measure given ``grade=gain`` pairs
     after its dot (``ndcg.2=3.9,1=3.5``), its gain a
     :class:`~skrank._trec_gains.TrecGainTable` (the pairs in the order
-    written, sorted as trec_eval sorts them); None for any other item."""
+    written, sorted as trec_eval sorts them), or given numbers that are
+    not plain numbers, read with ``atof`` or ``atol`` as trec_eval reads
+    them (see :func:`_trec_atof_params`); None for any other item."""
     if not isinstance(item, str):
         return None
     base, dot, rest = item.strip().partition(".")
-    if (
-        not dot
-        or TREC_EVAL_DOT_PARAMS.get(base, ("",))[0] != "gains"
-        or "=" not in rest
-    ):
+    if not dot:
         return None
+    if TREC_EVAL_DOT_PARAMS.get(base, ("",))[0] != "gains" or "=" not in rest:
+        return _trec_atof_params(item)
     plain = _trec_plain(base)
-    params = {**plain.params, "gain": TrecGainTable.read(rest, base, item, read_number)}
+    params = {**plain.params, "gain": TrecGainTable.read(rest, base, item)}
     explicit = {*TREC_EVAL_PARAMS.get(base, {}), "gain"}
     return [(f"{base}_{rest}", MetricSpec(plain.measure, None, params, explicit))]

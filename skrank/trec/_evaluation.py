@@ -28,7 +28,7 @@ from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
 from .._options import TIES
 from .._results import QueryResults
 from .._threads import threads
-from .._trec_gains import TrecGainTable, trec_nan
+from .._trec_gains import TrecGainTable, qsort_ranks, trec_nan
 from .._validation import (
     COMMON_CONSTRAINTS,
     InvalidParameterError,
@@ -434,14 +434,48 @@ def evaluate_run_columns(
     unassessed = rows[~assessed]
     rows = rows[assessed]
     rel = rel[assessed].astype(np.float64)
-    scores = {"float64": finite_scores(s)}
+    scores = {}
 
     def scores_in(dtype):
-        if dtype not in scores:  # float32
+        if dtype not in scores:
             # scores beyond the float32 range become infinite, as in trec_eval
             with np.errstate(over="ignore"):
-                scores[dtype] = finite_scores(s.astype(np.float32).astype(np.float64))
+                raw = s if dtype == "float64" else s.astype(np.float32).astype(float)
+            scores[dtype] = finite_scores(nan_ranked(raw))
         return scores[dtype]
+
+    def nan_ranked(raw):
+        # a query holding a NaN score (read as trec_eval reads it) is ranked
+        # as trec_eval's qsort ranks it, its scores replaced by n - rank
+        nan = np.isnan(raw)
+        if not nan.any():
+            return raw
+        if ties != "trec_eval":
+            first = int(np.flatnonzero(nan)[0])
+            row = first if rows_of is None else int(rows_of[first])
+            doc = docno.take(np.array([row])).decode()[0]
+            qid = _decode(selected[run_q[first] : run_q[first] + 1])[0]
+            raise InvalidParameterError(
+                f"{caller}: the run scores document {_show(str(doc))} of query "
+                f"{_show(str(qid))} NaN, which has no place in a ranking; only "
+                "trec_eval's order "
+                "of the documents (ties='trec_eval') places it, as its qsort "
+                f"does. Got ties={ties!r}."
+            )
+        out = raw.copy()
+        held = np.isin(run_q, np.unique(run_q[nan]))
+        at = np.flatnonzero(held)
+        at = at[np.argsort(run_q[at], kind="stable")]
+        bounds = np.flatnonzero(np.diff(run_q[at])) + 1
+        ids = docno.tolist(at if rows_of is None else rows_of[at])
+        values = raw[at].tolist()
+        for a, b in zip(
+            [0, *bounds.tolist()], [*bounds.tolist(), at.shape[0]], strict=True
+        ):
+            # the few queries holding a NaN, not every query
+            ranks = qsort_ranks(values[a:b], ids[a:b])
+            out[at[a:b]] = (b - a) - ranks
+        return out
 
     needs_n = any(spec.measure.needs_judged_nonrelevant for spec in specs)
     levels = [spec.params.get("relevance_level") for spec in specs]
@@ -556,6 +590,9 @@ def evaluate_run_columns(
                 and (spec.name in dotted or keeps(spec.params))
             ):
                 continue  # trec_eval's placeholder ranking, as it computes it
+            gain = spec.params.get("gain")
+            if placeholder and isinstance(gain, TrecGainTable) and gain.gains_unjudged:
+                continue  # the placeholder, outside the judgments, gains
             if spec.measure.reads_list:
                 v[empty & ~np.isnan(v)] = 0.0
         return values

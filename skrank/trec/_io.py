@@ -556,22 +556,14 @@ def _slow_numbers(tokens, what, lines, integral_only, strtod=False):
 
     Returns Python floats, or Python ints within the 64-bit range when
     ``integral_only``. With ``strtod``, a token is read as C's ``strtod``
-    reads it (:func:`_strtod`) and only NaN is refused.
+    reads it (:func:`_strtod`), NaN included.
     """
     out = []
     for i, tok in enumerate(tokens):
         text = tok.decode("utf-8", errors="backslashreplace")
         shown = _show(text)
         if strtod:
-            value = _strtod(tok)
-            if math.isnan(value):
-                raise _FormatError(
-                    int(lines[i]),
-                    f"{what} {shown} is NaN, which has no place in a ranking "
-                    "(trec_eval form_res_rels.c, comp_sim_docno, leaves its "
-                    "order undefined)",
-                )
-            out.append(value)
+            out.append(_strtod(tok))
             continue
         if integral_only:
             match = _PLAIN_INTEGER.fullmatch(text)

@@ -541,9 +541,10 @@ def read_run(source, *, name: str | None = None, scores: str = "finite") -> Run:
         (``0x1p3``) and ``inf``/``infinity`` are read; a value too large
         for a double is an infinity (``1e400``, ``-1e400``) and one too
         small is 0 (``1e-400``). A DataFrame or dict may then hold
-        infinite scores. NaN is refused in both: trec_eval's order of a
-        NaN score is undefined (form_res_rels.c, ``comp_sim_docno``). The
-        ``"trec_eval"`` conventions read runs this way.
+        infinite scores. A file's ``nan`` (``-nan``, ``nan(...)``) is read
+        as NaN, as trec_eval reads it, and ranked as trec_eval's ``qsort``
+        ranks it by ``ties="trec_eval"`` only; a DataFrame's or dict's NaN
+        is refused. The ``"trec_eval"`` conventions read runs this way.
 
     Returns
     -------
@@ -554,8 +555,8 @@ def read_run(source, *, name: str | None = None, scores: str = "finite") -> Run:
     ------
     ValueError
         If a line has fewer than six fields, holds a control byte or has a
-        score that is not a finite number (with ``scores="strtod"``: a NaN
-        score; the message names the file and the line), a text file object
+        score that is not a finite number (the message names the file and
+        the line), a text file object
         cannot be decoded, a score in a DataFrame or dict is not a real
         number (or, with ``scores="strtod"``, is NaN), a document appears twice for
         the same query, or the source holds no line. The error is skrank's
