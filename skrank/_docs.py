@@ -164,6 +164,9 @@ DOCS = {
     equal scikit-learn's. In the grouped layout, among tied items of a query
     the later row comes first. Cannot be combined with ``ties`` other than
     ``"average"``.""",
+    "raises_max_grade": """ValueError
+    If ``y_true`` is negative or above ``max_grade``, or for any bad input
+    that :func:`dcg_score` rejects.""",
     "returns_score": """score : float or ndarray of shape (n_queries,)
     The mean over queries (``average="mean"``), or one value per query
     (``average=None``).""",

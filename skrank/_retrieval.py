@@ -12,15 +12,14 @@ therefore follow the same rules, with the same exact expectations, as every
 other skrank metric. ``@k`` is the number of neighbours read; a metric
 asking for a rank past the neighbours given (R-precision or MAP@R without a
 cutoff, ``R`` beyond them) is refused rather than read truncated. TF
-Similarity's conventions are declared on the faces (:meth:`Faces.lookup`).
+Similarity's conventions are declared on the faces
+(:meth:`skrank._retrieval_faces.Faces.lookup`).
 Nothing loops over queries or labels, and nothing here sorts: labels are
 grouped with the engine's :func:`~skrank._engine.factorize`.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import math
 import numbers
 import warnings
@@ -30,10 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._core import aggregate, tie_check
-from ._docs import DOCS
 from ._engine import Block, factorize, rank, slices
 from ._evaluate import check_tie_bounds_output, tie_bounds_of
-from ._faces import public
 from ._results import QueryResults
 from ._validation import (
     BOOL,
@@ -49,7 +46,7 @@ from ._validation import (
 )
 from .names import Catalogue, MetricSpec, parse_metrics
 
-__all__ = ["CONSTRAINTS", "RETRIEVAL", "Faces", "evaluate_neighbors"]
+__all__ = ["CONSTRAINTS", "RETRIEVAL", "evaluate_neighbors"]
 
 #: The metrics of embedding retrieval, named by skrank's grammar. ``@k`` is
 #: the number of neighbours read, which every metric takes; relevance is a
@@ -734,57 +731,3 @@ def evaluate_neighbors(caller, a):
         return results
     bounds = tie_bounds_of(names, specs, run) if a["tie_bounds"] else None
     return QueryResults(results, np.arange(lookup.match.shape[0]), bounds)
-
-
-# Arguments of the faces that are data, not options.
-_DATA = {"query_labels", "lookup_labels", "match_mask", "lookup_distances", "r"}
-_DATA |= {"index_labels", "distances", "indices", "metrics"}
-
-
-class Faces:
-    """The decorators of a module's public retrieval functions.
-
-    A decorated function is a declaration for :func:`~skrank._faces.public`:
-    a signature and a numpydoc docstring whose ``%(name)s`` lines stand for
-    ``texts`` (or :data:`~skrank._docs.DOCS`); its body is never run. Each
-    call binds the arguments to that signature (which ``inspect.signature``
-    sees), validates the options, in the order of the signature, against
-    :data:`CONSTRAINTS` (numpy scalars read as the Python scalars they hold,
-    so that messages print ``3``) and computes.
-    """
-
-    def __init__(self, texts):
-        self.texts = {**DOCS, **texts}
-
-    def _face(self, run, constraints=None):
-        rules = {**CONSTRAINTS, **(constraints or {})}
-
-        def decorate(func):
-            options = {
-                name: rules[name]
-                for name in inspect.signature(func).parameters
-                if name in rules
-            }
-            return public(run, options, data=_DATA, texts=self.texts, scalars=True)(
-                func
-            )
-
-        return decorate
-
-    def lookup(self, measure=None, *, with_r=None, clip_at_r=None, k_as_r=False):
-        """A ``retrieval_*_score`` function: the metric named ``measure``
-        without ``r``, ``with_r`` with it, ``clip_at_r`` with
-        ``clip_at_r=True`` (names of :data:`RETRIEVAL`); see
-        :class:`_LookupMetric`."""
-        measures = [
-            name and parse_metrics(name, "lookup", RETRIEVAL)[0].measure
-            for name in (measure, with_r, clip_at_r)
-        ]
-        facts = _LookupMetric(*measures, k_as_r)
-        return self._face(functools.partial(_score_lookup, facts))
-
-    def neighbors(self, func):
-        """:func:`~skrank.retrieval.evaluate_retrieval`."""
-        return self._face(
-            evaluate_neighbors, {"leave_one_out": [BOOL, NONE], "tie_bounds": [BOOL]}
-        )(func)

@@ -38,6 +38,7 @@ __all__ = [
     "MAX_TREC_GRADE",
     "TREC_NAN",
     "TrecGainTable",
+    "borrowed_grades",
     "ideal_gains",
     "position_gains",
     "qsort_ranks",
@@ -91,6 +92,12 @@ class TrecGainTable(str):
         query the run misses (trec_eval.c, ``main``)."""
         return any(g == -1 and v != 0 for g, v in self.pairs)
 
+    @property
+    def gains_below_zero(self) -> bool:
+        """Whether the table gives grade -1 or -2 (a document outside the
+        judgments, one judged below 0) a gain other than 0."""
+        return any(g in (-1, -2) and v != 0 for g, v in self.pairs)
+
     @classmethod
     def read(cls, text: str, base: str, original: str) -> TrecGainTable:
         """The pairs of ``text`` (``"2=3.9,1=3.5"``) as trec_eval reads them.
@@ -132,6 +139,71 @@ class TrecGainTable(str):
             grade = int(name)  # atol saturates at the range of a long
             pairs.append((min(max(grade, -(2**63)), 2**63 - 1), value))
         return cls(text, pairs)
+
+
+def borrowed_grades(q, y, n_q, qid_of):
+    """The grades trec_eval counts for its queries judged only below 0:
+    ``(queries, grades)``, the judged grades (>= 0) of the query evaluated
+    before each such query, or None when there is none.
+
+    ``q`` (the query of each judgment, 0 .. ``n_q`` - 1 in trec_eval's
+    order of evaluation, the byte order of the ids; -1 for a query not
+    evaluated) and ``y`` (its grade) are the judgments; ``qid_of(i)`` names
+    query ``i``.
+    form_res_rels.c, ``te_form_res_rels``, clears and counts ``max_rel + 1``
+    entries of its static ``rel_levels``, ``max_rel`` the query's largest
+    judged grade, and sets ``num_rel_levels`` only in ``for (i = 0; i <=
+    max_rel; i++)``: a query judged only at -1 (``max_rel`` = -1) keeps the
+    counts and ``num_rel_levels`` of the last query before it judged at 0 or
+    above, from which gain_init.c, ``setup_gains``, builds its gain table.
+    trec_eval fails where no such query comes before (``rel_levels`` was
+    never allocated: ``te_chk_and_malloc`` returns NULL, and trec_eval stops
+    with "Can't calculate measure") and crashes for a query judged only
+    below -1 (``memset`` of ``(max_rel + 1) * sizeof(long)`` bytes, a
+    negative size): both are errors.
+    """
+    picked = q >= 0
+    q, y = q[picked], y[picked]
+    judged = np.zeros(n_q, dtype=bool)
+    judged[q] = True
+    counted = np.zeros(n_q, dtype=bool)
+    counted[q[y >= 0]] = True
+    taking = np.flatnonzero(judged & ~counted)
+    if not taking.shape[0]:
+        return None
+    # the last query before each one that counts grades (itself if it does)
+    last = np.maximum.accumulate(np.where(counted, np.arange(n_q), -1))
+    donor = last[taking]
+    top = np.full(n_q, -np.inf)
+    np.maximum.at(top, q, y)
+    first = taking[donor < 0]
+    crash = taking[(donor >= 0) & (top[taking] < -1)]
+    if first.shape[0] or crash.shape[0]:
+        at = int(first[0] if first.shape[0] else crash[0])
+        qid = qid_of(at)
+        raise InvalidParameterError(
+            f"Query {qid!r} has judgments below 0 only, and the gain table "
+            "gives grade -1 or -2 a gain: trec_eval "
+            + (
+                'stops there with "Can\'t calculate measure" (form_res_rels.c, '
+                "te_form_res_rels: no query judged at 0 or above comes before "
+                "it, so rel_levels was never allocated and te_chk_and_malloc "
+                "returns NULL)."
+                if first.shape[0]
+                else "crashes there (form_res_rels.c, te_form_res_rels: its "
+                f"largest judged grade is {top[at]:g}, and the memset of "
+                "(max_rel + 1) * sizeof(long) bytes of rel_levels is given a "
+                "negative size)."
+            )
+        )
+    keep = y >= 0
+    order = np.argsort(q[keep], kind="stable")
+    dq, dy = q[keep][order], y[keep][order]
+    size = np.bincount(dq, minlength=n_q)
+    start = np.cumsum(size) - size
+    n = size[donor]
+    offsets = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    return np.repeat(taking, n), dy[np.repeat(start[donor], n) + offsets]
 
 
 def _compare(a, b) -> int:
@@ -264,17 +336,9 @@ def _groups(r: Ranking, table: TrecGainTable):
     key = ("trec_gain_groups", table.pairs)
     if key not in r._cache:
         triples, top = _judged_grades(r)
-        if (top < 0).any() and any(g in (-1, -2) and v != 0 for g, v in table.pairs):
-            raise InvalidParameterError(
-                f"The gain table {str(table)!r} gives documents outside the "
-                "judgments or judged below 0 a gain, and a query's judgments "
-                "are all below 0: trec_eval then reads the grade counts of the "
-                "query it evaluated before (form_res_rels.c, te_form_res_rels: "
-                "saved_res_rels.num_rel_levels is set only in 'for (i = 0; i "
-                "<= max_rel; i++)', and the memset of rel_levels clears "
-                "max_rel + 1 entries), or fails for the first query; its "
-                "value is not defined by the query's own input."
-            )
+        # a query judged only below 0 (top -1) has a table without counts:
+        # evaluate_run gives it the grades trec_eval reads there, those of
+        # the query it evaluated before (see borrowed_grades)
         values, inverse = np.unique(top, return_inverse=True)
         groups = []
         for i, t in enumerate(values.tolist()):  # distinct top grades
@@ -485,8 +549,16 @@ def trec_nan(params, values) -> np.ndarray:
     of a positive sum by 0 (``inf``; see :func:`ndcg_rel_inf`) are the
     values trec_eval prints, neither an overflow to report nor an undefined
     query (whose NaN, where one stands for it, is ``np.nan``, sign bit
-    clear)."""
+    clear). Likewise every non-finite value of ``rbp`` and ``rbp_resid``
+    at a ``p`` outside (0, 1), which only trec_eval's reading of
+    ``rbp.p=...`` gives (see :func:`skrank.names.trec_eval._trec_atof_pairs`):
+    trec_eval's running product ``cur_p * p`` overflows, and its
+    ``inf``, ``-inf`` and NaN are what it prints (m_rbp.c, ``te_calc_rbp``;
+    m_rbp_resid.c, ``te_calc_rbp_resid``)."""
+    values = np.asarray(values)
+    p = params.get("p")
+    if isinstance(p, float) and not 0.0 < p < 1.0:
+        return ~np.isfinite(values)
     if not isinstance(params.get("gain"), TrecGainTable):
         return np.zeros(np.shape(values), dtype=bool)
-    values = np.asarray(values)
     return (np.isnan(values) & np.signbit(values)) | (values == np.inf)

@@ -29,13 +29,11 @@ labels of ``r``); the user guide lists them (:ref:`retrieval`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-import numpy as np
 from numpy.typing import ArrayLike
 
 from ._docs import RETRIEVAL_DOCS
-from ._retrieval import RETRIEVAL, Faces
+from ._retrieval import RETRIEVAL
+from ._retrieval_faces import Faces
 
 __all__ = [
     "evaluate_retrieval",
@@ -51,40 +49,13 @@ _faces = Faces(RETRIEVAL_DOCS)
 
 
 @_faces.lookup("bndcg")
-def retrieval_bndcg_score(
-    query_labels: ArrayLike,
-    lookup_labels: ArrayLike | None = None,
-    *,
-    match_mask: ArrayLike | None = None,
-    lookup_distances: ArrayLike | None = None,
-    k: int | None = None,
-    distance_threshold: float | None = None,
-    average: str | None = "micro",
-    drop_closest_lookup: bool = False,
-    ties: str = "average",
-) -> float | np.ndarray:
+def retrieval_bndcg_score():
     """Binary nDCG@k with the ideal over the matches in the top k.
 
     TF Similarity's ``BNDCG``: the DCG of the match indicators of the first
     ``k`` neighbours, divided by the DCG of the same indicators sorted, so
     that a query scores 1 when its matches in the top ``k`` come first. A
     query with no match in the top ``k`` scores 0.
-
-    Parameters
-    ----------
-    %(query_labels)s
-    %(lookup_labels)s
-    %(match_mask)s
-    %(lookup_distances)s
-    %(k_lookup)s
-    %(distance_threshold)s
-    %(average_retrieval)s
-    %(drop_closest_lookup_no_r)s
-    %(ties_retrieval)s
-
-    Returns
-    -------
-    %(returns_retrieval)s
 
     Raises
     ------
@@ -161,22 +132,7 @@ def retrieval_bndcg_score(
 
 
 @_faces.lookup("precision", with_r="recall", clip_at_r="r_precision")
-def retrieval_precision_score(
-    query_labels: ArrayLike,
-    lookup_labels: ArrayLike | None = None,
-    *,
-    match_mask: ArrayLike | None = None,
-    lookup_distances: ArrayLike | None = None,
-    k: int | None = None,
-    r: Mapping | None = None,
-    clip_at_r: bool = False,
-    distance_threshold: float | None = None,
-    average: str | None = "micro",
-    drop_closest_lookup: bool = False,
-    leave_one_out: bool = False,
-    ties: str = "average",
-    replace_undefined_by: float = 0.0,
-) -> float | np.ndarray:
+def retrieval_precision_score():
     """Precision of the first k neighbours: matches over k, or over r.
 
     TF Similarity's ``PrecisionAtK``: the number of matches among the first
@@ -187,25 +143,10 @@ def retrieval_precision_score(
 
     Parameters
     ----------
-    %(query_labels)s
-    %(lookup_labels)s
-    %(match_mask)s
-    %(lookup_distances)s
-    %(k_lookup)s
     %(r)s
         ``None`` divides by ``k``.
     %(clip_at_r)s
         This gives R-precision when ``k`` is at least ``r[label]``.
-    %(distance_threshold)s
-    %(average_retrieval)s
-    %(drop_closest_lookup)s
-    %(leave_one_out)s
-    %(ties_retrieval)s
-    %(replace_undefined_by_retrieval)s
-
-    Returns
-    -------
-    %(returns_retrieval)s
 
     Raises
     ------
@@ -271,39 +212,12 @@ def retrieval_precision_score(
 
 
 @_faces.lookup("hit_rate")
-def retrieval_hit_rate_score(
-    query_labels: ArrayLike,
-    lookup_labels: ArrayLike | None = None,
-    *,
-    match_mask: ArrayLike | None = None,
-    lookup_distances: ArrayLike | None = None,
-    k: int | None = None,
-    distance_threshold: float | None = None,
-    average: str | None = "micro",
-    drop_closest_lookup: bool = False,
-    ties: str = "average",
-) -> float | np.ndarray:
+def retrieval_hit_rate_score():
     """Hit rate: 1 if any of the first k neighbours matches, else 0.
 
     This is what TF Similarity calls ``RecallAtK`` (the metric-learning
     "Recall@K"). skrank keeps the name recall for its IR meaning, matches
     over the class size (:func:`retrieval_recall_score`).
-
-    Parameters
-    ----------
-    %(query_labels)s
-    %(lookup_labels)s
-    %(match_mask)s
-    %(lookup_distances)s
-    %(k_lookup)s
-    %(distance_threshold)s
-    %(average_retrieval)s
-    %(drop_closest_lookup_no_r)s
-    %(ties_retrieval)s
-
-    Returns
-    -------
-    %(returns_retrieval)s
 
     Raises
     ------
@@ -347,21 +261,7 @@ def retrieval_hit_rate_score(
 
 
 @_faces.lookup(with_r="recall")
-def retrieval_recall_score(
-    query_labels: ArrayLike,
-    lookup_labels: ArrayLike | None = None,
-    *,
-    r: Mapping,
-    match_mask: ArrayLike | None = None,
-    lookup_distances: ArrayLike | None = None,
-    k: int | None = None,
-    distance_threshold: float | None = None,
-    average: str | None = "micro",
-    drop_closest_lookup: bool = False,
-    leave_one_out: bool = False,
-    ties: str = "average",
-    replace_undefined_by: float = 0.0,
-) -> float | np.ndarray:
+def retrieval_recall_score():
     """Recall of the first k neighbours: matches over the class size R.
 
     Recall in its information-retrieval meaning: the share of the index
@@ -371,24 +271,9 @@ def retrieval_recall_score(
 
     Parameters
     ----------
-    %(query_labels)s
-    %(lookup_labels)s
     r : mapping of label to int
         Number of index items of each class (R), e.g. ``{0: 10, 1: 3}``;
         every query label must have an entry.
-    %(match_mask)s
-    %(lookup_distances)s
-    %(k_lookup)s
-    %(distance_threshold)s
-    %(average_retrieval)s
-    %(drop_closest_lookup)s
-    %(leave_one_out)s
-    %(ties_retrieval)s
-    %(replace_undefined_by_retrieval)s
-
-    Returns
-    -------
-    %(returns_retrieval)s
 
     Raises
     ------
@@ -434,22 +319,7 @@ def retrieval_recall_score(
 
 
 @_faces.lookup("map", with_r="map", clip_at_r="map_at_r", k_as_r=True)
-def retrieval_map_score(
-    query_labels: ArrayLike,
-    lookup_labels: ArrayLike | None = None,
-    *,
-    match_mask: ArrayLike | None = None,
-    lookup_distances: ArrayLike | None = None,
-    k: int | None = None,
-    r: Mapping | None = None,
-    clip_at_r: bool = False,
-    distance_threshold: float | None = None,
-    average: str | None = "micro",
-    drop_closest_lookup: bool = False,
-    leave_one_out: bool = False,
-    ties: str = "average",
-    replace_undefined_by: float = 0.0,
-) -> float | np.ndarray:
+def retrieval_map_score():
     """Mean average precision of the first k neighbours, divided by r.
 
     TF Similarity's ``MapAtK``: for each query the precision at every rank
@@ -459,25 +329,10 @@ def retrieval_map_score(
 
     Parameters
     ----------
-    %(query_labels)s
-    %(lookup_labels)s
-    %(match_mask)s
-    %(lookup_distances)s
-    %(k_lookup)s
     %(r)s
         ``None`` divides by ``k``, as TF Similarity does without ``r``.
     %(clip_at_r)s
         This gives MAP@R when ``k`` is at least ``r[label]``.
-    %(distance_threshold)s
-    %(average_retrieval)s
-    %(drop_closest_lookup)s
-    %(leave_one_out)s
-    %(ties_retrieval)s
-    %(replace_undefined_by_retrieval)s
-
-    Returns
-    -------
-    %(returns_retrieval)s
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""What tests/test_dask.py and tests/test_spark.py check on both adapters.
+"""What tests/distributed/test_dask.py and test_spark.py check on both adapters.
 
 Each check takes a driver (:class:`DaskDriver`, :class:`SparkDriver`) that
 makes the engine's frames from pandas rows and collects its per-query
@@ -617,8 +617,9 @@ def check_run_first_and_tie_bounds(driver, run_df, run, splits, **kwargs):
 def check_conventions_query_set(driver, **kwargs):
     """ir_measures scores every judged query, one the run misses 0 on every
     metric (skrank.trec.evaluate_run's convention="ir_measures", checked
-    against ir_measures itself in test_conventions_peers.py); without
-    queries=, the adapter takes the same query set."""
+    against ir_measures itself in
+    conventions/test_ir_measures_pytrec_eval_peers.py); without queries=, the
+    adapter takes the same query set."""
     qrels, run = trec_tables(seed=13)
     metrics = ["nDCG@10", "AP", "P@5"]
     means, per_query = evaluate_run(

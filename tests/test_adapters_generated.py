@@ -1,4 +1,4 @@
-"""Public functions made from declarations: ``skrank._generated.function``,
+"""Public functions made from declarations: ``skrank._faces.function``,
 the Dask and Spark adapters' faces (``Adapter.public``), the Displays'
 shared docstring sections and the command line's choice options.
 
@@ -16,7 +16,7 @@ import pytest
 import skrank.dask
 import skrank.spark
 from skrank._cli.parser import _parser
-from skrank._generated import function
+from skrank._faces import function
 from skrank.display import MetricAtKDisplay, PrecisionRecallCurveDisplay
 from skrank.distributed._common import SIGNATURES
 

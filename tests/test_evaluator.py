@@ -193,6 +193,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_grid_search_qid_column_matches_hand_loop(case, ltr_data):
     X, y, qid = ltr_data

@@ -21,5 +21,6 @@ ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 SKRANK_DEBUG_BUILD=1 \
     "$PY" -m pytest -c ../setup.cfg -q -p no:cacheprovider \
-    test_native.py test_engine.py test_properties.py test_input_forms.py \
-    test_ties.py test_trec_fuzz.py test_registry_fuzz.py "$@"
+    engine measures/test_kernels.py common/test_properties.py \
+    common/test_input_forms.py common/test_ties.py trec/test_readers_fuzz.py \
+    names/test_grammar_fuzz.py "$@"

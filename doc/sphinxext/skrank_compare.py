@@ -6,7 +6,7 @@ pytrec_eval, and ranx. TensorFlow Similarity needs TensorFlow, which the
 documentation environment does not install; its column is computed with
 :mod:`skrank.retrieval` in TF Similarity's own conventions (neighbours read in
 the order given, ``ties="first"``), whose agreement with TF Similarity's
-published test values is checked in ``tests/test_retrieval.py``.
+published test values is checked in ``tests/retrieval/test_tf_similarity.py``.
 """
 
 from __future__ import annotations

@@ -57,6 +57,14 @@ ctypedef fused rel_t:
     uint8_t
     uint64_t
 
+# what a move writes per row beside the scores: relevance items as they are
+# (uint64), grades (uint8) or tags (uint16, uint32)
+ctypedef fused row_t:
+    uint8_t
+    uint16_t
+    uint32_t
+    uint64_t
+
 # staged relevance read by place_digits: grades or float64
 ctypedef fused staged_t:
     uint8_t
@@ -160,6 +168,66 @@ cdef inline void _check_moved(str fn, Py_ssize_t n_digits, int shift) except *:
         raise ValueError(f"{fn}: {n_digits} digits of {shift} bits")
 
 
+cdef inline bint _move_rows(
+    const code_t *cp,
+    Py_ssize_t n,
+    uint64_t lo,
+    int shift,
+    int64_t *nx,
+    uint64_t nd,
+    uint64_t no,
+    const uint64_t *yi,
+    const uint64_t *si,
+    row_t *yo,
+    uint64_t *so,
+    low_t *lw,
+    int64_t *cc,
+    int *grades,
+) noexcept nogil:
+    """The loop of :func:`move_pair` and :func:`move_tags`: each row to
+    ``nx[h]`` of its digit ``h`` (which advances), its scores ``si[i]`` to
+    ``so`` and its relevance ``yi[i]`` to ``yo`` as the type of ``yo``
+    says: 8-byte items as they are (uint64), a grade (uint8) or a tag
+    (uint16, uint32: the grade in the lowest byte, the low digit above it).
+    ``lw`` (or NULL): the low digits; ``cc`` (or NULL): counters by code.
+    ``grades[0]`` becomes negative where a relevance value was not a grade.
+    Returns whether a digit or a position was out of range."""
+    cdef uint64_t mask = ((<uint64_t>1) << shift) - 1
+    cdef const double *yd = <const double *>yi
+    cdef uint64_t off, h, p
+    cdef Py_ssize_t i
+    cdef int g, seen = 0
+    cdef bint out = False
+    for i in range(n):
+        off = <uint64_t>cp[i] - lo
+        h = off >> shift
+        if h >= nd:
+            out = True
+            break
+        p = <uint64_t>nx[h]
+        nx[h] += 1
+        if p >= no:
+            out = True
+            break
+        if cc != NULL:
+            cc[off] += 1
+        if lw != NULL:
+            lw[p] = <low_t>(off & mask)
+        # the one write that differs: relevance as items, grades or tags
+        if row_t is uint64_t:
+            yo[p] = yi[i]
+        else:
+            g = small_integer(yd[i], 255)
+            seen |= g
+            if row_t is uint8_t:
+                yo[p] = <uint8_t>g
+            else:
+                yo[p] = <row_t>((<uint8_t>g) | ((off & mask) << 8))
+        so[p] = si[i]
+    grades[0] = seen
+    return out
+
+
 def move_pair(
     const code_t[::1] codes,
     uint64_t lo,
@@ -196,44 +264,16 @@ def move_pair(
         return True
     if n_out == 0:
         raise ValueError(f"move_pair: {_OUT_OF_RANGE}")
-    cdef const code_t *cp = &codes[0]
-    cdef int64_t *nx = &next[0]
-    cdef const uint64_t *yi = &y[0]
-    cdef const double *yd = <const double *>&y[0]
-    cdef const uint64_t *si = &s[0]
-    cdef rel_t *yo = &y_out[0]
-    cdef uint64_t *so = &s_out[0]
     cdef low_t *lw = &low[0] if with_low else NULL
     cdef int64_t *cc = &counts[0] if with_counts else NULL
-    cdef uint64_t mask = ((<uint64_t>1) << shift) - 1
-    cdef uint64_t nd = <uint64_t>n_digits, no = <uint64_t>n_out
-    cdef uint64_t off, h, p
-    cdef Py_ssize_t i
-    cdef int g, grades = 0
-    cdef bint out = False
+    cdef int grades = 0
+    cdef bint out
     with nogil:
-        for i in range(n):
-            off = <uint64_t>cp[i] - lo
-            h = off >> shift
-            if h >= nd:
-                out = True
-                break
-            p = <uint64_t>nx[h]
-            nx[h] += 1
-            if p >= no:
-                out = True
-                break
-            if with_counts:
-                cc[off] += 1
-            if with_low:
-                lw[p] = <low_t>(off & mask)
-            if rel_t is uint8_t:
-                g = small_integer(yd[i], 255)
-                grades |= g
-                yo[p] = <uint8_t>g
-            else:
-                yo[p] = yi[i]
-            so[p] = si[i]
+        out = _move_rows(
+            &codes[0], n, lo, shift, &next[0], <uint64_t>n_digits,
+            <uint64_t>n_out, &y[0], &s[0], &y_out[0], &s_out[0], lw, cc,
+            &grades,
+        )
     if out:
         raise ValueError(f"move_pair: {_OUT_OF_RANGE}")
     return grades >= 0
@@ -271,36 +311,14 @@ def move_tags(
         return True
     if n_out == 0:
         raise ValueError(f"move_tags: {_OUT_OF_RANGE}")
-    cdef const code_t *cp = &codes[0]
-    cdef int64_t *nx = &next[0]
-    cdef const double *yi = &y[0]
-    cdef const uint64_t *si = &s[0]
-    cdef tag_t *to = &tags[0]
-    cdef uint64_t *so = &s_out[0]
-    cdef int64_t *cc = &counts[0]
-    cdef uint64_t mask = ((<uint64_t>1) << shift) - 1
-    cdef uint64_t nd = <uint64_t>n_digits, no = <uint64_t>n_out
-    cdef uint64_t off, h, p
-    cdef Py_ssize_t i
-    cdef int g, grades = 0
-    cdef bint out = False
+    cdef int grades = 0
+    cdef bint out
     with nogil:
-        for i in range(n):
-            off = <uint64_t>cp[i] - lo
-            h = off >> shift
-            if h >= nd:
-                out = True
-                break
-            p = <uint64_t>nx[h]
-            nx[h] += 1
-            if p >= no:
-                out = True
-                break
-            cc[off] += 1
-            g = small_integer(yi[i], 255)
-            grades |= g
-            to[p] = <tag_t>((<uint8_t>g) | ((off & mask) << 8))
-            so[p] = si[i]
+        out = _move_rows(
+            &codes[0], n, lo, shift, &next[0], <uint64_t>n_digits,
+            <uint64_t>n_out, <const uint64_t *>&y[0], &s[0], &tags[0],
+            &s_out[0], <uint8_t *>NULL, &counts[0], &grades,
+        )
     if out:
         raise ValueError(f"move_tags: {_OUT_OF_RANGE}")
     return grades >= 0
@@ -662,6 +680,52 @@ cdef bint _settle_columns(
     return False
 
 
+cdef inline bint _place_rows(
+    const int64_t *bd,
+    Py_ssize_t skew,
+    Py_ssize_t first,
+    Py_ssize_t stop,
+    int shift,
+    const low_t *lw,
+    const staged_t *yi,
+    bint tagged,
+    const uint64_t *si,
+    int64_t *lnext,
+    uint64_t count,
+    uint64_t m,
+    double *yo,
+    uint64_t *so,
+) noexcept nogil:
+    """The loop of :func:`place_digits` and :func:`place_tags`: the rows of
+    digits ``first .. stop - 1`` to ``lnext[code]`` (which advances), their
+    relevance to ``yo`` and scores to ``so``. A row's low digit and grade
+    are read from ``lw`` and ``yi``, or (``tagged``) from its tag in ``lw``
+    (the grade in the lowest byte, the low digit above it; ``yi`` not
+    read). Returns whether a code or a code start was out of range."""
+    cdef int64_t a, z
+    cdef Py_ssize_t h, i
+    cdef uint64_t base, dd, p
+    cdef uint64_t tag
+    for h in range(first, stop):
+        a = bd[h] + h * skew
+        z = bd[h + 1] + h * skew
+        base = (<uint64_t>(h - first)) << shift
+        for i in range(a, z):
+            # the one read that differs: the low digit and grade apart or
+            # in a tag
+            tag = lw[i]
+            dd = base + ((tag >> 8) if tagged else tag)
+            if dd >= count:
+                return True
+            p = <uint64_t>lnext[dd]
+            lnext[dd] += 1
+            if p >= m:
+                return True
+            yo[p] = <double>(tag & 0xFF) if tagged else <double>yi[i]
+            so[p] = si[i]
+    return False
+
+
 def place_digits(
     const int64_t[::1] starts,
     int shift,
@@ -698,36 +762,14 @@ def place_digits(
         return
     cdef int64_t *lnext = _next_of(count)
     memcpy(lnext, &starts[0], count * sizeof(int64_t))
-    cdef const int64_t *bd = &bounds[0]
-    cdef const low_t *lw = &low[0]
-    cdef const staged_t *yi = &y[0]
-    cdef const uint64_t *si = &s[0]
-    cdef double *yo = &y_out[0]
-    cdef uint64_t *so = &s_out[0]
-    cdef int64_t a, z
-    cdef Py_ssize_t h, i
-    cdef uint64_t base, dd, p
-    cdef bint over = False
+    cdef bint over
     try:
         with nogil:
-            for h in range(first, stop):
-                a = bd[h] + h * skew
-                z = bd[h + 1] + h * skew
-                base = (<uint64_t>(h - first)) << shift
-                for i in range(a, z):
-                    dd = base + lw[i]
-                    if dd >= <uint64_t>count:
-                        over = True
-                        break
-                    p = <uint64_t>lnext[dd]
-                    lnext[dd] += 1
-                    if p >= <uint64_t>m:
-                        over = True
-                        break
-                    yo[p] = <double>yi[i]
-                    so[p] = si[i]
-                if over:
-                    break
+            over = _place_rows(
+                &bounds[0], skew, first, stop, shift, &low[0], &y[0], False,
+                &s[0], lnext, <uint64_t>count, <uint64_t>m, &y_out[0],
+                &s_out[0],
+            )
     finally:
         PyMem_RawFree(lnext)
     if over:
@@ -767,37 +809,14 @@ def place_tags(
         return
     cdef int64_t *lnext = _next_of(count)
     memcpy(lnext, &starts[0], count * sizeof(int64_t))
-    cdef const int64_t *bd = &bounds[0]
-    cdef const tag_t *ti = &tags[0]
-    cdef const uint64_t *si = &s[0]
-    cdef double *yo = &y_out[0]
-    cdef uint64_t *so = &s_out[0]
-    cdef int64_t a, z
-    cdef Py_ssize_t h, i
-    cdef uint64_t base, dd, p
-    cdef tag_t tag
-    cdef bint over = False
+    cdef bint over
     try:
         with nogil:
-            for h in range(first, stop):
-                a = bd[h] + h * skew
-                z = bd[h + 1] + h * skew
-                base = (<uint64_t>(h - first)) << shift
-                for i in range(a, z):
-                    tag = ti[i]
-                    dd = base + (tag >> 8)
-                    if dd >= <uint64_t>count:
-                        over = True
-                        break
-                    p = <uint64_t>lnext[dd]
-                    lnext[dd] += 1
-                    if p >= <uint64_t>m:
-                        over = True
-                        break
-                    yo[p] = <double>(tag & 0xFF)
-                    so[p] = si[i]
-                if over:
-                    break
+            over = _place_rows(
+                &bounds[0], skew, first, stop, shift, &tags[0],
+                <const uint8_t *>NULL, True, &s[0], lnext, <uint64_t>count,
+                <uint64_t>m, &y_out[0], &s_out[0],
+            )
     finally:
         PyMem_RawFree(lnext)
     if over:

@@ -5,7 +5,8 @@ Each kernel reads the typed buffers it declares (C-contiguous, native byte
 order; the wrappers in :mod:`skrank._engine.order` convert their arrays
 once), releases the GIL while it works and checks every size product before
 it takes memory. What each one computes is stated in plain numpy in the
-tests (``tests/test_native.py``), which check the kernels against it.
+tests (``tests/engine/test_ordering_kernel.py``), which check the kernels
+against it.
 """
 
 import numpy as np

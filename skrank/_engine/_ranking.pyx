@@ -5,7 +5,7 @@ order; the wrappers in :mod:`skrank._engine.order` and
 :mod:`skrank._engine.ranking` convert their arrays once), releases the GIL
 while it works and checks every size product before it takes memory. What
 each one computes is stated in plain numpy in the tests
-(``tests/test_native.py``), which check the kernels against it.
+(``tests/engine/test_ranking_kernel.py``), which check the kernels against it.
 """
 
 import numpy as np
@@ -155,33 +155,38 @@ def segment_sums(const flag_or_double[::1] x, const uint8_t[::1] last, double[::
         raise ValueError(
             f"segment_sums: x has {x.shape[0]} positions and last {n}; they must agree"
         )
+    # plain pointers: the loops keep them in registers (a memoryview's data
+    # is read again after every store)
+    cdef const flag_or_double *xp = &x[0] if n else NULL
+    cdef const uint8_t *lp = &last[0] if n else NULL
+    cdef double *op = &out[0] if G else NULL
     with nogil:
         for i in range(n):
-            runs += last[i] != 0
-    if runs != G or (n > 0 and not last[n - 1]):
+            runs += lp[i] != 0
+    if runs != G or (n > 0 and not lp[n - 1]):
         raise ValueError(
             f"segment_sums: last marks {runs} runs"
-            f"{'' if n == 0 or last[n - 1] else ', the last one open,'}"
+            f"{'' if n == 0 or lp[n - 1] else ', the last one open,'}"
             f" for {G} sums; each run must end with a mark"
         )
     with nogil:
-        memset(&out[0] if G else NULL, 0, <size_t>G * sizeof(double))
         g = 0
         if flag_or_double is double:
             # no branch per position: each position adds to its run's sum,
             # and a run's last position moves on to the next run
+            if G:
+                memset(op, 0, <size_t>G * sizeof(double))
             for i in range(n):
-                out[g] += x[i]
-                g += last[i] != 0
+                op[g] += xp[i]
+                g += lp[i] != 0
         else:
             # counts: a running integer count, each run's sum the difference
             # at its last position (exact, so equal to adding in order)
             for i in range(n):
-                count += x[i] != 0
-                out[g] = <double>(count - before)
-                end = last[i] != 0
-                if end:
-                    before = count
+                count += xp[i] != 0
+                op[g] = <double>(count - before)
+                end = lp[i] != 0
+                before = count if end else before
                 g += end
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from .._evaluate import evaluate_for
 from .._evaluator import RankingEvaluator, query_ids_in
-from .._generated import function
+from .._faces import function
 from .._response import expected_relevance, score_method
 from .._results import QueryResults
 from .._stats import _CONSTRAINTS as COMPARE_CONSTRAINTS

@@ -42,8 +42,7 @@ import numpy as np
 from .._conventions import name_rules, run_options
 from .._core import finish_aggregate, partial_aggregate
 from .._evaluate import check_tie_bounds, evaluate, resolve_metrics
-from .._faces import fill_doc
-from .._generated import function
+from .._faces import fill_doc, function
 from .._validation import InvalidParameterError, validate_params
 from ..names import get_metric, read_metrics
 

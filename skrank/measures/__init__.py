@@ -25,67 +25,20 @@ position is a tie group of its own, and the same formulas reduce to the
 usual definitions, so each metric is written once.
 
 :data:`MEASURES` lists every metric once, in the order the registry, the
-documentation tables and the common tests read them.
+documentation tables and the common tests read them: the declarations found
+in the family modules, family by family; nothing else lists them.
 """
 
 from __future__ import annotations
 
+from . import ap, counts, cutoff, dcg, err, iprec, judged, rbp
 from ._base import ARITHMETICS, Measure, ParamSpec
-from .ap import (
-    AP_DENOMINATORS,
-    BPREF,
-    GM_BPREF,
-    GM_MAP,
-    INFAP,
-    MAP,
-    MAP_AT_R,
-    SET_MAP,
-    YAAP,
-)
-from .counts import (
-    NUM_Q,
-    NUM_REL,
-    NUM_REL_RET,
-    NUM_RET,
-    R_PRECISION_MULT,
-    RELATIVE_PRECISION,
-    SET_F,
-    SET_PRECISION,
-    SET_RECALL,
-    SET_RELATIVE_PRECISION,
-    UTILITY,
-)
-from .cutoff import (
-    F1,
-    HIT_RATE,
-    HITS,
-    MRR,
-    PRECISION,
-    PRECISION_DENOMINATORS,
-    R_PRECISION,
-    RECALL,
-)
-from .dcg import (
-    BINARY_G,
-    BNDCG,
-    DCG,
-    NDCG,
-    NDCG_ARITHMETICS,
-    NDCG_IDEALS,
-    NDCG_REL,
-    NORMALIZED_GAIN,
-    R_NDCG,
-)
-from .err import ERR, NERR
-from .iprec import ELEVEN_LEVELS, IPREC_11PT_AVG, IPREC_AT_RECALL, RECALL_ROUNDINGS
-from .judged import (
-    JUDGED,
-    JUDGED_UNASSESSED,
-    NUM_NONREL_JUDGED_RET,
-    UNJUDGED,
-    UNJUDGED_RATE,
-)
-from .rbp import RBP, RBP_GAINS, RBP_RESID
+from .ap import AP_DENOMINATORS
+from .cutoff import PRECISION_DENOMINATORS
+from .dcg import NDCG_ARITHMETICS, NDCG_IDEALS
+from .iprec import ELEVEN_LEVELS, RECALL_ROUNDINGS
+from .judged import JUDGED_UNASSESSED
+from .rbp import RBP_GAINS
 
 __all__ = [
     "AP_DENOMINATORS",
@@ -103,52 +56,16 @@ __all__ = [
     "measure_by_function",
 ]
 
-#: Every metric, in the order the registry and the documentation list them.
-MEASURES: tuple[Measure, ...] = (
-    HITS,
-    HIT_RATE,
-    PRECISION,
-    RECALL,
-    F1,
-    R_PRECISION,
-    MRR,
-    MAP,
-    BPREF,
-    RBP,
-    DCG,
-    NDCG,
-    MAP_AT_R,
-    BNDCG,
-    ERR,
-    NERR,
-    RBP_RESID,
-    JUDGED,
-    UNJUDGED,
-    INFAP,
-    IPREC_AT_RECALL,
-    IPREC_11PT_AVG,
-    NUM_RET,
-    NUM_REL,
-    NUM_REL_RET,
-    NUM_Q,
-    SET_PRECISION,
-    SET_RECALL,
-    SET_F,
-    GM_MAP,
-    GM_BPREF,
-    # trec_eval 10's remaining measures, each from its m_*.c definition
-    RELATIVE_PRECISION,
-    SET_RELATIVE_PRECISION,
-    R_PRECISION_MULT,
-    UTILITY,
-    SET_MAP,
-    NUM_NONREL_JUDGED_RET,
-    UNJUDGED_RATE,
-    BINARY_G,
-    NORMALIZED_GAIN,
-    NDCG_REL,
-    R_NDCG,
-    YAAP,
+#: The family modules, in the order their metrics are listed.
+_FAMILIES = (cutoff, ap, rbp, dcg, err, judged, iprec, counts)
+
+#: Every metric, in the order the registry and the documentation list them:
+#: each family's declarations, in the order the family module makes them.
+MEASURES: tuple[Measure, ...] = tuple(
+    value
+    for family in _FAMILIES
+    for value in vars(family).values()
+    if isinstance(value, Measure)
 )
 
 _BY_FUNCTION = {m.function: m for m in MEASURES}

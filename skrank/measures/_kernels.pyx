@@ -65,6 +65,20 @@ cdef inline double _term(
     return skrank_select(<int>(t > 1), tied, single)
 
 
+cdef bint _rows_ascend(const int64_t[::1] row_first, Py_ssize_t G):
+    """Whether each row's first group ``row_first[r]`` is in ``0 .. G`` and
+    not before the previous row's."""
+    cdef Py_ssize_t r
+    for r in range(row_first.shape[0]):
+        if not (
+            row_first[r] >= 0
+            and row_first[r] <= G
+            and (r == 0 or row_first[r] >= row_first[r - 1])
+        ):
+            return False
+    return True
+
+
 def _reciprocals(Py_ssize_t n):
     """1/t for t = 0 .. n, with 0 for t = 0."""
     inv = np.zeros(n + 1)
@@ -165,15 +179,7 @@ def ap_sums(
             and inside.shape[0] == G
             and row_first.shape[0] == m
         )
-        if ok:
-            for r in range(m):
-                if not (
-                    row_first[r] >= 0
-                    and row_first[r] <= G
-                    and (r == 0 or row_first[r] >= row_first[r - 1])
-                ):
-                    ok = False
-                    break
+        ok = ok and _rows_ascend(row_first, G)
     elif ok:
         ok = m <= G // w and G == m * w and depth.shape[0] == m
         if ok:
@@ -259,15 +265,7 @@ def head_sums(
         and (m <= a.shape[0] // w if w else True)
         and a.shape[0] == (m * w if w else G)
     )
-    if ok:
-        for r in range(m):
-            if not (
-                row_first[r] >= 0
-                and row_first[r] <= G
-                and (r == 0 or row_first[r] >= row_first[r - 1])
-            ):
-                ok = False
-                break
+    ok = ok and _rows_ascend(row_first, G)
     if not ok:
         raise ValueError("head_sums: inconsistent buffers")
     with nogil:

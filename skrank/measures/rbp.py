@@ -33,10 +33,15 @@ def _rbp_compute(r, k, p, relevance_level, gain="binary", arithmetic="skrank"):
         if not r.width:
             return np.zeros(r.m), None
         # every position its own group: (m, W) arrays in rank order
-        powers = np.cumprod(np.concatenate(([1.0], np.full(r.width - 1, p))))
-        inside = np.broadcast_to(r.in_cutoff(k), (r.m, r.width)) > 0
-        terms = np.where(inside, np.broadcast_to(g, (r.m, r.width)), 0.0) * powers
-        return (1.0 - p) * np.cumsum(terms, axis=1)[:, -1], None
+        # trec_eval's p is any atof value (0, 1, negative, above 1, inf,
+        # nan): a term of gain 0 is skipped ("if (gain != 0)"), so that
+        # 0 * inf adds no NaN
+        with np.errstate(over="ignore", invalid="ignore"):
+            powers = np.cumprod(np.concatenate(([1.0], np.full(r.width - 1, p))))
+            inside = np.broadcast_to(r.in_cutoff(k), (r.m, r.width)) > 0
+            g = np.where(inside, np.broadcast_to(g, (r.m, r.width)), 0.0)
+            terms = np.where(g != 0, g * powers, 0.0)
+            return (1.0 - p) * np.cumsum(terms, axis=1)[:, -1], None
     weight = np.power(p, T) - np.power(p, T + r.in_cutoff(k))
     return r.row_sum(g / r.size * weight), None
 
@@ -45,6 +50,13 @@ _P = _shared("p", "p", 0.8, float, always_shown=True)
 
 
 _RBP_GAIN = ParamSpec("gain", "gain", "binary", (Options(RBP_GAINS),), str)
+
+
+def _rbp_p_above_one(params):
+    """Whether rbp keeps trec_eval's value of its placeholder ranking of a
+    query the run misses: ``(1.0 - p) * 0``, -0.0 at a ``p`` above 1 (which
+    only trec_eval's reading of ``rbp.p=...`` gives)."""
+    return params["p"] > 1
 
 
 RBP = Measure(
@@ -57,6 +69,7 @@ RBP = Measure(
     formula=r"(1 - p) \sum_{j \le k} g_j\, p^{j-1}",
     params=(_P, _REL, _RBP_GAIN, _TREC_EVAL_ARITHMETIC),
     perfect_is_one=False,
+    keeps_placeholder=_rbp_p_above_one,
 )
 
 
@@ -68,9 +81,22 @@ def _rbp_residual_compute(r, k, p):
     unjudged counts; the tail p^n counts when some unjudged item is in the
     top k, whose probability under ties is that of hit rate: 1 when a group
     entirely inside holds one, else 1 - C(t - u, s) / C(t, s) for the group
-    straddling rank k (t items, u unjudged, s inside)."""
+    straddling rank k (t items, u unjudged, s inside). A ``p`` outside
+    (0, 1), which only trec_eval's reading of ``rbp_resid.p=...`` gives,
+    is summed as ``te_calc_rbp_resid`` sums, rank by rank, ``p^(j-1)`` a
+    running product (an ordering without ties)."""
     T = r.start
     unj = r.unjudged()
+    if not r.tied and not 0.0 < p < 1.0:
+        n = _depth(r, k)
+        with np.errstate(over="ignore", invalid="ignore"):
+            powers = np.cumprod(np.concatenate(([1.0], np.full(r.width, p))))
+            inside = np.arange(r.width)[None, :] < n[:, None]
+            hit = (np.broadcast_to(unj, (r.m, r.width)) > 0) & inside
+            total = np.cumsum(np.where(hit, powers[:-1], 0.0), axis=1)
+            total = total[:, -1] if r.width else np.zeros(r.m)
+            value = powers[n] + (1.0 - p) * total
+        return np.where(hit.any(axis=1), value, 0.0), None
     inside = r.in_cutoff(k)
     weight = np.power(p, T) - np.power(p, T + inside)
     spread = r.row_sum(unj / r.size * weight)

@@ -1,60 +1,19 @@
 """Average precision and its relatives: MAP, bpref, MAP@R, infAP, yaap and
 trec_eval's geometric means ``gm_map`` and ``gm_bpref``.
-
-Each ``*_score`` function is a signature and its documentation;
-:func:`~skrank._faces.metric_function` binds it to the metric declared with
-its name in :mod:`skrank.measures` and does the rest.
 """
 
 from __future__ import annotations
 
-from .._faces import metric_function
-
-__all__ = [
-    "bpref_score",
-    "gm_bpref_score",
-    "gm_map_score",
-    "infap_score",
-    "map_at_r_score",
-    "mean_average_precision_score",
-    "yaap_score",
-]
+from .._faces import exported, metric_function
 
 
-@metric_function
-def mean_average_precision_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-    denominator="R",
-):
+@metric_function(order="... denominator")
+def mean_average_precision_score():
     """Mean average precision (MAP), optionally cut at k.
 
     Parameters
     ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
     %(denominator_ap)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -81,8 +40,6 @@ def mean_average_precision_score(
     ``"pessimistic"`` order relevant items first and last but are not always
     the largest and smallest values.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import mean_average_precision_score
@@ -106,35 +63,8 @@ def mean_average_precision_score(
 
 
 @metric_function
-def bpref_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def bpref_score():
     """Binary preference (bpref) of Buckley & Voorhees.
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -153,8 +83,6 @@ def bpref_score(
     such items in the group), which gives the exact expectation in closed
     form for each group.
 
-    %(layout_notes)s
-
     References
     ----------
     .. [1] Buckley, C., & Voorhees, E. M. (2004). Retrieval evaluation with
@@ -171,38 +99,13 @@ def bpref_score(
 
 
 @metric_function
-def map_at_r_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def map_at_r_score():
     """MAP@R: average precision over the first R positions, divided by R.
 
     Parameters
     ----------
-    %(y_true)s
-    %(y_score)s
     %(k)s
         The sum stops at rank ``min(R, k)``.
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -217,8 +120,6 @@ def map_at_r_score(
     ``ties="average"`` it is the exact expectation over the orderings of
     tied items, as for :func:`mean_average_precision_score`.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import map_at_r_score
@@ -232,35 +133,8 @@ def map_at_r_score(
 
 
 @metric_function
-def infap_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def infap_score():
     """Inferred average precision (infAP) of Yilmaz & Aslam.
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -295,8 +169,6 @@ def infap_score(
     which does not bound infAP (an unassessed item above a relevant one
     raises its term): they are orderings, not bounds.
 
-    %(layout_notes)s
-
     References
     ----------
     .. [1] Yilmaz, E., & Aslam, J. A. (2006). Estimating average precision
@@ -315,37 +187,8 @@ def infap_score(
 
 
 @metric_function
-def gm_map_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def gm_map_score():
     """Average precision summarised by the geometric mean (trec_eval's ``gm_map``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -357,8 +200,6 @@ def gm_map_score(
     :func:`mean_average_precision_score`, exact under ties); their summary
     with ``average="mean"`` is trec_eval's geometric mean,
     ``exp(mean(log(max(AP, 1e-5))))`` (``m_gm_map.c``, ``MIN_GEO_MEAN``).
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -373,35 +214,8 @@ def gm_map_score(
 
 
 @metric_function
-def gm_bpref_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def gm_bpref_score():
     """Binary preference summarised by the geometric mean (``gm_bpref``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -412,8 +226,6 @@ def gm_bpref_score(
     The per-query values are bpref (as :func:`bpref_score`, exact under
     ties); their summary with ``average="mean"`` is trec_eval's geometric
     mean, ``exp(mean(log(max(bpref, 1e-5))))`` (``m_gm_bpref.c``).
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -428,25 +240,11 @@ def gm_bpref_score(
 
 
 @metric_function
-def yaap_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-):
+def yaap_score():
     """Yet another average precision (yaap) of Robertson: AP on a log-odds scale.
 
     Parameters
     ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
     ties : {"average", "optimistic", "pessimistic", "first"}, default="average"
         How items with equal scores are ordered. ``"optimistic"`` /
         ``"pessimistic"``: most / least relevant first within a tie group,
@@ -455,13 +253,6 @@ def yaap_score(
         ``"average"``, the expectation over the orderings, has no closed form
         for yaap: it is refused (``ValueError``) on input with tied scores,
         and on input without ties it is the one ordering's value.
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     Raises
     ------
@@ -490,8 +281,6 @@ def yaap_score(
     each tie group, ``ties="optimistic"`` and ``"pessimistic"`` give the
     exact maximum and minimum over those orderings.
 
-    %(layout_notes)s
-
     References
     ----------
     .. [1] Robertson, S. (2012). On smoothing average precision. ECIR 2012,
@@ -518,3 +307,6 @@ def yaap_score(
     >>> yaap_score(y, s, ties="optimistic")
     0.16705408466316607
     """
+
+
+__all__ = list(exported(__name__))

@@ -1,55 +1,16 @@
 """trec_eval's counts (``num_ret``, ``num_rel``, ``num_rel_ret``, ``num_q``)
 and its set measures over the whole retrieved list (``set_P``,
 ``set_recall``, ``set_F``).
-
-Each ``*_score`` function is a signature and its documentation;
-:func:`~skrank._faces.metric_function` binds it to the metric declared with
-its name in :mod:`skrank.measures` and does the rest.
 """
 
 from __future__ import annotations
 
-from .._faces import metric_function
-
-__all__ = [
-    "num_queries_score",
-    "num_relevant_retrieved_score",
-    "num_relevant_score",
-    "num_retrieved_score",
-    "set_f_score",
-    "set_precision_score",
-    "set_recall_score",
-]
+from .._faces import exported, metric_function
 
 
 @metric_function
-def num_retrieved_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-):
+def num_retrieved_score():
     """Number of retrieved items (trec_eval's ``num_ret``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -60,8 +21,6 @@ def num_retrieved_score(
     The list length, or ``min(k, length)``; independent of the order. With
     ``average="mean"`` the result is the sum over queries, as trec_eval
     reports it.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -76,33 +35,8 @@ def num_retrieved_score(
 
 
 @metric_function
-def num_relevant_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-):
+def num_relevant_score():
     """Number of relevant items of each query, R (trec_eval's ``num_rel``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -113,8 +47,6 @@ def num_relevant_score(
     With TREC input R counts every judged relevant document, retrieved or
     not. With ``average="mean"`` the result is the sum over queries, as
     trec_eval reports it.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -129,35 +61,8 @@ def num_relevant_score(
 
 
 @metric_function
-def num_relevant_retrieved_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-):
+def num_relevant_retrieved_score():
     """Number of relevant items retrieved (trec_eval's ``num_rel_ret``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -167,8 +72,6 @@ def num_relevant_retrieved_score(
     -----
     hits@k of each query (exact under ties, as :func:`hits_score`), summed
     over queries with ``average="mean"``, as trec_eval reports it.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -183,31 +86,8 @@ def num_relevant_retrieved_score(
 
 
 @metric_function
-def num_queries_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-):
+def num_queries_score():
     """Number of queries (trec_eval's ``num_q``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -217,8 +97,6 @@ def num_queries_score(
     -----
     Each query counts 1; ``average="mean"`` sums them (the weighted sum with
     ``sample_weight``).
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -231,35 +109,8 @@ def num_queries_score(
 
 
 @metric_function
-def set_precision_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-):
+def set_precision_score():
     """Set precision: relevant retrieved over retrieved (trec_eval's ``set_P``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -270,8 +121,6 @@ def set_precision_score(
     The whole list as a set; with ``k``, the top ``min(k, n)`` items
     (trec_eval's ``-M k``, which does not pad a short list). Independent of
     the order without ``k``; with ``k``, exact under ties as hits@k.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -286,37 +135,8 @@ def set_precision_score(
 
 
 @metric_function
-def set_recall_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def set_recall_score():
     """Set recall: relevant retrieved over relevant (trec_eval's ``set_recall``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -326,8 +146,6 @@ def set_recall_score(
     -----
     The relevant items among the retrieved ones (the top ``min(k, n)``),
     divided by R; undefined when R = 0. It equals ``recall@k``.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -342,39 +160,12 @@ def set_recall_score(
 
 
 @metric_function
-def set_f_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    beta=1.0,
-    arithmetic="skrank",
-):
+def set_f_score():
     """Set F measure (trec_eval's ``set_F``).
 
     Parameters
     ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(beta)s
     %(arithmetic_trec_eval)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -387,8 +178,6 @@ def set_f_score(
     items this is ``(beta + 1) h / (beta R + n)``, linear in h, so exact
     under ties.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import set_f_score
@@ -399,3 +188,6 @@ def set_f_score(
     >>> set_f_score([[1, 0, 1, 0]], [[4, 3, 3, 1]], k=2, ties="pessimistic")
     0.5
     """
+
+
+__all__ = list(exported(__name__))

@@ -1,56 +1,15 @@
 """Cutoff metrics of binary relevance: hits, hit rate, precision, recall and
 F1 at k, R-precision and the reciprocal rank.
-
-Each ``*_score`` function is a signature and its documentation;
-:func:`~skrank._faces.metric_function` binds it to the metric declared with
-its name in :mod:`skrank.measures` and does the rest.
 """
 
 from __future__ import annotations
 
-from .._faces import metric_function
-
-__all__ = [
-    "f1_at_k_score",
-    "hit_rate_score",
-    "hits_score",
-    "mean_reciprocal_rank_score",
-    "precision_at_k_score",
-    "r_precision_score",
-    "recall_at_k_score",
-]
+from .._faces import exported, metric_function
 
 
 @metric_function
-def hits_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-):
+def hits_score():
     """Number of relevant items in the top k (hits@k).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -64,8 +23,6 @@ def hits_score(
     straddles the cutoff, the group's fraction of relevant items times the
     number of its positions inside the cutoff.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import hits_score
@@ -77,38 +34,11 @@ def hits_score(
 
 
 @metric_function
-def hit_rate_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-):
+def hit_rate_score():
     """Fraction of queries with at least one relevant item in the top k.
 
     Also called Success@k; TensorFlow Similarity's ``RecallAtK`` is this
     quantity.
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -123,8 +53,6 @@ def hit_rate_score(
     no earlier item is relevant), the value is
     ``1 - C(t - r, m) / C(t, m)``.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import hit_rate_score
@@ -137,37 +65,12 @@ def hit_rate_score(
 
 
 @metric_function
-def precision_at_k_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    denominator="k",
-):
+def precision_at_k_score():
     """Precision at k: the fraction of the top k that is relevant.
 
     Parameters
     ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
     %(denominator_precision)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -182,8 +85,6 @@ def precision_at_k_score(
     (Evidently; torchmetrics' ``adaptive_k=True``). With ``k=None`` it is the
     number of items. Linear in hits@k, so the tie expectation is exact and
     cheap, and ``ties="optimistic"`` / ``"pessimistic"`` are its bounds.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -204,37 +105,8 @@ def precision_at_k_score(
 
 
 @metric_function
-def recall_at_k_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def recall_at_k_score():
     """Recall at k: the fraction of the relevant items found in the top k.
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -244,8 +116,6 @@ def recall_at_k_score(
     -----
     R@k = hits@k / R with R the number of relevant items of the query;
     undefined when R = 0.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -259,35 +129,8 @@ def recall_at_k_score(
 
 
 @metric_function
-def f1_at_k_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-):
+def f1_at_k_score():
     """F1 at k: the harmonic mean of precision at k and recall at k.
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -297,8 +140,6 @@ def f1_at_k_score(
     -----
     F1@k = 2 hits@k / (k + R), which is linear in hits@k, so the tie
     expectation is exact. A query without relevant items scores 0.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -312,35 +153,8 @@ def f1_at_k_score(
 
 
 @metric_function
-def r_precision_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def r_precision_score():
     """R-precision: precision at R, the number of relevant items of the query.
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -350,8 +164,6 @@ def r_precision_score(
     -----
     Rprec = hits@R / R, which equals recall at R; undefined when R = 0. The
     cutoff differs per query; the tie expectation is exact as for hits.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -364,35 +176,8 @@ def r_precision_score(
 
 
 @metric_function
-def mean_reciprocal_rank_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-):
+def mean_reciprocal_rank_score():
     """Mean reciprocal rank (MRR): one over the rank of the first relevant item.
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -409,8 +194,6 @@ def mean_reciprocal_rank_score(
     ``C(t - m, r - 1) / C(t, r)``, so
     ``E[RR@k] = sum_{m: T + m <= k} C(t - m, r - 1) / C(t, r) / (T + m)``.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import mean_reciprocal_rank_score
@@ -420,3 +203,6 @@ def mean_reciprocal_rank_score(
     ...                            ties="first")
     0.5
     """
+
+
+__all__ = list(exported(__name__))

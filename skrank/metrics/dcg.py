@@ -1,38 +1,15 @@
 """Discounted cumulative gain: DCG and nDCG (strict drop-ins for
 scikit-learn's, with the grouped layout, gains, tie rules and per-query
 output) and binary nDCG.
-
-Each ``*_score`` function is a signature and its documentation;
-:func:`~skrank._faces.metric_function` binds it to the metric declared with
-its name in :mod:`skrank.measures` and does the rest.
 """
 
 from __future__ import annotations
 
-from .._faces import metric_function
-
-__all__ = [
-    "bndcg_score",
-    "dcg_score",
-    "ndcg_score",
-]
+from .._faces import exported, metric_function
 
 
-@metric_function
-def dcg_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    log_base=2,
-    sample_weight=None,
-    ignore_ties=False,
-    qid=None,
-    gain="linear",
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-):
+@metric_function(order="k log_base sample_weight ignore_ties qid gain ...")
+def dcg_score():
     """Discounted cumulative gain (DCG).
 
     The gains of the items in the order of the scores, each divided by the
@@ -43,23 +20,9 @@ def dcg_score(
 
     Parameters
     ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
     log_base : float, default=2
         Base of the logarithm of the discount; must be greater than 1. A low
         value discounts lower ranks more sharply.
-    %(sample_weight)s
-    %(ignore_ties)s
-    %(qid)s
-    %(gain)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     Raises
     ------
@@ -84,8 +47,6 @@ def dcg_score(
     With ``ties="average"`` an item in a tie group counts with the mean gain
     of its group at each of the group's ranks, which is the exact expectation
     over all orderings of the group, also when ``k`` falls inside it.
-
-    %(layout_notes)s
 
     References
     ----------
@@ -121,23 +82,8 @@ def dcg_score(
     """
 
 
-@metric_function
-def ndcg_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    sample_weight=None,
-    ignore_ties=False,
-    qid=None,
-    gain="linear",
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    replace_undefined_by=0.0,
-    ideal="judged",
-    arithmetic="skrank",
-):
+@metric_function(order="k sample_weight ignore_ties qid gain ... ideal arithmetic")
+def ndcg_score():
     """Normalized discounted cumulative gain (nDCG).
 
     DCG divided by the DCG of the ideal ranking of the same query (cut at the
@@ -150,22 +96,6 @@ def ndcg_score(
     ----------
     %(y_true)s
         Must be non-negative.
-    %(y_score)s
-    %(k)s
-    %(sample_weight)s
-    %(ignore_ties)s
-    %(qid)s
-    %(gain)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(replace_undefined_by)s
-    %(ideal)s
-    %(arithmetic)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     Raises
     ------
@@ -200,8 +130,6 @@ def ndcg_score(
     items first and last but need not give the largest and smallest values,
     since the ideal moves with the items retrieved.
 
-    %(layout_notes)s
-
     References
     ----------
     .. [1] Jarvelin, K., & Kekalainen, J. (2002). Cumulated gain-based
@@ -234,37 +162,14 @@ def ndcg_score(
 
 
 @metric_function
-def bndcg_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-):
+def bndcg_score():
     """Binary nDCG@k whose ideal list is the relevant items of the top k.
 
     Parameters
     ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
     %(nonpositive)s
         With this metric, ``"optimistic"`` and ``"pessimistic"`` order
         relevant items first and last but need not bound the expectation.
-    %(average)s
-    %(relevance_level)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -281,8 +186,6 @@ def bndcg_score(
     the ordering when a tie group straddles rank k, and the expectation sums
     over the hypergeometric number of its relevant items inside the cutoff.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import bndcg_score
@@ -293,3 +196,6 @@ def bndcg_score(
     >>> bndcg_score([[1, 0, 1, 0]], [[3, 2, 1, 1]], k=3, ties="pessimistic")
     1.0
     """
+
+
+__all__ = list(exported(__name__))

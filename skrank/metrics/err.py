@@ -1,33 +1,12 @@
-"""Expected reciprocal rank: ERR and its normalisation nERR.
-
-Each ``*_score`` function is a signature and its documentation;
-:func:`~skrank._faces.metric_function` binds it to the metric declared with
-its name in :mod:`skrank.measures` and does the rest.
-"""
+"""Expected reciprocal rank: ERR and its normalisation nERR."""
 
 from __future__ import annotations
 
-from .._faces import metric_function
-
-__all__ = [
-    "err_score",
-    "nerr_score",
-]
+from .._faces import exported, metric_function
 
 
-@metric_function
-def err_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    max_grade=4,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-):
+@metric_function(order="k max_grade ...")
+def err_score():
     """Expected reciprocal rank (ERR) of Chapelle et al.
 
     A cascade model of a user who reads the ranking from the top and stops
@@ -39,27 +18,14 @@ def err_score(
     ----------
     %(y_true)s
         Grades from 0 to ``max_grade``.
-    %(y_score)s
-    %(k)s
     max_grade : int, default=4
         The largest grade of the scale, :math:`g_{\\max}` (4 in the TREC Web
         track's evaluation and the common 0-4 learning-to-rank labels); an
         int from 1 to 1023. ``y_true`` above it is an error.
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     Raises
     ------
-    ValueError
-        If ``y_true`` is negative or above ``max_grade``, or for any bad input
-        that :func:`dcg_score` rejects.
+    %(raises_max_grade)s
 
     See Also
     --------
@@ -90,8 +56,6 @@ def err_score(
     :math:`g_{\\max}` and scaled back by a power of two, exact to rounding
     because ERR is then linear in them.
 
-    %(layout_notes)s
-
     References
     ----------
     .. [1] Chapelle, O., Metzler, D., Zhang, Y., & Grinspan, P. (2009).
@@ -116,20 +80,8 @@ def err_score(
     """
 
 
-@metric_function
-def nerr_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    max_grade=4,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    replace_undefined_by=0.0,
-):
+@metric_function(order="k max_grade ...")
+def nerr_score():
     """Normalized expected reciprocal rank (nERR).
 
     ERR divided by the ERR of the ideal ranking of the same query (grades in
@@ -139,26 +91,12 @@ def nerr_score(
     ----------
     %(y_true)s
         Grades from 0 to ``max_grade``.
-    %(y_score)s
-    %(k)s
     max_grade : int, default=4
         The largest grade of the scale; see :func:`err_score`.
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     Raises
     ------
-    ValueError
-        If ``y_true`` is negative or above ``max_grade``, or for any bad input
-        that :func:`dcg_score` rejects.
+    %(raises_max_grade)s
 
     See Also
     --------
@@ -168,8 +106,6 @@ def nerr_score(
     -----
     A query without an item of positive grade has an ideal ERR of 0; it is
     undefined and takes the value ``replace_undefined_by``.
-
-    %(layout_notes)s
 
     References
     ----------
@@ -187,3 +123,6 @@ def nerr_score(
     >>> nerr_score([[3, 0, 1]], [[0.9, 0.5, 0.9]], k=1, ties="optimistic")
     1.0
     """
+
+
+__all__ = list(exported(__name__))

@@ -1,9 +1,5 @@
 """Interpolated precision: at one recall level, over trec_eval's 11 levels,
 and the per-query recall-precision curve.
-
-Each ``*_score`` function is a signature and its documentation;
-:func:`~skrank._faces.metric_function` binds it to the metric declared with
-its name in :mod:`skrank.measures` and does the rest.
 """
 
 from __future__ import annotations
@@ -11,50 +7,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import compute, prepare, tie_rule
-from .._faces import metric_function, public
+from .._faces import exported, metric_function, public
 from .._validation import validate_params
 from ..measures import ELEVEN_LEVELS, measure_by_function
 from ..names import MetricSpec
 
-__all__ = [
-    "eleven_point_precision_score",
-    "interpolated_precision_score",
-    "precision_recall_curve_per_query",
-]
 
-
-@metric_function
-def interpolated_precision_score(
-    y_true,
-    y_score,
-    *,
-    level=0.0,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    rounding="nearest",
-):
+@metric_function(order="level ...")
+def interpolated_precision_score():
     """Interpolated precision at a recall level (trec_eval's ``iprec_at_recall``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(level)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(rounding)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -75,8 +36,6 @@ def interpolated_precision_score(
     error, and the deterministic rules then apply. ``"optimistic"`` and
     ``"pessimistic"`` give the largest and smallest value.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import interpolated_precision_score
@@ -96,35 +55,8 @@ def interpolated_precision_score(
 
 
 @metric_function
-def eleven_point_precision_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    rounding="nearest",
-):
+def eleven_point_precision_score():
     """Interpolated precision averaged over 11 recall levels (``11pt_avg``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(rounding)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -135,8 +67,6 @@ def eleven_point_precision_score(
     The mean of :func:`interpolated_precision_score` at the levels 0.0,
     0.1, ..., 1.0 (trec_eval's ``11pt_avg``). Under ties only the
     deterministic rules apply (see ``ties``).
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -266,3 +196,6 @@ def precision_recall_curve_per_query(
     >>> precision
     array([[1.]])
     """
+
+
+__all__ = list(exported(__name__))

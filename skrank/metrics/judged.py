@@ -1,47 +1,18 @@
 """How much of a ranking is judged: judged@k and the unjudged items of the
 top k.
-
-Each ``*_score`` function is a signature and its documentation;
-:func:`~skrank._faces.metric_function` binds it to the metric declared with
-its name in :mod:`skrank.measures` and does the rest.
 """
 
 from __future__ import annotations
 
-from .._faces import metric_function
-
-__all__ = [
-    "judged_at_k_score",
-    "unjudged_at_k_score",
-]
+from .._faces import exported, metric_function
 
 
 @metric_function
-def judged_at_k_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    denominator="k",
-    unassessed="unjudged",
-):
+def judged_at_k_score():
     """Fraction of the top k that is judged (ir_measures' ``Judged@k``).
 
     Parameters
     ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
     denominator : {"k", "retrieved"}, default="k"
         What the judged count is divided by: the cutoff, also for a query
         with fewer than ``k`` items, or ``min(k, number of items)``, as
@@ -52,10 +23,6 @@ def judged_at_k_score(
         as judged, as ir_measures' ``Judged`` counts every document listed
         in the qrels (``convention="ir_measures"`` sets it). Array input has
         no such items.
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -76,8 +43,6 @@ def judged_at_k_score(
     group straddling rank k adds its fraction of judged items times its
     positions inside.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import judged_at_k_score
@@ -89,33 +54,8 @@ def judged_at_k_score(
 
 
 @metric_function
-def unjudged_at_k_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-):
+def unjudged_at_k_score():
     """Number of unjudged items in the top k.
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -128,8 +68,6 @@ def unjudged_at_k_score(
     have unjudged documents. Linear in the unjudged counts, so exact under
     ties.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import unjudged_at_k_score
@@ -140,3 +78,6 @@ def unjudged_at_k_score(
     ... )
     1.0
     """
+
+
+__all__ = list(exported(__name__))

@@ -1,52 +1,20 @@
-"""Rank-biased precision and its residual.
-
-Each ``*_score`` function is a signature and its documentation;
-:func:`~skrank._faces.metric_function` binds it to the metric declared with
-its name in :mod:`skrank.measures` and does the rest.
-"""
+"""Rank-biased precision and its residual."""
 
 from __future__ import annotations
 
-from .._faces import metric_function
-
-__all__ = [
-    "rbp_residual_score",
-    "rbp_score",
-]
+from .._faces import exported, metric_function
 
 
-@metric_function
-def rbp_score(
-    y_true,
-    y_score,
-    *,
-    p=0.8,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    gain="binary",
-    arithmetic="skrank",
-):
+@metric_function(order="p ...")
+def rbp_score():
     """Rank-biased precision (RBP) of Moffat & Zobel.
 
     Parameters
     ----------
-    %(y_true)s
-    %(y_score)s
     p : float, default=0.8
         Persistence: the probability that a user goes on from one rank to the
-        next; in (0, 1).
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
+        next; in (0, 1). trec_eval's ``rbp.p=...``, read under the trec_eval
+        conventions, takes any value C's ``atof`` gives, as trec_eval does.
     gain : {"binary", "graded"}, default="binary"
         The gain of an item. ``"binary"``: 1 for a relevant item, else 0.
         ``"graded"``: trec_eval 10's ``rbp`` (``m_rbp.c``): the relevance
@@ -55,10 +23,6 @@ def rbp_score(
         not read (trec_eval's rbp ignores ``-l``). Linear in the gains, so
         exact under ties either way.
     %(arithmetic_trec_eval)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -70,8 +34,6 @@ def rbp_score(
     relevance of the positions, so the tie expectation is exact. The default
     p = 0.8 follows ir_measures; trec_eval 10 uses 0.9 and ranx has no
     default.
-
-    %(layout_notes)s
 
     References
     ----------
@@ -89,37 +51,14 @@ def rbp_score(
     """
 
 
-@metric_function
-def rbp_residual_score(
-    y_true,
-    y_score,
-    *,
-    p=0.8,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-):
+@metric_function(order="p ...")
+def rbp_residual_score():
     """Residual of rank-biased precision: what unjudged items could add.
 
     Parameters
     ----------
-    %(y_true)s
-    %(y_score)s
     p : float, default=0.8
         Persistence, as in :func:`rbp_score` (trec_eval 10 uses 0.9).
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -136,8 +75,6 @@ def rbp_residual_score(
     (:func:`skrank.trec.evaluate_run`) have unjudged documents. Linear in
     the unjudged counts, so exact under ties.
 
-    %(layout_notes)s
-
     References
     ----------
     .. [1] Moffat, A., & Zobel, J. (2008). Rank-biased precision for
@@ -151,3 +88,6 @@ def rbp_residual_score(
     >>> rbp_residual_score([[1, 0, 1]], [[3, 2, 2]], p=0.5, ties="first")
     0.0
     """
+
+
+__all__ = list(exported(__name__))

@@ -1,63 +1,16 @@
 """trec_eval 10's other measures: relative precision, ``Rprec_mult``, utility,
 set MAP, judged non-relevant counts, the unjudged rate, G and binary G, and
 the nDCG variants ``ndcg_rel`` and ``Rndcg``.
-
-Each ``*_score`` function is a signature and its documentation;
-:func:`~skrank._faces.metric_function` binds it to the metric declared with
-its name in :mod:`skrank.measures` and does the rest.
 """
 
 from __future__ import annotations
 
-from .._faces import metric_function
-
-__all__ = [
-    "binary_g_score",
-    "ndcg_rel_score",
-    "normalized_gain_score",
-    "num_nonrelevant_judged_retrieved_score",
-    "r_ndcg_score",
-    "r_precision_mult_score",
-    "relative_precision_score",
-    "set_map_score",
-    "set_relative_precision_score",
-    "unjudged_rate_score",
-    "utility_score",
-]
+from .._faces import exported, metric_function
 
 
 @metric_function
-def relative_precision_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def relative_precision_score():
     """Precision at k over its largest possible value (trec_eval's ``relative_P``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -69,8 +22,6 @@ def relative_precision_score(
     ``hits@k / min(k, R)``: precision up to R, recall after it; without a
     cutoff k is the list length. Undefined when R = 0 (trec_eval: 0). Linear
     in the hits, so exact under ties. trec_eval's ``m_rel_P.c``.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -84,37 +35,8 @@ def relative_precision_score(
 
 
 @metric_function
-def set_relative_precision_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def set_relative_precision_score():
     """Set relative precision (trec_eval's ``set_relative_P``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -125,8 +47,6 @@ def set_relative_precision_score(
     ``h / min(n, R)`` for h relevant among the n retrieved items, or the top
     ``min(k, n)`` with a cutoff (trec_eval's ``-M k``); undefined when
     R = 0 (trec_eval: 0). trec_eval's ``m_set_rel_P.c``.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -141,39 +61,14 @@ def set_relative_precision_score(
 
 
 @metric_function
-def r_precision_mult_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    multiple=1.0,
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def r_precision_mult_score():
     """Precision at a multiple of R (trec_eval's ``Rprec_mult``).
 
     Parameters
     ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
     multiple : float, default=1.0
         The multiple x of R: the precision is read at rank
         ``floor(x * R + 0.9)``.
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -184,8 +79,6 @@ def r_precision_mult_score(
     ``hits@c / c`` with ``c = floor(x R + 0.9)``, divided by c even when the
     list is shorter; 0 when c = 0, undefined when R = 0 (trec_eval: 0).
     trec_eval's ``m_Rprec_mult.c`` (``Rprec_mult_0.20`` ...).
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -199,36 +92,11 @@ def r_precision_mult_score(
 
 
 @metric_function
-def utility_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    rel_ret=1.0,
-    nonrel_ret=-1.0,
-    rel_unret=0.0,
-    nonrel_unret=0.0,
-    collection_size=0,
-):
+def utility_score():
     """Set utility (trec_eval's ``utility``).
 
     Parameters
     ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
     rel_ret, nonrel_ret, rel_unret, nonrel_unret : float
         The worth of each relevant and non-relevant item retrieved, and of
         each relevant and non-relevant item not retrieved (trec_eval's
@@ -236,10 +104,6 @@ def utility_score(
     collection_size : int, default=0
         The number of items in the collection (trec_eval's ``-N``), read by
         ``nonrel_unret`` only; at most ``2**63 - 1``, as trec_eval's.
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -251,8 +115,6 @@ def utility_score(
     retrieved, c relevant items not retrieved and d = N - a - b - c. Linear
     in a, so exact under ties; the tie bounds hold when
     ``p1 - p2 - p3 + p4 >= 0``. trec_eval's ``m_utility.c``.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -268,37 +130,8 @@ def utility_score(
 
 
 @metric_function
-def set_map_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def set_map_score():
     """Set MAP: set precision times set recall (trec_eval's ``set_map``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -312,8 +145,6 @@ def set_map_score(
     hypergeometric, and ``E[h**2]`` adds their variance to the squared mean:
     exact. trec_eval's ``m_set_map.c``.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import set_map_score
@@ -326,35 +157,8 @@ def set_map_score(
 
 
 @metric_function
-def num_nonrelevant_judged_retrieved_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-):
+def num_nonrelevant_judged_retrieved_score():
     """Judged non-relevant items retrieved (trec_eval's ``num_nonrel_judged_ret``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -365,8 +169,6 @@ def num_nonrelevant_judged_retrieved_score(
     The judged items of the top k that are not relevant; with
     ``average="mean"`` the sum over queries, as trec_eval reports it.
     trec_eval's ``m_num_nonrel_judged_ret.c``.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -381,33 +183,8 @@ def num_nonrelevant_judged_retrieved_score(
 
 
 @metric_function
-def unjudged_rate_score(
-    y_true,
-    y_score,
-    *,
-    k=None,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-):
+def unjudged_rate_score():
     """Fraction of the top k that is unjudged (trec_eval 10's ``unj``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(k)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -419,8 +196,6 @@ def unjudged_rate_score(
     Unjudged items in the top k over k; a list shorter than k counts as
     filled with judged items. With array input every item is judged.
     trec_eval's ``m_unjudged.c``.
-
-    %(layout_notes)s
 
     Examples
     --------
@@ -436,35 +211,8 @@ def unjudged_rate_score(
 
 
 @metric_function
-def binary_g_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+def binary_g_score():
     """Binary G (trec_eval's ``binG``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -478,8 +226,6 @@ def binary_g_score(
     a relevant item are uniform on 0 .. u, so exact. trec_eval's
     ``m_binG.c``.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import binary_g_score
@@ -492,35 +238,8 @@ def binary_g_score(
 
 
 @metric_function
-def normalized_gain_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    gain="linear",
-    replace_undefined_by=0.0,
-):
+def normalized_gain_score():
     """Normalized gain (trec_eval's ``G``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(gain)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     Raises
     ------
@@ -544,8 +263,6 @@ def normalized_gain_score(
     grade-descending / ascending orders, not the largest and smallest
     values.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import normalized_gain_score
@@ -558,35 +275,8 @@ def normalized_gain_score(
 
 
 @metric_function
-def ndcg_rel_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    gain="linear",
-    replace_undefined_by=0.0,
-):
+def ndcg_rel_score():
     """Normalized DCG averaged over the items of positive gain (``ndcg_rel``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(gain)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -602,8 +292,6 @@ def ndcg_rel_score(
     at a rank is fixed and the term of a rank needs only pairwise
     expectations over the orderings of its group: exact. trec_eval's ``m_ndcg_rel.c``.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import ndcg_rel_score
@@ -615,38 +303,9 @@ def ndcg_rel_score(
     """
 
 
-@metric_function
-def r_ndcg_score(
-    y_true,
-    y_score,
-    *,
-    qid=None,
-    sample_weight=None,
-    ties="average",
-    nonpositive="ordinary",
-    average="mean",
-    gain="linear",
-    relevance_level=None,
-    replace_undefined_by=0.0,
-):
+@metric_function(order="... relevance_level replace_undefined_by")
+def r_ndcg_score():
     """Normalized DCG averaged at the R levels of the grades (trec_eval's ``Rndcg``).
-
-    Parameters
-    ----------
-    %(y_true)s
-    %(y_score)s
-    %(qid)s
-    %(sample_weight)s
-    %(ties)s
-    %(nonpositive)s
-    %(average)s
-    %(gain)s
-    %(relevance_level)s
-    %(replace_undefined_by)s
-
-    Returns
-    -------
-    %(returns_score)s
 
     See Also
     --------
@@ -664,8 +323,6 @@ def r_ndcg_score(
     cutoff fixed by the judgments, so exact under ties. trec_eval's
     ``m_Rndcg.c``.
 
-    %(layout_notes)s
-
     Examples
     --------
     >>> from skrank import r_ndcg_score
@@ -675,3 +332,6 @@ def r_ndcg_score(
     >>> round(r_ndcg_score([[1, 0, 2, 0, 1]], [[5, 4, 4, 2, 1]]), 4)
     0.6616
     """
+
+
+__all__ = list(exported(__name__))

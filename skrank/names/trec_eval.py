@@ -448,6 +448,8 @@ def _trec_atof_params(item: str):
     value that is not finite (the plain reading then names the error)."""
     base, _, rest = item.strip().partition(".")
     texts = rest.split(",")
+    if TREC_EVAL_DOT_PARAMS.get(base, ("",))[0] == "pairs":
+        return _trec_atof_pairs(base, rest)
     values_kind = TREC_EVAL_DOT_PARAMS.get(base, ("",))[0] == "values"
     plain_re = _NUMBER_RE if values_kind else _PLAIN_CUTOFF
     if all(plain_re.fullmatch(v) for v in texts):
@@ -477,6 +479,24 @@ def _trec_atof_params(item: str):
                 return None
         return _trec_spelling(f"{base}.{','.join(numbers)}", item, True)
     return None
+
+
+def _trec_atof_pairs(base: str, rest: str):
+    """``[(key, spec)]`` of ``rbp.p=...`` or ``rbp_resid.p=...`` read as
+    trec_eval reads it: meas_init.c, ``get_param_pairs``, reads each value
+    with ``atof`` (``p=abc`` is 0), and m_rbp.c, ``te_calc_rbp`` (and
+    m_rbp_resid.c) takes the last ``p`` given, at any value: 0, 1, negative,
+    above 1, infinite or NaN (its running product ``cur_p * p`` and
+    ``(1.0 - p) * sum`` are IEEE arithmetic, printed as trec_eval prints
+    them). None for pairs that are not all ``p=<text>`` (read by
+    :func:`_trec_dot_params`, which names the error)."""
+    pairs = [item.partition("=") for item in rest.split(",")]
+    if not all(name == "p" and eq and "=" not in text for name, eq, text in pairs):
+        return None
+    plain = _trec_plain(base)
+    params = {**plain.params, "p": _atof(pairs[-1][2])}
+    explicit = {*TREC_EVAL_PARAMS.get(base, {}), "p"}
+    return [(f"{base}_{rest}", MetricSpec(plain.measure, None, params, explicit))]
 
 
 def trec_gain_table(item):

@@ -28,13 +28,14 @@ from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
 from .._options import TIES
 from .._results import QueryResults
 from .._threads import threads
-from .._trec_gains import TrecGainTable, qsort_ranks, trec_nan
+from .._trec_gains import TrecGainTable, borrowed_grades, qsort_ranks, trec_nan
 from .._validation import (
     COMMON_CONSTRAINTS,
     InvalidParameterError,
     Options,
     validate_params,
 )
+from ..measures.dcg import R_NDCG
 from ..names import (
     MetricSpec,
     read_metrics,
@@ -495,6 +496,39 @@ def evaluate_run_columns(
         pools = qrels._cached_of_values(("pools", positive_only), judged_pools)
     else:
         pools = judged_pools()
+
+    # trec_eval's gain table of a query judged only below 0 is the one of
+    # the query it evaluated before (see borrowed_grades): the metrics whose
+    # table gives grade -1 or -2 a gain read those grades in their pools
+    def borrowing(spec):
+        # m_Rndcg.c, te_calc_Rndcg, returns 0 when the query's own num_rel
+        # is 0 (its line "if (res_rels.num_rel == 0)"), before reading the
+        # table: its value needs no borrowed grades
+        gain = spec.params.get("gain")
+        return (
+            isinstance(gain, TrecGainTable)
+            and gain.gains_below_zero
+            and spec.measure is not R_NDCG
+        )
+
+    borrowed_pools = None
+    if any(map(borrowing, specs)):
+        # the queries trec_eval evaluates: with its placeholder ranking
+        # (trec_eval 10's -c), every one; else those of the run
+        evaluated = options.missing_queries == "placeholder"
+        extra = borrowed_grades(
+            qrels_q if evaluated else np.where(empty[qrels_q], -1, qrels_q),
+            qrels._values,
+            n_q,
+            lambda at: str(_decode(selected[at : at + 1])[0]),
+        )
+        if extra is not None:
+            mask = (qrels._values >= 0) & (qrels_q >= 0)
+            borrowed_pools = _Pools(
+                np.concatenate((qrels_q[mask], extra[0])),
+                np.concatenate((qrels._values[mask], extra[1])),
+                n_q,
+            )
     with_ids = ties == "trec_eval"
     width = _uniform_width(run_q, n_q)
     docno = run._docno
@@ -537,7 +571,7 @@ def evaluate_run_columns(
     def ascending_keys(ids):
         return -docno_keys(ids)
 
-    def one_pass(specs, ties, dtype, ids):
+    def one_pass(specs, ties, dtype, ids, pools):
         # blocks are built as they are ranked: anew for every pass
         s = scores_in(dtype)
         if width is not None:
@@ -569,10 +603,12 @@ def evaluate_run_columns(
         usual = ("descending", score_dtype)
         for i, spec in enumerate(specs):
             order = options.own_order.get(spec.measure.name, usual)
-            passes.setdefault(order, []).append(i)
+            borrows = borrowed_pools is not None and borrowing(spec)
+            passes.setdefault((*order, borrows), []).append(i)
         values = [None] * len(specs)
-        for (ids, dtype), at in passes.items():
-            got = one_pass([specs[i] for i in at], ties, dtype, ids)
+        for (ids, dtype, borrows), at in passes.items():
+            used = borrowed_pools if borrows else pools
+            got = one_pass([specs[i] for i in at], ties, dtype, ids, used)
             for i, v in zip(at, got, strict=True):
                 values[i] = v
         # a query of the qrels that the run misses (queries="qrels", trec_eval

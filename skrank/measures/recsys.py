@@ -1,0 +1,607 @@
+"""Recommender metrics: :class:`RecsysMeasure` and one declaration per metric.
+
+A recommender is evaluated on each user's top-k list
+(:class:`~skrank.recsys.TopLists`, exact under ties: the items certain to
+be recommended, then the tie group that straddles the cut with its
+inclusion probability ``free / size``). A :class:`RecsysMeasure` declares
+every fact about one metric: its names, its formula, whether it is a value
+per user (averaged over users) or one number for the system, the side
+inputs it reads (training interactions for popularity, item features, a
+similarity), the tie rules under which its value is exact, its direction,
+its range and its reference. :data:`RECSYS_MEASURES` lists them once; the
+recommender faces (:func:`skrank.recsys.evaluate_recommendations`), their
+name grammar (``"name@k"``, ``"name(param=value)@k"``), the documentation
+tables and the tests read it, and nothing else keeps a list of them.
+
+Two kinds of formula (``reads``):
+
+* ``"ranking"``: accuracy metrics, skrank's own ranking measures
+  (:mod:`skrank.measures`) read through the engine's
+  :class:`~skrank._engine.Ranking` of each user's candidates with their
+  relevance, so that ties follow the same exact expectations as every other
+  skrank metric; ``compute(ranking, k, **params)`` returns ``(values,
+  undefined)`` as :attr:`skrank.measures.Measure.compute` does;
+* ``"lists"``: metrics of the lists themselves (coverage, popularity,
+  novelty, diversity); ``compute(lists, **inputs, **params)`` receives the
+  :class:`~skrank.recsys.TopLists` and, as keywords, the side inputs named
+  in ``needs``, and returns ``(values, undefined)`` per user (``undefined``
+  a boolean mask or None) for a per-user metric, or a float for a system
+  metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._options import BOUND_TIES, TIES
+from .._validation import Interval, InvalidParameterError, Options
+from ..recsys._beyond import (
+    CATALOG_COVERAGE_TIES,
+    DISTRIBUTIONAL_COVERAGE_TIES,
+    GINI_DEFINITIONS,
+    GINI_TIES,
+    PERSONALIZATION_TIES,
+    SCORE_ENTROPY_TIES,
+    catalog_coverage,
+    distributional_coverage,
+    gini_index,
+    personalization,
+    score_entropy,
+)
+from ..recsys._diversity import (
+    ILD_DEFINITIONS,
+    ILD_TIES,
+    SERENDIPITY_DEFINITIONS,
+    SERENDIPITY_TIES,
+    intra_list_diversity,
+    serendipity,
+)
+from ._base import _REL, BETTER, ParamSpec
+from .ap import MAP
+from .cutoff import HIT_RATE, HITS, MRR, PRECISION, RECALL
+from .dcg import NDCG
+
+__all__ = ["READS", "RECSYS_MEASURES", "SIDE_INPUTS", "RecsysMeasure"]
+
+#: The side inputs a recommender metric may read, and where a caller gives
+#: each (for the error that names a missing one).
+SIDE_INPUTS = {
+    "popularity": (
+        "train= (the training interactions, from which each item's number of "
+        "training users is counted; passed as that count, float64 (n_items,))"
+    ),
+    "train_users": (
+        "train= (the training interactions; passed as the number of users of "
+        "the scores, whom popularity shares are taken of)"
+    ),
+    "train": (
+        "train= (the training interactions; passed as a CSR matrix (n_users, n_items))"
+    ),
+    "relevance": (
+        "interactions= (the test interactions; passed as a CSR matrix "
+        "(n_users, n_items) of relevance, excluded pairs removed)"
+    ),
+    "scores": (
+        "scores (the recommender's scores; passed as a CSR matrix (n_users, "
+        "n_items) holding the scores of the listed items)"
+    ),
+    "item_features": "item_features= (an (n_items, n_features) matrix)",
+    "similarity": "similarity= (an (n_items, n_items) item-item similarity)",
+}
+
+#: What a formula reads (:attr:`RecsysMeasure.reads`).
+READS = ("ranking", "lists")
+
+
+@dataclass(frozen=True)
+class RecsysMeasure:
+    """Declaration of one recommender metric: every fact about it.
+
+    Attributes
+    ----------
+    name : str
+        The canonical name (``"novelty"``), the base of ``"novelty@10"``.
+    title : str
+        A short description for tables.
+    compute : callable
+        The formula; its signature depends on ``reads`` (see the module).
+    reads : {"ranking", "lists"}
+        Whether the formula reads the engine's ranking of each user's
+        candidates with their relevance (accuracy) or the top-k lists.
+    per_user : bool
+        Whether the metric is a value per user, averaged over users (True),
+        or one number for the system (False).
+    aliases : tuple of str
+        Other names (other tools' spellings).
+    params : tuple of ParamSpec
+        The metric's own parameters.
+    needs : tuple of str
+        The side inputs (keys of :data:`SIDE_INPUTS`) the formula reads.
+    alternatives : tuple of str
+        Side inputs of which the formula needs at least one (item features
+        or a similarity); each is passed, None when not given.
+    ties : tuple of str
+        The tie rules under which the value is exact. ``"average"`` (the
+        expectation over the orderings of tied items) is missing where no
+        closed form of the expectation exists (the Gini index of the
+        recommendation counts); a caller asking for it gets an error naming
+        the rules here. The bound rules (``"optimistic"``,
+        ``"pessimistic"``) are listed only by a metric with ``tie_bounds``:
+        for any other they would give the value of one ordering, not an
+        extreme. By default every rule but those.
+    better : {"higher", "lower"}
+        Which values are better.
+    lower, upper : float or None
+        The range of a defined value (None: unbounded).
+    formula : str
+        The value for one ordering, in LaTeX, for the documentation.
+    reference : str
+        The paper or tool that defines the metric.
+    undefined_without_relevant : bool
+        Whether a user without relevant items leaves the value undefined.
+    tie_bounds : bool
+        Whether ``ties="pessimistic"`` / ``"optimistic"`` (relevant items of
+        each tie group last / first) give the smallest / largest value over
+        the orderings of tied scores (the accuracy metrics).
+    """
+
+    name: str
+    title: str
+    compute: Callable
+    reads: str = "lists"
+    per_user: bool = True
+    aliases: tuple = ()
+    params: tuple = ()
+    needs: tuple = ()
+    alternatives: tuple = ()
+    ties: tuple = tuple(t for t in TIES if t not in BOUND_TIES)
+    better: str = "higher"
+    lower: float | None = 0.0
+    upper: float | None = 1.0
+    formula: str = ""
+    reference: str = ""
+    undefined_without_relevant: bool = False
+    tie_bounds: bool = False
+
+    def __post_init__(self):
+        if self.better not in BETTER:
+            raise ValueError(
+                f"The 'better' field of {self.name!r} must be one of {BETTER}; "
+                f"got {self.better!r}."
+            )
+        if self.reads not in READS:
+            raise ValueError(
+                f"The 'reads' field of {self.name!r} must be one of {READS}; "
+                f"got {self.reads!r}."
+            )
+        bounds = [t for t in self.ties if t in BOUND_TIES]
+        if bounds and not self.tie_bounds:
+            raise ValueError(
+                f"The 'ties' field of {self.name!r} lists {bounds}, which give "
+                "the bounds over tie orderings only where 'tie_bounds' is True."
+            )
+        unknown = [n for n in self.needs + self.alternatives if n not in SIDE_INPUTS]
+        if unknown:
+            raise ValueError(
+                f"The 'needs' field of {self.name!r} names unknown side inputs "
+                f"{unknown}; known: {sorted(SIDE_INPUTS)}."
+            )
+
+    def check_inputs(self, caller: str, name: str, given: dict) -> None:
+        """Refuse a call that lacks a side input the metric reads."""
+        for need in self.needs:
+            if given.get(need) is None:
+                raise InvalidParameterError(
+                    f"The metric {name!r} of {caller} reads {need}: pass "
+                    f"{SIDE_INPUTS[need]}."
+                )
+        if self.alternatives and all(given.get(n) is None for n in self.alternatives):
+            options = " or ".join(SIDE_INPUTS[n] for n in self.alternatives)
+            raise InvalidParameterError(
+                f"The metric {name!r} of {caller} reads "
+                f"{' or '.join(self.alternatives)}: pass {options}."
+            )
+
+    def check_ties(self, caller: str, name: str, ties: str, tied=True) -> None:
+        """Refuse a tie rule under which the metric has no exact value, where
+        the lists have a tie group straddling the cut (``tied``)."""
+        if tied and ties in BOUND_TIES and ties not in self.ties:
+            raise InvalidParameterError(
+                f"The metric {name!r} of {caller} has no bounds over the "
+                f"orderings of tied items under ties={ties!r}: that rule puts "
+                "relevant items of a tie group first or last, which gives the "
+                "extremes of the accuracy metrics only, and a tie group "
+                "straddles the cut of a list; pass ties as one of "
+                f"{', '.join(repr(t) for t in self.ties)}."
+            )
+        if tied and ties not in self.ties:
+            raise InvalidParameterError(
+                f"The metric {name!r} of {caller} has no exact value under "
+                f"ties={ties!r} (no closed form of its expectation over the "
+                "orderings of tied items), and a tie group straddles the cut of "
+                "a list; pass ties as one of "
+                f"{', '.join(repr(t) for t in self.ties)}."
+            )
+
+    def param(self, keyword):
+        """The :class:`ParamSpec` of the parameter ``keyword``."""
+        for p in self.params:
+            if p.keyword == keyword:
+                return p
+        raise KeyError(keyword)
+
+
+# --------------------------------------------------------------------------
+# Accuracy: skrank's ranking measures through the engine
+# --------------------------------------------------------------------------
+
+
+def _engine(measure, **fixed):
+    """The formula of a skrank ranking measure, some parameters fixed."""
+
+    def compute(ranking, k, **params):
+        return measure.compute(ranking, k, **params, **fixed)
+
+    return compute
+
+
+#: What every accuracy declaration shares: its formula reads the engine's
+#: ranking, and the bounds rules give the extremes over the tie orderings.
+_ACCURACY = {"reads": "ranking", "tie_bounds": True, "ties": TIES}
+
+
+def _fbeta_compute(ranking, k, relevance_level=None, beta=1.0):
+    # F-beta = (1 + b^2) hits / (b^2 R + k) is linear in hits@k, whose
+    # expectation under ties is exact (McSherry & Najork 2008)
+    hits, _ = HITS.compute(ranking, k, relevance_level)
+    r = ranking.n_relevant(relevance_level)
+    b2 = beta * beta
+    undefined = r == 0
+    return (1.0 + b2) * hits / np.where(undefined, 1.0, b2 * r + k), undefined
+
+
+_BETA = ParamSpec(
+    "beta", "beta", 1.0, (Interval("real", 0, None, closed="neither"),), float
+)
+
+_ACCURACY_REF = "McSherry & Najork (2008), tie-aware expectations"
+
+PRECISION_AT_K = RecsysMeasure(
+    "precision",
+    "Precision",
+    _engine(PRECISION, denominator="k"),
+    **_ACCURACY,
+    aliases=("P",),
+    params=(_REL,),
+    formula=r"\mathrm{hits@k} / k",
+    reference=_ACCURACY_REF,
+)
+RECALL_AT_K = RecsysMeasure(
+    "recall",
+    "Recall",
+    _engine(RECALL),
+    **_ACCURACY,
+    aliases=("R",),
+    params=(_REL,),
+    formula=r"\mathrm{hits@k} / |\mathrm{Rel}_u|",
+    reference=_ACCURACY_REF,
+    undefined_without_relevant=True,
+)
+FBETA_AT_K = RecsysMeasure(
+    "fbeta",
+    "F-beta",
+    _fbeta_compute,
+    **_ACCURACY,
+    aliases=("f1", "F1", "f_beta"),
+    params=(_REL, _BETA),
+    formula=r"(1 + \beta^2)\,\mathrm{hits@k} / (\beta^2 |\mathrm{Rel}_u| + k)",
+    reference=_ACCURACY_REF,
+    undefined_without_relevant=True,
+)
+HIT_RATE_AT_K = RecsysMeasure(
+    "hit_rate",
+    "Hit rate",
+    _engine(HIT_RATE),
+    **_ACCURACY,
+    aliases=("hr", "HR", "success"),
+    params=(_REL,),
+    formula=r"\mathbb{1}[\mathrm{hits@k} > 0]",
+    reference=_ACCURACY_REF,
+)
+MAP_AT_K = RecsysMeasure(
+    "map",
+    "Mean average precision",
+    _engine(MAP, denominator="min_r_k"),
+    **_ACCURACY,
+    aliases=("MAP", "ap"),
+    params=(_REL,),
+    formula=(
+        r"\frac{1}{\min(k, |\mathrm{Rel}_u|)} \sum_{j \le k} \mathrm{rel}_j"
+        r"\,\mathrm{P@}j"
+    ),
+    reference="Kaggle's apk / ml_metrics; " + _ACCURACY_REF,
+    undefined_without_relevant=True,
+)
+MAR_AT_K = RecsysMeasure(
+    "mar",
+    "Mean average recall",
+    _engine(MAP, denominator="R"),
+    **_ACCURACY,
+    aliases=("MAR", "ar"),
+    params=(_REL,),
+    formula=(r"\frac{1}{|\mathrm{Rel}_u|} \sum_{j \le k} \mathrm{rel}_j\,\mathrm{P@}j"),
+    reference="recmetrics' mark; " + _ACCURACY_REF,
+    undefined_without_relevant=True,
+)
+MRR_AT_K = RecsysMeasure(
+    "mrr",
+    "Mean reciprocal rank",
+    _engine(MRR),
+    **_ACCURACY,
+    aliases=("MRR", "rr"),
+    params=(_REL,),
+    formula=r"1 / \mathrm{rank}_1 \text{ if } \mathrm{rank}_1 \le k \text{ else } 0",
+    reference=_ACCURACY_REF,
+)
+NDCG_AT_K = RecsysMeasure(
+    "ndcg",
+    "nDCG",
+    _engine(NDCG),
+    **_ACCURACY,
+    aliases=("nDCG", "NDCG"),
+    params=(NDCG.param("gain"),),
+    formula=r"\mathrm{DCG@k} / \mathrm{IDCG@k}",
+    reference="Jarvelin & Kekalainen (2002); " + _ACCURACY_REF,
+    undefined_without_relevant=True,
+)
+
+
+# --------------------------------------------------------------------------
+# Beyond accuracy, linear in the inclusion probabilities (exact under ties)
+# --------------------------------------------------------------------------
+
+
+def _list_mean(lists, per_item):
+    """Each user's expected mean of ``per_item`` over the list: the sum of
+    inclusion x value over the entries, over the list length (exact: the
+    length is fixed, the sum linear in the inclusion)."""
+    items = lists.items
+    v = np.where(items >= 0, np.take(per_item, np.maximum(items, 0)), 0.0)
+    total = np.einsum("ij,ij->i", lists.inclusion, v)
+    undefined = lists.listed == 0
+    return total / np.maximum(lists.listed, 1), undefined
+
+
+def _self_information(lists, popularity, train_users, smoothing):
+    """``-log2 p(i)``, ``p(i) = (users of i + smoothing) / (n_users +
+    smoothing)``; an item recommended with ``p(i) = 0`` is refused."""
+    share = (popularity + smoothing) / (train_users + smoothing)
+    items = lists.items
+    unseen = (items >= 0) & (lists.inclusion > 0)
+    unseen &= np.take(share, np.maximum(items, 0)) == 0
+    if unseen.any():
+        raise InvalidParameterError(
+            "novelty reads -log2 p(i), p(i) the share of training users who "
+            f"interacted with item i; item {int(items[unseen][0])} is "
+            "recommended and has no training interaction (p = 0, infinite "
+            "self-information). Pass 'novelty(smoothing=1)@k' (p(i) = (users "
+            "of i + 1) / (n_users + 1)) or drop such items."
+        )
+    with np.errstate(divide="ignore"):
+        return -np.log2(share)
+
+
+def _novelty_compute(lists, popularity, train_users, smoothing=0.0):
+    info = _self_information(lists, popularity, train_users, smoothing)
+    return _list_mean(lists, info)
+
+
+def _arp_compute(lists, popularity):
+    return _list_mean(lists, np.asarray(popularity, dtype=np.float64))
+
+
+def long_tail(popularity, head_share):
+    """Whether each item is in the long tail: not in the short head, the
+    most popular items that together hold ``head_share`` of the training
+    interactions (Abdollahpouri et al. 2019). An item is in the head when
+    the items strictly more popular than it hold less than that share, so
+    items of equal popularity are on one side together; an item nobody
+    interacted with is in the tail. Counted by popularity value, no sort."""
+    counts = np.asarray(popularity)
+    whole = np.rint(counts).astype(np.int64)
+    total = float(counts.sum())
+    by_count = np.bincount(whole, weights=counts)
+    above = np.concatenate([np.cumsum(by_count[::-1])[::-1][1:], [0.0]])
+    return ~((above[whole] < head_share * total) & (whole > 0))
+
+
+def _aplt_compute(lists, popularity, head_share=0.2):
+    return _list_mean(lists, long_tail(popularity, head_share).astype(np.float64))
+
+
+def _user_coverage_compute(lists):
+    return float(np.count_nonzero(lists.listed > 0)) / max(lists.n_users, 1)
+
+
+_SMOOTHING = ParamSpec(
+    "smoothing", "smoothing", 0.0, (Interval("real", 0, None, closed="left"),), float
+)
+_HEAD_SHARE = ParamSpec(
+    "head_share",
+    "head_share",
+    0.2,
+    (Interval("real", 0, 1, closed="neither"),),
+    float,
+)
+
+NOVELTY_AT_K = RecsysMeasure(
+    "novelty",
+    "Novelty (mean self-information)",
+    _novelty_compute,
+    needs=("popularity", "train_users"),
+    aliases=("mean_self_information",),
+    params=(_SMOOTHING,),
+    upper=None,
+    formula=(
+        r"\frac{1}{|L_u|} \sum_{i \in L_u} -\log_2 p(i),\ "
+        r"p(i) = \frac{|\{v : i \in \mathrm{train}_v\}|}{n_{\mathrm{users}}}"
+    ),
+    reference=(
+        "Zhou et al. (2010), PNAS 107(10); Castells, Vargas & Wang (2011), "
+        "DiveRS workshop"
+    ),
+)
+ARP_AT_K = RecsysMeasure(
+    "arp",
+    "Average recommendation popularity",
+    _arp_compute,
+    needs=("popularity",),
+    aliases=("ARP", "average_popularity"),
+    better="lower",
+    upper=None,
+    formula=r"\frac{1}{|L_u|} \sum_{i \in L_u} \phi(i)",
+    reference="Yin et al. (2012), VLDB; Abdollahpouri et al. (2019), FLAIRS",
+)
+APLT_AT_K = RecsysMeasure(
+    "aplt",
+    "Average percentage of long-tail items",
+    _aplt_compute,
+    needs=("popularity",),
+    aliases=("APLT",),
+    params=(_HEAD_SHARE,),
+    formula=r"\frac{|L_u \cap \Gamma|}{|L_u|}",
+    reference="Abdollahpouri, Burke & Mobasher (2019), FLAIRS-32",
+)
+USER_COVERAGE_AT_K = RecsysMeasure(
+    "user_coverage",
+    "User coverage",
+    _user_coverage_compute,
+    per_user=False,
+    formula=r"|\{u : |L_u| > 0\}| / n_{\mathrm{users}}",
+    reference="Ge, Delgado-Battenfeld & Jannach (2010), RecSys",
+)
+
+
+# --------------------------------------------------------------------------
+# Beyond accuracy: coverage, concentration, diversity, serendipity
+# (formulas in skrank.recsys._beyond and skrank.recsys._diversity)
+# --------------------------------------------------------------------------
+
+
+def _definition(options, default):
+    return ParamSpec("definition", "definition", default, (Options(options),), str)
+
+
+CATALOG_COVERAGE_AT_K = RecsysMeasure(
+    "catalog_coverage",
+    "Catalogue coverage",
+    catalog_coverage,
+    per_user=False,
+    aliases=("coverage", "item_coverage"),
+    ties=CATALOG_COVERAGE_TIES,
+    formula=r"|\bigcup_u L_u| / n_{\mathrm{items}}",
+    reference="Shani & Gunawardana (2011), Recommender Systems Handbook",
+)
+DISTRIBUTIONAL_COVERAGE_AT_K = RecsysMeasure(
+    "distributional_coverage",
+    "Distributional coverage (entropy of the recommendation counts)",
+    distributional_coverage,
+    per_user=False,
+    ties=DISTRIBUTIONAL_COVERAGE_TIES,
+    upper=None,
+    formula=r"-\sum_i \frac{c_i}{\sum_j c_j} \log_2 \frac{c_i}{\sum_j c_j}",
+    reference="Shani & Gunawardana (2011), formula (21); microsoft/recommenders",
+)
+GINI_AT_K = RecsysMeasure(
+    "gini",
+    "Gini index of the recommendation counts",
+    gini_index,
+    per_user=False,
+    aliases=("gini_index",),
+    params=(_definition(GINI_DEFINITIONS, "recbole"),),
+    ties=GINI_TIES,
+    better="lower",
+    formula=(
+        r"\frac{\sum_{j=1}^{n} (2j - n - 1)\, c_{(j)}}{n \sum_j c_{(j)}},\ "
+        r"c_{(1)} \le \dots \le c_{(n)}"
+    ),
+    reference="RecBole's GiniIndex; Evidently; Fleder & Hosanagar (2009)",
+)
+PERSONALIZATION_AT_K = RecsysMeasure(
+    "personalization",
+    "Personalisation (1 - mean overlap of two users' lists)",
+    personalization,
+    per_user=False,
+    aliases=("personalisation",),
+    ties=PERSONALIZATION_TIES,
+    formula=r"1 - \frac{2}{n(n-1)} \sum_{u < v} \frac{|L_u \cap L_v|}{k}",
+    reference="Evidently's PersonalizationMetric; Zhou et al. (2010), PNAS",
+)
+SCORE_ENTROPY_AT_K = RecsysMeasure(
+    "score_entropy",
+    "Entropy of the softmax of the recommended scores",
+    score_entropy,
+    per_user=False,
+    needs=("scores",),
+    ties=SCORE_ENTROPY_TIES,
+    upper=None,
+    formula=r"-\sum_j \pi_j \log \pi_j,\ \pi = \mathrm{softmax}(s)",
+    reference="Evidently's ScoreDistribution",
+)
+ILD_AT_K = RecsysMeasure(
+    "ild",
+    "Intra-list diversity",
+    intra_list_diversity,
+    aliases=("intra_list_diversity", "diversity"),
+    params=(_definition(ILD_DEFINITIONS, "recommenders"),),
+    alternatives=("item_features", "similarity"),
+    ties=ILD_TIES,
+    lower=None,
+    upper=None,
+    formula=r"1 - \frac{2}{|L_u|(|L_u|-1)} \sum_{i < j \in L_u} \mathrm{sim}(i, j)",
+    reference=(
+        "Ziegler et al. (2005), WWW; microsoft/recommenders' diversity; Evidently"
+    ),
+)
+SERENDIPITY_AT_K = RecsysMeasure(
+    "serendipity",
+    "Serendipity",
+    serendipity,
+    params=(_definition(SERENDIPITY_DEFINITIONS, "recommenders"), _REL),
+    needs=("train", "relevance"),
+    alternatives=("item_features", "similarity"),
+    ties=SERENDIPITY_TIES,
+    lower=None,
+    upper=None,
+    formula=(r"\frac{1}{|L_u|} \sum_{j \in L_u} (1 - \bar m_{uj})\, \mathrm{rel}_{uj}"),
+    reference=(
+        "Zhang et al. (2012), WSDM; microsoft/recommenders' serendipity; Evidently"
+    ),
+)
+
+
+#: Every recommender metric, once, in the order of the documentation tables.
+RECSYS_MEASURES = (
+    PRECISION_AT_K,
+    RECALL_AT_K,
+    FBETA_AT_K,
+    HIT_RATE_AT_K,
+    MAP_AT_K,
+    MAR_AT_K,
+    MRR_AT_K,
+    NDCG_AT_K,
+    NOVELTY_AT_K,
+    ARP_AT_K,
+    APLT_AT_K,
+    USER_COVERAGE_AT_K,
+    CATALOG_COVERAGE_AT_K,
+    DISTRIBUTIONAL_COVERAGE_AT_K,
+    GINI_AT_K,
+    PERSONALIZATION_AT_K,
+    SCORE_ENTROPY_AT_K,
+    ILD_AT_K,
+    SERENDIPITY_AT_K,
+)

@@ -1,0 +1,294 @@
+"""Unit tests of skrank._engine: layouts, the sort and the Ranking arithmetic.
+
+Every expected value comes from a naive computation written in the test
+(numpy's ``unique``/``argsort``/``sort``, plain Python loops over one row,
+enumeration of the orderings of tied items with ``reference.tie_orderings``)
+or from scikit-learn run in the test.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from skrank._engine import (
+    exact_order_keys,
+    factorize,
+    grouped_layout,
+    stable_group_order,
+)
+
+# --------------------------------------------------------------------------
+# factorize and stable_group_order
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([5, 3, 5, 4, 3, 9], dtype=np.int64),  # dense range
+        np.array([7, -2, -2, 0, 7, -5], dtype=np.int64),  # negative ints
+        np.array([10**12, 3, 10**12, -(10**15)], dtype=np.int64),  # sparse range
+        np.array([2**64 - 1, 2**64 - 3, 2**64 - 1], dtype=np.uint64),
+        np.array([2**63 + 5, 0, 2**64 - 1], dtype=np.uint64),  # sparse uint64
+        np.array([200, 10, 255, 10], dtype=np.uint8),
+        np.array([-(2**63), 2**63 - 1, 0], dtype=np.int64),  # full int64 range
+        np.array(["b", "a", "c", "a"]),
+        np.array([3], dtype=np.int32),
+    ],
+    ids=lambda v: f"{v.dtype}-{v.size}",
+)
+def test_factorize_equals_np_unique(values):
+    uniques, codes = factorize(values)
+    expected, inverse = np.unique(values, return_inverse=True)
+    np.testing.assert_array_equal(uniques, expected)
+    assert uniques.dtype == values.dtype
+    np.testing.assert_array_equal(codes, inverse.reshape(-1))
+    assert codes.dtype == np.intp
+    np.testing.assert_array_equal(uniques[codes], values)
+
+
+def test_factorize_random_dense_and_sparse_ranges():
+    rng = np.random.default_rng(0)
+    for high in (50, 10**6, 2**40):  # range below and above 4 n + 1024
+        values = rng.integers(-high, high, 500)
+        uniques, codes = factorize(values)
+        expected, inverse = np.unique(values, return_inverse=True)
+        np.testing.assert_array_equal(uniques, expected)
+        np.testing.assert_array_equal(codes, inverse)
+
+
+def test_factorize_small_signed_dtype_with_a_wide_range():
+    # np.unique: uniques [-128, -56, 0, 71], codes [0, 3, 1, 2]
+    values = np.array([-128, 71, -56, 0], dtype=np.int8)
+    uniques, codes = factorize(values)
+    expected, inverse = np.unique(values, return_inverse=True)
+    np.testing.assert_array_equal(uniques, expected)
+    np.testing.assert_array_equal(codes, inverse)
+
+
+def test_grouped_layout_with_int8_query_ids_keeps_every_query():
+    qid = np.array([-56, -56, 0, 0, -128, 71], dtype=np.int8)
+    y = np.arange(6, dtype=float)
+    layout = grouped_layout(y, -y, qid)
+    # four distinct ids (np.unique)
+    assert layout.n_queries == np.unique(qid).shape[0] == 4
+
+
+@pytest.mark.parametrize("n_codes", [7, 1 << 16, 70_000])
+def test_stable_group_order_equals_stable_argsort(n_codes):
+    rng = np.random.default_rng(n_codes)
+    codes = rng.integers(0, n_codes, 20_000).astype(np.intp)
+    codes[:3] = n_codes - 1  # the largest code is present
+    got = stable_group_order(codes, n_codes)
+    np.testing.assert_array_equal(got, np.argsort(codes, kind="stable"))
+
+
+def test_stable_group_order_with_codes_beyond_32_bits():
+    # three 16-bit digits; the expected order is the stable sort of the codes
+    codes = np.array([2**32, 0, 2**32, 5, 65_536, 5, 2**32 - 1], dtype=np.intp)
+    got = stable_group_order(codes, 2**32 + 1)
+    np.testing.assert_array_equal(got, np.argsort(codes, kind="stable"))
+    np.testing.assert_array_equal(got, [1, 3, 5, 4, 6, 0, 2])
+
+
+# --------------------------------------------------------------------------
+# exact_order_keys
+# --------------------------------------------------------------------------
+
+
+def _same_order_and_ties(keys, ints):
+    """Every pair compares as the Python ints do (sign of the difference)."""
+    flat_k = keys.ravel().tolist()
+    flat_i = [int(v) for v in np.asarray(ints, dtype=object).ravel().tolist()]
+    for a, b in itertools.combinations(range(len(flat_i)), 2):
+        want = (flat_i[a] > flat_i[b]) - (flat_i[a] < flat_i[b])
+        got = (flat_k[a] > flat_k[b]) - (flat_k[a] < flat_k[b])
+        assert got == want, (flat_i[a], flat_i[b])
+
+
+@pytest.mark.parametrize(
+    "arr",
+    [
+        np.array([[2**62, 2**62 + 1, 2**62], [-(2**62), 2**62 + 1, 0]], np.int64),
+        np.array([2**53 + 1, 2**53, 2**53 + 2, -5], dtype=np.int64),
+        np.array([2**64 - 1, 2**64 - 2, 0, 2**64 - 1], dtype=np.uint64),
+        np.array([2**70, 2**70 + 1, 5, 2**70], dtype=object),
+    ],
+    ids=["int64", "just-past-2**53", "uint64", "object"],
+)
+def test_exact_order_keys_keep_order_and_ties_of_huge_integers(arr):
+    # float64 merges these values (2**62 + 1 == 2**62 as floats) ...
+    assert len(set(arr.astype(np.float64).ravel().tolist())) < len(
+        set(arr.ravel().tolist())
+    )
+    keys = exact_order_keys(arr)
+    assert keys.dtype == np.float64 and keys.shape == arr.shape
+    # ... the keys do not
+    _same_order_and_ties(keys, arr)
+
+
+@pytest.mark.parametrize(
+    "arr",
+    [
+        np.array([2**53, -(2**53), 0], dtype=np.int64),  # exact as float64
+        np.array([1, 2, 3], dtype=np.uint8),
+        np.array([], dtype=np.int64),
+        np.array([2.0**62, 1.5]),  # floats are already float
+        np.array([2**53, -(2**53), 7], dtype=object),  # Python ints, exact
+        np.array([2**62 + 1, 0.5], dtype=object),  # not all ints
+        np.array([True, 2**62 + 1], dtype=object),  # a bool is not a score int
+        np.array(["a", "b"]),
+    ],
+    ids=[
+        "int-2**53",
+        "uint8",
+        "empty",
+        "float",
+        "obj-small",
+        "obj-float",
+        "bool",
+        "str",
+    ],
+)
+def test_exact_order_keys_none_when_the_float_conversion_is_exact(arr):
+    assert exact_order_keys(arr) is None
+
+
+# --------------------------------------------------------------------------
+# grouped_layout
+# --------------------------------------------------------------------------
+
+
+def _ragged(seed, lengths, shuffle=True, ids=None):
+    rng = np.random.default_rng(seed)
+    ids = np.arange(len(lengths)) * 7 - 10 if ids is None else np.asarray(ids)
+    qid = np.repeat(ids, lengths)
+    if shuffle:
+        qid = qid[rng.permutation(qid.shape[0])]
+    n = qid.shape[0]
+    y = rng.integers(0, 4, n).astype(float)
+    s = rng.random(n)
+    judged = rng.random(n) < 0.8
+    return y, s, qid, judged
+
+
+def _check_layout(layout, y, s, qid, judged):
+    uniques = np.unique(qid)
+    np.testing.assert_array_equal(layout.qid_values, uniques)
+    assert layout.n_queries == uniques.shape[0]
+    np.testing.assert_array_equal(
+        layout.codes(), np.unique(qid, return_inverse=True)[1]
+    )
+    seen = []
+    for block in layout.blocks:
+        m, width = block.y.shape
+        assert block.s.shape == (m, width) and block.rows.shape == (m,)
+        for i, q in enumerate(block.rows):
+            mine = np.flatnonzero(qid == uniques[q])  # input order
+            n = mine.shape[0]
+            np.testing.assert_array_equal(block.y[i, :n], y[mine])
+            np.testing.assert_array_equal(block.s[i, :n], s[mine])
+            np.testing.assert_array_equal(block.judged[i, :n], judged[mine])
+            assert np.all(block.s[i, n:] == -np.inf)
+            assert np.all(block.y[i, n:] == 0)
+            assert not block.judged[i, n:].any()
+            if block.n_items is None:
+                assert n == width
+            else:
+                assert block.n_items[i] == n
+        seen.extend(block.rows.tolist())
+    assert sorted(seen) == list(range(layout.n_queries))
+
+
+@pytest.mark.parametrize("shuffle", [True, False], ids=["shuffled", "contiguous"])
+def test_grouped_layout_puts_each_query_in_one_row_in_input_order(shuffle):
+    lengths = [1, 3, 40, 2, 7, 7, 300, 16, 17, 5]
+    y, s, qid, judged = _ragged(1, lengths, shuffle=shuffle)
+    layout = grouped_layout(y, s, qid, judged)
+    _check_layout(layout, y, s, qid, judged)
+    # ragged lengths from 1 to 300: more than one block
+    assert len(layout.blocks) > 1
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        np.array([2**64 - 1, 2**64 - 40_000, 2**63], dtype=np.uint64)[:2],
+        np.array([-128, 127, 0, -5], dtype=np.int8),
+        np.array([0, 2**16 - 1, 5], dtype=np.int64),  # the widest short range
+        np.array([0, 2**16, 5], dtype=np.int64),  # one more: codes by factorize
+        np.array([-(2**63), 2**63 - 1], dtype=np.int64),
+    ],
+    ids=["uint64-top", "int8", "range-2**16", "range-2**16+1", "int64-extremes"],
+)
+def test_grouped_layout_of_shuffled_integer_ids_at_the_edges_of_their_range(ids):
+    y, s, qid, judged = _ragged(2, [3, 1, 4, 2][: ids.shape[0]], ids=ids)
+    assert qid.dtype == ids.dtype
+    _check_layout(grouped_layout(y, s, qid, judged), y, s, qid, judged)
+
+
+def test_grouped_layout_contiguous_runs_out_of_query_order():
+    # runs of query ids 30, 10, 20: contiguous, but not sorted
+    qid = np.array([30, 30, 30, 10, 10, 20, 20, 20, 20])
+    y = np.arange(9, dtype=float)
+    s = -np.arange(9, dtype=float)
+    judged = np.ones(9, dtype=bool)
+    layout = grouped_layout(y, s, qid, judged)
+    _check_layout(layout, y, s, qid, judged)
+    # by hand: one block (9 rows, 3 x 4 = 12 cells), queries 10, 20, 30
+    (block,) = layout.blocks
+    np.testing.assert_array_equal(block.y[:, 0], [3, 5, 0])
+    np.testing.assert_array_equal(block.n_items, [2, 4, 3])
+
+
+def test_grouped_layout_with_string_ids_and_equal_lengths():
+    qid = np.array(["b", "a", "b", "a", "c", "c"])
+    y = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    s = y[::-1].copy()
+    layout = grouped_layout(y, s, qid)
+    (block,) = layout.blocks
+    # every query has 2 rows: no padding, no n_items; rows by hand
+    assert block.n_items is None and block.judged is None
+    np.testing.assert_array_equal(layout.qid_values, ["a", "b", "c"])
+    np.testing.assert_array_equal(block.y, [[2, 4], [1, 3], [5, 6]])
+    np.testing.assert_array_equal(block.s, [[5, 3], [6, 4], [2, 1]])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_grouped_layout_padding_is_at_most_about_twice_the_input(seed):
+    """The module docstring: "the padding costs at most about twice the input",
+    with the number of blocks growing with the log of the longest query.
+
+    Queries are bucketed by ceil(log2(length)), so each padded row is shorter
+    than twice its query, unless a single block already costs at most
+    2 n + 64 cells (the slack of small inputs). Hence cells <= 2 n + 64.
+    """
+    rng = np.random.default_rng(seed)
+    lengths = np.concatenate(
+        [rng.integers(1, 4, 200), rng.integers(1, 1000, 20), [2000]]
+    )
+    y, s, qid, judged = _ragged(seed, lengths)
+    layout = grouped_layout(y, s, qid, judged)
+    n = lengths.sum()
+    cells = sum(b.y.size for b in layout.blocks)
+    assert n <= cells <= 2 * n + 64
+    assert len(layout.blocks) <= math.ceil(math.log2(lengths.max())) + 1
+    _check_layout(layout, y, s, qid, judged)
+
+
+def test_split_in_head_proves_queries_are_not_contiguous():
+    # a query in two separate runs among the first rows (by hand): then the
+    # rows are not contiguous; otherwise the full check over every row runs
+    from skrank._engine import grouped_layout
+    from skrank._engine.grouping import _split_in_head as split_in_head
+
+    assert split_in_head(np.array([1, 1, 2, 1, 3]))
+    assert not split_in_head(np.array([1, 1, 2, 2, 3]))
+    assert not split_in_head(np.array([5, 5]))
+    # a split past the head is left to the full check, which finds it
+    late = np.concatenate([np.repeat(np.arange(100), 50), [0]])
+    assert not split_in_head(late, head=64)
+    layout = grouped_layout(np.ones(late.shape[0]), np.zeros(late.shape[0]), late)
+    assert layout.n_queries == 100

@@ -1,0 +1,182 @@
+"""Unit tests of skrank._engine: layouts, the sort and the Ranking arithmetic.
+
+Every expected value comes from a naive computation written in the test
+(numpy's ``unique``/``argsort``/``sort``, plain Python loops over one row,
+enumeration of the orderings of tied items with ``reference.tie_orderings``)
+or from scikit-learn run in the test.
+"""
+
+import numpy as np
+import pytest
+import sklearn.metrics as skm
+
+from engine.engine_helpers import _dense, _groups, _naive_groups
+from skrank._engine import (
+    dense_layout,
+    discount,
+    grouped_layout,
+    rank,
+)
+
+DETERMINISTIC = ("first", "optimistic", "pessimistic")
+
+
+# --------------------------------------------------------------------------
+# rank
+# --------------------------------------------------------------------------
+
+
+def _naive_order(s_row, y_row, ties):
+    """Positions of one row by descending score (np.lexsort: last key first)."""
+    pos = np.arange(s_row.shape[0])
+    if ties == "first":
+        return np.lexsort((pos, -s_row))
+    if ties == "optimistic":
+        return np.lexsort((pos, -y_row, -s_row))
+    if ties == "pessimistic":
+        return np.lexsort((pos, y_row, -s_row))
+    raise KeyError(ties)
+
+
+@pytest.mark.parametrize("ties", DETERMINISTIC)
+def test_rank_deterministic_rules_equal_a_naive_row_sort(ties, tied):
+    y, s = tied
+    r = _dense(y, s, ties)
+    assert not r.tied and r.width == 40
+    for i in range(y.shape[0]):
+        order = _naive_order(s[i], y[i], ties)
+        np.testing.assert_array_equal(r.y[i], y[i][order])
+
+
+def test_rank_average_keeps_tie_groups(tied):
+    y, s = tied
+    r = _dense(y, s, "average")
+    assert r.tied
+    naive = [
+        (i, start, size)
+        for i in range(y.shape[0])
+        for start, size in _naive_groups(s[i])
+    ]
+    assert _groups(r) == naive
+    for i, start, size in naive:
+        # the group's items are those of the score at that rank, in any order
+        score = np.sort(s[i])[::-1][start]
+        np.testing.assert_array_equal(
+            np.sort(r.y[i, start : start + size]), np.sort(y[i][s[i] == score])
+        )
+
+
+def test_rank_without_ties_is_not_tied_under_average():
+    y = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 0.0]])
+    s = np.array([[0.1, 0.3, 0.2], [3.0, 2.0, 1.0]])
+    r = _dense(y, s, "average")
+    assert not r.tied
+    # by hand: descending scores
+    np.testing.assert_array_equal(r.y, [[0.0, 2.0, 1.0], [0.0, 1.0, 0.0]])
+    assert _groups(r) == [(i, j, 1) for i in range(2) for j in range(3)]
+
+
+def test_rank_sklearn_order_matches_sklearn_ignore_ties(tied):
+    """With ignore_ties=True, scikit-learn's DCG is the dot product of the
+    discounts with the relevance in its order; the engine's order gives the
+    same values (scikit-learn run here)."""
+    y, s = tied
+    block = dense_layout(y, s, raw_score=s).blocks[0]
+    r = rank(block, "sklearn")
+    ours = r.y @ discount(40)
+    theirs = [
+        skm.dcg_score(y[i : i + 1], s[i : i + 1], ignore_ties=True) for i in range(6)
+    ]
+    np.testing.assert_allclose(ours, theirs, rtol=1e-15)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10, 15, 39, 40, 100])
+@pytest.mark.parametrize("ties", DETERMINISTIC)
+def test_rank_with_cutoff_gives_the_first_k_positions(ties, k, tied):
+    # k <= 10 = L / 4 selects candidates first; larger k sorts everything
+    y, s = tied
+    block = dense_layout(y, s).blocks[0]
+    block.judged = (np.arange(40) % 3 != 0)[None, :].repeat(6, axis=0)
+    full = rank(block, ties)
+    cut = rank(block, ties, k)
+    assert cut.width == min(k, 40)
+    np.testing.assert_array_equal(cut.y, full.y[:, : min(k, 40)])
+    np.testing.assert_array_equal(
+        cut.judged_sorted, full.judged_sorted[:, : min(k, 40)]
+    )
+
+
+@pytest.mark.parametrize("k", [1, 3, 10, 15, 39])
+def test_rank_average_with_cutoff_keeps_the_whole_tie_group_at_k(k, tied):
+    y, s = tied
+    judged = (np.arange(40) % 3 != 0)[None, :].repeat(6, axis=0)
+    cut = _dense(y, s, "average", k, judged=judged)
+    full = _dense(y, s, "average", judged=judged)
+    # the width is the largest number of items scoring at least the k-th score
+    kth = np.sort(s, axis=1)[:, ::-1][:, k - 1]
+    assert cut.width == int((s >= kth[:, None]).sum(axis=1).max())
+    full_groups = _groups(full)
+    cut_groups = _groups(cut)
+    # the groups that start before rank k are all there, whole, with the same
+    # numbers of relevant and judged non-relevant items
+    full_rel = dict(zip(full_groups, full.relevant(), strict=True))
+    full_jnr = dict(zip(full_groups, full.judged_nonrelevant(), strict=True))
+    cut_rel = dict(zip(cut_groups, cut.relevant(), strict=True))
+    cut_jnr = dict(zip(cut_groups, cut.judged_nonrelevant(), strict=True))
+    for g in full_groups:
+        if g[1] < k:
+            assert cut_rel[g] == full_rel[g] and cut_jnr[g] == full_jnr[g]
+    for i, start, size in cut_groups:
+        if start < k:
+            score = np.sort(s[i])[::-1][start]
+            np.testing.assert_array_equal(
+                np.sort(cut.y[i, start : start + size]), np.sort(y[i][s[i] == score])
+            )
+
+
+def test_rank_cutoff_on_padded_rows_of_the_grouped_layout():
+    # query 0 has 2 items, query 1 has 12: k = 3 <= 12 / 4 takes candidates;
+    # query 0's candidates include its padding (score -inf, relevance 0)
+    qid = np.array([0] * 2 + [1] * 12)
+    y = np.array([1.0, 2.0] + [0.0] * 11 + [3.0])
+    s = np.array([0.5, 0.7] + list(range(12)), dtype=float)
+    (block,) = grouped_layout(y, s, qid).blocks
+    for ties in DETERMINISTIC:
+        r = rank(block, ties, 3)
+        # by hand: query 0 ranks 2 then 1 then padding; query 1 ranks its
+        # last item (score 11, relevance 3) first
+        np.testing.assert_array_equal(r.y, [[2.0, 1.0, 0.0], [3.0, 0.0, 0.0]])
+
+
+def test_unassessed_flags_follow_their_items_through_every_path():
+    """Block.unassessed moves with the items: through the grouped layout's
+    packing (rows out of order, padded queries), a cutoff's candidate
+    selection, and the sort; Ranking counts them per group."""
+    from skrank._engine import grouped_layout
+
+    rng = np.random.default_rng(12)
+    qid = np.repeat([3, 1, 2], [40, 7, 60])
+    perm = rng.permutation(qid.shape[0])
+    y = rng.integers(0, 2, qid.shape[0]).astype(float)
+    s = rng.random(qid.shape[0])
+    unassessed = rng.random(qid.shape[0]) < 0.3
+    judged = ~unassessed & (rng.random(qid.shape[0]) < 0.7)
+    layout = grouped_layout(
+        y[perm], s[perm], qid[perm], judged=judged[perm], unassessed=unassessed[perm]
+    )
+    seen = 0
+    for block in layout.blocks:
+        for k in (None, 5):  # k = 5 selects candidates in rows of 40 and 60
+            ranking = rank(block, "first", k)
+            counts = ranking.unassessed()
+            unjudged = ranking.unjudged()
+            for row, q in enumerate(block.rows):
+                mine = qid == layout.qid_values[q]
+                order = np.argsort(-s[mine], kind="stable")
+                depth = order.shape[0] if k is None else k
+                top = order[:depth]
+                # every position is a group under "first": sums over the top
+                assert counts[row, :depth].sum() == unassessed[mine][top].sum()
+                assert unjudged[row, :depth].sum() == (~judged[mine][top]).sum()
+                seen += 1
+    assert seen == 6

@@ -1,0 +1,220 @@
+"""The compiled kernels against plain numpy statements of what they compute.
+
+Each hot loop of skrank has one implementation, a Cython kernel: the
+grouping of rows by query (skrank._engine._grouping), the orders and the
+tie groups of a ranking (skrank._engine._ordering and _ranking), and
+average precision's terms and sums and the sums over the groups before a
+cutoff (skrank.measures._kernels). The rest of the suite checks the
+metrics they serve against scikit-learn, trec_eval and brute-force
+enumeration of tie orderings; here each kernel is checked against a plain
+numpy statement of what it computes (numpy's stable argsort of the codes
+and np.bincount for the grouping), written in this file, on inputs built
+to reach each branch of the kernel and to break it, and each kernel
+refuses buffers and sizes it does not declare.
+"""
+
+import numpy as np
+import pytest
+from kernel_checks import _hard_scores
+
+import skrank
+from skrank import _engine
+from skrank._engine import _ordering
+from skrank._engine.order import descending_rows, top_order
+
+# -- buffers in another byte order, type or layout ---------------------------
+
+
+def _interleaved(dtype):
+    """Three queries of two rows each, their rows interleaved (so that the
+    grouping moves them), ids 256, 65536 and 0 of ``dtype``: ``(y, s, qid,
+    w)``. Hand computation of ndcg (gain 2**y - 1 or y: one grade below):
+    query 256 (rows 0, 2): its relevant item ranked second, 1 / log2(3);
+    query 65536 (rows 1, 3): its relevant item first, 1; query 0 (rows 4,
+    5): second, 1 / log2(3). Weights 1, 3 and 2."""
+    qid = np.array([256, 65536, 256, 65536, 0, 0], dtype=dtype)
+    y = np.array([1.0, 0, 0, 1, 0, 1])
+    s = np.array([0.1, 0.2, 0.9, 0.8, 0.7, 0.3])
+    w = np.array([1.0, 3, 1, 3, 2, 2])
+    return y, s, qid, w
+
+
+def ref_descending_order(s, ties):
+    """The columns of each row by descending score, equal scores in input
+    order (``"first"``) or in reverse (``"last"``)."""
+    cols = np.arange(s.shape[1])
+    key = cols if ties == "first" else -cols
+    return np.stack([np.lexsort((key, -row)) for row in s]).reshape(s.shape)
+
+
+def _exact(ties):
+    """The exact order ``descending_rows`` asks for the rows its keys cannot
+    order (numpy's argsort under the rule)."""
+    if ties is None:
+        return lambda rows: np.argsort(-rows, axis=1)
+    return lambda rows: ref_descending_order(rows, ties)
+
+
+def test_top_order_rows_without_items():
+    s = np.zeros((3, 4))
+    pos, ys, ss = top_order(s, s, np.zeros(3, dtype=np.int64), 2)
+    assert pos.shape == ys.shape == ss.shape == (3, 0)
+    pos, ys, ss = top_order(np.zeros((0, 4)), np.zeros((0, 4)), None, 2)
+    assert pos.shape == ys.shape == ss.shape == (0, 0)
+
+
+@pytest.mark.parametrize("ties", [None, "first", "last"])
+@pytest.mark.parametrize("L", [1, 2, 3, 100, 129, 4096, 4097, 5000])
+def test_descending_rows_against_numpy(ties, L):
+    # rows of up to 4096 items sorted as keys (1 to 12 column bits), the
+    # rows the keys cannot order (scores 1e-15 apart) ordered again, and
+    # longer rows through numpy's argsort
+    rng = np.random.default_rng(L)
+    m = 6
+    s = _hard_scores(rng, m, L)
+    y = rng.integers(0, 5, (m, L)).astype(float)
+    for positions in (True, False):
+        pos, ys, ss = descending_rows(s, y, _exact(ties), positions, ties)
+        if ties is None:
+            # ties in any order: the scores in descending order, relevance
+            # and positions of the same items
+            np.testing.assert_array_equal(ss, np.sort(s, axis=1)[:, ::-1])
+            np.testing.assert_array_equal(np.sort(ys, axis=1), np.sort(y, axis=1))
+            if positions:
+                np.testing.assert_array_equal(
+                    np.sort(pos, axis=1), np.arange(m * L).reshape(m, L)
+                )
+                np.testing.assert_array_equal(ys, y.reshape(-1)[pos])
+                np.testing.assert_array_equal(ss, s.reshape(-1)[pos])
+            else:
+                assert pos is None
+            continue
+        want = ref_descending_order(s, ties)
+        np.testing.assert_array_equal(ss, np.take_along_axis(s, want, axis=1))
+        np.testing.assert_array_equal(ys, np.take_along_axis(y, want, axis=1))
+        if positions:
+            np.testing.assert_array_equal(pos, want + np.arange(m)[:, None] * L)
+        else:
+            assert pos is None
+
+
+def test_descending_rows_of_empty_blocks():
+    for shape in ((0, 4), (3, 0)):
+        pos, ys, ss = descending_rows(np.zeros(shape), np.zeros(shape), None)
+        assert pos.shape == ys.shape == ss.shape == shape
+
+
+def test_descending_rows_signed_zeros_tie():
+    # -0.0 and 0.0 are equal scores: one tie group of ten items
+    s = np.array([[0.0, -0.0] * 5, [1.0, -0.0, 0.0, 2.0, -0.0, 3, 4, 5, 6, 7]])
+    block = _engine.Block(rows=np.arange(2), y=np.ones(s.shape), s=s)
+    r = _engine.rank(block)
+    np.testing.assert_array_equal(r.size[r.row == 0], [10])
+    np.testing.assert_array_equal(r.size[r.row == 1], [1] * 7 + [3])
+
+
+def test_order_kernels_reject_columns_out_of_range():
+    z = np.zeros((1, 3))
+    for backwards in (True, False):
+        for positions in (True, False):
+            with pytest.raises(ValueError, match="a column out of range 0 .. 2"):
+                _ordering.gather_rows(
+                    np.array([[0, 3, 1]], dtype=np.int64),
+                    z,
+                    z,
+                    np.empty((1, 3)),
+                    np.empty((1, 3)),
+                    backwards,
+                    positions,
+                )
+    bad = np.full((1, 2), 7, dtype=np.uint64)  # column 7 of 2
+    z = np.zeros((1, 2))
+    for backwards in (False, True):
+        with pytest.raises(ValueError, match="a column out of range"):
+            _ordering.descending_keys(
+                bad,
+                3,
+                backwards,
+                z,
+                z,
+                np.empty((1, 2)),
+                np.empty((1, 2)),
+                None,
+                np.empty(1, np.uint8),
+            )
+
+
+@pytest.mark.parametrize("dtype", [">i4", ">i8", ">u4", "<i4", "<u8"])
+def test_query_ids_in_either_byte_order(dtype):
+    y, s, qid, w = _interleaved(dtype)
+    third = 1 / np.log2(3)
+    got = skrank.evaluate(y, s, ["ndcg"], qid=qid, average=None)
+    mean = skrank.ndcg_score(y, s, qid=qid, sample_weight=w)
+    plain = skrank.ndcg_score(y, s, qid=qid)
+    native = skrank.ndcg_score(y, s, qid=qid.astype(qid.dtype.newbyteorder("=")))
+    np.testing.assert_array_equal(got.qid, [0, 256, 65536])
+    np.testing.assert_allclose(got["ndcg"], [third, third, 1.0], rtol=1e-15)
+    # (1 * third + 3 * 1 + 2 * third) / 6 = 0.8155 (hand computation above);
+    # ids read in the wrong byte order swap the values of queries 256 and
+    # 65536 under their weights: (1 * 1 + 3 * third + 2 * third) / 6 = 0.6924
+    assert mean == pytest.approx((3 * third + 3) / 6, rel=1e-15)
+    assert mean != pytest.approx((1 + 5 * third) / 6, rel=1e-3)
+    assert plain == native == pytest.approx((2 * third + 1) / 3, rel=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [">i2", ">u2", ">i8"])
+def test_short_big_endian_ids_are_reported_as_they_are(dtype):
+    # ids 1 and 2 of 2 bytes (read in native order they were 256 and 512),
+    # rows interleaved; the same values as native ids give the same result
+    qid = np.array([1, 2, 1, 2, 2], dtype=dtype)
+    y = np.array([1.0, 0, 0, 2, 1])
+    s = np.array([0.3, 0.5, 0.4, 0.1, 0.2])
+    native_qid = qid.astype(qid.dtype.newbyteorder("="))
+    got = skrank.evaluate(y, s, ["ndcg", "map"], qid=qid, average=None)
+    want = skrank.evaluate(y, s, ["ndcg", "map"], qid=native_qid, average=None)
+    np.testing.assert_array_equal(got.qid, [1, 2])
+    assert got.qid.dtype.isnative  # reported as numbers of the platform
+    assert got == want
+
+
+@pytest.mark.parametrize("grades", [True, False])
+def test_shuffled_rows_with_relevance_moved_as_bytes(grades):
+    # shuffled rows group their relevance as one byte a row when it holds
+    # integer grades (else as float64); the values equal those of the same
+    # rows given contiguous, query by query
+    rng = np.random.default_rng(21)
+    lengths = rng.integers(1, 80, 300)
+    qid = np.repeat(np.arange(300), lengths)
+    y = rng.integers(0, 5, qid.shape[0]).astype(float)
+    if not grades:
+        y = y + 0.25
+    s = np.round(rng.random(qid.shape[0]), 1)
+    perm = rng.permutation(qid.shape[0])
+    metrics = ["ndcg@10", "map", "P@5", "recall", "mrr"]
+    want = skrank.evaluate(y, s, metrics, qid=qid, average=None)
+    got = skrank.evaluate(y[perm], s[perm], metrics, qid=qid[perm], average=None)
+    for name in metrics:
+        np.testing.assert_array_equal(got[name], want[name])
+
+
+def test_tie_bounds_of_shuffled_rows():
+    # tie bounds rank the layout once per tie rule: shuffled rows give the
+    # bounds of the same rows given contiguous
+    rng = np.random.default_rng(31)
+    lengths = rng.integers(1, 50, 400)
+    qid = np.repeat(np.arange(400), lengths)
+    y = rng.integers(0, 4, qid.shape[0]).astype(float)
+    s = np.round(rng.random(qid.shape[0]), 1)
+    perm = rng.permutation(qid.shape[0])
+    metrics = ["ndcg@10", "map", "P@5"]
+
+    def bounds(y, s, qid):
+        res = skrank.evaluate(y, s, metrics, qid=qid, average=None, tie_bounds=True)
+        return {name: res.tie_bounds[name] for name in metrics}
+
+    want = bounds(y, s, qid)
+    got = bounds(y[perm], s[perm], qid[perm])
+    for name in metrics:
+        for g, w in zip(got[name], want[name], strict=True):
+            np.testing.assert_array_equal(g, w)
+        assert np.any(got[name][0] < got[name][1])  # ties make the bounds differ

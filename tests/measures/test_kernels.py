@@ -1,0 +1,376 @@
+"""The compiled kernels against plain numpy statements of what they compute.
+
+Each hot loop of skrank has one implementation, a Cython kernel: the
+grouping of rows by query (skrank._engine._grouping), the orders and the
+tie groups of a ranking (skrank._engine._ordering and _ranking), and
+average precision's terms and sums and the sums over the groups before a
+cutoff (skrank.measures._kernels). The rest of the suite checks the
+metrics they serve against scikit-learn, trec_eval and brute-force
+enumeration of tie orderings; here each kernel is checked against a plain
+numpy statement of what it computes (numpy's stable argsort of the codes
+and np.bincount for the grouping), written in this file, on inputs built
+to reach each branch of the kernel and to break it, and each kernel
+refuses buffers and sizes it does not declare.
+"""
+
+import numpy as np
+import pytest
+
+import skrank
+from skrank import _engine
+from skrank.measures import MEASURES
+from skrank.measures import _common as measures_common
+from skrank.measures import _kernels as measure_kernels
+
+# -- the measures' kernels (skrank.measures._kernels) -------------------------
+# Each loop is checked against its plain numpy statement, written here once:
+# on tie groups of every size, cutoffs inside and straddling groups, rows
+# without groups, and through the engine's own rankings.
+
+
+def _harmonic(n):
+    """H_0 .. H_n."""
+    return np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, n + 1))))
+
+
+def _ap_terms_reference(rel, before, start, size, inside, harmonic, cut):
+    """Average precision's tie terms (McSherry & Najork, 2008) in numpy: a
+    group of t items (x relevant, R_before before it, first rank T, n inside
+    the cutoff) adds (x/t) (c (H[T+n] - H[T]) + d n) with d = (x-1)/(t-1)
+    and c = R_before + 1 - (T+1) d; a one-item group x (R_before+1)/(T+1),
+    or 0 outside the cutoff when ``cut``."""
+    terms = rel * (before + 1.0) / (start + 1.0)
+    if cut:
+        terms = np.where(inside > 0, terms, 0.0)
+    multi = size > 1
+    t, T, n, x = size[multi], start[multi], inside[multi], rel[multi]
+    d = (x - 1.0) / (t - 1.0)
+    c = before[multi] + 1.0 - (T + 1.0) * d
+    terms[multi] = x / t * (c * (harmonic[T + n] - harmonic[T]) + d * n)
+    return terms
+
+
+def _head_sums_reference(a, start, size, row, m, k, table=None, w=0):
+    """Per row, the sum over the groups starting before rank ``k`` of
+    (a/t) (table[T+n] - table[T]), or (a n)/t without a table; with ``w``,
+    ``a`` holds the (m, w) positions and a group's value is their sum."""
+    n = np.minimum(k - start, size)
+    g = start < k
+    if w:
+        cum = np.zeros((m, w + 1))
+        np.cumsum(a.reshape(m, w), axis=1, out=cum[:, 1:])
+        a = cum[row, start + size] - cum[row, start]
+    if table is None:
+        terms = a[g] * n[g] / size[g]
+    else:
+        terms = a[g] / size[g] * (table[start[g] + n[g]] - table[start[g]])
+    return np.bincount(row[g], weights=terms, minlength=m)
+
+
+def _random_groups(seed, m, longest, k=None):
+    """Tie groups of ``m`` rows of 0 to ``longest`` items (rows without any
+    among them), sizes from 1 to tens of items, relevant counts 0 .. t:
+    ``(rel, before, start, size, inside, row, row_first, width)``."""
+    rng = np.random.default_rng(seed)
+    rel, start, size, row, first = [], [], [], [], []
+    for r in range(m):
+        first.append(len(size))
+        length = int(rng.integers(0, longest + 1))
+        T = 0
+        while T < length:
+            t = int(min(length - T, rng.choice([1, 1, 2, 3, rng.integers(4, 40)])))
+            size.append(t)
+            start.append(T)
+            row.append(r)
+            rel.append(float(rng.integers(0, t + 1)))
+            T += t
+    rel, start, size = (
+        np.array(rel),
+        np.array(start, np.int64),
+        np.array(size, np.int64),
+    )
+    row, first = np.array(row, np.int64), np.array(first, np.int64)
+    before = np.zeros_like(rel)
+    for r in range(m):  # the relevant items of the earlier groups of each row
+        g = row == r
+        before[g] = np.cumsum(rel[g]) - rel[g]
+    inside = size.copy() if k is None else np.clip(k - start, 0, size)
+    return rel, before, start, size, inside, row, first, longest
+
+
+@pytest.mark.parametrize("k", [None, 1, 3, 10, 37, 200])
+def test_ap_terms_equal_their_numpy_statement(k):
+    rel, before, start, size, inside, _, _, width = _random_groups(3, 60, 150, k)
+    H = _harmonic(width)
+    out = np.empty(rel.shape[0])
+    measure_kernels.ap_terms(rel, before, start, size, inside, H, k is not None, out)
+    want = _ap_terms_reference(rel, before, start, size, inside, H, k is not None)
+    np.testing.assert_allclose(out, want, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("k", [None, 1, 3, 10, 37, 200])
+def test_ap_sums_equal_the_row_sums_of_the_terms(k):
+    rel, before, start, size, inside, row, first, width = _random_groups(4, 70, 120, k)
+    H = _harmonic(width)
+    out = np.empty(70)
+    none = np.zeros(0, np.int64)
+    measure_kernels.ap_sums(
+        rel, start, size, inside, first, H, k is not None, 0, none, out
+    )
+    terms = _ap_terms_reference(rel, before, start, size, inside, H, k is not None)
+    want = np.bincount(row, weights=terms, minlength=70)
+    assert (np.bincount(row, minlength=70) == 0).any()  # rows without groups
+    np.testing.assert_allclose(out, want, rtol=1e-13, atol=1e-15)
+
+
+def test_ap_sums_without_ties_read_each_row_to_its_depth():
+    # every position a group of one: x (R_before + 1) / (j + 1) over the
+    # first depth[r] positions of each row (0 and the whole row among them)
+    rng = np.random.default_rng(5)
+    m, w = 40, 25
+    rel = rng.integers(0, 2, (m, w)).astype(float)
+    depth = rng.integers(0, w + 1, m)
+    depth[:2] = (0, w)
+    out = np.empty(m)
+    none = np.zeros(0, np.int64)
+    H = _harmonic(w)
+    measure_kernels.ap_sums(
+        rel.reshape(-1), none, none, none, none, H, True, w, depth, out
+    )
+    before = np.cumsum(rel, axis=1) - rel
+    terms = rel * (before + 1.0) / np.arange(1.0, w + 1.0)
+    want = np.where(np.arange(w)[None, :] < depth[:, None], terms, 0.0).sum(axis=1)
+    np.testing.assert_allclose(out, want, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize(
+    "name, k, denominator",
+    [
+        ("map", None, "R"),
+        ("map", 7, "R"),
+        ("map", 30, "min_r_k"),
+        ("map", 8, "k"),
+        ("map", 500, "R"),  # past the list
+        ("map_at_r", None, None),  # one cutoff per row
+        ("map_at_r", 5, None),
+    ],
+)
+@pytest.mark.parametrize("ties", ["average", "first"])
+@pytest.mark.parametrize("decimals", [1, None])
+def test_average_precision_equals_its_numpy_statement(
+    name, k, denominator, ties, decimals
+):
+    # through the engine's rankings (tie groups, or none under "first" or
+    # without tied scores): AP from the kernels against the numpy statement
+    # of its terms over the same groups, summed per row
+    rng = np.random.default_rng(16)
+    y = rng.integers(0, 3, (60, 40)).astype(float)
+    y[:3] = 0.0  # rows without relevant items
+    s = rng.random((60, 40))
+    if decimals is not None:
+        s = np.round(s, decimals)
+    r = _engine.rank(_engine.dense_layout(y, s).blocks[0], ties, None)
+    measure = {m.name: m for m in MEASURES}[name]
+    params = {} if denominator is None else {"denominator": denominator}
+    got, _ = measure.compute(r, k, None, **params)
+    R = r.n_relevant(None)
+    depth = k
+    if name == "map_at_r":
+        depth = R if k is None else np.minimum(R, k)
+    rel = r.relevant(None)
+    shape = np.broadcast_shapes(rel.shape, r.start.shape, r.size.shape)
+    inside = np.broadcast_to(r.in_cutoff(depth), shape).ravel()
+    rel_b, before, T, t = (
+        np.broadcast_to(a, shape).ravel() for a in (rel, r.before(rel), r.start, r.size)
+    )
+    terms = _ap_terms_reference(
+        rel_b, before, T, t, inside, _harmonic(r.width), depth is not None
+    )
+    rows = np.broadcast_to(r.row, shape).ravel()
+    total = np.bincount(rows, weights=terms, minlength=r.m)
+    if denominator == "min_r_k":
+        denom = np.minimum(R, float(k))
+    elif denominator == "k":
+        denom = float(k)
+    else:
+        denom = R
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = np.where(R > 0, total / denom, 0.0)
+    assert r.tied == (ties == "average" and decimals is not None)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
+def test_average_precision_sums_by_hand():
+    # one query, no ties: relevant items at ranks 1, 3 and 4 of 5, R = 3:
+    # AP = (1/1 + 2/3 + 3/4) / 3; at k = 3: (1/1 + 2/3) / 3
+    y = [[1.0, 0, 1, 1, 0]]
+    s = [[0.9, 0.8, 0.7, 0.6, 0.5]]
+    got = skrank.evaluate(y, s, ["map", "map@3"], average=None)
+    assert got["map"][0] == pytest.approx((1 + 2 / 3 + 3 / 4) / 3, rel=1e-15)
+    assert got["map@3"][0] == pytest.approx((1 + 2 / 3) / 3, rel=1e-15)
+
+
+@pytest.mark.parametrize("k", [1, 4, 9, 60])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_head_sums_equal_their_numpy_statement(k, weighted):
+    # one value per group: the groups that start before k, the group
+    # straddling k counted for its positions inside
+    a, _, start, size, _, row, first, width = _random_groups(6, 50, 80)
+    table = np.cumsum(np.r_[0.0, 1.0 / np.log2(np.arange(2.0, width + 2.0))])
+    out = np.empty(50)
+    measure_kernels.head_sums(
+        a, start, size, first, k, table if weighted else np.zeros(0), weighted, 0, out
+    )
+    want = _head_sums_reference(a, start, size, row, 50, k, table if weighted else None)
+    np.testing.assert_allclose(out, want, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("k", [1, 5, 33])
+def test_head_sums_of_positions_equal_their_numpy_statement(k):
+    # one value per position of the (m, w) ranking: a group's value is the
+    # sum of its positions' values
+    _, _, start, size, _, row, first, width = _random_groups(7, 30, 50)
+    rng = np.random.default_rng(8)
+    w = width
+    # every row's groups within the width (rows shorter than w are padded)
+    a = rng.integers(0, 16, (30, w)).astype(float)
+    table = np.cumsum(np.r_[0.0, 1.0 / np.log2(np.arange(2.0, w + 2.0))])
+    out = np.empty(30)
+    measure_kernels.head_sums(a.reshape(-1), start, size, first, k, table, True, w, out)
+    want = _head_sums_reference(a.reshape(-1), start, size, row, 30, k, table, w)
+    np.testing.assert_allclose(out, want, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("k", [1, 4, 9])
+@pytest.mark.parametrize("gain", [None, "linear", "exponential"])
+def test_metrics_at_a_cutoff_read_the_head_groups(k, gain):
+    # through the engine's tied rankings: hits (gain None) and DCG at a
+    # cutoff inside the list are the numpy statement's sums over the groups
+    # that start before it
+    from skrank._engine import discount
+
+    rng = np.random.default_rng(12)
+    y = np.round(rng.random((40, 60)) * 3)
+    s = np.round(rng.random((40, 60)), 1)
+    r = _engine.rank(_engine.dense_layout(y, s).blocks[0], "average", None)
+    assert r.head(k)
+    if gain is None:
+        a = r.relevant(None)
+        got = measures_common.head_sums(a, r, k)
+        want = _head_sums_reference(a, r.start, r.size, r.row, r.m, k)
+    else:
+        cum = np.r_[0.0, np.cumsum(discount(r.width))]
+        g = r.position_gain(gain)
+        got = measures_common.head_sums(g, r, k, cum, positions=True)
+        want = _head_sums_reference(
+            g.reshape(-1), r.start, r.size, r.row, r.m, k, cum, r.width
+        )
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+
+
+def test_measure_kernels_reject_inconsistent_buffers():
+    start, size = np.array([0, 2], dtype=np.int64), np.array([2, 2], dtype=np.int64)
+    first = np.array([0], dtype=np.int64)
+    table = np.zeros(5)
+    with pytest.raises(ValueError, match="head_sums: inconsistent"):  # past its row
+        measure_kernels.head_sums(
+            np.zeros(3), start, size, first, 4, table, True, 3, np.empty(1)
+        )
+    with pytest.raises(ValueError, match="head_sums: inconsistent"):  # empty group
+        measure_kernels.head_sums(
+            np.zeros(2),
+            start,
+            np.zeros(2, np.int64),
+            first,
+            4,
+            table,
+            True,
+            0,
+            np.empty(1),
+        )
+    with pytest.raises(ValueError, match="head_sums: inconsistent"):  # table short
+        measure_kernels.head_sums(
+            np.zeros(2), start, size, first, 5, table, True, 0, np.empty(1)
+        )
+    one = np.ones(2)
+    ints = np.array([0, 1], dtype=np.int64)
+    H = np.array([0.0, 1.0, 1.5])
+    none = np.zeros(0, np.int64)
+    with pytest.raises(ValueError, match="ap_sums: inconsistent"):  # T + n past H
+        measure_kernels.ap_sums(
+            one,
+            np.array([0, 5], dtype=np.int64),
+            ints + 1,
+            ints + 1,
+            np.zeros(1, dtype=np.int64),
+            H,
+            False,
+            0,
+            none,
+            np.empty(1),
+        )
+    with pytest.raises(ValueError, match="ap_sums: inconsistent"):  # 2 values, 1 x 3
+        measure_kernels.ap_sums(
+            one, none, none, none, none, H, False, 3, np.array([3]), np.empty(1)
+        )
+    with pytest.raises(ValueError, match="ap_sums: inconsistent"):  # depth past w
+        measure_kernels.ap_sums(
+            one, none, none, none, none, H, True, 2, np.array([3]), np.empty(1)
+        )
+    with pytest.raises(ValueError, match="ap_terms: inconsistent"):  # lengths
+        measure_kernels.ap_terms(one, one[:1], ints, ints + 1, ints, H, False, one)
+    with pytest.raises(ValueError, match="ap_terms: inconsistent"):  # n > t
+        measure_kernels.ap_terms(one, one, ints, ints + 1, ints + 2, H, True, one)
+
+
+def _measure_kernel_calls():
+    """A valid call of each of the measures' kernels, as argument lists."""
+    rel, before, start, size, inside, _, first, width = _random_groups(9, 5, 12, 4)
+    H = _harmonic(width)
+    none = np.zeros(0, np.int64)
+    return {
+        "ap_terms": [rel, before, start, size, inside, H, True, np.empty(len(rel))],
+        "ap_sums": [rel, start, size, inside, first, H, True, 0, none, np.empty(5)],
+        "head_sums": [rel, start, size, first, 4, H, True, 0, np.empty(5)],
+    }
+
+
+@pytest.mark.parametrize("how", ["byte order", "type", "layout"])
+@pytest.mark.parametrize("name", ["ap_terms", "ap_sums", "head_sums"])
+def test_measure_kernels_refuse_foreign_buffers(name, how):
+    # each array argument, in the other byte order, of another type or
+    # strided: refused by the typed buffer before anything is read
+    args = _measure_kernel_calls()[name]
+    kernel = getattr(measure_kernels, name)
+    kernel(*args)  # the call as it is passes
+    tried = 0
+    for i, a in enumerate(args):
+        if not isinstance(a, np.ndarray) or a.size == 0:
+            continue
+        bad = _foreign(a, how)
+        given = list(args)
+        given[i] = bad
+        with pytest.raises(ValueError, match="dtype|byte order|endian|contiguous"):
+            kernel(*given)
+        tried += 1
+    assert tried >= 4
+
+
+def _foreign(a, how):
+    """``a`` (a C-contiguous array the kernel accepted) as a buffer it must
+    refuse, or None when ``how`` does not apply to it: the same values in
+    the other byte order, the same bytes as another type of the same size,
+    or the same values strided."""
+    if how == "byte order":
+        if a.dtype.itemsize == 1:
+            return None
+        return a.astype(a.dtype.newbyteorder("S"))
+    if how == "type":
+        other = {"f": "i", "i": "f", "u": "i", "b": "i"}[a.dtype.kind]
+        size = a.dtype.itemsize
+        if other == "f" and size not in (2, 4, 8):
+            return None
+        return a.view(f"{other}{size}")
+    wide = np.zeros((a.size, 2), dtype=a.dtype)
+    wide[:, 0] = a.reshape(-1)
+    return wide[:, 0]
