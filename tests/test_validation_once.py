@@ -25,10 +25,12 @@ from sklearn.model_selection import GridSearchCV, GroupKFold
 
 import skrank
 import skrank._conventions
+import skrank._core
 import skrank._validation
 import skrank.names.reading
 from skrank import RankingEvaluator, evaluate, make_ranking_scorer
 from skrank.datasets import make_ranking
+from skrank.trec import evaluate_run
 
 
 class Spy:
@@ -191,3 +193,113 @@ def test_evaluator_split_warning_reads_the_checked_ids(data):
     half = np.r_[0:3, 6:120]
     with pytest.warns(UserWarning, match="query id 0: 6 rows in fit, 3 in score"):
         model.score(X[half], y[half], qid=qid[half].astype(float))
+
+
+# --------------------------------------------------------------------------
+# evaluate_run
+# --------------------------------------------------------------------------
+
+QRELS = {"q1": {"d1": 1, "d2": 0, "d4": 2}, "q2": {"d7": 1}}
+RUN = {"q1": {"d1": 0.9, "d2": 0.5, "d3": 0.5}, "q2": {"d7": 0.3, "d8": 0.3}}
+
+
+@pytest.mark.parametrize("convention", ["trec_eval", "ir_measures"])
+def test_evaluate_run_reads_its_request_once(spies, convention):
+    metrics = ["map", "P.5,10", "ndcg_cut_10"]
+    got = evaluate_run(QRELS, RUN, metrics, convention=convention)
+    # return_per_query, then every other option in one call; the convention
+    # looked up once; each name read once
+    assert _counts(spies) == {
+        "validate_params": 2,
+        "parse": 3,
+        "convention": 1,
+        "check_qid": 0,
+    }
+    # by hand, tied documents by id descending (d3 before d2, d8 before
+    # d7): q1 ranks d1 (1), d3, d2 (0) of R = 2 (d1, d4); q2 ranks d8, d7 (1)
+    # map: (1/2 + 1/2) / 2; P_5: (1/5 + 1/5) / 2
+    # ndcg_cut_10: q1 1 / (2 + 1/log2(3)), q2 (1/log2(3)) / 1
+    ndcg = (1 / (2 + 1 / np.log2(3)) + 1 / np.log2(3)) / 2
+    assert list(got) == ["map", "P_5", "P_10", "ndcg_cut_10"]
+    assert got["map"] == pytest.approx(0.5, rel=1e-15)
+    assert got["P_5"] == pytest.approx(0.2, rel=1e-15)
+    assert got["P_10"] == pytest.approx(0.1, rel=1e-15)
+    assert got["ndcg_cut_10"] == pytest.approx(ndcg, rel=1e-15)
+
+
+# --------------------------------------------------------------------------
+# Dask
+# --------------------------------------------------------------------------
+
+
+def test_dask_validates_on_the_client_once(monkeypatch, spies):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    distributed = pytest.importorskip("distributed")
+    import skrank.dask as skd
+    from skrank.distributed import _common
+
+    rng = np.random.default_rng(0)
+    n_q = 40
+    sizes = rng.integers(1, 8, n_q)
+    qid = np.repeat(np.arange(n_q), sizes)
+    y = rng.integers(0, 3, qid.size) * (qid % 5 != 0)  # 8 queries without any
+    df = pd.DataFrame(
+        {
+            "qid": qid,
+            "y_true": y.astype(float),
+            "y_score": rng.integers(0, 4, qid.size).astype(float),
+            "w": (1.0 + qid % 3)[:],
+        }
+    )
+    metrics = ["ndcg@5", "map"]
+    prepared = Spy(monkeypatch, skrank._core, "prepare")
+    # the reading of a request's metric names (a task's MetricSpec is
+    # pickled as its canonical name and read back where it is unpickled,
+    # not a request's reading)
+    requests = Spy(monkeypatch, skrank.names.reading, "read_metrics")
+    # the partitions that hold rows (the adapter also evaluates an empty
+    # frame for Dask's metadata)
+    partitions = Spy(
+        monkeypatch, _common, "evaluate_partition", lambda pdf, *a, **k: len(pdf)
+    )
+    # threads in this process: the spies see the workers' calls
+    with (
+        distributed.LocalCluster(
+            n_workers=1, processes=False, threads_per_worker=2, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        _reset(spies)
+        got = skd.evaluate(
+            dd.from_pandas(df, npartitions=4),
+            metrics,
+            sample_weight="w",
+            convention="lightgbm",
+            ties="first",
+        )
+        n = len(partitions)
+        assert n >= 2
+        # on the client: the options in one call, the names read once, the
+        # convention looked up once; on the partitions: nothing, and one
+        # ranking each (LightGBM's nDCG adds a query without relevant items
+        # unweighted: its undefined queries are found in the same pass)
+        assert len(spies["validate_params"]) == 1
+        assert len(requests) == 1
+        assert len(spies["convention"]) == 1
+        assert len(spies["check_qid"]) == len(prepared) == n
+    expected = evaluate(
+        df["y_true"],
+        df["y_score"],
+        metrics,
+        qid=df["qid"],
+        sample_weight=df["w"],
+        convention="lightgbm",
+        ties="first",
+    )
+    # LightGBM's mean is its running sum in query order (evaluate's); the
+    # adapter's is the exact mean of the partitions' exact sums: equal to
+    # 1e-14, as tests/adapter_checks.py's check_booster_conventions finds
+    assert got.keys() == expected.keys()
+    for name in metrics:
+        assert got[name] == pytest.approx(expected[name], rel=1e-14)
