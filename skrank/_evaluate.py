@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._conventions import apply_convention, name_rules
+from ._conventions import apply_convention, get_convention, name_rules
 from ._core import compute, prepare
 from ._faces import call_as, public
 from ._results import QueryResults
 from ._validation import BOOL, InvalidParameterError, plain
 from .names import read_metrics
 
-__all__ = ["evaluate", "evaluate_for"]
+__all__ = ["evaluate", "evaluate_for", "evaluate_request", "read_request"]
 
 
 # --------------------------------------------------------------------------
@@ -23,27 +23,83 @@ def _evaluate(caller, arguments):
     """:func:`evaluate` on its validated ``arguments``, its errors naming
     ``caller``."""
     a = arguments
-    ties, average, relevance_level = a["ties"], a["average"], a["relevance_level"]
-    convention, tie_bounds = a["convention"], a["tie_bounds"]
-    check_tie_bounds_output(caller, tie_bounds, average)
-    keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = resolve_metrics(
+    check_tie_bounds_output(caller, a["tie_bounds"], a["average"])
+    request = read_request(
         caller,
-        read_metrics(a["metrics"], caller, **name_rules(convention, caller)),
-        relevance_level,
-        convention,
-        ties,
+        a["metrics"],
+        a["relevance_level"],
+        a["convention"],
+        a["ties"],
         a["replace_undefined_by"],
         a["nonpositive"],
     )
-    names = [spec.name for spec in specs]
-    prepared = prepare(
+    return evaluate_request(
         caller,
+        request,
         a["y_true"],
         a["y_score"],
         a["qid"],
         a["sample_weight"],
-        nonnegative=any(s.measure.nonnegative_relevance for s in specs),
+        average=a["average"],
+        tie_bounds=a["tie_bounds"],
         stacklevel=4,  # the user's call of evaluate
+    )
+
+
+def read_request(
+    caller,
+    metrics,
+    relevance_level=None,
+    convention=None,
+    ties=None,
+    replace_undefined_by=None,
+    nonpositive=None,
+):
+    """The request of a call of :func:`evaluate` whose options are valid:
+    its metric names read once, under the ``convention`` looked up once, and
+    resolved (:func:`resolve_metrics`'s ``(keys, specs, options)``), before
+    any data is read. :func:`evaluate_request` runs it on data, as often as
+    needed."""
+    if convention is not None:
+        convention = get_convention(convention, caller)
+    requests = read_metrics(metrics, caller, **name_rules(convention, caller))
+    return resolve_metrics(
+        caller,
+        requests,
+        relevance_level,
+        convention,
+        ties,
+        replace_undefined_by,
+        nonpositive,
+    )
+
+
+def evaluate_request(
+    caller,
+    request,
+    y_true,
+    y_score,
+    qid=None,
+    sample_weight=None,
+    *,
+    average="mean",
+    tie_bounds=False,
+    stacklevel=2,
+):
+    """:func:`evaluate` of a request made by :func:`read_request` (nothing
+    of it is validated again) on the data: the arrays checked and laid out,
+    ranked once, every metric computed. ``stacklevel`` is that of the
+    warnings about the data, counted from this function."""
+    keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = request
+    names = [spec.name for spec in specs]
+    prepared = prepare(
+        caller,
+        y_true,
+        y_score,
+        qid,
+        sample_weight,
+        nonnegative=any(s.measure.nonnegative_relevance for s in specs),
+        stacklevel=stacklevel + 1,
     )
 
     def run(specs, ties):

@@ -287,7 +287,11 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
             ensure_all_finite=False,
         )
 
-    def _resolve_qid(self, column_qid, qid, method, n_rows):
+    def _resolve_qid(self, column_qid, qid, method, n_rows, check=True):
+        """The query ids of a call of ``method``: from the column or ``qid=``
+        (checked by :func:`~skrank._validation.check_qid` unless ``check``
+        is False: the caller's computation checks them), all zeros for
+        ``single_query``, or None."""
         if column_qid is not None and qid is not None:
             raise InvalidParameterError(
                 f"RankingEvaluator.{method} got the query id twice: from column "
@@ -305,8 +309,8 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
                     "or the other."
                 )
             return np.zeros(n_rows, dtype=np.int64)
-        if q is None:
-            return None
+        if q is None or not check:
+            return q
         return check_qid(q, n_rows, f"RankingEvaluator.{method}")
 
     def _no_qid_error(self, method, n_rows):
@@ -443,6 +447,7 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
                 )
         self.estimator_ = estimator
         self.metric_ = metric.name
+        self._metric_spec = metric  # read once, here
         return self
 
     def predict(self, X):
@@ -516,12 +521,11 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         scores = self.predict(X)
         _, column_qid = self._split_X(X)
         caller = "RankingEvaluator.score"
-        q = self._resolve_qid(column_qid, qid, "score", scores.shape[0])
+        # the query ids are checked once, where the input is laid out
+        q = self._resolve_qid(column_qid, qid, "score", scores.shape[0], check=False)
         if q is None:
             raise self._no_qid_error("score", scores.shape[0])
-        if not self.single_query:
-            self._warn_if_queries_split(q)
-        spec = get_metric(self.metric_)
+        spec = self._metric_spec
         prepared = prepare(
             caller,
             y,
@@ -530,21 +534,21 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
             sample_weight,
             nonnegative=spec.measure.nonnegative_relevance,
         )
+        if not self.single_query:
+            layout = prepared.layout
+            counts = np.bincount(layout.codes(), minlength=layout.n_queries)
+            self._warn_if_queries_split(layout.qid_values, counts)
         (value,) = compute(caller, [spec], prepared)
         return value
 
-    def _warn_if_queries_split(self, qid):
-        """Warn if scored queries were seen in fit with a different row count."""
+    def _warn_if_queries_split(self, values, counts):
+        """Warn if scored queries (the sorted unique ids ``values`` of checked
+        query ids, with their row ``counts``) were seen in fit with a
+        different row count."""
         train = getattr(self, "_train_queries", None)
         if train is None:
             return
         train_values, train_counts = train
-        try:
-            qid = check_qid(qid, len(qid), "RankingEvaluator")
-        except (InvalidParameterError, TypeError):
-            return  # the metric reports a bad qid with its own message
-        values, codes = factorize(qid)
-        counts = np.bincount(codes, minlength=values.shape[0])
         numeric = "biuf"
         if (train_values.dtype.kind in numeric) != (values.dtype.kind in numeric):
             return
@@ -601,6 +605,15 @@ def query_ids_in(evaluator: RankingEvaluator, X):
 
 
 def warn_if_queries_split(evaluator: RankingEvaluator, qid) -> None:
-    """Warn if queries scored with ``qid`` were split with the fitted data."""
-    if not evaluator.single_query:
-        evaluator._warn_if_queries_split(qid)
+    """Warn if queries scored with ``qid`` (as given) were split with the
+    fitted data."""
+    if evaluator.single_query or getattr(evaluator, "_train_queries", None) is None:
+        return
+    try:
+        qid = check_qid(qid, len(qid), "RankingEvaluator")
+    except (InvalidParameterError, TypeError):
+        return  # the metric reports a bad qid with its own message
+    values, codes = factorize(qid)
+    evaluator._warn_if_queries_split(
+        values, np.bincount(codes, minlength=values.shape[0])
+    )

@@ -9,7 +9,10 @@ the predictions, while a ranking score also needs the estimator's
 therefore binds them into a ``make_scorer`` scorer and evaluates it; the
 object itself carries the metric, its options and the metadata requests
 (``set_score_request``, ``get_metadata_routing``) through which
-scikit-learn routes ``qid`` and ``sample_weight`` to it.
+scikit-learn routes ``qid`` and ``sample_weight`` to it. The metric name
+and the options are validated and read once, when the scorer is made
+(:func:`~skrank._evaluate.read_request`); a call checks only its fold's
+data (:func:`~skrank._evaluate.evaluate_request`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from sklearn.metrics import make_scorer
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ._conventions import get_convention
-from ._evaluate import evaluate
+from ._evaluate import evaluate_request, read_request
 from ._evaluator import RankingEvaluator, query_ids_in, warn_if_queries_split
 from ._response import expected_relevance, numeric_labels, score_method
 from ._validation import (
@@ -45,7 +48,9 @@ def _metadata_routing_enabled() -> bool:
 
 
 def _canonical_name(metric, params):
-    """The canonical metric name with ``params`` written into it."""
+    """The canonical metric name with ``params`` written into it, the
+    options as given and the convention looked up (or None): every
+    parameter checked against its declaration, once."""
     spec = get_metric(metric)
     measure = spec.measure
     own = {p.keyword: p for p in measure.params}
@@ -54,6 +59,7 @@ def _canonical_name(metric, params):
     values = dict(spec.params)
     explicit = {key for key in values if spec.explicit(key)}
     options = {}
+    convention = None
     for key, value in params.items():
         if key == "k":
             validate_params(caller, {"k": value})
@@ -82,7 +88,7 @@ def _canonical_name(metric, params):
             explicit.add(key)
         elif key == "convention":
             if value is not None:
-                get_convention(value, caller)
+                convention = get_convention(value, caller)
             options[key] = value
         elif key in _OPTIONS:
             validate_params(caller, {key: value})
@@ -95,9 +101,7 @@ def _canonical_name(metric, params):
                 f"{', '.join(allowed)}."
             )
     name = MetricSpec(measure, k, values, explicit, spec.zero_undefined).name
-    # the canonical spelling parses back to the same metric
-    get_metric(name)
-    return name, options
+    return name, options, convention
 
 
 def _missing_qid_error(y_shape, s_shape) -> InvalidParameterError:
@@ -123,12 +127,17 @@ def _ranking_score(
     *,
     metric,
     params,
+    request,
     qid,
     sample_weight,
     classes,
     method,
 ):
-    """The score function given to make_scorer: lay out y and score it."""
+    """The score function given to make_scorer: lay out y and score it.
+
+    ``request`` is the request of a metric name, read and validated when
+    the scorer was made (:func:`~skrank._evaluate.read_request`); None for
+    a function."""
     y = np.asarray(y_true)
     s = np.asarray(y_pred)
     if qid is not None:
@@ -152,7 +161,7 @@ def _ranking_score(
                 "With qid, y_true of a ranking scorer must be 1-D, one "
                 f"relevance label per row; got shape {y.shape}."
             )
-        return _call_metric(metric, params, y, s, qid, sample_weight)
+        return _call_metric(metric, params, request, y, s, qid, sample_weight)
     if y.ndim == 2:
         # label ranking against a multilabel indicator or relevance matrix
         if s.shape != y.shape:
@@ -161,7 +170,7 @@ def _ranking_score(
                 f"one score per label: y_true has shape {y.shape}, the "
                 f"estimator's {method} has shape {s.shape}."
             )
-        return _call_metric(metric, params, y, s, None, sample_weight)
+        return _call_metric(metric, params, request, y, s, None, sample_weight)
     if s.ndim == 2 and classes is not None and s.shape[1] > 1:
         # label ranking against class labels: one relevant label per row
         classes = np.asarray(classes)
@@ -180,16 +189,21 @@ def _ranking_score(
                 f"{bad.tolist()!r}."
             )
         return _call_metric(
-            metric, params, relevant.astype(np.float64), s, None, sample_weight
+            metric,
+            params,
+            request,
+            relevant.astype(np.float64),
+            s,
+            None,
+            sample_weight,
         )
     raise _missing_qid_error(y.shape, s.shape)
 
 
-def _call_metric(metric, params, y, s, qid, sample_weight):
-    if isinstance(metric, str):
-        result = evaluate(
-            y, s, [metric], qid=qid, sample_weight=sample_weight, **params
-        )
+def _call_metric(metric, params, request, y, s, qid, sample_weight):
+    if request is not None:
+        # the errors and warnings about the data are evaluate's
+        result = evaluate_request("evaluate", request, y, s, qid, sample_weight)
         return result[metric]
     extra = {}
     if qid is not None:
@@ -199,13 +213,20 @@ def _call_metric(metric, params, y, s, qid, sample_weight):
     return metric(y, s, **params, **extra)
 
 
+def _better(request) -> str:
+    """Which way the metric of a scorer's request is better."""
+    _, (spec,), _ = request
+    return spec.measure.better
+
+
 class _RankingScorer:
     """A scikit-learn scorer for a ranking metric; see make_ranking_scorer."""
 
-    def __init__(self, metric, params, greater_is_better):
+    def __init__(self, metric, params, greater_is_better, request=None):
         self._metric = metric
         self._params = params
         self._greater_is_better = greater_is_better
+        self._request = request
         self._requests = {"qid": True, "sample_weight": None}
 
     def __call__(self, estimator, X, y_true, *, sample_weight=None, qid=None, **kwargs):
@@ -251,6 +272,7 @@ class _RankingScorer:
             greater_is_better=self._greater_is_better,
             metric=self._metric,
             params=self._params,
+            request=self._request,
             qid=qid,
             sample_weight=sample_weight,
             classes=classes,
@@ -325,8 +347,8 @@ class _RankingScorer:
         for key, value in self._params.items():
             text += f", {key}={plain(value)}"
         own = True
-        if isinstance(metric, str):
-            own = get_metric(metric).measure.better == "higher"
+        if self._request is not None:
+            own = _better(self._request) == "higher"
         if self._greater_is_better != own:
             text += f", greater_is_better={self._greater_is_better}"
         return f"make_ranking_scorer({text})"
@@ -391,7 +413,10 @@ def make_ranking_scorer(metric, *, greater_is_better=None, **params):
     ValueError
         If the metric name is unknown (the message lists the closest names),
         a parameter does not belong to the metric, is out of range, or
-        conflicts with the name (``"ndcg@10"`` with ``k=5``).
+        conflicts with the name (``"ndcg@10"`` with ``k=5``), or the
+        ``convention`` orders tied items by document id (``"trec_eval"``)
+        and ``ties`` is not given: a scorer's rows have no document ids.
+        Everything is checked here, once; a call checks only its data.
 
     See Also
     --------
@@ -442,10 +467,20 @@ def make_ranking_scorer(metric, *, greater_is_better=None, **params):
         {"greater_is_better": [COMMON_CONSTRAINTS["ignore_ties"][0], NONE]},
     )
     if isinstance(metric, (str, MetricSpec)):
-        name, options = _canonical_name(metric, params)
+        name, options, convention = _canonical_name(metric, params)
+        # read once; every call of the scorer runs it on its fold
+        request = read_request(
+            "make_ranking_scorer",
+            [name],
+            None,
+            convention,
+            options.get("ties"),
+            options.get("replace_undefined_by"),
+            options.get("nonpositive"),
+        )
         if greater_is_better is None:
-            greater_is_better = get_metric(name).measure.better == "higher"
-        return _RankingScorer(name, options, greater_is_better)
+            greater_is_better = _better(request) == "higher"
+        return _RankingScorer(name, options, greater_is_better, request)
     if callable(metric):
         if greater_is_better is None:
             greater_is_better = True

@@ -12,9 +12,11 @@ engine's subclass runs its own way (:mod:`skrank.distributed.dask`,
 An engine (Dask's shuffle, Spark's grouping) brings all rows of each query
 into one partition; :func:`evaluate_partition` and :func:`evaluate_run_partition`
 evaluate such a partition with the single-machine engine (one call, all its
-queries at once) and return one row per query: the metrics, their tie bounds
-when asked for, and the query's weight. :func:`partial_sums` reduces those
-rows to the partial sums of :func:`skrank._core.partial_aggregate`, from
+queries ranked once), running the request settled on the client as it is
+(nothing of it validated again), and return one row per query: the metrics,
+their tie bounds when asked for, and the query's weight. :func:`partial_sums`
+reduces those rows to the partial sums of
+:func:`skrank._core.partial_aggregate`, from
 which :func:`means_from_sums` forms, with
 :func:`skrank._core.finish_aggregate`, the exact weighted means over all
 queries: ``skrank.evaluate``'s means bit for bit, whatever the partitions
@@ -39,12 +41,13 @@ import warnings
 
 import numpy as np
 
-from .._conventions import name_rules, run_options
+from .._conventions import get_convention
 from .._core import finish_aggregate, partial_aggregate
-from .._evaluate import check_tie_bounds, evaluate, resolve_metrics
+from .._evaluate import check_tie_bounds, evaluate_request, read_request
 from .._faces import fill_doc, function
-from .._validation import InvalidParameterError, validate_params
-from ..names import get_metric, read_metrics
+from .._results import QueryResults
+from .._trec_gains import trec_nan
+from .._validation import InvalidParameterError, is_nan, validate_params
 
 __all__ = [
     "OPTIONS",
@@ -270,10 +273,9 @@ class RowsCall:
 
     def __init__(self, caller, params):
         self.caller = caller
-        self.metrics = params["metrics"]
-        self.options = {name: params[name] for name in OPTIONS}
+        options = {name: params[name] for name in OPTIONS}
         check_average(params["average"], caller)
-        self.req = request(caller, self.metrics, self.options, params["tie_bounds"])
+        self.req = request(caller, params["metrics"], options, params["tie_bounds"])
         self.names = {key: params[key] for key in ("y_true", "y_score", "qid")}
         self.sample_weight = params["sample_weight"]
         self.wanted = list(self.names.items())
@@ -290,12 +292,10 @@ class RowsCall:
         """:func:`evaluate_partition` of ``pdf`` under the call."""
         return evaluate_partition(
             pdf,
-            self.metrics,
             self.req,
             **self.names,
             sample_weight=self.sample_weight,
             qid_dtype=qid_dtype,
-            options=self.options,
             caller=self.caller,
         )
 
@@ -312,29 +312,25 @@ class RunCall:
 
     def __init__(self, caller, params):
         self.caller = caller
-        self.metrics = params["metrics"]
-        self.options = {name: params[name] for name in OPTIONS}
-        self.queries = run_queries(caller, params["queries"], params["convention"])
         self.req = run_request(
             caller,
             params["qrels"],
             params["run"],
-            self.queries,
-            self.metrics,
-            self.options,
+            params["queries"],
+            params["metrics"],
+            {name: params[name] for name in OPTIONS},
             params["tie_bounds"],
         )
+        #: the query set: given, or the convention's
+        self.queries = self.req.settled.options.queries
         self.relevance_dtype = "float64"
 
     def per_query(self, pdf):
         """:func:`evaluate_run_partition` of ``pdf`` under the call."""
         return evaluate_run_partition(
             pdf,
-            self.metrics,
             self.req,
             relevance_dtype=self.relevance_dtype,
-            queries=self.queries,
-            options=self.options,
             caller=self.caller,
         )
 
@@ -362,9 +358,23 @@ class Request:
     metrics of ``unweighted`` (their result keys) have a mean in which a
     query without relevant items adds its value unweighted (LightGBM's and
     XGBoost's nDCG under their conventions); the per-query frames mark
-    those queries in the ``hidden`` columns."""
+    those queries in the ``hidden`` columns. ``settled`` is what every
+    partition runs, validated once on the client: the request of
+    :func:`skrank._evaluate.read_request` (rows) or the
+    :class:`~skrank.trec._evaluation.RunRequest` (runs); ``aggregation``
+    maps each result key to its metric's declared summary."""
 
-    def __init__(self, names, bounded, tie_bounds, input_order, unweighted=()):
+    def __init__(
+        self,
+        names,
+        bounded,
+        tie_bounds,
+        input_order,
+        aggregation,
+        unweighted=(),
+        settled=None,
+    ):
+        self.settled = settled
         self.names = list(names)
         self.bounded = list(bounded)
         self.tie_bounds = bool(tie_bounds)
@@ -374,7 +384,7 @@ class Request:
         self.columns = [*self.names]
         self.rules = {}
         for name in self.names:
-            self.rules[name] = _aggregation(name)
+            self.rules[name] = aggregation[name]
         for name in self.bounded:
             for suffix in (TIE_LOW, TIE_HIGH):
                 self.columns.append(name + suffix)
@@ -397,11 +407,13 @@ _ROWS = "evaluate"
 _RUN = "evaluate_run"
 
 
-def _request(resolved, tie_bounds, unweighted_undefined=True):
-    """The :class:`Request` of the metrics that :func:`resolve_metrics`
-    settled (``resolved``): the result keys, those with tie bounds, the
-    tie rule and the metrics whose mean adds a query without relevant items
-    unweighted (for rows, ``unweighted_undefined``)."""
+def _request(resolved, tie_bounds, unweighted_undefined=True, settled=None):
+    """The :class:`Request` of the metrics that
+    :func:`~skrank._evaluate.resolve_metrics` settled (``resolved``): the
+    result keys, those with tie bounds, the tie rule and the metrics whose
+    mean adds a query without relevant items unweighted (for rows,
+    ``unweighted_undefined``); ``settled`` is what the partitions run
+    (``resolved`` itself for rows)."""
     keys, specs, (ties, _, _, tool_sums) = resolved
     by_name = {spec.name: spec for spec in specs}
     bounded = [
@@ -416,22 +428,16 @@ def _request(resolved, tie_bounds, unweighted_undefined=True):
         if unweighted_undefined and name in rules and rules[name].unweighted_undefined
     ]
     names = dict.fromkeys(key for key, _ in keys)
-    return Request(names, bounded, tie_bounds, ties == "first", unweighted)
-
-
-def _resolved(engine, requests, options, document_ids=False):
-    """:func:`~skrank._evaluate.resolve_metrics` of ``requests`` (the
-    registry's ``(key, spec)`` pairs) under ``options``, as ``engine``
-    (``"evaluate"`` or ``"evaluate_run"``) resolves them."""
-    return resolve_metrics(
-        engine,
-        requests,
-        options["relevance_level"],
-        options["convention"],
-        options["ties"],
-        options["replace_undefined_by"],
-        options["nonpositive"],
-        document_ids=document_ids,
+    # "mean", "gmean" (trec_eval's gm_ measures) or "sum" (its counts)
+    aggregation = {key: by_name[name].measure.aggregation for key, name in keys}
+    return Request(
+        names,
+        bounded,
+        tie_bounds,
+        ties == "first",
+        aggregation,
+        unweighted,
+        resolved if settled is None else settled,
     )
 
 
@@ -440,70 +446,83 @@ def _given(options, *names):
     return {name: options[name] for name in names if options[name] is not None}
 
 
+def _check_options(options, average=()):
+    """The ``options`` (see :data:`OPTIONS`) of a request to
+    :func:`skrank.evaluate` (and ``average``, when given), each checked once
+    against its declared constraints, in its order and with its messages."""
+    validate_params(
+        _ROWS,
+        {
+            **({} if average == () else {"average": average}),
+            "relevance_level": options["relevance_level"],
+            **_given(options, "replace_undefined_by", "nonpositive", "ties"),
+        },
+    )
+
+
+def _read(metrics, options):
+    """The metric names read once, under the convention looked up once
+    (:func:`~skrank._evaluate.read_request`): ``(keys, specs, options)``."""
+    return read_request(
+        _ROWS,
+        metrics,
+        options["relevance_level"],
+        options["convention"],
+        options["ties"],
+        options["replace_undefined_by"],
+        options["nonpositive"],
+    )
+
+
 def settle(metrics, options, tie_bounds, average=None):
     """The metrics and ``options`` (see :data:`OPTIONS`) of a request to
     :func:`skrank.evaluate`, checked as it checks them before it reads any
     data, in its order and with its messages: each option against its
     declared constraints, then the metric names, read once by the registry's
-    parser. Returns :func:`~skrank._evaluate.resolve_metrics`'s ``(keys,
+    parser. Returns :func:`~skrank._evaluate.read_request`'s ``(keys,
     specs, options)``."""
-    validate_params(
-        _ROWS,
-        {
-            "average": average,
-            "relevance_level": options["relevance_level"],
-            **_given(options, "replace_undefined_by", "nonpositive"),
-        },
-    )
-    if options["ties"] is not None:
-        validate_params(_ROWS, {"ties": options["ties"]})
+    _check_options(options, average)
     check_tie_bounds(_ROWS, tie_bounds, average)
-    convention = options["convention"]
-    requests = read_metrics(metrics, _ROWS, **name_rules(convention, _ROWS))
-    return _resolved(_ROWS, requests, options)
+    return _read(metrics, options)
 
 
 def request(caller, metrics, options, tie_bounds) -> Request:
-    """Validate an ``evaluate`` request on the client (``tie_bounds``, then
-    the options and the metrics as :func:`settle` checks them), before any
-    work is sent to the cluster."""
+    """Validate an ``evaluate`` request on the client, once (``tie_bounds``,
+    then the options and the metrics as :func:`settle` checks them), before
+    any work is sent to the cluster."""
     check_tie_bounds(caller, tie_bounds, None)
-    return _request(settle(metrics, options, bool(tie_bounds)), tie_bounds)
-
-
-def run_queries(caller, queries, convention):
-    """``queries`` as given, or for ``None`` the ``convention``'s query set,
-    else ``"intersection"``, as :func:`skrank.trec.evaluate_run` reads it."""
-    if queries is not None:
-        return queries
-    return run_options(
-        convention, caller, ties=None, score_dtype=None, queries=None
-    ).queries
+    _check_options(options)  # average: checked by the call
+    return _request(_read(metrics, options), tie_bounds)
 
 
 def run_request(caller, qrels, run, queries, metrics, options, tie_bounds) -> Request:
-    """Validate an ``evaluate_run`` request on the client: ``queries`` with
-    :func:`skrank.trec.evaluate_run`'s own constraints, ``tie_bounds``, the
-    options and the metrics (read once, in the order and with the messages
-    of :func:`skrank.trec.evaluate_run`), then the columns of the qrels and
-    run frames."""
-    from ..trec._evaluation import RUN_CONSTRAINTS, metric_requests
+    """Validate an ``evaluate_run`` request on the client, once: the
+    convention (looked up here when it gives the query set), ``queries``
+    with :func:`skrank.trec.evaluate_run`'s own constraints, ``tie_bounds``,
+    the options and the metrics (:func:`~skrank.trec._evaluation.settle_run`:
+    in the order and with the messages of :func:`skrank.trec.evaluate_run`),
+    then the columns of the qrels and run frames."""
+    from ..trec._evaluation import RUN_CONSTRAINTS, settle_run
 
-    validate_params(caller, {"queries": queries}, RUN_CONSTRAINTS)
-    check_tie_bounds(caller, tie_bounds, None)
-    validate_params(
-        _RUN,
-        {
-            "relevance_level": options["relevance_level"],
-            **_given(options, "ties", "replace_undefined_by", "nonpositive"),
-        },
-        RUN_CONSTRAINTS,
-    )
     convention = options["convention"]
-    run_options(convention, _RUN, ties=options["ties"], score_dtype=None, queries=None)
-    requests = metric_requests(metrics, _RUN, convention)
-    resolved = _resolved(_RUN, requests, options, document_ids=True)
-    req = _request(resolved, tie_bounds, unweighted_undefined=False)
+    if queries is not None:
+        validate_params(caller, {"queries": queries}, RUN_CONSTRAINTS)
+    elif convention is not None:
+        # the query set is the convention's: an unknown one named as ours
+        convention = get_convention(convention, caller)
+    check_tie_bounds(caller, tie_bounds, None)
+    settled = settle_run(
+        metrics,
+        ties=options["ties"],
+        relevance_level=options["relevance_level"],
+        replace_undefined_by=options["replace_undefined_by"],
+        nonpositive=options["nonpositive"],
+        convention=convention,
+        caller=_RUN,
+    )
+    if queries is not None:  # checked above
+        settled = settled._replace(options=settled.options._replace(queries=queries))
+    req = _request(settled.resolved, tie_bounds, False, settled)
     for frame, name, cols in (
         (qrels, "qrels", ("qid", "docno", "relevance")),
         (run, "run", ("qid", "docno", "score")),
@@ -559,7 +578,6 @@ def _check_qid_column(ids, qid, caller):
 
 def evaluate_partition(
     pdf,
-    metrics,
     req,
     *,
     y_true,
@@ -567,7 +585,6 @@ def evaluate_partition(
     qid,
     sample_weight,
     qid_dtype,
-    options,
     caller,
 ):
     """Per-query values of one partition holding all rows of its queries.
@@ -575,26 +592,39 @@ def evaluate_partition(
     One row per query (index: the query id, sorted), the columns of the
     :class:`Request` ``req`` (the metrics and their tie bounds) and the
     query's weight (1.0 without ``sample_weight``). Rows carrying an
-    :data:`ORDER` key are evaluated in the order of their keys.
+    :data:`ORDER` key are evaluated in the order of their keys. The request
+    settled on the client runs as it is
+    (:func:`~skrank._evaluate.evaluate_request`), all metrics ranked once:
+    the queries where a metric of ``req.unweighted`` is undefined are found
+    in the same pass.
     """
     pdf = in_input_order(pdf)
     ids = pdf[qid].to_numpy()
     _check_qid_column(ids, qid, caller)
     if ids.shape[0] == 0:
         return _empty(req.columns, qid, qid_dtype, req.hidden)
+    keys, specs, (ties, replace, nonpositive, tool_sums) = req.settled
+    # the undefined queries of req.unweighted, when weighted, are found as
+    # NaN, each then replaced as the call asks (_undefined)
+    find = bool(req.unweighted) and sample_weight is not None and not is_nan(replace)
+    settled = req.settled
+    if find:
+        settled = (keys, specs, (ties, np.nan, nonpositive, tool_sums))
     with warnings.catch_warnings():
         # a partition may hold single-row queries only, where the whole data
         # does not; the warning is about the whole data, not a partition
         warnings.filterwarnings("ignore", message=_SINGLE_ROW, category=UserWarning)
-        res = evaluate(
+        res = evaluate_request(
+            _ROWS,
+            settled,
             pdf[y_true].to_numpy(),
             pdf[y_score].to_numpy(),
-            metrics,
-            qid=ids,
+            ids,
+            None,
             average=None,
             tie_bounds=req.tie_bounds,
-            **options,
         )
+    values = req.values(res)
     n_q = res.qid.shape[0]
     if sample_weight is None:
         weights = np.ones(n_q)
@@ -614,30 +644,37 @@ def evaluate_partition(
                 "must be constant within each query (one weight per query, "
                 "repeated on its rows)."
             )
-    frame = _frame(req.values(res), res.qid, req.columns, weights, qid, qid_dtype)
+    flags = {name: np.zeros(n_q) for name in req.unweighted}
+    if sample_weight is not None:
+        # the queries where these metrics are undefined: NaN when left out
+        flags = {name: np.isnan(values[name]) * 1.0 for name in req.unweighted}
+    if find:
+        _undefined(values, req, replace)
+    frame = _frame(values, res.qid, req.columns, weights, qid, qid_dtype)
     if req.unweighted:
-        flags = {name: np.zeros(n_q) for name in req.unweighted}
-        if sample_weight is not None:
-            # the queries where these metrics are undefined: NaN when left out
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                left_out = evaluate(
-                    pdf[y_true].to_numpy(),
-                    pdf[y_score].to_numpy(),
-                    req.unweighted,
-                    qid=ids,
-                    average=None,
-                    **{**options, "replace_undefined_by": np.nan},
-                )
-            flags = {name: np.isnan(left_out[name]) * 1.0 for name in req.unweighted}
         for name, hidden in zip(req.unweighted, req.hidden, strict=True):
             frame[hidden] = flags[name]
     return frame
 
 
-def evaluate_run_partition(
-    pdf, metrics, req, *, relevance_dtype, queries, options, caller
-):
+def _undefined(values, req, replace):
+    """The per-query ``values`` (columns of ``req``) computed with undefined
+    values left NaN, each undefined value replaced by ``replace`` in place,
+    as :func:`skrank._core.aggregate` replaces them (a metric written with
+    XGBoost's ``-`` holds 0 already; trec_eval's own NaN stays)."""
+    keys, specs, _ = req.settled
+    by_name = {spec.name: spec for spec in specs}
+    spec_of = {key: by_name[name] for key, name in keys}
+    for col in req.columns:
+        key = col
+        for suffix in (TIE_LOW, TIE_HIGH):
+            if col.endswith(suffix) and col[: -len(suffix)] in req.bounded:
+                key = col[: -len(suffix)]
+        v = values[col]
+        v[np.isnan(v) & ~trec_nan(spec_of[key].params, v)] = replace
+
+
+def evaluate_run_partition(pdf, req, *, relevance_dtype, caller):
     """Per-query values of a partition of the union of a qrels and a run
     (columns ``qid``, ``docno``, ``value``, ``side``: 0 for a judgment, 1 for
     a retrieved document), holding all rows of each of its queries.
@@ -651,7 +688,7 @@ def evaluate_run_partition(
     """
     import pandas as pd
 
-    from ..trec import evaluate_run
+    from ..trec._evaluation import evaluate_settled_run
 
     pdf = in_input_order(pdf)
     ids = pdf["qid"].to_numpy()
@@ -677,26 +714,16 @@ def evaluate_run_partition(
             "score": np.append(pdf["value"].to_numpy()[~judged], 1.0),
         }
     )
-    _, per_query = evaluate_run(
-        qrels,
-        run,
-        metrics,
-        queries=queries,
-        return_per_query=True,
-        tie_bounds=req.tie_bounds,
-        **options,
+    # the request settled on the client, run as it is
+    _, qids, columns, bounds = evaluate_settled_run(
+        qrels, run, req.settled, tie_bounds=req.tie_bounds, caller=_RUN
     )
+    per_query = QueryResults(columns, qids, bounds if req.tie_bounds else None)
     keep = per_query.qid != sentinel
     values = {k: np.asarray(v)[keep] for k, v in req.values(per_query).items()}
     return _frame(
         values, per_query.qid[keep], req.columns, np.ones(int(keep.sum())), "qid", str
     )
-
-
-def _aggregation(name) -> str:
-    """How the metric's per-query values are summarised: "mean", "gmean"
-    (trec_eval's gm_ measures) or "sum" (its counts), as in ``evaluate``."""
-    return get_metric(name).measure.aggregation
 
 
 def partial_sums(frame, req):

@@ -15,9 +15,11 @@ rule, with the byte order of the tied documents' ids as the key.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from .._conventions import get_convention, name_rules, run_options
+from .._conventions import RunOptions, get_convention, name_rules, run_options
 from .._core import Prepared, aggregate, compute
 from .._engine import (
     Layout,
@@ -330,6 +332,66 @@ or None, default=None
     return results, QueryResults(columns, qids, bounds if tie_bounds else None)
 
 
+class RunRequest(NamedTuple):
+    """A request of :func:`evaluate_run` settled before any file is read
+    (:func:`settle_run`): how the run is read and scored (``options``, a
+    :class:`~skrank._conventions.RunOptions`), the metrics and the options
+    they are computed with (``resolved``:
+    :func:`~skrank._evaluate.resolve_metrics`'s ``(keys, specs, options)``)
+    and whether the means are trec_eval's summary (``trec_eval_summary``)."""
+
+    options: RunOptions
+    resolved: tuple
+    trec_eval_summary: bool
+
+
+def settle_run(
+    metrics,
+    *,
+    ties=None,
+    queries=None,
+    relevance_level=None,
+    replace_undefined_by=None,
+    score_dtype=None,
+    nonpositive=None,
+    convention=None,
+    caller="evaluate_run",
+) -> RunRequest:
+    """The :class:`RunRequest` of :func:`evaluate_run`'s metrics and options
+    (``None``: not given): every option checked against its constraints, the
+    convention looked up and the metric names read, once each."""
+    given = {
+        "ties": ties,
+        "replace_undefined_by": replace_undefined_by,
+        "nonpositive": nonpositive,
+        "score_dtype": score_dtype,
+        "queries": queries,
+    }
+    validate_params(
+        caller,
+        {
+            "relevance_level": relevance_level,
+            **{key: value for key, value in given.items() if value is not None},
+        },
+        RUN_CONSTRAINTS,
+    )
+    conv = None if convention is None else get_convention(convention, caller)
+    options = run_options(
+        conv, caller, ties=ties, score_dtype=score_dtype, queries=queries
+    )
+    resolved = resolve_metrics(
+        caller,
+        metric_requests(metrics, caller, conv),
+        relevance_level,
+        conv,
+        ties,
+        replace_undefined_by,
+        nonpositive,
+        document_ids=True,
+    )
+    return RunRequest(options, resolved, conv is not None and conv.names == "trec_eval")
+
+
 def evaluate_run_columns(
     qrels,
     run,
@@ -362,35 +424,31 @@ def evaluate_run_columns(
     ``"placeholder"``, the one unjudged document of trec_eval's placeholder
     ranking. trec_eval's ``relstring`` is written from it (m_relstring.c,
     te_calc_relstring)."""
-    given = {
-        "ties": ties,
-        "replace_undefined_by": replace_undefined_by,
-        "nonpositive": nonpositive,
-        "score_dtype": score_dtype,
-        "queries": queries,
-    }
-    validate_params(
-        caller,
-        {
-            "relevance_level": relevance_level,
-            **{key: value for key, value in given.items() if value is not None},
-        },
-        RUN_CONSTRAINTS,
+    request = settle_run(
+        metrics,
+        ties=ties,
+        queries=queries,
+        relevance_level=relevance_level,
+        replace_undefined_by=replace_undefined_by,
+        score_dtype=score_dtype,
+        nonpositive=nonpositive,
+        convention=convention,
+        caller=caller,
     )
-    options = run_options(
-        convention, caller, ties=ties, score_dtype=score_dtype, queries=queries
+    return evaluate_settled_run(
+        qrels, run, request, tie_bounds=tie_bounds, caller=caller, head=head
     )
+
+
+def evaluate_settled_run(
+    qrels, run, request, *, tie_bounds=False, caller="evaluate_run", head=None
+):
+    """:func:`evaluate_run_columns` of a :class:`RunRequest` (nothing of it
+    is checked again): the files read, the run joined and every metric
+    computed."""
+    options = request.options
     score_dtype, queries = options.score_dtype, options.queries
-    keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = resolve_metrics(
-        caller,
-        metric_requests(metrics, caller, convention),
-        relevance_level,
-        convention,
-        ties,
-        replace_undefined_by,
-        nonpositive,
-        document_ids=True,
-    )
+    keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = request.resolved
     qrels = _read(qrels, "qrels", caller)
     run = run_table = _read(run, "run", caller, scores=options.run_scores)
 
@@ -680,10 +738,7 @@ def evaluate_run_columns(
             heads[empty] = np.nan
     # a convention's tool_sums add the queries up one at a time, in byte
     # order of their ids (the order of ``selected``), as trec_eval does
-    trec_eval_summary = (
-        convention is not None
-        and get_convention(convention, caller).names == "trec_eval"
-    )
+    trec_eval_summary = request.trec_eval_summary
     means = {}
     per_query = {}
     for spec, v in zip(specs, values, strict=True):

@@ -178,12 +178,11 @@ def test_first_is_the_input_order(driver, tmp_path):
         qid="qid",
         sample_weight=None,
         qid_dtype=None,
-        options=options,
         caller="test",
     )
-    restored = evaluate_partition(keyed, FIRST, req, **kwargs)[FIRST]
+    restored = evaluate_partition(keyed, req, **kwargs)[FIRST]
     checks.assert_per_query(restored, expected, FIRST)
-    unkeyed = evaluate_partition(keyed.drop(columns=ORDER), FIRST, req, **kwargs)
+    unkeyed = evaluate_partition(keyed.drop(columns=ORDER), req, **kwargs)
     assert checks.differing(unkeyed, expected, FIRST) > 100
     # the input reversed: the adapter follows it
     back = rows.iloc[::-1].reset_index(drop=True)
