@@ -5,7 +5,9 @@ and graded relevance labels, in the grouped layout of LightGBM and XGBoost
 (one row per item and a query id per row); :func:`make_interactions` draws
 user-item interactions with a long tail of item popularity and clusters of
 user taste, split into training and test matrices. Examples and tests need no
-download.
+download. :func:`load_movielens_100k` reads MovieLens-100k from files already
+on the machine (RecBole's package data or GroupLens' files), split the same
+way.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import scipy.sparse as sp
 from scipy.special import ndtri
 from sklearn.utils import check_random_state
 
+from ._movielens import hold_out, load_movielens_100k
 from ._validation import (
     BOOL,
     NONE,
@@ -27,7 +30,7 @@ from ._validation import (
     validate_params,
 )
 
-__all__ = ["make_interactions", "make_ranking"]
+__all__ = ["load_movielens_100k", "make_interactions", "make_ranking"]
 
 _CALLER = "make_ranking"
 
@@ -597,12 +600,7 @@ def make_interactions(
         values = 1.0 + rng.binomial(n_levels - 1, share)
 
     # a random test_size share of each user's interactions, rounded half up
-    n_test = np.floor(test_size * n_per_user + 0.5).astype(np.int64)
-    order = np.lexsort((rng.random_sample(rows.shape[0]), rows))
-    first = np.concatenate(([0], np.cumsum(n_per_user)[:-1]))
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.shape[0]) - first[rows[order]]
-    held = rank < n_test[rows]
+    held = hold_out(rows, rng.random_sample(rows.shape[0]), n_users, test_size)
 
     shape = (n_users, n_items)
     train = sp.csr_matrix((values[~held], (rows[~held], cols[~held])), shape=shape)
