@@ -19,6 +19,7 @@ from ._io import (
     _pair_keys,
     _show,
 )
+from ._writers import _QrelsWriter, _RunWriter
 
 # --------------------------------------------------------------------------
 # Tables
@@ -544,7 +545,7 @@ class _KeyIndex:
         return np.where(self.sorted[pos] == keys, pos, -1)
 
 
-class Qrels(_Table):
+class Qrels(_QrelsWriter, _Table):
     """Relevance judgments: one (query, document, relevance) per row.
 
     Build one with :func:`read_qrels`. Query and document ids are kept as
@@ -604,7 +605,7 @@ class Qrels(_Table):
         return f"Qrels({len(self)} judgments, {self.n_queries} queries{source})"
 
 
-class Run(_Table):
+class Run(_RunWriter, _Table):
     """A ranked retrieval run: one (query, document, score) per row.
 
     Build one with :func:`read_run`. Higher scores rank first; the ``rank``
