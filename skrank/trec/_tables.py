@@ -201,6 +201,14 @@ class _Table:
         See Also
         --------
         to_dict : The rows as a nested dict.
+
+        Examples
+        --------
+        >>> from skrank.trec import read_run
+        >>> read_run({"q1": {"d1": 0.5, "d2": 1.5}}).to_frame()
+          qid docno  score
+        0  q1    d1    0.5
+        1  q1    d2    1.5
         """
         pd = _import_pandas("to_frame")
         return pd.DataFrame(
@@ -218,6 +226,12 @@ class _Table:
         See Also
         --------
         to_frame : The rows as a DataFrame.
+
+        Examples
+        --------
+        >>> from skrank.trec import read_qrels
+        >>> read_qrels({"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 1}}).to_dict()
+        {'q1': {'d1': 2, 'd2': 0}, 'q2': {'d3': 1}}
         """
         qids = _decode(self._qid_values).tolist()
         out = {q: {} for q in qids}

@@ -322,7 +322,9 @@ def _write_path(path, chunks, caller, what):
         with open(fd, "wb") as raw:
             if path.lower().endswith(".gz"):
                 # no name and no time in the header: the same bytes each time
-                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as z:
+                with gzip.GzipFile(
+                    filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0
+                ) as z:
                     for chunk in chunks:
                         z.write(chunk)
             else:
