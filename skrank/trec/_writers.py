@@ -75,6 +75,21 @@ _SPACE_RULE = (
 )
 
 
+def _heads(values) -> np.ndarray:
+    """The first three bytes of each id (an ``S`` array or a list of
+    bytes), zero-padded: an ``(n, 3)`` uint8 matrix."""
+    if isinstance(values, np.ndarray):
+        width = max(values.dtype.itemsize, 1)
+        m = np.ascontiguousarray(values.astype(f"S{width}"))
+        m = m.view(np.uint8).reshape(-1, width)[:, :3]
+        return np.pad(m, ((0, 0), (0, 3 - m.shape[1])))
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    data = np.frombuffer(b"".join(values) + b"\0\0\0", dtype=np.uint8)
+    heads = data[(np.cumsum(lengths) - lengths)[:, None] + np.arange(3)]
+    heads[np.arange(3) >= lengths[:, None]] = 0
+    return heads
+
+
 def _check_ids(table, caller):
     """Refuse ids that would not read back as they are."""
     qids = table._qid_values
@@ -82,22 +97,27 @@ def _check_ids(table, caller):
     row = _first_bad_id(values)
     if row is not None:
         _id_error(caller, "query id", qids[row], _SPACE_RULE)
-    for q in qids.tolist():
-        if q.startswith(b"#"):
-            _id_error(
-                caller,
-                "query id",
-                q,
-                "a line whose first field starts with '#' is a comment",
-            )
-        if q.startswith(_MARKS):
-            _id_error(
-                caller,
-                "query id",
-                q,
-                "it starts with the bytes of a byte order mark, which the "
-                "readers skip or refuse at the start of a file",
-            )
+    heads = _heads(values)
+    comment = heads[:, 0] == ord("#")
+    if comment.any():
+        _id_error(
+            caller,
+            "query id",
+            qids[int(np.flatnonzero(comment)[0])],
+            "a line whose first field starts with '#' is a comment",
+        )
+    mark = np.zeros(heads.shape[0], dtype=bool)
+    for bom in _MARKS:
+        code = np.frombuffer(bom, dtype=np.uint8)
+        mark |= (heads[:, : code.shape[0]] == code).all(axis=1)
+    if mark.any():
+        _id_error(
+            caller,
+            "query id",
+            qids[int(np.flatnonzero(mark)[0])],
+            "it starts with the bytes of a byte order mark, which the readers "
+            "skip or refuse at the start of a file",
+        )
     docno = table._docno
     n = len(docno)
     for a in range(0, n, _LINES):
