@@ -9,25 +9,30 @@ reads them with skrank, then times writing them back:
 * skrank: ``Run.to_trec(path)`` (plain and ``.gz``) and ``Qrels.to_trec``;
 * a plain Python writer of the same lines (one ``f.write`` of an f-string
   per line, the documents sorted by ``sorted``), the usual hand-written
-  script;
+  script (the same bytes as skrank's, which the run checks);
 * ranx (``--peers``): ``Run.save(path, kind="trec")`` on the ``ranx.Run``
   read from the same file (its reading is not timed).
 
 The table gives the best wall time of ``--repeat`` runs, the lines written
-per second and the output's size. Measured on the project's development
-machine (2 cores shared with other work, so the figures are upper bounds),
-``--scale 1 --repeat 3``, numpy 2.4, Python 3.12::
+per second and the output's size. Measured with ``--scale 1 --repeat 3``
+(2 million run lines) on the development machine, 2 cores shared with other
+work (load average 9 to 10 during the run, so the figures are upper
+bounds), numpy 2.4, Python 3.11; ranx 0.3.21's row from a ``--peers`` run at
+the same load (``--repeat 2``)::
 
     task                     seconds   Mlines/s      MB
-    skrank Run.to_trec          3.20       0.62    71.9
-    skrank Run.to_trec .gz      6.78       0.29    22.7
-    plain Python writer         5.72       0.35    71.9
-    skrank Qrels.to_trec        0.35       0.40     3.0
+    skrank Run.to_trec          4.37       0.46    69.2
+    skrank Run.to_trec .gz     10.89       0.18    19.9
+    plain Python writer         6.87       0.29    69.2
+    skrank Qrels.to_trec        0.10       1.34     2.9
+    ranx Run.save              82.78       0.02    69.2
 
-(the table is filled in by the run below; see its output). The run's
-scores are written with Python's ``repr`` through one batched ``bytes %
-tuple`` per chunk of 65,536 lines; numpy's own float formatting
-(``astype("S")``, Dragon4) gives the same text about twice as slowly.
+The run's time is mostly the formatting of the lines (Python's ``repr`` of
+each score, through one batched ``bytes % tuple`` per chunk of 65,536
+lines; numpy's float formatting, ``astype("S")``, gives the same text about
+twice as slowly); ordering the rows through the engine and checking the ids
+take a few percent. gzip (level 6, the ``gzip`` tool's default) adds the
+compression.
 
 Usage::
 
@@ -97,6 +102,8 @@ def main(argv=None):
         row("skrank Run.to_trec .gz", t, len(run), out + ".run.gz")
         t = _best(lambda: _plain_python(run, out + ".py"), args.repeat)
         row("plain Python writer", t, len(run), out + ".py")
+        with open(out + ".run", "rb") as a, open(out + ".py", "rb") as b:
+            same = a.read() == b.read()
         t = _best(lambda: qrels.to_trec(out + ".qrels"), args.repeat)
         row("skrank Qrels.to_trec", t, len(qrels), out + ".qrels")
         if args.peers:
@@ -107,6 +114,7 @@ def main(argv=None):
             row("ranx Run.save", t, len(run), out + ".ranx")
 
     print(f"{len(run):,} run lines, {len(qrels):,} qrels lines")
+    print(f"skrank and the plain Python writer wrote the same bytes: {same}")
     print(f"{'task':<24}{'seconds':>8}{'Mlines/s':>11}{'MB':>8}")
     for task, seconds, rate, size in rows:
         print(f"{task:<24}{seconds:8.2f}{rate:11.2f}{size:8.1f}")
