@@ -387,10 +387,12 @@ class _RunWriter:
         ----------
         path_or_buffer : str, path-like or file object
             A path (gzip-compressed when it ends with ``.gz``) or a file
-            object open for writing: binary (the ids' bytes are written as
-            read) or text (ids that are not valid UTF-8 are written with
-            ``errors="surrogateescape"``, which only a file object whose
-            encoding error handler allows it accepts).
+            object open for writing: binary (best: the ids' bytes are
+            written as read) or text (the lines as ``str``, ids decoded as
+            UTF-8, then encoded by the file object's own encoding; ids that
+            are not valid UTF-8 are passed as lone surrogates, which only a
+            file object with ``errors="surrogateescape"`` or an
+            ``io.StringIO`` accepts).
         run_name : str, default=None
             The run id of every line; by default the run's :attr:`name`
             (``"run"`` when it has none). It may not be empty nor hold

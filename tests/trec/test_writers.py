@@ -522,3 +522,15 @@ def test_long_ids_stored_apart_round_trip():
     data["q1"]["a b" * 50_000] = 1.0
     with pytest.raises(ValueError, match="document id 'a ba b.*whitespace"):
         read_run(data).to_trec(io.BytesIO())
+
+
+def test_text_file_objects_and_ids_not_utf8(tmp_path):
+    run = read_run(io.BytesIO(b"q Q0 \xff 1 1 r\n"))
+    buffer = io.StringIO()  # keeps the lone surrogate: encodes back to 0xff
+    run.to_trec(buffer)
+    assert buffer.getvalue().encode("utf-8", "surrogateescape") == (
+        b"q Q0 \xff 1 1.0 r\n"
+    )
+    with open(tmp_path / "strict", "w", encoding="utf-8") as f:
+        with pytest.raises(ValueError, match="refused the run's text.*'wb'"):
+            run.to_trec(f)
