@@ -19,6 +19,7 @@ from ._io import (
     _pair_keys,
     _show,
 )
+from ._writers import _QrelsWriter, _RunWriter
 
 # --------------------------------------------------------------------------
 # Tables
@@ -200,6 +201,14 @@ class _Table:
         See Also
         --------
         to_dict : The rows as a nested dict.
+
+        Examples
+        --------
+        >>> from skrank.trec import read_run
+        >>> read_run({"q1": {"d1": 0.5, "d2": 1.5}}).to_frame()
+          qid docno  score
+        0  q1    d1    0.5
+        1  q1    d2    1.5
         """
         pd = _import_pandas("to_frame")
         return pd.DataFrame(
@@ -217,6 +226,12 @@ class _Table:
         See Also
         --------
         to_frame : The rows as a DataFrame.
+
+        Examples
+        --------
+        >>> from skrank.trec import read_qrels
+        >>> read_qrels({"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 1}}).to_dict()
+        {'q1': {'d1': 2, 'd2': 0}, 'q2': {'d3': 1}}
         """
         qids = _decode(self._qid_values).tolist()
         out = {q: {} for q in qids}
@@ -544,7 +559,7 @@ class _KeyIndex:
         return np.where(self.sorted[pos] == keys, pos, -1)
 
 
-class Qrels(_Table):
+class Qrels(_QrelsWriter, _Table):
     """Relevance judgments: one (query, document, relevance) per row.
 
     Build one with :func:`read_qrels`. Query and document ids are kept as
@@ -604,7 +619,7 @@ class Qrels(_Table):
         return f"Qrels({len(self)} judgments, {self.n_queries} queries{source})"
 
 
-class Run(_Table):
+class Run(_RunWriter, _Table):
     """A ranked retrieval run: one (query, document, score) per row.
 
     Build one with :func:`read_run`. Higher scores rank first; the ``rank``
