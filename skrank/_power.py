@@ -251,9 +251,9 @@ def paired_power(
     a=None,
     b=None,
     *,
-    n_queries,
     effect=None,
     sd=None,
+    n_queries,
     alpha=0.05,
     alternative="two-sided",
 ):
