@@ -128,7 +128,7 @@ def _critical(confidence_level, k, df):
     return float(stats.studentized_range.ppf(confidence_level, k, df))
 
 
-def tukey_hsd(Y, model, confidence_level):
+def tukey_hsd(Y, model, confidence_level, at=None):
     """Tukey's HSD of every metric over all systems.
 
     Parameters
@@ -139,6 +139,11 @@ def tukey_hsd(Y, model, confidence_level):
         The ANOVA whose residual mean square is the error (module docstring).
     confidence_level : float
         Level of the simultaneous intervals.
+    at : tuple of three int arrays, default=None
+        The entries ``(m, i, j)`` whose p-values are wanted (NaN elsewhere);
+        ``None``: the pairs ``i > j`` of every metric. scipy integrates
+        the studentized range once per p-value, some hundredths of a second
+        each: only those asked for are computed.
 
     Returns
     -------
@@ -175,9 +180,14 @@ def tukey_hsd(Y, model, confidence_level):
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.abs(diff) / se[:, None, None]
     q[undefined] = np.where(diff[undefined] == 0, 0.0, math.nan)
+    if at is None:
+        m, i, j = np.indices(q.shape).reshape(3, -1)
+        at = (m[i > j], i[i > j], j[i > j])
     p = np.full(q.shape, math.nan)
-    ok = ~np.isnan(q)
-    p[ok] = stats.studentized_range.sf(q[ok], k, df)
+    wanted = np.zeros(q.shape, dtype=bool)
+    wanted[at] = True
+    wanted &= ~np.isnan(q)
+    p[wanted] = stats.studentized_range.sf(q[wanted], k, df)
     critical = _critical(confidence_level, k, df)
     half = np.where(undefined, 0.0, critical * se)[:, None, None]
     with np.errstate(over="ignore"):
@@ -206,7 +216,6 @@ def tukey_columns(caller, X, keys, tasks, model, confidence_level):
     metrics = list(dict.fromkeys(m for _, m in keys))
     row = {key: j for j, key in enumerate(keys)}
     Y = X[[[row[s, m] for s in systems] for m in metrics]]
-    hsd = tukey_hsd(Y, model, confidence_level)
     at = tuple(
         np.array(idx, dtype=np.intp)
         for idx in zip(
@@ -217,6 +226,7 @@ def tukey_columns(caller, X, keys, tasks, model, confidence_level):
             strict=True,
         )
     )
+    hsd = tukey_hsd(Y, model, confidence_level, at)
     p = hsd["p"][at]
     if np.isnan(p).any():
         warnings.warn(

@@ -480,7 +480,9 @@ def compare(
         ``None``); ``pairs_`` also gives ``hsd_q``, the studentized range
         statistic, and ``hsd_low``, ``hsd_high``, the simultaneous interval of
         the difference at ``confidence_level``. When the residual variance
-        is 0, the p-values of unequal means are NaN, with a warning.
+        is 0, the p-values of unequal means are NaN, with a warning. scipy
+        integrates the studentized range once per compared pair and metric
+        (some hundredths of a second each).
     correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
         Adjustment of the p-values over the family of all pairs and metrics:
         Holm's step-down, Bonferroni, Benjamini-Hochberg

@@ -31,7 +31,7 @@ from skrank import compare
 from skrank._multiple import tukey_hsd
 
 
-def _systems(n_systems=4, n_queries=30, seed=0, metrics=("map", "ndcg")):
+def _systems(n_systems=3, n_queries=30, seed=0, metrics=("map", "ndcg")):
     """Per-query values: a large query effect, small system effects."""
     rng = np.random.default_rng(seed)
     hardness = rng.uniform(0.1, 0.7, n_queries)
@@ -46,31 +46,31 @@ def _systems(n_systems=4, n_queries=30, seed=0, metrics=("map", "ndcg")):
 
 
 @pytest.fixture(scope="module")
-def four():
+def three():
     return _systems()
 
 
 @pytest.fixture(scope="module")
-def oneway(four):
-    return compare(four, test="tukey_oneway", interval="t", confidence_level=0.95)
+def oneway(three):
+    return compare(three, test="tukey_oneway", interval="t", confidence_level=0.95)
 
 
-def test_oneway_equals_scipy_tukey_hsd(four, oneway):
-    names = list(four)
+def test_oneway_equals_scipy_tukey_hsd(three, oneway):
+    names = list(three)
     for m in ("map", "ndcg"):
-        # expected: scipy.stats.tukey_hsd of the four systems' values
-        ref = stats.tukey_hsd(*(four[n][m] for n in names))
+        # expected: scipy.stats.tukey_hsd of the three systems' values
+        ref = stats.tukey_hsd(*(three[n][m] for n in names))
         ci = ref.confidence_interval(confidence_level=0.95)
         rows = [r for r in oneway.pairs_ if r["metric"] == m]
-        assert len(rows) == 6
+        assert len(rows) == 3
         for r in rows:
             i, j = names.index(r["system"]), names.index(r["baseline"])
             assert r["diff"] == pytest.approx(ref.statistic[i, j], rel=1e-12)
             assert r["p_value"] == pytest.approx(ref.pvalue[i, j], rel=1e-12)
             assert r["hsd_low"] == pytest.approx(ci.low[i, j], rel=1e-12)
             assert r["hsd_high"] == pytest.approx(ci.high[i, j], rel=1e-12)
-            # q = |diff| / sqrt(MSE / n), MSE the mean of the four variances
-            mse = np.mean([np.var(four[n][m], ddof=1) for n in names])
+            # q = |diff| / sqrt(MSE / n), MSE the mean of the three variances
+            mse = np.mean([np.var(three[n][m], ddof=1) for n in names])
             se = math.sqrt(mse / 30)
             assert r["hsd_q"] == pytest.approx(abs(r["diff"]) / se, rel=1e-12)
     # the HSD is its own correction: none applied on top
@@ -170,12 +170,12 @@ def test_two_systems_two_way_is_the_paired_t_test(paired):
     )
 
 
-def test_baseline_keeps_the_all_pairs_hsd(four, oneway):
-    with_base = compare(four, baseline="s0", test="tukey_oneway", interval="t")
+def test_baseline_keeps_the_all_pairs_hsd(three, oneway):
+    with_base = compare(three, baseline="s0", test="tukey_oneway", interval="t")
     every = {(r["system"], r["baseline"], r["metric"]): r for r in oneway.pairs_}
-    assert len(with_base.pairs_) == 6  # 3 systems x 2 metrics
+    assert len(with_base.pairs_) == 4  # 2 systems x 2 metrics
     for r in with_base.pairs_:
-        # the same studentized range over all four systems
+        # the same studentized range over all three systems
         same = every[r["system"], "s0", r["metric"]]
         assert r["p_value"] == same["p_value"]
         assert r["hsd_low"] == same["hsd_low"]
@@ -193,11 +193,11 @@ def test_zero_residual_variance_warns_and_gives_nan():
     assert same.pairs_[0]["p_value"] == 1.0
 
 
-def test_huge_values_are_scaled(four):
+def test_huge_values_are_scaled(three):
     # every value times 2**1000: the statistics scale exactly, q does not
-    big = {n: {m: np.ldexp(v, 1000) for m, v in t.items()} for n, t in four.items()}
+    big = {n: {m: np.ldexp(v, 1000) for m, v in t.items()} for n, t in three.items()}
     res = compare(big, test="tukey", interval="t")
-    ref = compare(four, test="tukey", interval="t")
+    ref = compare(three, test="tukey", interval="t")
     for r, s in zip(res.pairs_, ref.pairs_, strict=True):
         assert r["hsd_q"] == pytest.approx(s["hsd_q"], rel=1e-12)
         assert r["hsd_high"] == pytest.approx(np.ldexp(s["hsd_high"], 1000))
@@ -212,7 +212,7 @@ def test_reports_show_the_hsd(oneway):
     text = repr(oneway)
     assert "hsd_low" in text and "test='tukey_oneway'" in text
     md = oneway.to_markdown()
-    assert "Tukey's HSD, one-way ANOVA, simultaneous over the 6 pairs" in md
+    assert "Tukey's HSD, one-way ANOVA, simultaneous over the 3 pairs" in md
     assert "Holm" not in md
     assert "Tukey's HSD" in oneway.to_latex()
 
