@@ -17,7 +17,14 @@ import numpy as np
 from scipy import stats
 
 from ._faces import public
-from ._validation import NONE, Interval, InvalidParameterError, Options, plain
+from ._validation import (
+    NONE,
+    Interval,
+    InvalidParameterError,
+    Options,
+    as_numeric_array,
+    plain,
+)
 
 __all__ = ["MAX_QUERIES", "paired_power", "paired_sample_size"]
 
@@ -84,18 +91,11 @@ def _d_z(caller, arguments):
         return float(effect) / float(sd)
     arrays = []
     for name, x in (("a", a), ("b", b)):
-        try:
-            arr = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError):
+        arr = as_numeric_array(x, name, caller)  # finite real numbers
+        if arr.ndim != 1 or arr.shape[0] < 2:
             raise InvalidParameterError(
-                f"The {name!r} parameter of {caller} must be an array of "
-                f"numbers. Got {type(x).__name__} instead."
-            ) from None
-        if arr.ndim != 1 or arr.shape[0] < 2 or not np.isfinite(arr).all():
-            raise InvalidParameterError(
-                f"The {name!r} parameter of {caller} must be a 1-D array of at "
-                f"least two finite values (one per query). Got shape "
-                f"{arr.shape}" + (" with NaN or infinity." if arr.size else ".")
+                f"{name} of {caller} must be 1-D with at least two values (one "
+                f"per query). Got shape {arr.shape} instead."
             )
         arrays.append(arr)
     if arrays[0].shape != arrays[1].shape:

@@ -16,6 +16,7 @@ import pytest
 from cli.cli_helpers import assert_one_error_line, run_main
 from scipy import stats
 
+from compare.compare_helpers import _three_runs
 from skrank import compare
 from skrank._validation import InvalidParameterError
 
@@ -139,34 +140,13 @@ def test_bad_baselines(values, baseline, shown):
 
 
 def test_cli_several_baselines(tmp_path, capsys):
-    qrels = "".join(f"q{i} 0 r1 1\nq{i} 0 r2 1\n" for i in range(1, 6))
-    orders = {
-        "a": ["n1 r1 r2", "r1 n1", "n2 n1 r1", "r2", "n1 r2"],
-        "b": ["r1 n1 r2", "r1 r2", "r2 n1", "r1 r2", "r2 r1"],
-        "c": ["r1 r2", "n1 r1", "r2 n1 r1", "r2 r1", "r1 n1"],
-    }
-    paths = [tmp_path / "qrels"]
-    paths[0].write_text(qrels)
-    for name, per_query in orders.items():
-        lines = [
-            f"q{i} Q0 {d} {k} {9 - k} {name}"
-            for i, docs in enumerate(per_query, start=1)
-            for k, d in enumerate(docs.split(), start=1)
-        ]
-        paths.append(tmp_path / f"{name}.run")
-        paths[-1].write_text("\n".join(lines) + "\n")
+    paths, values = _three_runs(tmp_path)
     args = ["compare", *paths, "-m", "map", "--interval", "t", "--format", "json"]
     status, out, err = run_main(capsys, *args, "--baseline", "a", "--baseline", "2")
     assert status == 0 and err == ""
     got = json.loads(out)
     assert got["settings"]["baseline"] == ["a", "b"]
     # expected: the same comparison in Python, on evaluate_run's values
-    from skrank.trec import evaluate_run
-
-    values = {
-        name: evaluate_run(str(paths[0]), str(p), ["map"], return_per_query=True)[1]
-        for name, p in zip(orders, paths[1:], strict=True)
-    }
     expected = compare(values, baseline=["a", "b"], interval="t").to_dict()
     assert got["pairs"] == json.loads(json.dumps(expected["pairs"]))
     status, _, err = run_main(capsys, *args, "--baseline", "a", "--baseline", "7")

@@ -135,10 +135,11 @@ def test_greater_and_less_are_mirror_images():
         ({"effect": 0.5, "sd": 1.0, "alternative": "less"}, "never detected"),
         ({"effect": 1e-6, "sd": 1.0}, "more than 1000000000 queries"),
         ({"a": [1.0, 2.0, 3.0], "b": [1.0, 2.0]}, "got 3 and 2"),
-        ({"a": [1.0, math.nan], "b": [1.0, 2.0]}, "'a' parameter.*NaN"),
-        ({"a": [[1.0, 2.0]], "b": [1.0, 2.0]}, "'a' parameter.*shape \\(1, 2\\)"),
+        ({"a": [1.0, math.nan], "b": [1.0, 2.0]}, "^a of .*NaN.*index 1"),
+        ({"a": [[1.0, 2.0]], "b": [1.0, 2.0]}, "^a of .*1-D.*shape \\(1, 2\\)"),
+        ({"a": [1.0], "b": [1.0]}, "^a of .*at least two values.*shape \\(1,\\)"),
         ({"a": [1.0, 2.0], "b": [0.5, 1.5]}, "standard deviation is 0"),
-        ({"a": ["x", "y"], "b": [0.5, 1.5]}, "'a' parameter.*array of numbers"),
+        ({"a": ["x", "y"], "b": [0.5, 1.5]}, "^a of .*real numbers"),
     ],
 )
 def test_sample_size_errors(kwargs, match):
