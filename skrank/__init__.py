@@ -15,6 +15,7 @@ from . import (
 )
 from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator
+from ._power import paired_power, paired_sample_size
 from ._results import QueryResults
 from ._scorer import get_scorer, get_scorer_names, make_ranking_scorer
 from ._stats import Comparison, compare
@@ -44,6 +45,8 @@ __all__ = [
     "lightgbm",
     "make_ranking_scorer",
     "model_selection",
+    "paired_power",
+    "paired_sample_size",
     "read_qrels",
     "read_run",
     "recsys",

@@ -14,6 +14,8 @@ from . import xgboost as xgboost
 from ._comparison import Comparison as Comparison
 from ._evaluate import evaluate as evaluate
 from ._evaluator import RankingEvaluator as RankingEvaluator
+from ._power import paired_power as paired_power
+from ._power import paired_sample_size as paired_sample_size
 from ._results import QueryResults as QueryResults
 from ._scorer import get_scorer as get_scorer
 from ._scorer import get_scorer_names as get_scorer_names
@@ -122,6 +124,8 @@ __all__ = [
     "num_relevant_retrieved_score",
     "num_relevant_score",
     "num_retrieved_score",
+    "paired_power",
+    "paired_sample_size",
     "precision_at_k_score",
     "precision_recall_curve_per_query",
     "r_ndcg_score",

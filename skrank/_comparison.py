@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ._faces import fill_doc
+from ._multiple import HSD_PAIR_COLUMNS, TUKEY_MODELS
 from ._validation import InvalidParameterError, Options, plain, validate_params
 
 #: The parameters of :meth:`Comparison.to_markdown` and
@@ -102,6 +103,9 @@ class Comparison:
         (win, tie or loss) depends on those orderings; NaN where a system
         carries no bounds for the metric. A difference whose tie range
         contains 0 could change sign with the order of tied items.
+        With ``test="tukey"`` or ``"tukey_oneway"``, ``pairs_`` also has
+        ``hsd_q`` (the studentized range statistic of the pair) and
+        ``hsd_low``, ``hsd_high`` (its simultaneous interval).
     queries_ : ndarray
         The query ids compared, sorted.
     dropped_ : ndarray
@@ -109,7 +113,8 @@ class Comparison:
         (empty otherwise).
     settings_ : dict
         ``test``, ``correction``, ``interval``, ``confidence_level``,
-        ``n_resamples``, ``queries`` and ``baseline``.
+        ``n_resamples``, ``queries`` and ``baseline`` (a name, or a list of
+        names when a list was given).
 
     See Also
     --------
@@ -139,6 +144,8 @@ class Comparison:
     def _columns(self, table):
         if table == "pairs":
             extra = TIE_PAIR_COLUMNS if self._has_tie_bounds else ()
+            if self.pairs_ and HSD_PAIR_COLUMNS[0] in self.pairs_[0]:
+                extra = HSD_PAIR_COLUMNS + extra
             return PAIR_COLUMNS + extra
         extra = TIE_SUMMARY_COLUMNS if self._has_tie_bounds else ()
         return SUMMARY_COLUMNS + extra
@@ -222,6 +229,8 @@ class Comparison:
         means significantly different from the baseline's (adjusted p-value at
         most ``1 - confidence_level``); without a baseline, every system has a
         letter and its cells list the letters of the systems it differs from
+        significantly; with several baselines, every baseline has a letter
+        and the cells list the letters of the baselines they differ from
         significantly. The highest mean of every metric is in bold. A legend
         line names the test, the correction and the level.
 
@@ -362,6 +371,8 @@ _TEST_NAMES = {
     "wilcoxon": "Wilcoxon signed-rank test",
     "randomization": "paired randomization test",
     "bootstrap": "paired bootstrap test",
+    "tukey": "Tukey's HSD, two-way ANOVA with queries as blocks",
+    "tukey_oneway": "Tukey's HSD, one-way ANOVA",
 }
 _CORRECTION_NAMES = {
     "holm": "Holm correction",
@@ -394,7 +405,7 @@ def _styled_rows(systems, labels, metrics, cells, escape, bold, dagger, marks):
     against a baseline."""
     for system in systems:
         name = escape(system)
-        if labels:
+        if system in labels:
             name = f"{name} ({labels[system]})"
         row = []
         for m in metrics:
@@ -463,21 +474,27 @@ def _report(comparison, digits, ci, tie_bounds=False):
     systems = list(dict.fromkeys(r["system"] for r in comparison.summary_))
     metrics = list(dict.fromkeys(r["metric"] for r in comparison.summary_))
     baseline = s["baseline"]
-    n = len(systems)
+    # several baselines: each has a letter, as every system without one
+    lettered = baseline if isinstance(baseline, list) else None
+    if lettered is not None and len(lettered) == 1:
+        baseline, lettered = lettered[0], None
+    if baseline is None:
+        lettered = systems
     labels = (
         {}
-        if baseline is not None
-        else {name: _label(i, n) for i, name in enumerate(systems)}
+        if lettered is None
+        else {name: _label(i, len(lettered)) for i, name in enumerate(lettered)}
     )
     marks = {key: set() for key in summary}
     for r in comparison.pairs_:
         if not r["significant"]:
             continue
         m = r["metric"]
-        if baseline is not None:
+        if not labels:
             marks[r["system"], m].add("dagger")
-        else:
-            marks[r["system"], m].add(r["baseline"])
+            continue
+        marks[r["system"], m].add(r["baseline"])
+        if r["system"] in labels:
             marks[r["baseline"], m].add(r["system"])
 
     def num(v):
@@ -490,8 +507,8 @@ def _report(comparison, digits, ci, tie_bounds=False):
         for name in systems:
             row = summary[name, m]
             mk = marks[name, m]
-            if baseline is None:
-                mk = [labels[o] for o in systems if o in mk]
+            if labels:
+                mk = [labels[o] for o in labels if o in mk]
             else:
                 mk = sorted(mk)
             interval = f"[{num(row['ci_low'])}, {num(row['ci_high'])}]" if ci else None
@@ -513,11 +530,17 @@ def _report(comparison, digits, ci, tie_bounds=False):
     if s["test"] in ("randomization", "bootstrap"):
         test += f", {s['n_resamples']} resamples"
     tests = f"{family} test{'s' if family != 1 else ''}"
-    if s["correction"] is None:
+    if s["test"] in TUKEY_MODELS:
+        n_pairs = len(systems) * (len(systems) - 1) // 2
+        how = (
+            f" ({test}, simultaneous over the {n_pairs} pair"
+            f"{'s' if n_pairs != 1 else ''} of systems of each metric, "
+        )
+    elif s["correction"] is None:
         how = f" ({test}, {tests}, no correction, "
     else:
         how = f" ({test}, {_CORRECTION_NAMES[s['correction']]} over {tests}, "
-    if baseline is not None:
+    if not labels:
         legend = [
             ("dagger", ""),
             ("text", f" significantly different from the baseline {baseline}"),
@@ -527,7 +550,8 @@ def _report(comparison, digits, ci, tie_bounds=False):
             (
                 "text",
                 "Superscript letters: significantly different from the "
-                "systems with those letters",
+                + ("systems" if baseline is None else "baselines")
+                + " with those letters",
             )
         ]
     legend += [("text", how), ("alpha", ""), ("text", f" = {alpha}).")]

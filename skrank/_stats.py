@@ -32,6 +32,7 @@ import numpy as np
 from ._comparison import PAIR_COLUMNS, SUMMARY_COLUMNS, Comparison
 from ._engine import factorize
 from ._faces import call_as, public
+from ._multiple import TUKEY_MODELS, baselines_of, compared_pairs, tukey_columns
 from ._resampling import (
     _adjust,
     _base_seed,
@@ -55,7 +56,7 @@ from ._validation import (
 __all__ = ["Comparison", "compare"]
 
 _CALLER = "compare"
-TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
+TESTS = ("t", "wilcoxon", "randomization", "bootstrap", *TUKEY_MODELS)
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
 INTERVALS = ("bca", "percentile", "t")
 QUERIES = ("intersection", "strict", "fill")
@@ -289,11 +290,7 @@ def _compare(caller, arguments):
             )
         )
     names = list(results)
-    if baseline is not None and baseline not in results:
-        raise InvalidParameterError(
-            f"The 'baseline' parameter of {caller} must be one of the systems "
-            f"{names} or None. Got {plain(baseline)} instead."
-        )
+    baselines = baselines_of(caller, baseline, names)
     seed = _base_seed(random_state, caller)
     ids, aligned, dropped, tie_bounds = _align(results, queries)
     if ids.shape[0] < 2:
@@ -311,14 +308,7 @@ def _compare(caller, arguments):
     row = {key: j for j, key in enumerate(keys)}
     # one row per system and metric, one column per query
     X = np.stack([aligned[name][m] for name, m in keys])
-    if baseline is None:
-        pairs = [
-            (names[j], names[i])
-            for i in range(len(names))
-            for j in range(i + 1, len(names))
-        ]
-    else:
-        pairs = [(n, baseline) for n in names if n != baseline]
+    pairs = compared_pairs(names, baselines)
     tasks = [(system, base, m) for system, base in pairs for m in metrics]
     A = X[[row[s, m] for s, _, m in tasks]]
     B = X[[row[b, m] for _, b, m in tasks]]
@@ -346,7 +336,15 @@ def _compare(caller, arguments):
         _task_rng(seed, "interval"),
         caller,
     )
-    p = _p_values(test, As, Bs, n_resamples, _task_rng(seed, "test"), caller)
+    if test in TUKEY_MODELS:
+        # simultaneous over all pairs of each metric: no further correction
+        p, hsd = tukey_columns(
+            caller, X, keys, tasks, TUKEY_MODELS[test], confidence_level
+        )
+        correction = settings["correction"] = None
+    else:
+        p = _p_values(test, As, Bs, n_resamples, _task_rng(seed, "test"), caller)
+        hsd = {}
     # each row's mean summed as np.mean sums a 1-D array (pairwise, in
     # query order), so that it equals the mean of the values alone
     with np.errstate(over="ignore"):
@@ -397,6 +395,9 @@ def _compare(caller, arguments):
             strict=True,
         )
     ]
+    for column, values in hsd.items():
+        for r, v in zip(rows, values.tolist(), strict=True):
+            r[column] = v
     adjusted = _adjust(p, correction)
     alpha = 1.0 - confidence_level
     for r, q in zip(rows, adjusted.tolist(), strict=True):
@@ -404,7 +405,11 @@ def _compare(caller, arguments):
         r["significant"] = bool(q <= alpha)
     if any(tie_bounds.values()):
         _add_tie_bounds(caller, summary, rows, tie_bounds)
-    settings["baseline"] = baseline
+    settings["baseline"] = (
+        baselines
+        if isinstance(baseline, (list, tuple)) or baselines is None
+        else baselines[0]
+    )
     return Comparison(summary, rows, ids, dropped, settings)
 
 
@@ -439,10 +444,16 @@ def compare(
         ``{metric: values}`` when every system lists the same queries in the
         same order. At least
         two systems, all with the same metrics; values finite.
-    baseline : str, default=None
-        The system every other system is compared to; ``None`` compares all
-        pairs (the later system of ``results`` against the earlier one).
-    test : {"t", "wilcoxon", "randomization", "bootstrap"}, default="t"
+    baseline : str, int, list of str or int, or None, default=None
+        The system every other system is compared to (its name, or its
+        position among the systems of ``results``, from 0); ``None`` compares
+        all pairs (the later system of ``results`` against the earlier one).
+        A list of baselines compares every system to each of them, and the
+        baselines among themselves once (the later of the list against the
+        earlier one); the correction is then over the whole family of
+        ``(system, baseline, metric)`` tests.
+    test : {"t", "wilcoxon", "randomization", "bootstrap", "tukey", \
+            "tukey_oneway"}, default="t"
         The paired two-sided test of no difference between the systems.
         ``"t"``: :func:`scipy.stats.ttest_rel`. ``"wilcoxon"``: the signed-rank
         test, :func:`scipy.stats.wilcoxon` with ``zero_method="wilcox"``
@@ -459,11 +470,25 @@ def compare(
         ``n`` points is coarse). When every difference is 0, the
         p-value is 1 for every test; when all are equal and non-zero, the
         t-test is undefined: its p-value is NaN, with a warning.
+        ``"tukey"``: Tukey's honestly significant difference over all
+        systems, from the residual of the two-way ANOVA of systems by queries
+        (queries as blocks, as IR evaluation uses it); ``"tukey_oneway"``:
+        the same from the one-way ANOVA, :func:`scipy.stats.tukey_hsd`
+        (ranx's ``stat_test="tukey"``). Their p-values are simultaneous over
+        all pairs of systems of a metric (with a baseline too), so
+        ``correction`` is not applied (``settings_["correction"]`` is
+        ``None``); ``pairs_`` also gives ``hsd_q``, the studentized range
+        statistic, and ``hsd_low``, ``hsd_high``, the simultaneous interval of
+        the difference at ``confidence_level``. When the residual variance
+        is 0, the p-values of unequal means are NaN, with a warning. scipy
+        integrates the studentized range once per compared pair and metric
+        (some hundredths of a second each).
     correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
         Adjustment of the p-values over the family of all pairs and metrics:
         Holm's step-down, Bonferroni, Benjamini-Hochberg
         (:func:`scipy.stats.false_discovery_control`), or none. An undefined
-        (NaN) p-value stays NaN and is not counted in the family.
+        (NaN) p-value stays NaN and is not counted in the family. Not applied
+        to Tukey's HSD, simultaneous by construction.
     interval : {"bca", "percentile", "t"}, default="bca"
         Confidence intervals of the means and of the mean differences:
         :func:`scipy.stats.bootstrap` with method ``"BCa"`` or
@@ -550,6 +575,14 @@ def compare(
     >>> row = res.pairs_[0]
     >>> row["system"], row["metric"], round(row["diff"], 3), row["wins"]
     ('dense', 'map', 0.075, 3)
+
+    Tukey's HSD over three systems (two-way ANOVA, queries as blocks):
+
+    >>> results["hybrid"] = {"qid": ["q1", "q2", "q3", "q4"],
+    ...                      "map": [0.3, 0.3, 0.2, 0.4]}
+    >>> res = compare(results, test="tukey", interval="t")
+    >>> [(r["system"], r["baseline"], round(r["hsd_q"], 3)) for r in res.pairs_]
+    [('dense', 'bm25', 4.025), ('hybrid', 'bm25', 2.683), ('hybrid', 'dense', 1.342)]
     """
 
 

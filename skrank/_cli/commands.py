@@ -46,9 +46,16 @@ from .trec_eval_output import (
 __all__ = ["main"]
 
 
-def _baseline(value, names):
-    """``--baseline``: a run name, or a position among the runs from 1."""
-    if value is None or value in names:
+def _baseline(values, names):
+    """``--baseline``, repeatable: a run name, or a position among the runs
+    from 1; several give a list."""
+    if values is None or len(values) == 1:
+        return None if values is None else _one_baseline(values[0], names)
+    return [_one_baseline(value, names) for value in values]
+
+
+def _one_baseline(value, names):
+    if value in names:
         return value
     if re.fullmatch("[0-9]+", value.strip()) and 1 <= int(value) <= len(names):
         return names[int(value) - 1]

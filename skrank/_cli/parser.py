@@ -239,9 +239,11 @@ def _compare_parser(sub) -> None:
     )
     cmp.add_argument(
         "--baseline",
+        action="append",
         metavar="NAME_OR_INDEX",
         help="compare every run to this one: its name (run id, as printed) or "
-        "its position among the RUN arguments, from 1. Default: every pair",
+        "its position among the RUN arguments, from 1; repeatable, to compare "
+        "every run to each baseline. Default: every pair",
     )
     _choice_option(
         cmp, "test", "paired two-sided test (default: %(default)s)", of="compare"
