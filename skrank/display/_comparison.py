@@ -133,6 +133,10 @@ class ComparisonDisplay:
     def _data(cls, caller, comparison):
         """The constructor's arguments from a :class:`~skrank.Comparison`."""
         baseline = comparison.settings_.get("baseline")
+        if isinstance(baseline, (list, tuple)):
+            # several baselines: the marks are those against the first, the
+            # one the Display draws across its group
+            baseline = baseline[0]
         names = list(dict.fromkeys(r["system"] for r in comparison.summary_))
         metrics = list(dict.fromkeys(r["metric"] for r in comparison.summary_))
         shape = (len(names), len(metrics))
@@ -145,6 +149,8 @@ class ComparisonDisplay:
         p_adjusted = np.full(shape, np.nan)
         if baseline is not None:  # all pairs: nothing marked
             for r in comparison.pairs_:
+                if r["baseline"] != baseline:
+                    continue
                 at = names.index(r["system"]), metrics.index(r["metric"])
                 significant[at] = r["significant"]
                 p_adjusted[at] = r["p_adjusted"]
@@ -217,8 +223,10 @@ class ComparisonDisplay:
         ----------
         comparison : Comparison
             A result of :func:`skrank.compare`. With a ``baseline``, the
-            significant differences from it are starred; a comparison of all
-            pairs (``baseline=None``) draws the means and intervals only.
+            significant differences from it are starred; with several
+            baselines, the first is drawn and the differences from it are
+            starred; a comparison of all pairs (``baseline=None``) draws the
+            means and intervals only.
         %(ax)s
         **kwargs
             Keyword arguments of :meth:`plot` and of matplotlib's
