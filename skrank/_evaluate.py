@@ -140,7 +140,6 @@ def evaluate_request(
     },
     data=("y_true", "y_score", "metrics", "qid", "sample_weight", "convention"),
     skip_none=("replace_undefined_by", "nonpositive", "ties"),
-    call_errors="python",
 )
 def evaluate(
     y_true,
