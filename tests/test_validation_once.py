@@ -254,9 +254,7 @@ def test_dask_validates_on_the_client_once(monkeypatch, spies):
     )
     metrics = ["ndcg@5", "map"]
     prepared = Spy(monkeypatch, skrank._core, "prepare")
-    # the reading of a request's metric names (a task's MetricSpec is
-    # pickled as its canonical name and read back where it is unpickled,
-    # not a request's reading)
+    # the reading of a request's metric names
     requests = Spy(monkeypatch, skrank.names.reading, "read_metrics")
     # the partitions that hold rows (the adapter also evaluates an empty
     # frame for Dask's metadata)
