@@ -85,11 +85,14 @@ def evaluate_request(
     average="mean",
     tie_bounds=False,
     stacklevel=2,
+    seen=None,
 ):
     """:func:`evaluate` of a request made by :func:`read_request` (nothing
     of it is validated again) on the data: the arrays checked and laid out,
     ranked once, every metric computed. ``stacklevel`` is that of the
-    warnings about the data, counted from this function."""
+    warnings about the data, counted from this function; ``seen``, if given,
+    is called with the data's :class:`~skrank._engine.Layout` before any
+    metric is computed (a scorer reads the query ids checked there)."""
     keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = request
     names = [spec.name for spec in specs]
     prepared = prepare(
@@ -101,6 +104,8 @@ def evaluate_request(
         nonnegative=any(s.measure.nonnegative_relevance for s in specs),
         stacklevel=stacklevel + 1,
     )
+    if seen is not None:
+        seen(prepared.layout)
 
     def run(specs, ties):
         return compute(
@@ -140,7 +145,6 @@ def evaluate_request(
     },
     data=("y_true", "y_score", "metrics", "qid", "sample_weight", "convention"),
     skip_none=("replace_undefined_by", "nonpositive", "ties"),
-    call_errors="python",
 )
 def evaluate(
     y_true,

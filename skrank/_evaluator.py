@@ -534,10 +534,7 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
             sample_weight,
             nonnegative=spec.measure.nonnegative_relevance,
         )
-        if not self.single_query:
-            layout = prepared.layout
-            counts = np.bincount(layout.codes(), minlength=layout.n_queries)
-            self._warn_if_queries_split(layout.qid_values, counts)
+        warn_if_split(self, prepared.layout)
         (value,) = compute(caller, [spec], prepared)
         return value
 
@@ -604,9 +601,21 @@ def query_ids_in(evaluator: RankingEvaluator, X):
     return evaluator._split_X(X)[1]
 
 
+def warn_if_split(evaluator: RankingEvaluator, layout) -> None:
+    """Warn if the queries of ``layout`` (the scored input, laid out where
+    its query ids were checked) were split with the data ``evaluator`` was
+    fitted on."""
+    if evaluator.single_query or layout.qid_values is None:
+        return
+    counts = np.bincount(layout.codes(), minlength=layout.n_queries)
+    evaluator._warn_if_queries_split(layout.qid_values, counts)
+
+
 def warn_if_queries_split(evaluator: RankingEvaluator, qid) -> None:
     """Warn if queries scored with ``qid`` (as given) were split with the
-    fitted data."""
+    fitted data: for a scorer of a function, which checks and lays out its
+    input itself (a metric name's scorer reads the layout, see
+    :func:`warn_if_split`)."""
     if evaluator.single_query or getattr(evaluator, "_train_queries", None) is None:
         return
     try:

@@ -19,12 +19,15 @@ declaration writes only what is its own (summary, own parameter texts,
 See Also, Notes, References, Examples). :func:`exported` lists the
 functions built in a module or package, for its ``__all__``.
 
-:func:`function` writes a ``def`` with a signature held as data and compiles
-it, as :mod:`dataclasses` writes ``__init__``: the function's signature is its
-own (``inspect.signature``, IDEs, Sphinx), a wrong call gets Python's own
-``TypeError`` naming the function, and its body hands the arguments by name
-to a callable. The Displays' entry points and the Dask and Spark adapters'
-public functions, whose parameter lists are shared declarations, are made so.
+:func:`function` is the one way a public function gets its signature: it
+writes a ``def`` with a signature held as data and compiles it, as
+:mod:`dataclasses` writes ``__init__``. The signature is the function's own
+(``inspect.signature``, IDEs, Sphinx, the stubs), Python binds a call's
+arguments (a wrong call gets Python's own ``TypeError``, naming the
+function), and its body hands the arguments by name to a callable. Every
+function :func:`public` builds is made so (a declared or a generated
+signature), and so are the Displays' entry points and the Dask and Spark
+adapters' public functions, whose parameter lists are shared declarations.
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ import inspect
 import linecache
 import re
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
 
 import numpy as np
 
@@ -56,6 +60,7 @@ __all__ = [
     "skeleton_doc",
 ]
 
+_P = inspect.Parameter
 _PLACEHOLDER = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.MULTILINE)
 
 
@@ -99,16 +104,18 @@ def public(
     texts: Mapping | None = None,
     skip_none=(),
     scalars: bool = False,
-    call_errors: str = "inspect",
 ):
     """The decorator that makes a declaration a public function.
 
-    The declared function gives the signature and the docstring (filled by
-    :func:`fill_doc` with ``texts``); its body is never run. A call binds the
-    arguments to that signature (defaults applied), validates each option of
-    the signature once, in the order of ``options``, against the constraints
-    given there, and returns ``run(caller, arguments)``, ``caller`` being the
-    function's name and ``arguments`` the bound arguments by name.
+    The declared function gives the name, the docstring (filled by
+    :func:`fill_doc` with ``texts``) and the signature (its own, or the one
+    :func:`generate` gave it); its body is never run. :func:`function` makes
+    the public function: a call binds the arguments to that signature as any
+    ``def`` does (a wrong call gets Python's own ``TypeError``, naming the
+    function), validates each option of the signature once, in the order of
+    ``options``, against the constraints given there, and returns
+    ``run(caller, arguments)``, ``caller`` being the function's name and
+    ``arguments`` the arguments by name, defaults applied.
 
     Parameters
     ----------
@@ -126,10 +133,6 @@ def public(
     scalars : bool, default=False
         Read numpy scalars among the options as the Python scalars they hold
         (``run`` receives those).
-    call_errors : {"inspect", "python"}, default="inspect"
-        The ``TypeError`` of a call that does not fit the signature (a missing
-        or unknown argument): :meth:`inspect.Signature.bind`'s message, or
-        Python's own, naming the function.
 
     Returns
     -------
@@ -150,15 +153,7 @@ def public(
         order = [name for name in rules if name in sig.parameters]
         fill_doc(func, texts=texts)
 
-        def arguments_of(name, args, kwargs):
-            try:
-                bound = sig.bind(*args, **kwargs)
-            except TypeError:
-                if call_errors == "python":
-                    func(*args, **kwargs)  # raises Python's own TypeError
-                raise
-            bound.apply_defaults()
-            arguments = dict(bound.arguments)
+        def check(name, arguments):
             given = {}
             for key in order:
                 value = arguments[key]
@@ -171,20 +166,34 @@ def public(
             arguments.update(given)
             return arguments
 
-        # ``run`` is called from ``face`` itself, so that a warning's
-        # stacklevel counts the same frames as in a hand-written function
-        @functools.wraps(func)
-        def face(*args, **kwargs):
-            return run(caller, arguments_of(caller, args, kwargs))
-
-        def call(name, args, kwargs, extra):
-            return run(name, {**arguments_of(name, args, kwargs), **extra})
-
-        face._call = call
+        # ``run`` is called from the function itself (``check`` has returned
+        # by then), so that a warning's stacklevel counts the same frames as
+        # in a hand-written function
+        face = function(
+            func.__module__,
+            func.__qualname__,
+            sig,
+            functools.partial(run, caller),
+            func.__doc__,
+            check=functools.partial(check, caller),
+        )
+        face._public = _Public(run, check, rules, sig)
         _EXPORTED.setdefault(func.__module__, {})[caller] = face
         return face
 
     return decorate
+
+
+class _Public(NamedTuple):
+    """What :func:`public` made a function of: its ``run``, its ``check``
+    (``check(caller, arguments)`` validates the options and returns the
+    arguments), the constraints by option (which ``tools/make_stubs.py``
+    reads) and its signature."""
+
+    run: Callable
+    check: Callable
+    rules: dict
+    signature: inspect.Signature
 
 
 # The functions that public() built, by module, in the order they were built.
@@ -208,19 +217,26 @@ def exported(module: str) -> dict:
 def call_as(face, extra: Mapping | None = None):
     """``face`` (built by :func:`public`) as a function whose first argument
     is the name its errors give as the caller (a Display's method that
-    evaluates on the user's behalf).
+    evaluates on the user's behalf), named ``<face>_for``.
 
     ``extra`` maps keyword arguments that the function takes besides the
     signature of ``face`` to their defaults; ``run`` finds them among its
     arguments.
     """
+    made = face._public
     defaults = dict(extra or {})
+    params = list(made.signature.parameters.values())
+    at = len(params) - (params[-1].kind is _P.VAR_KEYWORD if params else 0)
+    params[at:at] = [_P(key, _P.KEYWORD_ONLY, default=v) for key, v in defaults.items()]
 
-    def named(caller, *args, **kwargs):
-        more = {key: kwargs.pop(key, value) for key, value in defaults.items()}
-        return face._call(caller, args, kwargs, more)
+    def run(arguments):
+        caller = arguments.pop("caller")
+        more = {key: arguments.pop(key) for key in defaults}
+        return made.run(caller, {**made.check(caller, arguments), **more})
 
-    return named
+    first = _P("caller", _P.POSITIONAL_ONLY)
+    name = f"{face.__qualname__}_for"
+    return function(face.__module__, name, [first, *params], run)
 
 
 # Arguments of every metric function that are data, not options.
@@ -410,7 +426,9 @@ def skeleton_doc(
 def generate(func, sig: inspect.Signature, **doc) -> None:
     """Give the declaration ``func`` the signature ``sig`` and the docstring
     :func:`skeleton_doc` makes of its own (``doc``: the keyword arguments of
-    :func:`skeleton_doc`).
+    :func:`skeleton_doc`), for :func:`public` to read: the declaration is
+    never called, and the function :func:`public` makes of it has ``sig``
+    as its own (see :func:`function`).
 
     A declaration has no parameters, or exactly those of ``sig`` (written
     out for the reader; they are checked, not read): a TypeError (at import)
@@ -460,9 +478,6 @@ def metric_function(func=None, *, order: str | None = None, measure=None):
     return public(functools.partial(run_metric, measure), options, data=_DATA)(func)
 
 
-_P = inspect.Parameter
-
-
 def _spelled(parameters):
     """The parameter list of a ``def`` for ``parameters``: each default is
     read from ``_defaults`` by name."""
@@ -483,10 +498,18 @@ def _spelled(parameters):
     return ", ".join(out)
 
 
-def function(module, qualname, parameters, run, doc=None):
+def function(module, qualname, parameters, run, doc=None, *, check=None):
     """A function of the signature ``parameters`` that returns
     ``run({parameter: argument})`` (its ``locals()``: every parameter, with
-    the defaults applied).
+    the defaults applied), or ``run(check({parameter: argument}))``.
+
+    The one way skrank gives a public function a signature held as data: it
+    writes a ``def`` and compiles it, as :mod:`dataclasses` writes
+    ``__init__``. The signature is the function's own (``inspect.signature``,
+    Sphinx, :func:`inspect.getsource`, ``tools/make_stubs.py``), Python binds
+    the arguments (a wrong call gets Python's own ``TypeError``, naming the
+    function), a traceback shows a frame named as the function, and the
+    function pickles by its module and name as a ``def`` does.
 
     Parameters
     ----------
@@ -494,12 +517,19 @@ def function(module, qualname, parameters, run, doc=None):
         The function's ``__module__``.
     qualname : str
         Its ``__qualname__``; the part after the last dot is its name.
-    parameters : list of inspect.Parameter
-        Its parameters, in a valid order.
+    parameters : inspect.Signature or list of inspect.Parameter
+        Its parameters, in a valid order (none named with a leading
+        underscore); their annotations, and a signature's return annotation,
+        are the function's.
     run : callable
-        Called with the dict of the arguments by parameter name.
+        Called with the dict of the arguments by parameter name (or what
+        ``check`` returns of it).
     doc : str, default=None
         Its docstring.
+    check : callable, default=None
+        Called with the dict of the arguments before ``run``; it returns
+        from the call before ``run`` is called, so that the frames below
+        ``run`` are the function's alone.
 
     Returns
     -------
@@ -507,11 +537,19 @@ def function(module, qualname, parameters, run, doc=None):
         The function, compiled from its source (kept for tracebacks and
         :func:`inspect.getsource`).
     """
+    returns = _P.empty
+    if isinstance(parameters, inspect.Signature):
+        returns = parameters.return_annotation
+        parameters = list(parameters.parameters.values())
+    hidden = [p.name for p in parameters if p.name.startswith("_")]
+    if hidden:  # a declaration error, raised at import
+        raise TypeError(f"{qualname}: parameters {hidden} start with an underscore")
     name = qualname.rpartition(".")[2]
-    code = f"def {name}({_spelled(parameters)}):\n    return _run(locals())\n"
+    body = "_run(locals())" if check is None else "_run(_check(locals()))"
+    code = f"def {name}({_spelled(parameters)}):\n    return {body}\n"
     filename = f"<{module}.{qualname}>"
     defaults = {p.name: p.default for p in parameters if p.default is not _P.empty}
-    namespace = {"_defaults": defaults, "_run": run}
+    namespace = {"_defaults": defaults, "_run": run, "_check": check}
     exec(compile(code, filename, "exec"), namespace)
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
     func = namespace[name]
@@ -520,4 +558,9 @@ def function(module, qualname, parameters, run, doc=None):
     func.__qualname__ = qualname
     func.__module__ = module
     func.__doc__ = doc
+    func.__annotations__ = {
+        p.name: p.annotation for p in parameters if p.annotation is not _P.empty
+    }
+    if returns is not _P.empty:
+        func.__annotations__["return"] = returns
     return func

@@ -17,6 +17,8 @@ data (:func:`~skrank._evaluate.evaluate_request`).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import sklearn
 from sklearn.metrics import get_scorer_names as _sklearn_scorer_names
@@ -25,7 +27,12 @@ from sklearn.utils.metadata_routing import MetadataRequest
 
 from ._conventions import get_convention
 from ._evaluate import evaluate_request, read_request
-from ._evaluator import RankingEvaluator, query_ids_in, warn_if_queries_split
+from ._evaluator import (
+    RankingEvaluator,
+    query_ids_in,
+    warn_if_queries_split,
+    warn_if_split,
+)
 from ._response import expected_relevance, numeric_labels, score_method
 from ._validation import (
     COMMON_CONSTRAINTS,
@@ -132,12 +139,14 @@ def _ranking_score(
     sample_weight,
     classes,
     method,
+    seen=None,
 ):
     """The score function given to make_scorer: lay out y and score it.
 
     ``request`` is the request of a metric name, read and validated when
     the scorer was made (:func:`~skrank._evaluate.read_request`); None for
-    a function."""
+    a function. ``seen`` is called with the layout of a request's data
+    (see :func:`~skrank._evaluate.evaluate_request`)."""
     y = np.asarray(y_true)
     s = np.asarray(y_pred)
     if qid is not None:
@@ -161,7 +170,7 @@ def _ranking_score(
                 "With qid, y_true of a ranking scorer must be 1-D, one "
                 f"relevance label per row; got shape {y.shape}."
             )
-        return _call_metric(metric, params, request, y, s, qid, sample_weight)
+        return _call_metric(metric, params, request, y, s, qid, sample_weight, seen)
     if y.ndim == 2:
         # label ranking against a multilabel indicator or relevance matrix
         if s.shape != y.shape:
@@ -200,10 +209,12 @@ def _ranking_score(
     raise _missing_qid_error(y.shape, s.shape)
 
 
-def _call_metric(metric, params, request, y, s, qid, sample_weight):
+def _call_metric(metric, params, request, y, s, qid, sample_weight, seen=None):
     if request is not None:
         # the errors and warnings about the data are evaluate's
-        result = evaluate_request("evaluate", request, y, s, qid, sample_weight)
+        result = evaluate_request(
+            "evaluate", request, y, s, qid, sample_weight, seen=seen
+        )
         return result[metric]
     extra = {}
     if qid is not None:
@@ -259,10 +270,14 @@ class _RankingScorer:
                 f"{self!r} got unexpected argument(s) {sorted(kwargs)}; a "
                 "ranking scorer takes qid and sample_weight."
             )
+        seen = None
         if isinstance(estimator, RankingEvaluator):
             if qid is None:
                 qid = query_ids_in(estimator, X)
-            if qid is not None:
+            if qid is not None and self._request is not None:
+                # the split warning reads the ids where the metric checks them
+                seen = functools.partial(warn_if_split, estimator)
+            elif qid is not None:  # a function checks its input itself
                 warn_if_queries_split(estimator, qid)
         method = score_method(estimator, "A ranking scorer")
         classes = getattr(estimator, "classes_", None) if method != "predict" else None
@@ -277,6 +292,7 @@ class _RankingScorer:
             sample_weight=sample_weight,
             classes=classes,
             method=method,
+            seen=seen,
         )
         return scorer(estimator, X, y_true)
 

@@ -417,7 +417,6 @@ def _compare(caller, arguments):
     _compare,
     _CONSTRAINTS,
     data=("results", "baseline", "random_state"),
-    call_errors="python",
 )
 def compare(
     results,

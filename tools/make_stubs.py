@@ -70,11 +70,7 @@ IMPORTS = {
 def _rules(face) -> dict:
     """The constraints ``face`` (built by :func:`skrank._faces.public`)
     validates its options against, by parameter."""
-    call = inspect.getclosurevars(face._call).nonlocals
-    rules = inspect.getclosurevars(call["arguments_of"]).nonlocals.get("rules")
-    if not isinstance(rules, dict):
-        raise RuntimeError(f"{face.__name__}: its constraints cannot be found")
-    return rules
+    return face._public.rules
 
 
 def _constraint_type(name: str, constraints) -> str:
@@ -152,7 +148,7 @@ def function_stub(func) -> str:
     """The stub of ``func``: one line per parameter, with its annotation and
     its default."""
     sig = inspect.signature(func)
-    rules = _rules(func) if hasattr(func, "_call") else {}
+    rules = _rules(func) if hasattr(func, "_public") else {}
     lines = [f"def {func.__name__}("]
     star = False
     for param in sig.parameters.values():
@@ -276,7 +272,7 @@ def stubs() -> dict[Path, str]:
         {
             f.__module__
             for f in vars(skrank.metrics).values()
-            if callable(f) and hasattr(f, "_call")
+            if callable(f) and hasattr(f, "_public")
         }
     )
     modules = [*families, "skrank.retrieval"]

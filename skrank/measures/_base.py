@@ -207,6 +207,13 @@ class Measure:
         False: a metric whose expectation has no tractable form, which
         raises on input with tied scores under ``ties="average"`` (see
         :meth:`check_ties`).
+    borrows_grades : bool
+        Whether, on a query judged only below 0, the value reads the grade
+        counts of the query evaluated before it where a trec_eval gain table
+        gives grades below 0 a gain, as trec_eval does for the measures that
+        read such a table (it keeps the last query's counts); False: the
+        value is set before the table is read (m_Rndcg.c returns 0 when the
+        query's number of relevant documents is 0), and nothing is borrowed.
     """
 
     name: str
@@ -237,6 +244,7 @@ class Measure:
     keeps_placeholder: Callable | None = None
     reads_list: bool = True
     average_ties: bool = True
+    borrows_grades: bool = True
 
     def __post_init__(self):
         if self.better not in BETTER:

@@ -692,4 +692,7 @@ R_NDCG = Measure(
     full_list=_always_full,
     nonnegative_relevance=True,
     max_relevance=_gain_bound,
+    # m_Rndcg.c, te_calc_Rndcg, returns 0 when the query's num_rel is 0 (its
+    # line "if (res_rels.num_rel == 0)") before it reads the gain table
+    borrows_grades=False,
 )

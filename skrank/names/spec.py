@@ -222,11 +222,17 @@ class MetricSpec:
         return self.name
 
     def __reduce__(self):
-        # a metric is its canonical spelling (get_metric reads it back; it
-        # sits above this module)
-        from .reading import get_metric
+        # rebuilt from its resolved parts, without reading a name again (a
+        # Dask worker unpickles a spec with each task): the declaration by
+        # its canonical name (a declaration outside the catalogue, by value),
+        # the cutoff, the parameters as resolved, those the name wrote, and
+        # the trailing "-"
+        from .catalogue import _BY_NAME  # the catalogue sits above this module
 
-        return (get_metric, (self.name,))
+        measure = self.measure
+        key = measure.name if _BY_NAME.get(measure.name) is measure else measure
+        explicit = tuple(sorted(self._explicit))
+        return (_rebuilt, (key, self.k, self.params, explicit, self.zero_undefined))
 
     def __repr__(self) -> str:
         return f"MetricSpec({self.name!r})"
@@ -238,3 +244,20 @@ class MetricSpec:
 
     def __hash__(self) -> int:
         return hash(self.name)
+
+
+def _rebuilt(key, k, params, explicit, zero_undefined) -> MetricSpec:
+    """The :class:`MetricSpec` that :meth:`MetricSpec.__reduce__` took apart:
+    its declaration ``key`` (a canonical name of the catalogue, or the
+    :class:`~skrank.measures.Measure` itself), its cutoff, its resolved
+    parameters (kept as they are: they were converted when it was made),
+    the keywords its name wrote and its trailing ``-``."""
+    from .catalogue import _BY_NAME
+
+    spec = MetricSpec.__new__(MetricSpec)
+    spec.measure = _BY_NAME[key] if isinstance(key, str) else key
+    spec.k = k
+    spec.params = params
+    spec._explicit = frozenset(explicit)
+    spec.zero_undefined = zero_undefined
+    return spec

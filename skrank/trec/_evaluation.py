@@ -37,7 +37,6 @@ from .._validation import (
     Options,
     validate_params,
 )
-from ..measures.dcg import R_NDCG
 from ..names import (
     MetricSpec,
     read_metrics,
@@ -558,15 +557,14 @@ def evaluate_settled_run(
     # trec_eval's gain table of a query judged only below 0 is the one of
     # the query it evaluated before (see borrowed_grades): the metrics whose
     # table gives grade -1 or -2 a gain read those grades in their pools
+    # (none for a metric whose value is set before it reads the table:
+    # see Measure.borrows_grades)
     def borrowing(spec):
-        # m_Rndcg.c, te_calc_Rndcg, returns 0 when the query's own num_rel
-        # is 0 (its line "if (res_rels.num_rel == 0)"), before reading the
-        # table: its value needs no borrowed grades
         gain = spec.params.get("gain")
         return (
             isinstance(gain, TrecGainTable)
             and gain.gains_below_zero
-            and spec.measure is not R_NDCG
+            and spec.measure.borrows_grades
         )
 
     borrowed_pools = None

@@ -20,78 +20,79 @@ from skrank._cli import main
 from skrank._cli.parser import DEFAULT_METRICS
 
 
-def test_single_run_table(files, capsys):
-    status, out, err = run_main(
-        capsys, "evaluate", files["qrels"], files["a.run"], "-m", "mrr", "-m", "P@1"
-    )
-    assert status == 0 and err == ""
+@pytest.fixture
+def evaluate(files, capsys):
+    """``skrank evaluate`` of the qrels and run A (or ``runs``: keys of
+    ``files`` or paths), with ``args`` after them, run in-process: its exit
+    status, standard output and error output."""
+
+    def call(*args, runs=("a.run",)):
+        paths = [files[run] if isinstance(run, str) else run for run in runs]
+        return run_main(capsys, "evaluate", files["qrels"], *paths, *args)
+
+    return call
+
+
+@pytest.fixture
+def table(evaluate):
+    """The rows of the table that a successful ``skrank evaluate`` prints
+    (exit status 0, nothing on the error output), each cell stripped."""
+
+    def call(*args, **kwargs):
+        status, out, err = evaluate(*args, **kwargs)
+        assert status == 0 and err == ""
+        return _rows(out)
+
+    return call
+
+
+@pytest.fixture
+def argv(files):
+    """The command line of ``skrank evaluate`` of the qrels and run A, for
+    :func:`~skrank._cli.main` itself (its usage errors exit)."""
+    return ["evaluate", str(files["qrels"]), str(files["a.run"])]
+
+
+def _rows(out):
+    return [[c.strip() for c in row] for row in _lines(out)]
+
+
+def test_single_run_table(table):
     # mrr: q1 ties d1/d2 -> (1 + 1/2)/2 = 0.75; q2 -> 1; mean 0.875
     # P@1: q1 -> 1/2, q2 -> 1; mean 0.75
-    assert [[c.strip() for c in row] for row in _lines(out)] == [
+    assert table("-m", "mrr", "-m", "P@1") == [
         ["mrr", "all", "0.8750"],
         ["P@1", "all", "0.7500"],
     ]
 
 
-def test_ties_trec_eval_and_per_query(files, capsys):
-    status, out, _ = run_main(
-        capsys,
-        "evaluate",
-        files["qrels"],
-        files["a.run"],
-        "-m",
-        "recip_rank",
-        "--ties",
-        "trec_eval",
-        "-q",
-    )
+def test_ties_trec_eval_and_per_query(evaluate):
+    status, out, _ = evaluate("-m", "recip_rank", "--ties", "trec_eval", "-q")
     assert status == 0
     # trec_eval orders the tie d1/d2 by docno descending: d2 first -> 1/2
-    assert [[c.strip() for c in row] for row in _lines(out)] == [
+    assert _rows(out) == [
         ["recip_rank", "q1", "0.5000"],
         ["recip_rank", "q2", "1.0000"],
         ["recip_rank", "all", "0.7500"],
     ]
 
 
-def test_queries_and_relevance_level(files, capsys):
+def test_queries_and_relevance_level(evaluate):
     # -c: q3 is judged but absent from the run and scores 0:
     # MAP = (AP q1 + AP q2 + 0)/3 with AP q1 = (1 + 1/2)/2 (tie), AP q2 = 1/2
     # (d5 at rank 1; d6, also relevant, not retrieved)
-    status, out, _ = run_main(
-        capsys,
-        "evaluate",
-        files["qrels"],
-        files["a.run"],
-        "-m",
-        "map",
-        "--queries",
-        "qrels",
-        "--digits",
-        "6",
-    )
+    status, out, _ = evaluate("-m", "map", "--queries", "qrels", "--digits", "6")
     assert status == 0
     assert _lines(out)[0][2] == f"{(0.75 + 0.5 + 0) / 3:.6f}"
     # -l 2: only d5 is relevant; q1 has no relevant document (AP 0)
-    status, out, _ = run_main(
-        capsys, "evaluate", files["qrels"], files["a.run"], "-m", "map", "-l", "2"
-    )
+    status, out, _ = evaluate("-m", "map", "-l", "2")
     assert _lines(out)[0][2] == "0.5000"
 
 
-def test_several_runs_are_columns(files, capsys):
-    status, out, _ = run_main(
-        capsys,
-        "evaluate",
-        files["qrels"],
-        files["a.run"],
-        files["b.run"],
-        "-m",
-        "P@1",
-        "-q",
-    )
+def test_several_runs_are_columns(evaluate):
+    status, out, _ = evaluate("-m", "P@1", "-q", runs=("a.run", "b.run"))
     assert status == 0
-    rows = [[c.strip() for c in row] for row in _lines(out)]
+    rows = _rows(out)
     assert rows[0] == ["metric", "qid", "runA", "runB"]
     # runB: q1 d3 (unjudged) first -> 0; q2 d7 (unjudged) first -> 0
     assert rows[1:] == [
@@ -101,37 +102,15 @@ def test_several_runs_are_columns(files, capsys):
     ]
 
 
-def test_csv_and_json(files, capsys):
-    status, out, _ = run_main(
-        capsys,
-        "evaluate",
-        files["qrels"],
-        files["a.run"],
-        files["b.run"],
-        "-m",
-        "P@1",
-        "--format",
-        "csv",
-    )
+def test_csv_and_json(evaluate):
+    status, out, _ = evaluate("-m", "P@1", "--format", "csv", runs=("a.run", "b.run"))
     assert status == 0
     assert list(csv.reader(io.StringIO(out))) == [
         ["metric", "qid", "runA", "runB"],
         ["P@1", "all", "0.75", "0.0"],
     ]
-    status, out, _ = run_main(
-        capsys,
-        "evaluate",
-        files["qrels"],
-        files["a.run"],
-        "-m",
-        "P@1",
-        "-m",
-        "map",
-        "--format",
-        "json",
-        "-q",
-        "--undefined",
-        "nan",
+    status, out, _ = evaluate(
+        "-m", "P@1", "-m", "map", "--format", "json", "-q", "--undefined", "nan"
     )
     payload = json.loads(out)
     entry = payload["runs"]["runA"]
@@ -140,8 +119,8 @@ def test_csv_and_json(files, capsys):
     assert entry["num_q"] == 2 and payload["ties"] == "average"
 
 
-def test_default_metrics(files, capsys):
-    status, out, _ = run_main(capsys, "evaluate", files["qrels"], files["a.run"])
+def test_default_metrics(evaluate):
+    status, out, _ = evaluate()
     assert status == 0
     assert len(_lines(out)) == len(DEFAULT_METRICS)
 
@@ -152,37 +131,24 @@ def test_metrics_command(capsys):
     assert {"ndcg", "map", "bpref"} <= set(out.split())
 
 
-def test_bad_input_exits_2_with_a_message(files, tmp_path, capsys):
+def test_bad_input_exits_2_with_a_message(evaluate, argv, tmp_path):
     bad = tmp_path / "bad.run"
     bad.write_text("q1 Q0 d1 1 0.5 r\nq1 Q0 d2\n")
-    status, out, err = run_main(capsys, "evaluate", files["qrels"], bad, "-m", "map")
+    status, out, err = evaluate("-m", "map", runs=(bad,))
     assert status == 2 and out == ""
     assert "line 2 of" in err and "bad.run" in err
-    status, _, err = run_main(
-        capsys, "evaluate", files["qrels"], files["a.run"], "-m", "mapp"
-    )
+    status, _, err = evaluate("-m", "mapp")
     assert status == 2 and "Unknown ranking metric 'mapp'" in err
-    status, _, err = run_main(
-        capsys, "evaluate", files["qrels"], tmp_path / "missing.run"
-    )
+    status, _, err = evaluate(runs=(tmp_path / "missing.run",))
     assert status == 2 and "Cannot open" in err
     with pytest.raises(SystemExit) as exc:
-        main(["evaluate", str(files["qrels"]), str(files["a.run"]), "--ties", "x"])
+        main([*argv, "--ties", "x"])
     assert exc.value.code == 2
 
 
-def test_python_dash_m(files):
+def test_python_dash_m(argv):
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "skrank",
-            "evaluate",
-            str(files["qrels"]),
-            str(files["a.run"]),
-            "-m",
-            "mrr",
-        ],
+        [sys.executable, "-m", "skrank", *argv, "-m", "mrr"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -254,31 +220,17 @@ def test_trec_eval_files_match_pytrec_eval(capsys):
         ("--ties", "x", "argument --ties: invalid choice: 'x'"),
     ],
 )
-def test_malformed_option_values_are_usage_errors(
-    files, capsys, option, value, message
-):
+def test_malformed_option_values_are_usage_errors(argv, capsys, option, value, message):
     with pytest.raises(SystemExit) as exc:
-        main(["evaluate", str(files["qrels"]), str(files["a.run"]), option, value])
+        main([*argv, option, value])
     assert exc.value.code == 2
     out, err = capsys.readouterr()
     assert out == ""
     assert message in assert_one_error_line(err)
 
 
-def test_digits_and_level_in_range(files, capsys):
-    status, out, err = run_main(
-        capsys,
-        "evaluate",
-        files["qrels"],
-        files["a.run"],
-        "-m",
-        "P@1",
-        "--digits",
-        "0",
-        "-l",
-        "+1e0",
-    )
-    assert status == 0 and err == "" and _lines(out)[0][2] == "1"
+def test_digits_and_level_in_range(table):
+    assert table("-m", "P@1", "--digits", "0", "-l", "+1e0")[0][2] == "1"
 
 
 @pytest.mark.parametrize(
@@ -297,50 +249,26 @@ def test_digits_and_level_in_range(files, capsys):
         ("ndcg@10\nmap", "Cannot parse metric name 'ndcg@10\\nmap'"),
     ],
 )
-def test_bad_metric_names_are_one_error_line(files, capsys, metric, message):
-    status, out, err = run_main(
-        capsys, "evaluate", files["qrels"], files["a.run"], "-m", metric
-    )
+def test_bad_metric_names_are_one_error_line(evaluate, metric, message):
+    status, out, err = evaluate("-m", metric)
     assert status == 2 and out == ""
     assert message in assert_one_error_line(err)
 
 
-def test_metrics_are_checked_before_the_files_are_read(files, tmp_path, capsys):
+def test_metrics_are_checked_before_the_files_are_read(table, tmp_path, capsys):
     status, _, err = run_main(
         capsys, "evaluate", tmp_path / "missing", tmp_path / "missing", "-m", "mapp"
     )
     assert status == 2 and "Unknown ranking metric 'mapp'" in assert_one_error_line(err)
-    status, out, err = run_main(
-        capsys,
-        "evaluate",
-        files["qrels"],
-        files["a.run"],
-        "-m",
-        "ndcg@10",
-        "-m",
-        "nDCG@10",
-    )
     # one metric under two names: computed once, printed under both
-    assert status == 0 and err == ""
-    rows = [[c.strip() for c in row] for row in _lines(out)]
+    rows = table("-m", "ndcg@10", "-m", "nDCG@10")
     assert [r[0] for r in rows] == ["ndcg@10", "nDCG@10"] and rows[0][2] == rows[1][2]
 
 
-def test_a_huge_cutoff_is_the_whole_list(files, capsys):
-    status, out, err = run_main(
-        capsys,
-        "evaluate",
-        files["qrels"],
-        files["a.run"],
-        "-m",
-        "ndcg@100000000000000000000",
-        "-m",
-        "ndcg",
-        "-m",
-        "ndcg_cut_" + "9" * 30,
+def test_a_huge_cutoff_is_the_whole_list(table):
+    rows = table(
+        "-m", "ndcg@100000000000000000000", "-m", "ndcg", "-m", "ndcg_cut_" + "9" * 30
     )
-    assert status == 0 and err == ""
-    rows = [[c.strip() for c in row] for row in _lines(out)]
     assert [r[0] for r in rows] == [
         "ndcg@100000000000000000000",
         "ndcg",
@@ -355,24 +283,12 @@ def test_a_huge_cutoff_is_the_whole_list(files, capsys):
     "metric",
     ["map", "gm_map", "num_ret", "set_P", "set_F", "set_map", "utility", "rbp_resid"],
 )
-def test_a_cutoff_past_int64_is_the_whole_list(files, capsys, metric, k, ties):
+def test_a_cutoff_past_int64_is_the_whole_list(table, metric, k, ties):
     # these read the cutoff as a count of positions (min(k, list length)):
     # past the list, the value at the longest list's length (3, run A's q1)
-    status, out, err = run_main(
-        capsys,
-        "evaluate",
-        files["qrels"],
-        files["a.run"],
-        "-m",
-        f"{metric}@{k}",
-        "-m",
-        f"{metric}@3",
-        "--per-query",
-        "--ties",
-        ties,
+    rows = table(
+        "-m", f"{metric}@{k}", "-m", f"{metric}@3", "--per-query", "--ties", ties
     )
-    assert status == 0 and err == ""
-    rows = [[c.strip() for c in row] for row in _lines(out)]
     by_metric = {}
     for row in rows:
         by_metric.setdefault(row[0], []).append(row[1:])
@@ -381,16 +297,9 @@ def test_a_cutoff_past_int64_is_the_whole_list(files, capsys, metric, k, ties):
 
 
 @pytest.mark.parametrize("base", ["ndcg", "ndcg_rel", "Rndcg", "G"])
-def test_a_gain_for_an_11_digit_grade_is_one_error_line(files, capsys, base):
+def test_a_gain_for_an_11_digit_grade_is_one_error_line(evaluate, base):
     # trec_eval's grade=gain pairs once became a table of 10**11 gains
-    status, out, err = run_main(
-        capsys,
-        "evaluate",
-        files["qrels"],
-        files["a.run"],
-        "-m",
-        f"{base}.99999999999=1",
-    )
+    status, out, err = evaluate("-m", f"{base}.99999999999=1")
     assert status == 2 and out == ""
     message = assert_one_error_line(err)
     assert (
@@ -420,21 +329,15 @@ def test_a_gain_for_an_11_digit_grade_is_one_error_line(files, capsys, base):
         ),
     ],
 )
-def test_comma_joined_metrics_suggest_repeating_m(files, capsys, metric, message):
-    status, out, err = run_main(
-        capsys, "evaluate", files["qrels"], files["a.run"], "-m", metric
-    )
+def test_comma_joined_metrics_suggest_repeating_m(evaluate, metric, message):
+    status, out, err = evaluate("-m", metric)
     assert status == 2 and out == ""
     assert assert_one_error_line(err).endswith(message)
 
 
-def test_trec_eval_comma_spelling_still_works(files, capsys):
-    status, out, err = run_main(
-        capsys, "evaluate", files["qrels"], files["a.run"], "-m", "P.1,2"
-    )
-    assert status == 0 and err == ""
+def test_trec_eval_comma_spelling_still_works(table):
     # trec_eval's names of the metrics, as it prints them
-    assert [row[0].strip() for row in _lines(out)] == ["P_1", "P_2"]
+    assert [row[0] for row in table("-m", "P.1,2")] == ["P_1", "P_2"]
 
 
 def test_option_choices_and_defaults_are_evaluate_run_s():
@@ -456,14 +359,14 @@ def test_option_choices_and_defaults_are_evaluate_run_s():
     assert actions["relevance_level"].default == defaults["relevance_level"].default
 
 
-def test_unexpected_errors_are_one_line(files, capsys, monkeypatch):
+def test_unexpected_errors_are_one_line(evaluate, monkeypatch):
     import skrank._cli.commands
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(skrank._cli.commands, "evaluate_run_columns", broken)
-    status, out, err = run_main(capsys, "evaluate", files["qrels"], files["a.run"])
+    status, out, err = evaluate()
     assert status == 1 and out == ""
     message = assert_one_error_line(err)
     where = "internal error (RuntimeError: boom, at test_evaluate.py:"
@@ -474,20 +377,20 @@ def test_unexpected_errors_are_one_line(files, capsys, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(skrank._cli.commands, "evaluate_run_columns", interrupted)
-    assert run_main(capsys, "evaluate", files["qrels"], files["a.run"]) == (130, "", "")
+    assert evaluate() == (130, "", "")
 
 
-def test_a_closed_output_pipe_is_quiet(files, capsys, monkeypatch):
+def test_a_closed_output_pipe_is_quiet(argv, capsys, monkeypatch):
     class ClosedPipe(io.StringIO):
         def write(self, text):
             raise BrokenPipeError(32, "Broken pipe")
 
     monkeypatch.setattr(sys, "stdout", ClosedPipe())
-    status = main(["evaluate", str(files["qrels"]), str(files["a.run"]), "-q"])
+    status = main([*argv, "-q"])
     assert status == 1 and capsys.readouterr().err == ""
 
 
-def test_unreadable_files_are_one_error_line(files, tmp_path, capsys):
+def test_unreadable_files_are_one_error_line(evaluate, tmp_path):
     folder = tmp_path / "folder"
     folder.mkdir()
     truncated = tmp_path / "run.gz"
@@ -495,7 +398,7 @@ def test_unreadable_files_are_one_error_line(files, tmp_path, capsys):
 
     truncated.write_bytes(gzip.compress(RUN_A.encode())[:20])
     for path in (folder, truncated, tmp_path / "missing"):
-        status, out, err = run_main(capsys, "evaluate", files["qrels"], path)
+        status, out, err = evaluate(runs=(path,))
         assert status == 2 and out == ""
         assert str(path.name) in assert_one_error_line(err)
 
