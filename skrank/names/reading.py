@@ -19,7 +19,7 @@ trec_eval's name of each metric a family or set expands to.
 from __future__ import annotations
 
 from .._validation import InvalidParameterError
-from .catalogue import RANKING, Catalogue, _resolve_base
+from .catalogue import RANKING, Catalogue, _resolve_base, every
 from .grammar import _parameters_refused, _parse, split_names
 from .spec import MetricSpec, _show, quote_text
 from .trec_eval import (
@@ -38,6 +38,7 @@ __all__ = [
     "FAMILY_CUTOFFS",
     "get_metric",
     "parse_metrics",
+    "read_canonical",
     "read_metrics",
     "read_trec_eval_measures",
 ]
@@ -134,6 +135,13 @@ def get_metric(name) -> MetricSpec:
     100000000000000000000
     """
     return _one(name, RANKING)
+
+
+def read_canonical(name: str) -> MetricSpec:
+    """The metric of a canonical spelling (:attr:`MetricSpec.name`), among
+    every declaration, of any family: how a :class:`MetricSpec` is read back
+    when unpickled."""
+    return _one(name, every())
 
 
 def _one(name, catalogue: Catalogue) -> MetricSpec:

@@ -224,9 +224,9 @@ class MetricSpec:
     def __reduce__(self):
         # a metric is its canonical spelling (get_metric reads it back; it
         # sits above this module)
-        from .reading import get_metric
+        from .reading import read_canonical
 
-        return (get_metric, (self.name,))
+        return (read_canonical, (self.name,))
 
     def __repr__(self) -> str:
         return f"MetricSpec({self.name!r})"
