@@ -11,8 +11,8 @@ generated from its declaration; :func:`make_recommender_scorer` makes a
 scikit-learn scorer of any of them.
 """
 
-from . import _functions
 from ._functions import *  # noqa: F403
+from ._functions import __all__ as _FUNCTIONS
 from ._lists import TopLists, top_lists
 from ._names import get_recsys_metric_names
 from ._public import evaluate_recommendations
@@ -26,5 +26,5 @@ __all__ = [
     "top_lists",
 ]
 # the functions of skrank.recsys._functions, one per recommender metric
-__all__ += _functions.__all__
+__all__ += _FUNCTIONS
 __all__.sort()

@@ -153,6 +153,7 @@ def evaluate_recommendations(
     %(per_user)s
     %(tie_bounds)s
     %(replace_undefined_by)s
+
     Returns
     -------
     results : dict or QueryResults
