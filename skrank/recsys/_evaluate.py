@@ -150,7 +150,7 @@ def evaluate(caller, a):
         caller, a["scores"], a["recommended"], a["exclude"], a["n_items"]
     )
     shape = (cands.n_users, cands.n_items)
-    accuracy = [(w, s) for w, s in requests if (w, s) not in lists_asked]
+    accuracy = [(w, s) for w, s in requests if not isinstance(s.measure, ListMeasure)]
     if a["interactions"] is None:
         if accuracy:
             raise InvalidParameterError(

@@ -99,6 +99,13 @@ _RETURNS = {
 }
 
 
+def reads_train(measure) -> bool:
+    """Whether ``measure`` reads the training interactions (``train=``)."""
+    return isinstance(measure, ListMeasure) and bool(
+        {"train", "popularity", "train_users"} & {*measure.needs, *measure.alternatives}
+    )
+
+
 def _reads_relevance(measure) -> bool:
     return not isinstance(measure, ListMeasure) or "relevance" in measure.needs
 
@@ -110,15 +117,13 @@ def _per_user(measure) -> bool:
 def _parameters(measure) -> list:
     """The signature of ``measure``'s function."""
     positional, keyword = _P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY
-    reads = ()
-    if isinstance(measure, ListMeasure):
-        reads = measure.needs + measure.alternatives
+    alternatives = measure.alternatives if isinstance(measure, ListMeasure) else ()
     names = [
         "k",
         "recommended",
         "exclude",
-        *(["train"] if {"train", "popularity", "train_users"} & set(reads) else []),
-        *(["item_features", "similarity"] if "item_features" in reads else []),
+        *(["train"] if reads_train(measure) else []),
+        *(["item_features", "similarity"] if "item_features" in alternatives else []),
         "n_items",
         "ties",
         "users",

@@ -22,7 +22,7 @@ from .._validation import (
     Options,
     validate_params,
 )
-from ..measures._base import ListMeasure
+from ._functions import reads_train
 from ._names import read_recsys_metrics
 from ._public import evaluate_recommendations
 
@@ -53,12 +53,6 @@ class _RecommenderScorer:
 
     def __repr__(self) -> str:
         return f"make_recommender_scorer({self.key!r})"
-
-
-def _reads_train(measure) -> bool:
-    return isinstance(measure, ListMeasure) and bool(
-        {"train", "popularity", "train_users"} & set(measure.needs)
-    )
 
 
 def make_recommender_scorer(
@@ -193,7 +187,7 @@ def make_recommender_scorer(
     options = {
         "k": k,
         "exclude": exclude,
-        "train": train if _reads_train(spec.measure) else None,
+        "train": train if reads_train(spec.measure) else None,
         "item_features": item_features,
         "similarity": similarity,
         "ties": ties,
