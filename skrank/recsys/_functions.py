@@ -33,7 +33,7 @@ from ..measures._base import ListMeasure
 from ..measures.recsys import RECSYS_MEASURES
 from ..names import MetricSpec
 from ._evaluate import evaluate
-from ._public import _DATA, _OPTIONS, RECSYS_DOCS
+from ._public import _DATA, _OPTIONS, RECSYS_DOCS, evaluate_recommendations
 
 __all__ = [m.function for m in RECSYS_MEASURES]
 
@@ -114,39 +114,39 @@ def _per_user(measure) -> bool:
     return not isinstance(measure, ListMeasure) or measure.per_user
 
 
+#: The parameters of evaluate_recommendations that a function of one metric
+#: does not take (``metrics``: its metric; ``tie_bounds``: a mean has none),
+#: and those it takes only where its metric reads them.
+_NOT_TAKEN = ("metrics", "tie_bounds")
+_WHERE_READ = {
+    "train": reads_train,
+    "item_features": lambda m: "item_features" in _alternatives(m),
+    "similarity": lambda m: "similarity" in _alternatives(m),
+    "per_user": _per_user,
+    "replace_undefined_by": _per_user,
+}
+
+
+def _alternatives(measure) -> tuple:
+    return measure.alternatives if isinstance(measure, ListMeasure) else ()
+
+
 def _parameters(measure) -> list:
-    """The signature of ``measure``'s function."""
-    positional, keyword = _P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY
-    alternatives = measure.alternatives if isinstance(measure, ListMeasure) else ()
-    names = [
-        "k",
-        "recommended",
-        "exclude",
-        *(["train"] if reads_train(measure) else []),
-        *(["item_features", "similarity"] if "item_features" in alternatives else []),
-        "n_items",
-        "ties",
-        "users",
-        *(["per_user", "replace_undefined_by"] if _per_user(measure) else []),
-    ]
-    defaults = {
-        "k": 10,
-        "ties": "average",
-        "users": "relevant",
-        "per_user": False,
-        "replace_undefined_by": 0.0,
-    }
-    interactions = (
-        _P("interactions", positional)
-        if _reads_relevance(measure)
-        else _P("interactions", positional, default=None)
-    )
-    return [
-        _P("scores", positional),
-        interactions,
-        *(_P(n, keyword, default=defaults.get(n)) for n in names),
-        *(_P(p.keyword, keyword, default=p.default) for p in measure.params),
-    ]
+    """The signature of ``measure``'s function: the parameters of
+    :func:`evaluate_recommendations`, with their defaults, that apply to the
+    metric (``interactions`` optional where it reads no relevance), then
+    the metric's own parameters with their declared defaults."""
+    shared = inspect.signature(evaluate_recommendations).parameters.values()
+    out = []
+    for p in shared:
+        where = _WHERE_READ.get(p.name)
+        if p.name in _NOT_TAKEN or (where is not None and not where(measure)):
+            continue
+        if p.name == "interactions" and not _reads_relevance(measure):
+            p = p.replace(default=None)
+        out.append(p)
+    own = [_P(p.keyword, _P.KEYWORD_ONLY, default=p.default) for p in measure.params]
+    return [*out, *own]
 
 
 def _wrap(text: str, indent: str = "    ") -> str:
@@ -280,19 +280,12 @@ def _run(measure):
     """The computation of ``measure``'s function: one metric of
     :func:`evaluate_recommendations`' path."""
     own = [p.keyword for p in measure.params]
+    shared = inspect.signature(evaluate_recommendations).parameters.values()
+    defaults = {p.name: p.default for p in shared if p.default is not _P.empty}
 
     def run(caller, a):
         spec = MetricSpec(measure, a["k"], {key: a[key] for key in own}, own)
-        arguments = {
-            "train": None,
-            "item_features": None,
-            "similarity": None,
-            "per_user": False,
-            "tie_bounds": False,
-            "replace_undefined_by": 0.0,
-            **a,
-            "metrics": [spec],
-        }
+        arguments = {**defaults, **a, "metrics": [spec]}
         result = evaluate(caller, arguments)[spec.name]
         return np.asarray(result) if arguments["per_user"] else result
 
