@@ -13,24 +13,23 @@ sign follows the metric's declared direction, so that
 
 from __future__ import annotations
 
-from .._validation import (
-    BOOL,
-    COMMON_CONSTRAINTS,
-    NONE,
-    Cutoff,
-    InvalidParameterError,
-    Options,
-    validate_params,
-)
+from .._faces import public
+from .._validation import BOOL, NONE, InvalidParameterError
 from ._functions import reads_train
 from ._names import read_recsys_metrics
-from ._public import evaluate_recommendations
+from ._public import _OPTIONS, evaluate_recommendations
 
 __all__ = ["make_recommender_scorer"]
 
 #: The scorer's value for its inputs that name the scorer's ``X``.
 _X = "X"
-_CALLER = "make_recommender_scorer"
+#: The scorer's options, validated as evaluate_recommendations validates its
+#: own, and its direction.
+_SCORER_OPTIONS = {
+    **{key: _OPTIONS[key] for key in ("k", "ties", "users", "replace_undefined_by")},
+    "greater_is_better": [BOOL, NONE],
+}
+_SCORER_DATA = ("metric", "exclude", "train", "item_features", "similarity")
 
 
 class _RecommenderScorer:
@@ -55,6 +54,45 @@ class _RecommenderScorer:
         return f"make_recommender_scorer({self.key!r})"
 
 
+def _make_scorer(caller, a):
+    """The scorer of :func:`make_recommender_scorer`'s validated arguments."""
+    metric, k, exclude, train = a["metric"], a["k"], a["exclude"], a["train"]
+    greater_is_better = a["greater_is_better"]
+    if not isinstance(metric, str):
+        raise InvalidParameterError(
+            f"The 'metric' parameter of {caller} must be a recommender metric "
+            f"name (a str); got {type(metric).__name__}."
+        )
+    requests = read_recsys_metrics(metric, k, caller)
+    if len(requests) != 1:
+        raise InvalidParameterError(
+            f"The 'metric' parameter of {caller} must name one metric; got "
+            f"{len(requests)} in {metric!r}. Make one scorer per metric (a dict "
+            "of them for cross_validate's scoring)."
+        )
+    ((key, spec),) = requests
+    for name, value in (("exclude", exclude), ("train", train)):
+        if isinstance(value, str) and value != _X:
+            raise InvalidParameterError(
+                f"The '{name}' parameter of {caller} must be 'X' (the scorer's "
+                f"input), None or pairs; got {value!r}."
+            )
+    if greater_is_better is None:
+        greater_is_better = spec.measure.better == "higher"
+    options = {
+        "k": k,
+        "exclude": exclude,
+        "train": train if reads_train(spec.measure) else None,
+        "item_features": a["item_features"],
+        "similarity": a["similarity"],
+        "ties": a["ties"],
+        "users": a["users"],
+        "replace_undefined_by": a["replace_undefined_by"],
+    }
+    return _RecommenderScorer(key, spec, 1.0 if greater_is_better else -1.0, options)
+
+
+@public(_make_scorer, _SCORER_OPTIONS, data=_SCORER_DATA, scalars=True)
 def make_recommender_scorer(
     metric,
     *,
@@ -146,52 +184,3 @@ def make_recommender_scorer(
     with probability 1/2 (recall 1/2). The second user's list is item 0,
     not relevant (recall 0).
     """
-    validate_params(
-        _CALLER,
-        {
-            "k": k,
-            "ties": ties,
-            "users": users,
-            "replace_undefined_by": replace_undefined_by,
-            "greater_is_better": greater_is_better,
-        },
-        {
-            "k": [Cutoff()],
-            "ties": COMMON_CONSTRAINTS["ties"],
-            "users": [Options(("relevant", "listed", "all"))],
-            "replace_undefined_by": COMMON_CONSTRAINTS["replace_undefined_by"],
-            "greater_is_better": [BOOL, NONE],
-        },
-    )
-    if not isinstance(metric, str):
-        raise InvalidParameterError(
-            f"The 'metric' parameter of {_CALLER} must be a recommender metric "
-            f"name (a str); got {type(metric).__name__}."
-        )
-    requests = read_recsys_metrics(metric, k, _CALLER)
-    if len(requests) != 1:
-        raise InvalidParameterError(
-            f"The 'metric' parameter of {_CALLER} must name one metric; got "
-            f"{len(requests)} in {metric!r}. Make one scorer per metric (a dict "
-            "of them for cross_validate's scoring)."
-        )
-    ((key, spec),) = requests
-    for name, value in (("exclude", exclude), ("train", train)):
-        if isinstance(value, str) and value != _X:
-            raise InvalidParameterError(
-                f"The '{name}' parameter of {_CALLER} must be 'X' (the scorer's "
-                f"input), None or pairs; got {value!r}."
-            )
-    if greater_is_better is None:
-        greater_is_better = spec.measure.better == "higher"
-    options = {
-        "k": k,
-        "exclude": exclude,
-        "train": train if reads_train(spec.measure) else None,
-        "item_features": item_features,
-        "similarity": similarity,
-        "ties": ties,
-        "users": users,
-        "replace_undefined_by": replace_undefined_by,
-    }
-    return _RecommenderScorer(key, spec, 1.0 if greater_is_better else -1.0, options)
