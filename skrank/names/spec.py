@@ -222,8 +222,8 @@ class MetricSpec:
         return self.name
 
     def __reduce__(self):
-        # a metric is its canonical spelling (get_metric reads it back; it
-        # sits above this module)
+        # a metric is its canonical spelling (read_canonical reads it back,
+        # of any family; it sits above this module)
         from .reading import read_canonical
 
         return (read_canonical, (self.name,))

@@ -27,7 +27,6 @@ import textwrap
 
 import numpy as np
 
-from .._docs import DOCS
 from .._faces import function, public, skeleton_doc
 from ..measures._base import ListMeasure
 from ..measures.recsys import RECSYS_MEASURES
@@ -304,7 +303,6 @@ def _make(measure):
         **{p.keyword: p.constraints for p in measure.params},
     }
     texts = {
-        **DOCS,
         **RECSYS_DOCS,
         "per_user": _PER_USER,
         "returns": _RETURNS[_per_user(measure)],
