@@ -148,12 +148,14 @@ def _parameters(measure) -> list:
     return [*out, *own]
 
 
-def _wrap(text: str, indent: str = "    ") -> str:
+def _wrap(text: str, indent: str = "    ", subsequent: str | None = None) -> str:
+    """``text`` filled to 79 columns, indented (continuation lines by
+    ``subsequent``, by default as the first)."""
     return textwrap.fill(
         text,
         79,
         initial_indent=indent,
-        subsequent_indent=indent,
+        subsequent_indent=indent if subsequent is None else subsequent,
         break_on_hyphens=False,
     )
 
@@ -263,7 +265,7 @@ def _doc(measure) -> str:
 
     References
     ----------
-{_wrap(".. [1] " + reference)}
+{_wrap(".. [1] " + reference, subsequent="       ")}
 
     Examples
     --------
