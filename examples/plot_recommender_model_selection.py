@@ -26,7 +26,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 
 from skrank import compare
 from skrank.datasets import make_interactions
-from skrank.recsys import evaluate_recommendations
+from skrank.recsys import evaluate_recommendations, make_recommender_scorer
 
 train, test = make_interactions(
     n_users=600,
@@ -65,16 +65,12 @@ class SVDRecommender(BaseEstimator):
 # %%
 # A scorer: recall@10 with the training items excluded
 # ----------------------------------------------------
-# skrank.recsys has no scikit-learn scorer, so one is built from its public
-# function: the held-out users' test interactions are the target ``y``, and
-# their training interactions (the input ``X``) are excluded -- removed
-# before ranking, so that a list holds ten items the user has not seen.
-def recall_at_10(estimator, X, y):
-    scores = estimator.predict(X)
-    return evaluate_recommendations(scores, y, k=10, metrics="recall", exclude=X)[
-        "recall"
-    ]
-
+# :func:`~skrank.recsys.make_recommender_scorer` makes a scikit-learn scorer
+# of a recommender metric: the held-out users' test interactions are the
+# target ``y``, and their training interactions (the input ``X``) are
+# excluded -- removed before ranking, so that a list holds ten items the
+# user has not seen.
+recall_at_10 = make_recommender_scorer("recall@10")
 
 search = GridSearchCV(
     SVDRecommender(),

@@ -11,6 +11,8 @@ they need, from the live objects:
 * ``skrank/metrics/__init__.pyi``: every function of ``skrank.metrics`` with
   its signature, annotations and defaults, and a static ``__all__``;
 * ``skrank/retrieval.pyi``: every name of ``skrank.retrieval.__all__``;
+* ``skrank/recsys/_functions.pyi`` and ``skrank/recsys/__init__.pyi``: the
+  recommender metrics' functions and the package that re-exports them;
 * ``skrank/__init__.pyi``: every name of ``skrank.__all__`` (and
   ``__version__``), re-exported from where it lives.
 
@@ -47,6 +49,16 @@ DATA_TYPES = {
     "sample_weight": "ArrayLike",
     "levels": "Sequence[float]",
     "metrics": "str | Sequence[str]",
+    # the recommender functions (skrank.recsys): matrices, sparse matrices,
+    # long tables (DataFrames or tuples of arrays)
+    "scores": "Any",
+    "interactions": "Any",
+    "recommended": "ArrayLike",
+    "exclude": "Any",
+    "train": "Any",
+    "item_features": "ArrayLike",
+    "similarity": "ArrayLike",
+    "n_items": "int",
 }
 #: The return type of a generated function without a return annotation: a
 #: ``*_score`` function returns the average or one value per query.
@@ -58,6 +70,7 @@ ALIASES = {"_GainTable": "Sequence[float] | Mapping[int, float]"}
 #: The module each name an annotation may use comes from (``np`` is numpy's
 #: alias).
 IMPORTS = {
+    "Any": "typing",
     "Literal": "typing",
     "TypeAlias": "typing",
     "Mapping": "collections.abc",
@@ -266,6 +279,7 @@ def stubs() -> dict[Path, str]:
     ``skrank.retrieval``), and the packages that re-export them."""
     import skrank
     import skrank.metrics
+    import skrank.recsys
     import skrank.retrieval
 
     families = sorted(
@@ -275,10 +289,11 @@ def stubs() -> dict[Path, str]:
             if callable(f) and hasattr(f, "_public")
         }
     )
-    modules = [*families, "skrank.retrieval"]
-    stubbed = {name: sys.modules[name] for name in ["skrank.metrics", *modules]}
+    modules = [*families, "skrank.recsys._functions", "skrank.retrieval"]
+    packages = ["skrank.metrics", "skrank.recsys"]
+    stubbed = {name: sys.modules[name] for name in [*packages, *modules]}
     out = {_path(name): module_stub(stubbed[name]) for name in modules}
-    for package in (skrank.metrics, skrank):
+    for package in (skrank.metrics, skrank.recsys, skrank):
         out[_path(package.__name__, package=True)] = package_stub(package, stubbed)
     return dict(sorted(out.items()))
 

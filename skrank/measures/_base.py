@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .._options import BOUND_TIES, TIES
 from .._validation import COMMON_CONSTRAINTS, InvalidParameterError, Options
 
 
@@ -319,3 +320,138 @@ ARITHMETICS = ("skrank", "trec_eval")
 _TREC_EVAL_ARITHMETIC = ParamSpec(
     "arithmetic", "arithmetic", "skrank", (Options(ARITHMETICS),), str
 )
+
+
+#: The side inputs a metric of top-k lists may read (:attr:`ListMeasure.needs`,
+#: :attr:`ListMeasure.alternatives`), and where a caller gives each (for the
+#: error that names a missing one).
+SIDE_INPUTS = {
+    "popularity": (
+        "train= (the training interactions, from which each item's number of "
+        "training users is counted; passed as that count, float64 (n_items,))"
+    ),
+    "train_users": (
+        "train= (the training interactions; passed as the number of users of "
+        "the scores, whom popularity shares are taken of)"
+    ),
+    "train": (
+        "train= (the training interactions; passed as a CSR matrix (n_users, n_items))"
+    ),
+    "relevance": (
+        "interactions= (the test interactions; passed as a CSR matrix "
+        "(n_users, n_items) of relevance, excluded pairs removed)"
+    ),
+    "scores": (
+        "scores (the recommender's scores; passed as a CSR matrix (n_users, "
+        "n_items) holding the scores of the listed items)"
+    ),
+    "item_features": "item_features= (an (n_items, n_features) matrix)",
+    "similarity": "similarity= (an (n_items, n_items) item-item similarity)",
+}
+
+
+@dataclass(frozen=True)
+class ListMeasure(Measure):
+    """Declaration of a metric of top-k lists: a :class:`Measure` whose
+    formula reads each user's top-k list rather than a ranking.
+
+    A recommender's lists (:class:`~skrank.recsys.TopLists`, exact under
+    ties: the items certain to be listed, then the tie group that straddles
+    the cut with its inclusion probability) give coverage, popularity,
+    novelty and diversity. Such a metric is computed by
+    :func:`skrank.recsys.evaluate_recommendations` (:attr:`evaluated_by`);
+    the ranking functions (:func:`skrank.evaluate`, the scorers) refuse it.
+    ``compute(lists, **inputs, **params)`` receives the lists and, as
+    keywords, the side inputs named in ``needs`` and ``alternatives``; it
+    returns ``(values, undefined)`` per user (``undefined`` a boolean mask or
+    None) for a per-user metric, or a float for a system metric.
+
+    Besides the fields of :class:`Measure` (``tie_bounds`` is False by
+    default here: the bound rules order relevant items, which gives no
+    extreme of a list metric), the flags of a list metric:
+
+    Attributes
+    ----------
+    per_user : bool
+        Whether the metric is a value per user, averaged over users (True),
+        or one number for the system (False).
+    needs : tuple of str
+        The side inputs (keys of :data:`SIDE_INPUTS`) the formula reads.
+    alternatives : tuple of str
+        Side inputs of which the formula needs at least one (item features
+        or a similarity); each is passed, None when not given.
+    ties : tuple of str
+        The tie rules under which the value is exact. ``"average"`` (the
+        expectation over the orderings of tied items) is missing where no
+        closed form of the expectation exists (the Gini index of the
+        recommendation counts); a caller asking for it, where a tie group
+        straddles the cut of a list, gets an error naming the rules here.
+        The bound rules (``"optimistic"``, ``"pessimistic"``) are listed
+        only by a metric with ``tie_bounds``. By default every rule but
+        those.
+    reference : str
+        The paper or tool that defines the metric.
+    """
+
+    tie_bounds: bool = False
+    perfect_is_one: bool = False
+    per_user: bool = True
+    needs: tuple = ()
+    alternatives: tuple = ()
+    ties: tuple = tuple(t for t in TIES if t not in BOUND_TIES)
+    reference: str = ""
+
+    #: The function that computes list metrics (the ranking faces name it
+    #: when they refuse one).
+    evaluated_by = "skrank.recsys.evaluate_recommendations"
+
+    def __post_init__(self):
+        super().__post_init__()
+        bounds = [t for t in self.ties if t in BOUND_TIES]
+        if bounds and not self.tie_bounds:
+            raise ValueError(
+                f"The 'ties' field of {self.name!r} lists {bounds}, which give "
+                "the bounds over tie orderings only where 'tie_bounds' is True."
+            )
+        unknown = [n for n in self.needs + self.alternatives if n not in SIDE_INPUTS]
+        if unknown:
+            raise ValueError(
+                f"The 'needs' field of {self.name!r} names unknown side inputs "
+                f"{unknown}; known: {sorted(SIDE_INPUTS)}."
+            )
+
+    def check_inputs(self, caller: str, name: str, given: dict) -> None:
+        """Refuse a call that lacks a side input the metric reads."""
+        for need in self.needs:
+            if given.get(need) is None:
+                raise InvalidParameterError(
+                    f"The metric {name!r} of {caller} reads {need}: pass "
+                    f"{SIDE_INPUTS[need]}."
+                )
+        if self.alternatives and all(given.get(n) is None for n in self.alternatives):
+            options = " or ".join(SIDE_INPUTS[n] for n in self.alternatives)
+            raise InvalidParameterError(
+                f"The metric {name!r} of {caller} reads "
+                f"{' or '.join(self.alternatives)}: pass {options}."
+            )
+
+    def check_ties(self, caller: str, name: str, ties: str, tied=True) -> None:
+        """Refuse a tie rule under which the metric has no exact value, where
+        the lists have a tie group straddling the cut (``tied``)."""
+        if tied and ties in BOUND_TIES and ties not in self.ties:
+            raise InvalidParameterError(
+                f"The metric {name!r} of {caller} has no bounds over the "
+                f"orderings of tied items under ties={ties!r}: that rule puts "
+                "relevant items of a tie group first or last, which gives the "
+                "extremes of the accuracy metrics only, and a tie group "
+                "straddles the cut of a list; pass ties as one of "
+                f"{', '.join(repr(t) for t in self.ties)}."
+            )
+        if tied and ties not in self.ties:
+            raise InvalidParameterError(
+                f"The metric {name!r} of {caller} has no exact value under "
+                f"ties={ties!r} (no closed form of its expectation over the "
+                "orderings of tied items), and a tie group straddles the cut of "
+                "a list; pass ties as one of "
+                f"{', '.join(repr(t) for t in self.ties)}."
+            )

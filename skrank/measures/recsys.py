@@ -1,42 +1,29 @@
-"""Recommender metrics: :class:`RecsysMeasure` and one declaration per metric.
+"""Recommender metrics: one declaration per metric of top-k lists.
 
 A recommender is evaluated on each user's top-k list
 (:class:`~skrank.recsys.TopLists`, exact under ties: the items certain to
 be recommended, then the tie group that straddles the cut with its
-inclusion probability ``free / size``). A :class:`RecsysMeasure` declares
-every fact about one metric: its names, its formula, whether it is a value
-per user (averaged over users) or one number for the system, the side
-inputs it reads (training interactions for popularity, item features, a
-similarity), the tie rules under which its value is exact, its direction,
-its range and its reference. :data:`RECSYS_MEASURES` lists them once; the
-recommender faces (:func:`skrank.recsys.evaluate_recommendations`), their
-name grammar (``"name@k"``, ``"name(param=value)@k"``), the documentation
-tables and the tests read it, and nothing else keeps a list of them.
-
-Two kinds of formula (``reads``):
-
-* ``"ranking"``: accuracy metrics, skrank's own ranking measures
-  (:mod:`skrank.measures`) read through the engine's
-  :class:`~skrank._engine.Ranking` of each user's candidates with their
-  relevance, so that ties follow the same exact expectations as every other
-  skrank metric; ``compute(ranking, k, **params)`` returns ``(values,
-  undefined)`` as :attr:`skrank.measures.Measure.compute` does;
-* ``"lists"``: metrics of the lists themselves (coverage, popularity,
-  novelty, diversity); ``compute(lists, **inputs, **params)`` receives the
-  :class:`~skrank.recsys.TopLists` and, as keywords, the side inputs named
-  in ``needs``, and returns ``(values, undefined)`` per user (``undefined``
-  a boolean mask or None) for a per-user metric, or a float for a system
-  metric.
+inclusion probability ``free / size``). The metrics of the lists
+themselves (coverage, popularity, novelty, diversity) are
+:class:`~skrank.measures._base.ListMeasure` declarations, declared here as
+:class:`RecsysMeasure`; each states its names, its formula, whether it is a
+value per user or one number for the system, the side inputs it reads
+(training interactions for popularity, item features, a similarity), the
+tie rules under which its value is exact, its direction, its range and its
+reference. The accuracy metrics of recommenders are skrank's own ranking
+measures (:mod:`skrank.measures`), offered by the recommender family's
+catalogue (:data:`skrank.recsys._names.RECSYS`) with the family's defaults
+(``map`` divides by ``min(k, R)``, ``mar`` is ``map(denominator=R)``), and
+F-beta, declared here, which only that family offers.
+:data:`RECSYS_MEASURES` lists the declarations of this module once; the one
+catalogue (:mod:`skrank.names.catalogue`) reads it with
+:data:`~skrank.measures.MEASURES`, and nothing else keeps a list of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import numpy as np
 
-from .._options import BOUND_TIES, TIES
 from .._validation import Interval, InvalidParameterError, Options
 from ..recsys._beyond import (
     CATALOG_COVERAGE_TIES,
@@ -59,198 +46,25 @@ from ..recsys._diversity import (
     intra_list_diversity,
     serendipity,
 )
-from ._base import _REL, BETTER, ParamSpec
-from .ap import MAP
-from .cutoff import HIT_RATE, HITS, MRR, PRECISION, RECALL
-from .dcg import NDCG
+from ._base import _REL, SIDE_INPUTS, ListMeasure, Measure, ParamSpec
+from .cutoff import HITS
 
-__all__ = ["READS", "RECSYS_MEASURES", "SIDE_INPUTS", "RecsysMeasure"]
-
-#: The side inputs a recommender metric may read, and where a caller gives
-#: each (for the error that names a missing one).
-SIDE_INPUTS = {
-    "popularity": (
-        "train= (the training interactions, from which each item's number of "
-        "training users is counted; passed as that count, float64 (n_items,))"
-    ),
-    "train_users": (
-        "train= (the training interactions; passed as the number of users of "
-        "the scores, whom popularity shares are taken of)"
-    ),
-    "train": (
-        "train= (the training interactions; passed as a CSR matrix (n_users, n_items))"
-    ),
-    "relevance": (
-        "interactions= (the test interactions; passed as a CSR matrix "
-        "(n_users, n_items) of relevance, excluded pairs removed)"
-    ),
-    "scores": (
-        "scores (the recommender's scores; passed as a CSR matrix (n_users, "
-        "n_items) holding the scores of the listed items)"
-    ),
-    "item_features": "item_features= (an (n_items, n_features) matrix)",
-    "similarity": "similarity= (an (n_items, n_items) item-item similarity)",
-}
-
-#: What a formula reads (:attr:`RecsysMeasure.reads`).
-READS = ("ranking", "lists")
+__all__ = ["RECSYS_MEASURES", "SIDE_INPUTS", "RecsysMeasure"]
 
 
-@dataclass(frozen=True)
-class RecsysMeasure:
-    """Declaration of one recommender metric: every fact about it.
+class RecsysMeasure(ListMeasure):
+    """A :class:`~skrank.measures._base.ListMeasure` declared as
+    ``RecsysMeasure(name, title, compute, **fields)``: its public function,
+    unless ``function=`` says otherwise, is ``skrank.recsys.<name>_score``."""
 
-    Attributes
-    ----------
-    name : str
-        The canonical name (``"novelty"``), the base of ``"novelty@10"``.
-    title : str
-        A short description for tables.
-    compute : callable
-        The formula; its signature depends on ``reads`` (see the module).
-    reads : {"ranking", "lists"}
-        Whether the formula reads the engine's ranking of each user's
-        candidates with their relevance (accuracy) or the top-k lists.
-    per_user : bool
-        Whether the metric is a value per user, averaged over users (True),
-        or one number for the system (False).
-    aliases : tuple of str
-        Other names (other tools' spellings).
-    params : tuple of ParamSpec
-        The metric's own parameters.
-    needs : tuple of str
-        The side inputs (keys of :data:`SIDE_INPUTS`) the formula reads.
-    alternatives : tuple of str
-        Side inputs of which the formula needs at least one (item features
-        or a similarity); each is passed, None when not given.
-    ties : tuple of str
-        The tie rules under which the value is exact. ``"average"`` (the
-        expectation over the orderings of tied items) is missing where no
-        closed form of the expectation exists (the Gini index of the
-        recommendation counts); a caller asking for it gets an error naming
-        the rules here. The bound rules (``"optimistic"``,
-        ``"pessimistic"``) are listed only by a metric with ``tie_bounds``:
-        for any other they would give the value of one ordering, not an
-        extreme. By default every rule but those.
-    better : {"higher", "lower"}
-        Which values are better.
-    lower, upper : float or None
-        The range of a defined value (None: unbounded).
-    formula : str
-        The value for one ordering, in LaTeX, for the documentation.
-    reference : str
-        The paper or tool that defines the metric.
-    undefined_without_relevant : bool
-        Whether a user without relevant items leaves the value undefined.
-    tie_bounds : bool
-        Whether ``ties="pessimistic"`` / ``"optimistic"`` (relevant items of
-        each tie group last / first) give the smallest / largest value over
-        the orderings of tied scores (the accuracy metrics).
-    """
-
-    name: str
-    title: str
-    compute: Callable
-    reads: str = "lists"
-    per_user: bool = True
-    aliases: tuple = ()
-    params: tuple = ()
-    needs: tuple = ()
-    alternatives: tuple = ()
-    ties: tuple = tuple(t for t in TIES if t not in BOUND_TIES)
-    better: str = "higher"
-    lower: float | None = 0.0
-    upper: float | None = 1.0
-    formula: str = ""
-    reference: str = ""
-    undefined_without_relevant: bool = False
-    tie_bounds: bool = False
-
-    def __post_init__(self):
-        if self.better not in BETTER:
-            raise ValueError(
-                f"The 'better' field of {self.name!r} must be one of {BETTER}; "
-                f"got {self.better!r}."
-            )
-        if self.reads not in READS:
-            raise ValueError(
-                f"The 'reads' field of {self.name!r} must be one of {READS}; "
-                f"got {self.reads!r}."
-            )
-        bounds = [t for t in self.ties if t in BOUND_TIES]
-        if bounds and not self.tie_bounds:
-            raise ValueError(
-                f"The 'ties' field of {self.name!r} lists {bounds}, which give "
-                "the bounds over tie orderings only where 'tie_bounds' is True."
-            )
-        unknown = [n for n in self.needs + self.alternatives if n not in SIDE_INPUTS]
-        if unknown:
-            raise ValueError(
-                f"The 'needs' field of {self.name!r} names unknown side inputs "
-                f"{unknown}; known: {sorted(SIDE_INPUTS)}."
-            )
-
-    def check_inputs(self, caller: str, name: str, given: dict) -> None:
-        """Refuse a call that lacks a side input the metric reads."""
-        for need in self.needs:
-            if given.get(need) is None:
-                raise InvalidParameterError(
-                    f"The metric {name!r} of {caller} reads {need}: pass "
-                    f"{SIDE_INPUTS[need]}."
-                )
-        if self.alternatives and all(given.get(n) is None for n in self.alternatives):
-            options = " or ".join(SIDE_INPUTS[n] for n in self.alternatives)
-            raise InvalidParameterError(
-                f"The metric {name!r} of {caller} reads "
-                f"{' or '.join(self.alternatives)}: pass {options}."
-            )
-
-    def check_ties(self, caller: str, name: str, ties: str, tied=True) -> None:
-        """Refuse a tie rule under which the metric has no exact value, where
-        the lists have a tie group straddling the cut (``tied``)."""
-        if tied and ties in BOUND_TIES and ties not in self.ties:
-            raise InvalidParameterError(
-                f"The metric {name!r} of {caller} has no bounds over the "
-                f"orderings of tied items under ties={ties!r}: that rule puts "
-                "relevant items of a tie group first or last, which gives the "
-                "extremes of the accuracy metrics only, and a tie group "
-                "straddles the cut of a list; pass ties as one of "
-                f"{', '.join(repr(t) for t in self.ties)}."
-            )
-        if tied and ties not in self.ties:
-            raise InvalidParameterError(
-                f"The metric {name!r} of {caller} has no exact value under "
-                f"ties={ties!r} (no closed form of its expectation over the "
-                "orderings of tied items), and a tie group straddles the cut of "
-                "a list; pass ties as one of "
-                f"{', '.join(repr(t) for t in self.ties)}."
-            )
-
-    def param(self, keyword):
-        """The :class:`ParamSpec` of the parameter ``keyword``."""
-        for p in self.params:
-            if p.keyword == keyword:
-                return p
-        raise KeyError(keyword)
+    def __init__(self, name, title, compute, **fields):
+        fields.setdefault("function", f"{name}_score")
+        super().__init__(name=name, title=title, compute=compute, **fields)
 
 
 # --------------------------------------------------------------------------
-# Accuracy: skrank's ranking measures through the engine
+# Accuracy: F-beta (the others are skrank's ranking measures)
 # --------------------------------------------------------------------------
-
-
-def _engine(measure, **fixed):
-    """The formula of a skrank ranking measure, some parameters fixed."""
-
-    def compute(ranking, k, **params):
-        return measure.compute(ranking, k, **params, **fixed)
-
-    return compute
-
-
-#: What every accuracy declaration shares: its formula reads the engine's
-#: ranking, and the bounds rules give the extremes over the tie orderings.
-_ACCURACY = {"reads": "ranking", "tie_bounds": True, "ties": TIES}
 
 
 def _fbeta_compute(ranking, k, relevance_level=None, beta=1.0):
@@ -267,94 +81,15 @@ _BETA = ParamSpec(
     "beta", "beta", 1.0, (Interval("real", 0, None, closed="neither"),), float
 )
 
-_ACCURACY_REF = "McSherry & Najork (2008), tie-aware expectations"
-
-PRECISION_AT_K = RecsysMeasure(
-    "precision",
-    "Precision",
-    _engine(PRECISION, denominator="k"),
-    **_ACCURACY,
-    aliases=("P",),
-    params=(_REL,),
-    formula=r"\mathrm{hits@k} / k",
-    reference=_ACCURACY_REF,
-)
-RECALL_AT_K = RecsysMeasure(
-    "recall",
-    "Recall",
-    _engine(RECALL),
-    **_ACCURACY,
-    aliases=("R",),
-    params=(_REL,),
-    formula=r"\mathrm{hits@k} / |\mathrm{Rel}_u|",
-    reference=_ACCURACY_REF,
-    undefined_without_relevant=True,
-)
-FBETA_AT_K = RecsysMeasure(
+FBETA_AT_K = Measure(
     "fbeta",
+    "fbeta_at_k_score",
     "F-beta",
     _fbeta_compute,
-    **_ACCURACY,
     aliases=("f1", "F1", "f_beta"),
     params=(_REL, _BETA),
     formula=r"(1 + \beta^2)\,\mathrm{hits@k} / (\beta^2 |\mathrm{Rel}_u| + k)",
-    reference=_ACCURACY_REF,
-    undefined_without_relevant=True,
-)
-HIT_RATE_AT_K = RecsysMeasure(
-    "hit_rate",
-    "Hit rate",
-    _engine(HIT_RATE),
-    **_ACCURACY,
-    aliases=("hr", "HR", "success"),
-    params=(_REL,),
-    formula=r"\mathbb{1}[\mathrm{hits@k} > 0]",
-    reference=_ACCURACY_REF,
-)
-MAP_AT_K = RecsysMeasure(
-    "map",
-    "Mean average precision",
-    _engine(MAP, denominator="min_r_k"),
-    **_ACCURACY,
-    aliases=("MAP", "ap"),
-    params=(_REL,),
-    formula=(
-        r"\frac{1}{\min(k, |\mathrm{Rel}_u|)} \sum_{j \le k} \mathrm{rel}_j"
-        r"\,\mathrm{P@}j"
-    ),
-    reference="Kaggle's apk / ml_metrics; " + _ACCURACY_REF,
-    undefined_without_relevant=True,
-)
-MAR_AT_K = RecsysMeasure(
-    "mar",
-    "Mean average recall",
-    _engine(MAP, denominator="R"),
-    **_ACCURACY,
-    aliases=("MAR", "ar"),
-    params=(_REL,),
-    formula=(r"\frac{1}{|\mathrm{Rel}_u|} \sum_{j \le k} \mathrm{rel}_j\,\mathrm{P@}j"),
-    reference="recmetrics' mark; " + _ACCURACY_REF,
-    undefined_without_relevant=True,
-)
-MRR_AT_K = RecsysMeasure(
-    "mrr",
-    "Mean reciprocal rank",
-    _engine(MRR),
-    **_ACCURACY,
-    aliases=("MRR", "rr"),
-    params=(_REL,),
-    formula=r"1 / \mathrm{rank}_1 \text{ if } \mathrm{rank}_1 \le k \text{ else } 0",
-    reference=_ACCURACY_REF,
-)
-NDCG_AT_K = RecsysMeasure(
-    "ndcg",
-    "nDCG",
-    _engine(NDCG),
-    **_ACCURACY,
-    aliases=("nDCG", "NDCG"),
-    params=(NDCG.param("gain"),),
-    formula=r"\mathrm{DCG@k} / \mathrm{IDCG@k}",
-    reference="Jarvelin & Kekalainen (2002); " + _ACCURACY_REF,
+    perfect_is_one=False,
     undefined_without_relevant=True,
 )
 
@@ -585,14 +320,7 @@ SERENDIPITY_AT_K = RecsysMeasure(
 
 #: Every recommender metric, once, in the order of the documentation tables.
 RECSYS_MEASURES = (
-    PRECISION_AT_K,
-    RECALL_AT_K,
     FBETA_AT_K,
-    HIT_RATE_AT_K,
-    MAP_AT_K,
-    MAR_AT_K,
-    MRR_AT_K,
-    NDCG_AT_K,
     NOVELTY_AT_K,
     ARP_AT_K,
     APLT_AT_K,

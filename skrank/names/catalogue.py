@@ -1,33 +1,64 @@
 """The catalogue: metric declarations looked up by name and alias.
 
-Every :class:`~skrank.measures.Measure` is found under its name, its aliases
-and its variants' spellings (a variant implies parameters: ``ndcg_burges`` is
-``ndcg(gain=exponential)``), case-insensitively where that is unambiguous. A
-:class:`Catalogue` is the set of metrics one family of public functions
-offers; an unknown name gets the closest names offered as suggestions.
+Every declaration, a ranking :class:`~skrank.measures.Measure` of
+:data:`~skrank.measures.MEASURES` or a recommender metric of
+:data:`~skrank.measures.recsys.RECSYS_MEASURES` (a metric of top-k lists,
+:class:`~skrank.measures._base.ListMeasure`, or F-beta), is found under its
+name, its aliases and its variants' spellings (a variant implies parameters:
+``ndcg_burges`` is ``ndcg(gain=exponential)``), case-insensitively where that
+is unambiguous. A :class:`Catalogue` is the set of metrics one family of
+public functions offers, with the family's own defaults and named variants
+(the recommender family's ``map`` divides by ``min(k, R)``, its ``mar`` is
+``map(denominator=R)``); an unknown name gets the closest names offered as
+suggestions, and a metric of another family the function that computes it.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass
 
 from .._validation import InvalidParameterError
 from ..measures import MEASURES, Measure
+from ..measures._base import ListMeasure
 from .spec import MetricSpec, quote_text
 
-__all__ = ["Catalogue", "RANKING", "as_metric", "get_metric_names"]
+__all__ = [
+    "Catalogue",
+    "RANKING",
+    "as_metric",
+    "declarations",
+    "declared",
+    "get_metric_names",
+]
 
 _BY_NAME: dict[str, Measure] = {m.name: m for m in MEASURES}
-_ALIASES: dict[str, tuple[Measure, dict]] = {}
-for _m in MEASURES:
-    for _alias in (_m.name, *_m.aliases):
-        _ALIASES[_alias] = (_m, {})
-    for _alias, _implied in _m.variants:
-        _ALIASES[_alias] = (_m, dict(_implied))
-_LOWER: dict[str, list[str]] = {}
-for _alias in _ALIASES:
-    _LOWER.setdefault(_alias.lower(), []).append(_alias)
+_RANKING_NAMES = frozenset(_BY_NAME)
+
+
+@functools.cache
+def declarations() -> tuple:
+    """Every metric declaration: :data:`~skrank.measures.MEASURES`, then
+    :data:`~skrank.measures.recsys.RECSYS_MEASURES` (imported on first use:
+    that module reads formulas of :mod:`skrank.recsys`, which reads this
+    one)."""
+    from ..measures.recsys import RECSYS_MEASURES
+
+    out = (*MEASURES, *RECSYS_MEASURES)
+    names = [m.name for m in out]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:  # a declaration error
+        raise TypeError(f"Metrics declared twice: {twice}.")
+    return out
+
+
+def _spellings(measure: Measure):
+    """``(spelling, implied parameters)`` of every name of ``measure``."""
+    for alias in (measure.name, *measure.aliases):
+        yield alias, {}
+    for alias, implied in measure.variants:
+        yield alias, dict(implied)
 
 
 @dataclass(frozen=True)
@@ -35,12 +66,22 @@ class Catalogue:
     """The metrics that a family of public functions offers, read by one grammar.
 
     ``measures`` holds the canonical names of the metrics offered (``None``:
-    every metric). ``noun`` and ``name_noun`` name a metric and a metric name
-    in messages, ``listing`` the function that lists the names, ``examples``
-    a few names. With ``every_cutoff``, every metric takes ``@k``, a cutoff
-    that the family reads itself (embedding retrieval: the number of
-    neighbours read, which also ends the reading of R-precision). Without
-    ``params_in_names``, a name may not set the metric's parameters.
+    every ranking metric, :data:`~skrank.measures.MEASURES`). ``noun`` and
+    ``name_noun`` name a metric and a metric name in messages, ``listing``
+    the function that lists the names, ``examples`` a few names. With
+    ``every_cutoff``, every metric takes ``@k``, a cutoff that the family
+    reads itself (embedding retrieval: the number of neighbours read, which
+    also ends the reading of R-precision). Without ``params_in_names``, a
+    name may not set the metric's parameters.
+
+    A family may set its own defaults and name its own variants:
+    ``defaults`` holds pairs ``(metric, ((keyword, value), ...))``, the
+    values a parameter not written in a name takes in this family;
+    ``variants`` holds triples ``(name, metric, ((keyword, value), ...))``,
+    names of this family that imply parameters, listed by :meth:`names` with
+    the metrics; ``spellings`` pairs ``(spelling, name)``, other spellings
+    of a metric or variant in this family. ``lists``: whether the family
+    computes metrics of top-k lists (:class:`~skrank.measures._base.ListMeasure`).
     """
 
     noun: str = "ranking metric"
@@ -50,21 +91,83 @@ class Catalogue:
     measures: tuple | None = None
     every_cutoff: bool = False
     params_in_names: bool = True
+    defaults: tuple = ()
+    variants: tuple = ()
+    spellings: tuple = ()
+    lists: bool = False
 
     def offers(self, measure: Measure) -> bool:
-        return self.measures is None or measure.name in self.measures
+        if self.measures is None:
+            return measure.name in _RANKING_NAMES
+        return measure.name in self.measures
+
+    def _declared(self) -> tuple:
+        """The declarations among which this family's metrics are: the
+        ranking metrics, or every declaration for a family that names its
+        metrics."""
+        return MEASURES if self.measures is None else declarations()
 
     def names(self) -> list[str]:
-        """The canonical names offered, sorted."""
-        return sorted(m.name for m in MEASURES if self.offers(m))
+        """The canonical names offered, sorted: the metrics and the
+        family's variants."""
+        own = [m.name for m in self._declared() if self.offers(m)]
+        return sorted([*own, *(name for name, _, _ in self.variants)])
 
     def aliases(self) -> list[str]:
         """Every spelling of the metrics offered, sorted."""
-        return sorted(a for a, (m, _) in _ALIASES.items() if self.offers(m))
+        return sorted(self._table)
+
+    def default_params(self, measure: Measure) -> dict:
+        """The family's defaults of ``measure``'s parameters."""
+        for name, params in self.defaults:
+            if name == measure.name:
+                return dict(params)
+        return {}
+
+    @functools.cached_property
+    def _table(self) -> dict:
+        """Each spelling of the metrics offered: ``(measure, implied)``."""
+        table: dict[str, tuple[Measure, dict]] = {}
+
+        def add(alias, entry):
+            if alias in table and table[alias][0] is not entry[0]:
+                raise TypeError(  # a declaration error
+                    f"The {self.noun}s {table[alias][0].name!r} and "
+                    f"{entry[0].name!r} are both spelled {alias!r}."
+                )
+            table.setdefault(alias, entry)
+
+        offered = {m.name: m for m in self._declared() if self.offers(m)}
+        for measure in offered.values():
+            for alias, implied in _spellings(measure):
+                if offered.get(alias, measure) is measure:  # a name wins
+                    add(alias, (measure, implied))
+        by_name = {m.name: m for m in self._declared()}
+        for name, metric, implied in self.variants:
+            add(name, (by_name[metric], dict(implied)))
+        for alias, name in self.spellings:
+            add(alias, table[name])
+        return table
+
+    @functools.cached_property
+    def _lower(self) -> dict:
+        lower: dict[str, list[str]] = {}
+        for alias in self._table:
+            lower.setdefault(alias.lower(), []).append(alias)
+        return lower
 
 
-#: Every metric, for the ranking functions.
+#: Every ranking metric, for the ranking functions.
 RANKING = Catalogue()
+#: Each spelling of a ranking metric: ``(measure, implied parameters)``.
+_ALIASES = RANKING._table
+
+
+@functools.cache
+def declared() -> dict:
+    """Every declaration by its canonical name, of any family: what a
+    :class:`MetricSpec` is rebuilt from when unpickled."""
+    return {m.name: m for m in declarations()}
 
 
 def get_metric_names() -> list[str]:
@@ -99,21 +202,41 @@ def _suggest(word: str, catalogue: Catalogue = RANKING) -> str:
         close = difflib.get_close_matches(
             word.lower(), [a.lower() for a in pool], n=3, cutoff=0.5
         )
-        close = [next(a for a in _LOWER[c] if a in pool) for c in close]
+        close = [catalogue._lower[c][0] for c in close]
     if close:
         return " Did you mean " + " or ".join(repr(c) for c in close) + "?"
     return ""
 
 
+def _recommender_metric(base: str):
+    """The recommender declaration (one of
+    :data:`~skrank.measures.recsys.RECSYS_MEASURES`, computed by
+    :attr:`ListMeasure.evaluated_by`) spelled ``base``, if any."""
+    for measure in declarations():
+        if measure.name not in _RANKING_NAMES:
+            for alias, _ in _spellings(measure):
+                if alias.lower() == base.lower():
+                    return measure
+    return None
+
+
 def _resolve_base(base: str, original: str, catalogue: Catalogue = RANKING):
-    if base in _ALIASES and catalogue.offers(_ALIASES[base][0]):
-        return _ALIASES[base]
-    candidates = [
-        c for c in _LOWER.get(base.lower(), []) if catalogue.offers(_ALIASES[c][0])
-    ]
-    measures = {_ALIASES[c][0].name for c in candidates}
+    """``(measure, implied parameters)`` of the metric ``base`` names in
+    ``catalogue``, or the error that says why none."""
+    table = catalogue._table
+    if base in table:
+        return table[base]
+    candidates = catalogue._lower.get(base.lower(), [])
+    measures = {table[c][0].name for c in candidates}
     if len(measures) == 1:
-        return _ALIASES[candidates[0]]
+        return table[candidates[0]]
+    other = None if catalogue.lists else _recommender_metric(base)
+    if other is not None:
+        raise InvalidParameterError(
+            f"{quote_text(original)} names {other.name!r} ({other.title}), a "
+            f"recommender metric, not a {catalogue.noun}: compute it with "
+            f"{ListMeasure.evaluated_by}."
+        )
     raise InvalidParameterError(
         f"Unknown {catalogue.noun} {quote_text(original)}.{_suggest(base, catalogue)} "
         f"Valid names: {', '.join(catalogue.names())} (see {catalogue.listing})."

@@ -422,6 +422,8 @@ def _parse_plain(
             )
         params["relevance_level"] = float(level[1])
         explicit.add("relevance_level")
+    for key, value in catalogue.default_params(measure).items():
+        params.setdefault(key, value)  # the family's default, not written
     for spec in measure.params:
         if spec.keyword in params:
             _check_param(measure, spec, params[spec.keyword], original)

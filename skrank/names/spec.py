@@ -227,10 +227,10 @@ class MetricSpec:
         # its canonical name (a declaration outside the catalogue, by value),
         # the cutoff, the parameters as resolved, those the name wrote, and
         # the trailing "-"
-        from .catalogue import _BY_NAME  # the catalogue sits above this module
+        from .catalogue import declared  # the catalogue sits above this module
 
         measure = self.measure
-        key = measure.name if _BY_NAME.get(measure.name) is measure else measure
+        key = measure.name if declared().get(measure.name) is measure else measure
         explicit = tuple(sorted(self._explicit))
         return (_rebuilt, (key, self.k, self.params, explicit, self.zero_undefined))
 
@@ -252,10 +252,10 @@ def _rebuilt(key, k, params, explicit, zero_undefined) -> MetricSpec:
     :class:`~skrank.measures.Measure` itself), its cutoff, its resolved
     parameters (kept as they are: they were converted when it was made),
     the keywords its name wrote and its trailing ``-``."""
-    from .catalogue import _BY_NAME
+    from .catalogue import declared
 
     spec = MetricSpec.__new__(MetricSpec)
-    spec.measure = _BY_NAME[key] if isinstance(key, str) else key
+    spec.measure = declared()[key] if isinstance(key, str) else key
     spec.k = k
     spec.params = params
     spec._explicit = frozenset(explicit)

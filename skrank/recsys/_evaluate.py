@@ -21,9 +21,10 @@ from .._engine import Block, rank, slices
 from .._options import BOUND_TIES
 from .._results import QueryResults
 from .._validation import InvalidParameterError
+from ..measures._base import ListMeasure
 from ._inputs import candidates_from, check_slots, pairs_matrix
 from ._lists import select
-from ._names import parse_recsys_metrics
+from ._names import read_recsys_metrics
 
 __all__ = ["evaluate"]
 
@@ -67,18 +68,18 @@ def _pool(caller, rel):
     return pool, n
 
 
-def _check_k(caller, specs, cands):
+def _check_k(caller, requests, cands):
     counts = cands.counts()
     most = int(counts.max()) if counts.size else 0
-    for spec in specs:
+    for written, spec in requests:
         if spec.k > cands.n_items:
             raise InvalidParameterError(
-                f"The cutoff of {spec.written!r} in {caller} must not exceed the "
+                f"The cutoff of {written!r} in {caller} must not exceed the "
                 f"catalogue ({cands.n_items} items); got {spec.k}."
             )
         if spec.k > most:
             warnings.warn(
-                f"{caller}: the cutoff of {spec.written!r} ({spec.k}) exceeds "
+                f"{caller}: the cutoff of {written!r} ({spec.k}) exceeds "
                 f"every user's candidates (at most {most} after exclusion); "
                 "each list holds all of its user's candidates.",
                 UserWarning,
@@ -109,10 +110,16 @@ def _accuracy(caller, specs, cands, y, rel, ties):
     return out
 
 
+def _replace(spec, a):
+    """The value of a user where ``spec`` is undefined: 0 for a name with
+    XGBoost's trailing ``-`` (``"ndcg@10-"``), else the call's."""
+    return 0.0 if spec.zero_undefined else a["replace_undefined_by"]
+
+
 def evaluate(caller, a):
     """The requested metrics of :func:`evaluate_recommendations`."""
     metrics = DEFAULT_METRICS if a["metrics"] is None else a["metrics"]
-    specs = parse_recsys_metrics(metrics, a["k"], caller)
+    requests = read_recsys_metrics(metrics, a["k"], caller)
     ties = a["ties"]
     per_user = a["per_user"]
     given = a["scores"] is not None
@@ -131,22 +138,23 @@ def evaluate(caller, a):
             "per_user=True. For the bounds of the means, evaluate with "
             "ties='pessimistic' and ties='optimistic'."
         )
-    for spec in specs:
-        spec.measure.check_inputs(caller, spec.written, side)
+    lists_asked = [(w, s) for w, s in requests if isinstance(s.measure, ListMeasure)]
+    for written, spec in lists_asked:
+        spec.measure.check_inputs(caller, written, side)
         if per_user and not spec.measure.per_user:
             raise InvalidParameterError(
-                f"The metric {spec.written!r} of {caller} is one number for the "
+                f"The metric {written!r} of {caller} is one number for the "
                 "system, not a value per user; evaluate it with per_user=False."
             )
     cands, excl = candidates_from(
         caller, a["scores"], a["recommended"], a["exclude"], a["n_items"]
     )
     shape = (cands.n_users, cands.n_items)
-    accuracy = [s for s in specs if s.measure.reads == "ranking"]
+    accuracy = [(w, s) for w, s in requests if not isinstance(s.measure, ListMeasure)]
     if a["interactions"] is None:
         if accuracy:
             raise InvalidParameterError(
-                f"The metric {accuracy[0].written!r} of {caller} reads the "
+                f"The metric {accuracy[0][0]!r} of {caller} reads the "
                 "relevant items: pass interactions."
             )
         rel = sp.csr_matrix(shape)
@@ -183,19 +191,17 @@ def evaluate(caller, a):
         cands = cands.take(users)
         rel = rel[users]
         train = None if train is None else train[users]
-    _check_k(caller, specs, cands)
+    _check_k(caller, requests, cands)
     y = _slot_values(cands, rel)
     side["train"] = train
     side["relevance"] = rel
     results = {}
     if accuracy:
-        computed = _accuracy(caller, accuracy, cands, y, rel, ties)
-        for spec, vu in zip(accuracy, computed, strict=True):
-            results[spec.written] = vu
+        computed = _accuracy(caller, [s for _, s in accuracy], cands, y, rel, ties)
+        for (written, _), vu in zip(accuracy, computed, strict=True):
+            results[written] = vu
     lists = {}
-    for spec in specs:
-        if spec.measure.reads != "lists":
-            continue
+    for written, spec in lists_asked:
         if spec.k not in lists:
             lists[spec.k] = select(cands, spec.k, ties, y, scores=True)
         top, listed_scores = lists[spec.k]
@@ -208,41 +214,40 @@ def evaluate(caller, a):
             tied = bool(lists["average", spec.k].size.any())
         else:
             tied = bool(top.size.any())
-        measure.check_ties(caller, spec.written, ties, tied)
+        measure.check_ties(caller, written, ties, tied)
         side["scores"] = listed_scores
         inputs = {n: side[n] for n in measure.needs + measure.alternatives}
-        results[spec.written] = measure.compute(top, **inputs, **spec.params)
-    replace = a["replace_undefined_by"]
+        results[written] = measure.compute(top, **inputs, **spec.params)
     out = {}
-    for spec in specs:
-        value = results[spec.written]
-        if not spec.measure.per_user:
-            out[spec.written] = float(value)
+    for written, spec in requests:
+        value = results[written]
+        if isinstance(spec.measure, ListMeasure) and not spec.measure.per_user:
+            out[written] = float(value)
             continue
         v, u = value
         u = np.zeros(v.shape, dtype=bool) if u is None else u
-        out[spec.written] = aggregate(
+        out[written] = aggregate(
             caller,
-            spec.written,
+            written,
             np.array(v, dtype=np.float64),
             u,
             None,
             None if per_user else "mean",
-            replace,
+            _replace(spec, a),
         )
     if not per_user:
         return out
     bounds = {}
     if a["tie_bounds"]:
-        bounded = [s for s in accuracy if s.measure.tie_bounds]
+        bounded = [(w, s) for w, s in accuracy if s.measure.has_tie_bounds(s.params)]
         if bounded:
             low, high = (
-                _accuracy(caller, bounded, cands, y, rel, rule)
+                _accuracy(caller, [s for _, s in bounded], cands, y, rel, rule)
                 for rule in ("pessimistic", "optimistic")
             )
-            for spec, lo, hi in zip(bounded, low, high, strict=True):
-                bounds[spec.written] = tuple(
-                    aggregate(caller, spec.written, v, u, None, None, replace)
+            for (written, spec), lo, hi in zip(bounded, low, high, strict=True):
+                bounds[written] = tuple(
+                    aggregate(caller, written, v, u, None, None, _replace(spec, a))
                     for v, u in (lo, hi)
                 )
     ids = cands.ids.users

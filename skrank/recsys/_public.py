@@ -6,7 +6,7 @@ from .._faces import public
 from .._validation import BOOL, COMMON_CONSTRAINTS, Cutoff, Options
 from ._evaluate import evaluate
 
-__all__ = ["evaluate_recommendations"]
+__all__ = ["RECSYS_DOCS", "evaluate_recommendations"]
 
 _DATA = (
     "scores",
@@ -19,6 +19,86 @@ _DATA = (
     "similarity",
     "n_items",
 )
+#: The texts of the parameters of the recommender functions (placeholders
+#: ``%(name)s`` of their docstrings, see :func:`skrank._faces.fill_doc`).
+RECSYS_DOCS = {
+    "scores": """scores : array-like, sparse matrix, DataFrame, tuple or None
+    The recommender's scores, in one of three forms: a dense matrix of
+    shape (n_users, n_items), where every item is a candidate; a
+    ``scipy.sparse`` matrix of that shape, where only the stored entries
+    are candidates; or a long table ``(user, item, score)`` (a DataFrame
+    whose first three columns are those, or a tuple of three 1-D arrays),
+    whose users and items are ids of any kind, the users and items of the
+    table making the catalogue. With ``recommended``: the scores of the
+    given lists, shape (n_users, k'), or None (the list order is the
+    ranking, no ties). NaN scores are refused.""",
+    "interactions": """\
+interactions : array-like, sparse matrix, DataFrame, tuple or None
+    The relevant items (the test interactions): a matrix of the scores'
+    shape (relevance, 0 for none), or a table ``(user, item[,
+    relevance])`` of the scores' users and items (relevance 1 when not
+    given). Each (user, item) pair at most once. None: only metrics that
+    do not read relevance.""",
+    "k": """k : int, default=10
+    The length of each list, for the metric names without ``@k``.
+    Larger than the catalogue is refused; larger than every user's
+    candidates warns (every list then holds all its user's candidates).""",
+    "metrics": """metrics : str or list of str, default=None
+    The metrics, named as in :func:`get_recsys_metric_names`
+    (``"ndcg@10"``, ``"fbeta(beta=2)@5"``, ``"novelty@10"``). None:
+    precision, recall, ndcg, map, hit_rate and mrr at ``k``.""",
+    "recommended": """\
+recommended : array-like of int of shape (n_users, k'), default=None
+    Given top-k lists: each row a user's items (catalogue indices,
+    ``-1`` for padding), in rank order unless ``scores`` gives their
+    scores. Needs ``n_items``.""",
+    "exclude": """exclude : sparse matrix, array-like or tuple, default=None
+    Pairs that must never be recommended nor counted (the training
+    interactions): a matrix of the scores' shape (nonzero: excluded) or
+    index pairs ``(users, items)``. Excluded items are removed before
+    ranking, not scored low: a user's list holds only items that are not
+    excluded, and excluded items are not relevant.""",
+    "train": """train : sparse matrix, array-like or tuple, default=None
+    The training interactions, in the forms of ``exclude``, from which
+    each item's popularity (its number of training users) is counted,
+    for the popularity metrics (novelty, arp, aplt).""",
+    "item_features": """\
+item_features : array-like of shape (n_items, n_features), default=None
+    Item features, for the metrics that read them.""",
+    "similarity": """similarity : array-like of shape (n_items, n_items), default=None
+    An item-item similarity, for the metrics that read it.""",
+    "n_items": """n_items : int, default=None
+    The catalogue size, with ``recommended``.""",
+    "ties": """\
+ties : {"average", "optimistic", "pessimistic", "first"}, default="average"
+    ``"average"``: the expectation over the orderings of tied scores;
+    ``"optimistic"`` / ``"pessimistic"``: relevant items of a tie group
+    first / last (the bounds of the accuracy metrics); ``"first"``:
+    input order (the column, the stored order or the table's row order).""",
+    "users": """users : {"relevant", "listed", "all"}, default="relevant"
+    The users evaluated: those with at least one relevant item in
+    ``interactions`` (after exclusion), as RecBole evaluates the users of
+    the test set; ``"listed"``: those of them with at least one
+    candidate, as microsoft/recommenders and Evidently evaluate the
+    users present in both the recommendations and the test set (a user
+    without candidates has an empty list); or every user of the
+    scores (a user without relevant items then scores 0 on precision,
+    hit rate and MRR, and is undefined on recall, MAP and nDCG). Without
+    ``interactions``, every user. Popularity is counted over every
+    training user either way.""",
+    "per_user": """per_user : bool, default=False
+    Return each user's values (a :class:`~skrank.QueryResults` labelled
+    by user) instead of their means.""",
+    "tie_bounds": """tie_bounds : bool, default=False
+    With ``per_user=True``, also each user's bounds of the accuracy
+    metrics over the orderings of tied scores (relevant items of each
+    tie group last and first), in the result's ``tie_bounds``.""",
+    "replace_undefined_by": """replace_undefined_by : float or np.nan, default=0.0
+    The value of a user where a metric is undefined (no relevant item
+    for recall, MAP, nDCG; an empty list); NaN leaves such users out of
+    the mean.""",
+}
+
 _OPTIONS = {
     "k": [Cutoff()],
     "ties": [],
@@ -29,7 +109,7 @@ _OPTIONS = {
 }
 
 
-@public(evaluate, _OPTIONS, data=_DATA, scalars=True)
+@public(evaluate, _OPTIONS, data=_DATA, scalars=True, texts=RECSYS_DOCS)
 def evaluate_recommendations(
     scores,
     interactions,
@@ -58,77 +138,21 @@ def evaluate_recommendations(
 
     Parameters
     ----------
-    scores : array-like, sparse matrix, DataFrame, tuple or None
-        The recommender's scores, in one of three forms: a dense matrix of
-        shape (n_users, n_items), where every item is a candidate; a
-        ``scipy.sparse`` matrix of that shape, where only the stored entries
-        are candidates; or a long table ``(user, item, score)`` (a DataFrame
-        whose first three columns are those, or a tuple of three 1-D arrays),
-        whose users and items are ids of any kind, the users and items of the
-        table making the catalogue. With ``recommended``: the scores of the
-        given lists, shape (n_users, k'), or None (the list order is the
-        ranking, no ties). NaN scores are refused.
-    interactions : array-like, sparse matrix, DataFrame, tuple or None
-        The relevant items (the test interactions): a matrix of the scores'
-        shape (relevance, 0 for none), or a table ``(user, item[,
-        relevance])`` of the scores' users and items (relevance 1 when not
-        given). Each (user, item) pair at most once. None: only metrics that
-        do not read relevance.
-    k : int, default=10
-        The length of each list, for the metric names without ``@k``.
-        Larger than the catalogue is refused; larger than every user's
-        candidates warns (every list then holds all its user's candidates).
-    metrics : str or list of str, default=None
-        The metrics, named as in :func:`get_recsys_metric_names`
-        (``"ndcg@10"``, ``"fbeta(beta=2)@5"``, ``"novelty@10"``). None:
-        precision, recall, ndcg, map, hit_rate and mrr at ``k``.
-    recommended : array-like of int of shape (n_users, k'), default=None
-        Given top-k lists: each row a user's items (catalogue indices,
-        ``-1`` for padding), in rank order unless ``scores`` gives their
-        scores. Needs ``n_items``.
-    exclude : sparse matrix, array-like or tuple, default=None
-        Pairs that must never be recommended nor counted (the training
-        interactions): a matrix of the scores' shape (nonzero: excluded) or
-        index pairs ``(users, items)``. Excluded items are removed before
-        ranking, not scored low: a user's list holds only items that are not
-        excluded, and excluded items are not relevant.
-    train : sparse matrix, array-like or tuple, default=None
-        The training interactions, in the forms of ``exclude``, from which
-        each item's popularity (its number of training users) is counted,
-        for the popularity metrics (novelty, arp, aplt).
-    item_features : array-like of shape (n_items, n_features), default=None
-        Item features, for the metrics that read them.
-    similarity : array-like of shape (n_items, n_items), default=None
-        An item-item similarity, for the metrics that read it.
-    n_items : int, default=None
-        The catalogue size, with ``recommended``.
-    ties : {"average", "optimistic", "pessimistic", "first"}, default="average"
-        ``"average"``: the expectation over the orderings of tied scores;
-        ``"optimistic"`` / ``"pessimistic"``: relevant items of a tie group
-        first / last (the bounds of the accuracy metrics); ``"first"``:
-        input order (the column, the stored order or the table's row order).
-    users : {"relevant", "listed", "all"}, default="relevant"
-        The users evaluated: those with at least one relevant item in
-        ``interactions`` (after exclusion), as RecBole evaluates the users of
-        the test set; ``"listed"``: those of them with at least one
-        candidate, as microsoft/recommenders and Evidently evaluate the
-        users present in both the recommendations and the test set (a user
-        without candidates has an empty list); or every user of the
-        scores (a user without relevant items then scores 0 on precision,
-        hit rate and MRR, and is undefined on recall, MAP and nDCG). Without
-        ``interactions``, every user. Popularity is counted over every
-        training user either way.
-    per_user : bool, default=False
-        Return each user's values (a :class:`~skrank.QueryResults` labelled
-        by user) instead of their means.
-    tie_bounds : bool, default=False
-        With ``per_user=True``, also each user's bounds of the accuracy
-        metrics over the orderings of tied scores (relevant items of each
-        tie group last and first), in the result's ``tie_bounds``.
-    replace_undefined_by : float or np.nan, default=0.0
-        The value of a user where a metric is undefined (no relevant item
-        for recall, MAP, nDCG; an empty list); NaN leaves such users out of
-        the mean.
+    %(scores)s
+    %(interactions)s
+    %(k)s
+    %(metrics)s
+    %(recommended)s
+    %(exclude)s
+    %(train)s
+    %(item_features)s
+    %(similarity)s
+    %(n_items)s
+    %(ties)s
+    %(users)s
+    %(per_user)s
+    %(tie_bounds)s
+    %(replace_undefined_by)s
 
     Returns
     -------
