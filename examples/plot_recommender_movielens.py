@@ -26,7 +26,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 
 from skrank import compare
 from skrank.datasets import load_movielens_100k
-from skrank.recsys import evaluate_recommendations
+from skrank.recsys import evaluate_recommendations, make_recommender_scorer
 
 ml = load_movielens_100k(min_rating=4, split="temporal", test_size=0.2)
 train, test = ml.train, ml.test
@@ -39,7 +39,9 @@ print(f"{len(ml.feature_names)} genres: {', '.join(ml.feature_names[1:6])}, ..."
 # The recommender and its search
 # ------------------------------
 # Users are the samples and their training likes the features; the scores
-# are the rank-``n_components`` reconstruction of a user's row.
+# are the rank-``n_components`` reconstruction of a user's row. The scorer
+# ranks each held-out user's films with its training likes (the input ``X``)
+# excluded and scores recall@10 on its test likes (the target ``y``).
 class SVDRecommender(BaseEstimator):
     """Truncated SVD of the user-item matrix; scores = reconstruction."""
 
@@ -54,17 +56,10 @@ class SVDRecommender(BaseEstimator):
         return self.svd_.inverse_transform(self.svd_.transform(X))
 
 
-def recall_at_10(estimator, X, y):
-    scores = estimator.predict(X)
-    return evaluate_recommendations(scores, y, k=10, metrics="recall", exclude=X)[
-        "recall"
-    ]
-
-
 search = GridSearchCV(
     SVDRecommender(),
     {"n_components": [5, 10, 20, 40, 80]},
-    scoring=recall_at_10,
+    scoring=make_recommender_scorer("recall@10"),
     cv=KFold(3, shuffle=True, random_state=0),
 )
 search.fit(train, test)
