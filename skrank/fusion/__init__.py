@@ -1,0 +1,22 @@
+"""Fusion of retrieval runs: score normalisations and fusion methods.
+
+:func:`fuse` combines runs (:class:`~skrank.trec.Run`, or anything
+:func:`~skrank.trec.read_run` reads) into one run with one of the methods
+of its registry (:func:`get_fusion_method_names`): the Comb family, ISR,
+RRF, RBC, Borda and Condorcet fusion and their weighted forms, after an
+optional per-query normalisation (:func:`normalize`,
+:func:`get_normalization_names`). Each method and each normalisation is
+one declaration (name, aliases with ranx's names, parameters, formula,
+treatment of ties and of constant queries) read by one fusion engine,
+vectorised across queries. Tied scores stay tied, and a document no run
+retrieved gets no score. See :ref:`fusion`.
+"""
+
+from ._fuse import fuse, get_fusion_method_names, get_normalization_names, normalize
+
+__all__ = [
+    "fuse",
+    "get_fusion_method_names",
+    "get_normalization_names",
+    "normalize",
+]
