@@ -22,12 +22,21 @@ from ._engine import (
     to_run,
 )
 from ._methods import METHODS, FusionMethod, find_method, method_names
-from ._norm import Normalization, borda_points, find_normalization
+from ._norm import NORMALIZATIONS, Normalization, borda_points, find_normalization
 from ._norm import normalization_names as _normalization_names
 
 
-def _unknown(caller, what, value, names) -> InvalidParameterError:
-    close = difflib.get_close_matches(str(value).lower(), names, n=3, cutoff=0.5)
+def _unknown(caller, what, value, declarations) -> InvalidParameterError:
+    """The error for a name no declaration answers to, with the closest
+    names and aliases."""
+    names = sorted(d.name for d in declarations)
+    if not isinstance(value, str):
+        return InvalidParameterError(
+            f"The {what!r} parameter of {caller} must be a str among "
+            f"{', '.join(map(repr, names))}; got {type(value).__name__}."
+        )
+    spellings = sorted({k for d in declarations for k in (d.name, *d.aliases)})
+    close = difflib.get_close_matches(value.lower(), spellings, n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
     return InvalidParameterError(
         f"The {what!r} parameter of {caller} must be one of "
@@ -39,21 +48,7 @@ def resolve_method(method, caller: str) -> FusionMethod:
     """The declaration of ``method`` (a name or alias), or an error."""
     found = find_method(method)
     if found is None:
-        aliases = sorted({a for m in METHODS for a in (m.name, *m.aliases)})
-        names = method_names()
-        if not isinstance(method, str):
-            raise InvalidParameterError(
-                f"The 'method' parameter of {caller} must be a str among "
-                f"{', '.join(map(repr, names))}; got {type(method).__name__}."
-            )
-        err = _unknown(caller, "method", method, names)
-        close = difflib.get_close_matches(method.lower(), aliases, n=3, cutoff=0.5)
-        if close:
-            err = InvalidParameterError(
-                str(err).split(" Did you mean")[0]
-                + f" Did you mean {', '.join(map(repr, close))}?"
-            )
-        raise err
+        raise _unknown(caller, "method", method, METHODS)
     return found
 
 
@@ -63,13 +58,7 @@ def resolve_norm(norm, caller: str) -> Normalization | None:
         return None
     found = find_normalization(norm)
     if found is None:
-        names = _normalization_names()
-        if not isinstance(norm, str):
-            raise InvalidParameterError(
-                f"The 'norm' parameter of {caller} must be None or a str among "
-                f"{', '.join(map(repr, names))}; got {type(norm).__name__}."
-            )
-        raise _unknown(caller, "norm", norm, names)
+        raise _unknown(caller, "norm", norm, NORMALIZATIONS)
     return found
 
 
@@ -321,8 +310,9 @@ def normalize(runs, norm: str = "min-max") -> list:
     Tied scores get their group's average rank:
 
     >>> tied = {"q1": {"d1": 1.0, "d2": 1.0, "d3": 0.5}}
-    >>> normalize([tied], "rank")[0].to_dict()
-    {'q1': {'d1': 0.8333333333333334, 'd2': 0.8333333333333334, 'd3': 0.33333333333333337}}
+    >>> scores = normalize([tied], "rank")[0].to_dict()["q1"]
+    >>> {d: round(s, 4) for d, s in scores.items()}
+    {'d1': 0.8333, 'd2': 0.8333, 'd3': 0.3333}
     """
     caller = "normalize"
     normalization = resolve_norm(norm, caller)

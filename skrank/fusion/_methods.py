@@ -125,6 +125,7 @@ def _rbc(j, p):
     return (1 - p["phi"]) * p["phi"] ** j
 
 
+_CONDORCET = "Montague and Aslam, Condorcet fusion for improved retrieval, CIKM 2002"
 _NO_NEGATIVE = Interval("real", 0, None, "left")
 
 _TIED_RANKS = (
@@ -325,7 +326,7 @@ METHODS = (
         r"\tfrac{1}{2} [V(d, d') = V(d', d)]\right),\ "
         r"V(d, d') = |\{r : j_r(d) < j_r(d')\}|",
         reads="votes",
-        reference="Montague and Aslam, Condorcet fusion for improved retrieval, CIKM 2002",
+        reference=_CONDORCET,
         ranx_differs=(
             "ranx sorts the documents with the pairwise majority as comparison "
             "(Python's sort, candidates in set order): where the majorities form "
@@ -344,7 +345,7 @@ METHODS = (
         r"\sum_{r : j_r(d) < j_r(d')} w_r",
         reads="votes",
         weighted=True,
-        reference="Montague and Aslam, Condorcet fusion for improved retrieval, CIKM 2002",
+        reference=_CONDORCET,
         ranx_differs="as for condorcet",
     ),
     FusionMethod(

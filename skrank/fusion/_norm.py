@@ -20,7 +20,6 @@ import numpy as np
 from ._engine import (
     Joined,
     Part,
-    average_ranks,
     expected_at_ranks,
     segment_max,
     segment_min,
