@@ -272,3 +272,13 @@ def test_runs_errors():
         ValueError, match=r"'norm' parameter of normalize must be a str .*got None"
     ):
         normalize([RUN], None)
+
+
+def test_user_guide_shows_every_declaration():
+    # the guide's tables hold each declaration's name, ranx name and formula
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "doc/user_guide/fusion.rst").read_text()
+    for d in (*METHODS, *NORMALIZATIONS):
+        assert f"``{d.name}`` (``{d.ranx}``)" in page, d.name
+        assert f":math:`{d.formula}`" in page, d.name
