@@ -21,6 +21,7 @@ import numpy as np
 
 from .._engine import grouped_layout, rank, slices
 from ..trec._ids import _Ids
+from ..trec._io import _MAX_CODED
 from ..trec._tables import Run, _finish_table, _id_array, _Lines
 
 
@@ -99,20 +100,56 @@ class Joined:
 def join(runs) -> Joined:
     """The union of the (query, document) pairs of ``runs`` (:class:`Run`).
 
-    Query ids are coded over all runs (their sorted union), document ids
-    are sorted byte-wise within each query code once for all runs
-    together: equal (query, document) pairs get one pair code.
+    Query ids are coded over all runs (their sorted union). A pair's key is
+    its query code above its document id's 40-bit hash (the hash every
+    run keeps of its ids): equal keys are one pair once the ids they join
+    are checked equal, byte for byte; should two ids share a hash, the ids
+    are sorted byte-wise within each query code instead. Either way pairs
+    are numbered grouped by query code.
     """
     qid_values = np.unique(np.concatenate([r._qid_values for r in runs]))
-    queries, docnos, scores = [], [], []
+    queries, docnos, scores, hashes = [], [], [], []
     for run in runs:
         rows, codes, _, values = run._grouped()
         code_of = np.searchsorted(qid_values, run._qid_values)
         queries.append(code_of[codes])
+        h40 = run._document_hash()
         docnos.append(run._docno if rows is None else run._docno.take(rows))
+        hashes.append(h40 if rows is None else h40[rows])
         scores.append(np.asarray(values, dtype=np.float64))
     query = np.concatenate(queries)
     docno = _Ids.concat(docnos)
+    coded = None
+    if qid_values.shape[0] <= _MAX_CODED:
+        coded = _pairs_by_hash(query, np.concatenate(hashes), docno)
+    pair, first = coded if coded is not None else _pairs_by_ids(query, docno)
+    parts = []
+    at = 0
+    for q, s in zip(queries, scores, strict=True):
+        n = q.shape[0]
+        parts.append(Part.of(pair[at : at + n], q, s))
+        at += n
+    return Joined(qid_values, query[first], docno.take(first), parts)
+
+
+def _pairs_by_hash(query, h40, docno):
+    """``(pair, first)``: each row's pair code and each pair's first row,
+    pairs keyed by query code and document hash; None when two different
+    ids share a key."""
+    keys = query.astype(np.uint64) << np.uint64(40)
+    keys |= h40.astype(np.uint64, copy=False)
+    # not a ranking: equal keys brought together
+    _, first, pair = np.unique(keys, return_index=True, return_inverse=True)
+    pair = pair.reshape(-1)
+    rows = np.arange(query.shape[0])
+    if not docno.equal(rows, docno, first[pair]).all():
+        return None
+    return pair, first
+
+
+def _pairs_by_ids(query, docno):
+    """``(pair, first)`` of :func:`_pairs_by_hash`, the ids sorted byte-wise
+    within each query code."""
     # not a ranking: the byte-wise order of ids within each query code
     order, labels = docno.order(slice(None), query)
     labels = labels[order]
@@ -121,14 +158,7 @@ def join(runs) -> Joined:
     np.not_equal(labels[1:], labels[:-1], out=new[1:])
     pair = np.empty(labels.shape[0], dtype=np.int64)
     pair[order] = np.cumsum(new) - 1
-    first = order[new]
-    parts = []
-    at = 0
-    for q, s in zip(queries, scores, strict=True):
-        n = q.shape[0]
-        parts.append(Part.of(pair[at : at + n], q, s))
-        at += n
-    return Joined(qid_values, query[first], docno.take(first), parts)
+    return pair, order[new]
 
 
 def segment_min(part: Part) -> np.ndarray:
