@@ -9,14 +9,19 @@ optional per-query normalisation (:func:`normalize`,
 one declaration (name, aliases with ranx's names, parameters, formula,
 treatment of ties and of constant queries) read by one fusion engine,
 vectorised across queries. Tied scores stay tied, and a document no run
-retrieved gets no score. See :ref:`fusion`.
+retrieved gets no score. :func:`optimize_fusion` searches a grid of a
+method's weights and parameters against qrels, and :class:`FusionRanker`
+is the estimator scikit-learn's model selection tunes. See :ref:`fusion`.
 """
 
 from ._fuse import fuse, get_fusion_method_names, get_normalization_names, normalize
+from ._tune import FusionRanker, optimize_fusion
 
 __all__ = [
+    "FusionRanker",
     "fuse",
     "get_fusion_method_names",
     "get_normalization_names",
     "normalize",
+    "optimize_fusion",
 ]

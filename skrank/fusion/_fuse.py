@@ -220,7 +220,8 @@ def fuse(
     -------
     run : Run
         The fused run: one row per (query, document) that some run
-        retrieved, rows grouped by query, the fused score in ``score``.
+        retrieved, rows grouped by query (in no particular order within a
+        query: the scores rank them), the fused score in ``score``.
 
     Raises
     ------
@@ -254,8 +255,9 @@ def fuse(
     Tied scores stay tied (d1 and d2 share ranks 1 and 2 of the first run):
 
     >>> tied = {"q1": {"d1": 1.0, "d2": 1.0, "d3": 0.5}}
-    >>> fuse([tied, tied], method="combmnz", norm="min-max").to_dict()
-    {'q1': {'d1': 4.0, 'd2': 4.0, 'd3': 0.0}}
+    >>> fused = fuse([tied, tied], method="combmnz", norm="min-max")
+    >>> dict(sorted(fused.to_dict()["q1"].items()))
+    {'d1': 4.0, 'd2': 4.0, 'd3': 0.0}
     """
     caller = "fuse"
     spec = resolve_method(method, caller)
@@ -304,14 +306,14 @@ def normalize(runs, norm: str = "min-max") -> list:
     --------
     >>> from skrank.fusion import normalize
     >>> run = {"q1": {"d1": 3.0, "d2": 1.0, "d3": 2.0}}
-    >>> normalize([run], "min-max")[0].to_dict()
-    {'q1': {'d1': 1.0, 'd2': 0.0, 'd3': 0.5}}
+    >>> dict(sorted(normalize([run], "min-max")[0].to_dict()["q1"].items()))
+    {'d1': 1.0, 'd2': 0.0, 'd3': 0.5}
 
     Tied scores get their group's average rank:
 
     >>> tied = {"q1": {"d1": 1.0, "d2": 1.0, "d3": 0.5}}
     >>> scores = normalize([tied], "rank")[0].to_dict()["q1"]
-    >>> {d: round(s, 4) for d, s in scores.items()}
+    >>> {d: round(s, 4) for d, s in sorted(scores.items())}
     {'d1': 0.8333, 'd2': 0.8333, 'd3': 0.3333}
     """
     caller = "normalize"

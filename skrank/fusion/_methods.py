@@ -25,12 +25,22 @@ from .._validation import Interval
 
 @dataclass(frozen=True)
 class Param:
-    """A parameter of a fusion method: its default and constraint."""
+    """A parameter of a fusion method: its default, its constraint and the
+    values :func:`skrank.fusion.optimize_fusion` tries by default (ranx's
+    grids, within the constraint)."""
 
     name: str
     default: float
     constraint: object
     doc: str
+    grid: tuple = ()
+
+
+def _steps(lo, hi, step):
+    """``lo, lo + step, ..., hi`` rounded to the step's digits."""
+    digits = max(0, -int(np.floor(np.log10(step))))
+    n = int(round((hi - lo) / step))
+    return tuple(round(lo + i * step, digits) for i in range(n + 1))
 
 
 @dataclass(frozen=True)
@@ -204,6 +214,7 @@ METHODS = (
                 1.0,
                 Interval("real", None, None, "neither"),
                 "Exponent of the number of runs that retrieved the document.",
+                _steps(0.01, 1.0, 0.01),
             ),
         ),
         reference="Lee, Analyses of multiple evidence combination, SIGIR 1997",
@@ -251,6 +262,7 @@ METHODS = (
                 0.01,
                 _NO_NEGATIVE,
                 "Added to the number of runs that retrieved the document.",
+                _steps(0.01, 1.0, 0.01),
             ),
         ),
         reference=(
@@ -267,7 +279,15 @@ METHODS = (
         reads="ranks",
         at_rank=_rrf,
         combine=_sum,
-        params=(Param("k", 60, _NO_NEGATIVE, "Added to every rank (1-based)."),),
+        params=(
+            Param(
+                "k",
+                60,
+                _NO_NEGATIVE,
+                "Added to every rank (1-based).",
+                tuple(range(10, 101, 10)),
+            ),
+        ),
         reference=(
             "Cormack, Clarke and Büttcher, Reciprocal rank fusion outperforms "
             "Condorcet and individual rank learning methods, SIGIR 2009"
@@ -288,6 +308,7 @@ METHODS = (
                 0.8,
                 Interval("real", 0, 1, "neither"),
                 "Persistence: the weight of each rank is phi times the one before.",
+                _steps(0.01, 0.99, 0.01),
             ),
         ),
         reference=(

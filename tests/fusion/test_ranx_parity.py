@@ -253,3 +253,30 @@ def test_condorcet_draws_and_documents_no_run_retrieved():
     assert fuse([a, b], method="condorcet").to_dict() == {
         "q1": {"d1": 2.0, "d2": 2.5, "d3": 1.5}
     }
+
+
+# --------------------------------------------------------------------------
+# optimize_fusion: the same optimum as ranx's on the same grid
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("method", "norm"), [("wsum", "min-max"), ("rrf", None)])
+def test_optimize_fusion_equals_ranx_on_the_same_grid(method, norm):
+    from fusion.test_tune import _data
+    from skrank.fusion import optimize_fusion
+
+    # two runs: every weight pair of ranx's grid (steps of 0.1) sums to
+    # exactly 1 in floating point, so both search the same 11 settings
+    runs, qrels, *_ = _data(n_runs=2)
+    theirs = ranx.optimize_fusion(
+        ranx.Qrels.from_dict(qrels),
+        _ranx_runs(runs),
+        norm=norm,
+        method=method,
+        metric="ndcg@5",
+        show_progress=False,
+    )
+    ours = optimize_fusion(qrels, runs, method=method, norm=norm, metric="ndcg@5")
+    assert {k: tuple(v) if k == "weights" else v for k, v in ours.items()} == {
+        k: tuple(v) if k == "weights" else v for k, v in theirs.items()
+    }
