@@ -282,3 +282,30 @@ def to_run(joined: Joined, pairs: np.ndarray, score: np.ndarray, name=None) -> R
     )
     table._prepare()
     return table
+
+
+def position_means(part: Part, values: np.ndarray):
+    """Per rank position ``j`` of ``part``'s queries (scores descending):
+    ``(sums, counts)``, the sum over queries of the value at rank ``j``
+    and the number of queries that reach rank ``j``. ``values`` holds one
+    value per row; tied rows share their group's mean at each of its ranks
+    (the expected value at that rank over the orderings of the group)."""
+    width = int(part.lengths.max()) if part.lengths.size else 0
+    sums = np.zeros(width)
+    counts = np.zeros(width)
+    layout = grouped_layout(
+        np.asarray(values, dtype=np.float64), part.score, part.query
+    )
+    for block in slices(layout.blocks):
+        ranking = rank(block, ties="average")
+        m, w = ranking.y.shape
+        at = ranking.y
+        if ranking.tied:
+            means = ranking.group_sum(at) / ranking.size
+            at = np.repeat(means, ranking.size).reshape(m, w)
+        held = np.ones((m, w), dtype=bool)
+        if block.n_items is not None:
+            held = np.arange(w)[None, :] < block.n_items[:, None]
+        sums[:w] += np.where(held, at, 0.0).sum(axis=0)
+        counts[:w] += held.sum(axis=0)
+    return sums, counts

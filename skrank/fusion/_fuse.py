@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._validation import InvalidParameterError, plain, validate_params
-from ..trec import Run, read_run
+from ..trec import Run, read_qrels, read_run
 from ._engine import (
     Joined,
     average_ranks,
@@ -139,8 +139,11 @@ def normalized_parts(joined: Joined, norm: Normalization | None) -> list:
     return [norm.apply(joined, part) for part in joined.parts]
 
 
-def fuse_parts(joined: Joined, parts, method: FusionMethod, weights, params):
-    """The fused score of every pair of ``joined`` from normalised parts."""
+def fuse_parts(
+    joined: Joined, parts, method: FusionMethod, weights, params, states=None
+):
+    """The fused score of every pair of ``joined`` from normalised parts
+    (``states``: what a supervised method learned of each run)."""
     n, n_runs = joined.n_pairs, len(parts)
     if method.reads == "votes":
         ranks = []
@@ -155,7 +158,8 @@ def fuse_parts(joined: Joined, parts, method: FusionMethod, weights, params):
         if method.reads == "scores":
             values = part.score
         elif method.reads == "ranks":
-            values = expected_at_ranks(part, lambda j, q: method.at_rank(j, params))
+            p = params if states is None else {**params, **states[i]}
+            values = expected_at_ranks(part, lambda j, q, p=p: method.at_rank(j, p))
         else:  # Borda points: every candidate from every run
             part = borda_points(joined, part, normalized=False)
             values = part.score
@@ -165,12 +169,47 @@ def fuse_parts(joined: Joined, parts, method: FusionMethod, weights, params):
         return method.combine(C, held, weights, params)
 
 
+def train(spec, normalization, runs, qrels, train_runs, caller):
+    """What a supervised method learns of each run (None for the others)."""
+    if spec.train is None:
+        for what, value in (("qrels", qrels), ("train_runs", train_runs)):
+            if value is not None:
+                supervised = [m.name for m in METHODS if m.train is not None]
+                raise InvalidParameterError(
+                    f"The {what!r} parameter of {caller} applies to the supervised "
+                    f"methods ({', '.join(map(repr, supervised))}); method "
+                    f"{spec.name!r} learns nothing."
+                )
+        return None
+    if qrels is None:
+        raise InvalidParameterError(
+            f"The 'qrels' parameter of {caller} is needed by the supervised "
+            f"method {spec.name!r}, which is trained on judgments; got None."
+        )
+    training = runs if train_runs is None else read_runs(train_runs, caller)
+    if len(training) != len(runs):
+        raise InvalidParameterError(
+            f"The 'train_runs' parameter of {caller} must hold one run per run "
+            f"fused ({len(runs)}); got {len(training)}."
+        )
+    if normalization is not None:
+        joined = join(training)
+        parts = normalized_parts(joined, normalization)
+        training = [
+            to_run(joined, part.pair, part.score, name=run.name)
+            for run, part in zip(training, parts, strict=True)
+        ]
+    return spec.train(training, read_qrels(qrels))
+
+
 def fuse(
     runs,
     method: str = "rrf",
     norm: str | None = None,
     *,
     weights=None,
+    qrels=None,
+    train_runs=None,
     name: str | None = None,
     **params,
 ) -> Run:
@@ -196,8 +235,9 @@ def fuse(
         ``"combmin"``, ``"combmed"``, ``"combgmnz"``, ``"isr"``,
         ``"log_isr"``, ``"logn_isr"``, ``"rrf"``, ``"rbc"``,
         ``"bordafuse"``, ``"w_bordafuse"``, ``"condorcet"``,
-        ``"w_condorcet"``, ``"wsum"``, ``"wmnz"`` and ``"mixed"``; see
-        :ref:`fusion` for their formulas.
+        ``"w_condorcet"``, ``"wsum"``, ``"wmnz"`` and ``"mixed"``, and the
+        supervised ``"posfuse"`` and ``"mapfuse"`` (trained on ``qrels``);
+        see :ref:`fusion` for their formulas.
     norm : str or None, default=None
         The normalisation applied to each run first: ``"min-max"``,
         ``"min-max-inverted"``, ``"max"``, ``"sum"``, ``"zmuv"``,
@@ -209,6 +249,14 @@ def fuse(
         One non-negative weight per run, for the weighted methods
         (``wsum``, ``wmnz``, ``mixed``, ``w_bordafuse``, ``w_condorcet``);
         None weighs every run 1.
+    qrels : Qrels, dict, DataFrame or path, default=None
+        For the supervised methods: the judgments they are trained on
+        (anything :func:`~skrank.trec.read_qrels` reads).
+    train_runs : list of runs, default=None
+        For the supervised methods: the runs they are trained on, one per
+        run of ``runs`` and in the same order (the same systems on the
+        training queries). None: ``runs`` themselves, on the queries the
+        qrels judge.
     name : str, default=None
         The fused run's name.
     **params
@@ -270,9 +318,10 @@ def fuse(
     values = check_params(spec, params, caller)
     loaded = read_runs(runs, caller)
     w = check_weights(weights, spec, len(loaded), caller)
+    states = train(spec, normalization, loaded, qrels, train_runs, caller)
     joined = join(loaded)
     parts = normalized_parts(joined, normalization)
-    score = fuse_parts(joined, parts, spec, w, values)
+    score = fuse_parts(joined, parts, spec, w, values, states)
     return to_run(joined, np.arange(joined.n_pairs), score, name=name)
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import Interval
+from ._supervised import at_map, at_probs, train_mapfuse, train_posfuse
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,9 @@ class FusionMethod:
     at each 0-based rank ``j``, its expectation over the orderings of tied
     documents), ``"borda"`` (Borda points, which every candidate of a query
     gets from every run) or ``"votes"`` (pairwise majorities of the runs'
-    ranks).
+    ranks). ``train(runs, qrels)``, for a supervised method, returns what it
+    learns of each run (a dict per run), given to ``at_rank`` with the
+    parameters.
     """
 
     name: str
@@ -66,6 +69,7 @@ class FusionMethod:
     weighted: bool = False
     reference: str = ""
     ranx_differs: str = ""
+    train: object = None
 
     def defaults(self) -> dict:
         return {p.name: p.default for p in self.params}
@@ -407,6 +411,41 @@ METHODS = (
         ),
     ),
 )
+
+SUPERVISED = (
+    FusionMethod(
+        name="posfuse",
+        aliases=(),
+        ranx="posfuse",
+        formula=r"\sum_{r \ni d} P_r(\mathrm{rel} \mid j_r(d))",
+        reads="ranks",
+        at_rank=at_probs,
+        combine=_sum,
+        train=train_posfuse,
+        reference=(
+            "Lillis, Zhang, Toolan, Collier, Leonard and Dunnion, Estimating "
+            "probabilities for effective data fusion, SIGIR 2010"
+        ),
+        ranx_differs=_TIED_RANKS,
+    ),
+    FusionMethod(
+        name="mapfuse",
+        aliases=(),
+        ranx="mapfuse",
+        formula=r"\sum_{r \ni d} \frac{\mathrm{MAP}_r}{j_r(d) + 1}",
+        reads="ranks",
+        at_rank=at_map,
+        combine=_sum,
+        train=train_mapfuse,
+        reference=(
+            "Lillis, Zhang, Toolan, Collier, Leonard and Dunnion, Estimating "
+            "probabilities for effective data fusion, SIGIR 2010"
+        ),
+        ranx_differs=_TIED_RANKS + "; skrank's MAP is tie-aware as well",
+    ),
+)
+
+METHODS = METHODS + SUPERVISED
 
 _BY_NAME = {}
 for _m in METHODS:

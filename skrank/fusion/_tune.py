@@ -275,6 +275,12 @@ class FusionRanker(BaseEstimator):
                 f"The 'params' parameter of {caller} must be a dict or None; got "
                 f"{type(params).__name__}."
             )
+        if spec.train is not None:
+            raise InvalidParameterError(
+                f"The 'method' parameter of {caller} must be an unsupervised "
+                f"method; {spec.name!r} is trained on qrels (use fuse with "
+                "qrels=)."
+            )
         values = check_params(spec, params, caller)
         weights = check_weights(self.weights, spec, n_runs, caller)
         return spec, normalization, weights, values
