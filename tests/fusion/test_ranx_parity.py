@@ -280,3 +280,30 @@ def test_optimize_fusion_equals_ranx_on_the_same_grid(method, norm):
     assert {k: tuple(v) if k == "weights" else v for k, v in ours.items()} == {
         k: tuple(v) if k == "weights" else v for k, v in theirs.items()
     }
+
+
+# --------------------------------------------------------------------------
+# Supervised methods: trained on qrels, applied to other runs
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["posfuse", "mapfuse"])
+def test_supervised_equals_ranx(method):
+    from ranx import fusion as ranx_fusion
+
+    # training and test runs of 3 systems: tie-free, documents and a query
+    # missing from some runs; every training query judged
+    train = _make_runs(3, seed=40, constant=False)
+    test = _make_runs(3, seed=41, constant=False)
+    rng = np.random.default_rng(42)
+    queries = sorted({q for run in train for q in run})
+    qrels = {q: {f"d{d}": int(rng.integers(0, 3)) for d in range(12)} for q in queries}
+    trained = getattr(ranx_fusion, f"{method}_train")(
+        ranx.Qrels.from_dict(qrels), _ranx_runs(train)
+    )
+    key = "probs" if method == "posfuse" else "map_scores"
+    theirs = ranx.fuse(
+        _ranx_runs(test), norm=None, method=method, params={key: trained}
+    )
+    ours = fuse(test, method=method, qrels=qrels, train_runs=train)
+    _assert_same(_as_dict(ours), _as_dict(theirs))
