@@ -22,20 +22,22 @@ from ._engine import (
     to_run,
 )
 from ._methods import METHODS, FusionMethod, find_method, method_names
-from ._norm import NORMALIZATIONS, Normalization, borda_points, find_normalization
+from ._methods import REGISTRY as METHOD_REGISTRY
+from ._norm import REGISTRY as NORM_REGISTRY
+from ._norm import Normalization, borda_points, find_normalization
 from ._norm import normalization_names as _normalization_names
 
 
-def _unknown(caller, what, value, declarations) -> InvalidParameterError:
+def _unknown(caller, what, value, registry) -> InvalidParameterError:
     """The error for a name no declaration answers to, with the closest
     names and aliases."""
-    names = sorted(d.name for d in declarations)
+    names = registry.names()
     if not isinstance(value, str):
         return InvalidParameterError(
             f"The {what!r} parameter of {caller} must be a str among "
             f"{', '.join(map(repr, names))}; got {type(value).__name__}."
         )
-    spellings = sorted({k for d in declarations for k in (d.name, *d.aliases)})
+    spellings = registry.spellings()
     close = difflib.get_close_matches(value.lower(), spellings, n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
     return InvalidParameterError(
@@ -48,7 +50,7 @@ def resolve_method(method, caller: str) -> FusionMethod:
     """The declaration of ``method`` (a name or alias), or an error."""
     found = find_method(method)
     if found is None:
-        raise _unknown(caller, "method", method, METHODS)
+        raise _unknown(caller, "method", method, METHOD_REGISTRY)
     return found
 
 
@@ -58,7 +60,7 @@ def resolve_norm(norm, caller: str) -> Normalization | None:
         return None
     found = find_normalization(norm)
     if found is None:
-        raise _unknown(caller, "norm", norm, NORMALIZATIONS)
+        raise _unknown(caller, "norm", norm, NORM_REGISTRY)
     return found
 
 

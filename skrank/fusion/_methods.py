@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import Interval
+from ._registry import Registry
 from ._supervised import at_map, at_probs, train_mapfuse, train_posfuse
 
 
@@ -447,20 +448,6 @@ SUPERVISED = (
 
 METHODS = METHODS + SUPERVISED
 
-_BY_NAME = {}
-for _m in METHODS:
-    for _key in (_m.name, *_m.aliases):
-        _BY_NAME[_key] = _m
-del _m, _key
-
-
-def find_method(name) -> FusionMethod | None:
-    """The method of a name or alias (case-insensitive), or None."""
-    if not isinstance(name, str):
-        return None
-    return _BY_NAME.get(name.lower())
-
-
-def method_names() -> list:
-    """The canonical names, sorted."""
-    return sorted(m.name for m in METHODS)
+REGISTRY = Registry(METHODS)
+find_method = REGISTRY.find
+method_names = REGISTRY.names

@@ -25,6 +25,7 @@ from ._engine import (
     segment_min,
     segment_sum,
 )
+from ._registry import Registry
 
 
 @dataclass(frozen=True)
@@ -214,20 +215,6 @@ NORMALIZATIONS = (
     ),
 )
 
-_BY_NAME = {}
-for _n in NORMALIZATIONS:
-    for _key in (_n.name, *_n.aliases):
-        _BY_NAME[_key] = _n
-del _n, _key
-
-
-def find_normalization(name) -> Normalization | None:
-    """The normalisation of a name or alias (case-insensitive), or None."""
-    if not isinstance(name, str):
-        return None
-    return _BY_NAME.get(name.lower())
-
-
-def normalization_names() -> list:
-    """The canonical names, sorted."""
-    return sorted(n.name for n in NORMALIZATIONS)
+REGISTRY = Registry(NORMALIZATIONS)
+find_normalization = REGISTRY.find
+normalization_names = REGISTRY.names
