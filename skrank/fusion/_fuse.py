@@ -238,7 +238,8 @@ def fuse(
         ``"log_isr"``, ``"logn_isr"``, ``"rrf"``, ``"rbc"``,
         ``"bordafuse"``, ``"w_bordafuse"``, ``"condorcet"``,
         ``"w_condorcet"``, ``"wsum"``, ``"wmnz"`` and ``"mixed"``, and the
-        supervised ``"posfuse"`` and ``"mapfuse"`` (trained on ``qrels``);
+        supervised ``"posfuse"``, ``"mapfuse"`` and ``"bayesfuse"``
+        (trained on ``qrels``);
         see :ref:`fusion` for their formulas.
     norm : str or None, default=None
         The normalisation applied to each run first: ``"min-max"``,

@@ -22,7 +22,15 @@ import numpy as np
 
 from .._validation import Interval
 from ._registry import Registry
-from ._supervised import at_map, at_probs, train_mapfuse, train_posfuse
+from ._supervised import (
+    at_log_odds,
+    at_map,
+    at_probs,
+    sum_log_odds,
+    train_bayesfuse,
+    train_mapfuse,
+    train_posfuse,
+)
 
 
 @dataclass(frozen=True)
@@ -443,6 +451,23 @@ SUPERVISED = (
             "probabilities for effective data fusion, SIGIR 2010"
         ),
         ranx_differs=_TIED_RANKS + "; skrank's MAP is tie-aware as well",
+    ),
+    FusionMethod(
+        name="bayesfuse",
+        aliases=(),
+        ranx="bayesfuse",
+        formula=r"\sum_r \log \frac{P_r(\mathrm{rel} \mid j_r(d))}"
+        r"{1 - P_r(\mathrm{rel} \mid j_r(d))}\text{; not retrieved: }"
+        r"\log \frac{0.001}{0.999}",
+        reads="ranks",
+        at_rank=at_log_odds,
+        combine=sum_log_odds,
+        train=train_bayesfuse,
+        reference="Aslam and Montague, Models for metasearch, SIGIR 2001",
+        ranx_differs=(
+            _TIED_RANKS + "; ranx reads past its table of 1000 ranks, skrank "
+            "gives ranks past 1000 the log odds of a document not retrieved"
+        ),
     ),
 )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..trec import evaluate_run
+from ..trec import evaluate_run, read_qrels
 from ._engine import Part, join, position_means
 
 
@@ -66,3 +66,46 @@ def at_probs(j, p):
 def at_map(j, p):
     """The run's MAP over the 1-based rank."""
     return p["map"] / (j + 1)
+
+
+#: BayesFuse's rank segments (ranx's): log odds are learned per segment.
+BAYES_CUTS = (0, 5, 10, 15, 20, 30, 100, 200, 500, 1000)
+#: The log odds of a document a run did not retrieve (or ranked past the
+#: last segment): a precision of 0.001.
+MIN_LOG_ODDS = float(np.log(0.001 / 0.999))
+
+
+def train_bayesfuse(runs, qrels) -> list:
+    """Per run, the log odds of relevance at each rank of the segments
+    :data:`BAYES_CUTS`: with ``p`` the segment's precision averaged over the
+    judged queries (a query's missing ranks count as not relevant),
+    ``log(p / (1 - p))``, ``p`` and ``1 - p`` raised to 0.001 where 0."""
+    n_judged = read_qrels(qrels).n_queries
+    cuts = np.asarray(BAYES_CUTS)
+    states = []
+    for part, relevant in _judged_parts(runs, qrels):
+        sums, _ = position_means(part, relevant)
+        hits = np.zeros(cuts[-1])
+        hits[: min(sums.shape[0], cuts[-1])] = sums[: cuts[-1]]
+        cum = np.concatenate([[0.0], np.cumsum(hits)])
+        precision = (cum[cuts[1:]] - cum[cuts[:-1]]) / np.diff(cuts) / n_judged
+        precision = np.where(precision == 0, 0.001, precision)
+        negative = 1 - precision
+        negative = np.where(negative == 0, 0.001, negative)
+        odds = np.log(precision / negative)
+        states.append({"log_odds": np.repeat(odds, np.diff(cuts))})
+    return states
+
+
+def at_log_odds(j, p):
+    """The trained log odds at each rank ``j`` (:data:`MIN_LOG_ODDS` past the
+    last segment)."""
+    table = p["log_odds"]
+    at = np.minimum(j, table.shape[0] - 1).astype(np.intp)
+    return np.where(j < table.shape[0], table[at], MIN_LOG_ODDS)
+
+
+def sum_log_odds(C, held, w, p):
+    """The sum over every run of the log odds, :data:`MIN_LOG_ODDS` for a
+    run that did not retrieve the document."""
+    return np.where(held, C, MIN_LOG_ODDS).sum(axis=1)

@@ -287,7 +287,7 @@ def test_optimize_fusion_equals_ranx_on_the_same_grid(method, norm):
 # --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["posfuse", "mapfuse"])
+@pytest.mark.parametrize("method", ["posfuse", "mapfuse", "bayesfuse"])
 def test_supervised_equals_ranx(method):
     from ranx import fusion as ranx_fusion
 
@@ -301,7 +301,7 @@ def test_supervised_equals_ranx(method):
     trained = getattr(ranx_fusion, f"{method}_train")(
         ranx.Qrels.from_dict(qrels), _ranx_runs(train)
     )
-    key = "probs" if method == "posfuse" else "map_scores"
+    key = {"posfuse": "probs", "mapfuse": "map_scores", "bayesfuse": "log_odds"}[method]
     theirs = ranx.fuse(
         _ranx_runs(test), norm=None, method=method, params={key: trained}
     )

@@ -68,3 +68,18 @@ def test_supervised_errors():
         fuse([R1, R2], "mapfuse", qrels=QRELS, train_runs=[R1])
     with pytest.raises(ValueError, match=r"unsupervised method; 'posfuse'"):
         FusionRanker(method="posfuse").fit(np.zeros((2, 3)))
+
+
+def test_bayesfuse_by_hand():
+    # ranks 1-5 are one segment. Run 1 holds 3 relevant documents there over
+    # 2 judged queries: precision 3 / 5 / 2 = 0.3, log odds log(0.3 / 0.7);
+    # run 2 holds 2: 0.2, log(0.2 / 0.8). A run that did not retrieve a
+    # document adds log(0.001 / 0.999).
+    got = fuse([R1, R2], "bayesfuse", qrels=QRELS).to_dict()
+    one, two, none = np.log(0.3 / 0.7), np.log(0.2 / 0.8), np.log(0.001 / 0.999)
+    expected = {
+        "q1": {"a": one + none, "b": one + two, "c": one + two},
+        "q2": {"x": one + two, "y": one + none},
+    }
+    for q in expected:
+        assert got[q] == pytest.approx(expected[q], rel=1e-12)
