@@ -284,15 +284,13 @@ def to_run(joined: Joined, pairs: np.ndarray, score: np.ndarray, name=None) -> R
     return table
 
 
-def position_means(part: Part, values: np.ndarray):
-    """Per rank position ``j`` of ``part``'s queries (scores descending):
-    ``(sums, counts)``, the sum over queries of the value at rank ``j``
-    and the number of queries that reach rank ``j``. ``values`` holds one
-    value per row; tied rows share their group's mean at each of its ranks
-    (the expected value at that rank over the orderings of the group)."""
-    width = int(part.lengths.max()) if part.lengths.size else 0
-    sums = np.zeros(width)
-    counts = np.zeros(width)
+def ranked_values(part: Part, values: np.ndarray):
+    """``part``'s queries in rank order (scores descending), a block of
+    queries at a time: ``(at, held, n)``, ``at`` an ``(m, W)`` matrix of
+    ``values`` (one per row of ``part``) at each rank, tied rows sharing
+    their group's mean at each of its ranks (the expected value at that
+    rank over the orderings of the group), ``held`` whether a rank holds a
+    row and ``n`` the number of rows of each query."""
     layout = grouped_layout(
         np.asarray(values, dtype=np.float64), part.score, part.query
     )
@@ -303,9 +301,20 @@ def position_means(part: Part, values: np.ndarray):
         if ranking.tied:
             means = ranking.group_sum(at) / ranking.size
             at = np.repeat(means, ranking.size).reshape(m, w)
-        held = np.ones((m, w), dtype=bool)
-        if block.n_items is not None:
-            held = np.arange(w)[None, :] < block.n_items[:, None]
+        n = np.full(m, w) if block.n_items is None else block.n_items
+        held = np.arange(w)[None, :] < n[:, None]
+        yield at, held, n
+
+
+def position_means(part: Part, values: np.ndarray):
+    """Per rank position ``j`` of ``part``'s queries (scores descending):
+    ``(sums, counts)``, the sum over queries of the value at rank ``j`` (see
+    :func:`ranked_values`) and the number of queries that reach rank ``j``."""
+    width = int(part.lengths.max()) if part.lengths.size else 0
+    sums = np.zeros(width)
+    counts = np.zeros(width)
+    for at, held, _ in ranked_values(part, values):
+        w = at.shape[1]
         sums[:w] += np.where(held, at, 0.0).sum(axis=0)
         counts[:w] += held.sum(axis=0)
     return sums, counts

@@ -130,7 +130,12 @@ def check_params(method: FusionMethod, params: dict, caller: str) -> dict:
         )
     validate_params(caller, params, {name: [known[name].constraint] for name in params})
     out = method.defaults()
-    out.update({k: float(v) for k, v in params.items()})
+    out.update(
+        {
+            k: int(v) if isinstance(v, numbers.Integral) else float(v)
+            for k, v in params.items()
+        }
+    )
     return out
 
 
@@ -161,7 +166,10 @@ def fuse_parts(
             values = part.score
         elif method.reads == "ranks":
             p = params if states is None else {**params, **states[i]}
-            values = expected_at_ranks(part, lambda j, q, p=p: method.at_rank(j, p))
+            n = part.lengths.astype(np.float64)
+            values = expected_at_ranks(
+                part, lambda j, q, p=p, n=n: method.at_rank(j, p, n[q][:, None])
+            )
         else:  # Borda points: every candidate from every run
             part = borda_points(joined, part, normalized=False)
             values = part.score
@@ -171,7 +179,7 @@ def fuse_parts(
         return method.combine(C, held, weights, params)
 
 
-def train(spec, normalization, runs, qrels, train_runs, caller):
+def train(spec, normalization, runs, qrels, train_runs, caller, params):
     """What a supervised method learns of each run (None for the others)."""
     if spec.train is None:
         for what, value in (("qrels", qrels), ("train_runs", train_runs)):
@@ -201,7 +209,8 @@ def train(spec, normalization, runs, qrels, train_runs, caller):
             to_run(joined, part.pair, part.score, name=run.name)
             for run, part in zip(training, parts, strict=True)
         ]
-    return spec.train(training, read_qrels(qrels))
+    learned = {p.name: params[p.name] for p in spec.params}
+    return spec.train(training, read_qrels(qrels), **learned)
 
 
 def fuse(
@@ -238,8 +247,8 @@ def fuse(
         ``"log_isr"``, ``"logn_isr"``, ``"rrf"``, ``"rbc"``,
         ``"bordafuse"``, ``"w_bordafuse"``, ``"condorcet"``,
         ``"w_condorcet"``, ``"wsum"``, ``"wmnz"`` and ``"mixed"``, and the
-        supervised ``"posfuse"``, ``"mapfuse"`` and ``"bayesfuse"``
-        (trained on ``qrels``);
+        supervised ``"posfuse"``, ``"probfuse"``, ``"mapfuse"`` and
+        ``"bayesfuse"`` (trained on ``qrels``);
         see :ref:`fusion` for their formulas.
     norm : str or None, default=None
         The normalisation applied to each run first: ``"min-max"``,
@@ -265,7 +274,8 @@ def fuse(
     **params
         The method's own parameters: ``k`` (``rrf``, default 60), ``gamma``
         (``combgmnz``, default 1), ``sigma`` (``logn_isr``, default 0.01),
-        ``phi`` (``rbc``, default 0.8).
+        ``phi`` (``rbc``, default 0.8), ``n_segments`` (``probfuse``,
+        default 10).
 
     Returns
     -------
@@ -321,7 +331,7 @@ def fuse(
     values = check_params(spec, params, caller)
     loaded = read_runs(runs, caller)
     w = check_weights(weights, spec, len(loaded), caller)
-    states = train(spec, normalization, loaded, qrels, train_runs, caller)
+    states = train(spec, normalization, loaded, qrels, train_runs, caller, values)
     joined = join(loaded)
     parts = normalized_parts(joined, normalization)
     score = fuse_parts(joined, parts, spec, w, values, states)

@@ -26,10 +26,12 @@ from ._supervised import (
     at_log_odds,
     at_map,
     at_probs,
+    at_segment,
     sum_log_odds,
     train_bayesfuse,
     train_mapfuse,
     train_posfuse,
+    train_probfuse,
 )
 
 
@@ -136,15 +138,15 @@ def _mixed(C, held, w, p):
     return (C * w).sum(axis=1) * np.sqrt(_count(held))
 
 
-def _isr(j, p):
+def _isr(j, p, n):
     return 1 / ((j + 1) ** 2)
 
 
-def _rrf(j, p):
+def _rrf(j, p, n):
     return 1 / (p["k"] + j + 1)
 
 
-def _rbc(j, p):
+def _rbc(j, p, n):
     return (1 - p["phi"]) * p["phi"] ** j
 
 
@@ -468,6 +470,32 @@ SUPERVISED = (
             _TIED_RANKS + "; ranx reads past its table of 1000 ranks, skrank "
             "gives ranks past 1000 the log odds of a document not retrieved"
         ),
+    ),
+    FusionMethod(
+        name="probfuse",
+        aliases=(),
+        ranx="probfuse",
+        formula=r"\sum_{r \ni d} \frac{P_r(\mathrm{rel} \mid k_r(d))}{k_r(d)},\ "
+        r"k_r(d) = 1 + \left\lfloor j_r(d) / \lceil n_{r,q} / S \rceil "
+        r"\right\rfloor",
+        reads="ranks",
+        at_rank=at_segment,
+        combine=_sum,
+        params=(
+            Param(
+                "n_segments",
+                10,
+                Interval("int", 1, None, "left"),
+                "The number of segments each query's ranks are cut into.",
+                tuple(range(1, 101)),
+            ),
+        ),
+        train=train_probfuse,
+        reference=(
+            "Lillis, Toolan, Collier and Dunnion, ProbFuse: a probabilistic "
+            "approach to data fusion, SIGIR 2006"
+        ),
+        ranx_differs=_TIED_RANKS,
     ),
 )
 

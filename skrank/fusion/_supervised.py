@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..trec import evaluate_run, read_qrels
-from ._engine import Part, join, position_means
+from ._engine import Part, join, position_means, ranked_values
 
 
 def _judged_parts(runs, qrels):
@@ -55,7 +55,7 @@ def train_mapfuse(runs, qrels) -> list:
     ]
 
 
-def at_probs(j, p):
+def at_probs(j, p, n):
     """The trained probability at each rank ``j`` (0 past the trained ranks)."""
     probs = p["probs"]
     at = np.minimum(j, max(probs.shape[0] - 1, 0)).astype(np.intp)
@@ -63,7 +63,7 @@ def at_probs(j, p):
     return np.where(inside, probs[at] if probs.shape[0] else 0.0, 0.0)
 
 
-def at_map(j, p):
+def at_map(j, p, n):
     """The run's MAP over the 1-based rank."""
     return p["map"] / (j + 1)
 
@@ -97,7 +97,7 @@ def train_bayesfuse(runs, qrels) -> list:
     return states
 
 
-def at_log_odds(j, p):
+def at_log_odds(j, p, n):
     """The trained log odds at each rank ``j`` (:data:`MIN_LOG_ODDS` past the
     last segment)."""
     table = p["log_odds"]
@@ -109,3 +109,43 @@ def sum_log_odds(C, held, w, p):
     """The sum over every run of the log odds, :data:`MIN_LOG_ODDS` for a
     run that did not retrieve the document."""
     return np.where(held, C, MIN_LOG_ODDS).sum(axis=1)
+
+
+def _segments(j, n, n_segments):
+    """The segment of each rank ``j`` of a query of ``n`` documents cut into
+    ``n_segments`` segments of ``ceil(n / n_segments)`` ranks (the last
+    shorter), and the segments' sizes."""
+    size = np.ceil(n / n_segments)
+    k = np.floor(j / size)
+    return k, np.minimum(size, n - k * size)
+
+
+def train_probfuse(runs, qrels, n_segments) -> list:
+    """Per run, the probability of relevance in each of ``n_segments``
+    segments of its queries' ranks: each judged query's segment precision
+    (the segments of a query of ``n`` documents are ``ceil(n /
+    n_segments)`` ranks long), averaged over the judged queries."""
+    n_judged = read_qrels(qrels).n_queries
+    n_segments = int(n_segments)
+    states = []
+    for part, relevant in _judged_parts(runs, qrels):
+        probs = np.zeros(n_segments)
+        for at, held, n in ranked_values(part, relevant):
+            j = np.broadcast_to(np.arange(at.shape[1], dtype=np.float64), at.shape)
+            k, size = _segments(j, n[:, None].astype(np.float64), n_segments)
+            probs += np.bincount(
+                k[held].astype(np.intp),
+                weights=at[held] / size[held],
+                minlength=n_segments,
+            )[:n_segments]
+        states.append({"probs": probs / n_judged})
+    return states
+
+
+def at_segment(j, p, n):
+    """The trained probability of the segment of rank ``j`` over the
+    segment's number (1-based)."""
+    probs = p["probs"]
+    k, _ = _segments(j, n, probs.shape[0])
+    at = np.clip(k, 0, probs.shape[0] - 1).astype(np.intp)
+    return probs[at] / (k + 1)

@@ -287,7 +287,7 @@ def test_optimize_fusion_equals_ranx_on_the_same_grid(method, norm):
 # --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["posfuse", "mapfuse", "bayesfuse"])
+@pytest.mark.parametrize("method", ["posfuse", "mapfuse", "bayesfuse", "probfuse"])
 def test_supervised_equals_ranx(method):
     from ranx import fusion as ranx_fusion
 
@@ -298,12 +298,13 @@ def test_supervised_equals_ranx(method):
     rng = np.random.default_rng(42)
     queries = sorted({q for run in train for q in run})
     qrels = {q: {f"d{d}": int(rng.integers(0, 3)) for d in range(12)} for q in queries}
+    extra = {"n_segments": 3} if method == "probfuse" else {}
     trained = getattr(ranx_fusion, f"{method}_train")(
-        ranx.Qrels.from_dict(qrels), _ranx_runs(train)
+        ranx.Qrels.from_dict(qrels), _ranx_runs(train), **extra
     )
-    key = {"posfuse": "probs", "mapfuse": "map_scores", "bayesfuse": "log_odds"}[method]
+    key = {"mapfuse": "map_scores", "bayesfuse": "log_odds"}.get(method, "probs")
     theirs = ranx.fuse(
         _ranx_runs(test), norm=None, method=method, params={key: trained}
     )
-    ours = fuse(test, method=method, qrels=qrels, train_runs=train)
+    ours = fuse(test, method=method, qrels=qrels, train_runs=train, **extra)
     _assert_same(_as_dict(ours), _as_dict(theirs))

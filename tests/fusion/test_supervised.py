@@ -83,3 +83,14 @@ def test_bayesfuse_by_hand():
     }
     for q in expected:
         assert got[q] == pytest.approx(expected[q], rel=1e-12)
+
+
+def test_probfuse_by_hand():
+    # two segments. Run 1: q1 (3 documents, segments of 2 ranks) a b | c:
+    # precisions 1/2 and 1; q2 (2 documents) y | x: 0 and 1; averaged over
+    # the 2 judged queries: 0.25 and 1. Run 2: q1 c | b: 1 and 0; q2 x |
+    # (empty): 1 and 0: averaged 1 and 0. A document in segment k (1-based)
+    # gets P(k) / k: q1 a = 0.25, b = 0.25 + 0 / 2, c = 1 / 2 + 1;
+    # q2 x = 1 / 2 + 1, y = 0.25.
+    got = fuse([R1, R2], "probfuse", qrels=QRELS, n_segments=2).to_dict()
+    assert got == {"q1": {"a": 0.25, "b": 0.25, "c": 1.5}, "q2": {"x": 1.5, "y": 0.25}}
