@@ -24,6 +24,7 @@ from ._fuse import (
     read_runs,
     resolve_method,
     resolve_norm,
+    train,
 )
 
 
@@ -82,8 +83,10 @@ def optimize_fusion(
 
     Every setting of a grid is fused (the runs joined and normalised once)
     and evaluated against ``qrels`` with a skrank metric; the best setting
-    is returned. It is the short form of tuning :class:`FusionRanker` with
-    scikit-learn's model selection, without held-out queries.
+    is returned. A supervised method (``probfuse``: ``n_segments``) is
+    trained on the same qrels for each setting. It is the short form of
+    tuning :class:`FusionRanker` with scikit-learn's model selection,
+    without held-out queries.
 
     Parameters
     ----------
@@ -162,7 +165,11 @@ def optimize_fusion(
         params = dict(setting)
         weights = check_weights(params.pop("weights", None), spec, len(loaded), caller)
         values = check_params(spec, params, caller)
-        score = fuse_parts(joined, parts, spec, weights, values)
+        # a supervised method is trained on the qrels it is evaluated on
+        states = None
+        if spec.train is not None:
+            states = train(spec, normalization, loaded, judged, None, caller, values)
+        score = fuse_parts(joined, parts, spec, weights, values, states)
         value = evaluate_run(
             judged, to_run(joined, pairs, score), metric, convention=convention
         )

@@ -94,3 +94,25 @@ def test_probfuse_by_hand():
     # q2 x = 1 / 2 + 1, y = 0.25.
     got = fuse([R1, R2], "probfuse", qrels=QRELS, n_segments=2).to_dict()
     assert got == {"q1": {"a": 0.25, "b": 0.25, "c": 1.5}, "q2": {"x": 1.5, "y": 0.25}}
+
+
+def test_optimize_fusion_trains_a_supervised_method_per_setting():
+    from skrank.fusion import optimize_fusion
+    from skrank.trec import evaluate_run
+
+    grid = {"n_segments": [1, 2, 3]}
+    values = [
+        evaluate_run(
+            QRELS, fuse([R1, R2], "probfuse", qrels=QRELS, n_segments=s), "map"
+        )["map"]
+        for s in grid["n_segments"]
+    ]
+    best = optimize_fusion(
+        QRELS, [R1, R2], "probfuse", norm=None, metric="map", grid=grid
+    )
+    top = max(values)
+    assert best == {
+        "n_segments": max(
+            s for s, v in zip(grid["n_segments"], values, strict=True) if v == top
+        )
+    }
