@@ -3,8 +3,9 @@
 :func:`fuse` combines runs (:class:`~skrank.trec.Run`, or anything
 :func:`~skrank.trec.read_run` reads) into one run with one of the methods
 of its registry (:func:`get_fusion_method_names`): the Comb family, ISR,
-RRF, RBC, Borda and Condorcet fusion and their weighted forms, after an
-optional per-query normalisation (:func:`normalize`,
+RRF, RBC, Borda and Condorcet fusion and their weighted forms, and the
+supervised PosFuse, ProbFuse, MAPFuse and BayesFuse (trained on qrels),
+after an optional per-query normalisation (:func:`normalize`,
 :func:`get_normalization_names`). Each method and each normalisation is
 one declaration (name, aliases with ranx's names, parameters, formula,
 treatment of ties and of constant queries) read by one fusion engine,
