@@ -364,6 +364,13 @@ def normalize(runs, norm: str = "min-max") -> list:
     fuse : Normalise and fuse.
     get_normalization_names : The names of the normalisations.
 
+    Notes
+    -----
+    Each normalisation, what a constant query (all scores of the query
+    equal in the run) gets, and its treatment of ties:
+
+    {notes}
+
     Examples
     --------
     >>> from skrank.fusion import normalize
@@ -391,6 +398,20 @@ def normalize(runs, norm: str = "min-max") -> list:
     for run, part in zip(loaded, normalized_parts(joined, normalization), strict=True):
         out.append(to_run(joined, part.pair, part.score, name=run.name))
     return out
+
+
+def _normalization_notes() -> str:
+    """The Notes of :func:`normalize`, from the declarations."""
+    lines = []
+    for n in NORM_REGISTRY.declarations:
+        lines.append(
+            f"* ``{n.name}``: :math:`{n.formula}`; a constant query: "
+            f"{n.constant}; {n.ties}."
+        )
+    return "\n    ".join(lines)
+
+
+normalize.__doc__ = normalize.__doc__.replace("{notes}", _normalization_notes())
 
 
 def get_fusion_method_names() -> list:
