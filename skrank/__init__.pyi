@@ -3,6 +3,7 @@
 from . import dask as dask
 from . import datasets as datasets
 from . import display as display
+from . import fusion as fusion
 from . import lightgbm as lightgbm
 from . import metrics as metrics
 from . import model_selection as model_selection
@@ -98,6 +99,7 @@ __all__ = [
     "evaluate_retrieval",
     "evaluate_run",
     "f1_at_k_score",
+    "fusion",
     "get_metric",
     "get_metric_names",
     "get_scorer",
