@@ -48,6 +48,16 @@ class RecsysSpec:
     measure: RecsysMeasure
     k: int
     params: dict
+    explicit: frozenset = frozenset()
+
+    def with_defaults(self, **defaults) -> RecsysSpec:
+        """A copy in which parameters not written in the name take
+        ``defaults`` (keywords the metric does not have are ignored)."""
+        params = dict(self.params)
+        for key, value in defaults.items():
+            if key in params and key not in self.explicit:
+                params[key] = value
+        return RecsysSpec(self.written, self.measure, self.k, params, self.explicit)
 
 
 def get_recsys_metric_names() -> list[str]:
@@ -133,6 +143,7 @@ def _parse(name, k, caller):
         )
     measure = _measure(match["base"], name)
     params = {p.keyword: p.default for p in measure.params}
+    written = set()
     if match["params"]:
         for item in match["params"].split(","):
             if "=" not in item:
@@ -143,9 +154,10 @@ def _parse(name, k, caller):
             key, text = item.split("=", 1)
             key, value = _value(measure, key.strip(), text, name)
             params[key] = value
+            written.add(key)
     if match["k"] is not None:
         k = read_cutoff(match["k"], f"The cutoff in metric name {name!r}")
-    return RecsysSpec(name.strip(), measure, int(k), params)
+    return RecsysSpec(name.strip(), measure, int(k), params, frozenset(written))
 
 
 def parse_recsys_metrics(metrics, k, caller) -> list[RecsysSpec]:

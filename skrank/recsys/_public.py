@@ -18,6 +18,7 @@ _DATA = (
     "item_features",
     "similarity",
     "n_items",
+    "convention",
 )
 _OPTIONS = {
     "k": [Cutoff()],
@@ -29,7 +30,13 @@ _OPTIONS = {
 }
 
 
-@public(evaluate, _OPTIONS, data=_DATA, scalars=True)
+@public(
+    evaluate,
+    _OPTIONS,
+    data=_DATA,
+    skip_none=("ties", "users", "replace_undefined_by"),
+    scalars=True,
+)
 def evaluate_recommendations(
     scores,
     interactions,
@@ -42,11 +49,12 @@ def evaluate_recommendations(
     item_features=None,
     similarity=None,
     n_items=None,
-    ties="average",
-    users="relevant",
+    ties=None,
+    users=None,
     per_user=False,
     tie_bounds=False,
-    replace_undefined_by=0.0,
+    replace_undefined_by=None,
+    convention=None,
 ):
     """Evaluate recommendations: each user's top-k list, exact under ties.
 
@@ -102,12 +110,13 @@ def evaluate_recommendations(
         An item-item similarity, for the metrics that read it.
     n_items : int, default=None
         The catalogue size, with ``recommended``.
-    ties : {"average", "optimistic", "pessimistic", "first"}, default="average"
-        ``"average"``: the expectation over the orderings of tied scores;
+    ties : {"average", "optimistic", "pessimistic", "first"}, default=None
+        None: ``"average"``, or the convention's. ``"average"``: the expectation over the orderings of tied scores;
         ``"optimistic"`` / ``"pessimistic"``: relevant items of a tie group
         first / last (the bounds of the accuracy metrics); ``"first"``:
         input order (the column, the stored order or the table's row order).
-    users : {"relevant", "listed", "all"}, default="relevant"
+    users : {"relevant", "listed", "all"}, default=None
+        None: ``"relevant"``, or the convention's users of each metric.
         The users evaluated: those with at least one relevant item in
         ``interactions`` (after exclusion), as RecBole evaluates the users of
         the test set; ``"listed"``: those of them with at least one
@@ -125,10 +134,17 @@ def evaluate_recommendations(
         With ``per_user=True``, also each user's bounds of the accuracy
         metrics over the orderings of tied scores (relevant items of each
         tie group last and first), in the result's ``tie_bounds``.
-    replace_undefined_by : float or np.nan, default=0.0
+    replace_undefined_by : float or np.nan, default=None
         The value of a user where a metric is undefined (no relevant item
         for recall, MAP, nDCG; an empty list); NaN leaves such users out of
-        the mean.
+        the mean. None: 0.0, or the convention's.
+    convention : {"recommenders", "evidently"} or None, default=None
+        Reproduce a tool's numbers: its metric parameters (novelty's
+        popularity share, the coverage's catalogue, F-beta of the means,
+        ...) and its options (the users of each metric, the tie rule, the
+        relevant items it sees), as the table of :ref:`recommenders` lists
+        them. A parameter written in a metric name and an option passed
+        explicitly win. None: skrank's own definitions.
 
     Returns
     -------
