@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+from scipy.stats import hypergeom
 
 from .._options import BOUND_TIES, TIES
 from .._validation import Interval, InvalidParameterError, Options
@@ -475,30 +476,55 @@ def _self_information(lists, popularity, train_users, smoothing, share, unseen):
 
 def _seen_mean(lists, per_item, seen, name):
     """Each user's expected mean of ``per_item`` over the items of the list
-    that are ``seen`` in training (the others left out, Evidently's rule),
-    undefined for a list without one. Exact where the group straddling the
-    cut is all seen or all unseen (the number of seen items listed is then
-    the same in every ordering); refused where it mixes them."""
+    that are ``seen`` in training (the others left out, Evidently's rule);
+    undefined for a list without one.
+
+    The number of seen items listed varies only in the tie group that
+    straddles the cut: ``x`` of its ``K`` seen members are drawn with its
+    ``free`` slots, hypergeometric, and given ``x`` their values add up to
+    ``x`` times the members' mean in expectation. So the expectation is
+    ``sum_x P(x) (A + x m) / (B + x)``, ``A`` and ``B`` the sum and count
+    over the seen items certain to be listed. Where some ordering lists no
+    seen item and another does, the mean is undefined in some orderings and
+    is refused.
+    """
     items = lists.items
     listed = items >= 0
     is_seen = listed & np.take(seen, np.maximum(items, 0))
-    straddle = (lists.inclusion > 0) & (lists.inclusion < 1)
-    mixed = (straddle & is_seen).any(axis=1) & (straddle & ~is_seen & listed).any(
+    v = np.where(is_seen, np.take(per_item, np.maximum(items, 0)), 0.0)
+    certain = is_seen & (lists.inclusion >= 1)
+    drawn = is_seen & (lists.inclusion > 0) & (lists.inclusion < 1)
+    a = np.where(certain, v, 0.0).sum(axis=1)
+    b = np.count_nonzero(certain, axis=1)
+    seen_in_group = np.count_nonzero(drawn, axis=1)
+    group_mean = np.where(drawn, v, 0.0).sum(axis=1) / np.maximum(seen_in_group, 1)
+    x = np.arange(int(lists.free.max(initial=0)) + 1)
+    # P(x seen members drawn); a row without a straddling group draws none
+    pmf = hypergeom.pmf(
+        x[None, :],
+        np.maximum(lists.size, 1)[:, None],
+        seen_in_group[:, None],
+        lists.free[:, None],
+    )
+    pmf[lists.size == 0] = x == 0
+    count = b[:, None] + x[None, :]
+    possible = pmf > 0
+    partly = (possible & (count == 0)).any(axis=1) & (possible & (count > 0)).any(
         axis=1
     )
-    if mixed.any():
+    if partly.any():
         raise InvalidParameterError(
-            f"{name}(unseen=drop) is a mean over the items seen in training, "
-            "whose number differs between the orderings of a tie group that "
-            "straddles the cut and mixes seen and unseen items (user row "
-            f"{int(np.flatnonzero(mixed)[0])}); that mean has no exact "
-            "expectation: pass ties='first'."
+            f"{name}(unseen=drop) is a mean over the items seen in training; "
+            "some orderings of the tie group that straddles the cut of user "
+            f"row {int(np.flatnonzero(partly)[0])} list none of them (no mean) "
+            "and others do, so the mean has no expectation over the orderings: "
+            "pass ties='first'."
         )
-    v = np.where(is_seen, np.take(per_item, np.maximum(items, 0)), 0.0)
-    count = np.einsum("ij,ij->i", lists.inclusion, is_seen.astype(np.float64))
-    total = np.einsum("ij,ij->i", lists.inclusion, v)
-    undefined = count == 0
-    return total / np.where(undefined, 1.0, count), undefined
+    undefined = ~(possible & (count > 0)).any(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (a[:, None] + x[None, :] * group_mean[:, None]) / count
+    values = np.where(possible & (count > 0), pmf * means, 0.0).sum(axis=1)
+    return values, undefined
 
 
 def _novelty_compute(

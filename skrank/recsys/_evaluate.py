@@ -6,7 +6,14 @@ candidate up in the interactions, takes each cutoff's top-k lists once
 through the engine (:func:`._lists.select`) and computes each requested
 metric from its declaration (:mod:`skrank.measures.recsys`): the accuracy
 metrics through the engine's ranking of the candidates (skrank's own
-measures), the others from the lists and the side inputs they declare.
+measures), the others from the lists and the side inputs they declare
+(``needs``, ``alternatives``, and those a formula names as keywords with
+a default, read when given: catalogue coverage's ``popularity``).
+
+A convention (:mod:`._conventions`) sets the metrics' parameters not
+written in their names, the options not given, the users of each metric
+(the users evaluated are the union; a metric's mean reads its own, a system
+metric the lists of its own) and which relevant items are read.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ the peers themselves runs in tests/recsys/test_peers.py, in a second
 environment)."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -80,11 +81,19 @@ def test_unseen_dropped_under_ties_by_brute_force():
     )
     brute = np.mean([(pop[3] + pop[i]) / 2 for i in (0, 1)])
     assert got["arp(unseen=drop)"] == pytest.approx(brute)
-    # a tie of a seen and an unseen item straddling the cut: the number of
-    # seen items listed differs between orderings, and the mean is refused
+    # a tie of a seen and an unseen item (items 0 and 2) for the second
+    # slot: the mean over the seen items is (1 + 3) / 2 or 1, each with
+    # probability 1/2
     mixed = scores([0.5, 0.1, 0.5, 0.9])
+    got = evaluate_recommendations(mixed, None, metrics="arp(unseen=drop)", **kwargs)
+    brute = np.mean([(pop[3] + pop[0]) / 2, pop[3]])
+    assert got["arp(unseen=drop)"] == pytest.approx(brute)
+    # the same tie for the only slot (item 3 below it): one ordering lists
+    # no seen item (no mean), the other does; refused
+    kwargs["k"] = 1
+    top = scores([0.5, 0.1, 0.5, 0.05])
     with pytest.raises(ValueError, match="ties='first'"):
-        evaluate_recommendations(mixed, None, metrics="arp(unseen=drop)", **kwargs)
+        evaluate_recommendations(top, None, metrics="arp(unseen=drop)", **kwargs)
 
 
 def test_catalog_coverage_of_the_items_seen_in_training():
@@ -285,3 +294,36 @@ def test_bound_rules_select_once(monkeypatch, ties):
     with pytest.raises(ValueError, match="straddles the cut"):
         evaluate_recommendations(tied, None, k=1, metrics="personalization", ties=ties)
     assert calls == ["average"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_unseen_dropped_random_ties_by_brute_force(seed):
+    # One user of four (the others without candidates) with five items of
+    # three score values; items seen in training at random. The mean of
+    # arp(unseen=drop) over the 120 orderings of the items (a stable sort of
+    # each permuted order), by brute force; refused where some orderings
+    # list no seen item and others do.
+    rng = np.random.default_rng(seed)
+    n, k = 5, int(rng.integers(1, 5))
+    s = rng.integers(1, 4, size=n) / 4
+    users = rng.integers(0, 4, size=n) * (rng.random(n) < 0.7)  # 0: unseen
+    train = (
+        np.concatenate([np.arange(c) for c in users]),
+        np.repeat(np.arange(n), users),
+    )
+    means = []
+    for perm in itertools.permutations(range(n)):
+        order = sorted(range(n), key=lambda i: (-s[i], perm.index(i)))[:k]
+        seen = [users[i] for i in order if users[i] > 0]
+        means.append(np.mean(seen) if seen else np.nan)
+    scores = sp.csr_matrix(np.vstack([s, np.zeros((3, n))]))
+    kwargs = {"k": k, "train": train, "replace_undefined_by": np.nan}
+    name = "arp(unseen=drop)"
+    if np.isnan(means).any() and not np.isnan(means).all():
+        with pytest.raises(ValueError, match="ties='first'"):
+            evaluate_recommendations(scores, None, metrics=name, **kwargs)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # every ordering undefined: NaN mean
+        got = evaluate_recommendations(scores, None, metrics=name, **kwargs)
+    assert got[name] == pytest.approx(np.mean(means), nan_ok=True)
