@@ -20,7 +20,9 @@ Two kinds of formula (``reads``):
   :class:`~skrank._engine.Ranking` of each user's candidates with their
   relevance, so that ties follow the same exact expectations as every other
   skrank metric; ``compute(ranking, k, **params)`` returns ``(values,
-  undefined)`` as :attr:`skrank.measures.Measure.compute` does;
+  undefined)`` as :attr:`skrank.measures.Measure.compute` does, or a
+  ``MeansOf`` for a value of the system formed from the means of
+  per-user parts (``fbeta(aggregate=means)``);
 * ``"lists"``: metrics of the lists themselves (coverage, popularity,
   novelty, diversity); ``compute(lists, **inputs, **params)`` receives the
   :class:`~skrank.recsys.TopLists` and, as keywords, the side inputs named

@@ -18,10 +18,10 @@ metric the lists of its own) and which relevant items are read.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import warnings
-from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -166,8 +166,8 @@ def _keep(rule, rel, cands, interactions):
 
 
 def _lists_rows(lists, rows):
-    """The lists and row-aligned side inputs of the users ``rows``."""
-    return replace(
+    """The lists of the users ``rows``."""
+    return dataclasses.replace(
         lists,
         items=lists.items[rows],
         inclusion=lists.inclusion[rows],
