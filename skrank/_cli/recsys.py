@@ -203,15 +203,16 @@ def read_table(path: str, option: str, columns: tuple, optional: int = 0):
             or names == list(columns[: len(names)])
         ):
             data = data[1:]  # a header line
-        widths = {len(r) for r in data}
-        if data and min(widths) < least:
-            short = next(i for i, r in enumerate(data) if len(r) < least)
+        # the columns the longest row gives, which every row must give
+        width = min(len(columns), max((len(r) for r in data), default=least))
+        width = max(width, least)
+        short = next((i for i, r in enumerate(data) if len(r) < width), None)
+        if short is not None:
             raise InvalidParameterError(
                 f"{option} {quote_text(path)} must have the columns "
-                f"{' '.join(columns)}; data row {short + 1} has "
-                f"{len(data[short])} field(s)."
+                f"{' '.join(columns[:width])} in every row; data row "
+                f"{short + 1} has {len(data[short])} field(s)."
             )
-        width = min(len(columns), min(widths)) if data else least
         cols = [[r[j].strip() for r in data] for j in range(width)]
         row = "data row"
     out = []
@@ -219,15 +220,18 @@ def read_table(path: str, option: str, columns: tuple, optional: int = 0):
         if name in ("user", "item"):
             out.append(np.asarray([str(v) for v in col], dtype=object))
             continue
-        values = np.asarray([_number(v) for v in col], dtype=object)
-        bad = np.flatnonzero([v is None or not math.isfinite(v) for v in values])
+        try:
+            values = np.asarray(col, dtype=np.float64)
+            bad = np.flatnonzero(~np.isfinite(values))
+        except (TypeError, ValueError):
+            bad = np.flatnonzero([_number(v) is None for v in col])
         if bad.size:
             raise InvalidParameterError(
                 f"{option} {quote_text(path)}: the {name} column must hold "
                 f"finite numbers; {row} {bad[0] + 1} has "
                 f"{quote_text(str(col[bad[0]]))}."
             )
-        out.append(values.astype(np.float64))
+        out.append(values)
     if not out or not out[0].size:
         raise InvalidParameterError(f"{option} {quote_text(path)} has no rows.")
     return tuple(out)

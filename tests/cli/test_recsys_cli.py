@@ -210,6 +210,7 @@ def test_help_lists_the_registry(capsys):
         ("u\ti\t0.5\n", ["-m", "nope"], "Unknown recommender metric 'nope'"),
         ("u\ti\tx\nu\tj\tabc\n", [], "the score column must hold finite numbers"),
         ("u\ti\n", [], "must have the columns user item score"),
+        ("u\ti\tinf\n", [], "data row 1 has 'inf'"),
         ("u\ti\t0.5\n", ["--exclude-train"], "--exclude-train needs --train"),
         ("u\ti\t0.5\n", ["-k", "0"], "-k must be an integer of at least 1"),
     ],
@@ -220,6 +221,19 @@ def test_errors(tmp_path, capsys, content, extra, message):
     status, _, err = run_main(capsys, "recommendations", "--scores", scores, *extra)
     assert status == 2
     assert message in assert_one_error_line(err, PROG)
+
+
+def test_rows_of_different_widths(tmp_path, capsys):
+    # relevance on one row of the interactions and not on the other
+    scores = tmp_path / "s.tsv"
+    scores.write_text("u\ti\t0.5\nu\tj\t0.2\n")
+    test = tmp_path / "t.tsv"
+    test.write_text("u\ti\t2\nu\tj\n")
+    args = ["--scores", scores, "--interactions", test, "-k", "1"]
+    status, _, err = run_main(capsys, "recommendations", *args)
+    assert status == 2
+    message = assert_one_error_line(err, PROG)
+    assert "user item relevance in every row; data row 2 has 2" in message
 
 
 def test_unknown_extension(tmp_path, capsys):
