@@ -63,7 +63,8 @@ recommended : array-like of int of shape (n_users, k'), default=None
     "train": """train : sparse matrix, array-like or tuple, default=None
     The training interactions, in the forms of ``exclude``, from which
     each item's popularity (its number of training users) is counted,
-    for the popularity metrics (novelty, arp, aplt).""",
+    for the popularity metrics (novelty, arp, aplt) and the coverage of
+    the items seen in training (``catalog_coverage(catalogue=train)``).""",
     "item_features": """\
 item_features : array-like of shape (n_items, n_features), default=None
     Item features, for the metrics that read them.""",
@@ -109,7 +110,7 @@ def _convention_default(text: str, key: str) -> str:
     head, body = text.split("\n", 1)
     head = head.replace(f"default={own!r}".replace("'", '"'), "default=None")
     shown = f'``"{own}"``' if isinstance(own, str) else f"``{own!r}``"
-    return f"{head}\n    None: {shown}, or the convention's. {body.lstrip()}"
+    return f"{head}\n    None: {shown}, or the convention's.\n{body}"
 
 
 #: The texts of :func:`evaluate_recommendations`: its options that a
