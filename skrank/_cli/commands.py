@@ -34,6 +34,8 @@ from ..names import (
 from ..trec._evaluation import evaluate_run_columns
 from ..trec._readers import read_qrels, read_run
 from .parser import _PROG, DEFAULT_METRICS, _parser
+from .recsys import COMMAND as _RECOMMENDATIONS
+from .recsys import run as _recommendations
 from .trec_eval_output import (
     _RELSTRING,
     _is_relstring,
@@ -459,6 +461,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "compare":
             return _compare(args, sys.stdout, prog)
+        if args.command == _RECOMMENDATIONS:
+            return _recommendations(args, sys.stdout)
         return _evaluate(args, sys.stdout)
     except KeyboardInterrupt:
         return 130

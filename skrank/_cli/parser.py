@@ -18,6 +18,7 @@ from .._validation import NONE, Options
 from ..names import quote_text, read_number
 from ..trec._evaluation import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
 from ..trec._evaluation import evaluate_run
+from .recsys import add_parser as _recommendations_parser
 
 __all__ = ["DEFAULT_METRICS", "MAX_DIGITS"]
 
@@ -206,6 +207,7 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     _compare_parser(sub)
+    _recommendations_parser(sub)
 
     sub.add_parser(
         "metrics",

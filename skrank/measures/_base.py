@@ -380,6 +380,11 @@ class ListMeasure(Measure):
     alternatives : tuple of str
         Side inputs of which the formula needs at least one (item features
         or a similarity); each is passed, None when not given.
+    optional_needs : tuple of str
+        Side inputs that the formula reads only under some values of its
+        parameters (catalogue coverage over the items seen in training reads
+        ``popularity``); each is passed as a keyword when the call gives it,
+        and the formula refuses a parameter value that needs one not given.
     ties : tuple of str
         The tie rules under which the value is exact. ``"average"`` (the
         expectation over the orderings of tied items) is missing where no
@@ -398,6 +403,7 @@ class ListMeasure(Measure):
     per_user: bool = True
     needs: tuple = ()
     alternatives: tuple = ()
+    optional_needs: tuple = ()
     ties: tuple = tuple(t for t in TIES if t not in BOUND_TIES)
     reference: str = ""
 
@@ -413,7 +419,11 @@ class ListMeasure(Measure):
                 f"The 'ties' field of {self.name!r} lists {bounds}, which give "
                 "the bounds over tie orderings only where 'tie_bounds' is True."
             )
-        unknown = [n for n in self.needs + self.alternatives if n not in SIDE_INPUTS]
+        unknown = [
+            n
+            for n in self.needs + self.alternatives + self.optional_needs
+            if n not in SIDE_INPUTS
+        ]
         if unknown:
             raise ValueError(
                 f"The 'needs' field of {self.name!r} names unknown side inputs "

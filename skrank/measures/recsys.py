@@ -13,8 +13,13 @@ tie rules under which its value is exact, its direction, its range and its
 reference. The accuracy metrics of recommenders are skrank's own ranking
 measures (:mod:`skrank.measures`), offered by the recommender family's
 catalogue (:data:`skrank.recsys._names.RECSYS`) with the family's defaults
-(``map`` divides by ``min(k, R)``, ``mar`` is ``map(denominator=R)``), and
-F-beta, declared here, which only that family offers.
+(``map`` divides by ``min(k, R)``), and two declared here, which only that
+family offers: F-beta and MAR (recmetrics' mean average recall, which is
+``map(denominator=R)``, or Evidently's with ``definition=evidently``). Their
+formulas read the engine's :class:`~skrank._engine.Ranking` as every
+:class:`~skrank.measures.Measure` does, and return ``(values, undefined)``,
+or a :class:`MeansOf` for a value of the system formed from the means of
+per-user parts (``fbeta(aggregate=means)``).
 :data:`RECSYS_MEASURES` lists the declarations of this module once; the one
 catalogue (:mod:`skrank.names.catalogue`) reads it with
 :data:`~skrank.measures.MEASURES`, and nothing else keeps a list of them.
@@ -22,10 +27,15 @@ catalogue (:mod:`skrank.names.catalogue`) reads it with
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import numpy as np
+from scipy.stats import hypergeom
 
 from .._validation import Interval, InvalidParameterError, Options
 from ..recsys._beyond import (
+    CATALOG_COVERAGE_CATALOGUES,
     CATALOG_COVERAGE_TIES,
     DISTRIBUTIONAL_COVERAGE_TIES,
     GINI_DEFINITIONS,
@@ -47,6 +57,7 @@ from ..recsys._diversity import (
     serendipity,
 )
 from ._base import _REL, SIDE_INPUTS, ListMeasure, Measure, ParamSpec
+from .ap import MAP
 from .cutoff import HITS
 
 __all__ = ["RECSYS_MEASURES", "SIDE_INPUTS", "RecsysMeasure"]
@@ -67,19 +78,81 @@ class RecsysMeasure(ListMeasure):
 # --------------------------------------------------------------------------
 
 
-def _fbeta_compute(ranking, k, relevance_level=None, beta=1.0):
+def _fbeta_compute(ranking, k, relevance_level=None, beta=1.0, aggregate="users"):
     # F-beta = (1 + b^2) hits / (b^2 R + k) is linear in hits@k, whose
     # expectation under ties is exact (McSherry & Najork 2008)
     hits, _ = HITS.compute(ranking, k, relevance_level)
     r = ranking.n_relevant(relevance_level)
     b2 = beta * beta
     undefined = r == 0
+    if aggregate == "means":
+        # the F of the system's mean precision and mean recall, each mean
+        # exact under ties (Evidently's FBetaTopKMetric)
+        recall = hits / np.where(undefined, 1.0, r)
+        return MeansOf(
+            ((hits / k, None), (recall, undefined)),
+            lambda p, q: _f_of(p, q, b2),
+        )
     return (1.0 + b2) * hits / np.where(undefined, 1.0, b2 * r + k), undefined
 
+
+def _f_of(precision, recall, b2):
+    """The F-beta of a precision and a recall (NaN when both are 0)."""
+    denominator = b2 * precision + recall
+    if denominator == 0:
+        return float("nan")
+    return (1.0 + b2) * precision * recall / denominator
+
+
+class MeansOf(NamedTuple):
+    """What a formula returns for a value of the system formed from means:
+    ``combine(*means)``, the means over the users of the per-user ``parts``
+    (each ``(values, undefined)``, ``undefined`` a mask or None), every
+    undefined value taking the call's ``replace_undefined_by``."""
+
+    parts: tuple
+    combine: Callable
+
+
+#: F-beta's ``aggregate``: the mean over the users of each user's F-beta
+#: (``"users"``), or the F-beta of the mean precision and the mean recall
+#: (``"means"``, Evidently's FBetaTopKMetric), one number for the system.
+FBETA_AGGREGATES = ("users", "means")
 
 _BETA = ParamSpec(
     "beta", "beta", 1.0, (Interval("real", 0, None, closed="neither"),), float
 )
+_AGGREGATE = ParamSpec(
+    "aggregate", "aggregate", "users", (Options(FBETA_AGGREGATES),), str
+)
+
+#: The definitions of MAR@k: recmetrics' ``mark`` (the precision at each
+#: relevant rank over the relevant items) or Evidently's ``MARKMetric``
+#: (the recall at each relevant rank over the relevant items).
+MAR_DEFINITIONS = ("recmetrics", "evidently")
+
+
+def _mar_compute(ranking, k, relevance_level=None, definition="recmetrics"):
+    if definition == "recmetrics":
+        return MAP.compute(ranking, k, relevance_level, denominator="R")
+    # sum_{j <= k} rel_j R@j / R = sum_j rel_j hits@j / R^2: the j-th hit adds
+    # j, so the sum is h (h + 1) / 2 with h = hits@k; under ties
+    # E[h^2] = E[h]^2 + Var[h], and h varies only in the group straddling the
+    # cut, hypergeometric: Var = n K (t - K) (t - n) / (t^2 (t - 1)) for n of
+    # its t positions inside and K relevant items
+    hits, _ = HITS.compute(ranking, k, relevance_level)
+    square = hits * hits
+    if ranking.tied:
+        t = ranking.size.astype(np.float64)
+        n = ranking.in_cutoff(ranking.cutoff(k)).astype(np.float64)
+        rel = ranking.relevant(relevance_level)
+        var = n * rel * (t - rel) * (t - n) / (t * t * np.maximum(t - 1.0, 1.0))
+        square = square + ranking.row_sum(var)
+    r = ranking.n_relevant(relevance_level)
+    undefined = r == 0
+    r = np.where(undefined, 1.0, r)
+    return (square + hits) / (2.0 * r * r), undefined
+
 
 FBETA_AT_K = Measure(
     "fbeta",
@@ -87,8 +160,25 @@ FBETA_AT_K = Measure(
     "F-beta",
     _fbeta_compute,
     aliases=("f1", "F1", "f_beta"),
-    params=(_REL, _BETA),
+    params=(_REL, _BETA, _AGGREGATE),
     formula=r"(1 + \beta^2)\,\mathrm{hits@k} / (\beta^2 |\mathrm{Rel}_u| + k)",
+    perfect_is_one=False,
+    undefined_without_relevant=True,
+)
+MAR_AT_K = Measure(
+    "mar",
+    "mar_at_k_score",
+    "Mean average recall",
+    _mar_compute,
+    aliases=("MAR", "ar"),
+    params=(
+        _REL,
+        ParamSpec(
+            "definition", "definition", "recmetrics", (Options(MAR_DEFINITIONS),), str
+        ),
+    ),
+    formula=r"\frac{1}{|\mathrm{Rel}_u|} \sum_{j \le k} \mathrm{rel}_j\,\mathrm{P@}j",
+    # Evidently's definition scores (R + 1) / (2R) for a perfect ranking
     perfect_is_one=False,
     undefined_without_relevant=True,
 )
@@ -110,32 +200,98 @@ def _list_mean(lists, per_item):
     return total / np.maximum(lists.listed, 1), undefined
 
 
-def _self_information(lists, popularity, train_users, smoothing):
-    """``-log2 p(i)``, ``p(i) = (users of i + smoothing) / (n_users +
-    smoothing)``; an item recommended with ``p(i) = 0`` is refused."""
-    share = (popularity + smoothing) / (train_users + smoothing)
+def _self_information(lists, popularity, train_users, smoothing, share, unseen):
+    """``-log2 p(i)``, ``p(i) = (users of i + smoothing) / (n + smoothing)``
+    with ``n`` the training users (``share="users"``) or interactions
+    (``"interactions"``); an item recommended with ``p(i) = 0`` is refused
+    unless ``unseen="drop"`` leaves it out."""
+    total = train_users if share == "users" else float(np.sum(popularity))
+    p = np.zeros_like(popularity)
+    if total + smoothing > 0:
+        p = (popularity + smoothing) / (total + smoothing)
     items = lists.items
-    unseen = (items >= 0) & (lists.inclusion > 0)
-    unseen &= np.take(share, np.maximum(items, 0)) == 0
-    if unseen.any():
+    unseen_listed = (items >= 0) & (lists.inclusion > 0)
+    unseen_listed &= np.take(p, np.maximum(items, 0)) == 0
+    if unseen == "count" and unseen_listed.any():
         raise InvalidParameterError(
             "novelty reads -log2 p(i), p(i) the share of training users who "
-            f"interacted with item i; item {int(items[unseen][0])} is "
+            f"interacted with item i; item {int(items[unseen_listed][0])} is "
             "recommended and has no training interaction (p = 0, infinite "
             "self-information). Pass 'novelty(smoothing=1)@k' (p(i) = (users "
-            "of i + 1) / (n_users + 1)) or drop such items."
+            "of i + 1) / (n_users + 1)), or 'novelty(unseen=drop)@k' to leave "
+            "such items out of each list's mean, or drop such items."
         )
     with np.errstate(divide="ignore"):
-        return -np.log2(share)
+        return -np.log2(p)
 
 
-def _novelty_compute(lists, popularity, train_users, smoothing=0.0):
-    info = _self_information(lists, popularity, train_users, smoothing)
+def _seen_mean(lists, per_item, seen, name):
+    """Each user's expected mean of ``per_item`` over the items of the list
+    that are ``seen`` in training (the others left out, Evidently's rule);
+    undefined for a list without one.
+
+    The number of seen items listed varies only in the tie group that
+    straddles the cut: ``x`` of its ``K`` seen members are drawn with its
+    ``free`` slots, hypergeometric, and given ``x`` their values add up to
+    ``x`` times the members' mean in expectation. So the expectation is
+    ``sum_x P(x) (A + x m) / (B + x)``, ``A`` and ``B`` the sum and count
+    over the seen items certain to be listed. Where some ordering lists no
+    seen item and another does, the mean is undefined in some orderings and
+    is refused.
+    """
+    items = lists.items
+    listed = items >= 0
+    is_seen = listed & np.take(seen, np.maximum(items, 0))
+    v = np.where(is_seen, np.take(per_item, np.maximum(items, 0)), 0.0)
+    certain = is_seen & (lists.inclusion >= 1)
+    drawn = is_seen & (lists.inclusion > 0) & (lists.inclusion < 1)
+    a = np.where(certain, v, 0.0).sum(axis=1)
+    b = np.count_nonzero(certain, axis=1)
+    seen_in_group = np.count_nonzero(drawn, axis=1)
+    group_mean = np.where(drawn, v, 0.0).sum(axis=1) / np.maximum(seen_in_group, 1)
+    x = np.arange(int(lists.free.max(initial=0)) + 1)
+    # P(x seen members drawn); a row without a straddling group draws none
+    pmf = hypergeom.pmf(
+        x[None, :],
+        np.maximum(lists.size, 1)[:, None],
+        seen_in_group[:, None],
+        lists.free[:, None],
+    )
+    pmf[lists.size == 0] = x == 0
+    count = b[:, None] + x[None, :]
+    possible = pmf > 0
+    partly = (possible & (count == 0)).any(axis=1) & (possible & (count > 0)).any(
+        axis=1
+    )
+    if partly.any():
+        raise InvalidParameterError(
+            f"{name}(unseen=drop) is a mean over the items seen in training; "
+            "some orderings of the tie group that straddles the cut of user "
+            f"row {int(np.flatnonzero(partly)[0])} list none of them (no mean) "
+            "and others do, so the mean has no expectation over the orderings: "
+            "pass ties='first'."
+        )
+    undefined = ~(possible & (count > 0)).any(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (a[:, None] + x[None, :] * group_mean[:, None]) / count
+    values = np.where(possible & (count > 0), pmf * means, 0.0).sum(axis=1)
+    return values, undefined
+
+
+def _novelty_compute(
+    lists, popularity, train_users, smoothing=0.0, share="users", unseen="count"
+):
+    info = _self_information(lists, popularity, train_users, smoothing, share, unseen)
+    if unseen == "drop":
+        return _seen_mean(lists, info, np.isfinite(info), "novelty")
     return _list_mean(lists, info)
 
 
-def _arp_compute(lists, popularity):
-    return _list_mean(lists, np.asarray(popularity, dtype=np.float64))
+def _arp_compute(lists, popularity, unseen="count"):
+    popularity = np.asarray(popularity, dtype=np.float64)
+    if unseen == "drop":
+        return _seen_mean(lists, popularity, popularity > 0, "arp")
+    return _list_mean(lists, popularity)
 
 
 def long_tail(popularity, head_share):
@@ -164,6 +320,18 @@ def _user_coverage_compute(lists):
 _SMOOTHING = ParamSpec(
     "smoothing", "smoothing", 0.0, (Interval("real", 0, None, closed="left"),), float
 )
+#: How novelty's p(i) is shared: over the training users (Zhou et al.,
+#: Evidently) or over the training interactions (Castells et al.'s item
+#: choice model, microsoft/recommenders).
+NOVELTY_SHARES = ("users", "interactions")
+_SHARE = ParamSpec("share", "share", "users", (Options(NOVELTY_SHARES),), str)
+
+#: What a list mean over items does with an item nobody interacted with in
+#: training: count it (popularity 0; novelty refuses its infinite
+#: self-information) or drop it from the list's mean (Evidently).
+UNSEEN_RULES = ("count", "drop")
+_UNSEEN = ParamSpec("unseen", "unseen", "count", (Options(UNSEEN_RULES),), str)
+
 _HEAD_SHARE = ParamSpec(
     "head_share",
     "head_share",
@@ -178,7 +346,7 @@ NOVELTY_AT_K = RecsysMeasure(
     _novelty_compute,
     needs=("popularity", "train_users"),
     aliases=("mean_self_information",),
-    params=(_SMOOTHING,),
+    params=(_SMOOTHING, _SHARE, _UNSEEN),
     upper=None,
     formula=(
         r"\frac{1}{|L_u|} \sum_{i \in L_u} -\log_2 p(i),\ "
@@ -195,6 +363,7 @@ ARP_AT_K = RecsysMeasure(
     _arp_compute,
     needs=("popularity",),
     aliases=("ARP", "average_popularity"),
+    params=(_UNSEEN,),
     better="lower",
     upper=None,
     formula=r"\frac{1}{|L_u|} \sum_{i \in L_u} \phi(i)",
@@ -236,6 +405,16 @@ CATALOG_COVERAGE_AT_K = RecsysMeasure(
     catalog_coverage,
     per_user=False,
     aliases=("coverage", "item_coverage"),
+    optional_needs=("popularity",),
+    params=(
+        ParamSpec(
+            "catalogue",
+            "catalogue",
+            "all",
+            (Options(CATALOG_COVERAGE_CATALOGUES),),
+            str,
+        ),
+    ),
     ties=CATALOG_COVERAGE_TIES,
     formula=r"|\bigcup_u L_u| / n_{\mathrm{items}}",
     reference="Shani & Gunawardana (2011), Recommender Systems Handbook",
@@ -321,6 +500,7 @@ SERENDIPITY_AT_K = RecsysMeasure(
 #: Every recommender metric, once, in the order of the documentation tables.
 RECSYS_MEASURES = (
     FBETA_AT_K,
+    MAR_AT_K,
     NOVELTY_AT_K,
     ARP_AT_K,
     APLT_AT_K,

@@ -3,13 +3,13 @@
 Every declaration, a ranking :class:`~skrank.measures.Measure` of
 :data:`~skrank.measures.MEASURES` or a recommender metric of
 :data:`~skrank.measures.recsys.RECSYS_MEASURES` (a metric of top-k lists,
-:class:`~skrank.measures._base.ListMeasure`, or F-beta), is found under its
-name, its aliases and its variants' spellings (a variant implies parameters:
-``ndcg_burges`` is ``ndcg(gain=exponential)``), case-insensitively where that
-is unambiguous. A :class:`Catalogue` is the set of metrics one family of
-public functions offers, with the family's own defaults and named variants
-(the recommender family's ``map`` divides by ``min(k, R)``, its ``mar`` is
-``map(denominator=R)``); an unknown name gets the closest names offered as
+:class:`~skrank.measures._base.ListMeasure`, F-beta or MAR), is found under
+its name, its aliases and its variants' spellings (a variant implies
+parameters: ``ndcg_burges`` is ``ndcg(gain=exponential)``),
+case-insensitively where that is unambiguous. A :class:`Catalogue` is the set
+of metrics one family of public functions offers, with the family's own
+defaults and named variants (the recommender family's ``map`` divides by
+``min(k, R)``); an unknown name gets the closest names offered as
 suggestions, and a metric of another family the function that computes it.
 """
 

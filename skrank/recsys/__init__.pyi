@@ -7,6 +7,7 @@ from ._functions import distributional_coverage_score as distributional_coverage
 from ._functions import fbeta_at_k_score as fbeta_at_k_score
 from ._functions import gini_score as gini_score
 from ._functions import ild_score as ild_score
+from ._functions import mar_at_k_score as mar_at_k_score
 from ._functions import novelty_score as novelty_score
 from ._functions import personalization_score as personalization_score
 from ._functions import score_entropy_score as score_entropy_score
@@ -30,6 +31,7 @@ __all__ = [
     "gini_score",
     "ild_score",
     "make_recommender_scorer",
+    "mar_at_k_score",
     "novelty_score",
     "personalization_score",
     "score_entropy_score",

@@ -26,6 +26,7 @@ from .._options import BOUND_TIES, TIES
 from .._validation import InvalidParameterError, plain
 
 __all__ = [
+    "CATALOG_COVERAGE_CATALOGUES",
     "CATALOG_COVERAGE_TIES",
     "DISTRIBUTIONAL_COVERAGE_TIES",
     "GINI_DEFINITIONS",
@@ -146,20 +147,38 @@ def check_user_item(matrix, lists, name):
 #: Tie rules under which :func:`catalog_coverage` is exact: all.
 CATALOG_COVERAGE_TIES = _EXACT
 
+#: The catalogues of :func:`catalog_coverage`: every item, or the items
+#: seen in training.
+CATALOG_COVERAGE_CATALOGUES = ("all", "train")
 
-def catalog_coverage(lists) -> float:
+
+def catalog_coverage(lists, popularity=None, *, catalogue: str = "all") -> float:
     r"""Share of the catalogue recommended to at least one user.
 
     Parameters
     ----------
     lists : TopLists
         Each user's top-k recommendations.
+    popularity : ndarray of shape (n_items,), default=None
+        Each item's number of training users; read with
+        ``catalogue="train"``.
+    catalogue : {"all", "train"}, default="all"
+        The catalogue: every item (``n_items``), or the items seen in
+        training (popularity above 0), as microsoft/recommenders'
+        ``catalog_coverage`` and Evidently's ``PopularityBias`` coverage
+        count it.
 
     Returns
     -------
     float
-        The expected share of the ``n_items`` items of the catalogue that are
-        in at least one user's top ``k``, in ``[0, 1]``.
+        The expected share of the items of the catalogue that are in at
+        least one user's top ``k``, in ``[0, 1]``; NaN for an empty
+        catalogue.
+
+    Raises
+    ------
+    ValueError
+        With ``catalogue="train"`` and no ``popularity``.
 
     Notes
     -----
@@ -173,21 +192,38 @@ def catalog_coverage(lists) -> float:
     items over :math:`|I|`). The products are summed as logarithms, so many
     users do not underflow.
 
-    The denominator is the whole catalogue: microsoft/recommenders'
-    ``catalog_coverage`` divides by the items seen in training, Evidently's
-    ``PopularityBias`` counts only recommended items seen in training; pass
-    lists over that catalogue to reproduce them.
+    With ``catalogue="train"`` the sum and :math:`|I|` run over the items
+    seen in training: Evidently's ``PopularityBias`` coverage.
+    microsoft/recommenders' ``catalog_coverage`` divides the distinct
+    recommended items by the items seen in training without restricting the
+    recommended ones to them, so that a recommended item unseen in training
+    can push it above 1; the two agree when every recommended item was seen.
 
     References
     ----------
     G. Shani and A. Gunawardana, "Evaluating Recommendation Systems",
     Recommender Systems Handbook, 2011, pp. 257-297 (catalog coverage).
     """
+    if catalogue not in CATALOG_COVERAGE_CATALOGUES:
+        raise InvalidParameterError(
+            "The 'catalogue' parameter of catalog_coverage must be one of "
+            f"{CATALOG_COVERAGE_CATALOGUES}; got {plain(catalogue)}."
+        )
     _, items, p = _entries(lists)
     with np.errstate(divide="ignore"):
         log_none = np.log1p(-np.minimum(p, 1.0))
     log_none = np.bincount(items, weights=log_none, minlength=lists.n_items)
-    return float(np.mean(-np.expm1(log_none)))
+    covered = -np.expm1(log_none)
+    if catalogue == "train":
+        if popularity is None:
+            raise InvalidParameterError(
+                "catalog_coverage(catalogue=train) counts the items seen in "
+                "training: pass train= (the training interactions)."
+            )
+        covered = covered[np.asarray(popularity) > 0]
+    if not covered.size:
+        return float("nan")
+    return float(np.mean(covered))
 
 
 #: Tie rules under which :func:`distributional_coverage` is exact: the

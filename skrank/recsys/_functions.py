@@ -1,14 +1,18 @@
 """One public function per recommender metric, generated from its declaration.
 
 Each declaration of :data:`~skrank.measures.recsys.RECSYS_MEASURES` (the
-metrics of top-k lists, and F-beta, which no ranking ``*_score`` function
-computes) gets a function of its own, ``<name>_score`` (its
+metrics of top-k lists, and F-beta and MAR, which no ranking ``*_score``
+function computes) gets a function of its own, ``<name>_score`` (its
 :attr:`~skrank.measures.Measure.function`): ``novelty_score(scores,
 interactions=None, *, k=10, ..., train=None, ties="average", ...,
 smoothing=0.0)``. Its signature holds the inputs the metric reads (``train``
 for the popularity metrics, ``item_features`` and ``similarity`` for the
 diversity metrics), ``per_user`` and ``replace_undefined_by`` for a value per
-user, and the metric's own parameters with their declared defaults; its
+user, and the metric's own parameters with their declared defaults. It takes
+no ``convention`` (a convention sets the parameters and options of several
+metrics, which the function of one metric takes as keywords), and the options
+that a convention sets default to skrank's own values
+(:data:`~skrank.recsys._conventions.OWN_DEFAULTS`); its
 options are validated against their declared constraints
 (:func:`skrank._faces.public`), and it computes through
 :func:`~skrank.recsys.evaluate_recommendations`' path. The docstring is
@@ -31,6 +35,7 @@ from .._faces import function, public, skeleton_doc
 from ..measures._base import ListMeasure
 from ..measures.recsys import RECSYS_MEASURES
 from ..names import MetricSpec
+from ._conventions import OWN_DEFAULTS
 from ._evaluate import evaluate
 from ._public import _DATA, _OPTIONS, RECSYS_DOCS, evaluate_recommendations
 
@@ -43,6 +48,7 @@ _P = inspect.Parameter
 #: error, raised at import.
 EXAMPLES = {
     "fbeta": "0.3333",
+    "mar": "0.25",
     "novelty": "0.8333",
     "arp": "1.1667",
     "aplt": "0.8333",
@@ -100,9 +106,10 @@ _RETURNS = {
 
 def reads_train(measure) -> bool:
     """Whether ``measure`` reads the training interactions (``train=``)."""
-    return isinstance(measure, ListMeasure) and bool(
-        {"train", "popularity", "train_users"} & {*measure.needs, *measure.alternatives}
-    )
+    if not isinstance(measure, ListMeasure):
+        return False
+    read = {*measure.needs, *measure.alternatives, *measure.optional_needs}
+    return bool({"train", "popularity", "train_users"} & read)
 
 
 def _reads_relevance(measure) -> bool:
@@ -114,9 +121,10 @@ def _per_user(measure) -> bool:
 
 
 #: The parameters of evaluate_recommendations that a function of one metric
-#: does not take (``metrics``: its metric; ``tie_bounds``: a mean has none),
-#: and those it takes only where its metric reads them.
-_NOT_TAKEN = ("metrics", "tie_bounds")
+#: does not take (``metrics``: its metric; ``tie_bounds``: a mean has none;
+#: ``convention``: its options are keywords), and those it takes only where
+#: its metric reads them.
+_NOT_TAKEN = ("metrics", "tie_bounds", "convention")
 _WHERE_READ = {
     "train": reads_train,
     "item_features": lambda m: "item_features" in _alternatives(m),
@@ -143,6 +151,8 @@ def _parameters(measure) -> list:
             continue
         if p.name == "interactions" and not _reads_relevance(measure):
             p = p.replace(default=None)
+        if p.name in OWN_DEFAULTS:
+            p = p.replace(default=OWN_DEFAULTS[p.name])
         out.append(p)
     own = [_P(p.keyword, _P.KEYWORD_ONLY, default=p.default) for p in measure.params]
     return [*out, *own]
@@ -310,7 +320,15 @@ def _make(measure):
         "returns": _RETURNS[_per_user(measure)],
     }
     data = [n for n in _DATA if n in names]
-    return public(_run(measure), options, data=data, texts=texts, scalars=True)(func)
+    skip_none = [n for n in OWN_DEFAULTS if n in names]
+    return public(
+        _run(measure),
+        options,
+        data=data,
+        texts=texts,
+        skip_none=skip_none,
+        scalars=True,
+    )(func)
 
 
 if set(EXAMPLES) != {m.name for m in RECSYS_MEASURES}:  # a declaration error

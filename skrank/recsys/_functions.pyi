@@ -7,6 +7,7 @@ from numpy.typing import ArrayLike
 
 __all__ = [
     "fbeta_at_k_score",
+    "mar_at_k_score",
     "novelty_score",
     "arp_score",
     "aplt_score",
@@ -34,6 +35,22 @@ def fbeta_at_k_score(
     replace_undefined_by: float = 0.0,
     relevance_level: float | None = None,
     beta: float = 1.0,
+    aggregate: Literal["users", "means"] = "users",
+) -> float | np.ndarray: ...
+def mar_at_k_score(
+    scores: Any,
+    interactions: Any,
+    *,
+    k: int = 10,
+    recommended: ArrayLike | None = None,
+    exclude: Any | None = None,
+    n_items: int | None = None,
+    ties: Literal["average", "optimistic", "pessimistic", "first"] = "average",
+    users: Literal["relevant", "listed", "all"] = "relevant",
+    per_user: bool = False,
+    replace_undefined_by: float = 0.0,
+    relevance_level: float | None = None,
+    definition: Literal["recmetrics", "evidently"] = "recmetrics",
 ) -> float | np.ndarray: ...
 def novelty_score(
     scores: Any,
@@ -49,6 +66,8 @@ def novelty_score(
     per_user: bool = False,
     replace_undefined_by: float = 0.0,
     smoothing: float = 0.0,
+    share: Literal["users", "interactions"] = "users",
+    unseen: Literal["count", "drop"] = "count",
 ) -> float | np.ndarray: ...
 def arp_score(
     scores: Any,
@@ -63,6 +82,7 @@ def arp_score(
     users: Literal["relevant", "listed", "all"] = "relevant",
     per_user: bool = False,
     replace_undefined_by: float = 0.0,
+    unseen: Literal["count", "drop"] = "count",
 ) -> float | np.ndarray: ...
 def aplt_score(
     scores: Any,
@@ -97,9 +117,11 @@ def catalog_coverage_score(
     k: int = 10,
     recommended: ArrayLike | None = None,
     exclude: Any | None = None,
+    train: Any | None = None,
     n_items: int | None = None,
     ties: Literal["average", "optimistic", "pessimistic", "first"] = "average",
     users: Literal["relevant", "listed", "all"] = "relevant",
+    catalogue: Literal["all", "train"] = "all",
 ) -> float | np.ndarray: ...
 def distributional_coverage_score(
     scores: Any,

@@ -5,8 +5,8 @@ The recommender metrics are entries of skrank's one catalogue
 (:mod:`skrank.names.grammar`): ``"name@k"``, ``"name(param=value)@k"``. The
 family offers skrank's ranking measures of the top k that recommender tools
 report (``precision``, ``recall``, ``hit_rate``, ``mrr``, ``map``, ``ndcg``)
-with the family's defaults and variants, F-beta, and the metrics of the
-lists themselves (:data:`~skrank.measures.recsys.RECSYS_MEASURES`). A name
+with the family's defaults, F-beta and MAR, and the metrics of the lists
+themselves (:data:`~skrank.measures.recsys.RECSYS_MEASURES`). A name
 without ``@k`` takes the ``k`` of the call.
 """
 
@@ -22,9 +22,8 @@ __all__ = ["RECSYS", "get_recsys_metric_names", "read_recsys_metrics"]
 
 #: The recommender family: skrank's ranking measures of the top k that
 #: recommender tools report, with the family's defaults (``map`` divides by
-#: ``min(k, R)``, as Kaggle's apk, ml_metrics and RecBole do) and variants
-#: (``mar``, recmetrics' mean average recall, is ``map(denominator=R)``),
-#: and the recommender declarations.
+#: ``min(k, R)``, as Kaggle's apk, ml_metrics and RecBole do), and the
+#: recommender declarations (F-beta, MAR, the metrics of the lists).
 RECSYS = Catalogue(
     noun="recommender metric",
     name_noun="recommender metric name",
@@ -40,8 +39,7 @@ RECSYS = Catalogue(
         *(m.name for m in RECSYS_MEASURES),
     ),
     defaults=(("map", (("denominator", "min_r_k"),)),),
-    variants=(("mar", "map", (("denominator", "R"),)),),
-    spellings=(("hr", "hit_rate"), ("ar", "mar")),
+    spellings=(("hr", "hit_rate"),),
     lists=True,
 )
 

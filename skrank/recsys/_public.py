@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._faces import public
 from .._validation import BOOL, COMMON_CONSTRAINTS, Cutoff, Options
+from ._conventions import OWN_DEFAULTS
 from ._evaluate import evaluate
 
 __all__ = ["RECSYS_DOCS", "evaluate_recommendations"]
@@ -18,6 +19,7 @@ _DATA = (
     "item_features",
     "similarity",
     "n_items",
+    "convention",
 )
 #: The texts of the parameters of the recommender functions (placeholders
 #: ``%(name)s`` of their docstrings, see :func:`skrank._faces.fill_doc`).
@@ -61,7 +63,8 @@ recommended : array-like of int of shape (n_users, k'), default=None
     "train": """train : sparse matrix, array-like or tuple, default=None
     The training interactions, in the forms of ``exclude``, from which
     each item's popularity (its number of training users) is counted,
-    for the popularity metrics (novelty, arp, aplt).""",
+    for the popularity metrics (novelty, arp, aplt) and the coverage of
+    the items seen in training (``catalog_coverage(catalogue=train)``).""",
     "item_features": """\
 item_features : array-like of shape (n_items, n_features), default=None
     Item features, for the metrics that read them.""",
@@ -99,6 +102,32 @@ ties : {"average", "optimistic", "pessimistic", "first"}, default="average"
     the mean.""",
 }
 
+
+def _convention_default(text: str, key: str) -> str:
+    """The text of an option whose default, None, is skrank's own value or
+    the convention's (:data:`~._conventions.OWN_DEFAULTS`)."""
+    own = OWN_DEFAULTS[key]
+    head, body = text.split("\n", 1)
+    head = head.replace(f"default={own!r}".replace("'", '"'), "default=None")
+    shown = f'``"{own}"``' if isinstance(own, str) else f"``{own!r}``"
+    return f"{head}\n    None: {shown}, or the convention's.\n{body}"
+
+
+#: The texts of :func:`evaluate_recommendations`: its options that a
+#: convention sets default to None, and it takes ``convention``.
+_EVALUATE_DOCS = {
+    **RECSYS_DOCS,
+    **{key: _convention_default(RECSYS_DOCS[key], key) for key in OWN_DEFAULTS},
+    "convention": """\
+convention : {"recommenders", "evidently"} or None, default=None
+    Reproduce a tool's numbers: its metric parameters (novelty's
+    popularity share, the coverage's catalogue, F-beta of the means,
+    ...) and its options (the users of each metric, the tie rule, the
+    relevant items it sees), as the table of :ref:`recommenders` lists
+    them. A parameter written in a metric name and an option passed
+    explicitly win. None: skrank's own definitions.""",
+}
+
 _OPTIONS = {
     "k": [Cutoff()],
     "ties": [],
@@ -109,7 +138,14 @@ _OPTIONS = {
 }
 
 
-@public(evaluate, _OPTIONS, data=_DATA, scalars=True, texts=RECSYS_DOCS)
+@public(
+    evaluate,
+    _OPTIONS,
+    data=_DATA,
+    skip_none=tuple(OWN_DEFAULTS),
+    scalars=True,
+    texts=_EVALUATE_DOCS,
+)
 def evaluate_recommendations(
     scores,
     interactions,
@@ -122,11 +158,12 @@ def evaluate_recommendations(
     item_features=None,
     similarity=None,
     n_items=None,
-    ties="average",
-    users="relevant",
+    ties=None,
+    users=None,
     per_user=False,
     tie_bounds=False,
-    replace_undefined_by=0.0,
+    replace_undefined_by=None,
+    convention=None,
 ):
     """Evaluate recommendations: each user's top-k list, exact under ties.
 
@@ -153,6 +190,7 @@ def evaluate_recommendations(
     %(per_user)s
     %(tie_bounds)s
     %(replace_undefined_by)s
+    %(convention)s
 
     Returns
     -------

@@ -29,7 +29,12 @@ OWN = {
     "relevance_level": 1.0,
     "smoothing": 1.0,
     "head_share": 0.5,
-    "definition": None,  # the other definition, below
+    # a parameter of options: the first option other than the default, below
+    "definition": None,
+    "aggregate": None,
+    "share": None,
+    "unseen": None,
+    "catalogue": None,
 }
 
 
@@ -51,7 +56,7 @@ def _own(measure):
     values = {}
     for p in measure.params:
         value = OWN[p.keyword]
-        if p.keyword == "definition":
+        if value is None:
             (value,) = [o for o in p.constraints[0].values if o != p.default]
         values[p.keyword] = value
     written = ",".join(f"{p.spelling}={values[p.keyword]}" for p in measure.params)
@@ -121,7 +126,9 @@ def test_signature_from_the_declaration(function):
     for p in measure.params:
         assert params[p.keyword].default == p.default
         assert params[p.keyword].kind is inspect.Parameter.KEYWORD_ONLY
-    reads = () if not isinstance(measure, ListMeasure) else measure.needs
+    reads = ()
+    if isinstance(measure, ListMeasure):
+        reads = measure.needs + measure.optional_needs
     alternatives = () if not isinstance(measure, ListMeasure) else measure.alternatives
     assert ("train" in names) == bool(
         {"train", "popularity", "train_users"} & set(reads)

@@ -6,8 +6,10 @@ graded relevance, training interactions excluded, users without relevant
 items, a user without any candidate, items nobody scored. The peers compute
 from one ordering of tied scores, the order their sort leaves (the input
 order: skrank's ``ties="first"``); every other difference is a convention
-reached by a parameter of skrank, or a relation checked here by hand, or the
-peer's error shown on a hand-sized example.
+reached by a parameter of skrank and the peer's ``convention=`` preset of
+:func:`evaluate_recommendations` (the relation each parameter stands for is
+also checked here once by hand), or the peer's error shown on a hand-sized
+example.
 
 These tests run in a second environment (``pandas<3``, ``evidently``,
 ``recommenders`` installed without its dependencies; see the README's
@@ -98,8 +100,10 @@ class Case:
             frame[name] = self.features[frame["itemID"], j]
         return frame
 
-    def skrank(self, metrics, ties="first", **kwargs):
+    def skrank(self, metrics, **kwargs):
         kwargs.setdefault("interactions", self.test)
+        if "convention" not in kwargs:
+            kwargs.setdefault("ties", "first")
         with warnings.catch_warnings():
             # the user without candidates makes no list: an undefined value
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -109,7 +113,6 @@ class Case:
                 metrics=metrics,
                 exclude=self.train,
                 train=self.train,
-                ties=ties,
                 **kwargs,
             )
 
@@ -148,12 +151,14 @@ def _one(result):
 @pytest.mark.parametrize("name", ["precision", "recall", "map"])
 def test_recommenders_accuracy(case, name):
     # microsoft/recommenders averages over the users in both frames (a user
-    # without candidates is not among them): skrank's users="listed".
+    # without candidates is not among them): skrank's users="listed", which
+    # its convention sets.
     peer = {"precision": pe.precision_at_k, "recall": pe.recall_at_k}.get(
         name, pe.map_at_k
     )
     expected = _peer(peer, case.true_df, case.pred, k=K)
-    got = _one(case.skrank(name, users="listed"))
+    assert _one(case.skrank(name, users="listed")) == pytest.approx(expected, rel=1e-12)
+    got = _one(case.skrank(name, convention="recommenders"))
     assert got == pytest.approx(expected, rel=1e-12)
 
 
@@ -188,12 +193,23 @@ def test_recommenders_ndcg(case, score_type, interactions, name):
     expected = _peer(pe.ndcg_at_k, case.true_df, case.pred, k=K, score_type=score_type)
     got = _one(case.skrank(name, interactions=test))
     assert got == pytest.approx(expected, rel=1e-12)
+    # its convention keeps users="relevant" for nDCG beside "listed" for the
+    # others, in one call
+    both = case.skrank(
+        [name, "precision"], interactions=test, convention="recommenders"
+    )
+    assert both[name] == pytest.approx(expected, rel=1e-12)
+    precision = _peer(pe.precision_at_k, case.true_df, case.pred, k=K)
+    assert both["precision"] == pytest.approx(precision, rel=1e-12)
 
 
 def test_recommenders_coverage(case):
     # distributional coverage (the entropy of the recommendation counts) is
     # the same; catalog coverage divides by the items seen in training there
     # and by the catalogue here.
+    # (the share of the items seen in training: catalogue=train, which its
+    # convention sets; by hand from skrank's share of the whole catalogue,
+    # every recommended item being seen here).
     reco = case.reco[["userID", "itemID"]]
     got = case.skrank(["catalog_coverage", "distributional_coverage"], users="all")
     dist = _peer(pe.distributional_coverage, case.train_df, reco)
@@ -201,7 +217,14 @@ def test_recommenders_coverage(case):
     cat = _peer(pe.catalog_coverage, case.train_df, reco)
     n_items = case.train.shape[1]
     n_seen = case.train_df["itemID"].nunique()
+    assert set(reco["itemID"]) <= set(case.train_df["itemID"])
     assert got["catalog_coverage"] * n_items / n_seen == pytest.approx(cat, rel=1e-12)
+    preset = case.skrank(
+        ["catalog_coverage", "distributional_coverage"], convention="recommenders"
+    )
+    assert preset == pytest.approx(
+        {"catalog_coverage": cat, "distributional_coverage": dist}, rel=1e-12
+    )
 
 
 def test_recommenders_novelty(case):
@@ -209,11 +232,14 @@ def test_recommenders_novelty(case):
     # (Castells et al.'s item choice model), skrank's its share of the
     # training users: -log2 differs by log2(interactions / users) for every
     # item, and every list here is full.
+    # novelty(share=interactions) is the peer's, which its convention sets.
     reco = case.reco[["userID", "itemID"]]
     expected = _peer(pe.novelty, case.train_df, reco)
     got = _one(case.skrank("novelty", users="all", replace_undefined_by=np.nan))
     shift = np.log2(case.train.nnz / case.train.shape[0])
     assert got + shift == pytest.approx(expected, rel=1e-12)
+    preset = _one(case.skrank("novelty", convention="recommenders"))
+    assert preset == pytest.approx(expected, rel=1e-12)
 
 
 def test_recommenders_diversity_cooccurrence(case):
@@ -223,9 +249,8 @@ def test_recommenders_diversity_cooccurrence(case):
     expected = _peer(pe.diversity, case.train_df, reco)
     got = case.skrank(
         "ild",
-        users="all",
         similarity=cooccurrence_similarity(case.train),
-        replace_undefined_by=np.nan,
+        convention="recommenders",
     )
     assert _one(got) == pytest.approx(expected, rel=1e-12)
 
@@ -242,9 +267,7 @@ def test_recommenders_diversity_item_features(case):
         item_feature_df=feats,
         item_sim_measure="item_feature_vector",
     )
-    got = case.skrank(
-        "ild", users="all", item_features=case.features, replace_undefined_by=np.nan
-    )
+    got = case.skrank("ild", item_features=case.features, convention="recommenders")
     assert _one(got) == pytest.approx(expected, rel=1e-12)
 
 
@@ -254,9 +277,8 @@ def test_recommenders_serendipity(case):
     expected = _peer(pe.serendipity, case.train_df, reco, col_relevance="relevance")
     got = case.skrank(
         "serendipity",
-        users="all",
         similarity=cooccurrence_similarity(case.train),
-        replace_undefined_by=np.nan,
+        convention="recommenders",
     )
     assert _one(got) == pytest.approx(expected, rel=1e-12)
 
@@ -279,10 +301,13 @@ def test_evidently_top_k(case, name, metric):
     # scored is not in its frame, nor a user without a scored relevant item),
     # which is skrank given those as the interactions. Its nDCG keeps the
     # graded target, as skrank's linear gain; its MAP divides by the relevant
-    # items, as skrank's with at most k of them.
+    # items, as skrank's with at most k of them. Its convention reads the
+    # relevant items among the candidates from the whole interactions.
     result = case.evidently(metric(K))
     got = _one(case.skrank(name, interactions=case.test_scored))
     assert got == pytest.approx(result["current_value"], rel=1e-12)
+    preset = _one(case.skrank(name, convention="evidently"))
+    assert preset == pytest.approx(result["current_value"], rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -291,19 +316,22 @@ def test_evidently_top_k(case, name, metric):
 def test_evidently_mrr_hit_rate(case, name, metric):
     current = pd.Series(case.evidently(metric(K))["current"])
     value = current[K] if name == "mrr" else current[K - 1]  # 1- and 0-based
-    got = _one(case.skrank(name, interactions=case.test_scored))
+    got = _one(case.skrank(name, convention="evidently"))
     assert got == pytest.approx(value, rel=1e-12)
 
 
 def test_evidently_fbeta_is_f_of_the_means(case):
     # FBetaTopK combines the mean precision and the mean recall; skrank's
-    # fbeta is the mean of each user's F-beta. From skrank's means:
+    # fbeta is the mean of each user's F-beta, and fbeta(aggregate=means)
+    # the peer's, which its convention sets. From skrank's means, by hand:
     beta = 2.0
     got = case.skrank(["precision", "recall"], interactions=case.test_scored)
     p, r = got["precision"], got["recall"]
     f_of_means = (1 + beta**2) * p * r / (beta**2 * p + r)
     result = case.evidently(em.FBetaTopKMetric(K, beta=beta))
     assert f_of_means == pytest.approx(result["current_value"], rel=1e-12)
+    preset = _one(case.skrank("fbeta(beta=2)", convention="evidently"))
+    assert preset == pytest.approx(result["current_value"], rel=1e-12)
 
 
 def test_evidently_mar_by_hand(case):
@@ -319,6 +347,8 @@ def test_evidently_mar_by_hand(case):
     by_hand = (top.groupby("userID")["term"].sum() / n_rel).loc[users].mean()
     result = case.evidently(em.MARKMetric(K))
     assert result["current_value"] == pytest.approx(by_hand, rel=1e-12)
+    preset = _one(case.skrank("mar", convention="evidently"))
+    assert preset == pytest.approx(result["current_value"], rel=1e-12)
     got = _one(case.skrank("mar", interactions=case.test_scored))
     precision_based = (top["hit"] * top["hits"] / top["rank"]).groupby(
         top["userID"]
@@ -327,10 +357,18 @@ def test_evidently_mar_by_hand(case):
 
 
 def test_evidently_novelty_personalization_popularity(case):
+    # its convention: novelty and arp with unseen=drop (every recommended
+    # item is seen here, so the plain means agree), gini(definition=
+    # evidently) and catalog_coverage(catalogue=train)
     got = case.skrank(
-        ["novelty", "personalization", "arp", "gini(definition=evidently)"],
-        users="all",
-        replace_undefined_by=np.nan,
+        ["novelty", "personalization", "arp", "gini", "catalog_coverage"],
+        convention="evidently",
+    )
+    plain_means = case.skrank(
+        ["novelty", "arp"], users="all", replace_undefined_by=np.nan
+    )
+    assert plain_means == pytest.approx(
+        {"novelty": got["novelty"], "arp": got["arp"]}, rel=1e-12
     )
     assert got["novelty"] == pytest.approx(
         case.evidently(em.NoveltyMetric(K))["current_value"], rel=1e-12
@@ -340,30 +378,30 @@ def test_evidently_novelty_personalization_popularity(case):
     )
     bias = case.evidently(em.PopularityBias(K))
     assert got["arp"] == pytest.approx(bias["current_apr"], rel=1e-12)
-    assert got["gini(definition=evidently)"] == pytest.approx(
-        bias["current_gini"], rel=1e-12
-    )
+    assert got["gini"] == pytest.approx(bias["current_gini"], rel=1e-12)
     # its coverage is over the items seen in training
     reco_items = set(case.reco["itemID"]) & set(case.train_df["itemID"])
     n_seen = case.train_df["itemID"].nunique()
     assert bias["current_coverage"] == pytest.approx(len(reco_items) / n_seen)
+    assert got["catalog_coverage"] == pytest.approx(bias["current_coverage"], rel=1e-12)
 
 
 def test_evidently_diversity_serendipity(case):
     got = case.skrank(
         ["ild(definition=evidently)", "serendipity(definition=evidently)"],
         users="all",
+        interactions=case.test_scored,
         item_features=case.features,
         replace_undefined_by=np.nan,  # Evidently leaves such users out
     )
+    preset = case.skrank(
+        ["ild", "serendipity"], item_features=case.features, convention="evidently"
+    )
     diversity = case.evidently(em.DiversityMetric(K, item_features=FEATURES))
-    assert got["ild(definition=evidently)"] == pytest.approx(
-        diversity["current_value"], rel=1e-12
-    )
     serendipity = case.evidently(em.SerendipityMetric(K, item_features=FEATURES))
-    assert got["serendipity(definition=evidently)"] == pytest.approx(
-        serendipity["current_value"], rel=1e-12
-    )
+    expected = [diversity["current_value"], serendipity["current_value"]]
+    assert list(got.values()) == pytest.approx(expected, rel=1e-12)
+    assert list(preset.values()) == pytest.approx(expected, rel=1e-12)
 
 
 def test_evidently_score_entropy_without_ties():
@@ -372,6 +410,8 @@ def test_evidently_score_entropy_without_ties():
     result = case.evidently(em.ScoreDistribution(K), scores=True)
     got = _one(case.skrank("score_entropy", users="all"))
     assert got == pytest.approx(result["current_entropy"], rel=1e-12)
+    preset = _one(case.skrank("score_entropy", convention="evidently"))
+    assert preset == pytest.approx(result["current_entropy"], rel=1e-12)
 
 
 # ------------------------------------------- the peers under ties, by hand
@@ -514,3 +554,67 @@ def test_an_item_unknown_to_training():
     )
     expected = (-np.log2(3 / 4) - np.log2(1 / 4)) / 2
     assert got["novelty(smoothing=1)"] == pytest.approx(expected)
+
+
+def test_evidently_drops_items_unseen_in_training():
+    # Training: user 0 item 0, user 1 items 0 and 1 (2 users). User 0 is
+    # recommended items 0, 1, 2 (ranks 1, 2, 3), item 2 unseen in training.
+    # Evidently's novelty and ARP leave item 2 out of the list's mean:
+    # novelty (-log2(2/2) - log2(1/2)) / 2 = 0.5, ARP (2 + 1) / 2 = 1.5;
+    # skrank's unseen=drop, which its convention sets.
+    frame = pd.DataFrame(
+        {"user": [0, 0, 0], "item": [0, 1, 2], "rank": [1, 2, 3], "target": [1, 0, 0]}
+    )
+    train_frame = pd.DataFrame({"user": [0, 1, 1], "item": [0, 0, 1]})
+    mapping = ColumnMapping(
+        recommendations_type="rank",
+        user_id="user",
+        item_id="item",
+        prediction="rank",
+        target="target",
+    )
+    report = Report(metrics=[em.NoveltyMetric(3), em.PopularityBias(3)])
+    _peer(
+        report.run,
+        reference_data=None,
+        current_data=frame,
+        column_mapping=mapping,
+        additional_data={"current_train_data": train_frame},
+    )
+    novelty, bias = (m["result"] for m in _peer(report.as_dict)["metrics"])
+    assert (novelty["current_value"], bias["current_apr"]) == (0.5, 1.5)
+    # one user with items 0, 1, 2 in rank order, a second user without a list
+    recommended = np.array([[0, 1, 2], [-1, -1, -1]])
+    got = evaluate_recommendations(
+        None,
+        None,
+        recommended=recommended,
+        n_items=3,
+        k=3,
+        metrics=["novelty", "arp"],
+        train=(train_frame["user"].to_numpy(), train_frame["item"].to_numpy()),
+        convention="evidently",
+    )
+    assert got == pytest.approx({"novelty": 0.5, "arp": 1.5})
+
+
+def test_recommenders_catalog_coverage_counts_unseen_items():
+    # Training holds items 0 and 1; the lists recommend items 1 and 2.
+    # microsoft/recommenders divides the distinct recommended items (2) by
+    # the distinct training items (2): 1.0, item 2 counted although it is
+    # not in the catalogue it divides by. catalog_coverage(catalogue=train)
+    # counts the seen items recommended, item 1 of items 0 and 1: 1/2.
+    train_df = pd.DataFrame({"userID": [0, 1], "itemID": [0, 1]})
+    reco = pd.DataFrame({"userID": [0, 1], "itemID": [1, 2]})
+    assert _peer(pe.catalog_coverage, train_df, reco) == 1.0
+    got = evaluate_recommendations(
+        None,
+        None,
+        recommended=np.array([[1], [2]]),
+        n_items=3,
+        k=1,
+        metrics="catalog_coverage",
+        train=(np.array([0, 1]), np.array([0, 1])),
+        convention="recommenders",
+    )
+    assert got["catalog_coverage"] == 0.5
