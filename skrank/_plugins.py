@@ -58,6 +58,19 @@ class RankedQueries:
     holds one item and the same pieces are its actual values;
     :attr:`relevance`, the relevance in rank order, is available then only.
 
+    skrank makes these objects; a registered function receives one.
+
+    Parameters
+    ----------
+    ranking : object
+        The engine's ranking of the block (internal, not a stable API).
+    k : int or None
+        The cutoff.
+    average_ties : bool
+        Whether the metric declared exact tie expectations.
+    name : str
+        The metric's name, for error messages.
+
     Attributes
     ----------
     n_queries : int
@@ -80,19 +93,22 @@ class RankedQueries:
     Examples
     --------
     The function of a position-weighted precision reads the expected
-    relevance of each rank (items 1 and 2 are tied, one relevant):
+    relevance of each rank. The items at ranks 1 and 2 are tied, one of them
+    relevant: each rank holds a relevant item with probability 1/2, and the
+    value is ``(1/2 * 1 + 1/2 * 1/2) / (1 + 1/2) = 1/2``:
 
     >>> import numpy as np
     >>> import skrank
-    >>> def weighted_precision(ranked, k):
+    >>> def show(ranked, k):
+    ...     print(ranked.ranks, ranked.expected_relevant())
     ...     weight = 1.0 / ranked.ranks
-    ...     hit = ranked.expected_relevant()
-    ...     return hit @ weight / weight.sum()
-    >>> _ = skrank.register_metric(weighted_precision, "wprec", average_ties=True)
+    ...     return ranked.expected_relevant() @ weight / weight.sum()
+    >>> _ = skrank.register_metric(show, average_ties=True)
     >>> y_true, y_score = [[1, 0, 1]], [[0.9, 0.9, 0.1]]
-    >>> round(skrank.evaluate(y_true, y_score, ["wprec@2"])["wprec@2"], 4)
-    0.3333
-    >>> _ = skrank.unregister_metric("wprec")
+    >>> skrank.evaluate(y_true, y_score, ["show@2"])
+    [1. 2.] [[0.5 0.5]]
+    {'show@2': 0.5}
+    >>> _ = skrank.unregister_metric("show")
     """
 
     def __init__(self, ranking: Ranking, k, average_ties: bool, name: str):
@@ -123,6 +139,10 @@ class RankedQueries:
         Only under a deterministic tie rule or without tied scores: under
         ``ties="average"`` the order inside a tie group is not one ordering
         but all of them, and reading it raises :class:`ValueError`.
+
+        See Also
+        --------
+        RankedQueries.expected_relevant : Exact under every tie rule.
         """
         if self._r.tied:
             raise InvalidParameterError(
@@ -146,7 +166,13 @@ class RankedQueries:
 
         Returns
         -------
-        ndarray of shape (n_queries, n_ranks)
+        gains : ndarray of shape (n_queries, n_ranks)
+            The mean gain of each position's tie group (0 past a query's
+            items).
+
+        See Also
+        --------
+        RankedQueries.ideal_gain : The gains of the ideal ranking.
         """
         return self._per_position(self._r.gain(_check_gain(gain)))
 
@@ -160,7 +186,12 @@ class RankedQueries:
 
         Returns
         -------
-        ndarray of shape (n_queries, n_ranks)
+        probability : ndarray of shape (n_queries, n_ranks)
+            The share of relevant items in each position's tie group.
+
+        See Also
+        --------
+        RankedQueries.first_relevant : Where the first relevant item falls.
         """
         return self._per_position(self._r.relevant(relevance_level))
 
@@ -179,7 +210,12 @@ class RankedQueries:
 
         Returns
         -------
-        ndarray of shape (n_queries, n_ranks)
+        probability : ndarray of shape (n_queries, n_ranks)
+            The probability of each rank holding the first relevant item.
+
+        See Also
+        --------
+        RankedQueries.expected_relevant : The relevant items of every rank.
         """
         rows, ranks, prob = self._r.first_relevant(relevance_level, self.k)
         out = np.zeros((self.n_queries, self.n_ranks))
@@ -198,13 +234,20 @@ class RankedQueries:
 
         Returns
         -------
-        ndarray of shape (n_queries,)
+        n_relevant : ndarray of shape (n_queries,)
+            R, the relevant items of each query.
+
+        See Also
+        --------
+        RankedQueries.expected_relevant : The relevant items of every rank.
         """
         return np.asarray(self._r.n_relevant(relevance_level), dtype=np.float64)
 
     def ideal_gain(self, gain="linear") -> np.ndarray:
-        """The gains of each query's ideal ranking: its judged relevance
-        values sorted in decreasing order, cut at ``k``.
+        """The gains of each query's ideal ranking, cut at ``k``.
+
+        The ideal ranking holds the query's judged relevance values sorted in
+        decreasing order.
 
         Parameters
         ----------
@@ -213,9 +256,13 @@ class RankedQueries:
 
         Returns
         -------
-        ndarray of shape (n_queries, n_ideal)
+        gains : ndarray of shape (n_queries, n_ideal)
             ``n_ideal`` is ``k``, or fewer when no query has that many
             judged items; missing items have gain 0.
+
+        See Also
+        --------
+        RankedQueries.expected_gain : The expected gains of the ranking.
         """
         return gain_values(self._r.ideal_relevance(self.k), _check_gain(gain))
 
@@ -485,7 +532,7 @@ def register_metric(
     >>> y_score = [[0.9, 0.9, 0.3, 0.1], [0.8, 0.6, 0.4, 0.2]]
     >>> values = skrank.evaluate(y_true, y_score, ["wprec@2", "wprec(power=2)@2"])
     >>> {name: round(v, 4) for name, v in values.items()}
-    {'wprec@2': 0.4167, 'wprec(power=2)@2': 0.3}
+    {'wprec@2': 0.4167, 'wprec(power=2)@2': 0.35}
     >>> skrank.unregister_metric("wprec").name
     'wprec'
 
