@@ -453,7 +453,8 @@ def register_metric(
     name : str, default=None
         The metric's name: letters, digits and ``_``, starting with a
         letter; no other metric may be spelled so (in any case). None: the
-        function's name.
+        function's name. Registering the same function again (its module
+        imported again or reloaded) replaces the earlier registration.
     params : dict or sequence of ParamSpec, default=None
         The metric's own parameters as ``{keyword: default}`` (bool, int or
         float defaults; ``relevance_level=None`` is written ``rel`` in names,

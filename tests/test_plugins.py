@@ -322,6 +322,15 @@ def test_registration_validated(plugged):
     assert "w2" not in get_metric_names()
 
 
+def test_registered_again_from_the_same_function(plugged):
+    # a module imported again (a Dask scheduler, a notebook cell run twice)
+    # registers the same function again: the new declaration replaces it
+    again = register_metric(weighted_precision, "wprec", upper=2.0)
+    assert get_metric("wprec").measure is again
+    with pytest.raises(ValueError, match="'wprec' cannot be registered"):
+        register_metric(rr_squared, "wprec")
+
+
 def test_values_checked():
     register_metric(too_large, cutoff=False)
     register_metric(wrong_shape, cutoff=False)

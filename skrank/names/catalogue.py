@@ -178,9 +178,15 @@ def _spelled(measure: Measure):
 def plug(measure: Measure) -> None:
     """Add ``measure`` to the ranking metrics, under its name, aliases and
     variants (:func:`skrank.register_metric` validates it first); a spelling
-    that any metric already has, in any case, is refused."""
+    that any metric already has, in any case, is refused. A metric registered
+    again from the same function (``function``: a module imported again or
+    reloaded) replaces the earlier registration."""
+    previous = _PLUGGED.get(measure.name)
+    again = previous is not None and previous.function == measure.function
     taken = {}
     for other in (*declarations(), *_PLUGGED.values()):
+        if again and other is previous:
+            continue
         for alias in _spelled(other):
             taken.setdefault(alias, other.name)
     clash = sorted(a for a in _spelled(measure) if a in taken)
