@@ -513,7 +513,10 @@ def register_metric(
     pickling, which pickles the function by its module and name: define it
     at the top level of an importable module (not in ``__main__`` of a
     cluster, not a lambda or closure), and register it where the driver
-    runs. The function is called once per block of queries with every
+    runs. A worker process that receives only a name (the ``scoring``
+    string of :class:`RankingEvaluator` in a search with ``n_jobs > 1``)
+    knows it only where the registering module is imported; pass
+    ``get_metric(name)`` or a scorer instead, which carry the declaration. The function is called once per block of queries with every
     query of the block; it never needs to loop over queries.
 
     Examples

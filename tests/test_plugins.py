@@ -373,6 +373,48 @@ def test_a_measure_declaration():
         register_metric(lists)
 
 
+# -- other processes ---------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_parallel_search_with_worker_processes(tmp_path, monkeypatch):
+    # joblib's worker processes receive the declaration with the spec or the
+    # scorer (the function by its module, which they import)
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+
+    from skrank.datasets import make_ranking
+
+    (tmp_path / "my_joblib_metrics.py").write_text(
+        "import skrank\n\n"
+        "def wp(ranked, k):\n"
+        "    weight = 1.0 / ranked.ranks\n"
+        "    return ranked.expected_relevant() @ weight / weight.sum()\n\n"
+        "skrank.register_metric(wp, 'joblib_wprec', average_ties=True)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", ":".join([str(tmp_path), *filter(None, sys.path)]))
+    X, y, qid = make_ranking(n_queries=24, n_items=8, random_state=0)
+    Xq = np.column_stack([qid, X])
+    try:
+        __import__("my_joblib_metrics")
+        found = {}
+        for n_jobs in (1, 2):
+            model = RankingEvaluator(
+                Ridge(), scoring=get_metric("joblib_wprec@3"), qid=0
+            )
+            search = GridSearchCV(
+                model,
+                {"estimator__alpha": [0.1, 100.0]},
+                cv=GroupKFold(n_splits=3),
+                n_jobs=n_jobs,
+            )
+            found[n_jobs] = search.fit(Xq, y, groups=qid).cv_results_["mean_test_score"]
+        assert list(found[2]) == pytest.approx(list(found[1]), rel=1e-12)
+    finally:
+        unregister_metric("joblib_wprec")
+        sys.modules.pop("my_joblib_metrics", None)
+
+
 # -- Dask -------------------------------------------------------------------
 
 
