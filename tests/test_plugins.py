@@ -463,3 +463,49 @@ def test_dask_local_cluster(tmp_path, monkeypatch):
     finally:
         unregister_metric("dask_wprec")
         sys.modules.pop("my_dask_metrics", None)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings(
+    "ignore:PySpark does not yet fully support pandas:FutureWarning"
+)
+def test_spark_local_session(tmp_path, monkeypatch):
+    pd = pytest.importorskip("pandas")
+    from peers import spark_session
+
+    import skrank.spark as sks
+
+    # Spark's Python workers run this interpreter (as tests/distributed/test_spark.py)
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
+    module = tmp_path / "my_spark_metrics.py"
+    module.write_text(
+        "import skrank\n\n"
+        "def wp(ranked, k):\n"
+        "    weight = 1.0 / ranked.ranks\n"
+        "    return ranked.expected_relevant() @ weight / weight.sum()\n\n"
+        "skrank.register_metric(wp, 'spark_wprec', average_ties=True)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rng = np.random.default_rng(4)
+    rows = pd.DataFrame(
+        {
+            "qid": np.repeat(np.arange(30), 8),
+            "y_true": rng.integers(0, 2, 240),
+            "y_score": rng.integers(0, 3, 240).astype(float),
+        }
+    )
+    try:
+        __import__("my_spark_metrics")
+        # the single-machine value on the same rows
+        expected = evaluate(
+            rows["y_true"], rows["y_score"], ["spark_wprec@3"], qid=rows["qid"]
+        )
+        spark = spark_session()
+        spark.sparkContext.addPyFile(str(module))  # the executors import it
+        got = sks.evaluate(spark.createDataFrame(rows), ["spark_wprec@3"])
+        assert got["spark_wprec@3"] == pytest.approx(
+            expected["spark_wprec@3"], rel=1e-12
+        )
+    finally:
+        unregister_metric("spark_wprec")
+        sys.modules.pop("my_spark_metrics", None)
