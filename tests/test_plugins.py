@@ -378,8 +378,9 @@ def test_a_measure_declaration():
 
 @pytest.mark.slow
 def test_parallel_search_with_worker_processes(tmp_path, monkeypatch):
-    # joblib's worker processes receive the declaration with the spec or the
-    # scorer (the function by its module, which they import)
+    # joblib's worker processes receive the declaration with the parsed name
+    # (the function by its module, which they import; the module does not
+    # register, so the workers know the metric from the spec alone)
     from sklearn.model_selection import GridSearchCV, GroupKFold
 
     from skrank.datasets import make_ranking
@@ -388,15 +389,16 @@ def test_parallel_search_with_worker_processes(tmp_path, monkeypatch):
         "import skrank\n\n"
         "def wp(ranked, k):\n"
         "    weight = 1.0 / ranked.ranks\n"
-        "    return ranked.expected_relevant() @ weight / weight.sum()\n\n"
-        "skrank.register_metric(wp, 'joblib_wprec', average_ties=True)\n"
+        "    return ranked.expected_relevant() @ weight / weight.sum()\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("PYTHONPATH", ":".join([str(tmp_path), *filter(None, sys.path)]))
     X, y, qid = make_ranking(n_queries=24, n_items=8, random_state=0)
     Xq = np.column_stack([qid, X])
     try:
-        __import__("my_joblib_metrics")
+        register_metric(
+            __import__("my_joblib_metrics").wp, "joblib_wprec", average_ties=True
+        )
         found = {}
         for n_jobs in (1, 2):
             model = RankingEvaluator(

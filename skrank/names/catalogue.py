@@ -103,7 +103,10 @@ class Catalogue:
 
     def offers(self, measure: Measure) -> bool:
         if self.measures is None:
-            return _BY_NAME.get(measure.name) is measure
+            # a registered metric's declaration travels with its specs, to
+            # processes where it is not registered: every declaration that
+            # no other family holds is a ranking metric
+            return measure.name in _BY_NAME or measure.name not in declared()
         return measure.name in self.measures
 
     def _declared(self) -> tuple:
