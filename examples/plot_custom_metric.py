@@ -125,7 +125,8 @@ for offset, (name, values) in zip((-0.08, 0.08), rows.items(), strict=True):
     )
     for d, v in zip(decimals, values, strict=True):
         print(f"{name} scores rounded to {d} decimals: {np.round(v, 4)}")
-ax.set_xticks(range(len(decimals)), [f"{d} decimals" for d in decimals])
+ax.set_xticks(range(len(decimals)), ["0.001", "0.1", "1"])
+ax.set_xlabel("scores rounded to a multiple of")
 ax.set_ylabel("mean over test queries")
 ax.set_title("Exact value under ties, with its bounds")
 ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
