@@ -516,8 +516,9 @@ def register_metric(
     runs. A worker process that receives only a name (the ``scoring``
     string of :class:`RankingEvaluator` in a search with ``n_jobs > 1``)
     knows it only where the registering module is imported; pass
-    ``get_metric(name)`` or a scorer instead, which carry the declaration. The function is called once per block of queries with every
-    query of the block; it never needs to loop over queries.
+    ``get_metric(name)`` or a scorer instead, which carry the declaration.
+    The function is called once per block of queries with every query of
+    the block; it never needs to loop over queries.
 
     Examples
     --------
