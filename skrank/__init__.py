@@ -16,6 +16,7 @@ from . import (
 )
 from ._evaluate import evaluate
 from ._evaluator import RankingEvaluator
+from ._plugins import RankedQueries, register_metric, unregister_metric
 from ._power import paired_power, paired_sample_size
 from ._results import QueryResults
 from ._scorer import get_scorer, get_scorer_names, make_ranking_scorer
@@ -31,6 +32,7 @@ __all__ = [
     "Comparison",
     "MetricSpec",
     "QueryResults",
+    "RankedQueries",
     "RankingEvaluator",
     "compare",
     "dask",
@@ -52,9 +54,11 @@ __all__ = [
     "read_qrels",
     "read_run",
     "recsys",
+    "register_metric",
     "retrieval",
     "spark",
     "trec",
+    "unregister_metric",
     "xgboost",
 ]
 # the public functions of skrank.metrics register themselves there

@@ -15,6 +15,9 @@ from . import xgboost as xgboost
 from ._comparison import Comparison as Comparison
 from ._evaluate import evaluate as evaluate
 from ._evaluator import RankingEvaluator as RankingEvaluator
+from ._plugins import RankedQueries as RankedQueries
+from ._plugins import register_metric as register_metric
+from ._plugins import unregister_metric as unregister_metric
 from ._power import paired_power as paired_power
 from ._power import paired_sample_size as paired_sample_size
 from ._results import QueryResults as QueryResults
@@ -84,6 +87,7 @@ __all__ = [
     "Comparison",
     "MetricSpec",
     "QueryResults",
+    "RankedQueries",
     "RankingEvaluator",
     "binary_g_score",
     "bndcg_score",
@@ -139,6 +143,7 @@ __all__ = [
     "read_run",
     "recall_at_k_score",
     "recsys",
+    "register_metric",
     "relative_precision_score",
     "retrieval",
     "set_f_score",
@@ -150,6 +155,7 @@ __all__ = [
     "trec",
     "unjudged_at_k_score",
     "unjudged_rate_score",
+    "unregister_metric",
     "utility_score",
     "xgboost",
     "yaap_score",

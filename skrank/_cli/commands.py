@@ -16,6 +16,7 @@ import traceback
 import warnings
 
 from .._conventions import get_convention
+from .._plugins import load_plugin
 from .._results import QueryResults
 from .._stats import compare
 from .._validation import InvalidParameterError
@@ -456,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     prog = f"skrank {args.command}"
     try:
+        for module in args.plugin:
+            load_plugin(module)
         if args.command == "metrics":
             _write_metrics(sys.stdout)
             return 0

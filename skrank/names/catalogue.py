@@ -31,10 +31,15 @@ __all__ = [
     "declarations",
     "declared",
     "get_metric_names",
+    "plug",
+    "unplug",
 ]
 
+#: Every ranking metric by its canonical name: the declared ones, then those
+#: registered at run time (:func:`plug`).
 _BY_NAME: dict[str, Measure] = {m.name: m for m in MEASURES}
-_RANKING_NAMES = frozenset(_BY_NAME)
+#: The ranking metrics registered at run time (:func:`skrank.register_metric`).
+_PLUGGED: dict[str, Measure] = {}
 
 
 @functools.cache
@@ -98,14 +103,19 @@ class Catalogue:
 
     def offers(self, measure: Measure) -> bool:
         if self.measures is None:
-            return measure.name in _RANKING_NAMES
+            # a registered metric's declaration travels with its specs, to
+            # processes where it is not registered: every declaration that
+            # no other family holds is a ranking metric
+            return measure.name in _BY_NAME or measure.name not in declared()
         return measure.name in self.measures
 
     def _declared(self) -> tuple:
         """The declarations among which this family's metrics are: the
         ranking metrics, or every declaration for a family that names its
         metrics."""
-        return MEASURES if self.measures is None else declarations()
+        if self.measures is None:
+            return (*MEASURES, *_PLUGGED.values())
+        return declarations()
 
     def names(self) -> list[str]:
         """The canonical names offered, sorted: the metrics and the
@@ -163,6 +173,54 @@ RANKING = Catalogue()
 _ALIASES = RANKING._table
 
 
+def _spelled(measure: Measure):
+    """Every spelling of ``measure``, folded to lower case."""
+    return {alias.lower() for alias, _ in _spellings(measure)}
+
+
+def plug(measure: Measure) -> None:
+    """Add ``measure`` to the ranking metrics, under its name, aliases and
+    variants (:func:`skrank.register_metric` validates it first); a spelling
+    that any metric already has, in any case, is refused. A metric registered
+    again from the same function (``function``: a module imported again or
+    reloaded) replaces the earlier registration."""
+    previous = _PLUGGED.get(measure.name)
+    again = previous is not None and previous.function == measure.function
+    taken = {}
+    for other in (*declarations(), *_PLUGGED.values()):
+        if again and other is previous:
+            continue
+        for alias in _spelled(other):
+            taken.setdefault(alias, other.name)
+    clash = sorted(a for a in _spelled(measure) if a in taken)
+    if clash:
+        owners = sorted({taken[a] for a in clash})
+        raise InvalidParameterError(
+            f"The metric name {measure.name!r} cannot be registered: the "
+            f"spelling(s) {clash} already name the metric(s) {owners}. Choose "
+            "another name (or unregister_metric() a metric registered before)."
+        )
+    _PLUGGED[measure.name] = measure
+    _BY_NAME[measure.name] = measure
+    _refresh()
+
+
+def unplug(name: str) -> Measure:
+    """Remove the registered metric ``name`` and return its declaration."""
+    measure = _PLUGGED.pop(name)
+    del _BY_NAME[name]
+    _refresh()
+    return measure
+
+
+def _refresh() -> None:
+    """Rebuild the ranking spellings in place (the dialects hold the table)."""
+    RANKING.__dict__.pop("_lower", None)
+    fresh = Catalogue._table.func(RANKING)
+    _ALIASES.clear()
+    _ALIASES.update(fresh)
+
+
 @functools.cache
 def declared() -> dict:
     """Every declaration by its canonical name, of any family: what a
@@ -213,7 +271,7 @@ def _recommender_metric(base: str):
     :data:`~skrank.measures.recsys.RECSYS_MEASURES`, computed by
     :attr:`ListMeasure.evaluated_by`) spelled ``base``, if any."""
     for measure in declarations():
-        if measure.name not in _RANKING_NAMES:
+        if measure.name not in _BY_NAME:
             for alias, _ in _spellings(measure):
                 if alias.lower() == base.lower():
                     return measure
