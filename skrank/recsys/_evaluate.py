@@ -42,19 +42,6 @@ def _without(rel, excl):
     return out
 
 
-def _slot_values(cands, matrix):
-    """The entries of a CSR ``matrix`` at each candidate slot (0 at padding)."""
-    if cands.items is None:
-        return matrix.toarray()
-    m, w = cands.s.shape
-    valid = cands.items >= 0
-    rows = np.broadcast_to(np.arange(m, dtype=np.int64)[:, None], (m, w))[valid]
-    out = np.zeros((m, w))
-    if rows.size:
-        out[valid] = np.asarray(matrix[rows, cands.items[valid]]).reshape(-1)
-    return out
-
-
 def _pool(caller, rel):
     """Each user's relevant interactions as padded rows (the engine's pool:
     R and the ideal list count every relevant item, recommended or not)."""
@@ -163,7 +150,7 @@ def evaluate(caller, a):
     if a["train"] is not None:
         train = pairs_matrix(caller, "train", a["train"], cands.ids, shape)
         train.eliminate_zeros()
-        side["popularity"] = np.diff(train.tocsc().indptr).astype(np.float64)
+        side["popularity"] = np.bincount(train.indices, minlength=shape[1]) * 1.0
         side["train_users"] = shape[0]
     users = np.arange(shape[0])
     keep = np.ones(shape[0], dtype=bool)
@@ -184,7 +171,7 @@ def evaluate(caller, a):
         rel = rel[users]
         train = None if train is None else train[users]
     _check_k(caller, specs, cands)
-    y = _slot_values(cands, rel)
+    y = cands.values_at(rel)
     side["train"] = train
     side["relevance"] = rel
     results = {}
