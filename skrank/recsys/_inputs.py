@@ -233,7 +233,8 @@ def _check_scores(caller, values, name):
             f"The '{name}' parameter of {caller} must not hold NaN scores; got "
             f"{n_nan} NaN value(s). Drop them or give them a score."
         )
-    return finite_scores(values)
+    out = finite_scores(values)  # a new array (flat) when one is infinite
+    return out if out is values else out.reshape(values.shape)
 
 
 def _pad(caller, n, cols, vals):
