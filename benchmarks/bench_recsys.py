@@ -32,7 +32,8 @@ ratio to the floor and its peak extra memory (``tracemalloc``, and its
 multiple of the input's bytes), and a summary of the goals: each ratio and
 whether it holds. Run it from the environment of the peer tests (README,
 Development): ``python benchmarks/bench_recsys.py [--threads 1]
-[--users 100000] [--dense-users 20000] [--no-peers]``.
+[--users 100000] [--dense-users 20000] [--repeat 3] [--peer-repeat 2]
+[--no-peers]``.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from _harness import measure, measure_interleaved, print_table
+from _harness import measure_interleaved, print_table
 from threadpoolctl import threadpool_limits
 
 from skrank._threads import use_threads
@@ -222,10 +223,7 @@ def sparse_case(args, rng):
             ),
         ),
     ]
-    measured = measure_interleaved([(f, args.repeat) for _, f in runs])
-    rows = [
-        (name, t, m, None) for (name, _), (t, m, _) in zip(runs, measured, strict=True)
-    ]
+    repeats = [args.repeat] * len(runs)
     peers = [
         ("recommenders: precision, recall, ndcg, map", ACC),
         ("Evidently: 6 accuracy metrics", ACC),
@@ -236,14 +234,21 @@ def sparse_case(args, rng):
         pred, true, train_df, ev = frames(scores, test, train)
         rec_acc, rec_beyond = recommenders_rows(pred, true, train_df)
         ev_acc, ev_beyond = evidently_rows(ev, train_df)
-        for name, f in (
+        runs += [
             ("recommenders: precision, recall, ndcg, map", rec_acc),
             ("recommenders: catalog/distr. coverage, novelty", rec_beyond),
             ("Evidently: 6 accuracy metrics", ev_acc),
             ("Evidently: novelty, popularity bias", ev_beyond),
-        ):
-            t, m, _ = measure(f, repeat=1)
-            rows.append((name, t, m, None))
+        ]
+        repeats += [args.peer_repeat] * 4
+    # the peers' runs interleaved with skrank's, so that the load of a shared
+    # machine falls on both
+    measured = measure_interleaved(
+        [(f, r) for (_, f), r in zip(runs, repeats, strict=True)]
+    )
+    rows = [
+        (name, t, m, None) for (name, _), (t, m, _) in zip(runs, measured, strict=True)
+    ]
     title = (
         f"sparse: {args.users:,} users x {args.items:,} items, "
         f"{n} candidates each, k={K}, {args.threads} thread(s)"
@@ -280,6 +285,7 @@ def main(argv=None):
     parser.add_argument("--dense-users", type=int, default=20_000)
     parser.add_argument("--dense-items", type=int, default=5_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--peer-repeat", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--no-peers", action="store_true", help="skrank and floor only")
     args = parser.parse_args(argv)
