@@ -42,6 +42,11 @@ def _without(rel, excl):
     return out
 
 
+def _slot_values(cands, matrix):
+    """The entries of a CSR ``matrix`` at each candidate slot (0 at padding)."""
+    return cands.values_at(matrix)
+
+
 def _pool(caller, rel):
     """Each user's relevant interactions as padded rows (the engine's pool:
     R and the ideal list count every relevant item, recommended or not)."""
@@ -171,7 +176,7 @@ def evaluate(caller, a):
         rel = rel[users]
         train = None if train is None else train[users]
     _check_k(caller, specs, cands)
-    y = cands.values_at(rel)
+    y = _slot_values(cands, rel)
     side["train"] = train
     side["relevance"] = rel
     results = {}

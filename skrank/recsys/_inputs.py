@@ -180,13 +180,6 @@ class Candidates:
             part(self.removed),
         )
 
-    def item_matrix(self) -> np.ndarray:
-        """The item of every slot, ``(n_users, W)`` int64."""
-        if self.items is not None:
-            return self.items.astype(np.int64, copy=False)
-        m, w = self.s.shape
-        return np.broadcast_to(np.arange(w, dtype=np.int64), (m, w))
-
     def values_at(self, matrix) -> np.ndarray:
         """The entries of a CSR ``matrix`` ``(n_users, n_items)`` at each
         slot, ``(n_users, W)`` float64 (0 at padding)."""
