@@ -24,10 +24,16 @@ Rows, per case:
   same candidates (10 million rows for ``sparse``). The peers run on the
   sparse case only: the dense one is a 100-million-row table for them.
 
-Goals: skrank at least 10x faster than each peer; the selection at most 2x
-the floor. Run it from the environment of the peer tests (README,
+Goals: skrank at least 10x faster than each peer (accuracy and beyond
+accuracy); the selection at most 2x the floor, on both cases. ``--threads``
+sets both skrank's threads (:func:`skrank._threads.use_threads`) and the
+BLAS and OpenMP pools; each table names it, prints each row's time, its
+ratio to the floor and its peak extra memory (``tracemalloc``, and its
+multiple of the input's bytes), and a summary of the goals: each ratio and
+whether it holds. Run it from the environment of the peer tests (README,
 Development): ``python benchmarks/bench_recsys.py [--threads 1]
-[--users 100000] [--dense-users 20000] [--no-peers]``.
+[--users 100000] [--dense-users 20000] [--repeat 3] [--peer-repeat 2]
+[--no-peers]``.
 """
 
 from __future__ import annotations
@@ -37,12 +43,21 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from _harness import measure, measure_interleaved, print_table
+from _harness import measure_interleaved, print_table
 from threadpoolctl import threadpool_limits
 
+from skrank._threads import use_threads
 from skrank.recsys import evaluate_recommendations, top_lists
 
 K = 10
+FLOOR = "numpy floor (argpartition + sort of k)"
+TOP = "skrank top_lists"
+ACC = "skrank evaluate: 6 accuracy metrics"
+BEY = "skrank evaluate: 4 beyond-accuracy metrics"
+#: The goals: the selection at most this multiple of the floor's time, and
+#: each peer at least this multiple of skrank's.
+FLOOR_GOAL = 2.0
+PEER_GOAL = 10.0
 ACCURACY = ["precision", "recall", "ndcg", "map", "hit_rate", "mrr"]
 BEYOND = ["novelty(smoothing=1)", "arp", "aplt", "catalog_coverage"]
 
@@ -177,56 +192,78 @@ def evidently_rows(ev, train_df):
     return accuracy, beyond
 
 
+def summary(rows, peers=()):
+    """Print the goals' ratios: the selection over the floor, and each
+    peer's time over skrank's (``peers``: ``(peer row, skrank row)``)."""
+    t = {r[0]: r[1] for r in rows}
+    ratio = t[TOP] / t[FLOOR]
+    held = "met" if ratio <= FLOOR_GOAL else "NOT met"
+    print(f"goal top_lists <= {FLOOR_GOAL:g}x the floor: {ratio:.2f}x, {held}")
+    for peer, ours in peers:
+        if peer in t:
+            ratio = t[peer] / t[ours]
+            held = "met" if ratio >= PEER_GOAL else "NOT met"
+            print(
+                f"goal {PEER_GOAL:g}x faster: {peer} / {ours[7:]}: {ratio:.1f}x, {held}"
+            )
+
+
 def sparse_case(args, rng):
     scores, test, train = make_sparse(args.users, args.items, args.candidates, rng)
     n = args.candidates
     dense_cands = scores.data.reshape(-1, n)
     runs = [
-        ("numpy floor (argpartition + sort of k)", lambda: floor(dense_cands)),
-        ("skrank top_lists", lambda: top_lists(scores, k=K)),
+        (FLOOR, lambda: floor(dense_cands)),
+        (TOP, lambda: top_lists(scores, k=K)),
+        (ACC, lambda: evaluate_recommendations(scores, test, k=K, metrics=ACCURACY)),
         (
-            "skrank evaluate: 6 accuracy metrics",
-            lambda: evaluate_recommendations(scores, test, k=K, metrics=ACCURACY),
-        ),
-        (
-            "skrank evaluate: 4 beyond-accuracy metrics",
+            BEY,
             lambda: evaluate_recommendations(
                 scores, test, k=K, metrics=BEYOND, train=train, users="all"
             ),
         ),
     ]
-    measured = measure_interleaved([(f, args.repeat) for _, f in runs])
-    rows = [
-        (name, t, m, None) for (name, _), (t, m, _) in zip(runs, measured, strict=True)
+    repeats = [args.repeat] * len(runs)
+    peers = [
+        ("recommenders: precision, recall, ndcg, map", ACC),
+        ("Evidently: 6 accuracy metrics", ACC),
+        ("recommenders: catalog/distr. coverage, novelty", BEY),
+        ("Evidently: novelty, popularity bias", BEY),
     ]
     if not args.no_peers:
         pred, true, train_df, ev = frames(scores, test, train)
         rec_acc, rec_beyond = recommenders_rows(pred, true, train_df)
         ev_acc, ev_beyond = evidently_rows(ev, train_df)
-        for name, f in (
+        runs += [
             ("recommenders: precision, recall, ndcg, map", rec_acc),
             ("recommenders: catalog/distr. coverage, novelty", rec_beyond),
             ("Evidently: 6 accuracy metrics", ev_acc),
             ("Evidently: novelty, popularity bias", ev_beyond),
-        ):
-            t, m, _ = measure(f, repeat=1)
-            rows.append((name, t, m, None))
+        ]
+        repeats += [args.peer_repeat] * 4
+    # the peers' runs interleaved with skrank's, so that the load of a shared
+    # machine falls on both
+    measured = measure_interleaved(
+        [(f, r) for (_, f), r in zip(runs, repeats, strict=True)]
+    )
+    rows = [
+        (name, t, m, None) for (name, _), (t, m, _) in zip(runs, measured, strict=True)
+    ]
     title = (
         f"sparse: {args.users:,} users x {args.items:,} items, "
         f"{n} candidates each, k={K}, {args.threads} thread(s)"
     )
-    print_table(title, rows, "numpy floor (argpartition + sort of k)")
+    size = scores.data.nbytes + scores.indices.nbytes + scores.indptr.nbytes
+    print_table(title, rows, FLOOR, size)
+    summary(rows, peers)
 
 
 def dense_case(args, rng):
     scores, test = make_dense(args.dense_users, args.dense_items, rng)
     runs = [
-        ("numpy floor (argpartition + sort of k)", lambda: floor(scores)),
-        ("skrank top_lists", lambda: top_lists(scores, k=K)),
-        (
-            "skrank evaluate: 6 accuracy metrics",
-            lambda: evaluate_recommendations(scores, test, k=K, metrics=ACCURACY),
-        ),
+        (FLOOR, lambda: floor(scores)),
+        (TOP, lambda: top_lists(scores, k=K)),
+        (ACC, lambda: evaluate_recommendations(scores, test, k=K, metrics=ACCURACY)),
     ]
     measured = measure_interleaved([(f, args.repeat) for _, f in runs])
     rows = [
@@ -236,7 +273,8 @@ def dense_case(args, rng):
         f"dense: {args.dense_users:,} x {args.dense_items:,}, k={K}, "
         f"{args.threads} thread(s)"
     )
-    print_table(title, rows, "numpy floor (argpartition + sort of k)")
+    print_table(title, rows, FLOOR, scores.nbytes)
+    summary(rows)
 
 
 def main(argv=None):
@@ -247,11 +285,12 @@ def main(argv=None):
     parser.add_argument("--dense-users", type=int, default=20_000)
     parser.add_argument("--dense-items", type=int, default=5_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--peer-repeat", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--no-peers", action="store_true", help="skrank and floor only")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
-    with threadpool_limits(limits=args.threads):
+    with threadpool_limits(limits=args.threads), use_threads(args.threads):
         sparse_case(args, rng)
         dense_case(args, rng)
 

@@ -55,15 +55,7 @@ def _without(rel, excl):
 
 def _slot_values(cands, matrix):
     """The entries of a CSR ``matrix`` at each candidate slot (0 at padding)."""
-    if cands.items is None:
-        return matrix.toarray()
-    m, w = cands.s.shape
-    valid = cands.items >= 0
-    rows = np.broadcast_to(np.arange(m, dtype=np.int64)[:, None], (m, w))[valid]
-    out = np.zeros((m, w))
-    if rows.size:
-        out[valid] = np.asarray(matrix[rows, cands.items[valid]]).reshape(-1)
-    return out
+    return cands.values_at(matrix)
 
 
 def _pool(caller, rel):
@@ -254,7 +246,7 @@ def evaluate(caller, a):
     if a["train"] is not None:
         train = pairs_matrix(caller, "train", a["train"], cands.ids, shape)
         train.eliminate_zeros()
-        side["popularity"] = np.diff(train.tocsc().indptr).astype(np.float64)
+        side["popularity"] = np.bincount(train.indices, minlength=shape[1]) * 1.0
         side["train_users"] = shape[0]
     rules = _user_rules(a, conv, requests)
     keeps = {r: _keep(r, rel, cands, interactions) for r in set(rules.values())}

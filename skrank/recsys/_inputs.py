@@ -3,14 +3,20 @@
 Every input form becomes :class:`Candidates`: each user's candidate items as
 one row of equal width, scores padded with ``-inf`` and items with ``-1``,
 in input order (the order ``ties="first"`` keeps). A dense score matrix
-without exclusion is used as it is; the other forms (a dense matrix with
-exclusion, a ``scipy.sparse`` matrix whose stored entries are the
-candidates, a long table of ``(user, item, score)``, given top-k lists) are
-moved into rows by one gather, with no sort: a sparse matrix is already
-grouped by row, and a long table is grouped by the engine's stable counting
-sort (:func:`~skrank._engine.stable_group_order`). Excluded pairs are
-removed here, before anything is ranked. Relevance (the interactions) and
-the exclusion are looked up through ``scipy.sparse`` matrices.
+without exclusion is used as it is, and so are the stored entries of a
+``scipy.sparse`` matrix whose users all have as many candidates (its
+``data`` and ``indices`` reshaped, no copy). The other forms (a dense matrix
+with exclusion, a sparse matrix with rows of different lengths, a long table
+of ``(user, item, score)``, given top-k lists) are grouped by user with no
+sort (a sparse matrix is already grouped by row, a long table is grouped by
+the engine's stable counting sort,
+:func:`~skrank._engine.stable_group_order`) and laid out in one pass of a
+compiled kernel (:mod:`skrank.recsys._kernels`). Excluded pairs are removed
+here, before anything is ranked. Relevance (the interactions) and the
+exclusion are looked up in ``scipy.sparse`` matrices by the kernel
+:func:`segment_values`, one pass over each user's entries; the kernels'
+work is split over users on up to :func:`~skrank._threads.threads`
+threads.
 """
 
 from __future__ import annotations
@@ -21,8 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._engine import factorize, finite_scores, stable_group_order
+from .._engine import factorize, finite_scores, kernel_buffer, stable_group_order
+from .._threads import map_in_order, threads
 from .._validation import InvalidParameterError
+from . import _kernels
 
 __all__ = [
     "MAX_SLOTS",
@@ -30,12 +38,75 @@ __all__ = [
     "IdMap",
     "candidates_from",
     "check_slots",
+    "over_users",
     "pairs_matrix",
+    "segment_values",
+    "user_parts",
 ]
 
 #: The largest padded layout of candidates (scores and items, 16 bytes per
 #: slot) built for one call, in slots: 2**31 (32 GiB).
 MAX_SLOTS = 1 << 31
+
+#: The fewest users of one part when work is split over threads.
+MIN_PART_USERS = 256
+
+
+def user_parts(m, n_threads=None):
+    """``(lo, hi)`` ranges that cut ``m`` users into parts for
+    ``n_threads`` threads (None: :func:`~skrank._threads.threads`): one
+    part for one thread, else about four per thread, of at least
+    :data:`MIN_PART_USERS` users."""
+    n_threads = threads() if n_threads is None else n_threads
+    n_parts = 1 if n_threads <= 1 else max(1, min(4 * n_threads, m // MIN_PART_USERS))
+    bounds = np.linspace(0, m, n_parts + 1).astype(np.int64)
+    return [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def over_users(func, m):
+    """``func(lo, hi)`` over the parts of ``m`` users, on up to
+    :func:`~skrank._threads.threads` threads; the results in user order."""
+    return list(map_in_order(lambda part: func(*part), user_parts(m), threads()))
+
+
+def _starts(counts):
+    """Where each user's entries start, and the end: ``(m + 1,)`` int64."""
+    starts = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    return starts
+
+
+def _index_buffer(a):
+    """``a`` as a kernel's int32 or int64 index buffer (int32 kept)."""
+    a = np.asarray(a)
+    return kernel_buffer(a, np.int32 if a.dtype == np.int32 else np.int64)
+
+
+def segment_values(starts, columns, matrix):
+    """The entries of a ``scipy.sparse`` ``matrix`` at each user's columns.
+
+    ``starts`` (``m + 1`` offsets) cuts ``columns`` into one segment per
+    user (row of ``matrix``); returns ``out`` (float64, one per column)
+    with ``out[p] = matrix[r, columns[p]]`` for each entry ``p`` of user
+    ``r``'s segment: the sum of the entries stored there, 0 for none or
+    for a negative column (padding). One pass of the kernel over each row
+    of the matrix and each segment, the users split over threads.
+    """
+    matrix = sp.csr_matrix(matrix)
+    starts = kernel_buffer(starts, np.int64)
+    columns = _index_buffer(columns)
+    indptr = matrix.indptr
+    indices = np.asarray(matrix.indices, dtype=indptr.dtype)
+    data = kernel_buffer(matrix.data, np.float64)
+    out = np.empty(columns.shape[0])
+    n_items = int(matrix.shape[1])
+    over_users(
+        lambda lo, hi: _kernels.segment_values(
+            starts, columns, indptr, indices, data, n_items, lo, hi, out
+        ),
+        starts.shape[0] - 1,
+    )
+    return out
 
 
 @dataclass
@@ -54,9 +125,10 @@ class Candidates:
     ----------
     s : ndarray of float64, shape (n_users, W)
         Scores (finite), padded with ``-inf``.
-    items : ndarray of int64, shape (n_users, W) or None
+    items : ndarray of int64 or int32, shape (n_users, W) or None
         The catalogue index of each slot (``-1``: padding); None: the
-        column is the item (a dense matrix as given).
+        column is the item (a dense matrix as given). A sparse matrix's
+        int32 ``indices`` are kept as they are.
     n : ndarray of intp, shape (n_users,) or None
         The real slots of each row, which come first (None: every slot).
         The engine reads it as the row's number of items.
@@ -108,12 +180,15 @@ class Candidates:
             part(self.removed),
         )
 
-    def item_matrix(self) -> np.ndarray:
-        """The item of every slot, ``(n_users, W)`` int64."""
-        if self.items is not None:
-            return self.items
-        m, w = self.s.shape
-        return np.broadcast_to(np.arange(w, dtype=np.int64), (m, w))
+    def values_at(self, matrix) -> np.ndarray:
+        """The entries of a CSR ``matrix`` ``(n_users, n_items)`` at each
+        slot, ``(n_users, W)`` float64 (0 at padding)."""
+        if self.items is None:
+            return matrix.toarray()
+        m, w = self.items.shape
+        columns = np.ascontiguousarray(self.items).reshape(-1)
+        starts = np.arange(m + 1, dtype=np.int64) * w
+        return segment_values(starts, columns, matrix).reshape(m, w)
 
 
 def _caller_error(caller, text):
@@ -140,28 +215,40 @@ def _check_scores(caller, values, name):
             f"dtype {values.dtype}."
         )
     values = values.astype(np.float64, copy=False)
+    # a NaN or an infinity makes the sum NaN or infinite: one pass and no
+    # mask as large as the scores when every score is finite (as usual)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.sum(values)):
+            return values
     if np.isnan(values).any():
         n_nan = int(np.isnan(values).sum())
         raise InvalidParameterError(
             f"The '{name}' parameter of {caller} must not hold NaN scores; got "
             f"{n_nan} NaN value(s). Drop them or give them a score."
         )
-    return finite_scores(values)
+    out = finite_scores(values)  # a new array (flat) when one is infinite
+    return out if out is values else out.reshape(values.shape)
 
 
-def _pad(caller, n, cols, vals, order=None):
-    """Entries given grouped by row (``n`` per row; ``order``: where the
-    grouped entries are, None: in place) as padded ``(m, W)`` score and item
-    matrices: each row's first ``n`` slots take its entries, in order (a
-    boolean-mask assignment fills row after row)."""
+def _pad(caller, n, cols, vals):
+    """Entries grouped by row (``n`` per row, in row order) as padded
+    ``(m, W)`` score and item matrices: each row's first ``n`` slots take
+    its entries, in order. Rows all of one length are the entries
+    reshaped, without a copy; others are laid out by one pass of the
+    kernel, the users split over threads."""
     m = n.shape[0]
     w = int(n.max()) if m else 0
     check_slots(caller, m, w)
-    fill = np.arange(w)[None, :] < n[:, None]
-    s = np.full((m, w), -np.inf)
-    items = np.full((m, w), -1, dtype=np.int64)
-    s[fill] = vals if order is None else np.take(vals, order)
-    items[fill] = cols if order is None else np.take(cols, order)
+    vals = kernel_buffer(vals, np.float64)
+    cols = _index_buffer(cols)
+    if m and w and bool((n == w).all()):
+        return vals.reshape(m, w), cols.reshape(m, w), n
+    s = np.empty((m, w))
+    items = np.empty((m, w), dtype=np.int64)
+    starts = _starts(n)
+    over_users(
+        lambda lo, hi: _kernels.pad_segments(starts, vals, cols, s, items, lo, hi), m
+    )
     return s, items, n
 
 
@@ -326,13 +413,19 @@ def _relevance_values(caller, name, v):
     return v
 
 
-def _drop_excluded(caller, rows, cols, vals, excluded):
-    """The entries not in the exclusion matrix (``excluded``, CSR or None)."""
-    if excluded is None or not rows.size:
-        return rows, cols, vals
-    out = np.asarray(excluded[rows, cols]).reshape(-1) != 0
-    keep = ~out
-    return rows[keep], cols[keep], vals[keep]
+def _drop_excluded(counts, cols, vals, excluded):
+    """The entries grouped by user (``counts`` per user) that are not in the
+    exclusion matrix (``excluded``, CSR or None): ``(counts, cols, vals)``
+    of the entries kept, in their order."""
+    if excluded is None or not cols.size:
+        return counts, cols, vals
+    starts = _starts(counts)
+    keep = segment_values(starts, cols, excluded) == 0
+    if keep.all():
+        return counts, cols, vals
+    kept = _starts(keep)  # entries kept before each entry
+    counts = (kept[starts[1:]] - kept[starts[:-1]]).astype(np.intp)
+    return counts, np.asarray(cols)[keep], np.asarray(vals)[keep]
 
 
 def candidates_from(caller, scores, recommended, exclude, n_items):
@@ -354,11 +447,10 @@ def candidates_from(caller, scores, recommended, exclude, n_items):
         shape = tuple(int(d) for d in scores.shape)
         x = _csr_once(caller, "scores", scores)
         vals = _check_scores(caller, x.data, "scores")
-        rows = np.repeat(np.arange(shape[0], dtype=np.int64), np.diff(x.indptr))
-        cols = x.indices.astype(np.int64)
+        counts = np.diff(x.indptr).astype(np.intp)
         excl = _exclusion(caller, exclude, IdMap(), shape)
-        rows, cols, vals = _drop_excluded(caller, rows, cols, vals, excl)
-        return _grouped(caller, rows, cols, vals, shape, IdMap()), excl
+        counts, cols, vals = _drop_excluded(counts, x.indices, vals, excl)
+        return _grouped(caller, counts, cols, vals, shape, IdMap()), excl
     arr = np.asarray(scores)
     if arr.ndim != 2:
         raise InvalidParameterError(
@@ -373,9 +465,12 @@ def candidates_from(caller, scores, recommended, exclude, n_items):
         return Candidates(s, None, None, shape[1], IdMap()), excl
     # excluded items get the score -inf, below every (finite) candidate, and
     # the lists drop them: one copy of the matrix, no rows to move
-    out = excl.toarray() != 0
-    removed = np.count_nonzero(out, axis=1).astype(np.intp)
-    s = np.where(out, -np.inf, s)
+    stored = excl.data != 0
+    rows = np.repeat(np.arange(shape[0], dtype=np.int64), np.diff(excl.indptr))
+    rows = rows[stored]
+    removed = np.bincount(rows, minlength=shape[0]).astype(np.intp)
+    s = np.array(s, dtype=np.float64)
+    s[rows, excl.indices[stored]] = -np.inf
     return Candidates(s, None, None, shape[1], IdMap(), removed=removed), excl
 
 
@@ -385,11 +480,10 @@ def _exclusion(caller, exclude, ids, shape):
     return pairs_matrix(caller, "exclude", exclude, ids, shape, values=False)
 
 
-def _grouped(caller, rows, cols, vals, shape, ids, order=None):
-    """Entries whose rows are grouped (in row order, or once taken in
-    ``order``) as :class:`Candidates`."""
-    counts = np.bincount(rows, minlength=shape[0]).astype(np.intp)
-    s, items, n = _pad(caller, counts, cols, vals, order)
+def _grouped(caller, counts, cols, vals, shape, ids):
+    """Entries grouped by user (``counts`` per user, in user order) as
+    :class:`Candidates`."""
+    s, items, n = _pad(caller, counts, cols, vals)
     return Candidates(s, items, n, shape[1], ids)
 
 
@@ -402,12 +496,13 @@ def _from_table(caller, table, exclude):
     shape = (user_ids.shape[0], item_ids.shape[0])
     _once(caller, "scores", u.astype(np.int64) * shape[1] + i, "score each pair once")
     excl = _exclusion(caller, exclude, ids, shape)
-    u, i, vals = _drop_excluded(
-        caller, u.astype(np.int64), i.astype(np.int64), vals, excl
-    )
+    u = u.astype(np.int64)
     order = stable_group_order(u, shape[0])
-    cands = _grouped(caller, u, i, vals, shape, ids, order)
-    return cands, excl
+    counts = np.bincount(u, minlength=shape[0]).astype(np.intp)
+    i = np.take(i.astype(np.int64), order)
+    vals = np.take(vals, order)
+    counts, i, vals = _drop_excluded(counts, i, vals, excl)
+    return _grouped(caller, counts, i, vals, shape, ids), excl
 
 
 def _from_lists(caller, recommended, scores, exclude, n_items):
@@ -447,13 +542,14 @@ def _from_lists(caller, recommended, scores, exclude, n_items):
                 f"recommended {ids.shape}; got {s.shape}."
             )
         ordered = False
-    rows = np.repeat(np.arange(m, dtype=np.int64), valid.sum(axis=1))
+    counts = valid.sum(axis=1).astype(np.intp)
+    rows = np.repeat(np.arange(m, dtype=np.int64), counts)
     cols = ids[valid]
     vals = np.asarray(s)[valid]
     _once(caller, "recommended", rows * n_items + cols, "list each item once per user")
     shape = (m, n_items)
     excl = _exclusion(caller, exclude, IdMap(), shape)
-    rows, cols, vals = _drop_excluded(caller, rows, cols, vals, excl)
-    cands = _grouped(caller, rows, cols, vals, shape, IdMap())
+    counts, cols, vals = _drop_excluded(counts, cols, vals, excl)
+    cands = _grouped(caller, counts, cols, vals, shape, IdMap())
     cands.ordered = ordered
     return cands, excl

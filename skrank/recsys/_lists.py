@@ -14,7 +14,7 @@ from .._validation import (
     InvalidParameterError,
     validate_params,
 )
-from ._inputs import candidates_from
+from ._inputs import candidates_from, over_users
 
 __all__ = ["TopLists", "select", "top_lists"]
 
@@ -158,6 +158,33 @@ _RELEVANCE_FIRST = {
 }
 
 
+def _top_order(s, y, n, k, rule, whole_group):
+    """The engine's :func:`~skrank._engine.order.top_order` of the rows of
+    ``s``, the users split over threads: each part is ordered as it would
+    be alone, its flat positions moved to its first row, and the parts'
+    rows padded to the widest (position -1, score ``-inf``)."""
+    m, L = s.shape
+    pieces = over_users(
+        lambda lo, hi: top_order(
+            s[lo:hi], y[lo:hi], None if n is None else n[lo:hi], k, rule, whole_group
+        ),
+        m,
+    )
+    if len(pieces) == 1:
+        return pieces[0][0], pieces[0][2]
+    width = max(piece[0].shape[1] for piece in pieces)
+    pos = np.full((m, width), -1, dtype=np.intp)
+    ss = np.full((m, width), -np.inf)
+    lo = 0
+    for p, _, part_s in pieces:
+        hi = lo + p.shape[0]
+        w = p.shape[1]
+        pos[lo:hi, :w] = np.where(p >= 0, p + lo * L, -1)
+        ss[lo:hi, :w] = part_s
+        lo = hi
+    return pos, ss
+
+
 def select(cands, k: int, ties: str, y=None, scores=False):
     """The top ``k`` of each user's candidates, taken by the engine.
 
@@ -172,16 +199,22 @@ def select(cands, k: int, ties: str, y=None, scores=False):
     """
     s = cands.s
     m, w = s.shape
+    rule = _RELEVANCE_FIRST[ties]
     if y is None:
-        y = np.zeros((m, w))
-    pos, _, ss = top_order(
-        s, y, cands.n, k, _RELEVANCE_FIRST[ties], whole_group=ties == "average"
-    )
+        # without relevance every rule keeps the input order among tied
+        # items; the kernel reads the scores in the place of the relevance
+        # (it reads no relevance then), so no (n_users, W) zeros are made
+        y, rule = s, None
+    pos, ss = _top_order(s, y, cands.n, k, rule, ties == "average")
     real = pos >= 0
     if cands.removed is not None:  # excluded items of a dense matrix
         real &= ss > -np.inf
-    flat_items = np.ascontiguousarray(cands.item_matrix()).reshape(-1)
-    items = np.where(real, np.take(flat_items, np.where(real, pos, 0)), -1)
+    slot = np.where(real, pos, 0)
+    if cands.items is None:  # the column is the item
+        items = np.where(real, slot % max(w, 1), -1)
+    else:
+        flat_items = np.ascontiguousarray(cands.items).reshape(-1)
+        items = np.where(real, np.take(flat_items, slot), -1)
     n_cand = cands.counts().astype(np.int64)
     listed = np.minimum(n_cand, k)
     free = np.zeros(m, dtype=np.int64)
@@ -197,7 +230,8 @@ def select(cands, k: int, ties: str, y=None, scores=False):
         size = np.where(straddles, group, 0)
         share = np.divide(free, size, out=np.zeros(m), where=size > 0)
         inclusion = np.where(at & straddles[:, None], share[:, None], inclusion)
-    width = int(np.count_nonzero(real, axis=1).max()) if m else 0
+    counts = np.count_nonzero(real, axis=1)
+    width = int(counts.max()) if m else 0
     lists = TopLists(
         items=np.ascontiguousarray(items[:, :width], dtype=np.int64),
         inclusion=np.ascontiguousarray(inclusion[:, :width]),
@@ -211,9 +245,11 @@ def select(cands, k: int, ties: str, y=None, scores=False):
         return lists
     if cands.ordered:
         return lists, None
-    rows = np.broadcast_to(np.arange(m, dtype=np.int64)[:, None], real.shape)[real]
+    # the listed entries row after row: a CSR matrix as it is stored
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
     listed_scores = sp.csr_matrix(
-        (ss[real], (rows, items[real])), shape=(m, int(cands.n_items))
+        (ss[real], items[real], indptr), shape=(m, int(cands.n_items))
     )
     return lists, listed_scores
 
