@@ -18,6 +18,7 @@ from ._evaluator import RankingEvaluator
 from ._power import paired_power, paired_sample_size
 from ._results import QueryResults
 from ._scorer import get_scorer, get_scorer_names, make_ranking_scorer
+from ._show_versions import show_versions
 from ._stats import Comparison, compare
 from .metrics import *  # noqa: F403
 from .names import MetricSpec, get_metric, get_metric_names
@@ -51,6 +52,7 @@ __all__ = [
     "read_run",
     "recsys",
     "retrieval",
+    "show_versions",
     "spark",
     "trec",
     "xgboost",
