@@ -56,12 +56,24 @@ def _json(v):
     return v
 
 
-def _fmt(v):
+def _fmt(v, spec=".4f"):
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else "no"
     if isinstance(v, float):
-        return "nan" if math.isnan(v) else f"{v:.4g}"
+        return "nan" if math.isnan(v) else f"{v:{spec}}"
     return str(v)
+
+
+def _column_format(values):
+    """One format for a column of numbers: four decimals (``0.6550``), or,
+    when a non-zero value would show fewer than two significant digits
+    that way (below 0.001, as small p-values are) or is 10**6 or more, four
+    significant digits in scientific notation for the whole column
+    (``9.055e-07``)."""
+    sizes = [abs(v) for v in values if isinstance(v, float) and math.isfinite(v)]
+    if any(0 < s < 1e-3 or s >= 1e6 for s in sizes):
+        return ".3e"
+    return ".4f"
 
 
 class Comparison:
@@ -113,8 +125,18 @@ class Comparison:
         (empty otherwise).
     settings_ : dict
         ``test``, ``correction``, ``interval``, ``confidence_level``,
-        ``n_resamples``, ``queries`` and ``baseline`` (a name, or a list of
-        names when a list was given).
+        ``n_resamples``, ``queries``, ``baseline`` (a name, or a list of
+        names when a list was given) and ``seeded`` (whether a
+        ``random_state`` was given).
+
+    Notes
+    -----
+    Printed (``repr``, and the command line's ``skrank compare``), each
+    column has one number format: four decimals, or four significant
+    digits in scientific notation for a column with a non-zero value below
+    0.001 (small p-values). A legend under the tables says what ``d_z`` is
+    and, when the intervals or p-values are resampled without a
+    ``random_state``, that they change from one call to the next.
 
     See Also
     --------
@@ -357,11 +379,26 @@ class Comparison:
             + f"; {pct} {s['interval']} intervals; test={s['test']!r}, "
             f"correction={s['correction']!r}"
         )
+        notes = [
+            "d_z: the mean difference over the standard deviation of the "
+            "per-query differences (Cohen's d_z for paired samples)."
+        ]
+        random = s["interval"] in ("bca", "percentile") or s["test"] in (
+            "randomization",
+            "bootstrap",
+        )
+        if random and not s.get("seeded", True):
+            notes.append(
+                "No random_state was given: the resampled intervals and "
+                "p-values change from one call to the next; pass an int "
+                "(--seed on the command line) to repeat them."
+            )
         return "\n\n".join(
             [
                 head,
                 _table(self.summary_, self._columns("summary")),
                 _table(self.pairs_, self._columns("pairs")),
+                "\n".join(notes),
             ]
         )
 
@@ -577,7 +614,10 @@ def _report(comparison, digits, ci, tie_bounds=False):
 
 
 def _table(rows, columns):
-    cells = [list(columns)] + [[_fmt(r[c]) for c in columns] for r in rows]
+    specs = [_column_format([r[c] for r in rows]) for c in columns]
+    cells = [list(columns)] + [
+        [_fmt(r[c], spec) for c, spec in zip(columns, specs, strict=True)] for r in rows
+    ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     lines = [
         "  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) for row in cells
