@@ -64,12 +64,16 @@ def _fmt(v, spec=".4f"):
     return str(v)
 
 
-def _column_format(values):
-    """One format for a column of numbers: four decimals (``0.6550``), or,
-    when a non-zero value would show fewer than two significant digits
-    that way (below 0.001, as small p-values are) or is 10**6 or more, four
-    significant digits in scientific notation for the whole column
-    (``9.055e-07``)."""
+def _column_format(name, values):
+    """One format for the column ``name`` of numbers ``values``.
+
+    p-values: four significant digits in scientific notation
+    (``4.162e-03``, ``9.055e-07``), whatever their size. Other numbers: four
+    decimals (``0.6550``), unless a non-zero value is below 0.001 or 10**6
+    or more, when the whole column is in scientific notation.
+    """
+    if name.startswith("p_"):
+        return ".3e"
     sizes = [abs(v) for v in values if isinstance(v, float) and math.isfinite(v)]
     if any(0 < s < 1e-3 or s >= 1e6 for s in sizes):
         return ".3e"
@@ -129,18 +133,19 @@ class Comparison:
         names when a list was given) and ``seeded`` (whether a
         ``random_state`` was given).
 
-    Notes
-    -----
-    Printed (``repr``, and the command line's ``skrank compare``), each
-    column has one number format: four decimals, or four significant
-    digits in scientific notation for a column with a non-zero value below
-    0.001 (small p-values). A legend under the tables says what ``d_z`` is
-    and, when the intervals or p-values are resampled without a
-    ``random_state``, that they change from one call to the next.
-
     See Also
     --------
     compare : Build a comparison.
+
+    Notes
+    -----
+    Printed (``repr``, and the command line's ``skrank compare``), each
+    column has one number format: p-values with four significant digits in
+    scientific notation, the other numbers with four decimals (or, in a
+    column with a non-zero value below 0.001, in scientific notation too). A
+    legend under the tables says what ``d_z`` is and, when the intervals or
+    p-values are resampled without a ``random_state``, that they change from
+    one call to the next.
 
     Examples
     --------
@@ -614,7 +619,7 @@ def _report(comparison, digits, ci, tie_bounds=False):
 
 
 def _table(rows, columns):
-    specs = [_column_format([r[c] for r in rows]) for c in columns]
+    specs = [_column_format(c, [r[c] for r in rows]) for c in columns]
     cells = [list(columns)] + [
         [_fmt(r[c], spec) for c, spec in zip(columns, specs, strict=True)] for r in rows
     ]
