@@ -20,6 +20,7 @@ from ._plugins import RankedQueries, register_metric, unregister_metric
 from ._power import paired_power, paired_sample_size
 from ._results import QueryResults
 from ._scorer import get_scorer, get_scorer_names, make_ranking_scorer
+from ._show_versions import show_versions
 from ._stats import Comparison, compare
 from .metrics import *  # noqa: F403
 from .names import MetricSpec, get_metric, get_metric_names
@@ -56,6 +57,7 @@ __all__ = [
     "recsys",
     "register_metric",
     "retrieval",
+    "show_versions",
     "spark",
     "trec",
     "unregister_metric",

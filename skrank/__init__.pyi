@@ -24,6 +24,7 @@ from ._results import QueryResults as QueryResults
 from ._scorer import get_scorer as get_scorer
 from ._scorer import get_scorer_names as get_scorer_names
 from ._scorer import make_ranking_scorer as make_ranking_scorer
+from ._show_versions import show_versions as show_versions
 from ._stats import compare as compare
 from .metrics import binary_g_score as binary_g_score
 from .metrics import bndcg_score as bndcg_score
@@ -151,6 +152,7 @@ __all__ = [
     "set_precision_score",
     "set_recall_score",
     "set_relative_precision_score",
+    "show_versions",
     "spark",
     "trec",
     "unjudged_at_k_score",

@@ -56,12 +56,28 @@ def _json(v):
     return v
 
 
-def _fmt(v):
+def _fmt(v, spec=".4f"):
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else "no"
     if isinstance(v, float):
-        return "nan" if math.isnan(v) else f"{v:.4g}"
+        return "nan" if math.isnan(v) else f"{v:{spec}}"
     return str(v)
+
+
+def _column_format(name, values):
+    """One format for the column ``name`` of numbers ``values``.
+
+    p-values: four significant digits in scientific notation
+    (``4.162e-03``, ``9.055e-07``), whatever their size. Other numbers: four
+    decimals (``0.6550``), unless a non-zero value is below 0.001 or 10**6
+    or more, when the whole column is in scientific notation.
+    """
+    if name.startswith("p_"):
+        return ".3e"
+    sizes = [abs(v) for v in values if isinstance(v, float) and math.isfinite(v)]
+    if any(0 < s < 1e-3 or s >= 1e6 for s in sizes):
+        return ".3e"
+    return ".4f"
 
 
 class Comparison:
@@ -113,12 +129,23 @@ class Comparison:
         (empty otherwise).
     settings_ : dict
         ``test``, ``correction``, ``interval``, ``confidence_level``,
-        ``n_resamples``, ``queries`` and ``baseline`` (a name, or a list of
-        names when a list was given).
+        ``n_resamples``, ``queries``, ``baseline`` (a name, or a list of
+        names when a list was given) and ``seeded`` (whether a
+        ``random_state`` was given).
 
     See Also
     --------
     compare : Build a comparison.
+
+    Notes
+    -----
+    Printed (``repr``, and the command line's ``skrank compare``), each
+    column has one number format: p-values with four significant digits in
+    scientific notation, the other numbers with four decimals (or, in a
+    column with a non-zero value below 0.001, in scientific notation too). A
+    legend under the tables says what ``d_z`` is and, when the intervals or
+    p-values are resampled without a ``random_state``, that they change from
+    one call to the next.
 
     Examples
     --------
@@ -357,11 +384,26 @@ class Comparison:
             + f"; {pct} {s['interval']} intervals; test={s['test']!r}, "
             f"correction={s['correction']!r}"
         )
+        notes = [
+            "d_z: the mean difference over the standard deviation of the "
+            "per-query differences (Cohen's d_z for paired samples)."
+        ]
+        random = s["interval"] in ("bca", "percentile") or s["test"] in (
+            "randomization",
+            "bootstrap",
+        )
+        if random and not s.get("seeded", True):
+            notes.append(
+                "No random_state was given: the resampled intervals and "
+                "p-values change from one call to the next; pass an int "
+                "(--seed on the command line) to repeat them."
+            )
         return "\n\n".join(
             [
                 head,
                 _table(self.summary_, self._columns("summary")),
                 _table(self.pairs_, self._columns("pairs")),
+                "\n".join(notes),
             ]
         )
 
@@ -577,7 +619,10 @@ def _report(comparison, digits, ci, tie_bounds=False):
 
 
 def _table(rows, columns):
-    cells = [list(columns)] + [[_fmt(r[c]) for c in columns] for r in rows]
+    specs = [_column_format(c, [r[c] for r in rows]) for c in columns]
+    cells = [list(columns)] + [
+        [_fmt(r[c], spec) for c, spec in zip(columns, specs, strict=True)] for r in rows
+    ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     lines = [
         "  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) for row in cells

@@ -56,7 +56,9 @@ RETRIEVAL = Catalogue(
     name_noun="retrieval metric name",
     listing="get_retrieval_metric_names()",
     examples="'bndcg@5', 'precision@5' or 'map_at_r'",
-    measures=tuple("bndcg hit_rate map map_at_r precision r_precision recall".split()),
+    measures=tuple(
+        "bndcg hit_rate map map_at_r mrr precision r_precision recall".split()
+    ),
     every_cutoff=True,
     params_in_names=False,
 )

@@ -279,6 +279,7 @@ def _compare(caller, arguments):
     random_state = arguments["random_state"]
     systems_arg = arguments.get("systems_arg", "results")
     settings = {key: arguments[key] for key in _CONSTRAINTS}
+    settings["seeded"] = random_state is not None
     if not isinstance(results, Mapping) or len(results) < 2:
         raise InvalidParameterError(
             f"{caller}: results must be a dict of at least two systems "

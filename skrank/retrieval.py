@@ -430,11 +430,11 @@ def evaluate_retrieval(
         returns them.
     metrics : str or list of str
         Metric names such as ``"bndcg@5"``, ``"precision@5"``,
-        ``"hit_rate@5"``, ``"recall@5"``, ``"map@5"``, ``"r_precision"`` or
-        ``"map_at_r@100"``; without ``@k`` a metric reads every neighbour
-        given. See :func:`get_retrieval_metric_names`. ``"r_precision"``
-        and ``"map_at_r"`` without a cutoff read ``R`` neighbours per query
-        and need at least as many as the largest ``R``.
+        ``"hit_rate@5"``, ``"recall@5"``, ``"map@5"``, ``"mrr@10"``,
+        ``"r_precision"`` or ``"map_at_r@100"``; without ``@k`` a metric
+        reads every neighbour given. See :func:`get_retrieval_metric_names`.
+        ``"r_precision"`` and ``"map_at_r"`` without a cutoff read ``R``
+        neighbours per query and need at least as many as the largest ``R``.
     %(distance_threshold)s
     %(average_retrieval)s
     %(leave_one_out_neighbors)s
@@ -499,6 +499,8 @@ def evaluate_retrieval(
     hit_rate@k     1 if some :math:`m_j = 1` for :math:`j \\le k`
     recall@k       :math:`\\sum_{j \\le k} m_j / R`
     map@k          :math:`\\sum_{j \\le k} m_j \\mathrm{P@j} / R`
+    mrr@k          :math:`1 / j` for the first :math:`j \\le k` with
+                   :math:`m_j = 1`, 0 without a match
     r_precision@k  :math:`\\sum_{j \\le \\min(R, k)} m_j / R`
     map_at_r@k     :math:`\\sum_{j \\le \\min(R, k)} m_j \\mathrm{P@j} / R`
     ============== ====================================================
@@ -588,7 +590,8 @@ def get_retrieval_metric_names() -> list[str]:
     Examples
     --------
     >>> from skrank.retrieval import get_retrieval_metric_names
-    >>> get_retrieval_metric_names()
-    ['bndcg', 'hit_rate', 'map', 'map_at_r', 'precision', 'r_precision', 'recall']
+    >>> get_retrieval_metric_names()  # doctest: +NORMALIZE_WHITESPACE
+    ['bndcg', 'hit_rate', 'map', 'map_at_r', 'mrr', 'precision', 'r_precision',
+     'recall']
     """
     return RETRIEVAL.names()

@@ -115,10 +115,11 @@ def _parser() -> argparse.ArgumentParser:
         prog="skrank",
         description="Ranking evaluation: tie-aware metrics, trec_eval's numbers "
         "on request.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # --version unwrapped
     )
-    from .. import __version__
+    from .._show_versions import short_version
 
-    parser.add_argument("--version", action="version", version=f"skrank {__version__}")
+    parser.add_argument("--version", action="version", version=short_version())
     parser.add_argument(
         "--plugin",
         action="append",

@@ -22,8 +22,9 @@ matplotlib artists, ``ax_`` and ``figure_`` set. Several systems are given as
 a mapping ``{name: y_score}``, ``{name: run}`` or ``{name: estimator}``.
 
 matplotlib is imported only when a Display is built or drawn: ``import
-skrank.display`` works without it, and a Display then says to install the
-``plot`` extra (``pip install skrank[plot]``).
+skrank.display`` works without it, and a Display then says to install it
+(``pip install 'matplotlib>=3.6'``, or ``pip install '.[plot]'`` in a checkout
+of skrank).
 """
 
 from ._comparison import ComparisonDisplay

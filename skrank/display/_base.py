@@ -46,6 +46,7 @@ from ._docs import PARAMS
 
 __all__ = [
     "MAX_VALUES",
+    "OKABE_ITO",
     "PARAMS",
     "Predictions",
     "Runs",
@@ -87,8 +88,8 @@ def check_matplotlib(caller):
     except ImportError:
         raise ImportError(
             f"{caller} draws with matplotlib, which is not installed. Install "
-            "skrank's plot extra: pip install skrank[plot] (or pip install "
-            "'matplotlib>=3.6')."
+            "it: pip install 'matplotlib>=3.6' (or, from a checkout of skrank, "
+            "its plot extra: pip install '.[plot]')."
         ) from None
 
 
@@ -104,13 +105,40 @@ def check_ax(caller, ax):
         )
 
 
+#: The colour-blind-safe palette of Okabe & Ito (2008), the darker colours
+#: first and black left out (reference lines are grey or black).
+OKABE_ITO = (
+    "#0072B2",  # blue
+    "#D55E00",  # vermillion
+    "#009E73",  # bluish green
+    "#CC79A7",  # reddish purple
+    "#E69F00",  # orange
+    "#56B4E9",  # sky blue
+    "#F0E442",  # yellow
+)
+
+
 def get_axes(caller, ax):
-    """``(figure, axes)``: those of ``ax``, or a new figure's."""
+    """``(figure, axes)``: those of ``ax``, or a new figure's.
+
+    A new figure uses matplotlib's constrained layout, which keeps the
+    legend drawn beside the axes (:func:`drawn`) inside the figure. An axes
+    with nothing drawn on it yet cycles through :data:`OKABE_ITO` unless the
+    user's ``rcParams["axes.prop_cycle"]`` differs from matplotlib's
+    default: the cycle is set on the axes, never in ``rcParams``.
+    """
     check_ax(caller, ax)
+    import matplotlib as mpl
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots()
+        # wider than matplotlib's default, for the legend beside the axes
+        width, height = mpl.rcParams["figure.figsize"]
+        _, ax = plt.subplots(layout="constrained", figsize=(1.3 * width, height))
+    empty = not (ax.lines or ax.collections or ax.patches or ax.containers)
+    default = mpl.rcParams["axes.prop_cycle"] == mpl.rcParamsDefault["axes.prop_cycle"]
+    if empty and default:
+        ax.set_prop_cycle(color=OKABE_ITO)
     return ax.figure, ax
 
 
@@ -147,10 +175,12 @@ def legend_label(*parts):
     return ", ".join(p for p in parts if p)
 
 
-def drawn(display, fig, ax, loc="best"):
-    """``display``, its picture finished: the legend drawn at ``loc`` and
-    ``ax_`` and ``figure_`` set."""
-    ax.legend(loc=loc, fontsize="small")
+def drawn(display, fig, ax):
+    """``display``, its picture finished: ``ax_`` and ``figure_`` set and the
+    legend drawn beside the axes, to their right, where it covers no data."""
+    ax.legend(
+        loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, fontsize="small"
+    )
     display.ax_, display.figure_ = ax, fig
     return display
 

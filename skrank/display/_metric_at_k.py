@@ -183,6 +183,9 @@ default=None
     value drawn is the mean of the per-query values, which is what
     ``average="mean"`` returns. The intervals are those of
     :func:`skrank.compare`'s ``summary_``; they need two queries or more.
+    When several lines carry intervals, the lines are dodged: each is drawn
+    a little off its cutoffs (all within 0.3 of the smallest step between
+    cutoffs), so that no error bar hides another.
 
     Cutoffs past the longest query are clamped to its number of items (the
     metric ``num_ret``, evaluated first): every item is ranked by then, and
@@ -410,9 +413,17 @@ default=None
             if self.confidence_level is not None
             else "confidence interval"
         )
+        # several intervals at one cutoff are dodged: each line is drawn a
+        # little off its k so that its error bars do not hide the others'
+        with_ci = self.ci_low is not None and self.ci_high is not None
+        n_lines = len(names) * len(self.metrics)
+        step = np.diff(self.k).min() if self.k.shape[0] > 1 else 1
+        spread = 0.3 * step if with_ci and n_lines > 1 else 0.0
+        offsets = np.linspace(-spread / 2, spread / 2, n_lines).reshape(shape)
         for i, system in enumerate(names):
             color = None
             for j, metric in enumerate(self.metrics):
+                x = self.k + offsets[i, j]
                 style = {
                     "marker": "o",
                     "markersize": 4,
@@ -422,13 +433,13 @@ default=None
                 if color is not None:
                     style["color"] = color
                 style.update(kwargs)
-                (lines[i, j],) = ax.plot(self.k, self.values[i, j], **style)
+                (lines[i, j],) = ax.plot(x, self.values[i, j], **style)
                 color = lines[i, j].get_color()
                 if self.tie_low is not None and self.tie_high is not None:
                     lo, hi = self.tie_low[i, j], self.tie_high[i, j]
                     if np.isfinite(lo).all() and np.isfinite(hi).all():
                         bands[i, j], band_label = tie_band(
-                            ax, self.k, lo, hi, color, band_label, band_kwargs
+                            ax, x, lo, hi, color, band_label, band_kwargs
                         )
                 if self.ci_low is not None and self.ci_high is not None:
                     v = self.values[i, j]
@@ -436,10 +447,11 @@ default=None
                     bar = {"fmt": "none", "ecolor": color, "capsize": 3}
                     bar["label"] = ci_label
                     bar.update(errorbar_kwargs or {})
-                    errorbars[i, j] = ax.errorbar(self.k, v, yerr=yerr, **bar)
+                    errorbars[i, j] = ax.errorbar(x, v, yerr=yerr, **bar)
                     ci_label = "_nolegend_"
         ax.set_xlabel("cutoff k")
-        ax.set_ylabel("mean over queries")
+        named = ", ".join(f"{m}@k" for m in self.metrics)
+        ax.set_ylabel(f"{named} (mean over queries)")
         if np.issubdtype(self.k.dtype, np.integer) and self.k.shape[0] <= 20:
             ax.set_xticks(self.k)
         self.lines_, self.bands_, self.errorbars_ = lines, bands, errorbars

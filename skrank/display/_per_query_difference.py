@@ -9,6 +9,7 @@ from .._engine import factorize
 from .._stats import compare_for
 from .._validation import InvalidParameterError
 from ._base import (
+    OKABE_ITO,
     check_baseline,
     check_bool,
     check_compare_settings,
@@ -305,7 +306,9 @@ class PerQueryDifferenceDisplay:
         (system,) = legend_names(caller, [self.name], name)
         d = self.differences
         x = np.arange(d.shape[0])
-        colors = np.where(d > 0, "tab:green", np.where(d < 0, "tab:red", "0.6"))
+        # wins blue, losses vermillion (Okabe & Ito): told apart without
+        # red-green vision
+        colors = np.where(d > 0, OKABE_ITO[0], np.where(d < 0, OKABE_ITO[1], "0.6"))
         wins, ties, losses = (int(np.count_nonzero(c)) for c in (d > 0, d == 0, d < 0))
         style = {"width": 0.8, "color": colors, "linewidth": 0}
         style.update(kwargs)
@@ -324,22 +327,22 @@ class PerQueryDifferenceDisplay:
         self.ci_band_ = ax.axhspan(
             self.ci_low,
             self.ci_high,
-            color="tab:blue",
-            alpha=0.15,
+            color="0.5",
+            alpha=0.25,
             label=f"{level} [{self.ci_low:.3f}, {self.ci_high:.3f}]",
         )
         p = "" if self.p_value is None else f", p = {self.p_value:.3g}"
         self.mean_line_ = ax.axhline(
             self.mean_difference,
-            color="tab:blue",
+            color="black",
             linewidth=1.5,
             label=f"mean difference {self.mean_difference:+.3f}{p}",
         )
-        ax.axhline(0.0, color="black", linewidth=0.8)
+        ax.axhline(0.0, color="0.4", linewidth=0.8, linestyle=":")
         ax.set_xlim(-0.6, d.shape[0] - 0.4)
         ax.set_xlabel(
             f"queries, sorted by difference ({_count(wins, 'win')}, "
             f"{_count(ties, 'tie')}, {_count(losses, 'loss')})"
         )
         ax.set_ylabel(f"{self.metric}: {system} - {self.baseline_name}")
-        return drawn(self, fig, ax, loc="upper left")
+        return drawn(self, fig, ax)

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import Interval, InvalidParameterError, plain, validate_params
-from ._base import check_ax, check_matplotlib, get_axes, legend_names
+from ._base import check_ax, check_matplotlib, drawn, get_axes, legend_names
 
 __all__ = ["PopularityBiasDisplay"]
 
@@ -258,6 +258,4 @@ class PopularityBiasDisplay:
             )
         ax.set_xlabel("training users of the item")
         ax.set_ylabel(f"share of users recommended the item (top {self.k})")
-        ax.legend()
-        self.ax_, self.figure_ = ax, fig
-        return self
+        return drawn(self, fig, ax)

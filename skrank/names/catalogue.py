@@ -261,6 +261,14 @@ def _suggest(word: str, catalogue: Catalogue = RANKING) -> str:
             word.lower(), [a.lower() for a in pool], n=3, cutoff=0.5
         )
         close = [catalogue._lower[c][0] for c in close]
+    # an alias is suggested by the canonical name the listing shows
+    listed = set(catalogue.names())
+    close = list(
+        dict.fromkeys(
+            c if c in listed or catalogue._table[c][1] else catalogue._table[c][0].name
+            for c in close
+        )
+    )
     if close:
         return " Did you mean " + " or ".join(repr(c) for c in close) + "?"
     return ""

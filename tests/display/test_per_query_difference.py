@@ -59,9 +59,9 @@ def test_per_query_difference_is_evaluate_and_compare(systems, tmp_path):
     heights = np.array([bar.get_height() for bar in disp.bars_])
     np.testing.assert_allclose(heights, d[order], rtol=1e-12, atol=1e-15)
     np.testing.assert_array_equal(disp.qid, a.qid[order])
-    # wins green, losses red
+    # wins blue, losses vermillion (Okabe-Ito)
     colors = [bar.get_facecolor() for bar in disp.bars_]
-    green, red = (matplotlib.colors.to_rgba(c) for c in ("tab:green", "tab:red"))
+    green, red = (matplotlib.colors.to_rgba(c) for c in ("#0072B2", "#D55E00"))
     assert all(c == green for c, v in zip(colors, d[order], strict=True) if v > 0)
     assert all(c == red for c, v in zip(colors, d[order], strict=True) if v < 0)
     # mean and interval: skrank.compare's pairs_ row

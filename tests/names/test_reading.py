@@ -330,7 +330,7 @@ def test_trec_eval_output_names():
         ("IPrec@1.5", r"Parameter 'level' of metric 'iprec_at_recall'"),
         (
             "r-precison",
-            r"Unknown ranking metric 'r-precison'. Did you mean 'r-precision'",
+            r"Unknown ranking metric 'r-precison'. Did you mean 'r_precision'",
         ),
         # trec_eval's parameters after a dot
         ("utility.1,2", r"utility takes 4 values after the dot .*got 2"),

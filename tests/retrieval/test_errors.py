@@ -105,6 +105,7 @@ def test_metric_names_and_aliases():
         "hit_rate",
         "map",
         "map_at_r",
+        "mrr",
         "precision",
         "r_precision",
         "recall",

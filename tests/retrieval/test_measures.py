@@ -217,8 +217,8 @@ def test_retrieval_reads_names_with_its_own_catalogue():
     # a ranking metric is not a retrieval metric; the suggestion is one
     with pytest.raises(
         ValueError,
-        match=r"Unknown retrieval metric 'NDCG@3'\. Did you mean 'BNDCG'.*"
-        r"Valid names: bndcg, hit_rate, map, map_at_r, precision, r_precision, "
+        match=r"Unknown retrieval metric 'NDCG@3'\. Did you mean 'bndcg'.*"
+        r"Valid names: bndcg, hit_rate, map, map_at_r, mrr, precision, r_precision, "
         r"recall \(see get_retrieval_metric_names\(\)\)",
     ):
         evaluate_retrieval(*args, "NDCG@3", leave_one_out=True)
