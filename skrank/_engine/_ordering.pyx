@@ -320,29 +320,12 @@ cdef double select_small(
     return v
 
 
-# One comparator of the sorting network: the larger value to mx[i], the
-# smaller to mx[j], without a branch (SSE2's maxsd and minsd where there
-# are, else what the compiler makes of the conditional expressions).
-cdef extern from *:
-    """
-    #if defined(__SSE2__) || defined(_M_X64)
-    #include <emmintrin.h>
-    static inline void skrank_ce(double *mx, int i, int j)
-    {
-        __m128d a = _mm_set_sd(mx[i]), b = _mm_set_sd(mx[j]);
-        mx[i] = _mm_cvtsd_f64(_mm_max_sd(a, b));
-        mx[j] = _mm_cvtsd_f64(_mm_min_sd(a, b));
-    }
-    #else
-    static inline void skrank_ce(double *mx, int i, int j)
-    {
-        double a = mx[i], b = mx[j];
-        mx[i] = a > b ? a : b;
-        mx[j] = a < b ? a : b;
-    }
-    #endif
-    """
-    void ce "skrank_ce" (double *mx, int i, int j) noexcept nogil
+cdef inline void ce(double *mx, int i, int j) noexcept nogil:
+    """One comparator of the sorting network: the larger value to
+    ``mx[i]``, the smaller to ``mx[j]``."""
+    cdef double a = mx[i], b = mx[j]
+    mx[i] = a if a > b else b
+    mx[j] = a if a < b else b
 
 
 cdef double fan_bound(const double *row, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
@@ -386,21 +369,6 @@ cdef double fan_bound(const double *row, Py_ssize_t n, Py_ssize_t k) noexcept no
     ce(mx, 1, 2); ce(mx, 3, 4); ce(mx, 5, 6); ce(mx, 7, 8)
     ce(mx, 9, 10); ce(mx, 11, 12); ce(mx, 13, 14)
     return mx[k]
-
-
-cdef inline Py_ssize_t above_bound(
-    const double *row, Py_ssize_t n, double bound, int64_t *cand, double *work
-) noexcept nogil:
-    """The items of ``row[0 .. n)`` at or above ``bound``: their columns to
-    ``cand`` and their scores to ``work``, in input order; their number."""
-    cdef Py_ssize_t j, c = 0
-    cdef double x
-    for j in range(n):
-        x = row[j]
-        cand[c] = j
-        work[c] = x
-        c += x >= bound
-    return c
 
 
 # The number of values of a[0 .. n) above x, n a multiple of 8: two values
@@ -579,7 +547,7 @@ def top_order(
     cdef Py_ssize_t m = s.shape[0], L = s.shape[1]
     cdef Py_ssize_t r, n, c, j, i, listed, first, at, grown, w0
     cdef int padded, above, keep
-    cdef double x, kx, kj, v
+    cdef double bound, x, kx, kj, v
     cdef const double *row
     cdef const double *krow
     cdef const int64_t *listed_at
@@ -646,7 +614,11 @@ def top_order(
                 # the items that pass the bound, then each one's place among
                 # them by counting: the items above it, and the tied ones
                 # that the rule puts first
-                c = above_bound(row, n, fan_bound(row, n, k - 1), cand, work)
+                bound = fan_bound(row, n, k - 1)
+                for j in range(n):
+                    cand[c] = j
+                    work[c] = row[j]
+                    c += row[j] >= bound
                 if c <= MAX_COUNTED:
                     listed = 0
                     # padded to a multiple of 8 with values no item is below

@@ -273,7 +273,6 @@ def grade_counts(const double[:, ::1] y, int64_t[:, ::1] out):
     cdef int64_t above
     cdef int64_t h[8]
     cdef uint64_t acc0, acc1, add
-    cdef const double *row
     # a value's grade g adds ONE[g]: one byte counter per grade in a 64-bit
     # word, emptied before any byte can overflow; grade 7 stands for every
     # value that is not an integer in 0 .. MAX_GRADE
@@ -290,7 +289,6 @@ def grade_counts(const double[:, ::1] y, int64_t[:, ::1] out):
             if bad:
                 break
             memset(h, 0, sizeof(h))
-            row = &y[r, 0] if n else NULL
             j = 0
             while j < n:
                 # two words, each taking at most 255 values of this block
@@ -298,7 +296,7 @@ def grade_counts(const double[:, ::1] y, int64_t[:, ::1] out):
                 acc0 = 0
                 acc1 = 0
                 while j < end:
-                    g = small_integer(row[j], MAX_GRADE)
+                    g = small_integer(y[r, j], MAX_GRADE)
                     add = ONE[7 if g < 0 else g]
                     if j & 1:
                         acc1 += add
