@@ -12,6 +12,7 @@ they build, and on buffers and sizes they must refuse.
 import numpy as np
 import pytest
 
+from engine.engine_helpers import FOREIGN_COLUMNS
 from skrank import _engine
 from skrank._engine import _placing, grouping
 
@@ -71,15 +72,7 @@ def test_settle_checks_sizes_before_memory_is_taken():
         )
 
 
-@pytest.mark.parametrize(
-    "bad",
-    [
-        np.zeros(4, ">f8"),  # another byte order
-        np.zeros(4, np.int64),  # not float64
-        np.zeros((4, 2))[:, 0],  # strided
-        np.zeros(4, np.float32),  # another size
-    ],
-)
+@pytest.mark.parametrize("bad", FOREIGN_COLUMNS)
 def test_place_refuses_foreign_columns(bad):
     with pytest.raises((TypeError, ValueError)):
         _placing.place_digits(
