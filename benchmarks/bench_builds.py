@@ -12,11 +12,15 @@ build cannot run) shows it as missing there.
 Every table row of the script's output (a line of a table headed ``tool``)
 is matched by its section (the line in brackets above the table) and its
 name. For each build the script keeps the best time of every row over the
-rounds and the row's ratio to the table's first row (the floor, timed in
-the same process, or the row named by ``--floor``), and prints both
-builds' ratios and their change. Ratios to the floor are what the targets
-are stated in; they hold under load where absolute times do not, and
-alternating the builds lets a slow spell of a shared machine fall on both.
+rounds, and the row's ratio to the table's first row (the floor, or the row
+named by ``--floor``) taken in each process, between times of the same
+process (the benchmark scripts interleave a table's rows, so that the row
+and its floor see the same load, the same data and the same state of the
+process's memory), the median over the rounds. It prints both builds'
+times and their change, and both builds' ratios and their change. Ratios
+to the floor are what the targets are stated in; they hold under load
+where absolute times do not, and alternating the builds lets a slow spell
+of a shared machine fall on both.
 
 Usage::
 
@@ -100,18 +104,39 @@ def best_of(runs: list[dict]) -> dict:
     return best
 
 
-def ratios(best: dict, floor: str | None = None) -> dict:
-    """Each row's time over its section's floor: the row named ``floor``,
-    else the first row of the section's table."""
+def ratios(rows: dict, floor: str | None = None) -> dict:
+    """Each row's time over its section's floor, in one run: the row named
+    ``floor``, else the first row of the section's table."""
     floors = {}
-    for (section, name), (order, seconds) in best.items():
+    for (section, name), (order, seconds) in rows.items():
         if (name == floor) if floor else order == 0:
             floors[section] = seconds
     return {
         key: seconds / floors[key[0]]
-        for key, (_, seconds) in best.items()
+        for key, (_, seconds) in rows.items()
         if floors.get(key[0])
     }
+
+
+def median_ratios(runs: list[dict], floor: str | None = None) -> dict:
+    """The median over the runs of each row's ratio to its floor, each
+    ratio taken within one run (one process)."""
+    per_run = [ratios(rows, floor) for rows in runs]
+    out = {}
+    for key in {key for r in per_run for key in r}:
+        values = sorted(r[key] for r in per_run if key in r)
+        half = len(values) // 2
+        out[key] = (
+            values[half] if len(values) % 2 else (values[half - 1] + values[half]) / 2
+        )
+    return out
+
+
+def change(before, after) -> str:
+    """``after`` over ``before`` as a signed percentage ("" if one is missing)."""
+    return (
+        "" if before is None or after is None else f"{(after / before - 1) * 100:+.1f}%"
+    )
 
 
 def main(argv=None):
@@ -134,33 +159,31 @@ def main(argv=None):
             runs[name].append(parse_tables(run_once(tree, script, extra)))
             print(f"round {r + 1}/{a.rounds}: {name} done", file=sys.stderr)
     best = {name: best_of(v) for name, v in runs.items()}
-    ratio = {name: ratios(v, a.floor) for name, v in best.items()}
+    ratio = {name: median_ratios(v, a.floor) for name, v in runs.items()}
     keys = sorted(
         set(best["before"]) | set(best["after"]),
         key=lambda k: (k[0], (best["after"].get(k) or best["before"][k])[0]),
     )
-    print(f"{a.script} {' '.join(extra)}: best of {a.rounds} interleaved rounds")
+    print(
+        f"{a.script} {' '.join(extra)}: best time of {a.rounds} interleaved "
+        "rounds; ratio to the floor within each process, median of the rounds"
+    )
     head = (
-        f"{'row':<62} {'before ms':>10} {'after ms':>10} {'before x':>9} "
-        f"{'after x':>9} {'change':>8}"
+        f"{'row':<54} {'before ms':>9} {'after ms':>9} {'change':>7} "
+        f"{'before x':>8} {'after x':>8} {'change':>7}"
     )
     section = None
     for key in keys:
         if key[0] != section:
             section = key[0]
             print(f"\n{section}\n{head}\n{'-' * len(head)}")
-        cells = []
-        for name in ("before", "after"):
-            v = best[name].get(key)
-            cells.append("—" if v is None else f"{v[1] * 1e3:.1f}")
-        for name in ("before", "after"):
-            v = ratio[name].get(key)
-            cells.append("—" if v is None else f"{v:.2f}")
-        b, f = ratio["before"].get(key), ratio["after"].get(key)
-        change = "" if b is None or f is None else f"{(f / b - 1) * 100:+.1f}%"
+        ms = [best[name].get(key, (0, None))[1] for name in ("before", "after")]
+        x = [ratio[name].get(key) for name in ("before", "after")]
+        cells = ["—" if v is None else f"{v * 1e3:.1f}" for v in ms]
+        cells += ["—" if v is None else f"{v:.3f}" for v in x]
         print(
-            f"{key[1][:62]:<62} {cells[0]:>10} {cells[1]:>10} {cells[2]:>9} "
-            f"{cells[3]:>9} {change:>8}"
+            f"{key[1][:54]:<54} {cells[0]:>9} {cells[1]:>9} {change(*ms):>7} "
+            f"{cells[2]:>8} {cells[3]:>8} {change(*x):>7}"
         )
 
 

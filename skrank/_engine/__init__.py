@@ -18,8 +18,8 @@ hold for every tie rule.
 Everything is vectorised across queries: no Python loop runs over queries,
 rows or tie groups. The hottest steps run in compiled kernels, one
 implementation each: grouping shuffled rows
-(:mod:`skrank._engine._grouping`), the orders
-(:mod:`skrank._engine._ordering`) and the tie groups
+(:mod:`skrank._engine._grouping` and :mod:`skrank._engine._placing`), the
+orders (:mod:`skrank._engine._ordering`) and the tie groups
 (:mod:`skrank._engine._ranking`).
 
 The modules in their dependency order (each imports only the ones before

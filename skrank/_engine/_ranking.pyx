@@ -13,6 +13,9 @@ import numpy as np
 from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint64_t
 from libc.string cimport memset
 
+from ._shared cimport small_integer
+
+
 cdef extern from "Python.h":
     const Py_ssize_t PY_SSIZE_T_MAX
 
@@ -258,28 +261,6 @@ def first_hits(
 
 cdef enum:
     MAX_GRADE = 6
-
-
-# v as an integer when it is one in 0 .. top (top < 2**31), else -1, without
-# a branch and without converting NaN or a value out of range to int (which
-# C leaves undefined): SSE2's truncation gives INT_MIN for those.
-cdef extern from *:
-    """
-    #if defined(__SSE2__) || defined(_M_X64)
-    #include <emmintrin.h>
-    #endif
-    static inline int skrank_small_integer(double v, int top)
-    {
-    #if defined(__SSE2__) || defined(_M_X64)
-        int g = _mm_cvttsd_si32(_mm_set_sd(v)); /* NaN, out of range: INT_MIN */
-    #else
-        int g = v >= 0.0 && v <= (double)top ? (int)v : -1;
-    #endif
-        int wrong = ((double)g != v) | ((unsigned)g > (unsigned)top);
-        return wrong ? -1 : g;
-    }
-    """
-    int small_integer "skrank_small_integer" (double v, int top) noexcept nogil
 
 
 def grade_counts(const double[:, ::1] y, int64_t[:, ::1] out):

@@ -4,7 +4,8 @@ Rows of the grouped (learning-to-rank) layout are grouped by query with a
 stable counting sort by query code, in the compiled kernels of
 :mod:`skrank._engine._grouping`: in one pass while there are few codes,
 else by the high digit of their code first, then within each high digit by
-the rest (:func:`stage_by_code`, :class:`Staged`). Rows whose queries are
+the rest (:mod:`skrank._engine._placing`; :func:`stage_by_code`,
+:class:`Staged`). Rows whose queries are
 contiguous need no sort. :func:`grouped_layout` lays the grouped rows out
 as blocks (:func:`skrank._engine.layout._pack`), at once or, with ``lazy``, a
 group of high digits at a time as the blocks are read
@@ -21,7 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
-from . import _grouping
+from . import _grouping, _placing
 from .layout import SLICE_VALUES, Block, Layout, _pack, kernel_buffer
 
 # Integers of larger magnitude than this are not all exact as float64.
@@ -283,10 +284,10 @@ class Staged:
             rest = self.outputs
             if pair:
                 y, s, *rest = self.outputs
-                _grouping.settle_pair(*args, _items(y), _items(s), scratch)
+                _placing.settle_pair(*args, _items(y), _items(s), scratch)
             if rest:
                 bytes_of = [c.view(np.uint8) for c in rest]
-                _grouping.settle_columns(*args, bytes_of, scratch)
+                _placing.settle_columns(*args, bytes_of, scratch)
         return [o[:n] for o in self.outputs]
 
     def place(self, first: int, stop: int):
@@ -307,9 +308,9 @@ class Staged:
         args = (starts, self.shift, self.bounds, self.skew, first, stop)
         y, s = self.outputs[0], _items(self.outputs[1])
         if self.tags:
-            _grouping.place_tags(*args, y, s, y_out, _items(s_out))
+            _placing.place_tags(*args, y, s, y_out, _items(s_out))
         else:
-            _grouping.place_digits(*args, self.low, y, s, y_out, _items(s_out))
+            _placing.place_digits(*args, self.low, y, s, y_out, _items(s_out))
         return y_out, s_out
 
 

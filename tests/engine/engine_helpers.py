@@ -37,3 +37,12 @@ def _groups(r: Ranking):
             for a, b, c in zip(r.row, r.start, r.size, strict=True)
         ]
     return [(i, j, 1) for i in range(r.m) for j in range(r.width)]
+
+
+#: float64 columns a kernel must refuse by their type before it reads them
+FOREIGN_COLUMNS = [
+    np.zeros(4, ">f8"),  # another byte order
+    np.zeros(4, np.int64),  # not float64
+    np.zeros((4, 2))[:, 0],  # strided
+    np.zeros(4, np.float32),  # another size
+]

@@ -122,6 +122,7 @@ def spies(monkeypatch):
         (order_module, "_ordering"),
         (ranking_module, "_ranking"),
         (grouping_module, "_grouping"),
+        (grouping_module, "_placing"),
         (common_module, "_kernels"),
         (ap_module, "_kernels"),
     ]:
@@ -324,7 +325,7 @@ ENGINE_IMPORTS = {
     "layout": set(),
     "ranking": {"layout", "_ranking"},
     "order": {"layout", "ranking", "_ordering", "_ranking"},
-    "grouping": {"layout", "_grouping"},
+    "grouping": {"layout", "_grouping", "_placing"},
 }
 
 _IMPORT_ALONE = """
