@@ -51,6 +51,10 @@ __all__ = [
     "to_backend",
 ]
 
+#: Libraries whose DataFrames export the interchange protocol but hold
+#: data elsewhere (skrank.dask and skrank.spark evaluate them).
+_DISTRIBUTED = frozenset({"dask", "pyspark"})
+
 #: The libraries :func:`to_backend` writes to.
 BACKENDS = ("pandas", "polars", "pyarrow")
 
@@ -76,6 +80,10 @@ def _kind(obj):
     if nw is not None and isinstance(obj, nw.DataFrame):
         return "narwhals"
     if isinstance(obj, (np.ndarray, dict, list, tuple, str, bytes)):
+        return None
+    if type(obj).__module__.partition(".")[0] in _DISTRIBUTED:
+        # Dask and Spark DataFrames are read where they lie, partition by
+        # partition, by skrank.dask and skrank.spark: never collected here
         return None
     if hasattr(obj, "__arrow_c_stream__"):
         return "stream"

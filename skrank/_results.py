@@ -263,11 +263,11 @@ class QueryResults(dict):
         >>> from skrank import evaluate
         >>> res = evaluate([[0, 1], [1, 0]], [[0.3, 0.2], [0.4, 0.4]], ["mrr"],
         ...                average=None)
-        >>> res.to_frame()
-             mrr
+        >>> res.to_frame()  # query 1's tie: (1 + 1/2) / 2
+              mrr
         qid
-        0    0.5
-        1    0.5
+        0    0.50
+        1    0.75
         >>> res.to_frame(backend="pyarrow").column_names
         ['qid', 'mrr']
         """

@@ -325,3 +325,40 @@ def test_to_frame_errors():
 def test_surrogate_escaped_ids_stay_bytes_in_arrow():
     res = skrank.QueryResults({"m": [1.0]}, np.array(["q\udcff"], dtype=object))
     assert res.to_frame(backend="pyarrow").column("qid").to_pylist() == [b"q\xff"]
+
+
+@pytest.mark.slow  # importing dask.dataframe takes seconds the first time
+def test_dask_frames_are_left_to_skrank_dask():
+    import dask.dataframe as dd
+
+    frame = dd.from_pandas(pd.DataFrame(_long(RUN, "score")), npartitions=1)
+    assert hasattr(frame, "__dataframe__") and not is_frame(frame)
+    with pytest.raises(ValueError, match="must be a file path, a pandas DataFrame"):
+        read_run(frame)
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars", "pyarrow"])
+def test_qrels_and_runs_to_frame_in_each_library_read_back(backend):
+    for table, reader in ((read_run(RUN), read_run), (read_qrels(QRELS), read_qrels)):
+        frame = table.to_frame(backend=backend)
+        assert type(frame).__module__.split(".")[0] == backend
+        assert reader(frame).to_dict() == table.to_dict()
+    with pytest.raises(ValueError, match="'backend' parameter of Run.to_frame"):
+        read_run(RUN).to_frame(backend="dask")
+
+
+@pytest.mark.slow  # importing matplotlib takes seconds the first time
+def test_display_from_run_reads_polars_and_pyarrow():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from skrank.display import MetricAtKDisplay
+
+    qrels, run = pl.DataFrame(_long(QRELS, "relevance")), pa.table(_long(RUN, "score"))
+    disp = MetricAtKDisplay.from_run(qrels, run, metrics="ndcg", k=2, name="a")
+    plt.close("all")
+    # the values of evaluate_run on the dicts (a path reading no DataFrame)
+    ref = evaluate_run(QRELS, RUN, ["ndcg@1", "ndcg@2"])
+    np.testing.assert_allclose(disp.values[0, 0], list(ref.values()), rtol=1e-12)
