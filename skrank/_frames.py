@@ -47,6 +47,7 @@ __all__ = [
     "frame_columns",
     "frame_index",
     "is_frame",
+    "native_frame",
     "read_frame",
     "to_backend",
 ]
@@ -134,6 +135,35 @@ def _arrow_table(obj, kind):
     return from_dataframe(obj)
 
 
+def native_frame(obj):
+    """``obj`` as a pandas or polars DataFrame or a pyarrow Table.
+
+    A narwhals DataFrame gives its native frame; a table exporting the Arrow
+    stream or the interchange protocol is read once into a pyarrow Table (a
+    caller reading several columns converts it first, so that a producer's
+    stream is read once). The others are returned as they are.
+
+    Parameters
+    ----------
+    obj : DataFrame
+        A table :func:`is_frame` accepts.
+
+    Returns
+    -------
+    frame : pandas.DataFrame, polars.DataFrame, pyarrow.Table or RecordBatch
+        The same rows and columns.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skrank._frames import native_frame
+    >>> frame = pd.DataFrame({"qid": [1]})
+    >>> native_frame(frame) is frame
+    True
+    """
+    return _native(obj)[0]
+
+
 def _native(obj):
     """``obj`` as a pandas, polars or pyarrow object, and its reader."""
     kind = _kind(obj)
@@ -192,8 +222,9 @@ def frame_index(obj):
     >>> frame_index(pd.DataFrame({"x": [1.0, 2.0]}, index=[7, 9]))
     array([7, 9])
     """
-    obj, kind = _native(obj)
-    return obj.index.to_numpy() if kind == "pandas" else None
+    if _kind(obj) == "narwhals":
+        obj = obj.to_native()
+    return obj.index.to_numpy() if _kind(obj) == "pandas" else None
 
 
 def _nulls(caller, what, column, mask_or_count, first=None):
@@ -225,8 +256,6 @@ def _from_arrow(arr, caller, what, column, text):
     import pyarrow as pa
 
     if isinstance(arr, pa.ChunkedArray):
-        if arr.null_count:
-            _nulls(caller, what, column, arr.null_count, lambda: _first_null(arr))
         # one chunk is read where it lies; several are joined (one copy)
         arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
     if arr.null_count:
@@ -249,11 +278,16 @@ def _from_arrow(arr, caller, what, column, text):
 
 
 def _first_null(arr):
-    import pyarrow as pa
-
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
     return int(np.flatnonzero(~arr.is_valid().to_numpy(zero_copy_only=False))[0])
+
+
+def _has_pyarrow():
+    """Whether pyarrow can be imported (polars hands text to it whole)."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _from_polars(series, caller, what, column, text):
@@ -270,7 +304,7 @@ def _from_polars(series, caller, what, column, text):
     if dtype.is_numeric() or dtype == pl.Boolean:
         return series.to_numpy()  # no copy for numbers in one chunk
     if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
-        if text == "arrow" and _module("pyarrow") is not None:
+        if text == "arrow" and _has_pyarrow():
             return _from_arrow(series.to_arrow(), caller, what, column, text)
         return series.cast(pl.String).to_numpy()
     _unsupported(caller, what, column, dtype)
@@ -393,6 +427,7 @@ def frame_arrays(caller: str, name: str, obj, n_columns: int) -> list:
     >>> frame_arrays("f", "x", pd.DataFrame({"u": [0, 1], "i": [2, 3]}), 2)
     [array([0, 1]), array([2, 3])]
     """
+    obj = native_frame(obj)
     names = frame_columns(obj)
     if len(names) < n_columns:
         raise InvalidParameterError(

@@ -362,3 +362,35 @@ def test_display_from_run_reads_polars_and_pyarrow():
     # the values of evaluate_run on the dicts (a path reading no DataFrame)
     ref = evaluate_run(QRELS, RUN, ["ndcg@1", "ndcg@2"])
     np.testing.assert_allclose(disp.values[0, 0], list(ref.values()), rtol=1e-12)
+
+
+def test_a_stream_is_read_once_and_no_library_is_imported(monkeypatch):
+    calls = []
+
+    class Counted(_Stream):
+        def __arrow_c_stream__(self, requested_schema=None):
+            calls.append(1)
+            return super().__arrow_c_stream__(requested_schema)
+
+    assert evaluate_run(QRELS, Counted(pa.table(_long(RUN, "score"))), "map") == (
+        evaluate_run(QRELS, RUN, "map")
+    )
+    assert len(calls) == 1  # three columns, one read of the stream
+    # a library is looked up, never imported: without polars loaded, a
+    # pandas DataFrame is read and polars stays unloaded
+    monkeypatch.delitem(sys.modules, "polars")
+    assert (
+        read_run(pd.DataFrame(_long(RUN, "score"))).to_dict() == read_run(RUN).to_dict()
+    )
+    assert "polars" not in sys.modules
+
+
+def test_polars_text_without_pyarrow_is_read_as_python_strings(monkeypatch):
+    import skrank._frames as frames
+
+    monkeypatch.setattr(frames, "_has_pyarrow", lambda: False)
+    table = pl.DataFrame({"c": pl.Series(["x", "y", "x"], dtype=pl.Categorical)})
+    got = read_frame(table, "f", "t", text="arrow")["c"]
+    assert got.dtype == object and got.tolist() == ["x", "y", "x"]
+    frame = pl.DataFrame(_long(RUN, "score"))
+    assert read_run(frame).to_dict() == read_run(RUN).to_dict()

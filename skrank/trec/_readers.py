@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from .._frames import frame_columns, is_frame, read_frame
+from .._frames import frame_columns, is_frame, native_frame, read_frame
 from .._validation import InvalidParameterError, Options, validate_params
 from ._files import _read_file, _spans_mask
 from ._ids import _fixed_ok, _Ids
@@ -372,6 +372,7 @@ def _from_frame(df, kind, caller, name, scores="finite"):
     the id columns as Arrow string arrays where they are text (read without
     a Python object per row), else numpy arrays."""
     value_col = "score" if kind == "run" else "relevance"
+    df = native_frame(df)  # an Arrow stream is read once
     columns = frame_columns(df)
     chosen = {}
     for key in ("qid", "docno", value_col):
