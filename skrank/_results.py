@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from ._core import aggregate
+from ._frames import to_backend
 from ._validation import InvalidParameterError
 
 __all__ = ["QueryResults"]
@@ -229,37 +230,50 @@ class QueryResults(dict):
                 for name, v in self.items()
             }
 
-    def to_frame(self):
-        """Return the values as a pandas DataFrame.
+    def to_frame(self, backend="pandas"):
+        """Return the values as a DataFrame of the caller's library.
+
+        Parameters
+        ----------
+        backend : {"pandas", "polars", "pyarrow"}, default="pandas"
+            The library of the table: a pandas DataFrame indexed by
+            :attr:`qid`, or a polars DataFrame or pyarrow Table whose first
+            column ``"qid"`` holds the query ids (neither has an index).
 
         Returns
         -------
-        frame : pandas.DataFrame
-            One row per query, indexed by :attr:`qid` (an index named
-            ``"qid"``), and one column per metric, in order.
+        frame : pandas.DataFrame, polars.DataFrame or pyarrow.Table
+            One row per query, in the order of :attr:`qid`, and one column
+            per metric, in order. :func:`skrank.compare` reads each of them
+            back as one system's per-query values.
 
         Raises
         ------
+        ValueError
+            When ``backend`` is not one of the three.
         ImportError
-            When pandas is not installed.
+            When that library is not installed.
 
         See Also
         --------
         QueryResults.mean : The mean of each metric.
+
+        Examples
+        --------
+        >>> from skrank import evaluate
+        >>> res = evaluate([[0, 1], [1, 0]], [[0.3, 0.2], [0.4, 0.4]], ["mrr"],
+        ...                average=None)
+        >>> res.to_frame()  # query 1's tie: (1 + 1/2) / 2
+              mrr
+        qid
+        0    0.50
+        1    0.75
+        >>> res.to_frame(backend="pyarrow").column_names
+        ['qid', 'mrr']
         """
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError(
-                "QueryResults.to_frame needs pandas: pip install pandas"
-            ) from None
-        try:
-            index = pd.Index(self.qid, name="qid")
-        except UnicodeEncodeError:
-            # ids read from bytes that are not UTF-8 hold surrogate escapes,
-            # which pandas' string dtype cannot store: keep Python strings
-            index = pd.Index(self.qid, name="qid", dtype=object)
-        return pd.DataFrame(dict(self), index=index)
+        return to_backend(
+            dict(self), backend, "QueryResults.to_frame", index=("qid", self.qid)
+        )
 
     def __repr__(self) -> str:
         n, m = self.qid.shape[0], len(self)

@@ -32,6 +32,7 @@ import numpy as np
 from ._comparison import PAIR_COLUMNS, SUMMARY_COLUMNS, Comparison
 from ._engine import factorize
 from ._faces import call_as, public
+from ._frames import frame_index, is_frame, read_frame
 from ._multiple import TUKEY_MODELS, baselines_of, compared_pairs, tukey_columns
 from ._resampling import (
     _adjust,
@@ -79,12 +80,9 @@ _CONSTRAINTS = {
 def _columns(name, table):
     """(query ids or None, {metric: values}, {metric: (low, high)}) of one
     system's results, the last the tie bounds it carries."""
-    if hasattr(table, "columns") and hasattr(table, "index"):  # a DataFrame
-        cols = {str(c): table[c].to_numpy() for c in table.columns}
-        if "qid" in cols:
-            qid = cols.pop("qid")
-        else:
-            qid = table.index.to_numpy()
+    if is_frame(table):  # pandas, polars, pyarrow, ...: see skrank._frames
+        cols = read_frame(table, _CALLER, f"results of system {name!r}")
+        qid = cols.pop("qid") if "qid" in cols else frame_index(table)
     elif isinstance(table, Mapping):
         cols = {str(k): v for k, v in table.items()}
         qid = cols.pop("qid", None)
@@ -94,8 +92,9 @@ def _columns(name, table):
             qid = getattr(table, "qid", None)
     else:
         raise InvalidParameterError(
-            f"{_CALLER}: the results of system {name!r} must be a pandas "
-            "DataFrame (one row per query, one column per metric), a dict "
+            f"{_CALLER}: the results of system {name!r} must be a "
+            "DataFrame (pandas, polars, pyarrow, ...; one row per query, one "
+            "column per metric), a dict "
             f"{{'qid': ids, metric: values}} or a mapping {{metric: values}} "
             f"with a 'qid' attribute; got {type(table).__name__}."
         )

@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._engine import factorize, finite_scores, kernel_buffer, stable_group_order
+from .._frames import frame_arrays, is_frame
 from .._threads import map_in_order, threads
 from .._validation import InvalidParameterError
 from . import _kernels
@@ -307,13 +308,8 @@ def _map_ids(caller, name, values, known, what):
 def _columns(caller, name, table, n_columns):
     """The columns of a long table: a DataFrame's first columns or a tuple of
     1-D arrays."""
-    if hasattr(table, "columns") and hasattr(table, "iloc"):
-        if table.shape[1] < n_columns:
-            raise InvalidParameterError(
-                f"The '{name}' parameter of {caller} must have at least "
-                f"{n_columns} columns; got {table.shape[1]}."
-            )
-        return [table.iloc[:, j].to_numpy() for j in range(n_columns)]
+    if is_frame(table):
+        return frame_arrays(caller, name, table, n_columns)
     cols = [np.asarray(c) for c in table]
     lengths = {c.shape[0] if c.ndim else -1 for c in cols}
     if len(lengths) != 1 or -1 in lengths:
@@ -325,9 +321,7 @@ def _columns(caller, name, table, n_columns):
 
 
 def _is_table(x):
-    return isinstance(x, (tuple, list)) or (
-        hasattr(x, "columns") and hasattr(x, "iloc")
-    )
+    return isinstance(x, (tuple, list)) or is_frame(x)
 
 
 def pairs_matrix(caller, name, x, ids, shape, values=True):

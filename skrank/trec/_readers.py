@@ -6,9 +6,11 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import sys
 
 import numpy as np
 
+from .._frames import frame_columns, is_frame, native_frame, read_frame
 from .._validation import InvalidParameterError, Options, validate_params
 from ._files import _read_file, _spans_mask
 from ._ids import _fixed_ok, _Ids
@@ -233,22 +235,29 @@ def _number_objects(arr, kind, caller, lines, scores="finite") -> np.ndarray:
 def _arrow_strings(values):
     """``values`` as one pyarrow string array of valid ids, or None.
 
-    ``values`` is a pandas column's array or a numpy object array. None when
-    pyarrow is not installed, when the values are not all strings, or when
-    some id is missing, empty or holds a NUL byte (the general path then
-    reports it with its row).
+    ``values`` is a pandas column's array, a pyarrow array or a numpy object
+    array. None when pyarrow is not installed, when the values are not all
+    strings, or when some id is missing, empty or holds a NUL byte (the
+    general path then reports it with its row).
     """
-    if not (
+    pa = sys.modules.get("pyarrow")
+    if pa is not None and isinstance(values, (pa.Array, pa.ChunkedArray)):
+        arr = values
+    elif not (
         hasattr(values, "__arrow_array__")
         or (isinstance(values, np.ndarray) and values.dtype.kind == "O")
     ):
         return None
+    else:
+        arr = None
     try:
         import pyarrow as pa
     except ImportError:  # pragma: no cover - pyarrow is installed in the tests
         return None
     try:
-        if isinstance(values, np.ndarray):
+        if arr is not None:
+            pass
+        elif isinstance(values, np.ndarray):
             arr = pa.array(values, type=pa.large_string())
         else:
             arr = pa.array(values)
@@ -264,6 +273,15 @@ def _arrow_strings(values):
     if (np.diff(offsets) == 0).any() or not data[offsets[0] : offsets[-1]].all():
         return None
     return arr
+
+
+def _numpy_ids(values):
+    """An Arrow array of ids as a numpy object array (the general path, which
+    reports a bad id with its row); anything else as it is."""
+    pa = sys.modules.get("pyarrow")
+    if pa is not None and isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values.to_numpy(zero_copy_only=False)
+    return values
 
 
 def _arrow_buffers(arr):
@@ -327,12 +345,13 @@ def _from_arrays(
     if d_arrow is not None:
         d = _arrow_ids(d_arrow)
     else:
+        docno = _numpy_ids(docno)
         d = _Ids.from_array(_id_values(docno, "document ids", caller, lines))
     v = _number_column(values, kind, caller, lines, scores)
     if q_arrow is not None:
         qid_values, codes = _arrow_query_codes(q_arrow, caller, lines)
     else:
-        q = _id_values(qid, "query ids", caller, lines)
+        q = _id_values(_numpy_ids(qid), "query ids", caller, lines)
         qid_values, codes = np.unique(q, return_inverse=True)
     codes = codes.reshape(-1).astype(np.int32 if len(qid_values) < 2**31 else np.int64)
     return _finish_table(
@@ -348,33 +367,32 @@ def _from_arrays(
     )
 
 
-def _column(series):
-    """A DataFrame's id column: its Arrow-backed array as it is (read without
-    a Python object per row), else a numpy array."""
-    values = series.array
-    if hasattr(values, "__arrow_array__") and series.dtype.kind not in "iub":
-        return values
-    return series.to_numpy()
-
-
 def _from_frame(df, kind, caller, name, scores="finite"):
+    """A table from a DataFrame of any library (see :mod:`skrank._frames`):
+    the id columns as Arrow string arrays where they are text (read without
+    a Python object per row), else numpy arrays."""
     value_col = "score" if kind == "run" else "relevance"
+    df = native_frame(df)  # an Arrow stream is read once
+    columns = frame_columns(df)
     chosen = {}
     for key in ("qid", "docno", value_col):
-        found = [c for c in _COLUMNS[key] if c in df.columns]
+        found = [c for c in _COLUMNS[key] if c in columns]
         if not found:
             others = ", ".join(map(repr, _COLUMNS[key][1:]))
             also = f" (or {others} for {key!r})" if others else ""
             raise InvalidParameterError(
                 f"{caller}: a {kind} DataFrame needs columns 'qid', 'docno' "
-                f"and {value_col!r}{also}; got columns {df.columns.tolist()}."
+                f"and {value_col!r}{also}; got columns {columns}."
             )
         chosen[key] = found[0]
+    what = f"{kind} DataFrame"
+    ids = read_frame(df, caller, what, [chosen["qid"], chosen["docno"]], "arrow")
+    values = read_frame(df, caller, what, [chosen[value_col]])
     return _from_arrays(
         kind,
-        _column(df[chosen["qid"]]),
-        _column(df[chosen["docno"]]),
-        df[chosen[value_col]].to_numpy(),
+        ids[chosen["qid"]],
+        ids[chosen["docno"]],
+        values[chosen[value_col]],
         _Lines("the DataFrame", kind="frame"),
         caller,
         source="DataFrame",
@@ -427,7 +445,7 @@ def _read(source, kind, caller, name=None, scores="finite"):
         )
     if isinstance(source, dict):
         table = _from_dict(source, kind, caller, name, scores)
-    elif hasattr(source, "columns") and hasattr(source, "to_numpy"):
+    elif is_frame(source):
         table = _from_frame(source, kind, caller, name, scores)
     elif isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
         table = _read_file(source, kind, caller, scores == "strtod")
@@ -436,7 +454,8 @@ def _read(source, kind, caller, name=None, scores="finite"):
             table._last_name = None
     else:
         raise InvalidParameterError(
-            f"{caller}: the {kind} must be a file path, a pandas DataFrame or "
+            f"{caller}: the {kind} must be a file path, a pandas DataFrame (or "
+            "a polars, pyarrow, ... one) or "
             f"a dict {{qid: {{docno: value}}}}; got {type(source).__name__}."
         )
     table._check_duplicates()

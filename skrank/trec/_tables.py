@@ -8,6 +8,7 @@ from bisect import bisect_right
 import numpy as np
 
 from .._engine import stable_group_order
+from .._frames import to_backend
 from .._validation import InvalidParameterError
 from ._ids import _decode, _fixed_ok
 from ._io import (
@@ -104,16 +105,6 @@ def _natural_order(qids: np.ndarray) -> np.ndarray:
     return np.argsort(qids, kind="stable")  # not a ranking: output order
 
 
-def _import_pandas(what):
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is installed in the tests
-        raise ImportError(
-            f"{what} needs pandas; install it with pip install 'skrank[trec]'."
-        ) from None
-    return pd
-
-
 class _Table:
     """Rows of (query, document, value): queries coded, documents keyed."""
 
@@ -189,14 +180,28 @@ class _Table:
         """
         return self._docno.decode()
 
-    def to_frame(self):
-        """The rows as a pandas DataFrame (requires pandas).
+    def to_frame(self, backend="pandas"):
+        """The rows as a DataFrame of the caller's library.
+
+        Parameters
+        ----------
+        backend : {"pandas", "polars", "pyarrow"}, default="pandas"
+            The library of the table (a pandas or polars DataFrame, a
+            pyarrow Table); it must be installed.
 
         Returns
         -------
-        frame : pandas.DataFrame
+        frame : pandas.DataFrame, polars.DataFrame or pyarrow.Table
             Columns ``qid``, ``docno`` and the value (``relevance`` or
-            ``score``), one row per judgment or retrieved document.
+            ``score``), one row per judgment or retrieved document: the
+            columns the readers take back.
+
+        Raises
+        ------
+        ValueError
+            When ``backend`` is not one of the three.
+        ImportError
+            When that library is not installed.
 
         See Also
         --------
@@ -209,11 +214,12 @@ class _Table:
           qid docno  score
         0  q1    d1    0.5
         1  q1    d2    1.5
+        >>> read_run({"q1": {"d1": 0.5}}).to_frame(backend="pyarrow").num_rows
+        1
         """
-        pd = _import_pandas("to_frame")
-        return pd.DataFrame(
-            {"qid": self.qid, "docno": self.docno, self._value_name: self._values}
-        )
+        columns = {"qid": self.qid, "docno": self.docno}
+        columns[self._value_name] = self._values
+        return to_backend(columns, backend, f"{type(self).__name__}.to_frame")
 
     def to_dict(self) -> dict:
         """The rows as a nested dict ``{qid: {docno: value}}``.
