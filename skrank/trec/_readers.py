@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from .._progress import check_verbose
 from .._validation import InvalidParameterError, Options, validate_params
 from ._files import _read_file, _spans_mask
 from ._ids import _fixed_ok, _Ids
@@ -413,7 +414,7 @@ def _from_dict(data, kind, caller, name, scores="finite"):
     )
 
 
-def _read(source, kind, caller, name=None, scores="finite"):
+def _read(source, kind, caller, name=None, scores="finite", verbose=0):
     cls = Qrels if kind == "qrels" else Run
     if isinstance(source, cls):
         if name is not None and name != source.name:
@@ -430,7 +431,7 @@ def _read(source, kind, caller, name=None, scores="finite"):
     elif hasattr(source, "columns") and hasattr(source, "to_numpy"):
         table = _from_frame(source, kind, caller, name, scores)
     elif isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
-        table = _read_file(source, kind, caller, scores == "strtod")
+        table = _read_file(source, kind, caller, scores == "strtod", verbose)
         if name is not None:
             table.name = name
             table._last_name = None
@@ -444,7 +445,7 @@ def _read(source, kind, caller, name=None, scores="finite"):
     return table
 
 
-def read_qrels(source) -> Qrels:
+def read_qrels(source, *, verbose: int = 0) -> Qrels:
     """Read relevance judgments (qrels).
 
     Parameters
@@ -456,6 +457,12 @@ def read_qrels(source) -> Qrels:
         ``{qid: {docno: relevance}}``. Fields are separated by spaces and
         tabs; blank lines and lines starting with ``#`` are skipped. A
         :class:`Qrels` is returned as it is.
+    verbose : int, default=0
+        Progress of the reading of a file, over its bytes, on standard
+        error: ``0`` writes nothing; ``1`` or more a tqdm bar when tqdm is
+        installed (``pip install skrank[progress]``), else a line at most
+        once a second and one when the file is read. DataFrames and dicts
+        are read without a report.
 
     Returns
     -------
@@ -511,13 +518,16 @@ def read_qrels(source) -> Qrels:
     >>> qrels.relevance
     array([2, 0, 1])
     """
-    return _read(source, "qrels", "read_qrels")
+    verbose = check_verbose(verbose, "read_qrels")
+    return _read(source, "qrels", "read_qrels", verbose=verbose)
 
 
 _SCORES = ("finite", "strtod")
 
 
-def read_run(source, *, name: str | None = None, scores: str = "finite") -> Run:
+def read_run(
+    source, *, name: str | None = None, scores: str = "finite", verbose: int = 0
+) -> Run:
     """Read a retrieval run.
 
     Parameters
@@ -545,6 +555,12 @@ def read_run(source, *, name: str | None = None, scores: str = "finite") -> Run:
         as NaN, as trec_eval reads it, and ranked as trec_eval's ``qsort``
         ranks it by ``ties="trec_eval"`` only; a DataFrame's or dict's NaN
         is refused. The ``"trec_eval"`` conventions read runs this way.
+    verbose : int, default=0
+        Progress of the reading of a file, over its bytes, on standard
+        error: ``0`` writes nothing; ``1`` or more a tqdm bar when tqdm is
+        installed (``pip install skrank[progress]``), else a line at most
+        once a second and one when the file is read. DataFrames and dicts
+        are read without a report.
 
     Returns
     -------
@@ -586,4 +602,5 @@ def read_run(source, *, name: str | None = None, scores: str = "finite") -> Run:
     ('bm25', array([2.5, 1. ]))
     """
     validate_params("read_run", {"scores": scores}, {"scores": [Options(_SCORES)]})
-    return _read(source, "run", "read_run", name=name, scores=scores)
+    verbose = check_verbose(verbose, "read_run")
+    return _read(source, "run", "read_run", name=name, scores=scores, verbose=verbose)
