@@ -65,7 +65,10 @@ def check_verbose(verbose, caller: str) -> int:
     >>> check_verbose(True, "read_run")
     1
     """
-    validate_params(caller, {"verbose": verbose}, VERBOSE_CONSTRAINTS)
+    if not any(c.is_satisfied_by(verbose) for c in VERBOSE_CONSTRAINTS["verbose"]):
+        # the error of validate_params, called only when it raises: a call
+        # whose options are validated in one call stays at one
+        validate_params(caller, {"verbose": verbose}, VERBOSE_CONSTRAINTS)
     return int(verbose)
 
 

@@ -217,6 +217,37 @@ def test_dask_shows_its_progress_bar(capsys):
         skrank.dask.evaluate(df, "mrr", verbose=-1)
 
 
+@pytest.mark.slow
+@pytest.mark.filterwarnings(
+    "ignore:PySpark does not yet fully support pandas:FutureWarning"
+)
+def test_spark_names_its_ui_and_stages(monkeypatch, capsys):
+    # Spark's Python workers must run this interpreter (skrank, numpy, pandas)
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
+    from peers import spark_session
+
+    import skrank.spark
+
+    spark = spark_session()
+    df = spark.createDataFrame(
+        [(1, 0.9, 1), (0, 0.1, 1), (0, 0.5, 2), (1, 0.2, 2)],
+        ["y_true", "y_score", "qid"],
+    )
+    quiet = skrank.spark.evaluate(df, "mrr")
+    assert capsys.readouterr().err == ""
+    shown = skrank.spark.evaluate(df, "mrr", verbose=1)
+    err = capsys.readouterr().err
+    ui = spark.sparkContext.uiWebUrl
+    assert (
+        f"skrank.spark.evaluate: the Spark UI shows the progress of its jobs: {ui}"
+        in err
+    )
+    assert "skrank.spark.evaluate: stage: the query ids checked for nulls" in err
+    assert "buckets evaluated" in err and "skrank.spark.evaluate: done in " in err
+    # q1: the relevant item first, 1; q2: second, 1/2 (by hand)
+    assert quiet == shown == {"mrr": 0.75}
+
+
 # ---------------------------------------------------------------------------
 # The command line
 # ---------------------------------------------------------------------------

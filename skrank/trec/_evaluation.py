@@ -28,7 +28,7 @@ from .._engine import (
 )
 from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
 from .._options import TIES
-from .._progress import check_verbose, progress, tracked
+from .._progress import VERBOSE_CONSTRAINTS, progress, tracked
 from .._results import QueryResults
 from .._threads import threads
 from .._trec_gains import TrecGainTable, borrowed_grades, qsort_ranks, trec_nan
@@ -319,10 +319,11 @@ or None, default=None
     q2   1.0
     """
     validate_params(
-        "evaluate_run", {"return_per_query": return_per_query}, RUN_CONSTRAINTS
+        "evaluate_run",
+        {"return_per_query": return_per_query, "verbose": verbose},
+        {**RUN_CONSTRAINTS, **VERBOSE_CONSTRAINTS},
     )
     check_tie_bounds("evaluate_run", tie_bounds, None if return_per_query else "mean")
-    verbose = check_verbose(verbose, "evaluate_run")
     results, qids, columns, bounds = evaluate_run_columns(
         qrels,
         run,
@@ -335,7 +336,7 @@ or None, default=None
         tie_bounds=tie_bounds,
         nonpositive=nonpositive,
         convention=convention,
-        verbose=verbose,
+        verbose=int(verbose),
     )
     if not return_per_query:
         return results

@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-from .._progress import check_verbose
+from .._progress import VERBOSE_CONSTRAINTS, check_verbose
 from .._validation import InvalidParameterError, Options, validate_params
 from ._files import _read_file, _spans_mask
 from ._ids import _fixed_ok, _Ids
@@ -601,6 +601,9 @@ def read_run(
     >>> run.name, run.score
     ('bm25', array([2.5, 1. ]))
     """
-    validate_params("read_run", {"scores": scores}, {"scores": [Options(_SCORES)]})
-    verbose = check_verbose(verbose, "read_run")
+    validate_params(
+        "read_run",
+        {"scores": scores, "verbose": verbose},
+        {"scores": [Options(_SCORES)], **VERBOSE_CONSTRAINTS},
+    )
     return _read(source, "run", "read_run", name=name, scores=scores, verbose=verbose)
