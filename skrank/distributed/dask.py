@@ -100,7 +100,14 @@ class _Dask(Adapter):
     name = "dask"
     module = __name__
     partitions = "npartitions"
-    docs = DOCS
+    docs = {
+        **DOCS,
+        "dask_verbose": """verbose : int, default=0
+    Progress on standard error: ``0`` writes nothing; ``1`` or more Dask's
+    own progress bar (:class:`dask.diagnostics.ProgressBar`) over the tasks
+    computed by the call, or, when a ``distributed`` client is active, a
+    line naming its dashboard, which shows the tasks.""",
+    }
 
     def watch(self, verbose, caller):
         if not verbose:
@@ -213,13 +220,10 @@ evaluate = _DASK.public(
         before any metric is computed (a frame indexed by ``qid`` with known
         divisions holds it by construction; otherwise one pass counts the
         partitions of each query id), and a false claim raises.
-    verbose : int, default=0
-        Progress on standard error: ``0`` writes nothing; ``1`` or more
-        Dask's own progress bar (:class:`dask.diagnostics.ProgressBar`) over
-        the tasks computed by the call, or, when a ``distributed`` client is
-        active, a line naming its dashboard, which shows the tasks. A lazy
-        result (``average=None``) computes nothing here: wrap its own ``.compute()`` in
-        a ``ProgressBar`` or pass it to ``distributed.progress``.
+    %(dask_verbose)s
+        A lazy result (``average=None``) computes nothing here: wrap its
+        own ``.compute()`` in a ``ProgressBar``, or pass it to
+        ``distributed.progress``.
     npartitions : int, default=None
         Number of partitions after the shuffle; ``None``: those of ``df``.
 
@@ -328,13 +332,9 @@ evaluate_run = _DASK.public(
         memory of the scheduler's workers (``persist``): the means are
         computed from it, in the same pass.
     %(frame_run_tie_bounds)s
-    verbose : int, default=0
-        Progress on standard error: ``0`` writes nothing; ``1`` or more
-        Dask's own progress bar (:class:`dask.diagnostics.ProgressBar`) over
-        the tasks computed by the call, or, when a ``distributed`` client is
-        active, a line naming its dashboard, which shows the tasks (the
-        per-query frame of ``return_per_query=True`` is persisted within
-        the call).
+    %(dask_verbose)s
+        The per-query frame of ``return_per_query=True`` is persisted
+        within the call.
     npartitions : int, default=None
         Number of partitions after the shuffle; ``None``: Dask's choice.
 

@@ -30,6 +30,11 @@ _BUCKET = "__skrank_bucket__"
 #: examples (Spark's Python workers run the driver's Python).
 _DOCS = {
     **DOCS,
+    "spark_verbose": """verbose : int, default=0
+    ``0`` writes nothing; ``1`` or more writes on standard error where the
+    Spark UI (``sparkContext.uiWebUrl``), which shows the progress of
+    Spark's jobs, is, each stage of the call that makes Spark run jobs, and
+    the time the call took.""",
     "spark_imports": """>>> import os, sys
 >>> _ = os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 >>> from pyspark.sql import SparkSession""",
@@ -322,11 +327,8 @@ evaluate = _SPARK.public(
         Arrow batches, ``mapInPandas``) without grouping. The claim is
         verified first (one pass counting the partitions of each query id)
         and a false claim raises.
-    verbose : int, default=0
-        ``0`` writes nothing; ``1`` or more writes on standard error each
-        stage of the call that makes Spark run jobs and where the Spark UI
-        (``sparkContext.uiWebUrl``), which shows their progress, is. A lazy
-        result (``average=None``) runs nothing here.
+    %(spark_verbose)s
+        A lazy result (``average=None``) runs nothing here.
     n_buckets : int, default=None
         Number of hash buckets of the query id, each evaluated by one call;
         ``None``: ``spark.sql.shuffle.partitions``.
@@ -434,11 +436,9 @@ evaluate_run = _SPARK.public(
         Also return the per-query values as a Spark DataFrame (lazy; the
         means are computed by a pass of their own).
     %(frame_run_tie_bounds)s
-    verbose : int, default=0
-        ``0`` writes nothing; ``1`` or more writes on standard error each
-        stage of the call that makes Spark run jobs and where the Spark UI
-        (``sparkContext.uiWebUrl``), which shows their progress, is. A lazy
-        result (the per-query frame of ``return_per_query=True``) runs nothing here.
+    %(spark_verbose)s
+        The per-query frame of ``return_per_query=True`` is lazy: it runs
+        nothing here.
     n_buckets : int, default=None
         Number of hash buckets of the query id; ``None``:
         ``spark.sql.shuffle.partitions``.

@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from .._faces import fill_doc
 from .._progress import VERBOSE_CONSTRAINTS, check_verbose
 from .._validation import InvalidParameterError, Options, validate_params
 from ._files import _read_file, _spans_mask
@@ -445,6 +446,18 @@ def _read(source, kind, caller, name=None, scores="finite", verbose=0):
     return table
 
 
+#: The entries of the readers' docstrings (:func:`~skrank._faces.fill_doc`).
+_TEXTS = {
+    "verbose": """verbose : int, default=0
+    Progress of the reading of a file, over its bytes, on standard error:
+    ``0`` writes nothing; ``1`` or more a tqdm bar when tqdm is installed
+    (``pip install skrank[progress]``), else a line at most once a second
+    and one when the file is read. DataFrames and dicts are read without a
+    report.""",
+}
+
+
+@fill_doc(texts=_TEXTS)
 def read_qrels(source, *, verbose: int = 0) -> Qrels:
     """Read relevance judgments (qrels).
 
@@ -457,12 +470,7 @@ def read_qrels(source, *, verbose: int = 0) -> Qrels:
         ``{qid: {docno: relevance}}``. Fields are separated by spaces and
         tabs; blank lines and lines starting with ``#`` are skipped. A
         :class:`Qrels` is returned as it is.
-    verbose : int, default=0
-        Progress of the reading of a file, over its bytes, on standard
-        error: ``0`` writes nothing; ``1`` or more a tqdm bar when tqdm is
-        installed (``pip install skrank[progress]``), else a line at most
-        once a second and one when the file is read. DataFrames and dicts
-        are read without a report.
+    %(verbose)s
 
     Returns
     -------
@@ -525,6 +533,7 @@ def read_qrels(source, *, verbose: int = 0) -> Qrels:
 _SCORES = ("finite", "strtod")
 
 
+@fill_doc(texts=_TEXTS)
 def read_run(
     source, *, name: str | None = None, scores: str = "finite", verbose: int = 0
 ) -> Run:
@@ -555,12 +564,7 @@ def read_run(
         as NaN, as trec_eval reads it, and ranked as trec_eval's ``qsort``
         ranks it by ``ties="trec_eval"`` only; a DataFrame's or dict's NaN
         is refused. The ``"trec_eval"`` conventions read runs this way.
-    verbose : int, default=0
-        Progress of the reading of a file, over its bytes, on standard
-        error: ``0`` writes nothing; ``1`` or more a tqdm bar when tqdm is
-        installed (``pip install skrank[progress]``), else a line at most
-        once a second and one when the file is read. DataFrames and dicts
-        are read without a report.
+    %(verbose)s
 
     Returns
     -------
