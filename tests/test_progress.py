@@ -133,6 +133,22 @@ def test_readers_report_the_bytes_of_the_file(tqdm, files, monkeypatch, capsys):
     assert run.qid.shape == (240,)
 
 
+def test_gzip_file_has_no_total(tmp_path, plain, monkeypatch, capsys):
+    # a compressed file's size is not its text's: the bytes read, no share
+    import gzip
+
+    path = tmp_path / "run.txt.gz"
+    path.write_bytes(gzip.compress(RUN.encode()))
+    clock = iter(range(100))
+    monkeypatch.setattr(_progress.time, "monotonic", lambda: float(next(clock)))
+    read_run(str(path), verbose=1)
+    size = len(RUN.encode())
+    assert capsys.readouterr().err.splitlines() == [
+        f"read_run {path}: {size / 1024:.1f} KiB, 1.0 s",
+        f"read_run {path}: {size / 1024:.1f} KiB in 2.0 s",
+    ]
+
+
 def test_verbose_zero_is_silent(files, capsys):
     read_qrels(files[0])
     evaluate_run(files[0], files[1], ["map", "ndcg@5"], verbose=0)
