@@ -12,8 +12,9 @@ second; ``sys.modules["tqdm"] = None``, as when it is not installed):
   10,000 resamples (BCa intervals and the randomization test: both
   resampling stages report).
 
-The three modes run interleaved (round ``i`` runs each once, so a slow spell
-of the shared machine falls on all of them), the reports written to
+The three modes run interleaved (round ``i`` runs each once, in an order
+that turns every round, so that a slow spell of the shared machine falls on
+all of them and none always runs first), the reports written to
 ``os.devnull``. The table gives the best time of ``--repeat`` rounds, its
 ratio to ``verbose=0`` and, since a difference of a few percent between
 best times is within the noise of a shared machine, the time spent inside
@@ -109,8 +110,9 @@ def interleaved(task, repeat):
     best = dict.fromkeys(MODES, float("inf"))
     inside = dict.fromkeys(MODES, float("inf"))
     results = {}
-    for _ in range(repeat):
-        for name in MODES:
+    for i in range(repeat):
+        # the order turns every round: no mode always runs first
+        for name in MODES[i % 3 :] + MODES[: i % 3]:
             gc.collect()
             with mode(name) as verbose:
                 INSIDE[0] = 0.0

@@ -6,10 +6,12 @@ a line for each stage): :func:`progress` opens a :class:`Progress` on
 standard error, a tqdm bar when tqdm is installed (``pip install
 skrank[progress]``) and otherwise plain lines, at most one per second. The
 caller reports the work it already does in pieces (the bytes of a file's
-chunks, the queries of the engine's blocks, batches of resamples) with
-:meth:`Progress.update`, or walks its pieces through :func:`tracked`; no loop
-is ever added to report progress. At ``verbose=0`` a :class:`Progress` does
-nothing and costs one attribute check per piece.
+chunks, the queries of the engine's blocks, the resampling stages of a
+comparison) with :meth:`Progress.update`, or walks its pieces through
+:func:`tracked`; no loop is ever added to report progress. At ``verbose=0``
+a :class:`Progress` does nothing and costs one attribute check per piece.
+Work whose progress another tool shows (Dask, Spark) writes its stages with
+:func:`say`.
 
 Any new long-running entry point (the fusion of runs, for one) reports its
 progress the same way::
