@@ -34,6 +34,7 @@ from ._engine import factorize
 from ._faces import call_as, public
 from ._frames import frame_index, is_frame, read_frame
 from ._multiple import TUKEY_MODELS, baselines_of, compared_pairs, tukey_columns
+from ._progress import VERBOSE_CONSTRAINTS, progress
 from ._resampling import (
     _adjust,
     _base_seed,
@@ -70,6 +71,7 @@ _CONSTRAINTS = {
     "confidence_level": [Interval("real", 0.0, 1.0, "neither")],
     "n_resamples": [Interval("int", 1, None, "left")],
     "queries": [Options(QUERIES)],
+    **VERBOSE_CONSTRAINTS,
 }
 
 # --------------------------------------------------------------------------
@@ -277,7 +279,7 @@ def _compare(caller, arguments):
     n_resamples, queries = arguments["n_resamples"], arguments["queries"]
     random_state = arguments["random_state"]
     systems_arg = arguments.get("systems_arg", "results")
-    settings = {key: arguments[key] for key in _CONSTRAINTS}
+    settings = {key: arguments[key] for key in _CONSTRAINTS if key != "verbose"}
     settings["seeded"] = random_state is not None
     if not isinstance(results, Mapping) or len(results) < 2:
         raise InvalidParameterError(
@@ -327,15 +329,26 @@ def _compare(caller, arguments):
         int(np.count_nonzero(D.any(axis=1))),
     )
     e_all = np.concatenate([e_x, e_d])
+    # progress over the resampling stages (bootstrap intervals, test)
+    stages = [interval != "t", test in ("randomization", "bootstrap")]
+    verbose = arguments["verbose"] if any(stages) else 0
+    bar = progress(verbose, sum(stages) * n_resamples, desc=caller, unit="resamples")
+    bar.note(f"{len(keys)} rows, {len(tasks)} pairs, {ids.shape[0]} queries")
     # one resampling of the queries for the means and the differences
-    low, high = _intervals(
-        np.vstack([Xs, D]),
-        interval,
-        confidence_level,
-        n_resamples,
-        _task_rng(seed, "interval"),
-        caller,
-    )
+    with bar:
+        low, high = _intervals(
+            np.vstack([Xs, D]),
+            interval,
+            confidence_level,
+            n_resamples,
+            _task_rng(seed, "interval"),
+            caller,
+        )
+        bar.update(n_resamples * stages[0])
+        if test not in TUKEY_MODELS:
+            rng = _task_rng(seed, "test")
+            p = _p_values(test, As, Bs, n_resamples, rng, caller)
+            bar.update(n_resamples * stages[1])
     if test in TUKEY_MODELS:
         # simultaneous over all pairs of each metric: no further correction
         p, hsd = tukey_columns(
@@ -343,7 +356,6 @@ def _compare(caller, arguments):
         )
         correction = settings["correction"] = None
     else:
-        p = _p_values(test, As, Bs, n_resamples, _task_rng(seed, "test"), caller)
         hsd = {}
     # each row's mean summed as np.mean sums a 1-D array (pairwise, in
     # query order), so that it equals the mean of the values alone
@@ -429,6 +441,7 @@ def compare(
     n_resamples=9999,
     queries="intersection",
     random_state=None,
+    verbose=0,
 ):
     """Compare ranking systems query by query, with paired tests.
 
@@ -512,6 +525,13 @@ def compare(
         of its column alone and every p-value
         :func:`scipy.stats.permutation_test`, with that generator, and no
         number changes when a system is added.
+    verbose : int, default=0
+        Progress on standard error, over the resamples of the bootstrap
+        intervals and of the resampling test: ``0`` writes nothing; ``1`` a
+        tqdm bar when tqdm is installed (``pip install skrank[progress]``),
+        else a line at most once a second; ``2`` also the size of the
+        comparison. Nothing is written when nothing is resampled. The
+        numbers do not depend on it.
 
     Returns
     -------

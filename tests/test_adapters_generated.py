@@ -79,7 +79,7 @@ def test_function_keyword_only_calls_match_the_def(args, kwargs):
 
 
 # The adapters' signatures as they were written by hand before they were
-# made from SIGNATURES.
+# made from SIGNATURES (``verbose`` added since).
 def dask_evaluate(
     df,
     metrics,
@@ -96,6 +96,7 @@ def dask_evaluate(
     convention=None,
     tie_bounds=False,
     partitioned_by_qid=False,
+    verbose=0,
     npartitions=None,
 ): ...
 
@@ -113,6 +114,7 @@ def spark_evaluate_run(
     convention=None,
     return_per_query=False,
     tie_bounds=False,
+    verbose=0,
     n_buckets=None,
 ): ...
 

@@ -74,8 +74,9 @@ def _compare(args, out, prog) -> int:
             f"give at least two runs to compare; got {len(args.runs)}."
         )
     metrics = _metrics(args.metrics, prog)
-    qrels = read_qrels(args.qrels)
-    runs = _read_runs(args)
+    verbose = _verbose(args)
+    qrels = read_qrels(args.qrels, verbose=verbose)
+    runs = _read_runs(args, verbose)
     names = _run_names(runs, args.runs)
     baseline = _baseline(args.baseline, names)
     results = {}
@@ -88,6 +89,7 @@ def _compare(args, out, prog) -> int:
             tie_bounds=args.tie_bounds,
             nonpositive=args.nonpositive,
             convention=args.convention,
+            verbose=verbose,
         )
         results[name] = QueryResults(columns, [str(q) for q in qids], bounds)
     with warnings.catch_warnings(record=True) as caught:
@@ -102,6 +104,7 @@ def _compare(args, out, prog) -> int:
             n_resamples=args.resamples,
             queries=args.queries,
             random_state=args.seed,
+            verbose=verbose,
         )
     for w in dict.fromkeys(str(w.message) for w in caught):
         sys.stderr.write(f"{prog}: warning: {' '.join(w.splitlines())}\n")
@@ -213,12 +216,21 @@ def _used(args, option: str, default: str) -> str:
     return default
 
 
-def _read_runs(args) -> list:
+def _verbose(args) -> int:
+    """1 (progress on stderr) with --progress, or by default when stderr is a
+    terminal; 0 with --no-progress."""
+    shown = args.progress
+    if shown is None:
+        shown = sys.stderr is not None and sys.stderr.isatty()
+    return int(shown)
+
+
+def _read_runs(args, verbose=0) -> list:
     """The runs, their scores read as the --convention reads them."""
     scores = "finite"
     if args.convention is not None:
         scores = get_convention(args.convention).run_scores
-    return [read_run(path, scores=scores) for path in args.runs]
+    return [read_run(path, scores=scores, verbose=verbose) for path in args.runs]
 
 
 def _evaluate(args, out) -> int:
@@ -250,8 +262,9 @@ def _evaluate(args, out) -> int:
                 f"{_PROG}: warning: trec_eval's {value!r} measures that skrank "
                 f"does not compute are left out: {', '.join(missing)}\n"
             )
-    qrels = read_qrels(args.qrels)
-    runs = _read_runs(args)
+    verbose = _verbose(args)
+    qrels = read_qrels(args.qrels, verbose=verbose)
+    runs = _read_runs(args, verbose)
     names = _run_names(runs, args.runs)
     undefined = {None: None, "0": 0.0, "1": 1.0, "nan": float("nan")}[args.undefined]
     means, tables, strings = [], [], None
@@ -268,6 +281,7 @@ def _evaluate(args, out) -> int:
             nonpositive=args.nonpositive,
             convention=args.convention,
             head=None if relstring is None else relstring[1],
+            verbose=verbose,
         )
         mean, qids, columns = got[:3]
         means.append(mean)

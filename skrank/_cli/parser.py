@@ -199,6 +199,7 @@ def _parser() -> argparse.ArgumentParser:
         "of the mean)",
     )
     _convention_options(ev)
+    _progress_option(ev)
     ev.add_argument(
         "--format",
         default="table",
@@ -316,6 +317,7 @@ def _compare_parser(sub) -> None:
         help="markdown and latex: also give the interval of every mean",
     )
     _convention_options(cmp)
+    _progress_option(cmp)
     cmp.add_argument(
         "--tie-bounds",
         action="store_true",
@@ -328,6 +330,16 @@ def _compare_parser(sub) -> None:
         type=_report_digits,
         default=3,
         help="markdown and latex: decimals (default: 3)",
+    )
+
+
+def _progress_option(parser):
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show the progress of reading and evaluating on stderr (default: "
+        "when stderr is a terminal)",
     )
 
 

@@ -33,6 +33,7 @@ Nothing here imports Dask or Spark; pandas is imported by the callers.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 import re
@@ -45,6 +46,7 @@ from .._conventions import get_convention
 from .._core import finish_aggregate, partial_aggregate
 from .._evaluate import check_tie_bounds, evaluate_request, read_request
 from .._faces import fill_doc, function
+from .._progress import check_verbose
 from .._results import QueryResults
 from .._trec_gains import trec_nan
 from .._validation import InvalidParameterError, is_nan, validate_params
@@ -176,6 +178,7 @@ SIGNATURES = {
             "convention": None,
             "tie_bounds": False,
             "partitioned_by_qid": False,
+            "verbose": 0,
         },
     ),
     "evaluate_run": (
@@ -189,6 +192,7 @@ SIGNATURES = {
             "convention": None,
             "return_per_query": False,
             "tie_bounds": False,
+            "verbose": 0,
         },
     ),
 }
@@ -239,11 +243,18 @@ class Adapter:
     def runs(self, qrels, run, call, params):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def watch(self, verbose, caller):
+        """Reports the progress of a call in the engine's way (a context)."""
+        return contextlib.nullcontext()  # pragma: no cover - overridden
+
     def evaluate(self, params):
         """``skrank.<name>.evaluate`` of ``params``."""
         caller = f"skrank.{self.name}.evaluate"
         self.check_frame(params["df"], "df", caller)
-        return self.rows(params["df"], RowsCall(caller, params), params)
+        call = RowsCall(caller, params)
+        call.verbose = check_verbose(params["verbose"], caller)
+        with self.watch(call.verbose, caller):
+            return self.rows(params["df"], call, params)
 
     def evaluate_run(self, params):
         """``skrank.<name>.evaluate_run`` of ``params``."""
@@ -252,8 +263,10 @@ class Adapter:
         self.check_frame(qrels, "qrels", caller)
         self.check_frame(run, "run", caller)
         call = RunCall(caller, params)
+        call.verbose = check_verbose(params["verbose"], caller)
         call.relevance_dtype = "int64" if self.integral(qrels) else "float64"
-        return self.runs(qrels, run, call, params)
+        with self.watch(call.verbose, caller):
+            return self.runs(qrels, run, call, params)
 
 
 def check_frame(df, arg, caller, frame_type, spelled):

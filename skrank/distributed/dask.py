@@ -5,6 +5,10 @@ functions are imported by :mod:`skrank.dask`.
 
 from __future__ import annotations
 
+import contextlib
+import sys
+
+from .._progress import say
 from .._validation import InvalidParameterError
 from ._common import DOCS, ORDER, Adapter, check_frame, partial_sums
 
@@ -96,7 +100,34 @@ class _Dask(Adapter):
     name = "dask"
     module = __name__
     partitions = "npartitions"
-    docs = DOCS
+    docs = {
+        **DOCS,
+        "dask_verbose": """verbose : int, default=0
+    Progress on standard error: ``0`` writes nothing; ``1`` or more Dask's
+    own progress bar (:class:`dask.diagnostics.ProgressBar`) over the tasks
+    computed by the call, or, when a ``distributed`` client is active, a
+    line naming its dashboard, which shows the tasks.""",
+    }
+
+    def watch(self, verbose, caller):
+        if not verbose:
+            return contextlib.nullcontext()
+        # a distributed client, if the user made one (never imported here)
+        distributed = sys.modules.get("distributed")
+        try:
+            client = distributed.default_client() if distributed else None
+        except ValueError:  # no client
+            client = None
+        if client is not None:
+            say(
+                verbose,
+                caller,
+                f"Dask's dashboard shows the tasks: {client.dashboard_link}",
+            )
+            return contextlib.nullcontext()
+        from dask.diagnostics import ProgressBar
+
+        return ProgressBar(out=sys.stderr)
 
     def check_frame(self, df, arg, caller):
         _, dd = _dask()
@@ -189,6 +220,10 @@ evaluate = _DASK.public(
         before any metric is computed (a frame indexed by ``qid`` with known
         divisions holds it by construction; otherwise one pass counts the
         partitions of each query id), and a false claim raises.
+    %(dask_verbose)s
+        A lazy result (``average=None``) computes nothing here: wrap its
+        own ``.compute()`` in a ``ProgressBar``, or pass it to
+        ``distributed.progress``.
     npartitions : int, default=None
         Number of partitions after the shuffle; ``None``: those of ``df``.
 
@@ -297,6 +332,9 @@ evaluate_run = _DASK.public(
         memory of the scheduler's workers (``persist``): the means are
         computed from it, in the same pass.
     %(frame_run_tie_bounds)s
+    %(dask_verbose)s
+        The per-query frame of ``return_per_query=True`` is persisted
+        within the call.
     npartitions : int, default=None
         Number of partitions after the shuffle; ``None``: Dask's choice.
 

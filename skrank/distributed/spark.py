@@ -7,8 +7,10 @@
 from __future__ import annotations
 
 import contextlib
+import time
 import warnings
 
+from .._progress import say
 from .._validation import InvalidParameterError
 from ._common import (
     DOCS,
@@ -28,6 +30,11 @@ _BUCKET = "__skrank_bucket__"
 #: examples (Spark's Python workers run the driver's Python).
 _DOCS = {
     **DOCS,
+    "spark_verbose": """verbose : int, default=0
+    ``0`` writes nothing; ``1`` or more writes on standard error where the
+    Spark UI (``sparkContext.uiWebUrl``), which shows the progress of
+    Spark's jobs, is, each stage of the call that makes Spark run jobs, and
+    the time the call took.""",
     "spark_imports": """>>> import os, sys
 >>> _ = os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 >>> from pyspark.sql import SparkSession""",
@@ -193,6 +200,17 @@ class _Spark(Adapter):
     partitions = "n_buckets"
     docs = _DOCS
 
+    @contextlib.contextmanager
+    def watch(self, verbose, caller):
+        if verbose:
+            sql, _, _ = _pyspark()
+            session = sql.SparkSession.getActiveSession()
+            url = session.sparkContext.uiWebUrl if session is not None else None
+            say(verbose, caller, f"the Spark UI shows the progress of its jobs: {url}")
+        start = time.monotonic()
+        yield
+        say(verbose, caller, f"done in {time.monotonic() - start:.1f} s")
+
     def check_frame(self, df, arg, caller):
         sql, _, _ = _pyspark()
         check_frame(df, arg, caller, sql.DataFrame, "pyspark.sql.DataFrame")
@@ -207,17 +225,21 @@ class _Spark(Adapter):
         call.check(df)
         n_buckets = _n_buckets(df, params["n_buckets"], call.caller)
         df = df.select(*[F.col(f"`{c}`") for c in call.columns])
+        say(call.verbose, call.caller, "stage: the query ids checked for nulls")
         _check_no_null(df, qid, call.caller, F)
         schema = _per_query_schema(qid, df.schema[qid].dataType, req, T)
         average = params["average"]
         if params["partitioned_by_qid"]:
             # each partition is evaluated whole, its rows in their input order
+            say(call.verbose, call.caller, "stage: partitioned_by_qid verified")
             _verify_partitioned(df, qid, call.caller, F)
+            say(call.verbose, call.caller, "stage: each partition evaluated")
             out = _whole_partitions(df, call.per_query, req, schema, average, T)
         else:
             if req.input_order:
                 df = _with_order(df, F)
             grouped = _grouped(df, qid, n_buckets, F)
+            say(call.verbose, call.caller, f"stage: {n_buckets} buckets evaluated")
             if average is not None:
                 return call.means(_collected_sums(call.per_query, grouped, req, T))
             out = _per_query(call.per_query, grouped, schema)
@@ -244,8 +266,10 @@ class _Spark(Adapter):
             return frame.select(*columns)
 
         both = side(qrels, "relevance", 0).unionByName(side(run, "score", 1))
+        say(call.verbose, call.caller, "stage: the query ids checked for nulls")
         _check_no_null(both, "qid", call.caller, F)
         grouped = _grouped(both, "qid", n_buckets, F)
+        say(call.verbose, call.caller, f"stage: {n_buckets} buckets evaluated")
         means = call.means(
             lambda: _collected_sums(call.per_query, grouped, call.req, T)
         )
@@ -303,6 +327,8 @@ evaluate = _SPARK.public(
         Arrow batches, ``mapInPandas``) without grouping. The claim is
         verified first (one pass counting the partitions of each query id)
         and a false claim raises.
+    %(spark_verbose)s
+        A lazy result (``average=None``) runs nothing here.
     n_buckets : int, default=None
         Number of hash buckets of the query id, each evaluated by one call;
         ``None``: ``spark.sql.shuffle.partitions``.
@@ -410,6 +436,9 @@ evaluate_run = _SPARK.public(
         Also return the per-query values as a Spark DataFrame (lazy; the
         means are computed by a pass of their own).
     %(frame_run_tie_bounds)s
+    %(spark_verbose)s
+        The per-query frame of ``return_per_query=True`` is lazy: it runs
+        nothing here.
     n_buckets : int, default=None
         Number of hash buckets of the query id; ``None``:
         ``spark.sql.shuffle.partitions``.

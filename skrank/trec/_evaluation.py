@@ -28,6 +28,7 @@ from .._engine import (
 )
 from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
 from .._options import TIES
+from .._progress import VERBOSE_CONSTRAINTS, progress, tracked
 from .._results import QueryResults
 from .._threads import threads
 from .._trec_gains import TrecGainTable, borrowed_grades, qsort_ranks, trec_nan
@@ -116,6 +117,7 @@ def evaluate_run(
     tie_bounds: bool = False,
     nonpositive: str | None = None,
     convention: str | None = None,
+    verbose: int = 0,
 ):
     """Evaluate a retrieval run against relevance judgments.
 
@@ -198,6 +200,13 @@ or None, default=None
         change how names are read (``"ranx"``: a bare ``recall`` is the
         recall of the whole run; ``"pytrec_eval"``: a bare family beside the
         same family with cutoffs adds none of its defaults).
+    verbose : int, default=0
+        Progress on standard error: ``0`` writes nothing; ``1`` reports the
+        reading of each file (over its bytes) and the evaluation (over the
+        engine's blocks of queries, every ranking pass counted); ``2`` also
+        names each ranking pass. A tqdm bar when tqdm is installed (``pip
+        install skrank[progress]``), else a line at most once a second. The
+        numbers do not depend on it.
 
     Returns
     -------
@@ -310,7 +319,9 @@ or None, default=None
     q2   1.0
     """
     validate_params(
-        "evaluate_run", {"return_per_query": return_per_query}, RUN_CONSTRAINTS
+        "evaluate_run",
+        {"return_per_query": return_per_query, "verbose": verbose},
+        {**RUN_CONSTRAINTS, **VERBOSE_CONSTRAINTS},
     )
     check_tie_bounds("evaluate_run", tie_bounds, None if return_per_query else "mean")
     results, qids, columns, bounds = evaluate_run_columns(
@@ -325,6 +336,7 @@ or None, default=None
         tie_bounds=tie_bounds,
         nonpositive=nonpositive,
         convention=convention,
+        verbose=int(verbose),
     )
     if not return_per_query:
         return results
@@ -406,6 +418,7 @@ def evaluate_run_columns(
     convention=None,
     caller="evaluate_run",
     head=None,
+    verbose=0,
 ):
     """:func:`evaluate_run` with the per-query values as plain columns:
     ``(means, qids, {metric: values}, {metric: (pessimistic, optimistic)})``,
@@ -422,7 +435,7 @@ def evaluate_run_columns(
     misses holds NaN, or, under a convention whose ``missing_queries`` is
     ``"placeholder"``, the one unjudged document of trec_eval's placeholder
     ranking. trec_eval's ``relstring`` is written from it (m_relstring.c,
-    te_calc_relstring)."""
+    te_calc_relstring). ``verbose``: the checked level of progress."""
     request = settle_run(
         metrics,
         ties=ties,
@@ -435,12 +448,25 @@ def evaluate_run_columns(
         caller=caller,
     )
     return evaluate_settled_run(
-        qrels, run, request, tie_bounds=tie_bounds, caller=caller, head=head
+        qrels,
+        run,
+        request,
+        tie_bounds=tie_bounds,
+        caller=caller,
+        head=head,
+        verbose=verbose,
     )
 
 
 def evaluate_settled_run(
-    qrels, run, request, *, tie_bounds=False, caller="evaluate_run", head=None
+    qrels,
+    run,
+    request,
+    *,
+    tie_bounds=False,
+    caller="evaluate_run",
+    head=None,
+    verbose=0,
 ):
     """:func:`evaluate_run_columns` of a :class:`RunRequest` (nothing of it
     is checked again): the files read, the run joined and every metric
@@ -448,8 +474,10 @@ def evaluate_settled_run(
     options = request.options
     score_dtype, queries = options.score_dtype, options.queries
     keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = request.resolved
-    qrels = _read(qrels, "qrels", caller)
-    run = run_table = _read(run, "run", caller, scores=options.run_scores)
+    qrels = _read(qrels, "qrels", caller, verbose=verbose)
+    run = run_table = _read(
+        run, "run", caller, scores=options.run_scores, verbose=verbose
+    )
 
     # -- queries -------------------------------------------------------------
     qrels_ids, run_ids = _same_kind(qrels._qid_values, run._qid_values)
@@ -638,6 +666,8 @@ def evaluate_settled_run(
             blocks = _general_blocks(
                 rows, rel, s, run_q, n_q, pools, with_ids, unassessed
             )
+        bar.note(f"ranking pass (ties={ties!r}): {', '.join(sp.name for sp in specs)}")
+        blocks = tracked(blocks, bar, lambda b: b.rows.shape[0])
         return compute(
             caller,
             specs,
@@ -661,6 +691,7 @@ def evaluate_settled_run(
             order = options.own_order.get(spec.measure.name, usual)
             borrows = borrowed_pools is not None and borrowing(spec)
             passes.setdefault((*order, borrows), []).append(i)
+        bar.add_total(n_q * len(passes))
         values = [None] * len(specs)
         for (ids, dtype, borrows), at in passes.items():
             used = borrowed_pools if borrows else pools
@@ -699,7 +730,14 @@ def evaluate_settled_run(
             caller, spec.name, v.copy(), undefined, None, None, replacement(spec)
         )
 
-    values = run(specs, ties)
+    with progress(verbose, 0, desc=caller, unit="queries") as bar:
+        values = run(specs, ties)
+        bounds = {}
+        if tie_bounds:
+            names = [spec.name for spec in specs]
+            by_name = {spec.name: spec for spec in specs}
+            for name, pair in tie_bounds_of(names, specs, run).items():
+                bounds[name] = tuple(per_query_values(by_name[name], v) for v in pair)
     heads = None
     if head is not None:
         if ties == "average":
@@ -757,12 +795,6 @@ def evaluate_settled_run(
         if trec_eval_summary and queries == "qrels" and spec.measure.complete_summary:
             # "positive_judgments" (see Measure.complete_summary)
             means[spec.name] = float(np.count_nonzero(qrels._values > 0))
-    bounds = {}
-    if tie_bounds:
-        names = [spec.name for spec in specs]
-        by_name = {spec.name: spec for spec in specs}
-        for name, pair in tie_bounds_of(names, specs, run).items():
-            bounds[name] = tuple(per_query_values(by_name[name], v) for v in pair)
     if selected is run_ids:
         order = run_table._cached("natural_order", lambda: _natural_order(selected))
     else:

@@ -7,6 +7,7 @@ import zlib
 
 import numpy as np
 
+from .._progress import progress
 from .._validation import InvalidParameterError
 from ._ids import _SLACK, _fixed_ok, _hash_spans, _Ids, _n_words, _spans_equal
 from ._io import (
@@ -310,10 +311,11 @@ def _query_codes(heads, head_codes, lengths):
     return _id_array(qid_values), codes
 
 
-def _read_file(source, kind: str, caller: str, strtod: bool = False):
+def _read_file(source, kind: str, caller: str, strtod: bool = False, verbose=0):
     """Parse a TREC qrels (``kind="qrels"``) or run file.
 
-    ``strtod``: a run's scores are read as C's ``strtod`` reads them."""
+    ``strtod``: a run's scores are read as C's ``strtod`` reads them;
+    ``verbose``: the level of the progress report over the file's bytes."""
     label = _label(source)
     is_run = kind == "run"
     what = f"{kind} file"
@@ -326,10 +328,13 @@ def _read_file(source, kind: str, caller: str, strtod: bool = False):
     line_base = 0
     seen = 0
     to_close = None
+    bar = progress(0, desc=caller)
     try:
         fh, to_close, total = _open_binary(source, what, label)
+        bar = progress(verbose, total, desc=f"{caller} {label}", unit="B")
         named = []
         for parsed in _parsed_chunks(fh, is_run, what, label, named, strtod):
+            bar.update(parsed.size)
             if parsed.error is not None:
                 exc = parsed.error
                 raise InvalidParameterError(
@@ -378,6 +383,7 @@ def _read_file(source, kind: str, caller: str, strtod: bool = False):
         # gzip.BadGzipFile is an OSError
         raise InvalidParameterError(f"{caller}: cannot read {label}: {exc}.") from None
     finally:
+        bar.close()
         if to_close is not None:
             to_close.close()
     if n_rows == 0:

@@ -10,7 +10,9 @@ import sys
 
 import numpy as np
 
+from .._faces import fill_doc
 from .._frames import frame_columns, is_frame, native_frame, read_frame
+from .._progress import VERBOSE_CONSTRAINTS, check_verbose
 from .._validation import InvalidParameterError, Options, validate_params
 from ._files import _read_file, _spans_mask
 from ._ids import _fixed_ok, _Ids
@@ -431,7 +433,7 @@ def _from_dict(data, kind, caller, name, scores="finite"):
     )
 
 
-def _read(source, kind, caller, name=None, scores="finite"):
+def _read(source, kind, caller, name=None, scores="finite", verbose=0):
     cls = Qrels if kind == "qrels" else Run
     if isinstance(source, cls):
         if name is not None and name != source.name:
@@ -448,7 +450,7 @@ def _read(source, kind, caller, name=None, scores="finite"):
     elif is_frame(source):
         table = _from_frame(source, kind, caller, name, scores)
     elif isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
-        table = _read_file(source, kind, caller, scores == "strtod")
+        table = _read_file(source, kind, caller, scores == "strtod", verbose)
         if name is not None:
             table.name = name
             table._last_name = None
@@ -463,7 +465,19 @@ def _read(source, kind, caller, name=None, scores="finite"):
     return table
 
 
-def read_qrels(source) -> Qrels:
+#: The entries of the readers' docstrings (:func:`~skrank._faces.fill_doc`).
+_TEXTS = {
+    "verbose": """verbose : int, default=0
+    Progress of the reading of a file, over its bytes, on standard error:
+    ``0`` writes nothing; ``1`` or more a tqdm bar when tqdm is installed
+    (``pip install skrank[progress]``), else a line at most once a second
+    and one when the file is read. DataFrames and dicts are read without a
+    report.""",
+}
+
+
+@fill_doc(texts=_TEXTS)
+def read_qrels(source, *, verbose: int = 0) -> Qrels:
     """Read relevance judgments (qrels).
 
     Parameters
@@ -475,6 +489,7 @@ def read_qrels(source) -> Qrels:
         ``{qid: {docno: relevance}}``. Fields are separated by spaces and
         tabs; blank lines and lines starting with ``#`` are skipped. A
         :class:`Qrels` is returned as it is.
+    %(verbose)s
 
     Returns
     -------
@@ -530,13 +545,17 @@ def read_qrels(source) -> Qrels:
     >>> qrels.relevance
     array([2, 0, 1])
     """
-    return _read(source, "qrels", "read_qrels")
+    verbose = check_verbose(verbose, "read_qrels")
+    return _read(source, "qrels", "read_qrels", verbose=verbose)
 
 
 _SCORES = ("finite", "strtod")
 
 
-def read_run(source, *, name: str | None = None, scores: str = "finite") -> Run:
+@fill_doc(texts=_TEXTS)
+def read_run(
+    source, *, name: str | None = None, scores: str = "finite", verbose: int = 0
+) -> Run:
     """Read a retrieval run.
 
     Parameters
@@ -564,6 +583,7 @@ def read_run(source, *, name: str | None = None, scores: str = "finite") -> Run:
         as NaN, as trec_eval reads it, and ranked as trec_eval's ``qsort``
         ranks it by ``ties="trec_eval"`` only; a DataFrame's or dict's NaN
         is refused. The ``"trec_eval"`` conventions read runs this way.
+    %(verbose)s
 
     Returns
     -------
@@ -604,5 +624,9 @@ def read_run(source, *, name: str | None = None, scores: str = "finite") -> Run:
     >>> run.name, run.score
     ('bm25', array([2.5, 1. ]))
     """
-    validate_params("read_run", {"scores": scores}, {"scores": [Options(_SCORES)]})
-    return _read(source, "run", "read_run", name=name, scores=scores)
+    validate_params(
+        "read_run",
+        {"scores": scores, "verbose": verbose},
+        {"scores": [Options(_SCORES)], **VERBOSE_CONSTRAINTS},
+    )
+    return _read(source, "run", "read_run", name=name, scores=scores, verbose=verbose)
