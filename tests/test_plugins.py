@@ -399,6 +399,12 @@ def test_parallel_search_with_worker_processes(tmp_path, monkeypatch):
         register_metric(
             __import__("my_joblib_metrics").wp, "joblib_wprec", average_ties=True
         )
+        # joblib reuses a pool of worker processes across the session: a pool
+        # started by an earlier test has not the module's folder on its path,
+        # so a fresh one is started with the PYTHONPATH above
+        from joblib.externals.loky import get_reusable_executor
+
+        get_reusable_executor().shutdown(wait=True)
         found = {}
         for n_jobs in (1, 2):
             model = RankingEvaluator(
