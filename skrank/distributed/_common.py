@@ -14,10 +14,10 @@ into one partition; :func:`evaluate_partition` and :func:`evaluate_run_partition
 evaluate such a partition with the single-machine engine (one call, all its
 queries ranked once), running the request settled on the client as it is
 (nothing of it validated again), and return one row per query: the metrics,
-their tie bounds when asked for, and the query's weight. :func:`partial_sums`
-reduces those rows to the partial sums of
+their tie bounds when asked for, and the query's weight.
+:func:`~skrank.distributed._sums.partial_sums` reduces those rows to the partial sums of
 :func:`skrank._core.partial_aggregate`, from
-which :func:`means_from_sums` forms, with
+which :func:`~skrank.distributed._sums.means_from_sums` forms, with
 :func:`skrank._core.finish_aggregate`, the exact weighted means over all
 queries: ``skrank.evaluate``'s means bit for bit, whatever the partitions
 (the partial sums are exact integers), never a mean of partition means.
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import math
 import re
 import textwrap
 import warnings
@@ -43,13 +42,13 @@ import warnings
 import numpy as np
 
 from .._conventions import get_convention
-from .._core import finish_aggregate, partial_aggregate
 from .._evaluate import check_tie_bounds, evaluate_request, read_request
 from .._faces import fill_doc, function
 from .._progress import check_verbose
 from .._results import QueryResults
 from .._trec_gains import trec_nan
 from .._validation import InvalidParameterError, is_nan, validate_params
+from ._sums import WEIGHT, means_from_sums
 
 __all__ = [
     "OPTIONS",
@@ -69,16 +68,11 @@ __all__ = [
     "evaluate_partition",
     "evaluate_run_partition",
     "in_input_order",
-    "means_from_sums",
-    "partial_sums",
     "request",
     "run_request",
     "settle",
-    "sums_columns",
 ]
 
-#: Column of the per-query frames holding each query's weight in the mean.
-WEIGHT = "__skrank_weight__"
 #: Column holding each input row's global order key (``ties="first"``).
 ORDER = "__skrank_order__"
 #: Suffixes of the columns of a metric's tie bounds in the per-query frames
@@ -313,7 +307,8 @@ class RowsCall:
         )
 
     def means(self, sums):
-        """:func:`means_from_sums` of the rows of :func:`partial_sums`."""
+        """The means of the rows of the partitions' partial sums
+        (:mod:`skrank.distributed._sums`)."""
         return means_from_sums(sums, self.req, self.caller)
 
 
@@ -348,8 +343,9 @@ class RunCall:
         )
 
     def means(self, collect):
-        """The means of the rows of :func:`partial_sums` that ``collect()``
-        gives; none at all: the run shares no query with the qrels."""
+        """The means of the rows of partial sums
+        (:mod:`skrank.distributed._sums`) that ``collect()`` gives; none at
+        all: the run shares no query with the qrels."""
         try:
             return means_from_sums(collect(), self.req, self.caller)
         except InvalidParameterError:
@@ -374,7 +370,7 @@ class Request:
     those queries in the ``hidden`` columns. ``settled`` is what every
     partition runs, validated once on the client: the request of
     :func:`skrank._evaluate.read_request` (rows) or the
-    :class:`~skrank.trec._evaluation.RunRequest` (runs); ``aggregation``
+    :class:`~skrank.trec._settle.RunRequest` (runs); ``aggregation``
     maps each result key to its metric's declared summary."""
 
     def __init__(
@@ -512,10 +508,10 @@ def run_request(caller, qrels, run, queries, metrics, options, tie_bounds) -> Re
     """Validate an ``evaluate_run`` request on the client, once: the
     convention (looked up here when it gives the query set), ``queries``
     with :func:`skrank.trec.evaluate_run`'s own constraints, ``tie_bounds``,
-    the options and the metrics (:func:`~skrank.trec._evaluation.settle_run`:
+    the options and the metrics (:func:`~skrank.trec._settle.settle_run`:
     in the order and with the messages of :func:`skrank.trec.evaluate_run`),
     then the columns of the qrels and run frames."""
-    from ..trec._evaluation import RUN_CONSTRAINTS, settle_run
+    from ..trec._settle import RUN_CONSTRAINTS, settle_run
 
     convention = options["convention"]
     if queries is not None:
@@ -737,68 +733,3 @@ def evaluate_run_partition(pdf, req, *, relevance_dtype, caller):
     return _frame(
         values, per_query.qid[keep], req.columns, np.ones(int(keep.sum())), "qid", str
     )
-
-
-def partial_sums(frame, req):
-    """One row (a partition's share of the means): the number of queries
-    and, per column of the :class:`Request` ``req``, the exact partial sums
-    of :func:`skrank._core.partial_aggregate` under the column's summary
-    (the queries where it is undefined, NaN, left out), as hexadecimal
-    text: exact integers that a float column could not hold."""
-    import pandas as pd
-
-    w = frame[WEIGHT].to_numpy()
-    out = {"__n__": [float(w.shape[0])]}
-    marked = dict(zip(req.unweighted, req.hidden, strict=True))
-    for col, rule in req.rules.items():
-        v = frame[col].to_numpy(dtype=float)
-        unweighted = None
-        if col in marked and rule == "mean":
-            unweighted = frame[marked[col]].to_numpy() > 0
-        num, den = partial_aggregate(v, np.isnan(v), w, rule, np.nan, unweighted)
-        out[f"num:{col}"] = [_text(num)]
-        out[f"den:{col}"] = [_text(den)]
-    return pd.DataFrame(out)
-
-
-def sums_columns(req) -> list[str]:
-    """The columns of :func:`partial_sums`'s rows: ``"__n__"`` (a float)
-    and the exact sums (text)."""
-    return ["__n__"] + [f"{part}:{col}" for col in req.rules for part in ("num", "den")]
-
-
-def _text(total) -> str:
-    """An exact sum (an integer) as hexadecimal text; a sum that is not
-    finite (a float) as its repr."""
-    return repr(total) if isinstance(total, float) else hex(total)
-
-
-def _exact(text):
-    """An exact sum of :func:`partial_sums` from its text (a missing one,
-    NaN or None, is 0); a float for a sum that is not finite."""
-    if not isinstance(text, str):
-        return 0
-    if "x" in text:
-        return int(text, 16)
-    return float(text)
-
-
-def means_from_sums(sums, req, caller) -> dict[str, float]:
-    """The exact weighted means from the rows of :func:`partial_sums` (one
-    per partition), by :func:`skrank._core.finish_aggregate`: the rule of
-    ``skrank.evaluate``'s means (``sum(w_q v_q) / sum(w_q)`` over the
-    defined queries, the geometric mean of trec_eval's ``gm_`` measures,
-    the weighted sum of its counts). Keys: the columns of ``req``."""
-    if math.fsum(sums["__n__"]) == 0:
-        raise InvalidParameterError(f"{caller}: no query to evaluate.")
-    return {
-        col: finish_aggregate(
-            caller,
-            col,
-            [_exact(x) for x in sums[f"num:{col}"]],
-            [_exact(x) for x in sums[f"den:{col}"]],
-            rule,
-            stacklevel=3,
-        )
-        for col, rule in req.rules.items()
-    }

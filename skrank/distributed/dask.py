@@ -10,7 +10,8 @@ import sys
 
 from .._progress import say
 from .._validation import InvalidParameterError
-from ._common import DOCS, ORDER, Adapter, check_frame, partial_sums
+from ._common import DOCS, ORDER, Adapter, check_frame
+from ._sums import partial_sums
 
 __all__ = ["evaluate", "evaluate_run", "read_qrels", "read_run"]
 
@@ -52,7 +53,7 @@ def _verify_partitioned(df, qid, caller, dask):
 
 
 def _sums(per_query, req, dask):
-    """The rows of :func:`~skrank.distributed._common.partial_sums` of each
+    """The rows of :func:`~skrank.distributed._sums.partial_sums` of each
     partition of ``per_query``, computed."""
     sums = per_query.map_partitions(
         partial_sums, req, meta=partial_sums(per_query._meta, req)

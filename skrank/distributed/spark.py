@@ -12,15 +12,8 @@ import warnings
 
 from .._progress import say
 from .._validation import InvalidParameterError
-from ._common import (
-    DOCS,
-    ORDER,
-    WEIGHT,
-    Adapter,
-    check_frame,
-    partial_sums,
-    sums_columns,
-)
+from ._common import DOCS, ORDER, Adapter, check_frame
+from ._sums import WEIGHT, partial_sums, sums_columns
 
 __all__ = ["evaluate", "evaluate_run"]
 
