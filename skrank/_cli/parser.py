@@ -16,8 +16,8 @@ from .._stats import _CONSTRAINTS as _COMPARE_CONSTRAINTS
 from .._stats import compare
 from .._validation import NONE, Options
 from ..names import quote_text, read_number
-from ..trec._evaluation import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
 from ..trec._evaluation import evaluate_run
+from ..trec._settle import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
 from .recsys import add_parser as _recommendations_parser
 
 __all__ = ["DEFAULT_METRICS", "MAX_DIGITS"]

@@ -17,8 +17,8 @@ from ..names import (
     trec_eval_printed_name,
     trec_eval_rank,
 )
-from ..trec._evaluation import metric_requests
 from ..trec._io import _strtod
+from ..trec._settle import metric_requests
 from .parser import _PROG
 
 

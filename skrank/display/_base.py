@@ -40,8 +40,9 @@ from .._validation import (
     validate_params,
 )
 from ..names import read_metrics
-from ..trec._evaluation import evaluate_run_columns, metric_requests
+from ..trec._evaluation import evaluate_run_columns
 from ..trec._readers import _read
+from ..trec._settle import metric_requests
 from ._docs import PARAMS
 
 __all__ = [

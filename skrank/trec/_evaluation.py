@@ -15,33 +15,24 @@ rule, with the byte order of the tied documents' ids as the key.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
-from .._conventions import RunOptions, get_convention, name_rules, run_options
 from .._core import Prepared, aggregate, compute
 from .._engine import (
     Layout,
     finite_scores,
     rank,
 )
-from .._evaluate import check_tie_bounds, resolve_metrics, tie_bounds_of
-from .._options import TIES
+from .._evaluate import check_tie_bounds, tie_bounds_of
 from .._progress import VERBOSE_CONSTRAINTS, progress, tracked
 from .._results import QueryResults
 from .._threads import threads
 from .._trec_gains import TrecGainTable, borrowed_grades, qsort_ranks, trec_nan
 from .._validation import (
-    COMMON_CONSTRAINTS,
     InvalidParameterError,
-    Options,
     validate_params,
 )
 from ..names import (
-    MetricSpec,
-    read_metrics,
-    read_trec_eval_measures,
     trec_eval_dotted,
 )
 from ._ids import _decode
@@ -58,43 +49,16 @@ from ._joined import (
     _uniform_width,
 )
 from ._readers import _read
+from ._settle import RUN_CONSTRAINTS, settle_run
 from ._tables import _natural_order, _query_counts, _same_kind, _Table
-
-# --------------------------------------------------------------------------
-# Metric names in trec_eval's spelling
-# --------------------------------------------------------------------------
-
-
-def metric_requests(metrics, caller, convention=None) -> list[tuple[str, MetricSpec]]:
-    """Metric names (skrank's, trec_eval's, other tools') with their keys,
-    read as trec_eval reads them: its bare families (``recall``) and measure
-    sets (``official``, ``all_trec``) expand; a ``convention`` may read
-    them otherwise (see :func:`~skrank._conventions.name_rules`), and under
-    one whose ``names`` are trec_eval's, a measure given twice is read as
-    trec_eval reads it (:func:`~skrank.names.read_trec_eval_measures`)."""
-    conv = None if convention is None else get_convention(convention, caller)
-    if conv is not None and conv.names == "trec_eval":
-        return read_trec_eval_measures(metrics, caller, set_lacks=conv.set_lacks)
-    return read_metrics(
-        metrics, caller, **{"trec_eval": True, **name_rules(convention, caller)}
-    )
-
 
 # --------------------------------------------------------------------------
 # Evaluation
 # --------------------------------------------------------------------------
 
-_TIES = (*TIES, "trec_eval")
 # Ids of up to this many 64-bit words are ordered by a sort per word; longer
 # ones by numpy's order of the byte strings.
 _KEY_WORDS = 4
-RUN_CONSTRAINTS = {
-    "ties": [Options(_TIES)],
-    "nonpositive": COMMON_CONSTRAINTS["nonpositive"],
-    "queries": [Options(("intersection", "qrels", "run"))],
-    "score_dtype": [Options(("float64", "float32"))],
-    "return_per_query": COMMON_CONSTRAINTS["ignore_ties"],
-}
 
 
 def _preview(table: _Table) -> str:
@@ -343,66 +307,6 @@ or None, default=None
     return results, QueryResults(columns, qids, bounds if tie_bounds else None)
 
 
-class RunRequest(NamedTuple):
-    """A request of :func:`evaluate_run` settled before any file is read
-    (:func:`settle_run`): how the run is read and scored (``options``, a
-    :class:`~skrank._conventions.RunOptions`), the metrics and the options
-    they are computed with (``resolved``:
-    :func:`~skrank._evaluate.resolve_metrics`'s ``(keys, specs, options)``)
-    and whether the means are trec_eval's summary (``trec_eval_summary``)."""
-
-    options: RunOptions
-    resolved: tuple
-    trec_eval_summary: bool
-
-
-def settle_run(
-    metrics,
-    *,
-    ties=None,
-    queries=None,
-    relevance_level=None,
-    replace_undefined_by=None,
-    score_dtype=None,
-    nonpositive=None,
-    convention=None,
-    caller="evaluate_run",
-) -> RunRequest:
-    """The :class:`RunRequest` of :func:`evaluate_run`'s metrics and options
-    (``None``: not given): every option checked against its constraints, the
-    convention looked up and the metric names read, once each."""
-    given = {
-        "ties": ties,
-        "replace_undefined_by": replace_undefined_by,
-        "nonpositive": nonpositive,
-        "score_dtype": score_dtype,
-        "queries": queries,
-    }
-    validate_params(
-        caller,
-        {
-            "relevance_level": relevance_level,
-            **{key: value for key, value in given.items() if value is not None},
-        },
-        RUN_CONSTRAINTS,
-    )
-    conv = None if convention is None else get_convention(convention, caller)
-    options = run_options(
-        conv, caller, ties=ties, score_dtype=score_dtype, queries=queries
-    )
-    resolved = resolve_metrics(
-        caller,
-        metric_requests(metrics, caller, conv),
-        relevance_level,
-        conv,
-        ties,
-        replace_undefined_by,
-        nonpositive,
-        document_ids=True,
-    )
-    return RunRequest(options, resolved, conv is not None and conv.names == "trec_eval")
-
-
 def evaluate_run_columns(
     qrels,
     run,
@@ -468,9 +372,9 @@ def evaluate_settled_run(
     head=None,
     verbose=0,
 ):
-    """:func:`evaluate_run_columns` of a :class:`RunRequest` (nothing of it
-    is checked again): the files read, the run joined and every metric
-    computed."""
+    """:func:`evaluate_run_columns` of a settled request
+    (:class:`~skrank.trec._settle.RunRequest`, nothing of it checked again):
+    the files read, the run joined and every metric computed."""
     options = request.options
     score_dtype, queries = options.score_dtype, options.queries
     keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = request.resolved

@@ -301,7 +301,7 @@ def test_compare_option_choices_are_compare_s():
     from skrank import compare
     from skrank._cli.parser import _parser
     from skrank._stats import CORRECTIONS, INTERVALS, QUERIES, TESTS
-    from skrank.trec._evaluation import RUN_CONSTRAINTS
+    from skrank.trec._settle import RUN_CONSTRAINTS
 
     (commands,) = _parser()._subparsers._group_actions
     actions = {a.dest: a for a in commands.choices["compare"]._actions}

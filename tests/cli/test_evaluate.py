@@ -346,7 +346,8 @@ def test_option_choices_and_defaults_are_evaluate_run_s():
 
     from skrank._cli.parser import _parser
     from skrank._validation import TIES
-    from skrank.trec._evaluation import RUN_CONSTRAINTS, evaluate_run
+    from skrank.trec._evaluation import evaluate_run
+    from skrank.trec._settle import RUN_CONSTRAINTS
 
     (commands,) = _parser()._subparsers._group_actions
     ev = commands.choices["evaluate"]
