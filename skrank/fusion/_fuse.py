@@ -296,7 +296,8 @@ def fuse(
     ValueError
         An unknown method or normalisation, weights for a method that
         takes none or not one per run, a parameter the method does not
-        take or out of its range, non-finite scores.
+        take or out of its range, non-finite scores, Condorcet fusion of
+        more document pairs than ``max_pairs``.
 
     See Also
     --------
