@@ -144,7 +144,9 @@ def at_window(j, p, n):
     top = probs.shape[0]
     at_hi = np.clip(hi, 0, top).astype(np.intp)
     at_lo = np.clip(lo, 0, top).astype(np.intp)
-    return (cum[at_hi] - cum[at_lo]) / (hi - lo)
+    # past a query's last rank (the padding of a block of queries) the
+    # window is empty: a divisor of 1 keeps those unread values finite
+    return (cum[at_hi] - cum[at_lo]) / np.maximum(hi - lo, 1)
 
 
 def at_log_odds(j, p, n):
