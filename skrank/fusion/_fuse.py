@@ -213,7 +213,7 @@ def train(spec, normalization, runs, qrels, train_runs, caller, params):
             to_run(joined, part.pair, part.score, name=run.name)
             for run, part in zip(training, parts, strict=True)
         ]
-    learned = {p.name: params[p.name] for p in spec.params}
+    learned = {p.name: params[p.name] for p in spec.params if p.trains}
     return spec.train(training, read_qrels(qrels), **learned)
 
 

@@ -35,21 +35,22 @@ from ._supervised import (
     train_posfuse,
     train_probfuse,
     train_segfuse,
-    train_slidefuse,
 )
 
 
 @dataclass(frozen=True)
 class Param:
-    """A parameter of a fusion method: its default, its constraint and the
+    """A parameter of a fusion method: its default, its constraint, the
     values :func:`skrank.fusion.optimize_fusion` tries by default (ranx's
-    grids, within the constraint)."""
+    grids, within the constraint) and whether a supervised method's
+    training reads it (``trains``; the others apply at fusion only)."""
 
     name: str
     default: float
     constraint: object
     doc: str
     grid: tuple = ()
+    trains: bool = False
 
 
 def _steps(lo, hi, step):
@@ -68,7 +69,8 @@ class FusionMethod:
     at each 0-based rank ``j``, its expectation over the orderings of tied
     documents), ``"borda"`` (Borda points, which every candidate of a query
     gets from every run) or ``"votes"`` (pairwise majorities of the runs'
-    ranks). ``train(runs, qrels, **params)``, for a supervised method,
+    ranks). ``train(runs, qrels, **params)``, for a supervised method (the
+    parameters declared ``trains``),
     returns what it learns of each run (a dict per run), given to
     ``at_rank`` with the parameters. ``by_score``, for a method that reads
     ranks, is a function of each row's (normalised) score that multiplies
@@ -556,6 +558,7 @@ SUPERVISED = (
                 Interval("int", 1, None, "left"),
                 "The number of segments each query's ranks are cut into.",
                 tuple(range(1, 101)),
+                trains=True,
             ),
         ),
         train=train_probfuse,
@@ -603,7 +606,7 @@ SUPERVISED = (
                 tuple(range(1, 101)),
             ),
         ),
-        train=train_slidefuse,
+        train=train_posfuse,
         reference=(
             "Lillis, Toolan, Collier and Dunnion, Extending probabilistic data "
             "fusion using sliding windows, ECIR 2008"

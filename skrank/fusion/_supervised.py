@@ -126,12 +126,6 @@ def plus_one(score):
     return score + 1
 
 
-def train_slidefuse(runs, qrels, w) -> list:
-    """Per run, PosFuse's probability of relevance at each rank
-    (:func:`train_posfuse`); the window ``w`` is applied at fusion."""
-    return train_posfuse(runs, qrels)
-
-
 def at_window(j, p, n):
     """The mean of the trained probabilities over the ranks ``j - w`` to
     ``j + w`` of a query of ``n`` documents (the window cut at its first

@@ -163,15 +163,22 @@ def optimize_fusion(
     joined = join(loaded)
     parts = normalized_parts(joined, normalization)
     pairs = np.arange(joined.n_pairs)
+    trained = {}  # what a supervised method learned, by its training parameters
     best, best_score = None, -np.inf
     for setting in settings:
         params = dict(setting)
         weights = check_weights(params.pop("weights", None), spec, len(loaded), caller)
         values = check_params(spec, params, caller)
-        # a supervised method is trained on the qrels it is evaluated on
+        # a supervised method is trained on the qrels it is evaluated on,
+        # once per setting of the parameters its training reads
         states = None
         if spec.train is not None:
-            states = train(spec, normalization, loaded, judged, None, caller, values)
+            key = tuple(values[p.name] for p in spec.params if p.trains)
+            if key not in trained:
+                trained[key] = train(
+                    spec, normalization, loaded, judged, None, caller, values
+                )
+            states = trained[key]
         score = fuse_parts(joined, parts, spec, weights, values, states)
         value = evaluate_run(
             judged, to_run(joined, pairs, score), metric, convention=convention
