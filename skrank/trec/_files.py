@@ -52,9 +52,12 @@ class _Growable:
         need = self.n + m
         width = None if self.width is None else max(self.width, part.shape[1])
         if need > self.buf.shape[0] or width != self.width:
-            capacity = max(need, int(self.buf.shape[0] * 1.5) + 1024)
-            if most is not None:
-                capacity = max(need, min(capacity, most))
+            # wider rows alone keep the rows reserved
+            capacity = self.buf.shape[0]
+            if need > capacity:
+                capacity = max(need, int(capacity * 1.5) + 1024)
+                if most is not None:
+                    capacity = max(need, min(capacity, most))
             shape = (capacity,) if width is None else (capacity, width)
             grown = np.zeros(shape, dtype=self.buf.dtype)
             if width is None:
