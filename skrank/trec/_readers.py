@@ -443,6 +443,11 @@ def _joined_ids(ids):
     lengths = np.diff(ends, prepend=-1, append=b.shape[0]) - 1
     if not lengths.all():
         return None  # an empty id
+    width = int(lengths[0])
+    if (lengths == width).all():  # ids of one length: rows of the bytes
+        m = np.empty((n, width + 1), dtype=np.uint8)
+        m.reshape(-1)[:-1] = b
+        return _Ids(fixed=np.ascontiguousarray(m[:, :width]).view(f"S{width}")[:, 0])
     return _packed_ids(b[b != 0], lengths)
 
 
