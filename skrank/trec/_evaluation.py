@@ -431,7 +431,9 @@ def evaluate_settled_run(
             # scores beyond the float32 range become infinite, as in trec_eval
             with np.errstate(over="ignore"):
                 raw = s if dtype == "float64" else s.astype(np.float32).astype(float)
-            scores[dtype] = finite_scores(nan_ranked(raw))
+            # finite scores (the usual case) are ranked as they are
+            finite = np.isfinite(raw).all()
+            scores[dtype] = raw if finite else finite_scores(nan_ranked(raw))
         return scores[dtype]
 
     def nan_ranked(raw):
