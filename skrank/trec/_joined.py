@@ -54,9 +54,9 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
     (ascending) and the qrels rows they match. The run's keys, recoded to
     the qrels' query codes where the two differ, are looked up in the
     qrels' sorted key index (the grouping and the index computed once per
-    table, the qrels' document ids in the order of the index). A key match counts only
-    when the query codes and the bytes of the document ids agree too;
-    a mismatch is a hash collision, not a judgment. Should two judged
+    table, the qrels' document ids in the order of the index). A key match
+    counts only when the query codes and the bytes of the document ids agree
+    too; a mismatch is a hash collision, not a judgment. Should two judged
     documents of a query share a key, the join is done on the bytes alone.
     """
     rows_of, run_codes, run_keys = run._grouping()
