@@ -24,7 +24,7 @@ from ._engine import (
     rank,
     slices,
 )
-from ._threads import map_in_order, threads
+from ._threads import map_in_order
 from ._trec_gains import trec_nan
 from ._validation import (
     InvalidParameterError,
@@ -253,7 +253,6 @@ def run_metric(measure, caller, arguments):
         average=arguments["average"],
         replace_undefined_by=arguments.get("replace_undefined_by", 0.0),
         nonpositive=arguments.get("nonpositive", "ordinary"),
-        threads=threads(),
     )
     return result
 
