@@ -8,7 +8,6 @@ from ._conventions import apply_convention, get_convention, name_rules
 from ._core import compute, prepare
 from ._faces import call_as, public
 from ._results import QueryResults
-from ._threads import threads
 from ._validation import BOOL, InvalidParameterError, plain
 from .names import read_metrics
 
@@ -93,9 +92,7 @@ def evaluate_request(
     ranked once, every metric computed. ``stacklevel`` is that of the
     warnings about the data, counted from this function; ``seen``, if given,
     is called with the data's :class:`~skrank._engine.Layout` before any
-    metric is computed (a scorer reads the query ids checked there). The
-    blocks of the layout are ranked on up to :func:`skrank._threads.threads`
-    threads (the results do not depend on their number)."""
+    metric is computed (a scorer reads the query ids checked there)."""
     keys, specs, (ties, replace_undefined_by, nonpositive, tool_sums) = request
     names = [spec.name for spec in specs]
     prepared = prepare(
@@ -120,7 +117,6 @@ def evaluate_request(
             replace_undefined_by=replace_undefined_by,
             nonpositive=nonpositive,
             tool_sums=tool_sums,
-            threads=threads(),  # the blocks of a large input side by side
         )
 
     values = dict(zip(names, run(specs, ties), strict=True))

@@ -1,4 +1,4 @@
-"""The engine's paths for array input: threads, sparse ties, float32 scores."""
+"""The engine's paths for array input: sparse ties, float32 scores."""
 
 import tracemalloc
 
@@ -7,8 +7,6 @@ import pytest
 from reference import brute_force
 
 import skrank
-from skrank import _threads
-from skrank._engine import SLICE_VALUES
 
 METRICS = ["ndcg@10", "map@100", "mrr@10", "P@10", "recall@100"]
 
@@ -17,22 +15,6 @@ def _graded(n_queries, n_items, seed):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 5, (n_queries, n_items)).astype(np.float64)
     return y, y + rng.normal(0.0, 2.0, y.shape), rng
-
-
-def test_one_thread_and_two_give_the_same_values_to_the_last_bit():
-    # more rows than one slice holds, so that two slices are ranked at once;
-    # each slice is computed as it would be alone and put in its place
-    y, s, rng = _graded(2 * SLICE_VALUES // 100 + 7, 100, 0)
-    s = np.round(s, 3)  # sparse ties: some queries tie a few items
-    qid = np.repeat(np.arange(y.shape[0]), y.shape[1])
-    perm = rng.permutation(y.size)
-    args = (y.ravel()[perm], s.ravel()[perm], METRICS)
-    with _threads.use_threads(1):
-        one = skrank.evaluate(*args, qid=qid[perm], average=None)
-    with _threads.use_threads(2):
-        two = skrank.evaluate(*args, qid=qid[perm], average=None)
-    for name in METRICS:
-        np.testing.assert_array_equal(one[name], two[name])
 
 
 def test_a_few_tied_queries_among_untied_ones_match_brute_force():
