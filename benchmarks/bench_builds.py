@@ -22,10 +22,13 @@ to the floor are what the targets are stated in; they hold under load
 where absolute times do not, and alternating the builds lets a slow spell
 of a shared machine fall on both.
 
+``--threads N`` sets ``SKRANK_NUM_THREADS=N`` in every run (both builds
+read it at import); without it, the environment's setting holds.
+
 Usage::
 
     python benchmarks/bench_builds.py --before ../old --after . \\
-        --rounds 3 bench_ndcg.py -- --queries 20000
+        --rounds 3 --threads 1 bench_ndcg.py -- --queries 20000
 
 Arguments after ``--`` go to the benchmark script.
 """
@@ -78,8 +81,10 @@ def parse_tables(text: str) -> dict:
     return rows
 
 
-def run_once(tree: Path, script: Path, args: list[str]) -> str:
+def run_once(tree: Path, script: Path, args: list[str], threads=None) -> str:
     env = dict(os.environ, PYTHONPATH=str(tree))
+    if threads is not None:
+        env["SKRANK_NUM_THREADS"] = str(threads)
     done = subprocess.run(
         [sys.executable, str(script), *args],
         cwd=tree,
@@ -147,6 +152,9 @@ def main(argv=None):
     parser.add_argument(
         "--floor", help="the row the others are divided by (default: the first)"
     )
+    parser.add_argument(
+        "--threads", type=int, help="SKRANK_NUM_THREADS of every run (default: unset)"
+    )
     parser.add_argument("script")
     parser.add_argument("script_args", nargs=argparse.REMAINDER)
     a = parser.parse_args(argv)
@@ -156,7 +164,7 @@ def main(argv=None):
     runs = {name: [] for name in trees}
     for r in range(a.rounds):
         for name, tree in trees.items() if r % 2 == 0 else reversed(trees.items()):
-            runs[name].append(parse_tables(run_once(tree, script, extra)))
+            runs[name].append(parse_tables(run_once(tree, script, extra, a.threads)))
             print(f"round {r + 1}/{a.rounds}: {name} done", file=sys.stderr)
     best = {name: best_of(v) for name, v in runs.items()}
     ratio = {name: median_ratios(v, a.floor) for name, v in runs.items()}
@@ -165,7 +173,9 @@ def main(argv=None):
         key=lambda k: (k[0], (best["after"].get(k) or best["before"][k])[0]),
     )
     print(
-        f"{a.script} {' '.join(extra)}: best time of {a.rounds} interleaved "
+        f"{a.script} {' '.join(extra)} (SKRANK_NUM_THREADS="
+        f"{a.threads or os.environ.get('SKRANK_NUM_THREADS', 'unset')}): best "
+        f"time of {a.rounds} interleaved "
         "rounds; ratio to the floor within each process, median of the rounds"
     )
     head = (

@@ -96,6 +96,11 @@ class Block:
     unassessed: np.ndarray | None = None
 
 
+# The names of a Block's fields, read once (copies and slices of blocks name
+# them all).
+_BLOCK_FIELDS = tuple(f.name for f in fields(Block))
+
+
 @dataclass
 class Layout:
     """All queries of an input, as blocks.
@@ -214,7 +219,7 @@ def not_retrieved(block: Block) -> Block:
         hidden &= np.arange(block.y.shape[1])[None, :] < block.n_items[:, None]
     if not hidden.any():
         return block
-    out = Block(**{f.name: getattr(block, f.name) for f in fields(Block)})
+    out = Block(**{name: getattr(block, name) for name in _BLOCK_FIELDS})
     if block.pool_y is None and block.n_relevant is None:
         if block.judged is not None:  # pragma: no cover - judged input has a pool
             raise ValueError("a block with unjudged items needs a pool")
@@ -244,10 +249,10 @@ def slices(blocks, size=None):
             yield _float_relevance(
                 Block(
                     **{
-                        f.name: None
-                        if getattr(block, f.name) is None
-                        else getattr(block, f.name)[part]
-                        for f in fields(Block)
+                        name: None
+                        if getattr(block, name) is None
+                        else getattr(block, name)[part]
+                        for name in _BLOCK_FIELDS
                     }
                 )
             )
@@ -258,6 +263,6 @@ def _float_relevance(block: Block) -> Block:
     :func:`grouped_layout`, converted)."""
     if block.y.dtype == np.float64:
         return block
-    out = Block(**{f.name: getattr(block, f.name) for f in fields(Block)})
+    out = Block(**{name: getattr(block, name) for name in _BLOCK_FIELDS})
     out.y = block.y.astype(np.float64)
     return out

@@ -87,8 +87,10 @@ def _ap_sums(r: Ranking, rel, k):
     if r.width == 0:  # no positions: every sum is empty
         return np.zeros(r.m)
     # every position its own group: the (m, W) matrix, read to each row's
-    # cutoff (its positions inside, a prefix of the row)
-    depth = np.count_nonzero(np.broadcast_to(inside, (r.m, r.width)), axis=1)
+    # cutoff (its positions inside, a prefix of the row), counted once when
+    # every row has the same (``inside`` one row, broadcast)
+    depth = np.count_nonzero(np.broadcast_to(inside, (len(inside), r.width)), axis=1)
+    depth = np.broadcast_to(depth, (r.m,))
     _kernels.ap_sums(
         kernel_buffer(np.broadcast_to(rel, (r.m, r.width)), np.float64).reshape(-1),
         none,
