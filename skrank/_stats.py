@@ -362,12 +362,12 @@ def _compare(caller, arguments):
             shared=shared,
             tick=bar.update,
         )
-        bar.update(totals[0] - (bar.n - done))  # rows that did not resample
+        _finish(bar, totals[0] - (bar.n - done))  # no row resampled
         if test not in TUKEY_MODELS:
             done = bar.n
             rng = _task_rng(seed, "test")
             p = _p_values(test, As, Bs, n_resamples, rng, caller, tick=bar.update)
-            bar.update(totals[1] - (bar.n - done))
+            _finish(bar, totals[1] - (bar.n - done))
     if test in TUKEY_MODELS:
         # simultaneous over all pairs of each metric: no further correction
         p, hsd = tukey_columns(
@@ -633,6 +633,13 @@ def compare(
 #: Display that compares), and the keyword ``systems_arg`` naming the argument
 #: that gave the systems (default ``"results"``).
 compare_for = call_as(compare, extra={"systems_arg": "results"})
+
+
+def _finish(bar, rest):
+    """Count the ``rest`` of a resampling stage that drew nothing (every
+    row constant, or every difference 0) as done."""
+    if rest:
+        bar.update(rest)
 
 
 def _correction_of(caller, test, correction):
