@@ -550,7 +550,9 @@ def compare(
         number changes when a system is added.
     verbose : int, default=0
         Progress on standard error, over the resamples of the bootstrap
-        intervals and of the resampling test: ``0`` writes nothing; ``1`` a
+        intervals and of the resampling test, updated after every batch of
+        resamples (the sign patterns of an exact randomization test count
+        as its resamples): ``0`` writes nothing; ``1`` a
         tqdm bar when tqdm is installed (``pip install skrank[progress]``),
         else a line at most once a second; ``2`` also the size of the
         comparison. Nothing is written when nothing is resampled. The
