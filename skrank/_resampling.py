@@ -96,8 +96,8 @@ def _constant(Z):
     return np.ptp(Z, axis=1) <= 1e-12 * np.abs(Z).max(axis=1)
 
 
-#: Resamples counted and multiplied at once within a batch: their counts
-#: (``(_BLOCK, n)`` floats) stay in the processor's cache while they are
+#: Resamples counted at once within a batch: the counts of a block
+#: (``(_BLOCK, n)`` integers) stay in the processor's cache while they are
 #: tallied, instead of a whole batch's ``(batch, n)``.
 _BLOCK = 64
 
@@ -110,14 +110,15 @@ def _bootstrap_means(Z, n_resamples, rng, tick=None):
     The resamples are those of :func:`scipy.stats.bootstrap` with the same
     generator and ``batch=_batch(n)``: ``rng.integers(0, n, (batch, n))``,
     batch by batch. A resample's means are ``Z @ counts / n``, ``counts``
-    telling how often it drew each query: one matrix product per block of
-    :data:`_BLOCK` resamples for all rows, instead of one indexing per row.
-    ``tick(size)`` is called after each batch of ``size`` resamples (the
-    progress of the caller).
+    telling how often it drew each query (tallied by blocks of
+    :data:`_BLOCK` resamples): one matrix product per batch for all rows,
+    instead of one indexing per row. ``tick(size)`` is called after each
+    batch of ``size`` resamples (the progress of the caller).
     """
     c, n = Z.shape
-    batch = _batch(n)
+    batch = min(_batch(n), n_resamples)
     out = np.empty((c, n_resamples))
+    counts = np.empty((batch, n))
     offsets = (np.arange(min(_BLOCK, batch)) * n)[:, None]
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
@@ -125,9 +126,9 @@ def _bootstrap_means(Z, n_resamples, rng, tick=None):
         for first in range(0, size, _BLOCK):
             k = min(_BLOCK, size - first)
             flat = (idx[first : first + k] + offsets[:k]).ravel()
-            counts = np.bincount(flat, minlength=k * n).reshape(k, n)
-            at = start + first
-            out[:, at : at + k] = Z @ counts.astype(np.float64).T
+            tally = np.bincount(flat, minlength=k * n)
+            counts[first : first + k] = tally.reshape(k, n)
+        out[:, start : start + size] = Z @ counts[:size].T
         if tick is not None:
             tick(size)
     out /= n
