@@ -256,11 +256,22 @@ def _resampled_means(Z, varies, shared, n_resamples, rng, tick):
     position = np.cumsum(drawn) - 1
     theta = _bootstrap_means(Z[:k][drawn], n_resamples, rng, tick)
     j = np.flatnonzero(diff)
-    with np.errstate(under="ignore"):
-        theta_d = np.ldexp(theta[position[a[j]]], shift_a[j, None]) - np.ldexp(
-            theta[position[b[j]]], shift_b[j, None]
-        )
-    return np.concatenate([theta[position[np.flatnonzero(varies[:k])]], theta_d])
+    mine = np.flatnonzero(varies[:k])
+    # written in place: one row block of temporaries at most
+    out = np.empty((mine.shape[0] + j.shape[0], n_resamples))
+    np.take(theta, position[mine], axis=0, out=out[: mine.shape[0]])
+    d = out[mine.shape[0] :]
+    np.take(theta, position[a[j]], axis=0, out=d)
+    d -= theta[position[b[j]]]
+    # the rows of values near the largest float, each in its power of two
+    scaled = np.flatnonzero((shift_a[j] != 0) | (shift_b[j] != 0))
+    if scaled.shape[0]:
+        r = j[scaled]
+        with np.errstate(under="ignore"):
+            d[scaled] = np.ldexp(theta[position[a[r]]], shift_a[r, None]) - np.ldexp(
+                theta[position[b[r]]], shift_b[r, None]
+            )
+    return out
 
 
 @functools.cache

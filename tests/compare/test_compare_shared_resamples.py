@@ -60,3 +60,24 @@ def test_quantiles_from_a_band_equal_numpy_quantile(spread):
             else:
                 expected = np.quantile(theta[r], levels[r, c])
                 assert got[r, c] == pytest.approx(expected, rel=1e-14, abs=1e-15)
+
+
+def test_differences_of_rows_in_different_powers_of_two():
+    # a near the largest float (divided by 2**1024 for its statistics), b
+    # below 1 (not divided): the pair's resampled means are a's and b's,
+    # brought to the pair's power of two
+    rng = np.random.default_rng(2)
+    a = 2.0**1023 * rng.uniform(0.5, 1.0, 40)
+    b = rng.uniform(size=40)
+    res = compare({"a": {"m": a}, "b": {"m": b}}, n_resamples=999, random_state=1)
+    (pair,) = res.pairs_  # b - a: the later system against the earlier one
+    assert (pair["system"], pair["baseline"]) == ("b", "a")
+    # expected: scipy.stats.bootstrap (BCa) of the differences divided by
+    # 2**1024 (exact in floating point), multiplied back
+    scale = 2.0**-1024
+    ci = stats.bootstrap(
+        (b * scale - a * scale,), np.mean, method="BCa", n_resamples=999,
+        batch=_batch(40), rng=_task_rng(1, "interval"),
+    ).confidence_interval  # fmt: skip
+    assert pair["diff_low"] == pytest.approx(ci.low / scale, rel=1e-9)
+    assert pair["diff_high"] == pytest.approx(ci.high / scale, rel=1e-9)
