@@ -24,8 +24,17 @@ the same values. 10,000 resamples / permutations.
 The ratio column is time over skrank's time for the same test over all
 pairs. Target: skrank at least 10x faster than ranx's compare.
 
+``--section intervals`` (also part of ``all``, the default) times skrank's
+default intervals (BCa, every mean and difference) against its t-test path
+(``interval="t"``) on two shapes, 10 systems x 5 metrics x 10,000 queries
+and 5 systems x 3 metrics x 2,000 queries, with ``--resamples`` resamples,
+under one BLAS thread and under two (``threadpoolctl``); the two skrank
+rows are timed interleaved, and ranx's ``compare`` (Student's t-test,
+evaluating the runs too; its numba kernels take their own threads) is the
+peer row. Target: the default intervals at most 3x the t-test path.
+
 Usage: ``python benchmarks/bench_compare.py [--queries 10000] [--systems 10]
-[--resamples 10000] [--repeat 3]``
+[--resamples 10000] [--repeat 3] [--section all|tests|intervals]``
 """
 
 from __future__ import annotations
@@ -35,7 +44,7 @@ import time
 import warnings
 
 import numpy as np
-from _harness import measure, print_table
+from _harness import measure, measure_interleaved, print_table
 
 import skrank
 
@@ -70,13 +79,13 @@ def build(n_queries, n_systems, n_docs=10, seed=0):
     return qrels, runs, rel, dense
 
 
-def per_query(runs):
+def per_query(runs, metrics=METRICS):
     """ranx's per-query scores (after evaluate) as skrank.compare's input."""
     out = {}
     for run in runs:
-        qid = list(run.scores[METRICS[0]])
+        qid = list(run.scores[metrics[0]])
         table = {"qid": np.array(qid)}
-        for m in METRICS:
+        for m in metrics:
             table[m] = np.fromiter((run.scores[m][q] for q in qid), float, len(qid))
         out[run.name] = table
     return out
@@ -103,6 +112,62 @@ def quiet(func):
     return wrapped
 
 
+#: The shapes of the intervals' section: (systems, metrics, queries).
+SHAPES = ((10, METRICS, 10_000), (5, METRICS[:3], 2_000))
+
+
+def intervals_section(n_resamples, repeat):
+    """skrank's default (BCa) intervals against its t-test path, on both
+    shapes, with one BLAS thread and with two; ranx's compare as the peer."""
+    import ranx
+    from threadpoolctl import threadpool_limits
+
+    def theirs(qrels, runs, metrics):
+        return quiet(lambda: ranx.compare(qrels, runs, metrics, stat_test="student"))
+
+    def ours(values, interval):
+        options = {} if interval == "bca" else {"interval": interval}
+        return quiet(
+            lambda: skrank.compare(
+                values, n_resamples=n_resamples, random_state=0, **options
+            )
+        )
+
+    for n_s, metrics, n_q in SHAPES:
+        qrels, runs, _, _ = build(n_q, n_s)
+        theirs(qrels, runs, metrics)()  # evaluates: ranx keeps the scores
+        values = per_query(runs, metrics)
+        input_bytes = sum(
+            v.nbytes for t in values.values() for k, v in t.items() if k != "qid"
+        )
+        for threads in (1, 2):
+            with threadpool_limits(limits=threads):
+                (t_t, mem_t, _), (t_b, mem_b, res_b) = measure_interleaved(
+                    [(ours(values, "t"), repeat), (ours(values, "bca"), repeat)]
+                )
+                t_r, mem_r, _ = measure(
+                    theirs(qrels, runs, metrics), repeat=max(1, repeat // 2)
+                )
+            width = float(
+                np.median([r["ci_high"] - r["ci_low"] for r in res_b.summary_])
+            )
+            reference = "skrank compare, interval='t' (t-test path)"
+            rows = [
+                (reference, t_t, mem_t, None),
+                ("skrank compare, defaults (BCa intervals)", t_b, mem_b, width),
+                ("ranx compare('student'), evaluates + pairs x2", t_r, mem_r, None),
+            ]
+            print_table(
+                f"{n_s} systems x {len(metrics)} metrics x {n_q} queries, "
+                f"{n_resamples} resamples, {threads} BLAS thread"
+                f"{'s' if threads > 1 else ''} (median BCa width as the value)",
+                rows,
+                reference,
+                input_bytes=input_bytes,
+            )
+            print(f"BCa / t-test path: {t_b / t_t:.1f}x")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=10_000)
@@ -119,7 +184,17 @@ def main(argv=None):
         action="store_true",
         help="skip the rows of ranx's statistical step alone",
     )
+    parser.add_argument(
+        "--section",
+        choices=("all", "tests", "intervals"),
+        default="all",
+        help="the tests against ranx, the default intervals' cost, or both",
+    )
     args = parser.parse_args(argv)
+    if args.section in ("all", "intervals"):
+        intervals_section(args.resamples, args.repeat)
+    if args.section == "intervals":
+        return
     import ranx
     from ranx.statistical_tests import compute_statistical_significance
 

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ._faces import fill_doc
+from ._frames import to_backend
 from ._multiple import HSD_PAIR_COLUMNS, TUKEY_MODELS
 from ._validation import InvalidParameterError, Options, plain, validate_params
 
@@ -177,19 +178,30 @@ class Comparison:
         extra = TIE_SUMMARY_COLUMNS if self._has_tie_bounds else ()
         return SUMMARY_COLUMNS + extra
 
-    def to_frame(self, table="pairs"):
-        """Return one of the tables as a pandas DataFrame.
+    def to_frame(self, table="pairs", backend="pandas"):
+        """Return one of the tables as a DataFrame of the caller's library.
 
         Parameters
         ----------
         table : {"pairs", "summary"}, default="pairs"
             ``"pairs"``: the paired comparisons; ``"summary"``: the mean and
             interval of every system and metric.
+        backend : {"pandas", "polars", "pyarrow"}, default="pandas"
+            The library of the table: a pandas DataFrame, a polars DataFrame
+            or a pyarrow Table, with the same columns.
 
         Returns
         -------
-        frame : pandas.DataFrame
-            One row per entry of ``pairs_`` or ``summary_``.
+        frame : pandas.DataFrame, polars.DataFrame or pyarrow.Table
+            One row per entry of ``pairs_`` or ``summary_``, in order, and
+            one column per key of theirs.
+
+        Raises
+        ------
+        ValueError
+            When ``table`` or ``backend`` is not one of its options.
+        ImportError
+            When the library of ``backend`` is not installed.
 
         See Also
         --------
@@ -202,20 +214,23 @@ class Comparison:
         ...               interval="t")
         >>> res.to_frame("summary").shape
         (2, 5)
+        >>> res.to_frame(backend="pyarrow").num_rows
+        1
         """
         validate_params(
             "Comparison.to_frame",
             {"table": table},
             {"table": [Options(("pairs", "summary"))]},
         )
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError(
-                "Comparison.to_frame needs pandas: pip install pandas"
-            ) from None
         rows = self.pairs_ if table == "pairs" else self.summary_
-        return pd.DataFrame(rows, columns=list(self._columns(table)))
+        columns = {}
+        for name in self._columns(table):
+            values = [r[name] for r in rows]
+            # names as text (object arrays, which the writer passes to every
+            # library as Python strings), the rest as numpy infers them
+            text = any(isinstance(v, str) for v in values)
+            columns[name] = np.array(values, dtype=object if text else None)
+        return to_backend(columns, backend, "Comparison.to_frame")
 
     def to_dict(self):
         """Return the result as JSON-ready Python objects.

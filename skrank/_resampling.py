@@ -96,7 +96,13 @@ def _constant(Z):
     return np.ptp(Z, axis=1) <= 1e-12 * np.abs(Z).max(axis=1)
 
 
-def _bootstrap_means(Z, n_resamples, rng):
+#: Resamples counted at once within a batch: the counts of a block
+#: (``(_BLOCK, n)`` integers) stay in the processor's cache while they are
+#: tallied, instead of a whole batch's ``(batch, n)``.
+_BLOCK = 64
+
+
+def _bootstrap_means(Z, n_resamples, rng, tick=None):
     """``(c, n_resamples)``: the mean of every row of ``Z`` (``(c, n)``, one
     row per system and metric or per difference, one column per query) over
     the same bootstrap resamples of the queries.
@@ -104,19 +110,27 @@ def _bootstrap_means(Z, n_resamples, rng):
     The resamples are those of :func:`scipy.stats.bootstrap` with the same
     generator and ``batch=_batch(n)``: ``rng.integers(0, n, (batch, n))``,
     batch by batch. A resample's means are ``Z @ counts / n``, ``counts``
-    telling how often it drew each query: one matrix product per batch for
-    all rows, instead of one indexing per row.
+    telling how often it drew each query (tallied by blocks of
+    :data:`_BLOCK` resamples): one matrix product per batch for all rows,
+    instead of one indexing per row. ``tick(size)`` is called after each
+    batch of ``size`` resamples (the progress of the caller).
     """
     c, n = Z.shape
-    batch = _batch(n)
+    batch = min(_batch(n), n_resamples)
     out = np.empty((c, n_resamples))
+    counts = np.empty((batch, n))
+    offsets = (np.arange(min(_BLOCK, batch)) * n)[:, None]
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
         idx = rng.integers(0, n, (size, n))
-        idx += np.arange(size)[:, None] * n
-        counts = np.bincount(idx.ravel(), minlength=size * n)
-        counts = counts.reshape(size, n).astype(np.float64)
-        out[:, start : start + size] = Z @ counts.T
+        for first in range(0, size, _BLOCK):
+            k = min(_BLOCK, size - first)
+            flat = (idx[first : first + k] + offsets[:k]).ravel()
+            tally = np.bincount(flat, minlength=k * n)
+            counts[first : first + k] = tally.reshape(k, n)
+        out[:, start : start + size] = Z @ counts[:size].T
+        if tick is not None:
+            tick(size)
     out /= n
     return out
 
@@ -147,10 +161,54 @@ def _bca_levels(Z, mean, theta, alpha):
         )
 
 
-def _intervals(Z, method, confidence_level, n_resamples, rng, caller=_CALLER):
+def _quantiles(theta, levels):
+    """``(c, 2)``: the quantiles ``levels`` (``(c, 2)``) of every row of
+    ``theta``, as :func:`scipy.stats.quantile` (and :func:`numpy.quantile`)
+    compute them by default: between the order statistics ``floor(h)`` and
+    ``floor(h) + 1``, ``h = (n_resamples - 1) level``, linearly; NaN for a
+    NaN level.
+
+    Only those order statistics are placed: the band of ranks that the
+    levels of all rows need is partitioned out of every row
+    (:func:`numpy.partition`, linear in ``n_resamples``), and only the band
+    is sorted, a few ranks wide when the levels of the rows are close.
+    """
+    c, size = theta.shape
+    defined = np.isfinite(levels)
+    h = (size - 1) * np.where(defined, levels, 0.0)
+    below = np.floor(h).astype(np.intp)
+    above = np.minimum(below + 1, size - 1)
+    ranks = np.concatenate([below.ravel(), above.ravel()])
+    first, last = int(ranks.min()), int(ranks.max())
+    kth = sorted({first, last})
+    band = np.partition(theta, kth, axis=1)[:, first : last + 1]
+    if last - first > 1:
+        band = np.sort(band, axis=1)
+    rows = np.arange(c)[:, None]
+    x0 = band[rows, below - first]
+    x1 = band[rows, above - first]
+    out = x0 + (h - below) * (x1 - x0)
+    out[~defined] = np.nan
+    return out
+
+
+def _intervals(
+    Z, method, confidence_level, n_resamples, rng, caller=_CALLER, shared=None,
+    tick=None,
+):  # fmt: skip
     """``(low, high)``: the interval of the mean of every row of ``Z``;
     ``(mean, mean)`` for a constant row. The bootstrap methods resample the
-    queries once for all rows."""
+    queries once for all rows.
+
+    ``shared``, when given, is ``(k, a, b, shift_a, shift_b)``: rows ``k +
+    j`` of ``Z`` are the differences ``ldexp(Z[a[j]], shift_a[j]) -
+    ldexp(Z[b[j]], shift_b[j])`` of two of the first ``k`` rows (the pairs'
+    differences of the systems' values, each in its power of two), and their
+    resampled means are taken as those differences of the resampled means
+    of the ``k`` rows: the same resamples, without a matrix product for
+    them (equal up to the rounding of the sums). ``tick`` is the progress of
+    the resampling, called per batch of resamples.
+    """
     n = Z.shape[1]
     mean = Z.mean(axis=1)
     low, high = mean.copy(), mean.copy()
@@ -162,15 +220,13 @@ def _intervals(Z, method, confidence_level, n_resamples, rng, caller=_CALLER):
         sem = V.std(axis=1, ddof=1) / math.sqrt(n)
         lo, hi = stats.t.interval(confidence_level, n - 1, loc=m, scale=sem)
     else:
-        theta = _bootstrap_means(V, n_resamples, rng)
+        theta = _resampled_means(Z, varies, shared, n_resamples, rng, tick)
         alpha = (1.0 - confidence_level) / 2.0
         if method == "bca":
             levels = _bca_levels(V, m, theta, alpha)
         else:
             levels = np.tile([alpha, 1.0 - alpha], (V.shape[0], 1))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            ci = stats.quantile(theta, levels, axis=-1)
+        ci = _quantiles(theta, levels)
         lo, hi = ci[:, 0], ci[:, 1]
         if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
             warnings.warn(
@@ -182,6 +238,40 @@ def _intervals(Z, method, confidence_level, n_resamples, rng, caller=_CALLER):
             )
     low[varies], high[varies] = lo, hi
     return low, high
+
+
+def _resampled_means(Z, varies, shared, n_resamples, rng, tick):
+    """The resampled means of the rows ``varies`` of ``Z``: each drawn by
+    :func:`_bootstrap_means`, or, for the rows that ``shared`` (see
+    :func:`_intervals`) defines as differences, the differences of the
+    resampled means of their two rows."""
+    if shared is None:
+        return _bootstrap_means(Z[varies], n_resamples, rng, tick)
+    k, a, b, shift_a, shift_b = shared
+    diff = varies[k:]
+    # the rows resampled: the first k that vary or that a varying
+    # difference reads
+    drawn = varies[:k].copy()
+    drawn[a[diff]] = drawn[b[diff]] = True
+    position = np.cumsum(drawn) - 1
+    theta = _bootstrap_means(Z[:k][drawn], n_resamples, rng, tick)
+    j = np.flatnonzero(diff)
+    mine = np.flatnonzero(varies[:k])
+    # written in place: one row block of temporaries at most
+    out = np.empty((mine.shape[0] + j.shape[0], n_resamples))
+    np.take(theta, position[mine], axis=0, out=out[: mine.shape[0]])
+    d = out[mine.shape[0] :]
+    np.take(theta, position[a[j]], axis=0, out=d)
+    d -= theta[position[b[j]]]
+    # the rows of values near the largest float, each in its power of two
+    scaled = np.flatnonzero((shift_a[j] != 0) | (shift_b[j] != 0))
+    if scaled.shape[0]:
+        r = j[scaled]
+        with np.errstate(under="ignore"):
+            d[scaled] = np.ldexp(theta[position[a[r]]], shift_a[r, None]) - np.ldexp(
+                theta[position[b[r]]], shift_b[r, None]
+            )
+    return out
 
 
 @functools.cache
@@ -230,7 +320,7 @@ def _sign_flips(n, n_resamples, rng):
             yield np.where(swapped == 1, -1.0, 1.0)
 
 
-def _randomization_p(D, n_resamples, rng):
+def _randomization_p(D, n_resamples, rng, tick=None):
     """Two-sided randomization (sign-flip) test of the mean of every row of
     the differences ``D`` (``(c, n)``), all rows flipped by the same signs.
 
@@ -239,7 +329,8 @@ def _randomization_p(D, n_resamples, rng):
     with the same generator: exact, ``2 min(#{null <= obs}, #{null >= obs})
     / 2**n``, when ``2**n <= n_resamples``; else Monte-Carlo, ``2
     min(1 + #, 1 + #) / (n_resamples + 1)``. One matrix product per batch of
-    signs gives the null means of all rows.
+    signs gives the null means of all rows; ``tick(size)`` is called after
+    each batch of ``size`` sign patterns.
     """
     c, n = D.shape
     observed = D.mean(axis=1)[:, None]
@@ -251,6 +342,8 @@ def _randomization_p(D, n_resamples, rng):
         null = (D @ signs.T) / n
         less += np.count_nonzero(null <= observed + tol, axis=1)
         greater += np.count_nonzero(null >= observed - tol, axis=1)
+        if tick is not None:
+            tick(signs.shape[0])
     if exact:
         p = 2.0 * np.minimum(less, greater) / 2**n
     else:
@@ -258,23 +351,26 @@ def _randomization_p(D, n_resamples, rng):
     return np.clip(p, 0.0, 1.0)
 
 
-def _bootstrap_p(D, n_resamples, rng):
+def _bootstrap_p(D, n_resamples, rng, tick=None):
     """Paired bootstrap test of ``mean(d) == 0`` for every row of ``D``.
 
     The differences are centred (``d0 = d - mean(d)``, the null hypothesis
     made true) and their queries resampled with replacement ``B =
     n_resamples`` times, the same resamples for every row; ``p = (1 +
-    #{b : |mean(d0*_b)| >= |mean(d)|}) / (B + 1)``.
+    #{b : |mean(d0*_b)| >= |mean(d)|}) / (B + 1)``; ``tick`` is the
+    progress, per batch of resamples.
     """
     mean = D.mean(axis=1)[:, None]
-    means = np.abs(_bootstrap_means(D - mean, n_resamples, rng))
+    means = np.abs(_bootstrap_means(D - mean, n_resamples, rng, tick))
     tol = (_ROUNDING * np.abs(D).max(axis=1))[:, None]
     count = np.count_nonzero(means >= np.abs(mean) - tol, axis=1)
     return (1.0 + count) / (n_resamples + 1.0)
 
 
-def _p_values(test, A, B, n_resamples, rng, caller=_CALLER):
-    """The raw p-value of each pair of rows of ``A`` and ``B`` (``(c, n)``)."""
+def _p_values(test, A, B, n_resamples, rng, caller=_CALLER, tick=None):
+    """The raw p-value of each pair of rows of ``A`` and ``B`` (``(c, n)``);
+    ``tick(size)`` is called after each batch of ``size`` resamples of a
+    resampling test."""
     D = A - B
     p = np.ones(D.shape[0])
     differ = D.any(axis=1)  # all differences 0: p = 1 for every test
@@ -305,9 +401,9 @@ def _p_values(test, A, B, n_resamples, rng, caller=_CALLER):
     elif not differ.any():
         pass  # nothing to resample
     elif test == "randomization":
-        p[differ] = _randomization_p(D[differ], n_resamples, rng)
+        p[differ] = _randomization_p(D[differ], n_resamples, rng, tick)
     else:
-        p[differ] = _bootstrap_p(D[differ], n_resamples, rng)
+        p[differ] = _bootstrap_p(D[differ], n_resamples, rng, tick)
     return p
 
 

@@ -59,7 +59,10 @@ __all__ = ["Comparison", "compare"]
 
 _CALLER = "compare"
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap", *TUKEY_MODELS)
-CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
+#: The default ``correction``: Holm's for the pairwise tests, none for
+#: Tukey's HSD (simultaneous over all pairs by construction).
+AUTO = "auto"
+CORRECTIONS = (AUTO, "holm", "bonferroni", "fdr_bh")
 INTERVALS = ("bca", "percentile", "t")
 QUERIES = ("intersection", "strict", "fill")
 
@@ -280,6 +283,7 @@ def _compare(caller, arguments):
     random_state = arguments["random_state"]
     systems_arg = arguments.get("systems_arg", "results")
     settings = {key: arguments[key] for key in _CONSTRAINTS if key != "verbose"}
+    correction = settings["correction"] = _correction_of(caller, test, correction)
     settings["seeded"] = random_state is not None
     if not isinstance(results, Mapping) or len(results) < 2:
         raise InvalidParameterError(
@@ -312,8 +316,10 @@ def _compare(caller, arguments):
     X = np.stack([aligned[name][m] for name, m in keys])
     pairs = compared_pairs(names, baselines)
     tasks = [(system, base, m) for system, base in pairs for m in metrics]
-    A = X[[row[s, m] for s, _, m in tasks]]
-    B = X[[row[b, m] for _, b, m in tasks]]
+    # the rows of X of each pair's system and baseline
+    ia = np.array([row[s, m] for s, _, m in tasks], dtype=np.intp)
+    ib = np.array([row[b, m] for _, b, m in tasks], dtype=np.intp)
+    A, B = X[ia], X[ib]
     # every statistic is taken in units of a power of two per row (exact),
     # so that values near the largest float neither overflow nor lose a bit
     e_x = _exponents(X)
@@ -329,13 +335,23 @@ def _compare(caller, arguments):
         int(np.count_nonzero(D.any(axis=1))),
     )
     e_all = np.concatenate([e_x, e_d])
-    # progress over the resampling stages (bootstrap intervals, test)
-    stages = [interval != "t", test in ("randomization", "bootstrap")]
-    verbose = arguments["verbose"] if any(stages) else 0
-    bar = progress(verbose, sum(stages) * n_resamples, desc=caller, unit="resamples")
-    bar.note(f"{len(keys)} rows, {len(tasks)} pairs, {ids.shape[0]} queries")
-    # one resampling of the queries for the means and the differences
+    # progress over the resampling stages (bootstrap intervals, test), per
+    # batch of resamples
+    n = ids.shape[0]
+    totals = [
+        n_resamples if interval != "t" else 0,
+        (min(2**n, n_resamples) if test == "randomization" else n_resamples)
+        if test in ("randomization", "bootstrap")
+        else 0,
+    ]
+    verbose = arguments["verbose"] if any(totals) else 0
+    bar = progress(verbose, sum(totals), desc=caller, unit="resamples")
+    bar.note(f"{len(keys)} rows, {len(tasks)} pairs, {n} queries")
+    # one resampling of the queries for the means, whose differences give
+    # the resampled mean differences of the pairs
+    shared = (len(keys), ia, ib, e_x[ia] - e_d, e_x[ib] - e_d)
     with bar:
+        done = bar.n
         low, high = _intervals(
             np.vstack([Xs, D]),
             interval,
@@ -343,18 +359,20 @@ def _compare(caller, arguments):
             n_resamples,
             _task_rng(seed, "interval"),
             caller,
+            shared=shared,
+            tick=bar.update,
         )
-        bar.update(n_resamples * stages[0])
+        _finish(bar, totals[0] - (bar.n - done))  # no row resampled
         if test not in TUKEY_MODELS:
+            done = bar.n
             rng = _task_rng(seed, "test")
-            p = _p_values(test, As, Bs, n_resamples, rng, caller)
-            bar.update(n_resamples * stages[1])
+            p = _p_values(test, As, Bs, n_resamples, rng, caller, tick=bar.update)
+            _finish(bar, totals[1] - (bar.n - done))
     if test in TUKEY_MODELS:
         # simultaneous over all pairs of each metric: no further correction
         p, hsd = tukey_columns(
             caller, X, keys, tasks, TUKEY_MODELS[test], confidence_level
         )
-        correction = settings["correction"] = None
     else:
         hsd = {}
     # each row's mean summed as np.mean sums a 1-D array (pairwise, in
@@ -435,7 +453,7 @@ def compare(
     *,
     baseline=None,
     test="t",
-    correction="holm",
+    correction=AUTO,
     interval="bca",
     confidence_level=0.95,
     n_resamples=9999,
@@ -487,20 +505,25 @@ def compare(
         (queries as blocks, as IR evaluation uses it); ``"tukey_oneway"``:
         the same from the one-way ANOVA, :func:`scipy.stats.tukey_hsd`
         (ranx's ``stat_test="tukey"``). Their p-values are simultaneous over
-        all pairs of systems of a metric (with a baseline too), so
-        ``correction`` is not applied (``settings_["correction"]`` is
-        ``None``); ``pairs_`` also gives ``hsd_q``, the studentized range
-        statistic, and ``hsd_low``, ``hsd_high``, the simultaneous interval of
-        the difference at ``confidence_level``. When the residual variance
-        is 0, the p-values of unequal means are NaN, with a warning. scipy
-        integrates the studentized range once per compared pair and metric
-        (some hundredths of a second each).
-    correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
+        all pairs of systems of a metric (with a baseline too), so no
+        ``correction`` is applied (``settings_["correction"]`` is ``None``)
+        and asking for one is an error; ``pairs_`` also gives ``hsd_q``,
+        the studentized range statistic, and ``hsd_low``, ``hsd_high``, the
+        simultaneous interval of the difference at ``confidence_level``.
+        When the residual variance is 0, the p-values of unequal means are
+        NaN, with a warning. scipy integrates the studentized range once per
+        compared pair and metric (some hundredths of a second each).
+    correction : {"auto", "holm", "bonferroni", "fdr_bh"} or None, \
+            default="auto"
         Adjustment of the p-values over the family of all pairs and metrics:
         Holm's step-down, Bonferroni, Benjamini-Hochberg
         (:func:`scipy.stats.false_discovery_control`), or none. An undefined
-        (NaN) p-value stays NaN and is not counted in the family. Not applied
-        to Tukey's HSD, simultaneous by construction.
+        (NaN) p-value stays NaN and is not counted in the family. ``"auto"``
+        is Holm's for the pairwise tests and none for Tukey's HSD
+        (``test="tukey"`` or ``"tukey_oneway"``), whose p-values are
+        simultaneous over all pairs by construction: with a Tukey test,
+        any other correction than ``"auto"`` or ``None`` is an error
+        (``settings_["correction"]`` gives the correction applied).
     interval : {"bca", "percentile", "t"}, default="bca"
         Confidence intervals of the means and of the mean differences:
         :func:`scipy.stats.bootstrap` with method ``"BCa"`` or
@@ -527,7 +550,9 @@ def compare(
         number changes when a system is added.
     verbose : int, default=0
         Progress on standard error, over the resamples of the bootstrap
-        intervals and of the resampling test: ``0`` writes nothing; ``1`` a
+        intervals and of the resampling test, updated after every batch of
+        resamples (the sign patterns of an exact randomization test count
+        as its resamples): ``0`` writes nothing; ``1`` a
         tqdm bar when tqdm is installed (``pip install skrank[progress]``),
         else a line at most once a second; ``2`` also the size of the
         comparison. Nothing is written when nothing is resampled. The
@@ -547,8 +572,9 @@ def compare(
     ValueError
         For fewer than two systems or two common queries, different metrics
         across systems, NaN or infinite values, repeated query ids, an unknown
-        baseline or option, ``n_resamples`` beyond its limits, or a mean
-        difference or interval end beyond the range of a float.
+        baseline or option, a ``correction`` other than ``"auto"`` or
+        ``None`` with a Tukey test, ``n_resamples`` beyond its limits, or a
+        mean difference or interval end beyond the range of a float.
 
     See Also
     --------
@@ -609,6 +635,30 @@ def compare(
 #: Display that compares), and the keyword ``systems_arg`` naming the argument
 #: that gave the systems (default ``"results"``).
 compare_for = call_as(compare, extra={"systems_arg": "results"})
+
+
+def _finish(bar, rest):
+    """Count the ``rest`` of a resampling stage that drew nothing (every
+    row constant, or every difference 0) as done."""
+    if rest:
+        bar.update(rest)
+
+
+def _correction_of(caller, test, correction):
+    """The correction applied: ``"auto"`` is Holm's for the pairwise tests
+    and none for Tukey's HSD, with which an explicit correction is an
+    error (its p-values are already simultaneous over all pairs)."""
+    if test not in TUKEY_MODELS:
+        return "holm" if correction == AUTO else correction
+    if correction not in (AUTO, None):
+        raise InvalidParameterError(
+            f"{caller}: the 'correction' parameter must be {AUTO!r} or None "
+            f"with the 'test' parameter {test!r}. Got correction="
+            f"{correction!r} and test={test!r}. Tukey's HSD already controls "
+            "the family-wise error over all pairs of systems of each metric "
+            "(its p-values are simultaneous), so no correction applies to it."
+        )
+    return None
 
 
 def _check_range(caller, columns, labels, metrics):

@@ -173,12 +173,12 @@ def test_display_plot_returns_section():
 
 
 def test_cli_choice_options_read_the_declarations():
-    # compare's defaults (test="t", correction="holm") and evaluate_run's
+    # compare's defaults (test="t", correction="auto") and evaluate_run's
     # ties (default None) as the signatures declare them
     parser = _parser()
     sub = next(a for a in parser._actions if isinstance(a.choices, dict))
     cmp = sub.choices["compare"].parse_args(["q", "r1", "r2", "-m", "map"])
-    assert (cmp.test, cmp.correction, cmp.ties) == ("t", "holm", None)
+    assert (cmp.test, cmp.correction, cmp.ties) == ("t", "auto", None)
     ev = sub.choices["evaluate"].parse_args(["q", "r", "--score-dtype", "float32"])
     assert ev.score_dtype == "float32"
     with pytest.raises(SystemExit):

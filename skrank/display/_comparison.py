@@ -176,7 +176,7 @@ class ComparisonDisplay:
         baseline=None,
         ties=None,
         test="t",
-        correction="holm",
+        correction="auto",
         interval="bca",
         confidence_level=0.95,
         n_resamples=9999,
@@ -272,15 +272,18 @@ class ComparisonDisplay:
             "ties": PARAMS["ties"],
             "test": PARAMS["test"],
             "correction": {
-                "from_predictions": """correction : {"holm", "bonferroni", \
-"fdr_bh"} or None, default="holm"
-    Correction of the p-values over all systems and metrics.""",
-                "from_run": """correction : {"holm", "bonferroni", "fdr_bh"} \
-or None, default="holm"
-    Correction of the p-values over all runs and metrics.""",
-                "from_estimator": """correction : {"holm", "bonferroni", \
-"fdr_bh"} or None, default="holm"
-    Correction of the p-values over all models and metrics.""",
+                "from_predictions": """correction : {"auto", "holm", \
+"bonferroni", "fdr_bh"} or None, default="auto"
+    Correction of the p-values over all systems and metrics; ``"auto"``:
+    Holm's, none for Tukey's HSD (see :func:`skrank.compare`).""",
+                "from_run": """correction : {"auto", "holm", "bonferroni", \
+"fdr_bh"} or None, default="auto"
+    Correction of the p-values over all runs and metrics; ``"auto"``:
+    Holm's, none for Tukey's HSD (see :func:`skrank.compare`).""",
+                "from_estimator": """correction : {"auto", "holm", \
+"bonferroni", "fdr_bh"} or None, default="auto"
+    Correction of the p-values over all models and metrics; ``"auto"``:
+    Holm's, none for Tukey's HSD (see :func:`skrank.compare`).""",
             },
             "interval": PARAMS["interval"],
             "confidence_level": """confidence_level : float, default=0.95

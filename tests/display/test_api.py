@@ -50,19 +50,19 @@ SIGNATURES = {
     "ComparisonDisplay.from_comparison": "(comparison, *, ax=None, **kwargs)",
     "ComparisonDisplay.from_estimator": (
         "(estimator, X, y, *, qid=None, metrics='ndcg@10', baseline=None, "
-        "ties=None, test='t', correction='holm', interval='bca', "
+        "ties=None, test='t', correction='auto', interval='bca', "
         "confidence_level=0.95, n_resamples=9999, random_state=None, "
         "relevance_level=None, ax=None, **kwargs)"
     ),
     "ComparisonDisplay.from_predictions": (
         "(y_true, y_score, *, qid=None, metrics='ndcg@10', baseline=None, "
-        "ties=None, test='t', correction='holm', interval='bca', "
+        "ties=None, test='t', correction='auto', interval='bca', "
         "confidence_level=0.95, n_resamples=9999, random_state=None, "
         "relevance_level=None, ax=None, **kwargs)"
     ),
     "ComparisonDisplay.from_run": (
         "(qrels, run, *, metrics='ndcg@10', baseline=None, ties=None, "
-        "test='t', correction='holm', interval='bca', confidence_level=0.95, "
+        "test='t', correction='auto', interval='bca', confidence_level=0.95, "
         "n_resamples=9999, random_state=None, relevance_level=None, ax=None, "
         "**kwargs)"
     ),
