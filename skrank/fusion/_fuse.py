@@ -159,8 +159,9 @@ def fuse_parts(
             r[part.pair] = average_ranks(part)
             ranks.append(r)
         return pairwise_wins(joined, ranks, weights)
-    C = np.zeros((n, n_runs))
-    held = np.zeros((n, n_runs), dtype=bool)
+    # one column per run: each run's values scattered into its own column
+    C = np.zeros((n, n_runs), order="F")
+    held = np.zeros((n, n_runs), dtype=bool, order="F")
     for i, part in enumerate(parts):
         if method.reads == "scores":
             values = part.score

@@ -1,0 +1,131 @@
+"""Compiled kernel of the fusion join: the (query, document) pairs of runs,
+numbered in one pass over their rows, without a sort.
+
+Each run's rows are grouped by query code (non-decreasing codes). The
+kernel walks the query codes in increasing order and, for each, the rows
+every run holds of it, run after run: a row whose document hash the query
+has not met yet opens a new pair, the others join the pair of the first
+row with their hash. A small open-addressing table of the hashes met in
+the current query (as large as twice the most rows any query has over all
+runs, emptied after each query) does the lookups, so the pairs come out
+numbered grouped by query code, queries in increasing order, and within a
+query in the order of their first row. The GIL is released while it works
+and every size is checked before memory is taken. What it computes is
+stated in plain numpy in the tests (``tests/fusion/test_join_kernel.py``),
+which check the kernel against it.
+"""
+
+import numpy as np
+
+from libc.stdint cimport int32_t, int64_t, uint64_t
+
+from skrank._engine._ranking cimport check_size
+
+ctypedef fused code_t:
+    int32_t
+    int64_t
+
+
+def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
+               const int64_t[::1] bounds, Py_ssize_t n_queries):
+    """``(pair, first)``: the pair of each row and the first row of each pair.
+
+    Parameters
+    ----------
+    query : int32 or int64 array (n,)
+        The query code of each row (``0 <= code < n_queries``), the rows of
+        the runs end to end, each run's codes non-decreasing.
+    h40 : uint64 array (n,)
+        The document hash of each row.
+    bounds : int64 array (n_runs + 1,)
+        Where each run's rows start, and ``n`` last.
+    n_queries : int
+        The number of query codes.
+
+    Returns
+    -------
+    pair : int64 array (n,)
+        The pair of each row: rows of one query with one hash share it.
+    first : int64 array (n_pairs,)
+        The first row of each pair (in the walk: runs in order within a
+        query); pairs are numbered by query code, then by first row.
+    """
+    cdef Py_ssize_t n = query.shape[0]
+    cdef Py_ssize_t n_runs = bounds.shape[0] - 1
+    cdef Py_ssize_t r, q, i, row, width, size, slot, n_pairs = 0, n_used
+    cdef uint64_t h, mask
+    if h40.shape[0] != n:
+        raise ValueError(
+            f"join_pairs: query and h40 must be as long; got {n} and {h40.shape[0]}"
+        )
+    if n_runs < 0 or bounds[0] != 0 or bounds[n_runs] != n:
+        raise ValueError(
+            f"join_pairs: bounds must run from 0 to the {n} rows; got "
+            f"{list(bounds[:1])} .. {list(bounds[n_runs:])}"
+        )
+    for r in range(n_runs):
+        if bounds[r] > bounds[r + 1]:
+            raise ValueError(f"join_pairs: bounds must not decrease; got {list(bounds)}")
+    for i in range(n):
+        if not 0 <= query[i] < n_queries:
+            raise ValueError(
+                f"join_pairs: query codes must lie in 0 .. {n_queries - 1}; "
+                f"got {query[i]} at row {i}"
+            )
+        if i > 0 and query[i] < query[i - 1]:
+            for r in range(1, n_runs):
+                if bounds[r] == i:
+                    break
+            else:
+                raise ValueError(
+                    f"join_pairs: each run's query codes must not decrease; "
+                    f"row {i} has {query[i]} after {query[i - 1]}"
+                )
+    check_size("join_pairs", 8, (n, 3))
+    # the most rows of one query over all runs sizes the table
+    totals = np.zeros(n_queries, dtype=np.int64)
+    cdef int64_t[::1] tot = totals
+    with nogil:
+        for i in range(n):
+            tot[query[i]] += 1
+    width = int(totals.max()) if n_queries else 0
+    size = 8
+    while size < 2 * width:
+        size *= 2
+    check_size("join_pairs", 8, (size, 3))
+    pair_a = np.empty(n, dtype=np.int64)
+    first_a = np.empty(n, dtype=np.int64)
+    keys_a = np.zeros(size, dtype=np.uint64)
+    ids_a = np.full(size, -1, dtype=np.int64)
+    used_a = np.empty(size, dtype=np.int64)
+    ptr_a = np.array(bounds[:n_runs], dtype=np.int64)
+    cdef int64_t[::1] pair = pair_a
+    cdef int64_t[::1] first = first_a
+    cdef uint64_t[::1] keys = keys_a
+    cdef int64_t[::1] ids = ids_a
+    cdef int64_t[::1] used = used_a
+    cdef int64_t[::1] ptr = ptr_a
+    mask = <uint64_t>(size - 1)
+    with nogil:
+        for q in range(n_queries):
+            n_used = 0
+            for r in range(n_runs):
+                row = ptr[r]
+                while row < bounds[r + 1] and query[row] == q:
+                    h = h40[row]
+                    slot = <Py_ssize_t>(h & mask)
+                    while ids[slot] >= 0 and keys[slot] != h:
+                        slot = <Py_ssize_t>((slot + 1) & mask)
+                    if ids[slot] < 0:
+                        keys[slot] = h
+                        ids[slot] = n_pairs
+                        used[n_used] = slot
+                        n_used += 1
+                        first[n_pairs] = row
+                        n_pairs += 1
+                    pair[row] = ids[slot]
+                    row += 1
+                ptr[r] = row
+            for i in range(n_used):
+                ids[used[i]] = -1
+    return pair_a, first_a[:n_pairs].copy()
