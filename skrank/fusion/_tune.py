@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine import factorize, stable_group_order
+from .._progress import check_verbose, progress, tracked
 from .._validation import InvalidParameterError, plain
 from ..trec import evaluate_run, read_qrels
 from ._engine import Joined, Part, join, to_run
@@ -78,6 +79,7 @@ def optimize_fusion(
     grid: dict | None = None,
     step: float = 0.1,
     convention: str | None = None,
+    verbose: int = 0,
 ) -> dict:
     """The weights and parameters of a fusion method that score best.
 
@@ -113,6 +115,10 @@ def optimize_fusion(
     convention : str or None, default=None
         A convention of :func:`~skrank.trec.evaluate_run` for the metric
         (``"ranx"`` evaluates as ranx does).
+    verbose : int or bool, default=0
+        ``0`` is silent; ``1`` shows the progress over the grid's settings
+        on standard error (a tqdm bar when tqdm is installed, else a plain
+        line at most once a second).
 
     Returns
     -------
@@ -147,6 +153,7 @@ def optimize_fusion(
     {'k': 100}
     """
     caller = "optimize_fusion"
+    verbose = check_verbose(verbose, caller)
     spec = resolve_method(method, caller)
     normalization = resolve_norm(norm, caller)
     loaded = read_runs(runs, caller)
@@ -161,7 +168,8 @@ def optimize_fusion(
     parts = normalized_parts(joined, normalization)
     pairs = np.arange(joined.n_pairs)
     best, best_score = None, -np.inf
-    for setting in settings:
+    bar = progress(verbose, len(settings), desc=caller, unit="settings")
+    for setting in tracked(settings, bar, lambda setting: 1):
         params = dict(setting)
         weights = check_weights(params.pop("weights", None), spec, len(loaded), caller)
         values = check_params(spec, params, caller)
@@ -176,6 +184,7 @@ def optimize_fusion(
         value = float(next(iter(value.values())))
         if value >= best_score:
             best, best_score = setting, value
+    bar.close()
     return best
 
 
