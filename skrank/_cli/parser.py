@@ -18,6 +18,7 @@ from .._validation import NONE, Options
 from ..names import quote_text, read_number
 from ..trec._evaluation import evaluate_run
 from ..trec._settle import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
+from .fuse import add_parser as _fuse_parser
 from .recsys import add_parser as _recommendations_parser
 
 __all__ = ["DEFAULT_METRICS", "MAX_DIGITS"]
@@ -218,6 +219,7 @@ def _parser() -> argparse.ArgumentParser:
 
     _compare_parser(sub)
     _recommendations_parser(sub)
+    _fuse_parser(sub)
 
     sub.add_parser(
         "metrics",
