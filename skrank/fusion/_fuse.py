@@ -256,7 +256,9 @@ def fuse(
     ----------
     runs : list of Run, dict, DataFrame or path
         The runs to fuse (anything :func:`~skrank.trec.read_run` reads).
-        A query missing from a run is a query the run retrieved nothing for.
+        A query missing from a run is a query the run retrieved nothing for:
+        it is fused from the runs that hold it (Borda fusion gives each of
+        its candidates that run's mean points), as :ref:`fusion` says.
         Scores must be finite.
     method : str, default="rrf"
         The fusion method, by name or alias (ranx's names are aliases):
