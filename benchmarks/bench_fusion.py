@@ -65,7 +65,10 @@ def ranx_call(method, norm):
     from skrank.fusion._norm import find_normalization
 
     spec = find_method(method)
-    params = {"weights": [1.0] * N_RUNS} if spec.weighted else {}
+    # ranx asks for every parameter: skrank's defaults (ranx's names)
+    params = spec.defaults()
+    if spec.weighted:
+        params["weights"] = [1.0] * N_RUNS
     return spec.ranx, None if norm is None else find_normalization(norm).ranx, params
 
 

@@ -3,8 +3,9 @@ expected values at ranks, pairwise votes and the fused run.
 
 Every step is vectorised across queries. The runs are joined once
 (:func:`join`): query ids and (query, document) pairs become integer codes,
-the union of the pairs is one byte-wise sort of the document ids grouped by
-query code (as :mod:`skrank.trec` codes its ids). A run is then a
+the union of the pairs numbered in one pass over the rows by a compiled
+kernel (:mod:`skrank.fusion._kernels`), which also counts Condorcet's
+pairwise majorities (:func:`pairwise_wins`). A run is then a
 :class:`Part`: the pair, query and score of each of its rows, its rows
 grouped by query, so that per-query statistics are segment reductions
 (``np.minimum.reduceat`` and the like). Ranks come from the ranking engine
@@ -22,7 +23,8 @@ import numpy as np
 from .._engine import grouped_layout, rank, slices
 from ..trec._ids import _Ids
 from ..trec._tables import Run, _finish_table, _id_array, _Lines
-from ._join import join_pairs
+from ._kernels import join_pairs
+from ._kernels import pairwise_wins as _pairwise_wins
 
 
 @dataclass
@@ -105,7 +107,7 @@ def join(runs) -> Joined:
     Query ids are coded over all runs (their sorted union). A pair is a
     query code and a document id's 40-bit hash (the hash every run keeps of
     its ids), numbered in one pass over the rows of every run, grouped by
-    query code, by :func:`~skrank.fusion._join.join_pairs` (no sort); the
+    query code, by :func:`~skrank.fusion._kernels.join_pairs` (no sort); the
     rows a hash joins are then checked to hold the same id, byte for byte.
     Should two ids of a query share a hash, the ids are sorted byte-wise
     within each query code instead. Either way pairs are numbered grouped
@@ -221,21 +223,6 @@ def average_ranks(part: Part) -> np.ndarray:
     return expected_at_ranks(part, lambda j, q: j)
 
 
-def pair_blocks(joined: Joined, budget: int = 1 << 22):
-    """The pairs of each query as rows of blocks: ``(rows, pairs)`` with
-    ``rows`` the query codes and ``pairs`` an ``(m, L)`` matrix of pair
-    codes (``-1``: padding), cut so that ``m * L * L`` stays near
-    ``budget`` (the pairwise comparisons of a block)."""
-    n = joined.n_pairs
-    layout = grouped_layout(
-        np.arange(1, n + 1, dtype=np.float64), np.zeros(n), joined.pair_query
-    )
-    for block in layout.blocks:
-        width = block.y.shape[1]
-        for part in slices([block], size=max(width, budget // max(width, 1))):
-            yield part.rows, part.y.astype(np.intp) - 1
-
-
 def pairwise_wins(joined: Joined, ranks, weights) -> np.ndarray:
     """Per pair, one plus its pairwise wins against the other documents of
     its query, a draw counting one half.
@@ -243,26 +230,15 @@ def pairwise_wins(joined: Joined, ranks, weights) -> np.ndarray:
     Document ``a`` beats ``b`` when the runs that rank ``a`` above ``b``
     weigh more than those that rank ``b`` above ``a``. ``ranks`` holds one
     ``(n_pairs,)`` array of ranks per run (``inf``: not retrieved; equal
-    ranks: no run's vote).
+    ranks: no run's vote). The comparisons are those of every two pairs of
+    a query (:func:`~skrank.fusion._kernels.pairwise_wins`).
     """
-    out = np.empty(joined.n_pairs)
-    weights = np.asarray(weights, dtype=np.float64)
-    for _, pairs in pair_blocks(joined):
-        held = pairs >= 0
-        at = np.where(held, pairs, 0)
-        m, w = pairs.shape
-        votes = np.zeros((m, w, w))
-        for r, weight in zip(ranks, weights, strict=True):
-            ranked = np.where(held, r[at], np.inf)
-            votes += weight * (ranked[:, :, None] < ranked[:, None, :])
-        wins = (votes > votes.transpose(0, 2, 1)) + 0.5 * (
-            votes == votes.transpose(0, 2, 1)
-        )
-        wins *= held[:, None, :]
-        # a document against itself is a draw: one half, taken back
-        score = 1.0 + wins.sum(axis=2) - 0.5
-        out[pairs[held]] = score[held]
-    return out
+    stacked = np.empty((joined.n_pairs, len(ranks)))
+    for i, r in enumerate(ranks):
+        stacked[:, i] = r
+    starts = np.zeros(joined.n_queries + 1, dtype=np.int64)
+    np.cumsum(joined.candidates(), out=starts[1:])
+    return _pairwise_wins(stacked, np.asarray(weights, dtype=np.float64), starts)
 
 
 def to_run(joined: Joined, pairs: np.ndarray, score: np.ndarray, name=None) -> Run:

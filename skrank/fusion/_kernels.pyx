@@ -1,7 +1,8 @@
-"""Compiled kernel of the fusion join: the (query, document) pairs of runs,
-numbered in one pass over their rows, without a sort.
+"""Compiled kernels of fusion: the join of runs on (query, document) and the
+pairwise votes of Condorcet fusion.
 
-Each run's rows are grouped by query code (non-decreasing codes). The
+:func:`join_pairs` numbers the (query, document) pairs of runs in one pass
+over their rows, without a sort. Each run's rows are grouped by query code (non-decreasing codes). The
 kernel walks the query codes in increasing order and, for each, the rows
 every run holds of it, run after run: a row whose document hash the query
 has not met yet opens a new pair, the others join the pair of the first
@@ -9,10 +10,17 @@ row with their hash. A small open-addressing table of the hashes met in
 the current query (as large as twice the most rows any query has over all
 runs, emptied after each query) does the lookups, so the pairs come out
 numbered grouped by query code, queries in increasing order, and within a
-query in the order of their first row. The GIL is released while it works
-and every size is checked before memory is taken. What it computes is
-stated in plain numpy in the tests (``tests/fusion/test_join_kernel.py``),
-which check the kernel against it.
+query in the order of their first row.
+
+:func:`pairwise_wins` counts, for each pair, its pairwise majorities
+against the other pairs of its query from every run's rank of it: the
+work of a query of ``n`` documents is ``n * n`` comparisons of the runs'
+ranks, without the ``(n, n)`` matrices numpy would take.
+
+Both release the GIL while they work and check every size before memory is
+taken. What each computes is stated in plain numpy in the tests
+(``tests/fusion/test_fusion_kernels.py``), which check the kernels against
+it.
 """
 
 import numpy as np
@@ -129,3 +137,68 @@ def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
             for i in range(n_used):
                 ids[used[i]] = -1
     return pair_a, first_a[:n_pairs].copy()
+
+
+def pairwise_wins(const double[:, ::1] ranks, const double[::1] weights,
+                  const int64_t[::1] starts):
+    """One plus each pair's pairwise wins against the other pairs of its
+    query, a draw counting one half (a pair against itself is not counted).
+
+    Parameters
+    ----------
+    ranks : float64 array (n_pairs, n_runs)
+        Each run's rank of each pair (``inf``: not retrieved).
+    weights : float64 array (n_runs,)
+        The weight of each run's vote.
+    starts : int64 array (n_queries + 1,)
+        Where each query's pairs start, and ``n_pairs`` last.
+
+    Returns
+    -------
+    score : float64 array (n_pairs,)
+        Document ``a`` beats ``b`` when the weights of the runs that rank
+        ``a`` above ``b`` (a smaller rank) sum to more than those of the
+        runs that rank ``b`` above ``a``, each sum taken over the runs in
+        order; equal sums are a draw.
+    """
+    cdef Py_ssize_t n = ranks.shape[0], n_runs = ranks.shape[1]
+    cdef Py_ssize_t n_q = starts.shape[0] - 1
+    cdef Py_ssize_t q, a, b, r
+    cdef double for_a, for_b, ra, rb
+    if weights.shape[0] != n_runs:
+        raise ValueError(
+            f"pairwise_wins: one weight per run ({n_runs}); got {weights.shape[0]}"
+        )
+    if n_q < 0 or starts[0] != 0 or starts[n_q] != n:
+        raise ValueError(
+            f"pairwise_wins: starts must run from 0 to the {n} pairs"
+        )
+    for q in range(n_q):
+        if starts[q] > starts[q + 1]:
+            raise ValueError(
+                f"pairwise_wins: starts must not decrease; got {starts[q]} "
+                f"then {starts[q + 1]}"
+            )
+    check_size("pairwise_wins", 8, (n,))
+    out_a = np.ones(n, dtype=np.float64)
+    cdef double[::1] out = out_a
+    with nogil:
+        for q in range(n_q):
+            for a in range(starts[q], starts[q + 1]):
+                for b in range(a + 1, starts[q + 1]):
+                    for_a = 0.0
+                    for_b = 0.0
+                    # no branch: adding 0.0 leaves a sum as it was
+                    for r in range(n_runs):
+                        ra = ranks[a, r]
+                        rb = ranks[b, r]
+                        for_a = for_a + weights[r] * (ra < rb)
+                        for_b = for_b + weights[r] * (rb < ra)
+                    if for_a > for_b:
+                        out[a] += 1.0
+                    elif for_b > for_a:
+                        out[b] += 1.0
+                    else:
+                        out[a] += 0.5
+                        out[b] += 0.5
+    return out_a
