@@ -9,7 +9,8 @@ practice). ``--scale 1`` is the full size (10 runs x 10,000 queries x
 
 Cases: each unsupervised method without normalisation (``rrf``,
 ``combsum``, ...; the weighted ones with every weight 1), and CombSUM
-after each normalisation (``combsum(min-max)``, ...). The supervised
+after each normalisation (``combsum(min-max)``, ...), and CombMNZ after
+min-max (``combmnz(min-max)``). The supervised
 methods are left out: ranx trains them inside its ``optimize_fusion`` only.
 
 Columns, per case and thread count: the best wall time of the fusion over
@@ -56,6 +57,8 @@ def cases():
 
     out = [(m.name, m.name, None) for m in METHODS if m.train is None]
     out += [(f"combsum({n.name})", "combsum", n.name) for n in NORMALIZATIONS]
+    # the case of earlier measurements
+    out.append(("combmnz(min-max)", "combmnz", "min-max"))
     return out
 
 

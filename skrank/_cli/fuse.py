@@ -27,7 +27,8 @@ _PROG = f"skrank {COMMAND}"
 
 def add_parser(sub) -> None:
     """Add ``skrank fuse`` to the command line's subparsers."""
-    from .parser import _progress_option
+    # a finite number, spelled as in a metric name (as -l of evaluate)
+    from .parser import _level, _progress_option
 
     fu = sub.add_parser(
         COMMAND,
@@ -60,7 +61,7 @@ def add_parser(sub) -> None:
     fu.add_argument(
         "--weights",
         nargs="+",
-        type=_number,
+        type=_level,
         metavar="W",
         help="one non-negative weight per RUN, in order, for the weighted "
         "methods (wsum, wmnz, mixed, w_bordafuse, w_condorcet)",
@@ -93,18 +94,6 @@ def add_parser(sub) -> None:
         "default) writes to standard output",
     )
     _progress_option(fu)
-
-
-def _number(text: str) -> float:
-    """A number of ``--weights``, spelled as in a metric name."""
-    import argparse
-
-    value, rule = read_number(text)
-    if rule is not None:
-        raise argparse.ArgumentTypeError(
-            f"must be {rule}. Got {quote_text(text)} instead."
-        )
-    return value
 
 
 def _params(values) -> dict:
