@@ -79,9 +79,8 @@ def print_table(title, rows, reference, input_bytes=None):
     """
     ref = {r[0]: r[1] for r in rows}[reference]
     print(f"\n{title}")
-    head = (
-        f"{'tool':52s} {'time (ms)':>10s} {'x ' + reference[:14]:>17s} {'peak MB':>9s}"
-    )
+    short = reference.split(" (")[0][:15]  # the name without its explanation
+    head = f"{'tool':52s} {'time (ms)':>10s} {'x ' + short:>17s} {'peak MB':>9s}"
     if input_bytes:
         head += f" {'x input':>8s}"
     head += f" {'value':>12s}"

@@ -3,33 +3,48 @@
 Generates, in a temporary directory, a run of ``20,000 x scale`` queries with
 1,000 retrieved documents each (20 million lines at ``--scale 1``) and qrels
 that judge about 60 of the retrieved documents of each query plus 10
-relevant documents the run missed. Scores have four decimals, so some
-documents tie. Each tool then reads both files and computes five metrics
+relevant documents the run missed. The scores' distribution
+(``--distribution``, repeatable) is ``some`` (four decimals in [0, 20):
+some documents of a query tie; the default), ``sparse`` (eight decimals:
+ties are rare) or ``dense`` (two decimals: most documents tie with
+another). Each tool then reads both files and computes five metrics
 (nDCG@10, MAP, P@10, recall@100, MRR), end to end, in this one process:
 
-* skrank: ``skrank.trec.evaluate_run(qrels_path, run_path, metrics)``, in
-  its default tie-aware mode and in ``ties="trec_eval"`` mode; skrank parses
-  chunks and ranks blocks on two threads (numpy releases the GIL), and a
-  third row shows the default mode on one thread;
+* skrank: ``read_qrels`` + ``read_run`` of the two files alone (the row
+  "read only", the floor every evaluation is compared with), and
+  ``skrank.trec.evaluate_run(qrels_path, run_path, metrics)``, in its
+  default tie-aware mode and in ``ties="trec_eval"`` mode; skrank parses
+  chunks and ranks blocks on two threads (numpy releases the GIL), and two
+  more rows show the reading and the default mode on one thread;
 * ranx: ``Qrels.from_file`` / ``Run.from_file`` and ``ranx.evaluate``;
 * pytrec_eval: ``parse_qrel`` / ``parse_run`` and
   ``RelevanceEvaluator.evaluate``.
 
 Imports happen before the clock starts. The table gives the best wall time of
-``--repeat`` runs (with ``--repeat 2`` or more, ranx's just-in-time compilation
-falls out of its best time), its ratio to
-skrank's default mode, and the growth of the process's peak resident memory
+``--repeat`` runs (skrank's rows interleaved, so that a slow spell of a shared
+machine falls on all of them; with ``--repeat 2`` or more, ranx's just-in-time
+compilation falls out of its best time), its ratio to skrank's reading alone on
+as many threads ("x read") and to skrank's default mode ("x skrank"), the CPU
+time of the process (all its threads) in the best run, the reading speed in
+megabytes of the two files per second of CPU time ("MB/s/core": the speed of
+one core, which a loaded machine does not change much where it does change
+the wall time), and the growth of the process's peak resident memory
 during the tool's run (Linux: the peak is reset before each run through
-``/proc/self/clear_refs``). ``--tracemalloc`` adds tracemalloc's peak from one
-more run; it is not the default because tracemalloc slows down allocation-heavy
-code such as the peers' parsers severalfold, and it does not see their C++ or
-numba allocations. The means of the tools are printed side by side, so the
-timings are of equal work.
+``/proc/self/clear_refs``), also as a multiple of the two files' size.
+The targets: reading and evaluating at most 1.3x the reading alone, reading
+at 300 MB/s or more per core, a peak at most 1.2x the files' size, and at
+least 10x faster than ranx and pytrec_eval. ``--tracemalloc`` adds
+tracemalloc's peak from one more run; it is not the default because
+tracemalloc slows down allocation-heavy code such as the peers' parsers
+severalfold, and it does not see their C++ or numba allocations. The
+means of the tools are printed side by side, so the timings are of equal
+work.
 
 Usage::
 
     python benchmarks/bench_trec.py            # 20 million lines
     python benchmarks/bench_trec.py --scale 0.05 --repeat 3
+    python benchmarks/bench_trec.py --distribution some --distribution sparse
 """
 
 from __future__ import annotations
@@ -84,9 +99,18 @@ def _write(f, parts):
     f.write(m[m != 0].tobytes())
 
 
-def make_files(directory, n_queries, depth=1000, n_judged=60, n_missed=10, seed=0):
-    """Write ``run.txt`` and ``qrels.txt``; return their paths and line counts."""
+#: The scores' decimals of each distribution (values in [0, 20)).
+DISTRIBUTIONS = {"some": 4, "sparse": 8, "dense": 2}
+
+
+def make_files(
+    directory, n_queries, depth=1000, n_judged=60, n_missed=10, seed=0, decimals=4
+):
+    """Write ``run.txt`` and ``qrels.txt``; return their paths and line counts.
+
+    Scores have ``decimals`` decimals and two digits before the point."""
     rng = np.random.default_rng(seed)
+    unit = 10**decimals
     run_path = os.path.join(directory, "run.txt")
     qrels_path = os.path.join(directory, "qrels.txt")
     step = max(1, 500_000 // depth)
@@ -100,7 +124,7 @@ def make_files(directory, n_queries, depth=1000, n_judged=60, n_missed=10, seed=
             doc = np.repeat(qs, depth) * 7919 + rng.permutation(n)
             doc %= 100_000_000
             rank = np.tile(np.arange(1, depth + 1), m)
-            score = -np.sort(-rng.integers(0, 200_000, size=(m, depth)), axis=1)
+            score = -np.sort(-rng.integers(0, 20 * unit, size=(m, depth)), axis=1)
             score = score.ravel()
             sp = np.full((n, 1), 32, dtype=np.uint8)
             _write(
@@ -112,9 +136,9 @@ def make_files(directory, n_queries, depth=1000, n_judged=60, n_missed=10, seed=
                     sp,
                     _digits(rank, 4),
                     sp,
-                    _digits(score // 10_000, 2),
+                    _digits(score // unit, 2),
                     _const(b".", n),
-                    _digits(score % 10_000 + 10_000, 5)[:, 1:],
+                    _digits(score % unit + unit, decimals + 1)[:, 1:],
                     _const(b" run\n", n),
                 ],
             )
@@ -157,6 +181,21 @@ def make_files(directory, n_queries, depth=1000, n_judged=60, n_missed=10, seed=
 # --------------------------------------------------------------------------
 # Tools
 # --------------------------------------------------------------------------
+
+
+def read_skrank(qrels_path, run_path):
+    from skrank.trec import read_qrels, read_run
+
+    read_qrels(qrels_path)
+    read_run(run_path)
+    return {}
+
+
+def read_skrank_one_thread(qrels_path, run_path):
+    from skrank._threads import use_threads
+
+    with use_threads(1):
+        return read_skrank(qrels_path, run_path)
 
 
 def run_skrank(qrels_path, run_path, ties="average"):
@@ -221,33 +260,112 @@ def _rss_mb(field):
     return float("nan")
 
 
-def measure(func, args, repeat, trace):
-    """Best wall time, peak memory growth (RSS; tracemalloc if asked), result."""
-    best = float("inf")
-    result = None
-    rss_peak = float("nan")
+def _once(func, args):
+    """One run: ``(wall s, CPU s, peak RSS growth MiB, result)``."""
+    gc.collect()
+    before = _rss_mb("VmRSS") if _reset_peak_rss() else float("nan")
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    result = func(*args)
+    cpu = time.process_time() - c0
+    elapsed = time.perf_counter() - t0
+    growth = _rss_mb("VmHWM") - before
+    return elapsed, cpu, growth, dict(result)
+
+
+def measure(funcs, args, repeat, trace):
+    """Each of ``funcs`` run ``repeat`` times, the runs interleaved: per
+    function the best wall time, the CPU time of that run, the largest peak
+    memory growth (RSS), tracemalloc's peak if asked, and the result."""
+    out = [
+        [float("inf"), float("nan"), float("nan"), float("nan"), None] for _ in funcs
+    ]
     for _ in range(repeat):
-        gc.collect()
-        if _reset_peak_rss():
-            before = _rss_mb("VmRSS")
-        else:
-            before = float("nan")
+        for row, func in zip(out, funcs, strict=True):
+            elapsed, cpu, growth, result = _once(func, args)
+            if elapsed < row[0]:
+                row[0], row[1] = elapsed, cpu
+            row[2] = growth if not row[2] >= growth else row[2]
+            row[4] = result
+    for row, func in zip(out, funcs, strict=True):
+        if trace:
+            # a separate run: tracemalloc slows down allocation-heavy code
+            gc.collect()
+            tracemalloc.start()
+            func(*args)
+            row[3] = tracemalloc.get_traced_memory()[1] / 2**20
+            tracemalloc.stop()
+    return out
+
+
+def bench(distribution, n_queries, args):
+    """The table of one distribution of the scores."""
+    with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        result = func(*args)
-        elapsed = time.perf_counter() - t0
-        growth = _rss_mb("VmHWM") - before
-        best = min(best, elapsed)
-        rss_peak = growth if not rss_peak >= growth else rss_peak
-        result = dict(result)
-        gc.collect()
-    py_peak = float("nan")
-    if trace:
-        # a separate run: tracemalloc slows down allocation-heavy code
-        tracemalloc.start()
-        func(*args)
-        py_peak = tracemalloc.get_traced_memory()[1] / 2**20
-        tracemalloc.stop()
-    return best, py_peak, rss_peak, result
+        run_path, qrels_path, n_run, n_qrels = make_files(
+            tmp, n_queries, decimals=DISTRIBUTIONS[distribution]
+        )
+        size = (os.path.getsize(run_path) + os.path.getsize(qrels_path)) / 1e6
+        print(
+            f"\n== scores: {distribution} ({DISTRIBUTIONS[distribution]} decimals) ==\n"
+            f"run: {n_run:,} lines ({os.path.getsize(run_path) / 1e6:,.0f} MB), "
+            f"qrels: {n_qrels:,} lines ({os.path.getsize(qrels_path) / 1e6:,.0f} MB), "
+            f"files {size:,.0f} MB ({size * 1e6 / 2**20:,.0f} MiB); "
+            f"{n_queries:,} queries; generated in {time.perf_counter() - t0:.1f} s"
+        )
+        print(f"metrics: {', '.join(METRICS)}; best of {args.repeat}\n", flush=True)
+        # (label, function, the reading it is compared with)
+        skrank = [
+            ("read only (2 threads)", read_skrank, None),
+            ("skrank (ties=average)", run_skrank, 0),
+            ("skrank (ties=trec_eval)", run_skrank_trec_eval, 0),
+            ("read only (1 thread)", read_skrank_one_thread, None),
+            ("skrank (average, 1 thread)", run_skrank_one_thread, 3),
+        ]
+        got = measure(
+            [t[1] for t in skrank],
+            (qrels_path, run_path),
+            args.repeat,
+            args.tracemalloc,
+        )
+        rows = [(t[0], *g, t[2]) for t, g in zip(skrank, got, strict=True)]
+        for label, func in [("ranx", run_ranx), ("pytrec_eval", run_pytrec_eval)]:
+            if label in args.skip:
+                continue
+            try:
+                (g,) = measure([func], (qrels_path, run_path), args.peer_repeat, False)
+            except ImportError as exc:
+                print(f"{label}: not installed ({exc})")
+                continue
+            rows.append((label, *g, 0))
+            print(f"  {label}: {g[0]:.2f} s", flush=True)
+    base = rows[1][1]
+    mib = size * 1e6 / 2**20
+    print(
+        f"{'tool':27s} {'time (s)':>9s} {'x read':>7s} {'x skrank':>9s} "
+        f"{'CPU (s)':>8s} {'MB/s/core':>10s} {'peak RSS MiB':>13s} {'x files':>8s}"
+        + (f" {'tracemalloc MiB':>16s}" if args.tracemalloc else "")
+    )
+    for label, t, cpu, rss, py, _, ref in rows:
+        ratio = "" if ref is None else f"{t / rows[ref][1]:7.2f}"
+        speed = f"{size / cpu:10.0f}" if ref is None else ""
+        print(
+            f"{label:27s} {t:9.2f} {ratio:>7s} {t / base:9.2f} {cpu:8.2f} "
+            f"{speed:>10s} {rss:13.0f} {rss / mib:8.2f}"
+            + (f" {py:16.0f}" if args.tracemalloc else "")
+        )
+    peers = [r for r in rows[5:]]
+    if peers:
+        for peer in peers:
+            print(
+                f"skrank (default) is {peer[1] / base:.1f}x faster than {peer[0]}; "
+                f"in trec_eval mode {peer[1] / rows[2][1]:.1f}x."
+            )
+    print("\nmeans (the tools must agree; ties make small differences):")
+    shown = [r for r in rows if r[5]]
+    print(f"{'metric':14s} " + " ".join(f"{r[0]:>27s}" for r in shown))
+    for name in METRICS:
+        print(f"{name:14s} " + " ".join(f"{r[5][name]:27.6f}" for r in shown))
 
 
 def main(argv=None):
@@ -260,6 +378,15 @@ def main(argv=None):
     )
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs per tool; the best time is reported"
+    )
+    parser.add_argument(
+        "--peer-repeat", type=int, default=1, help="runs per peer (default 1)"
+    )
+    parser.add_argument(
+        "--distribution",
+        action="append",
+        choices=list(DISTRIBUTIONS),
+        help="the scores' distribution (repeatable; default: some)",
     )
     parser.add_argument(
         "--skip",
@@ -275,64 +402,14 @@ def main(argv=None):
     )
     args = parser.parse_args(argv)
     n_queries = max(1, int(round(20_000 * args.scale)))
-    with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
-        run_path, qrels_path, n_run, n_qrels = make_files(tmp, n_queries)
-        size = os.path.getsize(run_path) / 2**20
-        print(
-            f"run: {n_run:,} lines ({size:,.0f} MiB), qrels: {n_qrels:,} lines, "
-            f"{n_queries:,} queries; generated in {time.perf_counter() - t0:.1f} s"
-        )
-        print(f"metrics: {', '.join(METRICS)}; best of {args.repeat}\n")
-        tools = [
-            ("skrank (ties=average)", run_skrank),
-            ("skrank (ties=trec_eval)", run_skrank_trec_eval),
-            ("skrank (average, 1 thread)", run_skrank_one_thread),
-        ]
-        if "ranx" not in args.skip:
-            tools.append(("ranx", run_ranx))
-        if "pytrec_eval" not in args.skip:
-            tools.append(("pytrec_eval", run_pytrec_eval))
-        # imports are not timed (scikit-learn for skrank, numba for ranx)
-        for module in ("skrank.trec", "ranx", "pytrec_eval"):
-            try:
-                __import__(module)
-            except ImportError:
-                pass
-        rows = []
-        for label, func in tools:
-            try:
-                t, py, rss, res = measure(
-                    func, (qrels_path, run_path), args.repeat, args.tracemalloc
-                )
-            except ImportError as exc:
-                print(f"{label}: not installed ({exc})")
-                continue
-            rows.append((label, t, py, rss, res))
-            print(f"  {label}: {t:.2f} s", flush=True)
-    base = rows[0][1]
-    print()
-    print(
-        f"{'tool':26s} {'time (s)':>9s} {'x skrank':>9s} {'peak RSS MiB':>13s}"
-        + (f" {'tracemalloc MiB':>16s}" if args.tracemalloc else "")
-    )
-    for label, t, py, rss, _ in rows:
-        print(
-            f"{label:26s} {t:9.2f} {t / base:9.2f} {rss:13.0f}"
-            + (f" {py:16.0f}" if args.tracemalloc else "")
-        )
-    peers = [r for r in rows if not r[0].startswith("skrank")]
-    if peers:
-        fastest = min(peers, key=lambda r: r[1])
-        print(
-            f"\nskrank (default) is {fastest[1] / base:.1f}x faster than the "
-            f"fastest peer ({fastest[0]}); in trec_eval mode "
-            f"{fastest[1] / rows[1][1]:.1f}x."
-        )
-    print("\nmeans (the tools must agree; ties make small differences):")
-    print(f"{'metric':14s} " + " ".join(f"{r[0]:>24s}" for r in rows))
-    for name in METRICS:
-        print(f"{name:14s} " + " ".join(f"{r[4][name]:24.6f}" for r in rows))
+    # imports are not timed (scikit-learn for skrank, numba for ranx)
+    for module in ("skrank.trec", "ranx", "pytrec_eval"):
+        try:
+            __import__(module)
+        except ImportError:
+            pass
+    for distribution in args.distribution or ["some"]:
+        bench(distribution, n_queries, args)
     return 0
 
 

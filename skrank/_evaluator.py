@@ -26,6 +26,7 @@ from sklearn.utils.validation import (
 
 from ._core import compute, prepare
 from ._engine import factorize, stable_group_order
+from ._plugins import adopt, carried
 from ._response import expected_relevance, is_classifier, numeric_labels, score_method
 from ._validation import (
     BOOL,
@@ -189,6 +190,20 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         self.scoring = scoring
         self.qid = qid
         self.single_query = single_query
+
+    def __getstate__(self):
+        # a registered metric named by ``scoring`` travels with the estimator
+        # to processes where it was not registered (joblib's workers)
+        state = dict(super().__getstate__())
+        measures = carried(self.scoring)
+        if measures:
+            state["_registered_metrics"] = measures
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        adopt(state.pop("_registered_metrics", ()))
+        super().__setstate__(state)
 
     # -- parameters and inputs ------------------------------------------------
 

@@ -513,10 +513,12 @@ def register_metric(
     pickling, which pickles the function by its module and name: define it
     at the top level of an importable module (not in ``__main__`` of a
     cluster, not a lambda or closure), and register it where the driver
-    runs. A worker process that receives only a name (the ``scoring``
-    string of :class:`RankingEvaluator` in a search with ``n_jobs > 1``)
-    knows it only where the registering module is imported; pass
-    ``get_metric(name)`` or a scorer instead, which carry the declaration.
+    runs. A :class:`RankingEvaluator` whose ``scoring`` names a
+    registered metric carries its declaration when pickled (joblib's
+    workers of a search with ``n_jobs > 1`` read the name as the driver
+    does); another process that receives only a name knows it only where
+    the registering module is imported: send ``get_metric(name)`` or a
+    scorer instead, which carry the declaration.
     The function is called once per block of queries with every query of
     the block; it never needs to loop over queries.
 
@@ -621,6 +623,33 @@ def register_metric(
     )
     catalogue.plug(measure)
     return measure
+
+
+def carried(scoring) -> tuple:
+    """The registered declarations that a metric name ``scoring`` refers to.
+
+    An estimator whose parameter is a name (``RankingEvaluator(scoring=
+    "wprec@10")``) pickles them with itself, so that a process where the
+    name was never registered (a joblib worker of ``GridSearchCV(n_jobs=2)``)
+    reads it as the registering process did (:func:`adopt`).
+    """
+    if not isinstance(scoring, str) or not catalogue._PLUGGED:
+        return ()
+    from .names import get_metric  # the names read this module's measures
+
+    try:
+        measure = get_metric(scoring).measure
+    except (ValueError, TypeError):
+        return ()  # the estimator reports the bad name where it reads it
+    return (measure,) if catalogue._PLUGGED.get(measure.name) is measure else ()
+
+
+def adopt(measures) -> None:
+    """Register the carried declarations (:func:`carried`) that this process
+    does not know under their names; a name known here keeps its metric."""
+    for measure in measures:
+        if measure.name not in catalogue._BY_NAME:
+            catalogue.plug(measure)
 
 
 def _check_name(name, what="name"):

@@ -34,6 +34,7 @@ from ..names import (
 )
 from ..trec._evaluation import evaluate_run_columns
 from ..trec._readers import read_qrels, read_run
+from ._shared import undefined_value
 from .fuse import COMMAND as _FUSE
 from .fuse import run as _fuse
 from .parser import _PROG, DEFAULT_METRICS, _parser
@@ -268,7 +269,7 @@ def _evaluate(args, out) -> int:
     qrels = read_qrels(args.qrels, verbose=verbose)
     runs = _read_runs(args, verbose)
     names = _run_names(runs, args.runs)
-    undefined = {None: None, "0": 0.0, "1": 1.0, "nan": float("nan")}[args.undefined]
+    undefined = undefined_value(args)
     means, tables, strings = [], [], None
     for run in runs:
         got = evaluate_run_columns(

@@ -18,6 +18,7 @@ from .._validation import NONE, Options
 from ..names import quote_text, read_number
 from ..trec._evaluation import evaluate_run
 from ..trec._settle import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
+from ._shared import undefined_option
 from .fuse import add_parser as _fuse_parser
 from .recsys import add_parser as _recommendations_parser
 
@@ -191,13 +192,10 @@ def _parser() -> argparse.ArgumentParser:
         "float32 reproduces trec_eval 9.0.8 and pytrec_eval (default: "
         "float64, or the --convention's)",
     )
-    ev.add_argument(
-        "--undefined",
-        default=None,
-        choices=["0", "1", "nan"],
-        help="value of a query without relevant document: 0 (as "
-        "trec_eval, the default without --convention), 1 or nan (left out "
-        "of the mean)",
+    undefined_option(
+        ev,
+        "a query without relevant document",
+        "as trec_eval, the default without --convention",
     )
     _convention_options(ev)
     _progress_option(ev)

@@ -28,6 +28,7 @@ from .._validation import InvalidParameterError
 from ..names import quote_text
 from ..recsys import evaluate_recommendations, get_recsys_metric_names
 from ..recsys._conventions import RECSYS_CONVENTIONS, get_recsys_convention
+from ._shared import undefined_option, undefined_value
 
 __all__ = ["add_parser", "run"]
 
@@ -104,12 +105,8 @@ def add_parser(sub) -> None:
         help="users evaluated: relevant (with a relevant item; default), "
         "listed (also with a candidate) or all",
     )
-    rec.add_argument(
-        "--undefined",
-        default=None,
-        choices=["0", "1", "nan"],
-        help="value of a user where a metric is undefined: 0 (default without "
-        "--convention), 1 or nan (left out of the mean)",
+    undefined_option(
+        rec, "a user where a metric is undefined", "default without --convention"
     )
     rec.add_argument(
         "--convention",
@@ -260,7 +257,7 @@ def run(args, out) -> int:
         train = read_table(args.train, "--train", ("user", "item"))
     if args.exclude_train and train is None:
         raise InvalidParameterError("--exclude-train needs --train FILE.")
-    undefined = {None: None, "0": 0.0, "1": 1.0, "nan": float("nan")}[args.undefined]
+    undefined = undefined_value(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = evaluate_recommendations(

@@ -120,10 +120,7 @@ def join(runs) -> Joined:
         code_of = np.searchsorted(qid_values, run._qid_values)
         queries.append(code_of.astype(codes.dtype, copy=False)[codes])
         h40 = run._document_hash()
-        grouped = run._grouped_ids()
-        if grouped is None:
-            grouped = run._docno if rows is None else run._docno.take(rows)
-        docnos.append(grouped)
+        docnos.append(run._docno if rows is None else run._docno.take(rows))
         hashes.append(h40 if rows is None else h40[rows])
         scores.append(np.asarray(values, dtype=np.float64))
     query = np.concatenate(queries)

@@ -168,6 +168,8 @@ def fuse_parts(
     ``bar`` per run read)."""
     n, n_runs = joined.n_pairs, len(parts)
     bar = _silent("") if bar is None else bar
+    if method.check is not None:
+        method.check(method, joined, params)
     if method.reads == "votes":
         ranks = []
         for part in tracked(parts, bar, _one):
@@ -187,6 +189,8 @@ def fuse_parts(
             values = expected_at_ranks(
                 part, lambda j, q, p=p, n=n: method.at_rank(j, p, n[q][:, None])
             )
+            if method.by_score is not None:
+                values = values * method.by_score(part.score)
         else:  # Borda points: every candidate from every run
             part = borda_points(joined, part, normalized=False)
             values = part.score
@@ -226,7 +230,7 @@ def train(spec, normalization, runs, qrels, train_runs, caller, params):
             to_run(joined, part.pair, part.score, name=run.name)
             for run, part in zip(training, parts, strict=True)
         ]
-    learned = {p.name: params[p.name] for p in spec.params}
+    learned = {p.name: params[p.name] for p in spec.params if p.trains}
     return spec.train(training, read_qrels(qrels), **learned)
 
 
@@ -267,8 +271,9 @@ def fuse(
         ``"log_isr"``, ``"logn_isr"``, ``"rrf"``, ``"rbc"``,
         ``"bordafuse"``, ``"w_bordafuse"``, ``"condorcet"``,
         ``"w_condorcet"``, ``"wsum"``, ``"wmnz"`` and ``"mixed"``, and the
-        supervised ``"posfuse"``, ``"probfuse"``, ``"mapfuse"`` and
-        ``"bayesfuse"`` (trained on ``qrels``);
+        supervised ``"posfuse"``, ``"probfuse"``, ``"mapfuse"``,
+        ``"bayesfuse"``, ``"segfuse"`` and ``"slidefuse"`` (trained on
+        ``qrels``);
         see :ref:`fusion` for their formulas.
     norm : str or None, default=None
         The normalisation applied to each run first: ``"min-max"``,
@@ -301,7 +306,9 @@ def fuse(
         The method's own parameters: ``k`` (``rrf``, default 60), ``gamma``
         (``combgmnz``, default 1), ``sigma`` (``logn_isr``, default 0.01),
         ``phi`` (``rbc``, default 0.8), ``n_segments`` (``probfuse``,
-        default 10).
+        default 10), ``w`` (``slidefuse``, default 5), ``max_pairs``
+        (``condorcet``, ``w_condorcet``: the most document pairs compared,
+        default 10**9).
 
     Returns
     -------
@@ -315,7 +322,8 @@ def fuse(
     ValueError
         An unknown method or normalisation, weights for a method that
         takes none or not one per run, a parameter the method does not
-        take or out of its range, non-finite scores.
+        take or out of its range, non-finite scores, Condorcet fusion of
+        more document pairs than ``max_pairs``.
 
     See Also
     --------

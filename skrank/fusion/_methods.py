@@ -20,32 +20,37 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import Interval
+from .._validation import Interval, InvalidParameterError, plain
 from ._registry import Registry
 from ._supervised import (
     at_log_odds,
     at_map,
     at_probs,
     at_segment,
+    at_window,
+    plus_one,
     sum_log_odds,
     train_bayesfuse,
     train_mapfuse,
     train_posfuse,
     train_probfuse,
+    train_segfuse,
 )
 
 
 @dataclass(frozen=True)
 class Param:
-    """A parameter of a fusion method: its default, its constraint and the
+    """A parameter of a fusion method: its default, its constraint, the
     values :func:`skrank.fusion.optimize_fusion` tries by default (ranx's
-    grids, within the constraint)."""
+    grids, within the constraint) and whether a supervised method's
+    training reads it (``trains``; the others apply at fusion only)."""
 
     name: str
     default: float
     constraint: object
     doc: str
     grid: tuple = ()
+    trains: bool = False
 
 
 def _steps(lo, hi, step):
@@ -64,9 +69,14 @@ class FusionMethod:
     at each 0-based rank ``j``, its expectation over the orderings of tied
     documents), ``"borda"`` (Borda points, which every candidate of a query
     gets from every run) or ``"votes"`` (pairwise majorities of the runs'
-    ranks). ``train(runs, qrels)``, for a supervised method, returns what it
-    learns of each run (a dict per run), given to ``at_rank`` with the
-    parameters.
+    ranks). ``train(runs, qrels, **params)``, for a supervised method (the
+    parameters declared ``trains``),
+    returns what it learns of each run (a dict per run), given to
+    ``at_rank`` with the parameters. ``by_score``, for a method that reads
+    ranks, is a function of each row's (normalised) score that multiplies
+    the value at its rank (tied rows share their score, so they stay tied).
+    ``check(method, joined, params)`` refuses, before the work starts, a
+    fusion whose cost the method bounds (Condorcet's pairwise comparisons).
     """
 
     name: str
@@ -81,6 +91,8 @@ class FusionMethod:
     reference: str = ""
     ranx_differs: str = ""
     train: object = None
+    by_score: object = None
+    check: object = None
 
     def defaults(self) -> dict:
         return {p.name: p.default for p in self.params}
@@ -150,6 +162,79 @@ def _rbc(j, p, n):
     return (1 - p["phi"]) * p["phi"] ** j
 
 
+#: The default ``max_pairs`` of Condorcet fusion: the largest number of
+#: document pairs (the sum over queries of the square of the number of
+#: documents some run retrieved) it compares. Each pair costs some tens of
+#: nanoseconds, and a query of ``N`` documents holds matrices of about
+#: ``24 N**2`` bytes at once: 10**9 pairs is a minute or two of work, and a
+#: query of at most 31,622 documents.
+MAX_PAIRS = 10**9
+#: The largest ``max_pairs`` accepted (the work is counted exactly in int64
+#: up to twice this).
+_PAIRS_CAP = 2**60
+
+
+def _query_name(value) -> str:
+    """A query id as the user wrote it (ids are bytes, or the numbers of a
+    score table)."""
+    if isinstance(value, bytes):
+        return repr(value.decode("utf-8", "replace"))
+    return plain(value)
+
+
+def check_pairs(method, joined, p):
+    """Refuse a vote count whose pairwise comparisons exceed ``max_pairs``.
+
+    The work is the sum over queries of :math:`N_q^2` (``N_q`` the
+    documents some run retrieved for query ``q``), counted in int64 without
+    overflow (a sum of floats first: past ``2 * _PAIRS_CAP`` it is over
+    every limit) before any pairwise matrix is built.
+    """
+    n = joined.candidates().astype(np.int64)
+    limit = p["max_pairs"]
+    if n.size == 0:
+        return
+    widest = int(np.argmax(n))
+    longest = int(n[widest])
+    rough = float(np.square(n, dtype=np.float64).sum())
+    # partial sums of non-negative squares stay below the total, which is
+    # below 2 * _PAIRS_CAP * (1 + n.size * 2**-53) < 2**63
+    work = int(np.square(n).sum()) if rough <= 2 * _PAIRS_CAP else None
+    if work is not None and work <= limit:
+        return
+    said = f"{work}" if work is not None else f"about {rough:.3g}"
+    raise InvalidParameterError(
+        f"Method {method.name!r} compares every pair of a query's documents: "
+        f"{said} pairs (the sum over queries of their number of documents "
+        f"squared), more than max_pairs={limit}. Query "
+        f"{_query_name(joined.qid_values[widest])} has the most documents, "
+        f"{longest} ({longest**2} pairs). Pass a larger max_pairs (up to "
+        f"{_PAIRS_CAP}) with the method's parameters, or fuse fewer documents "
+        "per query."
+    )
+
+
+_MAX_PAIRS_PARAM = Param(
+    "max_pairs",
+    MAX_PAIRS,
+    Interval("int", 1, _PAIRS_CAP, "both"),
+    "The largest number of document pairs compared (the sum over queries "
+    "of the squared number of documents); more is an error raised before "
+    "the work starts.",
+)
+
+
+_FOX_SHAW = "Fox and Shaw, Combination of multiple searches, TREC-2 (1993)"
+_MOURAO = (
+    "Mourão, Martins and Magalhães, Multimodal medical information "
+    "retrieval with unsupervised rank fusion, CMIG 39 (2015)"
+)
+_WU = "Wu, Applications of data fusion in information retrieval, Springer (2012)"
+_ASLAM = "Aslam and Montague, Models for metasearch, SIGIR 2001"
+_LILLIS_2010 = (
+    "Lillis, Zhang, Toolan, Collier, Leonard and Dunnion, Estimating "
+    "probabilities for effective data fusion, SIGIR 2010"
+)
 _CONDORCET = "Montague and Aslam, Condorcet fusion for improved retrieval, CIKM 2002"
 _NO_NEGATIVE = Interval("real", 0, None, "left")
 
@@ -167,7 +252,7 @@ METHODS = (
         formula=r"\sum_{r \ni d} s_r(d)",
         reads="scores",
         combine=_sum,
-        reference="Fox and Shaw, Combination of multiple searches, TREC-2 (1993)",
+        reference=_FOX_SHAW,
     ),
     FusionMethod(
         name="combmnz",
@@ -176,7 +261,7 @@ METHODS = (
         formula=r"|\{r \ni d\}| \sum_{r \ni d} s_r(d)",
         reads="scores",
         combine=_mnz,
-        reference="Fox and Shaw, Combination of multiple searches, TREC-2 (1993)",
+        reference=_FOX_SHAW,
     ),
     FusionMethod(
         name="combanz",
@@ -185,7 +270,7 @@ METHODS = (
         formula=r"\frac{1}{|\{r \ni d\}|} \sum_{r \ni d} s_r(d)",
         reads="scores",
         combine=_anz,
-        reference="Fox and Shaw, Combination of multiple searches, TREC-2 (1993)",
+        reference=_FOX_SHAW,
     ),
     FusionMethod(
         name="combmax",
@@ -194,7 +279,7 @@ METHODS = (
         formula=r"\max_{r \ni d} s_r(d)",
         reads="scores",
         combine=_max,
-        reference="Fox and Shaw, Combination of multiple searches, TREC-2 (1993)",
+        reference=_FOX_SHAW,
         ranx_differs="ranx gives -1e9 to a document whose every score is below -1e9",
     ),
     FusionMethod(
@@ -204,7 +289,7 @@ METHODS = (
         formula=r"\min_{r \ni d} s_r(d)",
         reads="scores",
         combine=_min,
-        reference="Fox and Shaw, Combination of multiple searches, TREC-2 (1993)",
+        reference=_FOX_SHAW,
         ranx_differs="ranx gives 1e9 to a document whose every score is above 1e9",
     ),
     FusionMethod(
@@ -214,7 +299,7 @@ METHODS = (
         formula=r"\operatorname{median}_{r \ni d} s_r(d)",
         reads="scores",
         combine=_med,
-        reference="Fox and Shaw, Combination of multiple searches, TREC-2 (1993)",
+        reference=_FOX_SHAW,
     ),
     FusionMethod(
         name="combgmnz",
@@ -242,10 +327,7 @@ METHODS = (
         reads="ranks",
         at_rank=_isr,
         combine=_mnz,
-        reference=(
-            "Mourão, Martins and Magalhães, Multimodal medical information "
-            "retrieval with unsupervised rank fusion, CMIG 39 (2015)"
-        ),
+        reference=_MOURAO,
         ranx_differs=_TIED_RANKS,
     ),
     FusionMethod(
@@ -256,10 +338,7 @@ METHODS = (
         reads="ranks",
         at_rank=_isr,
         combine=_log_mnz,
-        reference=(
-            "Mourão, Martins and Magalhães, Multimodal medical information "
-            "retrieval with unsupervised rank fusion, CMIG 39 (2015)"
-        ),
+        reference=_MOURAO,
         ranx_differs=_TIED_RANKS,
     ),
     FusionMethod(
@@ -280,10 +359,7 @@ METHODS = (
                 _steps(0.01, 1.0, 0.01),
             ),
         ),
-        reference=(
-            "Mourão, Martins and Magalhães, Multimodal medical information "
-            "retrieval with unsupervised rank fusion, CMIG 39 (2015)"
-        ),
+        reference=_MOURAO,
         ranx_differs=_TIED_RANKS,
     ),
     FusionMethod(
@@ -340,7 +416,7 @@ METHODS = (
         r"\frac{N_q - n_{r,q} + 1}{2}",
         reads="borda",
         combine=_sum,
-        reference="Aslam and Montague, Models for metasearch, SIGIR 2001",
+        reference=_ASLAM,
         ranx_differs=_TIED_RANKS,
     ),
     FusionMethod(
@@ -351,7 +427,7 @@ METHODS = (
         reads="borda",
         combine=_wsum,
         weighted=True,
-        reference="Aslam and Montague, Models for metasearch, SIGIR 2001",
+        reference=_ASLAM,
         ranx_differs=_TIED_RANKS,
     ),
     FusionMethod(
@@ -362,6 +438,8 @@ METHODS = (
         r"\tfrac{1}{2} [V(d, d') = V(d', d)]\right),\ "
         r"V(d, d') = |\{r : j_r(d) < j_r(d')\}|",
         reads="votes",
+        params=(_MAX_PAIRS_PARAM,),
+        check=check_pairs,
         reference=_CONDORCET,
         ranx_differs=(
             "ranx sorts the documents with the pairwise majority as comparison "
@@ -380,6 +458,8 @@ METHODS = (
         formula=r"\text{as condorcet, with }V(d, d') = "
         r"\sum_{r : j_r(d) < j_r(d')} w_r",
         reads="votes",
+        params=(_MAX_PAIRS_PARAM,),
+        check=check_pairs,
         weighted=True,
         reference=_CONDORCET,
         ranx_differs="as for condorcet",
@@ -405,9 +485,7 @@ METHODS = (
         reads="scores",
         combine=_wmnz,
         weighted=True,
-        reference=(
-            "Wu, Applications of data fusion in information retrieval, Springer (2012)"
-        ),
+        reference=_WU,
     ),
     FusionMethod(
         name="mixed",
@@ -417,9 +495,7 @@ METHODS = (
         reads="scores",
         combine=_mixed,
         weighted=True,
-        reference=(
-            "Wu, Applications of data fusion in information retrieval, Springer (2012)"
-        ),
+        reference=_WU,
     ),
 )
 
@@ -433,10 +509,7 @@ SUPERVISED = (
         at_rank=at_probs,
         combine=_sum,
         train=train_posfuse,
-        reference=(
-            "Lillis, Zhang, Toolan, Collier, Leonard and Dunnion, Estimating "
-            "probabilities for effective data fusion, SIGIR 2010"
-        ),
+        reference=_LILLIS_2010,
         ranx_differs=_TIED_RANKS,
     ),
     FusionMethod(
@@ -448,10 +521,7 @@ SUPERVISED = (
         at_rank=at_map,
         combine=_sum,
         train=train_mapfuse,
-        reference=(
-            "Lillis, Zhang, Toolan, Collier, Leonard and Dunnion, Estimating "
-            "probabilities for effective data fusion, SIGIR 2010"
-        ),
+        reference=_LILLIS_2010,
         ranx_differs=_TIED_RANKS + "; skrank's MAP is tie-aware as well",
     ),
     FusionMethod(
@@ -465,7 +535,7 @@ SUPERVISED = (
         at_rank=at_log_odds,
         combine=sum_log_odds,
         train=train_bayesfuse,
-        reference="Aslam and Montague, Models for metasearch, SIGIR 2001",
+        reference=_ASLAM,
         ranx_differs=(
             _TIED_RANKS + "; ranx reads past its table of 1000 ranks, skrank "
             "gives ranks past 1000 the log odds of a document not retrieved"
@@ -488,12 +558,58 @@ SUPERVISED = (
                 Interval("int", 1, None, "left"),
                 "The number of segments each query's ranks are cut into.",
                 tuple(range(1, 101)),
+                trains=True,
             ),
         ),
         train=train_probfuse,
         reference=(
             "Lillis, Toolan, Collier and Dunnion, ProbFuse: a probabilistic "
             "approach to data fusion, SIGIR 2006"
+        ),
+        ranx_differs=_TIED_RANKS,
+    ),
+    FusionMethod(
+        name="segfuse",
+        aliases=(),
+        ranx="segfuse",
+        formula=r"\sum_{r \ni d} P_r(\mathrm{rel} \mid k_r(d)) (s_r(d) + 1),\ "
+        r"k_r(d)\text{: the segment of }j_r(d)\text{, segments ending at ranks }"
+        r"10 \cdot 2^{k-1} - 5",
+        reads="ranks",
+        at_rank=at_probs,
+        by_score=plus_one,
+        combine=_sum,
+        train=train_segfuse,
+        reference=(
+            "Shokouhi, Segmentation of search engine results for effective "
+            "data-fusion, ECIR 2007"
+        ),
+        ranx_differs=_TIED_RANKS,
+    ),
+    FusionMethod(
+        name="slidefuse",
+        aliases=(),
+        ranx="slidefuse",
+        formula=r"\sum_{r \ni d} \frac{1}{b - a + 1} \sum_{i=a}^{b} "
+        r"P_r(\mathrm{rel} \mid i),\ a = \max(j_r(d) - w, 0),\ "
+        r"b = \min(j_r(d) + w, n_{r,q} - 1)",
+        reads="ranks",
+        at_rank=at_window,
+        combine=_sum,
+        params=(
+            Param(
+                "w",
+                5,
+                Interval("int", 0, None, "left"),
+                "The window's half width: the ranks w before and w after "
+                "the document's are averaged (ranx has no default).",
+                tuple(range(1, 101)),
+            ),
+        ),
+        train=train_posfuse,
+        reference=(
+            "Lillis, Toolan, Collier and Dunnion, Extending probabilistic data "
+            "fusion using sliding windows, ECIR 2008"
         ),
         ranx_differs=_TIED_RANKS,
     ),

@@ -70,9 +70,30 @@ def at_map(j, p, n):
 
 #: BayesFuse's rank segments (ranx's): log odds are learned per segment.
 BAYES_CUTS = (0, 5, 10, 15, 20, 30, 100, 200, 500, 1000)
+#: SegFuse's rank segments: the ``k``-th (1-based) ends at rank
+#: ``10 * 2 ** (k - 1) - 5`` (5, 10, 20, 40, ... ranks long), ten of them as
+#: ranx has; ranks past the last get a probability of 0.
+SEG_CUTS = (0, *(10 * 2 ** (k - 1) - 5 for k in range(1, 11)))
 #: The log odds of a document a run did not retrieve (or ranked past the
 #: last segment): a precision of 0.001.
 MIN_LOG_ODDS = float(np.log(0.001 / 0.999))
+
+
+def _segment_precision(runs, qrels, cuts) -> list:
+    """Per run, the precision of each segment of ranks ``cuts[k]`` to
+    ``cuts[k + 1] - 1`` (0-based), averaged over the judged queries: the
+    relevant documents there over the segment's full size (a query's
+    missing ranks count as not relevant)."""
+    n_judged = read_qrels(qrels).n_queries
+    cuts = np.asarray(cuts)
+    out = []
+    for part, relevant in _judged_parts(runs, qrels):
+        sums, _ = position_means(part, relevant)
+        hits = np.zeros(cuts[-1])
+        hits[: min(sums.shape[0], cuts[-1])] = sums[: cuts[-1]]
+        cum = np.concatenate([[0.0], np.cumsum(hits)])
+        out.append((cum[cuts[1:]] - cum[cuts[:-1]]) / np.diff(cuts) / n_judged)
+    return out
 
 
 def train_bayesfuse(runs, qrels) -> list:
@@ -80,21 +101,46 @@ def train_bayesfuse(runs, qrels) -> list:
     :data:`BAYES_CUTS`: with ``p`` the segment's precision averaged over the
     judged queries (a query's missing ranks count as not relevant),
     ``log(p / (1 - p))``, ``p`` and ``1 - p`` raised to 0.001 where 0."""
-    n_judged = read_qrels(qrels).n_queries
-    cuts = np.asarray(BAYES_CUTS)
     states = []
-    for part, relevant in _judged_parts(runs, qrels):
-        sums, _ = position_means(part, relevant)
-        hits = np.zeros(cuts[-1])
-        hits[: min(sums.shape[0], cuts[-1])] = sums[: cuts[-1]]
-        cum = np.concatenate([[0.0], np.cumsum(hits)])
-        precision = (cum[cuts[1:]] - cum[cuts[:-1]]) / np.diff(cuts) / n_judged
+    for precision in _segment_precision(runs, qrels, BAYES_CUTS):
         precision = np.where(precision == 0, 0.001, precision)
         negative = 1 - precision
         negative = np.where(negative == 0, 0.001, negative)
         odds = np.log(precision / negative)
-        states.append({"log_odds": np.repeat(odds, np.diff(cuts))})
+        states.append({"log_odds": np.repeat(odds, np.diff(BAYES_CUTS))})
     return states
+
+
+def train_segfuse(runs, qrels) -> list:
+    """Per run, the probability of relevance at each rank of the segments
+    :data:`SEG_CUTS`: the segment's precision averaged over the judged
+    queries (a query's missing ranks count as not relevant)."""
+    return [
+        {"probs": np.repeat(precision, np.diff(SEG_CUTS))}
+        for precision in _segment_precision(runs, qrels, SEG_CUTS)
+    ]
+
+
+def plus_one(score):
+    """SegFuse's factor of a document's (normalised) score: ``s + 1``."""
+    return score + 1
+
+
+def at_window(j, p, n):
+    """The mean of the trained probabilities over the ranks ``j - w`` to
+    ``j + w`` of a query of ``n`` documents (the window cut at its first
+    and last rank; 0 past the trained ranks)."""
+    probs = p["probs"]
+    cum = np.concatenate([[0.0], np.cumsum(probs)])
+    w = p["w"]
+    lo = np.maximum(j - w, 0)
+    hi = np.minimum(j + w, n - 1) + 1
+    top = probs.shape[0]
+    at_hi = np.clip(hi, 0, top).astype(np.intp)
+    at_lo = np.clip(lo, 0, top).astype(np.intp)
+    # past a query's last rank (the padding of a block of queries) the
+    # window is empty: a divisor of 1 keeps those unread values finite
+    return (cum[at_hi] - cum[at_lo]) / np.maximum(hi - lo, 1)
 
 
 def at_log_odds(j, p, n):

@@ -16,6 +16,8 @@ from .._engine import factorize, stable_group_order
 from .._progress import check_verbose, progress, tracked
 from .._validation import InvalidParameterError, plain
 from ..trec import evaluate_run, read_qrels
+from ..trec._readers import _from_arrays
+from ..trec._tables import _Lines
 from ._engine import Joined, Part, join, to_run
 from ._fuse import (
     check_params,
@@ -43,7 +45,7 @@ def weight_grid(n_runs: int, step: float) -> list:
 def _candidates(method, grid, n_runs, step, caller):
     """The parameter settings to try: dicts of ``weights`` and parameters."""
     if grid is None:
-        grid = {p.name: list(p.grid) for p in method.params}
+        grid = {p.name: list(p.grid) for p in method.params if p.grid}
         if method.weighted:
             grid["weights"] = weight_grid(n_runs, step)
         if not grid:
@@ -85,10 +87,10 @@ def optimize_fusion(
 
     Every setting of a grid is fused (the runs joined and normalised once)
     and evaluated against ``qrels`` with a skrank metric; the best setting
-    is returned. A supervised method (``probfuse``: ``n_segments``) is
-    trained on the same qrels for each setting. It is the short form of
-    tuning :class:`FusionRanker` with scikit-learn's model selection,
-    without held-out queries.
+    is returned. A supervised method (``probfuse``: ``n_segments``,
+    ``slidefuse``: ``w``) is trained on the same qrels for each setting.
+    It is the short form of tuning :class:`FusionRanker` with
+    scikit-learn's model selection, without held-out queries.
 
     Parameters
     ----------
@@ -108,8 +110,9 @@ def optimize_fusion(
         ``{parameter: values}`` to try, every combination (``"weights"``:
         a list of weight sequences, one weight per run). None: the
         method's own grid, ranx's: weights from 0 to 1 in steps of
-        ``step`` that sum to 1, and for ``k``, ``gamma``, ``sigma`` and
-        ``phi`` the values declared with the method.
+        ``step`` that sum to 1, and for ``k``, ``gamma``, ``sigma``,
+        ``phi``, ``n_segments`` and ``w`` the values declared with the
+        method.
     step : float, default=0.1
         The step of the default weight grid.
     convention : str or None, default=None
@@ -167,16 +170,23 @@ def optimize_fusion(
     joined = join(loaded)
     parts = normalized_parts(joined, normalization)
     pairs = np.arange(joined.n_pairs)
+    trained = {}  # what a supervised method learned, by its training parameters
     best, best_score = None, -np.inf
     bar = progress(verbose, len(settings), desc=caller, unit="settings")
     for setting in tracked(settings, bar, lambda setting: 1):
         params = dict(setting)
         weights = check_weights(params.pop("weights", None), spec, len(loaded), caller)
         values = check_params(spec, params, caller)
-        # a supervised method is trained on the qrels it is evaluated on
+        # a supervised method is trained on the qrels it is evaluated on,
+        # once per setting of the parameters its training reads
         states = None
         if spec.train is not None:
-            states = train(spec, normalization, loaded, judged, None, caller, values)
+            key = tuple(values[p.name] for p in spec.params if p.trains)
+            if key not in trained:
+                trained[key] = train(
+                    spec, normalization, loaded, judged, None, caller, values
+                )
+            states = trained[key]
         score = fuse_parts(joined, parts, spec, weights, values, states)
         value = evaluate_run(
             judged, to_run(joined, pairs, score), metric, convention=convention
@@ -227,13 +237,80 @@ def _matrix_joined(X, caller):
     return Joined(qid_values, pair_query, None, parts), rows
 
 
+def _check_labels(y, X, spec, caller) -> np.ndarray:
+    """The relevance label of each row of ``X`` as float64 (NaN: not
+    judged), for a supervised method."""
+    if y is None:
+        raise InvalidParameterError(
+            f"The 'y' parameter of {caller}.fit is needed by the supervised "
+            f"method {spec.name!r}, which is trained on the relevance label of "
+            "each row; got None."
+        )
+    try:
+        labels = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        labels = None
+    if labels is None or labels.shape != (X.shape[0],):
+        raise InvalidParameterError(
+            f"The 'y' parameter of {caller}.fit must hold one relevance label "
+            f"per row of X ({X.shape[0]}); got shape "
+            f"{tuple(int(n) for n in np.shape(y))}."
+        )
+    if np.isinf(labels).any():
+        raise InvalidParameterError(
+            f"The 'y' parameter of {caller}.fit must hold finite labels (NaN: "
+            f"not judged); got {plain(float(labels[np.isinf(labels)][0]))}."
+        )
+    if np.isnan(labels).all():
+        raise InvalidParameterError(
+            f"The 'y' parameter of {caller}.fit must judge at least one row for "
+            f"the supervised method {spec.name!r}; every label is NaN."
+        )
+    return labels
+
+
+def _table_runs(X, y, caller):
+    """The runs of a score table (one per score column) and the qrels of its
+    labels, as :func:`fuse` receives them: a query's id is its code, a
+    document's id its row of ``X``; rows labelled NaN are not judged."""
+    _, codes = factorize(X[:, 0])
+    rows = np.arange(X.shape[0])
+
+    def table(kind, keep, values):
+        out = _from_arrays(
+            kind,
+            codes[keep],
+            rows[keep],
+            values[keep],
+            _Lines("the score table", kind="frame"),
+            caller,
+            source="array",
+        )
+        out._prepare()
+        return out
+
+    runs = []
+    for r in range(1, X.shape[1]):
+        held = ~np.isnan(X[:, r])
+        if not held.any():
+            raise InvalidParameterError(
+                f"The 'X' parameter of {caller}.fit must hold a score of run "
+                f"{r - 1} (column {r}) in some row, to train the supervised "
+                "method; every score of that column is NaN."
+            )
+        runs.append(table("run", held, X[:, r]))
+    return runs, table("qrels", ~np.isnan(y), y)
+
+
 class FusionRanker(BaseEstimator):
     """A fusion method as an estimator, for scikit-learn's model selection.
 
     Each row of ``X`` is a (query, document) pair: column 0 holds the
     query id (a number), column ``1 + r`` the score of run ``r`` (NaN where
     the run did not retrieve the document). :meth:`predict` fuses the
-    runs per query, as :func:`fuse` does; its parameters (the method, the
+    runs per query, as :func:`fuse` does (a supervised method trained by
+    :meth:`fit` on the labels ``y`` of the training rows); its parameters
+    (the method, the
     normalisation, the weights, the method's parameters) are what
     ``GridSearchCV`` tunes, scored by skrank's scorers
     (:func:`skrank.get_scorer`) with splits that keep queries whole
@@ -254,6 +331,13 @@ class FusionRanker(BaseEstimator):
     ----------
     n_features_in_ : int
         The number of columns of ``X`` seen by :meth:`fit`.
+    trained_ : list of dict or None
+        What a supervised method learned of each run from the rows and
+        labels given to :meth:`fit`, one dict per score column, as
+        ``fuse(..., qrels=)`` learns it (``"probs"``: the probability of
+        relevance at each rank for PosFuse, SegFuse and SlideFuse, per
+        segment for ProbFuse; ``"map"`` for MAPFuse; ``"log_odds"`` at
+        each rank for BayesFuse); None for an unsupervised method.
 
     See Also
     --------
@@ -291,37 +375,58 @@ class FusionRanker(BaseEstimator):
                 f"The 'params' parameter of {caller} must be a dict or None; got "
                 f"{type(params).__name__}."
             )
-        if spec.train is not None:
-            raise InvalidParameterError(
-                f"The 'method' parameter of {caller} must be an unsupervised "
-                f"method; {spec.name!r} is trained on qrels (use fuse with "
-                "qrels=)."
-            )
         values = check_params(spec, params, caller)
         weights = check_weights(self.weights, spec, n_runs, caller)
         return spec, normalization, weights, values
 
     def fit(self, X, y=None):
-        """Check the parameters against ``X`` (the methods learn nothing).
+        """Check the parameters against ``X`` and train a supervised method.
+
+        An unsupervised method learns nothing (``y`` is not used). A
+        supervised one (``posfuse``, ``probfuse``, ``mapfuse``,
+        ``bayesfuse``, ``segfuse``, ``slidefuse``) is trained on the rows
+        of ``X`` and their labels ``y`` exactly as :func:`fuse` trains it
+        on runs and qrels (``fuse(..., qrels=)``): each score column is a
+        run, each row a (query, document) pair, and ``y`` the qrels.
 
         Parameters
         ----------
         X : array-like of shape (n_pairs, 1 + n_runs)
             Query id and the runs' scores of each (query, document) pair.
         y : array-like of shape (n_pairs,), default=None
-            Relevance of each pair; not used.
+            Relevance label of each pair, for a supervised method (a label
+            of at least 1 is relevant). A document no assessor judged is
+            given 0 (not relevant, as trec_eval counts it) or NaN (not
+            judged: left out of the qrels). A query whose every label is
+            NaN is not a training query; one labelled 0 throughout is a
+            judged query without relevant documents, and counts in the
+            averages over judged queries. Ignored by an unsupervised
+            method.
 
         Returns
         -------
         self : FusionRanker
             The fitted estimator.
 
+        Raises
+        ------
+        ValueError
+            ``y`` missing for a supervised method, not one finite label (or
+            NaN) per row, or all NaN; a score column without any score.
+
         See Also
         --------
         predict : The fused scores.
         """
-        X = _check_table(X, type(self).__name__)
-        self._settings(X.shape[1] - 1)
+        caller = type(self).__name__
+        X = _check_table(X, caller)
+        spec, normalization, _, values = self._settings(X.shape[1] - 1)
+        trained = None
+        if spec.train is not None:
+            y = _check_labels(y, X, spec, caller)
+            runs, qrels = _table_runs(X, y, caller)
+            trained = train(spec, normalization, runs, qrels, None, caller, values)
+        self.trained_ = trained
         self.n_features_in_ = X.shape[1]
         return self
 
@@ -344,14 +449,23 @@ class FusionRanker(BaseEstimator):
         """
         check_is_fitted(self)
         X = np.asarray(X, dtype=np.float64)
-        joined, rows = _matrix_joined(X, type(self).__name__)
+        caller = type(self).__name__
+        joined, rows = _matrix_joined(X, caller)
         if X.shape[1] != self.n_features_in_:
             raise InvalidParameterError(
-                f"The 'X' parameter of {type(self).__name__}.predict must have "
+                f"The 'X' parameter of {caller}.predict must have "
                 f"{self.n_features_in_} columns, as in fit; got {X.shape[1]}."
             )
         spec, normalization, weights, values = self._settings(X.shape[1] - 1)
+        states = None
+        if spec.train is not None:
+            states = getattr(self, "trained_", None)
+            if states is None:
+                raise InvalidParameterError(
+                    f"{caller}.predict: the supervised method {spec.name!r} "
+                    "was not trained; call fit with y after setting it."
+                )
         parts = normalized_parts(joined, normalization)
         out = np.full(X.shape[0], -np.inf)
-        out[rows] = fuse_parts(joined, parts, spec, weights, values)
+        out[rows] = fuse_parts(joined, parts, spec, weights, values, states)
         return out

@@ -53,11 +53,6 @@ def _without(rel, excl):
     return out
 
 
-def _slot_values(cands, matrix):
-    """The entries of a CSR ``matrix`` at each candidate slot (0 at padding)."""
-    return cands.values_at(matrix)
-
-
 def _pool(caller, rel):
     """Each user's relevant interactions as padded rows (the engine's pool:
     R and the ideal list count every relevant item, recommended or not)."""
@@ -136,7 +131,7 @@ def _among_candidates(cands, rel):
     valid = cands.items >= 0
     rows = np.broadcast_to(np.arange(m, dtype=np.int64)[:, None], (m, w))[valid]
     out = sp.csr_matrix(
-        (_slot_values(cands, rel)[valid], (rows, cands.items[valid])), shape=rel.shape
+        (cands.values_at(rel)[valid], (rows, cands.items[valid])), shape=rel.shape
     )
     out.eliminate_zeros()
     return out
@@ -272,7 +267,7 @@ def evaluate(caller, a):
         for written, _ in requests
     }
     _check_k(caller, requests, cands)
-    y = _slot_values(cands, rel)
+    y = cands.values_at(rel)
     side["train"] = train
     side["relevance"] = rel
     results = {}

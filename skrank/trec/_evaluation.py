@@ -431,7 +431,9 @@ def evaluate_settled_run(
             # scores beyond the float32 range become infinite, as in trec_eval
             with np.errstate(over="ignore"):
                 raw = s if dtype == "float64" else s.astype(np.float32).astype(float)
-            scores[dtype] = finite_scores(nan_ranked(raw))
+            # finite scores (the usual case) are ranked as they are
+            finite = np.isfinite(raw).all()
+            scores[dtype] = raw if finite else finite_scores(nan_ranked(raw))
         return scores[dtype]
 
     def nan_ranked(raw):
@@ -521,17 +523,14 @@ def evaluate_settled_run(
     width = _uniform_width(run_q, n_q)
     docno = run._docno
 
-    grouped_docs = run_table._grouped_ids()
-    kept_at = None if kept is None or grouped_docs is None else np.flatnonzero(kept)
-
     def docno_keys(ids):
         # trec_eval orders tied documents by id, byte-wise descending: the
         # ranks of the ids among the tied ones (an order of ids, not a ranking)
-        if grouped_docs is not None:  # big-endian words order as the bytes do
+        if docno.fixed is not None:  # big-endian words order as the bytes do
             at = np.maximum(ids, 0)
-            if kept_at is not None:
-                at = kept_at[at]
-            ids_at = grouped_docs.fixed[at]
+            if rows_of is not None:  # grouped positions -> the run's rows
+                at = rows_of[at]
+            ids_at = docno.fixed[at]
             if ids_at.dtype.itemsize > 8 * _KEY_WORDS:
                 # long ids: numpy's byte-wise order of the ids themselves
                 # (one comparison per pair, not one sort per word)

@@ -7,6 +7,7 @@ import zlib
 
 import numpy as np
 
+from .._engine.grouping import empty
 from .._progress import progress
 from .._validation import InvalidParameterError
 from ._ids import _SLACK, _fixed_ok, _hash_spans, _Ids, _n_words, _spans_equal
@@ -32,6 +33,16 @@ from ._tables import _finish_table, _id_array, _Lines
 # --------------------------------------------------------------------------
 
 
+def _fresh(dtype, rows, width=None):
+    """An uninitialised buffer of ``rows`` items (rows of ``width`` items),
+    large ones on transparent huge pages (see :func:`skrank._engine.empty`):
+    the columns of a file are written into memory the process has not
+    touched before."""
+    n = rows if width is None else rows * width
+    buf = empty(n, dtype)
+    return buf if width is None else buf.reshape(rows, width)
+
+
 class _Growable:
     """An output column filled chunk by chunk, grown geometrically.
 
@@ -41,8 +52,7 @@ class _Growable:
 
     def __init__(self, dtype, capacity, width=None):
         self.width = width
-        shape = (capacity,) if width is None else (capacity, width)
-        self.buf = np.empty(shape, dtype=dtype)
+        self.buf = _fresh(dtype, capacity, width)
         self.n = 0
 
     def append(self, part, most=None):
@@ -52,15 +62,18 @@ class _Growable:
         need = self.n + m
         width = None if self.width is None else max(self.width, part.shape[1])
         if need > self.buf.shape[0] or width != self.width:
-            capacity = max(need, int(self.buf.shape[0] * 1.5) + 1024)
-            if most is not None:
-                capacity = max(need, min(capacity, most))
-            shape = (capacity,) if width is None else (capacity, width)
-            grown = np.zeros(shape, dtype=self.buf.dtype)
+            # wider rows alone keep the rows reserved
+            capacity = self.buf.shape[0]
+            if need > capacity:
+                capacity = max(need, int(capacity * 1.5) + 1024)
+                if most is not None:
+                    capacity = max(need, min(capacity, most))
+            grown = _fresh(self.buf.dtype, capacity, width)
             if width is None:
                 grown[: self.n] = self.buf[: self.n]
             else:
                 grown[: self.n, : self.width] = self.buf[: self.n]
+                grown[: self.n, self.width :] = 0
             self.buf = grown
             self.width = width
         if width is None:

@@ -54,9 +54,9 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
     (ascending) and the qrels rows they match. The run's keys, recoded to
     the qrels' query codes where the two differ, are looked up in the
     qrels' sorted key index (the grouping and the index computed once per
-    table, with the document ids in their orders). A key match counts only
-    when the query codes and the bytes of the document ids agree too;
-    a mismatch is a hash collision, not a judgment. Should two judged
+    table, the qrels' document ids in the order of the index). A key match
+    counts only when the query codes and the bytes of the document ids agree
+    too; a mismatch is a hash collision, not a judgment. Should two judged
     documents of a query share a key, the join is done on the bytes alone.
     """
     rows_of, run_codes, run_keys = run._grouping()
@@ -79,7 +79,8 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
         return _exact_join(run, rows_of, qcodes, qrels)
     # keys that hold the query code in their high bits match only in a query
     coded = qrels.n_queries <= _MAX_CODED and (same or run.n_queries <= _MAX_CODED)
-    run_docs, qrels_docs = run._grouped_ids(), qrels._sorted_ids()
+    qrels_docs = qrels._sorted_ids()
+    fixed = run._docno.fixed is not None and qrels_docs is not None
 
     def lookup(lo):
         part, live = keys[lo : lo + _STEP], None
@@ -92,12 +93,12 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
         at = cand[hit]
         pos = (at if live is None else live[at]) + lo
         idx = index.order[found[hit]]
-        # the bytes of the ids compared only where the keys match, read in
-        # the orders of the positions and of the index where they are kept
-        if run_docs is not None and qrels_docs is not None:
-            ok = run_docs.equal(pos, qrels_docs, found[hit])
+        # the bytes of the ids compared only where the keys match: the
+        # run's where they are, the qrels' in the order of the index
+        rows = pos if rows_of is None else np.take(rows_of, pos)
+        if fixed:
+            ok = run._docno.equal(rows, qrels_docs, found[hit])
         else:
-            rows = pos if rows_of is None else np.take(rows_of, pos)
             ok = run._docno.equal(rows, qrels._docno, idx)
         if not coded:  # equal keys need not mean equal queries
             ok &= qcodes[pos] == qrels._codes[idx]

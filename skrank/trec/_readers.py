@@ -7,6 +7,7 @@ import math
 import numbers
 import os
 import sys
+from itertools import chain
 
 import numpy as np
 
@@ -306,8 +307,11 @@ def _large_string():
 def _arrow_ids(arr) -> _Ids:
     """Document ids from a pyarrow string array (UTF-8, as str ids encode)."""
     offsets, data = _arrow_buffers(arr)
-    lengths = np.diff(offsets)
-    packed = data[offsets[0] : offsets[-1]]
+    return _packed_ids(data[offsets[0] : offsets[-1]], np.diff(offsets))
+
+
+def _packed_ids(packed, lengths) -> _Ids:
+    """Ids from their bytes end to end (uint8) and their lengths (int64)."""
     n = lengths.shape[0]
     width = max(int(lengths.max(initial=1)), 1)
     if _fixed_ok(n, width, int(packed.shape[0])):
@@ -403,9 +407,55 @@ def _from_frame(df, kind, caller, name, scores="finite"):
     )
 
 
+class _RowKeys:
+    """The key of each row of a dict's rows, for messages: ``keys[row]``
+    without a list of one key per row (the query's, repeated)."""
+
+    def __init__(self, keys, ends):
+        self._keys = keys
+        self._ends = ends
+
+    def __getitem__(self, row):
+        return self._keys[int(np.searchsorted(self._ends, row, side="right"))]
+
+
+def _joined_ids(ids):
+    """The ids of a list of ``str`` (or of ``bytes``), all valid, as
+    :class:`_Ids`, or None for the general path (another type, an empty id, a
+    NUL byte, a character that does not encode).
+
+    The ids are joined with NUL bytes, which no valid id holds, and encoded
+    once (``str`` as :func:`_id_values` encodes it): the NUL bytes then mark
+    where each id ends, in bytes, whatever its length in characters.
+    """
+    n = len(ids)
+    try:
+        if isinstance(ids[0], str):
+            data = "\x00".join(ids).encode("utf-8", errors="surrogateescape")
+        else:
+            data = b"\x00".join(ids)
+    except (TypeError, UnicodeEncodeError):
+        return None
+    b = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(b == 0)
+    if ends.shape[0] != n - 1:
+        return None  # an id holds a NUL byte
+    lengths = np.diff(ends, prepend=-1, append=b.shape[0]) - 1
+    if not lengths.all():
+        return None  # an empty id
+    width = int(lengths[0])
+    if (lengths == width).all():  # ids of one length: rows of the bytes
+        m = np.empty((n, width + 1), dtype=np.uint8)
+        m.reshape(-1)[:-1] = b
+        return _Ids(fixed=np.ascontiguousarray(m[:, :width]).view(f"S{width}")[:, 0])
+    return _packed_ids(b[b != 0], lengths)
+
+
 def _from_dict(data, kind, caller, name, scores="finite"):
+    """A table from a nested dict ``{qid: {docno: value}}``, in one pass over
+    its inner dicts: the documents and the values gathered by C loops
+    (``itertools.chain``), the query ids read once per query."""
     what = "score" if kind == "run" else "relevance"
-    qids, docs, vals = [], [], []
     for q, inner in data.items():
         if not isinstance(inner, dict):
             raise InvalidParameterError(
@@ -413,23 +463,46 @@ def _from_dict(data, kind, caller, name, scores="finite"):
                 f"{{docno: {what}}}; query {_show(q)} maps to "
                 f"{type(inner).__name__}."
             )
-        qids.extend([q] * len(inner))
-        docs.extend(inner.keys())
-        vals.extend(inner.values())
-    q = np.empty(len(qids), dtype=object)
-    q[:] = [x if isinstance(x, (bytes, str, int, np.integer)) else str(x) for x in qids]
-    d = np.empty(len(docs), dtype=object)
-    d[:] = docs
-    return _from_arrays(
+    counts = np.fromiter(map(len, data.values()), dtype=np.int64, count=len(data))
+    keys = [x if isinstance(x, (bytes, str, int, np.integer)) else str(x) for x in data]
+    docs = list(chain.from_iterable(data.values()))
+    vals = list(chain.from_iterable(map(dict.values, data.values())))
+    given = list(data)
+    lines = _Lines(
+        "the dict", kind="dict", keys=(_RowKeys(given, np.cumsum(counts)), docs)
+    )
+    if not docs:
+        raise InvalidParameterError(
+            f"{caller}: the {kind} is empty; at least one "
+            f"(query, document, {what}) row is needed."
+        )
+    ids = _joined_ids(docs)
+    if ids is None:
+        d = np.empty(len(docs), dtype=object)
+        d[:] = docs
+        ids = _Ids.from_array(_id_values(d, "document ids", caller, lines))
+    v = _number_column(vals, kind, caller, lines, scores)
+    # the query ids, one per query: a query's rows take its code
+    full = np.flatnonzero(counts)
+    q = np.empty(full.shape[0], dtype=object)
+    q[:] = [keys[i] for i in full.tolist()]
+    # a bad query id is named with its first row
+    firsts = (np.cumsum(counts) - counts)[full].tolist()
+    first_rows = ([given[i] for i in full.tolist()], [docs[r] for r in firsts])
+    q = _id_values(q, "query ids", caller, _Lines("the dict", "dict", first_rows))
+    qid_values, codes = np.unique(q, return_inverse=True)
+    code_type = np.int32 if len(qid_values) < 2**31 else np.int64
+    codes = np.repeat(codes.reshape(-1).astype(code_type), counts[full])
+    return _finish_table(
         kind,
-        q,
-        d,
-        vals,
-        _Lines("the dict", kind="dict", keys=(qids, docs)),
-        caller,
-        source="dict",
-        name=name,
-        scores=scores,
+        _id_array(qid_values),
+        codes,
+        ids,
+        v,
+        ids.hash40(),
+        lines,
+        "dict",
+        name,
     )
 
 

@@ -279,20 +279,6 @@ class _Table:
 
         return self._cached("key_index", build)
 
-    def _grouped_ids(self):
-        """The document ids in the grouped order of :meth:`_grouped` when
-        they are fixed-width, else None (computed once; the table's own
-        column when it is grouped already): the join reads them in the order
-        of its positions."""
-
-        def build():
-            if self._docno.fixed is None:
-                return None
-            rows = self._grouping()[0]
-            return self._docno if rows is None else self._docno.take(rows)
-
-        return self._cached("grouped_ids", build)
-
     def _sorted_ids(self):
         """The document ids in the order of :meth:`_key_index` when they
         are fixed-width, else None (computed once): the join reads them in
@@ -346,11 +332,10 @@ class _Table:
 
     def _prepare(self):
         """What every evaluation reads, computed once when the table is
-        read: a run's rows grouped by query, with its ids in that order; the
-        qrels' key index, with their ids in its order."""
-        if isinstance(self, Run):
-            self._grouped_ids()
-        else:
+        read: the qrels' key index, with their ids in its order (a run's
+        rows are grouped by query by the check of its duplicates; its ids
+        are read where they are, only at the rows the join matches)."""
+        if not isinstance(self, Run):
             self._sorted_ids()
 
     def _subset(self, rows):

@@ -66,7 +66,7 @@ def test_supervised_errors():
         fuse([R1, R2], "rrf", qrels=QRELS)
     with pytest.raises(ValueError, match=r"one run per run fused \(2\); got 1"):
         fuse([R1, R2], "mapfuse", qrels=QRELS, train_runs=[R1])
-    with pytest.raises(ValueError, match=r"unsupervised method; 'posfuse'"):
+    with pytest.raises(ValueError, match=r"'y' parameter of FusionRanker.fit"):
         FusionRanker(method="posfuse").fit(np.zeros((2, 3)))
 
 
