@@ -10,7 +10,11 @@ second; ``sys.modules["tqdm"] = None``, as when it is not installed):
   five metrics, which reports both files' bytes and the engine's blocks;
 * ``skrank.compare`` of 5 systems x 3 metrics x 2,000 queries with
   10,000 resamples (BCa intervals and the randomization test: both
-  resampling stages report).
+  resampling stages report);
+* ``skrank.fusion.fuse`` of 10 runs of ``200 x scale`` queries of 1,000
+  documents (2 million rows at ``--scale 1``; the runs of
+  ``bench_fusion.py``), CombMNZ after min-max, which reports its steps
+  (runs read, the join, runs normalised and scored, the fused run).
 
 The three modes run interleaved (round ``i`` runs each once, in an order
 that turns every round, so that a slow spell of the shared machine falls on
@@ -26,6 +30,7 @@ Usage::
 
     python benchmarks/bench_progress.py               # 2 million lines
     python benchmarks/bench_progress.py --scale 0.1 --repeat 3
+    python benchmarks/bench_progress.py --tasks fuse
 """
 
 from __future__ import annotations
@@ -42,14 +47,17 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from bench_fusion import frame, make_columns  # noqa: E402
 from bench_trec import make_files  # noqa: E402
 
 import skrank  # noqa: E402
 from skrank import _progress  # noqa: E402
-from skrank.trec import evaluate_run  # noqa: E402
+from skrank.fusion import fuse  # noqa: E402
+from skrank.trec import evaluate_run, read_run  # noqa: E402
 
 METRICS = ["ndcg@10", "map", "precision@10", "recall@100", "mrr"]
 MODES = ("verbose=0", "verbose=1, tqdm", "verbose=1, plain lines")
+TASKS = ("evaluate", "compare", "fuse")
 
 
 #: Seconds spent inside the report's methods (see :func:`timed`).
@@ -138,7 +146,19 @@ def main(argv=None):
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument(
+        "--tasks", nargs="+", choices=TASKS, default=list(TASKS), help="tasks timed"
+    )
     args = parser.parse_args(argv)
+    if "evaluate" in args.tasks:
+        evaluate_task(args)
+    if "compare" in args.tasks:
+        compare_task(args)
+    if "fuse" in args.tasks:
+        fuse_task(args)
+
+
+def evaluate_task(args):
     n_queries = max(2, int(2000 * args.scale))
     with tempfile.TemporaryDirectory() as tmp:
         run_path, qrels_path, *_ = make_files(tmp, n_queries)
@@ -149,6 +169,8 @@ def main(argv=None):
 
         table("read + evaluate_run (five metrics)", *interleaved(evaluate, args.repeat))
 
+
+def compare_task(args):
     values = per_query()
 
     def compare(verbose):
@@ -163,6 +185,18 @@ def main(argv=None):
 
     title = f"compare: 5 systems x 3 metrics x 2,000 queries, {args.resamples:,}"
     table(title, *interleaved(compare, args.repeat))
+
+
+def fuse_task(args):
+    runs = [read_run(frame(c)) for c in make_columns(0.02 * args.scale)]
+
+    def fusion(verbose):
+        fused = fuse(runs, method="combmnz", norm="min-max", verbose=verbose)
+        return hash(fused.score.tobytes())
+
+    rows = sum(len(r) for r in runs)
+    title = f"fuse: {len(runs)} runs, {rows:,} rows, combmnz(min-max)"
+    table(title, *interleaved(fusion, args.repeat))
 
 
 if __name__ == "__main__":

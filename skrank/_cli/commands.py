@@ -35,6 +35,8 @@ from ..names import (
 from ..trec._evaluation import evaluate_run_columns
 from ..trec._readers import read_qrels, read_run
 from ._shared import undefined_value
+from .fuse import COMMAND as _FUSE
+from .fuse import run as _fuse
 from .parser import _PROG, DEFAULT_METRICS, _parser
 from .recsys import COMMAND as _RECOMMENDATIONS
 from .recsys import run as _recommendations
@@ -481,6 +483,8 @@ def main(argv: list[str] | None = None) -> int:
             return _compare(args, sys.stdout, prog)
         if args.command == _RECOMMENDATIONS:
             return _recommendations(args, sys.stdout)
+        if args.command == _FUSE:
+            return _fuse(args, sys.stdout)
         return _evaluate(args, sys.stdout)
     except KeyboardInterrupt:
         return 130

@@ -19,6 +19,7 @@ from ..names import quote_text, read_number
 from ..trec._evaluation import evaluate_run
 from ..trec._settle import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
 from ._shared import undefined_option
+from .fuse import add_parser as _fuse_parser
 from .recsys import add_parser as _recommendations_parser
 
 __all__ = ["DEFAULT_METRICS", "MAX_DIGITS"]
@@ -216,6 +217,7 @@ def _parser() -> argparse.ArgumentParser:
 
     _compare_parser(sub)
     _recommendations_parser(sub)
+    _fuse_parser(sub)
 
     sub.add_parser(
         "metrics",

@@ -3,8 +3,9 @@ expected values at ranks, pairwise votes and the fused run.
 
 Every step is vectorised across queries. The runs are joined once
 (:func:`join`): query ids and (query, document) pairs become integer codes,
-the union of the pairs is one byte-wise sort of the document ids grouped by
-query code (as :mod:`skrank.trec` codes its ids). A run is then a
+the union of the pairs numbered in one pass over the rows by a compiled
+kernel (:mod:`skrank.fusion._kernels`), which also counts Condorcet's
+pairwise majorities (:func:`pairwise_wins`). A run is then a
 :class:`Part`: the pair, query and score of each of its rows, its rows
 grouped by query, so that per-query statistics are segment reductions
 (``np.minimum.reduceat`` and the like). Ranks come from the ranking engine
@@ -21,8 +22,9 @@ import numpy as np
 
 from .._engine import grouped_layout, rank, slices
 from ..trec._ids import _Ids
-from ..trec._io import _MAX_CODED
 from ..trec._tables import Run, _finish_table, _id_array, _Lines
+from ._kernels import join_pairs
+from ._kernels import pairwise_wins as _pairwise_wins
 
 
 @dataclass
@@ -69,13 +71,15 @@ class Joined:
     ``qid_values`` are the sorted unique query ids of all runs (bytes);
     pairs are numbered grouped by query code: ``pair_query`` holds the
     query code of each pair (non-decreasing), ``pair_docno`` its document
-    id; ``parts`` the runs as :class:`Part`.
+    id and ``pair_h40`` its hash (None: computed when needed); ``parts``
+    the runs as :class:`Part`.
     """
 
     qid_values: np.ndarray
     pair_query: np.ndarray
     pair_docno: _Ids
     parts: list
+    pair_h40: np.ndarray | None = None
 
     @property
     def n_pairs(self) -> int:
@@ -100,49 +104,49 @@ class Joined:
 def join(runs) -> Joined:
     """The union of the (query, document) pairs of ``runs`` (:class:`Run`).
 
-    Query ids are coded over all runs (their sorted union). A pair's key is
-    its query code above its document id's 40-bit hash (the hash every
-    run keeps of its ids): equal keys are one pair once the ids they join
-    are checked equal, byte for byte; should two ids share a hash, the ids
-    are sorted byte-wise within each query code instead. Either way pairs
-    are numbered grouped by query code.
+    Query ids are coded over all runs (their sorted union). A pair is a
+    query code and a document id's 40-bit hash (the hash every run keeps of
+    its ids), numbered in one pass over the rows of every run, grouped by
+    query code, by :func:`~skrank.fusion._kernels.join_pairs` (no sort); the
+    rows a hash joins are then checked to hold the same id, byte for byte.
+    Should two ids of a query share a hash, the ids are sorted byte-wise
+    within each query code instead. Either way pairs are numbered grouped
+    by query code.
     """
     qid_values = np.unique(np.concatenate([r._qid_values for r in runs]))
     queries, docnos, scores, hashes = [], [], [], []
     for run in runs:
         rows, codes, _, values = run._grouped()
         code_of = np.searchsorted(qid_values, run._qid_values)
-        queries.append(code_of[codes])
+        queries.append(code_of.astype(codes.dtype, copy=False)[codes])
         h40 = run._document_hash()
         docnos.append(run._docno if rows is None else run._docno.take(rows))
         hashes.append(h40 if rows is None else h40[rows])
         scores.append(np.asarray(values, dtype=np.float64))
     query = np.concatenate(queries)
+    h40 = np.concatenate(hashes).astype(np.uint64, copy=False)
     docno = _Ids.concat(docnos)
-    coded = None
-    if qid_values.shape[0] <= _MAX_CODED:
-        coded = _pairs_by_hash(query, np.concatenate(hashes), docno)
+    coded = _pairs_by_hash(query, h40, docno)
+    pair_h40 = None if coded is None else h40[coded[1]]
     pair, first = coded if coded is not None else _pairs_by_ids(query, docno)
+    bounds = np.cumsum([0, *(q.shape[0] for q in queries)])
     parts = []
-    at = 0
-    for q, s in zip(queries, scores, strict=True):
-        n = q.shape[0]
-        parts.append(Part.of(pair[at : at + n], q, s))
-        at += n
-    return Joined(qid_values, query[first], docno.take(first), parts)
+    for i, (q, s) in enumerate(zip(queries, scores, strict=True)):
+        parts.append(Part.of(pair[bounds[i] : bounds[i + 1]], q, s))
+    return Joined(qid_values, query[first], docno.take(first), parts, pair_h40)
 
 
 def _pairs_by_hash(query, h40, docno):
     """``(pair, first)``: each row's pair code and each pair's first row,
     pairs keyed by query code and document hash; None when two different
-    ids share a key."""
-    keys = query.astype(np.uint64) << np.uint64(40)
-    keys |= h40.astype(np.uint64, copy=False)
-    # not a ranking: equal keys brought together
-    _, first, pair = np.unique(keys, return_index=True, return_inverse=True)
-    pair = pair.reshape(-1)
-    rows = np.arange(query.shape[0])
-    if not docno.equal(rows, docno, first[pair]).all():
+    ids share a key. The rows are runs end to end, each grouped by query
+    code: they are cut where the codes decrease (runs whose codes go on
+    increasing are walked as one, which numbers the same pairs)."""
+    cuts = np.flatnonzero(query[1:] < query[:-1]) + 1
+    bounds = np.concatenate([[0], cuts, [query.shape[0]]]).astype(np.int64)
+    n_queries = int(query.max()) + 1 if query.shape[0] else 0
+    pair, first = join_pairs(query, h40, bounds, n_queries)
+    if not docno.equal(slice(None), docno, first[pair]).all():
         return None
     return pair, first
 
@@ -216,21 +220,6 @@ def average_ranks(part: Part) -> np.ndarray:
     return expected_at_ranks(part, lambda j, q: j)
 
 
-def pair_blocks(joined: Joined, budget: int = 1 << 22):
-    """The pairs of each query as rows of blocks: ``(rows, pairs)`` with
-    ``rows`` the query codes and ``pairs`` an ``(m, L)`` matrix of pair
-    codes (``-1``: padding), cut so that ``m * L * L`` stays near
-    ``budget`` (the pairwise comparisons of a block)."""
-    n = joined.n_pairs
-    layout = grouped_layout(
-        np.arange(1, n + 1, dtype=np.float64), np.zeros(n), joined.pair_query
-    )
-    for block in layout.blocks:
-        width = block.y.shape[1]
-        for part in slices([block], size=max(width, budget // max(width, 1))):
-            yield part.rows, part.y.astype(np.intp) - 1
-
-
 def pairwise_wins(joined: Joined, ranks, weights) -> np.ndarray:
     """Per pair, one plus its pairwise wins against the other documents of
     its query, a draw counting one half.
@@ -238,26 +227,15 @@ def pairwise_wins(joined: Joined, ranks, weights) -> np.ndarray:
     Document ``a`` beats ``b`` when the runs that rank ``a`` above ``b``
     weigh more than those that rank ``b`` above ``a``. ``ranks`` holds one
     ``(n_pairs,)`` array of ranks per run (``inf``: not retrieved; equal
-    ranks: no run's vote).
+    ranks: no run's vote). The comparisons are those of every two pairs of
+    a query (:func:`~skrank.fusion._kernels.pairwise_wins`).
     """
-    out = np.empty(joined.n_pairs)
-    weights = np.asarray(weights, dtype=np.float64)
-    for _, pairs in pair_blocks(joined):
-        held = pairs >= 0
-        at = np.where(held, pairs, 0)
-        m, w = pairs.shape
-        votes = np.zeros((m, w, w))
-        for r, weight in zip(ranks, weights, strict=True):
-            ranked = np.where(held, r[at], np.inf)
-            votes += weight * (ranked[:, :, None] < ranked[:, None, :])
-        wins = (votes > votes.transpose(0, 2, 1)) + 0.5 * (
-            votes == votes.transpose(0, 2, 1)
-        )
-        wins *= held[:, None, :]
-        # a document against itself is a draw: one half, taken back
-        score = 1.0 + wins.sum(axis=2) - 0.5
-        out[pairs[held]] = score[held]
-    return out
+    stacked = np.empty((joined.n_pairs, len(ranks)))
+    for i, r in enumerate(ranks):
+        stacked[:, i] = r
+    starts = np.zeros(joined.n_queries + 1, dtype=np.int64)
+    np.cumsum(joined.candidates(), out=starts[1:])
+    return _pairwise_wins(stacked, np.asarray(weights, dtype=np.float64), starts)
 
 
 def to_run(joined: Joined, pairs: np.ndarray, score: np.ndarray, name=None) -> Run:
@@ -275,7 +253,7 @@ def to_run(joined: Joined, pairs: np.ndarray, score: np.ndarray, name=None) -> R
         codes,
         docno,
         np.ascontiguousarray(score, dtype=np.float64),
-        docno.hash40(),
+        docno.hash40() if joined.pair_h40 is None else joined.pair_h40[pairs],
         _Lines("the fused run", kind="frame"),
         "fusion",
         name,

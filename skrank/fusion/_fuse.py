@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._progress import check_verbose, progress, tracked
 from .._validation import InvalidParameterError, plain, validate_params
 from ..trec import Run, read_qrels, read_run
 from ._engine import (
@@ -64,7 +65,7 @@ def resolve_norm(norm, caller: str) -> Normalization | None:
     return found
 
 
-def read_runs(runs, caller: str) -> list:
+def read_runs(runs, caller: str, bar=None) -> list:
     """``runs`` (a sequence of runs, dicts, DataFrames or paths) as Runs."""
     if isinstance(runs, (str, bytes, dict, Run)) or not isinstance(runs, Sequence):
         raise InvalidParameterError(
@@ -77,7 +78,9 @@ def read_runs(runs, caller: str) -> list:
             f"The 'runs' parameter of {caller} must hold at least one run; got "
             "an empty list."
         )
-    out = [read_run(r) for r in runs]
+    bar = _silent(caller) if bar is None else bar
+    bar.add_total(len(runs))
+    out = [read_run(r) for r in tracked(runs, bar, _one)]
     for i, run in enumerate(out):
         bad = ~np.isfinite(run.score)
         if bad.any():
@@ -139,31 +142,45 @@ def check_params(method: FusionMethod, params: dict, caller: str) -> dict:
     return out
 
 
-def normalized_parts(joined: Joined, norm: Normalization | None) -> list:
-    """The joined runs' parts, normalised."""
+def _one(piece) -> int:
+    """The size of one piece of progress: one unit."""
+    return 1
+
+
+def _silent(caller):
+    """A progress report that writes nothing."""
+    return progress(0, desc=caller)
+
+
+def normalized_parts(joined: Joined, norm: Normalization | None, bar=None) -> list:
+    """The joined runs' parts, normalised (one unit of ``bar`` per run)."""
     if norm is None:
         return list(joined.parts)
-    return [norm.apply(joined, part) for part in joined.parts]
+    parts = tracked(joined.parts, _silent("") if bar is None else bar, _one)
+    return [norm.apply(joined, part) for part in parts]
 
 
 def fuse_parts(
-    joined: Joined, parts, method: FusionMethod, weights, params, states=None
+    joined: Joined, parts, method: FusionMethod, weights, params, states=None, bar=None
 ):
     """The fused score of every pair of ``joined`` from normalised parts
-    (``states``: what a supervised method learned of each run)."""
+    (``states``: what a supervised method learned of each run; one unit of
+    ``bar`` per run read)."""
     n, n_runs = joined.n_pairs, len(parts)
+    bar = _silent("") if bar is None else bar
     if method.check is not None:
         method.check(method, joined, params)
     if method.reads == "votes":
         ranks = []
-        for part in parts:
+        for part in tracked(parts, bar, _one):
             r = np.full(n, np.inf)
             r[part.pair] = average_ranks(part)
             ranks.append(r)
         return pairwise_wins(joined, ranks, weights)
-    C = np.zeros((n, n_runs))
-    held = np.zeros((n, n_runs), dtype=bool)
-    for i, part in enumerate(parts):
+    # one column per run: each run's values scattered into its own column
+    C = np.zeros((n, n_runs), order="F")
+    held = np.zeros((n, n_runs), dtype=bool, order="F")
+    for i, part in enumerate(tracked(parts, bar, _one)):
         if method.reads == "scores":
             values = part.score
         elif method.reads == "ranks":
@@ -226,6 +243,7 @@ def fuse(
     qrels=None,
     train_runs=None,
     name: str | None = None,
+    verbose: int = 0,
     **params,
 ) -> Run:
     """Fuse retrieval runs into one run.
@@ -242,7 +260,9 @@ def fuse(
     ----------
     runs : list of Run, dict, DataFrame or path
         The runs to fuse (anything :func:`~skrank.trec.read_run` reads).
-        A query missing from a run is a query the run retrieved nothing for.
+        A query missing from a run is a query the run retrieved nothing for:
+        it is fused from the runs that hold it (Borda fusion gives each of
+        its candidates that run's mean points), as :ref:`fusion` says.
         Scores must be finite.
     method : str, default="rrf"
         The fusion method, by name or alias (ranx's names are aliases):
@@ -276,6 +296,12 @@ def fuse(
         qrels judge.
     name : str, default=None
         The fused run's name.
+    verbose : int or bool, default=0
+        ``0`` is silent; ``1`` shows the progress on standard error (a
+        tqdm bar when tqdm is installed, else a plain line at most once a
+        second) in steps: one per run read, the join, one per run
+        normalised (with ``norm``), one per run scored by the method, and
+        the fused run built; ``2`` also writes the size of the join.
     **params
         The method's own parameters: ``k`` (``rrf``, default 60), ``gamma``
         (``combgmnz``, default 1), ``sigma`` (``logn_isr``, default 0.01),
@@ -337,13 +363,20 @@ def fuse(
             f"{type(name).__name__}."
         )
     values = check_params(spec, params, caller)
-    loaded = read_runs(runs, caller)
-    w = check_weights(weights, spec, len(loaded), caller)
-    states = train(spec, normalization, loaded, qrels, train_runs, caller, values)
-    joined = join(loaded)
-    parts = normalized_parts(joined, normalization)
-    score = fuse_parts(joined, parts, spec, w, values, states)
-    return to_run(joined, np.arange(joined.n_pairs), score, name=name)
+    verbose = check_verbose(verbose, caller)
+    with progress(verbose, desc=caller, unit="steps") as bar:
+        loaded = read_runs(runs, caller, bar)
+        w = check_weights(weights, spec, len(loaded), caller)
+        bar.add_total(len(loaded) * (1 + (normalization is not None)) + 2)
+        states = train(spec, normalization, loaded, qrels, train_runs, caller, values)
+        joined = join(loaded)
+        bar.update(1)
+        bar.note(f"{joined.n_pairs:,} pairs of {joined.n_queries:,} queries")
+        parts = normalized_parts(joined, normalization, bar)
+        score = fuse_parts(joined, parts, spec, w, values, states, bar)
+        out = to_run(joined, np.arange(joined.n_pairs), score, name=name)
+        bar.update(1)
+    return out
 
 
 def normalize(runs, norm: str = "min-max") -> list:

@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine import factorize, stable_group_order
+from .._progress import check_verbose, progress, tracked
 from .._validation import InvalidParameterError, plain
 from ..trec import evaluate_run, read_qrels
 from ..trec._readers import _from_arrays
@@ -80,6 +81,7 @@ def optimize_fusion(
     grid: dict | None = None,
     step: float = 0.1,
     convention: str | None = None,
+    verbose: int = 0,
 ) -> dict:
     """The weights and parameters of a fusion method that score best.
 
@@ -116,6 +118,10 @@ def optimize_fusion(
     convention : str or None, default=None
         A convention of :func:`~skrank.trec.evaluate_run` for the metric
         (``"ranx"`` evaluates as ranx does).
+    verbose : int or bool, default=0
+        ``0`` is silent; ``1`` shows the progress over the grid's settings
+        on standard error (a tqdm bar when tqdm is installed, else a plain
+        line at most once a second).
 
     Returns
     -------
@@ -150,6 +156,7 @@ def optimize_fusion(
     {'k': 100}
     """
     caller = "optimize_fusion"
+    verbose = check_verbose(verbose, caller)
     spec = resolve_method(method, caller)
     normalization = resolve_norm(norm, caller)
     loaded = read_runs(runs, caller)
@@ -165,7 +172,8 @@ def optimize_fusion(
     pairs = np.arange(joined.n_pairs)
     trained = {}  # what a supervised method learned, by its training parameters
     best, best_score = None, -np.inf
-    for setting in settings:
+    bar = progress(verbose, len(settings), desc=caller, unit="settings")
+    for setting in tracked(settings, bar, lambda setting: 1):
         params = dict(setting)
         weights = check_weights(params.pop("weights", None), spec, len(loaded), caller)
         values = check_params(spec, params, caller)
@@ -186,6 +194,7 @@ def optimize_fusion(
         value = float(next(iter(value.values())))
         if value >= best_score:
             best, best_score = setting, value
+    bar.close()
     return best
 
 

@@ -1,0 +1,204 @@
+"""Compiled kernels of fusion: the join of runs on (query, document) and the
+pairwise votes of Condorcet fusion.
+
+:func:`join_pairs` numbers the (query, document) pairs of runs in one pass
+over their rows, without a sort. Each run's rows are grouped by query code (non-decreasing codes). The
+kernel walks the query codes in increasing order and, for each, the rows
+every run holds of it, run after run: a row whose document hash the query
+has not met yet opens a new pair, the others join the pair of the first
+row with their hash. A small open-addressing table of the hashes met in
+the current query (as large as twice the most rows any query has over all
+runs, emptied after each query) does the lookups, so the pairs come out
+numbered grouped by query code, queries in increasing order, and within a
+query in the order of their first row.
+
+:func:`pairwise_wins` counts, for each pair, its pairwise majorities
+against the other pairs of its query from every run's rank of it: the
+work of a query of ``n`` documents is ``n * n`` comparisons of the runs'
+ranks, without the ``(n, n)`` matrices numpy would take.
+
+Both release the GIL while they work and check every size before memory is
+taken. What each computes is stated in plain numpy in the tests
+(``tests/fusion/test_fusion_kernels.py``), which check the kernels against
+it.
+"""
+
+import numpy as np
+
+from libc.stdint cimport int32_t, int64_t, uint64_t
+
+from skrank._engine._ranking cimport check_size
+
+ctypedef fused code_t:
+    int32_t
+    int64_t
+
+
+def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
+               const int64_t[::1] bounds, Py_ssize_t n_queries):
+    """``(pair, first)``: the pair of each row and the first row of each pair.
+
+    Parameters
+    ----------
+    query : int32 or int64 array (n,)
+        The query code of each row (``0 <= code < n_queries``), the rows of
+        the runs end to end, each run's codes non-decreasing.
+    h40 : uint64 array (n,)
+        The document hash of each row.
+    bounds : int64 array (n_runs + 1,)
+        Where each run's rows start, and ``n`` last.
+    n_queries : int
+        The number of query codes.
+
+    Returns
+    -------
+    pair : int64 array (n,)
+        The pair of each row: rows of one query with one hash share it.
+    first : int64 array (n_pairs,)
+        The first row of each pair (in the walk: runs in order within a
+        query); pairs are numbered by query code, then by first row.
+    """
+    cdef Py_ssize_t n = query.shape[0]
+    cdef Py_ssize_t n_runs = bounds.shape[0] - 1
+    cdef Py_ssize_t r, q, i, row, width, size, slot, n_pairs = 0, n_used
+    cdef uint64_t h, mask
+    if h40.shape[0] != n:
+        raise ValueError(
+            f"join_pairs: query and h40 must be as long; got {n} and {h40.shape[0]}"
+        )
+    if n_runs < 0 or bounds[0] != 0 or bounds[n_runs] != n:
+        raise ValueError(
+            f"join_pairs: bounds must run from 0 to the {n} rows; got "
+            f"{list(bounds[:1])} .. {list(bounds[n_runs:])}"
+        )
+    for r in range(n_runs):
+        if bounds[r] > bounds[r + 1]:
+            raise ValueError(f"join_pairs: bounds must not decrease; got {list(bounds)}")
+    for i in range(n):
+        if not 0 <= query[i] < n_queries:
+            raise ValueError(
+                f"join_pairs: query codes must lie in 0 .. {n_queries - 1}; "
+                f"got {query[i]} at row {i}"
+            )
+        if i > 0 and query[i] < query[i - 1]:
+            for r in range(1, n_runs):
+                if bounds[r] == i:
+                    break
+            else:
+                raise ValueError(
+                    f"join_pairs: each run's query codes must not decrease; "
+                    f"row {i} has {query[i]} after {query[i - 1]}"
+                )
+    check_size("join_pairs", 8, (n, 3))
+    # the most rows of one query over all runs sizes the table
+    totals = np.zeros(n_queries, dtype=np.int64)
+    cdef int64_t[::1] tot = totals
+    with nogil:
+        for i in range(n):
+            tot[query[i]] += 1
+    width = int(totals.max()) if n_queries else 0
+    size = 8
+    while size < 2 * width:
+        size *= 2
+    check_size("join_pairs", 8, (size, 3))
+    pair_a = np.empty(n, dtype=np.int64)
+    first_a = np.empty(n, dtype=np.int64)
+    keys_a = np.zeros(size, dtype=np.uint64)
+    ids_a = np.full(size, -1, dtype=np.int64)
+    used_a = np.empty(size, dtype=np.int64)
+    ptr_a = np.array(bounds[:n_runs], dtype=np.int64)
+    cdef int64_t[::1] pair = pair_a
+    cdef int64_t[::1] first = first_a
+    cdef uint64_t[::1] keys = keys_a
+    cdef int64_t[::1] ids = ids_a
+    cdef int64_t[::1] used = used_a
+    cdef int64_t[::1] ptr = ptr_a
+    mask = <uint64_t>(size - 1)
+    with nogil:
+        for q in range(n_queries):
+            n_used = 0
+            for r in range(n_runs):
+                row = ptr[r]
+                while row < bounds[r + 1] and query[row] == q:
+                    h = h40[row]
+                    slot = <Py_ssize_t>(h & mask)
+                    while ids[slot] >= 0 and keys[slot] != h:
+                        slot = <Py_ssize_t>((slot + 1) & mask)
+                    if ids[slot] < 0:
+                        keys[slot] = h
+                        ids[slot] = n_pairs
+                        used[n_used] = slot
+                        n_used += 1
+                        first[n_pairs] = row
+                        n_pairs += 1
+                    pair[row] = ids[slot]
+                    row += 1
+                ptr[r] = row
+            for i in range(n_used):
+                ids[used[i]] = -1
+    return pair_a, first_a[:n_pairs].copy()
+
+
+def pairwise_wins(const double[:, ::1] ranks, const double[::1] weights,
+                  const int64_t[::1] starts):
+    """One plus each pair's pairwise wins against the other pairs of its
+    query, a draw counting one half (a pair against itself is not counted).
+
+    Parameters
+    ----------
+    ranks : float64 array (n_pairs, n_runs)
+        Each run's rank of each pair (``inf``: not retrieved).
+    weights : float64 array (n_runs,)
+        The weight of each run's vote.
+    starts : int64 array (n_queries + 1,)
+        Where each query's pairs start, and ``n_pairs`` last.
+
+    Returns
+    -------
+    score : float64 array (n_pairs,)
+        Document ``a`` beats ``b`` when the weights of the runs that rank
+        ``a`` above ``b`` (a smaller rank) sum to more than those of the
+        runs that rank ``b`` above ``a``, each sum taken over the runs in
+        order; equal sums are a draw.
+    """
+    cdef Py_ssize_t n = ranks.shape[0], n_runs = ranks.shape[1]
+    cdef Py_ssize_t n_q = starts.shape[0] - 1
+    cdef Py_ssize_t q, a, b, r
+    cdef double for_a, for_b, ra, rb
+    if weights.shape[0] != n_runs:
+        raise ValueError(
+            f"pairwise_wins: one weight per run ({n_runs}); got {weights.shape[0]}"
+        )
+    if n_q < 0 or starts[0] != 0 or starts[n_q] != n:
+        raise ValueError(
+            f"pairwise_wins: starts must run from 0 to the {n} pairs"
+        )
+    for q in range(n_q):
+        if starts[q] > starts[q + 1]:
+            raise ValueError(
+                f"pairwise_wins: starts must not decrease; got {starts[q]} "
+                f"then {starts[q + 1]}"
+            )
+    check_size("pairwise_wins", 8, (n,))
+    out_a = np.ones(n, dtype=np.float64)
+    cdef double[::1] out = out_a
+    with nogil:
+        for q in range(n_q):
+            for a in range(starts[q], starts[q + 1]):
+                for b in range(a + 1, starts[q + 1]):
+                    for_a = 0.0
+                    for_b = 0.0
+                    # no branch: adding 0.0 leaves a sum as it was
+                    for r in range(n_runs):
+                        ra = ranks[a, r]
+                        rb = ranks[b, r]
+                        for_a = for_a + weights[r] * (ra < rb)
+                        for_b = for_b + weights[r] * (rb < ra)
+                    if for_a > for_b:
+                        out[a] += 1.0
+                    elif for_b > for_a:
+                        out[b] += 1.0
+                    else:
+                        out[a] += 0.5
+                        out[b] += 0.5
+    return out_a
