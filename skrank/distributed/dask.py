@@ -11,7 +11,7 @@ import sys
 from .._progress import say
 from .._validation import InvalidParameterError
 from ._common import DOCS, ORDER, Adapter, check_frame
-from ._sums import partial_sums
+from ._sums import add_sums, sums_row, sums_table
 
 __all__ = ["evaluate", "evaluate_run", "read_qrels", "read_run"]
 
@@ -52,13 +52,46 @@ def _verify_partitioned(df, qid, caller, dask):
     return df
 
 
-def _sums(per_query, req, dask):
-    """The rows of :func:`~skrank.distributed._sums.partial_sums` of each
-    partition of ``per_query``, computed."""
-    sums = per_query.map_partitions(
-        partial_sums, req, meta=partial_sums(per_query._meta, req)
-    )
-    return dask.compute(sums)[0]
+#: Partial sums added by one task of the reduction tree.
+_FAN_IN = 8
+
+
+def _partition_sums(pdf, per_query, req, *args):
+    """The :func:`~skrank.distributed._sums.sums_row` of one partition:
+    ``per_query(pdf, *args)`` (its per-query values) reduced to a few exact
+    numbers in the same task, so that only those leave the worker."""
+    return sums_row(per_query(pdf, *args), req)
+
+
+def _sums(frame, req, dask, per_query=None, *args):
+    """The exact partial sums of every partition of ``frame``, added up by a
+    tree of small tasks (``_FAN_IN`` rows each), computed: the one-row table
+    of :func:`~skrank.distributed._sums.means_from_sums`. ``frame`` holds
+    per-query values, or, with ``per_query``, the rows that
+    ``per_query(partition, *args)`` evaluates in the task that sums them."""
+    if per_query is None:
+        rows = [dask.delayed(sums_row)(part, req) for part in frame.to_delayed()]
+    else:
+        task = dask.delayed(_partition_sums)
+        rows = [task(part, per_query, req, *args) for part in frame.to_delayed()]
+    while len(rows) > 1:
+        rows = [
+            dask.delayed(add_sums)(*rows[i : i + _FAN_IN])
+            for i in range(0, len(rows), _FAN_IN)
+        ]
+    return sums_table(dask.compute(rows[0])[0])
+
+
+#: Dask's shuffle used unless its configuration names one
+#: (``dataframe.shuffle.method``).
+SHUFFLE = "tasks"
+
+
+def _shuffled(df, on, npartitions, dask):
+    """``df`` shuffled on the column ``on``: every row of a query id in one
+    partition (``npartitions`` of them; ``None``: those of ``df``)."""
+    method = dask.config.get("dataframe.shuffle.method", None) or SHUFFLE
+    return df.shuffle(on=on, npartitions=npartitions, shuffle_method=method)
 
 
 def _order_key(part, partition_info=None):
@@ -149,13 +182,14 @@ class _Dask(Adapter):
         if not partitioned:
             if call.req.input_order:
                 df = _with_order(df)
-            df = df.shuffle(on=qid, npartitions=params["npartitions"])
+            df = _shuffled(df, qid, params["npartitions"], dask)
         qid_dtype = df._meta[qid].dtype
+        if params["average"] is not None:
+            # each partition's values reduced to its sums in the same task
+            return call.means(_sums(df, call.req, dask, call.per_query, qid_dtype))
         meta = call.per_query(df._meta, qid_dtype)
         per_query = df.map_partitions(call.per_query, qid_dtype, meta=meta)
-        if params["average"] is None:
-            return per_query[call.req.columns]
-        return call.means(_sums(per_query, call.req, dask))
+        return per_query[call.req.columns]
 
     def runs(self, qrels, run, call, params):
         dask, dd = _dask()
@@ -163,7 +197,7 @@ class _Dask(Adapter):
         both = dd.concat(
             [_side(qrels, "relevance", 0, order), _side(run, "score", 1, order)]
         )
-        both = both.shuffle(on="qid", npartitions=params["npartitions"])
+        both = _shuffled(both, "qid", params["npartitions"], dask)
         meta = call.per_query(both._meta)
         per_query = both.map_partitions(call.per_query, meta=meta)
         if params["return_per_query"]:
