@@ -83,7 +83,10 @@ def _sums(frame, req, dask, per_query=None, *args):
 
 
 #: Dask's shuffle used unless its configuration names one
-#: (``dataframe.shuffle.method``).
+#: (``dataframe.shuffle.method``): the task-based shuffle, which keeps the
+#: shuffled rows in the workers' memory (spilled by the workers when it is
+#: short), measured faster than ``"p2p"`` on the evaluated columns
+#: (``benchmarks/bench_distributed.py --shuffle``).
 SHUFFLE = "tasks"
 
 
@@ -295,8 +298,13 @@ evaluate = _DASK.public(
     -----
     A query's rows are never evaluated apart: without
     ``partitioned_by_qid=True`` the adapter always shuffles by ``qid``
-    itself, whatever the partitioning of ``df``. The means are sums over
-    queries of the per-query values, never means of partition means.
+    itself, whatever the partitioning of ``df``, with Dask's task-based
+    shuffle unless Dask's configuration names another
+    (``dask.config.set({"dataframe.shuffle.method": "p2p"})``: slower, but
+    it keeps the shuffled rows on disk, not in the workers' memory). The means
+    are sums over queries of the per-query values, never means of partition
+    means: each partition's values are reduced to exact partial sums in the
+    task that computes them, and a tree of small tasks adds those up.
     Unlike :func:`skrank.evaluate`, ``tie_bounds=True`` is allowed with
     ``average="mean"``: the means of the bounds come from the same shuffle,
     and equal the means under ``ties="pessimistic"`` and
