@@ -89,6 +89,33 @@ def _peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def cpu_seconds():
+    """CPU seconds (user and system) used so far by this process and all
+    its descendants (Dask's worker processes, Spark's JVM and its Python
+    workers; those already ended as their parents' reaped children), read
+    from ``/proc``: a measure of the work that the machine's other load
+    does not inflate as it does wall time."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents, stats = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        parents[int(entry)] = int(fields[1])
+        stats[int(entry)] = sum(int(x) for x in fields[11:15])
+    mine = {os.getpid()}
+    grew = True
+    while grew:
+        more = {p for p, parent in parents.items() if parent in mine} - mine
+        grew = bool(more)
+        mine |= more
+    return sum(stats.get(p, 0) for p in mine) / tick
+
+
 def run_dask(path, n_rows, n_workers, metrics, threads=1, shuffle=None, arrow=False):
     """``skrank.dask.evaluate`` of the rows in ``path`` on a ``LocalCluster``
     of ``n_workers`` processes of ``threads`` threads each, reading only the
@@ -114,12 +141,14 @@ def run_dask(path, n_rows, n_workers, metrics, threads=1, shuffle=None, arrow=Fa
         dask.config.set(config),
     ):
         base = client.run(_peak_rss_mb)
+        cpu = cpu_seconds()
         t = time.perf_counter()
         rows = dd.read_parquet(path, columns=["qid", "y_true", "y_score"], **options)
         means = skd.evaluate(rows, metrics)
         elapsed = time.perf_counter() - t
+        cpu = cpu_seconds() - cpu
         peak = client.run(_peak_rss_mb)
-    return means, elapsed, base, peak
+    return means, elapsed, cpu, base, peak
 
 
 def _partition_mb(path):
@@ -153,8 +182,14 @@ def run_spark(spark, path, k, peer=True):
     df = spark.read.parquet(str(path))
     names = [f"map@{k}", f"ndcg@{k}"]
     t = time.perf_counter()
+    cpu = cpu_seconds()
     ours = sks.evaluate(df, names, convention="spark")
     t_ours = time.perf_counter() - t
+    print(
+        f"  skrank.spark: {t_ours:.1f} s, {cpu_seconds() - cpu:.1f} CPU s "
+        "(this process and its descendants)",
+        flush=True,
+    )
     if not peer:
         return ours, t_ours, {}, float("nan")
 
@@ -477,7 +512,7 @@ def main(argv=None):
                 )
             metrics = [f"ndcg@{args.k}", f"map@{args.k}", "mrr", "precision@5"]
             if not args.no_dask:
-                means, elapsed, base, peak = run_dask(
+                means, elapsed, cpu, base, peak = run_dask(
                     data,
                     args.rows,
                     args.workers,
@@ -494,7 +529,11 @@ def main(argv=None):
                     f"a partition: {part_rows:,} rows, {part_mb:.1f} MB in memory"
                 )
                 dask_rate = args.rows / elapsed
-                print(f"  {elapsed:.1f} s, {dask_rate:,.0f} rows/s")
+                print(
+                    f"  {elapsed:.1f} s, {dask_rate:,.0f} rows/s; {cpu:.1f} CPU s "
+                    "(this process, its scheduler and the workers), "
+                    f"{args.rows / cpu:,.0f} rows per CPU s"
+                )
                 for w in sorted(peak):
                     print(
                         f"  worker {w}: peak RSS {peak[w]:,.0f} MB "

@@ -92,9 +92,13 @@ SHUFFLE = "tasks"
 
 def _shuffled(df, on, npartitions, dask):
     """``df`` shuffled on the column ``on``: every row of a query id in one
-    partition (``npartitions`` of them; ``None``: those of ``df``)."""
+    partition (``npartitions`` of them; ``None``: those of ``df``). The
+    index is not carried: nothing reads it (the input order of
+    ``ties="first"`` is the order key's)."""
     method = dask.config.get("dataframe.shuffle.method", None) or SHUFFLE
-    return df.shuffle(on=on, npartitions=npartitions, shuffle_method=method)
+    return df.shuffle(
+        on=on, npartitions=npartitions, shuffle_method=method, ignore_index=True
+    )
 
 
 def _order_key(part, partition_info=None):
