@@ -82,20 +82,27 @@ def _sums(frame, req, dask, per_query=None, *args):
     return sums_table(dask.compute(rows[0])[0])
 
 
-#: Dask's shuffle used unless its configuration names one
-#: (``dataframe.shuffle.method``): the task-based shuffle, which keeps the
-#: shuffled rows in the workers' memory (spilled by the workers when it is
-#: short), measured faster than ``"p2p"`` on the evaluated columns
-#: (``benchmarks/bench_distributed.py --shuffle``).
-SHUFFLE = "tasks"
+#: The most partitions (in or out) for which the adapter picks Dask's
+#: task-based shuffle: Dask's ``max_branch``, within which that shuffle is
+#: one stage. It holds the shuffled rows (the evaluated columns) in the
+#: workers' memory, at most this many partitions of them, and was measured
+#: faster than ``"p2p"`` (``benchmarks/bench_distributed.py --shuffle``);
+#: past it, it would copy every row twice and hold them all, and Dask's own
+#: choice (``"p2p"`` with a distributed client: the rows kept on disk,
+#: memory bounded by the partitions) is taken.
+ONE_STAGE = 32
 
 
 def _shuffled(df, on, npartitions, dask):
     """``df`` shuffled on the column ``on``: every row of a query id in one
-    partition (``npartitions`` of them; ``None``: those of ``df``). The
-    index is not carried: nothing reads it (the input order of
-    ``ties="first"`` is the order key's)."""
-    method = dask.config.get("dataframe.shuffle.method", None) or SHUFFLE
+    partition (``npartitions`` of them; ``None``: those of ``df``), by the
+    shuffle that Dask's configuration names (``dataframe.shuffle.method``),
+    else the task-based one up to :data:`ONE_STAGE` partitions, else
+    Dask's default. The index is not carried: nothing reads it (the input
+    order of ``ties="first"`` is the order key's)."""
+    method = dask.config.get("dataframe.shuffle.method", None)
+    if method is None and max(df.npartitions, npartitions or 0) <= ONE_STAGE:
+        method = "tasks"
     return df.shuffle(
         on=on, npartitions=npartitions, shuffle_method=method, ignore_index=True
     )
@@ -302,10 +309,11 @@ evaluate = _DASK.public(
     -----
     A query's rows are never evaluated apart: without
     ``partitioned_by_qid=True`` the adapter always shuffles by ``qid``
-    itself, whatever the partitioning of ``df``, with Dask's task-based
-    shuffle unless Dask's configuration names another
-    (``dask.config.set({"dataframe.shuffle.method": "p2p"})``: slower, but
-    it keeps the shuffled rows on disk, not in the workers' memory). The means
+    itself, whatever the partitioning of ``df``: with the shuffle that
+    Dask's configuration names (``dataframe.shuffle.method``), else Dask's
+    task-based shuffle up to 32 partitions (in one stage, the shuffled rows
+    in the workers' memory) and Dask's default past that (``"p2p"`` with a
+    ``distributed`` client: the shuffled rows on disk). The means
     are sums over queries of the per-query values, never means of partition
     means: each partition's values are reduced to exact partial sums in the
     task that computes them, and a tree of small tasks adds those up.
