@@ -89,34 +89,80 @@ def _peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_dask(path, n_rows, n_workers, metrics):
+def cpu_seconds():
+    """CPU seconds (user and system) used so far by this process and all
+    its descendants (Dask's worker processes, Spark's JVM and its Python
+    workers; those already ended as their parents' reaped children), read
+    from ``/proc``: a measure of the work that the machine's other load
+    does not inflate as it does wall time."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents, stats = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        parents[int(entry)] = int(fields[1])
+        stats[int(entry)] = sum(int(x) for x in fields[11:15])
+    mine = {os.getpid()}
+    grew = True
+    while grew:
+        more = {p for p, parent in parents.items() if parent in mine} - mine
+        grew = bool(more)
+        mine |= more
+    return sum(stats.get(p, 0) for p in mine) / tick
+
+
+def run_dask(path, n_rows, n_workers, metrics, threads=1, shuffle=None, arrow=False):
+    """``skrank.dask.evaluate`` of the rows in ``path`` on a ``LocalCluster``
+    of ``n_workers`` processes of ``threads`` threads each, reading only the
+    three columns evaluated (``arrow``: pyarrow-backed columns), with Dask's
+    ``shuffle`` (None: the adapter's). Returns the means, the seconds and the
+    peak resident memory of each worker before and after (MB)."""
+    import dask
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
     import skrank.dask as skd
 
+    config = {} if shuffle is None else {"dataframe.shuffle.method": shuffle}
+    options = {"dtype_backend": "pyarrow"} if arrow else {}
     with (
         LocalCluster(
             n_workers=n_workers,
             processes=True,
-            threads_per_worker=1,
+            threads_per_worker=threads,
             dashboard_address=":0",
         ) as cluster,
         Client(cluster) as client,
+        dask.config.set(config),
     ):
         base = client.run(_peak_rss_mb)
+        cpu = cpu_seconds()
         t = time.perf_counter()
-        means = skd.evaluate(dd.read_parquet(path), metrics)
+        rows = dd.read_parquet(path, columns=["qid", "y_true", "y_score"], **options)
+        means = skd.evaluate(rows, metrics)
         elapsed = time.perf_counter() - t
+        cpu = cpu_seconds() - cpu
         peak = client.run(_peak_rss_mb)
-    return means, elapsed, base, peak
+    return means, elapsed, cpu, base, peak
 
 
-def spark_session(memory="2g"):
+def _partition_mb(path):
+    """The in-memory size of one Parquet file's three evaluated columns."""
+    first = _files(path)[0]
+    frame = pd.read_parquet(first, columns=["qid", "y_true", "y_score"])
+    return len(frame), frame.memory_usage(index=False).sum() / 2**20
+
+
+def spark_session(memory="2g", cores=2):
     from pyspark.sql import SparkSession
 
     spark = (
-        SparkSession.builder.master("local[2]")
+        SparkSession.builder.master(f"local[{cores}]")
         .appName("skrank-bench")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
@@ -127,7 +173,7 @@ def spark_session(memory="2g"):
     return spark
 
 
-def run_spark(spark, path, k):
+def run_spark(spark, path, k, peer=True):
     import pyspark.sql.functions as F
     from pyspark.ml.evaluation import RankingEvaluator
 
@@ -136,8 +182,16 @@ def run_spark(spark, path, k):
     df = spark.read.parquet(str(path))
     names = [f"map@{k}", f"ndcg@{k}"]
     t = time.perf_counter()
+    cpu = cpu_seconds()
     ours = sks.evaluate(df, names, convention="spark")
     t_ours = time.perf_counter() - t
+    print(
+        f"  skrank.spark: {t_ours:.1f} s, {cpu_seconds() - cpu:.1f} CPU s "
+        "(this process and its descendants)",
+        flush=True,
+    )
+    if not peer:
+        return ours, t_ours, {}, float("nan")
 
     t = time.perf_counter()
     doc = F.col("doc").cast("double")
@@ -393,6 +447,18 @@ def main(argv=None):
         help="rows per Parquet file (a Dask partition)",
     )
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--threads", type=int, default=1, help="threads per Dask worker process"
+    )
+    parser.add_argument(
+        "--shuffle",
+        choices=["tasks", "p2p"],
+        default=None,
+        help="Dask's shuffle (default: the adapter's)",
+    )
+    parser.add_argument(
+        "--arrow", action="store_true", help="read pyarrow-backed columns"
+    )
     parser.add_argument("--k", type=int, default=METRICS_K)
     parser.add_argument("--no-spark", action="store_true")
     parser.add_argument(
@@ -401,6 +467,11 @@ def main(argv=None):
         help="skip the side-by-side run (only --check)",
     )
     parser.add_argument("--no-dask", action="store_true")
+    parser.add_argument(
+        "--no-ranking-evaluator",
+        action="store_true",
+        help="time skrank.spark only, not Spark's RankingEvaluator",
+    )
     parser.add_argument(
         "--reuse",
         action="store_true",
@@ -441,14 +512,28 @@ def main(argv=None):
                 )
             metrics = [f"ndcg@{args.k}", f"map@{args.k}", "mrr", "precision@5"]
             if not args.no_dask:
-                means, elapsed, base, peak = run_dask(
-                    data, args.rows, args.workers, metrics
+                means, elapsed, cpu, base, peak = run_dask(
+                    data,
+                    args.rows,
+                    args.workers,
+                    metrics,
+                    args.threads,
+                    args.shuffle,
+                    args.arrow,
                 )
+                part_rows, part_mb = _partition_mb(data)
                 print(
-                    f"\nDask (LocalCluster, {args.workers} worker processes x 1 "
-                    f"thread), {', '.join(metrics)}"
+                    f"\nDask (LocalCluster, {args.workers} worker processes x "
+                    f"{args.threads} thread(s), shuffle "
+                    f"{args.shuffle or 'default'}), {', '.join(metrics)}; "
+                    f"a partition: {part_rows:,} rows, {part_mb:.1f} MB in memory"
                 )
-                print(f"  {elapsed:.1f} s, {args.rows / elapsed:,.0f} rows/s")
+                dask_rate = args.rows / elapsed
+                print(
+                    f"  {elapsed:.1f} s, {dask_rate:,.0f} rows/s; {cpu:.1f} CPU s "
+                    "(this process, its scheduler and the workers), "
+                    f"{args.rows / cpu:,.0f} rows per CPU s"
+                )
                 for w in sorted(peak):
                     print(
                         f"  worker {w}: peak RSS {peak[w]:,.0f} MB "
@@ -457,9 +542,11 @@ def main(argv=None):
                 means_text = ", ".join(f"{k}={v:.6f}" for k, v in means.items())
                 print("  means: " + means_text)
             if not args.no_spark:
-                spark = spark_session(args.spark_memory)
-                ours, t_ours, theirs, t_theirs = run_spark(spark, data, args.k)
-                print("\nSpark local[2], the same rows")
+                spark = spark_session(args.spark_memory, args.workers)
+                ours, t_ours, theirs, t_theirs = run_spark(
+                    spark, data, args.k, not args.no_ranking_evaluator
+                )
+                print(f"\nSpark local[{args.workers}], the same rows")
                 print(
                     f"  {'metric':<10} {'RankingEvaluator':>18} "
                     f"{'skrank.spark':>18} {'|diff|':>9}"
@@ -474,6 +561,13 @@ def main(argv=None):
                     f"  {'rows/s':<10} {args.rows / t_theirs:>18,.0f} "
                     f"{args.rows / t_ours:>18,.0f}"
                 )
+                spark_means = ", ".join(f"{k}={v:.6f}" for k, v in ours.items())
+                print("  skrank.spark means: " + spark_means)
+                if not args.no_dask:
+                    print(
+                        "  skrank.dask / skrank.spark rows/s: "
+                        f"{dask_rate / (args.rows / t_ours):.2f}"
+                    )
         if args.check:
             tied = work / "tied"
             if args.reuse and any(tied.glob("*.parquet")):

@@ -17,22 +17,30 @@ import numpy as np
 from .._core import finish_aggregate, partial_aggregate
 from .._validation import InvalidParameterError
 
-__all__ = ["WEIGHT", "means_from_sums", "partial_sums", "sums_columns"]
+__all__ = [
+    "WEIGHT",
+    "add_sums",
+    "means_from_sums",
+    "partial_sums",
+    "sums_columns",
+    "sums_row",
+    "sums_table",
+]
 
 #: Column of the per-query frames holding each query's weight in the mean.
 WEIGHT = "__skrank_weight__"
 
 
-def partial_sums(frame, req):
-    """One row (a partition's share of the means): the number of queries
-    and, per column of the :class:`Request` ``req``, the exact partial sums
-    of :func:`skrank._core.partial_aggregate` under the column's summary
-    (the queries where it is undefined, NaN, left out), as hexadecimal
-    text: exact integers that a float column could not hold."""
-    import pandas as pd
-
+def sums_row(frame, req) -> dict:
+    """A partition's share of the means, as small Python numbers: the number
+    of queries (``"__n__"``, a float) and, per column of the
+    :class:`~skrank.distributed._common.Request` ``req``, the exact partial
+    sums of :func:`skrank._core.partial_aggregate` under the column's
+    summary (``"num:<col>"``, ``"den:<col>"``; the queries where it is
+    undefined, NaN, left out): integers, a float for a sum that is not
+    finite. Rows add up with :func:`add_sums`."""
     w = frame[WEIGHT].to_numpy()
-    out = {"__n__": [float(w.shape[0])]}
+    out = {"__n__": float(w.shape[0])}
     marked = dict(zip(req.unweighted, req.hidden, strict=True))
     for col, rule in req.rules.items():
         v = frame[col].to_numpy(dtype=float)
@@ -40,9 +48,33 @@ def partial_sums(frame, req):
         if col in marked and rule == "mean":
             unweighted = frame[marked[col]].to_numpy() > 0
         num, den = partial_aggregate(v, np.isnan(v), w, rule, np.nan, unweighted)
-        out[f"num:{col}"] = [_text(num)]
-        out[f"den:{col}"] = [_text(den)]
-    return pd.DataFrame(out)
+        out[f"num:{col}"] = num
+        out[f"den:{col}"] = den
+    return out
+
+
+def add_sums(*rows) -> dict:
+    """The sum of rows of :func:`sums_row`, key by key: exact for the
+    integers (a sum that is not finite stays a float), so that any grouping
+    of the partitions gives the same totals."""
+    return {key: sum(row[key] for row in rows) for key in rows[0]}
+
+
+def sums_table(row) -> dict:
+    """A row of :func:`sums_row` (or of :func:`add_sums`) as the one-row
+    table that :func:`means_from_sums` reads (the sums as text)."""
+    return {
+        key: [value if key == "__n__" else _text(value)] for key, value in row.items()
+    }
+
+
+def partial_sums(frame, req):
+    """One row (a partition's share of the means): :func:`sums_row` as a
+    pandas DataFrame whose exact sums are hexadecimal text (exact integers
+    that a float column could not hold)."""
+    import pandas as pd
+
+    return pd.DataFrame(sums_table(sums_row(frame, req)))
 
 
 def sums_columns(req) -> list[str]:

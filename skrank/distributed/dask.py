@@ -11,7 +11,7 @@ import sys
 from .._progress import say
 from .._validation import InvalidParameterError
 from ._common import DOCS, ORDER, Adapter, check_frame
-from ._sums import partial_sums
+from ._sums import add_sums, sums_row, sums_table
 
 __all__ = ["evaluate", "evaluate_run", "read_qrels", "read_run"]
 
@@ -52,13 +52,60 @@ def _verify_partitioned(df, qid, caller, dask):
     return df
 
 
-def _sums(per_query, req, dask):
-    """The rows of :func:`~skrank.distributed._sums.partial_sums` of each
-    partition of ``per_query``, computed."""
-    sums = per_query.map_partitions(
-        partial_sums, req, meta=partial_sums(per_query._meta, req)
+#: Partial sums added by one task of the reduction tree.
+_FAN_IN = 8
+
+
+def _partition_sums(pdf, per_query, req, *args):
+    """The :func:`~skrank.distributed._sums.sums_row` of one partition:
+    ``per_query(pdf, *args)`` (its per-query values) reduced to a few exact
+    numbers in the same task, so that only those leave the worker."""
+    return sums_row(per_query(pdf, *args), req)
+
+
+def _sums(frame, req, dask, per_query=None, *args):
+    """The exact partial sums of every partition of ``frame``, added up by a
+    tree of small tasks (``_FAN_IN`` rows each), computed: the one-row table
+    of :func:`~skrank.distributed._sums.means_from_sums`. ``frame`` holds
+    per-query values, or, with ``per_query``, the rows that
+    ``per_query(partition, *args)`` evaluates in the task that sums them."""
+    if per_query is None:
+        rows = [dask.delayed(sums_row)(part, req) for part in frame.to_delayed()]
+    else:
+        task = dask.delayed(_partition_sums)
+        rows = [task(part, per_query, req, *args) for part in frame.to_delayed()]
+    while len(rows) > 1:
+        rows = [
+            dask.delayed(add_sums)(*rows[i : i + _FAN_IN])
+            for i in range(0, len(rows), _FAN_IN)
+        ]
+    return sums_table(dask.compute(rows[0])[0])
+
+
+#: The most partitions (in or out) for which the adapter picks Dask's
+#: task-based shuffle: Dask's ``max_branch``, within which that shuffle is
+#: one stage. It holds the shuffled rows (the evaluated columns) in the
+#: workers' memory, at most this many partitions of them, and was measured
+#: faster than ``"p2p"`` (``benchmarks/bench_distributed.py --shuffle``);
+#: past it, it would copy every row twice and hold them all, and Dask's own
+#: choice (``"p2p"`` with a distributed client: the rows kept on disk,
+#: memory bounded by the partitions) is taken.
+ONE_STAGE = 32
+
+
+def _shuffled(df, on, npartitions, dask):
+    """``df`` shuffled on the column ``on``: every row of a query id in one
+    partition (``npartitions`` of them; ``None``: those of ``df``), by the
+    shuffle that Dask's configuration names (``dataframe.shuffle.method``),
+    else the task-based one up to :data:`ONE_STAGE` partitions, else
+    Dask's default. The index is not carried: nothing reads it (the input
+    order of ``ties="first"`` is the order key's)."""
+    method = dask.config.get("dataframe.shuffle.method", None)
+    if method is None and max(df.npartitions, npartitions or 0) <= ONE_STAGE:
+        method = "tasks"
+    return df.shuffle(
+        on=on, npartitions=npartitions, shuffle_method=method, ignore_index=True
     )
-    return dask.compute(sums)[0]
 
 
 def _order_key(part, partition_info=None):
@@ -149,13 +196,14 @@ class _Dask(Adapter):
         if not partitioned:
             if call.req.input_order:
                 df = _with_order(df)
-            df = df.shuffle(on=qid, npartitions=params["npartitions"])
+            df = _shuffled(df, qid, params["npartitions"], dask)
         qid_dtype = df._meta[qid].dtype
+        if params["average"] is not None:
+            # each partition's values reduced to its sums in the same task
+            return call.means(_sums(df, call.req, dask, call.per_query, qid_dtype))
         meta = call.per_query(df._meta, qid_dtype)
         per_query = df.map_partitions(call.per_query, qid_dtype, meta=meta)
-        if params["average"] is None:
-            return per_query[call.req.columns]
-        return call.means(_sums(per_query, call.req, dask))
+        return per_query[call.req.columns]
 
     def runs(self, qrels, run, call, params):
         dask, dd = _dask()
@@ -163,7 +211,7 @@ class _Dask(Adapter):
         both = dd.concat(
             [_side(qrels, "relevance", 0, order), _side(run, "score", 1, order)]
         )
-        both = both.shuffle(on="qid", npartitions=params["npartitions"])
+        both = _shuffled(both, "qid", params["npartitions"], dask)
         meta = call.per_query(both._meta)
         per_query = both.map_partitions(call.per_query, meta=meta)
         if params["return_per_query"]:
@@ -261,8 +309,14 @@ evaluate = _DASK.public(
     -----
     A query's rows are never evaluated apart: without
     ``partitioned_by_qid=True`` the adapter always shuffles by ``qid``
-    itself, whatever the partitioning of ``df``. The means are sums over
-    queries of the per-query values, never means of partition means.
+    itself, whatever the partitioning of ``df``: with the shuffle that
+    Dask's configuration names (``dataframe.shuffle.method``), else Dask's
+    task-based shuffle up to 32 partitions (in one stage, the shuffled rows
+    in the workers' memory) and Dask's default past that (``"p2p"`` with a
+    ``distributed`` client: the shuffled rows on disk). The means
+    are sums over queries of the per-query values, never means of partition
+    means: each partition's values are reduced to exact partial sums in the
+    task that computes them, and a tree of small tasks adds those up.
     Unlike :func:`skrank.evaluate`, ``tie_bounds=True`` is allowed with
     ``average="mean"``: the means of the bounds come from the same shuffle,
     and equal the means under ``ties="pessimistic"`` and
