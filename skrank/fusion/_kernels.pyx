@@ -34,6 +34,24 @@ ctypedef fused code_t:
     int64_t
 
 
+cdef int _check_offsets(str fn, str name, const int64_t[::1] at, Py_ssize_t n,
+                        str unit) except -1:
+    """Offsets ``at`` of consecutive parts of ``n`` items: from 0 to ``n``,
+    never decreasing."""
+    cdef Py_ssize_t last = at.shape[0] - 1, j
+    if last < 0 or at[0] != 0 or at[last] != n:
+        raise ValueError(
+            f"{fn}: {name} must run from 0 to the {n} {unit}; got "
+            f"{list(at[:1])} .. {list(at[max(last, 0):])}"
+        )
+    for j in range(last):
+        if at[j] > at[j + 1]:
+            raise ValueError(
+                f"{fn}: {name} must not decrease; got {at[j]} then {at[j + 1]}"
+            )
+    return 0
+
+
 def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
                const int64_t[::1] bounds, Py_ssize_t n_queries):
     """``(pair, first)``: the pair of each row and the first row of each pair.
@@ -66,14 +84,7 @@ def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
         raise ValueError(
             f"join_pairs: query and h40 must be as long; got {n} and {h40.shape[0]}"
         )
-    if n_runs < 0 or bounds[0] != 0 or bounds[n_runs] != n:
-        raise ValueError(
-            f"join_pairs: bounds must run from 0 to the {n} rows; got "
-            f"{list(bounds[:1])} .. {list(bounds[n_runs:])}"
-        )
-    for r in range(n_runs):
-        if bounds[r] > bounds[r + 1]:
-            raise ValueError(f"join_pairs: bounds must not decrease; got {list(bounds)}")
+    _check_offsets("join_pairs", "bounds", bounds, n, "rows")
     for i in range(n):
         if not 0 <= query[i] < n_queries:
             raise ValueError(
@@ -169,16 +180,7 @@ def pairwise_wins(const double[:, ::1] ranks, const double[::1] weights,
         raise ValueError(
             f"pairwise_wins: one weight per run ({n_runs}); got {weights.shape[0]}"
         )
-    if n_q < 0 or starts[0] != 0 or starts[n_q] != n:
-        raise ValueError(
-            f"pairwise_wins: starts must run from 0 to the {n} pairs"
-        )
-    for q in range(n_q):
-        if starts[q] > starts[q + 1]:
-            raise ValueError(
-                f"pairwise_wins: starts must not decrease; got {starts[q]} "
-                f"then {starts[q + 1]}"
-            )
+    _check_offsets("pairwise_wins", "starts", starts, n, "pairs")
     check_size("pairwise_wins", 8, (n,))
     out_a = np.ones(n, dtype=np.float64)
     cdef double[::1] out = out_a
