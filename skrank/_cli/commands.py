@@ -34,7 +34,7 @@ from ..names import (
 )
 from ..trec._evaluation import evaluate_run_columns
 from ..trec._readers import read_qrels, read_run
-from ._shared import undefined_value
+from ._shared import undefined_value, verbose_level
 from .fuse import COMMAND as _FUSE
 from .fuse import run as _fuse
 from .parser import _PROG, DEFAULT_METRICS, _parser
@@ -77,7 +77,7 @@ def _compare(args, out, prog) -> int:
             f"give at least two runs to compare; got {len(args.runs)}."
         )
     metrics = _metrics(args.metrics, prog)
-    verbose = _verbose(args)
+    verbose = verbose_level(args)
     qrels = read_qrels(args.qrels, verbose=verbose)
     runs = _read_runs(args, verbose)
     names = _run_names(runs, args.runs)
@@ -219,15 +219,6 @@ def _used(args, option: str, default: str) -> str:
     return default
 
 
-def _verbose(args) -> int:
-    """1 (progress on stderr) with --progress, or by default when stderr is a
-    terminal; 0 with --no-progress."""
-    shown = args.progress
-    if shown is None:
-        shown = sys.stderr is not None and sys.stderr.isatty()
-    return int(shown)
-
-
 def _read_runs(args, verbose=0) -> list:
     """The runs, their scores read as the --convention reads them."""
     scores = "finite"
@@ -265,7 +256,7 @@ def _evaluate(args, out) -> int:
                 f"{_PROG}: warning: trec_eval's {value!r} measures that skrank "
                 f"does not compute are left out: {', '.join(missing)}\n"
             )
-    verbose = _verbose(args)
+    verbose = verbose_level(args)
     qrels = read_qrels(args.qrels, verbose=verbose)
     runs = _read_runs(args, verbose)
     names = _run_names(runs, args.runs)

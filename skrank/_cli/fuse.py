@@ -18,6 +18,7 @@ from ..fusion import fuse, get_fusion_method_names, get_normalization_names
 from ..fusion._fuse import check_params, check_weights, resolve_method, resolve_norm
 from ..names import quote_text, read_number
 from ..trec import read_run
+from ._shared import level_type, progress_option, verbose_level
 
 __all__ = ["COMMAND", "add_parser", "run"]
 
@@ -27,9 +28,6 @@ _PROG = f"skrank {COMMAND}"
 
 def add_parser(sub) -> None:
     """Add ``skrank fuse`` to the command line's subparsers."""
-    # a finite number, spelled as in a metric name (as -l of evaluate)
-    from .parser import _level, _progress_option
-
     fu = sub.add_parser(
         COMMAND,
         help="fuse TREC runs into one run (RRF, CombMNZ, ...)",
@@ -61,7 +59,7 @@ def add_parser(sub) -> None:
     fu.add_argument(
         "--weights",
         nargs="+",
-        type=_level,
+        type=level_type,
         metavar="W",
         help="one non-negative weight per RUN, in order, for the weighted "
         "methods (wsum, wmnz, mixed, w_bordafuse, w_condorcet)",
@@ -93,7 +91,7 @@ def add_parser(sub) -> None:
         help="output file, gzip-compressed when it ends with .gz; - (the "
         "default) writes to standard output",
     )
-    _progress_option(fu)
+    progress_option(fu)
 
 
 def _params(values) -> dict:
@@ -120,8 +118,6 @@ def _checked(option: str, check, *args):
 
 def run(args, out=None) -> int:
     """Run ``skrank fuse`` with parsed ``args``; 0 on success."""
-    from .commands import _verbose
-
     spec = _checked("--method", resolve_method, args.method, _PROG)
     _checked("--norm", resolve_norm, args.norm, _PROG)
     params = _checked("--param", _params, args.param)
@@ -137,7 +133,7 @@ def run(args, out=None) -> int:
             f"--qrels: the method {spec.name!r} learns nothing; --qrels "
             "applies to the supervised methods only."
         )
-    verbose = _verbose(args)
+    verbose = verbose_level(args)
     runs = [read_run(path, verbose=verbose) for path in args.runs]
     fused = fuse(
         runs,

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import re
 
 from .._conventions import CONVENTIONS
 from .._stats import _CONSTRAINTS as _COMPARE_CONSTRAINTS
 from .._stats import compare
 from .._validation import NONE, Options
-from ..names import quote_text, read_number
 from ..trec._evaluation import evaluate_run
 from ..trec._settle import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
-from ._shared import undefined_option
+from ._shared import (
+    MAX_DIGITS,
+    digits_type,
+    level_type,
+    progress_option,
+    undefined_option,
+)
 from .fuse import add_parser as _fuse_parser
 from .recsys import add_parser as _recommendations_parser
 
@@ -37,10 +41,6 @@ DEFAULT_METRICS = (
     "bpref",
 )
 
-
-#: The most decimals ``--digits`` accepts: a float64 has at most 17
-#: significant digits (``--format csv`` and ``json`` give every one).
-MAX_DIGITS = 17
 
 _PROG = "skrank evaluate"
 
@@ -82,34 +82,8 @@ def _choice_option(parser, parameter: str, help: str, of: str = "run") -> None:
     )
 
 
-def _digits_option(every_digit: str):
-    """The type of a ``--digits`` option: an integer from 0 to MAX_DIGITS;
-    ``every_digit`` names the formats that print every digit."""
-
-    def digits(text: str) -> int:
-        text = text.strip()
-        if re.fullmatch("[0-9]{1,3}", text) is None or int(text) > MAX_DIGITS:
-            raise argparse.ArgumentTypeError(
-                f"must be an integer from 0 to {MAX_DIGITS} ({every_digit} "
-                f"gives every digit). Got {quote_text(text)} instead."
-            )
-        return int(text)
-
-    return digits
-
-
-_digits = _digits_option("--format csv or json")
-_report_digits = _digits_option("--format json")
-
-
-def _level(text: str) -> float:
-    """``-l``: a finite number, spelled as in a metric name (``rel=``)."""
-    value, rule = read_number(text)
-    if rule is not None:
-        raise argparse.ArgumentTypeError(
-            f"must be {rule}. Got {quote_text(text)} instead."
-        )
-    return value
+_digits = digits_type("--format csv or json")
+_report_digits = digits_type("--format json")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -180,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "-l",
         "--relevance-level",
-        type=_level,
+        type=level_type,
         default=_RUN_DEFAULTS["relevance_level"],
         metavar="LEVEL",
         help="relevance >= LEVEL is relevant for the binary metrics "
@@ -198,7 +172,7 @@ def _parser() -> argparse.ArgumentParser:
         "as trec_eval, the default without --convention",
     )
     _convention_options(ev)
-    _progress_option(ev)
+    progress_option(ev)
     ev.add_argument(
         "--format",
         default="table",
@@ -317,7 +291,7 @@ def _compare_parser(sub) -> None:
         help="markdown and latex: also give the interval of every mean",
     )
     _convention_options(cmp)
-    _progress_option(cmp)
+    progress_option(cmp)
     cmp.add_argument(
         "--tie-bounds",
         action="store_true",
@@ -330,16 +304,6 @@ def _compare_parser(sub) -> None:
         type=_report_digits,
         default=3,
         help="markdown and latex: decimals (default: 3)",
-    )
-
-
-def _progress_option(parser):
-    parser.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="show the progress of reading and evaluating on stderr (default: "
-        "when stderr is a terminal)",
     )
 
 
