@@ -162,9 +162,9 @@ def _quantiles(theta, levels):
 
     Only those order statistics are placed: for each end of the intervals,
     the band of ranks that the levels of all rows need is partitioned out
-    of every row (one :func:`numpy.partition`, linear in ``n_resamples``),
-    and only the bands are sorted, a few ranks wide when the levels of the
-    rows are close.
+    of every row (one :meth:`numpy.ndarray.partition` of ``theta`` in
+    place, linear in ``n_resamples``), and only the bands are sorted, a few
+    ranks wide when the levels of the rows are close.
     """
     c, size = theta.shape
     defined = np.isfinite(levels)
@@ -178,13 +178,13 @@ def _quantiles(theta, levels):
     if bands[1][0] <= bands[0][1] + 1:  # the two ends overlap: one band
         bands = [[bands[0][0], max(bands[0][1], bands[1][1])]]
     kth = sorted({r for band in bands for r in band})
-    placed = np.partition(theta, kth, axis=1)
+    theta.partition(kth, axis=1)
     for first, last in bands:
         if last - first > 1:
-            placed[:, first + 1 : last] = np.sort(placed[:, first + 1 : last], axis=1)
+            theta[:, first + 1 : last].sort(axis=1)
     rows = np.arange(c)[:, None]
-    x0 = placed[rows, below]
-    x1 = placed[rows, above]
+    x0 = theta[rows, below]
+    x1 = theta[rows, above]
     out = x0 + (h - below) * (x1 - x0)
     out[~defined] = np.nan
     return out
