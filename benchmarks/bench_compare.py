@@ -27,14 +27,16 @@ pairs. Target: skrank at least 10x faster than ranx's compare.
 ``--section intervals`` (also part of ``all``, the default) times skrank's
 default intervals (BCa, every mean and difference) against its t-test path
 (``interval="t"``) on two shapes, 10 systems x 5 metrics x 10,000 queries
-and 5 systems x 3 metrics x 2,000 queries, with ``--resamples`` resamples,
-under one BLAS thread and under two (``threadpoolctl``); the two skrank
-rows are timed interleaved, and ranx's ``compare`` (Student's t-test,
-evaluating the runs too; its numba kernels take their own threads) is the
-peer row. Target: the default intervals at most 3x the t-test path.
+and 5 systems x 3 metrics x 2,000 queries, with compare's default number of
+resamples (or ``--interval-resamples``), under one BLAS thread and under
+two (``threadpoolctl``); the two skrank rows are timed interleaved, and
+ranx's ``compare`` (Student's t-test, evaluating the runs too; its numba
+kernels take their own threads) is the peer row. Target: the default
+intervals at most 3x the t-test path.
 
 Usage: ``python benchmarks/bench_compare.py [--queries 10000] [--systems 10]
-[--resamples 10000] [--repeat 3] [--section all|tests|intervals]``
+[--resamples 10000] [--interval-resamples N] [--repeat 3]
+[--section all|tests|intervals]``
 """
 
 from __future__ import annotations
@@ -127,11 +129,9 @@ def intervals_section(n_resamples, repeat):
 
     def ours(values, interval):
         options = {} if interval == "bca" else {"interval": interval}
-        return quiet(
-            lambda: skrank.compare(
-                values, n_resamples=n_resamples, random_state=0, **options
-            )
-        )
+        if n_resamples is not None:
+            options["n_resamples"] = n_resamples
+        return quiet(lambda: skrank.compare(values, random_state=0, **options))
 
     for n_s, metrics, n_q in SHAPES:
         qrels, runs, _, _ = build(n_q, n_s)
@@ -159,7 +159,7 @@ def intervals_section(n_resamples, repeat):
             ]
             print_table(
                 f"{n_s} systems x {len(metrics)} metrics x {n_q} queries, "
-                f"{n_resamples} resamples, {threads} BLAS thread"
+                f"{n_resamples or 'default'} resamples, {threads} BLAS thread"
                 f"{'s' if threads > 1 else ''} (median BCa width as the value)",
                 rows,
                 reference,
@@ -174,6 +174,12 @@ def main(argv=None):
     parser.add_argument("--systems", type=int, default=10)
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--interval-resamples",
+        type=int,
+        default=None,
+        help="resamples of the intervals' section (default: compare's own)",
+    )
     parser.add_argument(
         "--no-ranx-fisher",
         action="store_true",
@@ -192,7 +198,7 @@ def main(argv=None):
     )
     args = parser.parse_args(argv)
     if args.section in ("all", "intervals"):
-        intervals_section(args.resamples, args.repeat)
+        intervals_section(args.interval_resamples, args.repeat)
     if args.section == "intervals":
         return
     import ranx

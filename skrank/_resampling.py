@@ -18,6 +18,7 @@ import zlib
 import numpy as np
 from scipy import special, stats
 
+from ._resampling_counts import resample_counts
 from ._validation import InvalidParameterError, plain
 
 __all__ = ["MAX_RESAMPLE_DRAWS", "MAX_RESAMPLED_MEANS"]
@@ -96,39 +97,27 @@ def _constant(Z):
     return np.ptp(Z, axis=1) <= 1e-12 * np.abs(Z).max(axis=1)
 
 
-#: Resamples counted at once within a batch: the counts of a block
-#: (``(_BLOCK, n)`` integers) stay in the processor's cache while they are
-#: tallied, instead of a whole batch's ``(batch, n)``.
-_BLOCK = 64
-
-
 def _bootstrap_means(Z, n_resamples, rng, tick=None):
     """``(c, n_resamples)``: the mean of every row of ``Z`` (``(c, n)``, one
     row per system and metric or per difference, one column per query) over
     the same bootstrap resamples of the queries.
 
-    The resamples are those of :func:`scipy.stats.bootstrap` with the same
-    generator and ``batch=_batch(n)``: ``rng.integers(0, n, (batch, n))``,
-    batch by batch. A resample's means are ``Z @ counts / n``, ``counts``
-    telling how often it drew each query (tallied by blocks of
-    :data:`_BLOCK` resamples): one matrix product per batch for all rows,
-    instead of one indexing per row. ``tick(size)`` is called after each
-    batch of ``size`` resamples (the progress of the caller).
+    The resamples are drawn as counts, how often each query is drawn, batch
+    by batch (:func:`~skrank._resampling_counts.resample_counts`: ``n``
+    uniform draws with replacement per resample, from the words of ``rng``'s
+    bit generator, drawn and tallied in one compiled pass); a resample's
+    means are ``Z @ counts / n``, one matrix product per batch for all rows.
+    ``tick(size)`` is called after each batch of ``size`` resamples (the
+    progress of the caller).
     """
     c, n = Z.shape
     batch = min(_batch(n), n_resamples)
     out = np.empty((c, n_resamples))
     counts = np.empty((batch, n))
-    offsets = (np.arange(min(_BLOCK, batch)) * n)[:, None]
     for start in range(0, n_resamples, batch):
         size = min(batch, n_resamples - start)
-        idx = rng.integers(0, n, (size, n))
-        for first in range(0, size, _BLOCK):
-            k = min(_BLOCK, size - first)
-            flat = (idx[first : first + k] + offsets[:k]).ravel()
-            tally = np.bincount(flat, minlength=k * n)
-            counts[first : first + k] = tally.reshape(k, n)
-        out[:, start : start + size] = Z @ counts[:size].T
+        resample_counts(rng.bit_generator, counts[:size])
+        np.matmul(Z, counts[:size].T, out=out[:, start : start + size])
         if tick is not None:
             tick(size)
     out /= n
@@ -146,10 +135,13 @@ def _bca_levels(Z, mean, theta, alpha):
     below = np.count_nonzero(theta < m - tol, axis=1) + np.count_nonzero(
         theta <= m + tol, axis=1
     )
+    u = Z - m
+    u2 = u * u
+    cubes = np.einsum("ij,ij->i", u2, u)
+    squares = u2.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         z0 = special.ndtri(below / (2.0 * theta.shape[1]))
-        u = Z - m
-        accel = np.sum(u**3, axis=1) / (6.0 * np.sum(u**2, axis=1) ** 1.5)
+        accel = cubes / (6.0 * squares**1.5)
         z = float(special.ndtri(alpha))
         low = z0 + z
         high = z0 - z
@@ -168,25 +160,31 @@ def _quantiles(theta, levels):
     ``floor(h) + 1``, ``h = (n_resamples - 1) level``, linearly; NaN for a
     NaN level.
 
-    Only those order statistics are placed: the band of ranks that the
-    levels of all rows need is partitioned out of every row
-    (:func:`numpy.partition`, linear in ``n_resamples``), and only the band
-    is sorted, a few ranks wide when the levels of the rows are close.
+    Only those order statistics are placed: for each end of the intervals,
+    the band of ranks that the levels of all rows need is partitioned out
+    of every row (one :meth:`numpy.ndarray.partition` of ``theta`` in
+    place, linear in ``n_resamples``), and only the bands are sorted, a few
+    ranks wide when the levels of the rows are close.
     """
     c, size = theta.shape
     defined = np.isfinite(levels)
-    h = (size - 1) * np.where(defined, levels, 0.0)
+    # an undefined level reads any defined rank of its end (then NaN)
+    fill = [levels[defined[:, j], j][:1] for j in range(2)]
+    fill = np.array([f[0] if f.shape[0] else 0.0 for f in fill])
+    h = (size - 1) * np.where(defined, levels, fill)
     below = np.floor(h).astype(np.intp)
     above = np.minimum(below + 1, size - 1)
-    ranks = np.concatenate([below.ravel(), above.ravel()])
-    first, last = int(ranks.min()), int(ranks.max())
-    kth = sorted({first, last})
-    band = np.partition(theta, kth, axis=1)[:, first : last + 1]
-    if last - first > 1:
-        band = np.sort(band, axis=1)
+    bands = sorted([int(below[:, j].min()), int(above[:, j].max())] for j in range(2))
+    if bands[1][0] <= bands[0][1] + 1:  # the two ends overlap: one band
+        bands = [[bands[0][0], max(bands[0][1], bands[1][1])]]
+    kth = sorted({r for band in bands for r in band})
+    theta.partition(kth, axis=1)
+    for first, last in bands:
+        if last - first > 1:
+            theta[:, first + 1 : last].sort(axis=1)
     rows = np.arange(c)[:, None]
-    x0 = band[rows, below - first]
-    x1 = band[rows, above - first]
+    x0 = theta[rows, below]
+    x1 = theta[rows, above]
     out = x0 + (h - below) * (x1 - x0)
     out[~defined] = np.nan
     return out

@@ -544,10 +544,12 @@ def compare(
         Seed of the resampling. With an int, every call gives the same
         numbers. All intervals share one set of resampled queries and all
         tests one set of resamples, each drawn from a generator derived
-        from the seed: every interval equals :func:`scipy.stats.bootstrap`
-        of its column alone and every p-value
-        :func:`scipy.stats.permutation_test`, with that generator, and no
-        number changes when a system is added.
+        from the seed, and no number changes when a system is added. Every
+        randomization p-value equals :func:`scipy.stats.permutation_test`
+        with that generator; the bootstrap resamples are drawn from its
+        words by skrank's own compiled draw (exactly uniform, but not the
+        draws of :func:`scipy.stats.bootstrap`), so an interval is scipy's
+        interval of its column over other resamples.
     verbose : int, default=0
         Progress on standard error, over the resamples of the bootstrap
         intervals and of the resampling test, updated after every batch of

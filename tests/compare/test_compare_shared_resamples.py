@@ -1,8 +1,8 @@
 """The bootstrap intervals of ``skrank.compare`` resample the systems' rows
 only: a pair's resampled mean difference is the difference of its two
 systems' resampled means, over the same resamples. Expected values:
-:func:`scipy.stats.bootstrap` (BCa) of each column alone, with the
-generator and the batches that compare documents; the resampled means of a
+:func:`scipy.stats.bootstrap` (BCa) of each column alone, drawing compare's
+resamples (``resampling_scheme.py``); the resampled means of a
 difference equal those of the per-query differences up to the rounding of
 their sums, so the ends agree to 1e-9."""
 
@@ -10,14 +10,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from compare.resampling_scheme import bootstrap_rng
 from skrank import compare
-from skrank._resampling import _BLOCK, _batch, _quantiles, _task_rng
+from skrank._resampling import _batch, _quantiles
 
 
 def test_intervals_over_several_batches_and_blocks_equal_scipy_bca():
     n, n_resamples = 1500, 2999
-    # two batches of resamples (2796 + 203), each counted in blocks of 64
-    assert _batch(n) == 2796 and _BLOCK < _batch(n) < n_resamples
+    # two batches of resamples (2796 + 203)
+    assert _batch(n) == 2796 < n_resamples
     rng = np.random.default_rng(11)
     base = rng.uniform(size=n)
     systems = {
@@ -29,7 +30,7 @@ def test_intervals_over_several_batches_and_blocks_equal_scipy_bca():
     def scipy_bca(x):
         ci = stats.bootstrap(
             (x,), np.mean, method="BCa", n_resamples=n_resamples,
-            batch=_batch(n), rng=_task_rng(4, "interval"),
+            batch=_batch(n), rng=bootstrap_rng(4, "interval"),
         ).confidence_interval  # fmt: skip
         return pytest.approx([ci.low, ci.high], rel=1e-9)
 
@@ -77,7 +78,7 @@ def test_differences_of_rows_in_different_powers_of_two():
     scale = 2.0**-1024
     ci = stats.bootstrap(
         (b * scale - a * scale,), np.mean, method="BCa", n_resamples=999,
-        batch=_batch(40), rng=_task_rng(1, "interval"),
+        batch=_batch(40), rng=bootstrap_rng(1, "interval"),
     ).confidence_interval  # fmt: skip
     assert pair["diff_low"] == pytest.approx(ci.low / scale, rel=1e-9)
     assert pair["diff_high"] == pytest.approx(ci.high / scale, rel=1e-9)

@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 from compare.compare_helpers import _two
+from compare.resampling_scheme import bootstrap_rng
 from skrank import compare
 from skrank._resampling import _task_rng
 from skrank._validation import InvalidParameterError
@@ -42,7 +43,7 @@ def test_many_queries_resample_in_batches():
     # expected: scipy.stats.bootstrap with the same batches
     ci = stats.bootstrap(
         (a,), np.mean, method="percentile", n_resamples=999, batch=_batch(5000),
-        rng=_task_rng(8, "interval"),
+        rng=bootstrap_rng(8, "interval"),
     ).confidence_interval  # fmt: skip
     row = res.summary_[0]
     assert [row["ci_low"], row["ci_high"]] == pytest.approx([ci.low, ci.high])
@@ -77,7 +78,7 @@ def test_every_interval_equals_scipy_bootstrap_of_its_column(interval):
         # generator compare documents for all its intervals
         ci = stats.bootstrap(
             (x,), np.mean, method=method, n_resamples=499,
-            confidence_level=0.9, rng=_task_rng(9, "interval"),
+            confidence_level=0.9, rng=bootstrap_rng(9, "interval"),
         ).confidence_interval  # fmt: skip
         return pytest.approx([ci.low, ci.high], rel=1e-12)
 
@@ -112,7 +113,7 @@ def test_every_resampling_test_uses_the_one_stream(test):
             # expected: the documented formula on the resamples drawn by the
             # generator of the tests
             d = a - b
-            idx = rng.integers(0, d.size, (999, d.size))
+            idx = bootstrap_rng(4, "test").integers(0, d.size, (999, d.size))
             means = np.abs((d - d.mean())[idx].mean(axis=1))
             expected = (1 + np.sum(means >= abs(d.mean()))) / 1000
         assert row["p_value"] == pytest.approx(expected, rel=1e-12)

@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 from compare.compare_helpers import _two
+from compare.resampling_scheme import bootstrap_rng
 from skrank import Comparison, compare
 from skrank._resampling import _adjust, _task_rng
 from skrank._validation import InvalidParameterError
@@ -94,7 +95,7 @@ def test_bootstrap_test_follows_its_formula(paired):
     # with the generator of this test, one (B, n) index matrix
     d = a - b
     d0 = d - d.mean()
-    idx = _task_rng(5, "test").integers(0, d.size, (2000, d.size))
+    idx = bootstrap_rng(5, "test").integers(0, d.size, (2000, d.size))
     count = np.sum(np.abs(d0[idx].mean(axis=1)) >= abs(d.mean()))
     assert res.pairs_[0]["p_value"] == pytest.approx((1 + count) / 2001)
 
@@ -183,9 +184,9 @@ def test_bootstrap_intervals_equal_scipy_bootstrap(paired, interval):
     # expected: scipy.stats.bootstrap, same method, with the generators
     # compare documents (one per system and metric, one per pair)
     row = res.summary_[0]
-    assert [row["ci_low"], row["ci_high"]] == scipy_ci(a, _task_rng(42, "interval"))
+    assert [row["ci_low"], row["ci_high"]] == scipy_ci(a, bootstrap_rng(42, "interval"))
     pair = res.pairs_[0]
-    expected = scipy_ci(a - b, _task_rng(42, "interval"))
+    expected = scipy_ci(a - b, bootstrap_rng(42, "interval"))
     assert [pair["diff_low"], pair["diff_high"]] == expected
     assert pair["diff"] == pytest.approx(np.mean(a - b))
 
