@@ -22,9 +22,10 @@ with ``float`` (or as C's ``strtod``) and reports what is not a number.
 import numpy as np
 
 cimport numpy as cnp
+from cpython.object cimport PyObject
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
-from libc.string cimport memcmp, memcpy, memset
+from libc.string cimport memchr, memcmp, memcpy, memset
 
 cnp.import_array()
 
@@ -384,3 +385,106 @@ def gather(
             memcpy(out, p + start[i], length[i])
             out += length[i]
     return out_a
+
+
+# --------------------------------------------------------------------------
+# Nested dicts {qid: {docno: value}}
+# --------------------------------------------------------------------------
+
+cdef extern from "Python.h":
+    bint PyDict_CheckExact(object)
+    bint PyUnicode_CheckExact(object)
+    bint PyFloat_CheckExact(object)
+    bint PyLong_CheckExact(object)
+    int PyDict_Next(object, Py_ssize_t *, PyObject **, PyObject **)
+    bint PyUnicode_IS_COMPACT_ASCII(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+    void *PyUnicode_DATA(object)
+    double PyFloat_AS_DOUBLE(object)
+    long long PyLong_AsLongLongAndOverflow(object, int *) except? -1
+
+cdef double EXACT_INT = 9007199254740992.0  # 2**53: larger ints round
+
+
+def dict_columns(list inners, Py_ssize_t n_rows, bint integral):
+    """The rows of the inner dicts ``inners`` (``n_rows`` rows in all), in
+    one pass over them: ``(packed, lengths, h40, values, longest)``, the
+    document ids end to end with their lengths, their 40-bit hashes, the
+    values (float64, or int64 when ``integral``) and the longest id's
+    length. None when a row is outside the fast path: an inner dict that is
+    not exactly a ``dict``, an id that is not a non-empty ASCII ``str``
+    without NUL, or a value that is not a finite ``float`` (or an ``int`` of
+    at most 2**53 in magnitude) for a run, an ``int`` of the 64-bit range
+    for qrels. The caller then reads the dicts by the general path, which
+    reports what is wrong.
+    """
+    if n_rows < 0:
+        raise ValueError(f"dict_columns: n_rows must be >= 0; got {n_rows}.")
+    cdef cnp.ndarray[int64_t, ndim=1] len_a = np.empty(n_rows, dtype=np.int64)
+    cdef cnp.ndarray[uint64_t, ndim=1] h_a = np.empty(n_rows, dtype=np.uint64)
+    cdef cnp.ndarray values_a = np.empty(n_rows, dtype=np.int64 if integral else np.float64)
+    cdef int64_t[::1] lengths = len_a
+    cdef uint64_t[::1] h40 = h_a
+    cdef int64_t *ints = <int64_t *>cnp.PyArray_DATA(values_a)
+    cdef double *floats = <double *>cnp.PyArray_DATA(values_a)
+    cdef Py_ssize_t cap = 16 * n_rows + 64
+    cdef cnp.ndarray packed_a = np.empty(cap, dtype=np.uint8)
+    cdef unsigned char *packed = <unsigned char *>cnp.PyArray_DATA(packed_a)
+    cdef Py_ssize_t row = 0, pos, ln, total = 0, longest = 0
+    cdef PyObject *key
+    cdef PyObject *value
+    cdef const unsigned char *p
+    cdef object inner, k, v
+    cdef double x
+    cdef long long i
+    cdef int overflow
+    for inner in inners:
+        if not PyDict_CheckExact(inner):
+            return None
+        pos = 0
+        while PyDict_Next(inner, &pos, &key, &value):
+            if row >= n_rows:
+                return None
+            k = <object>key
+            v = <object>value
+            if not PyUnicode_CheckExact(k) or not PyUnicode_IS_COMPACT_ASCII(k):
+                return None
+            ln = PyUnicode_GET_LENGTH(k)
+            p = <const unsigned char *>PyUnicode_DATA(k)
+            if ln == 0 or memchr(p, 0, ln) != NULL:
+                return None
+            if integral:
+                if not PyLong_CheckExact(v):
+                    return None
+                i = PyLong_AsLongLongAndOverflow(v, &overflow)
+                if overflow:
+                    return None
+                ints[row] = i
+            elif PyFloat_CheckExact(v):
+                x = PyFloat_AS_DOUBLE(v)
+                if x - x != 0.0:  # inf or nan
+                    return None
+                floats[row] = x
+            elif PyLong_CheckExact(v):
+                i = PyLong_AsLongLongAndOverflow(v, &overflow)
+                if overflow or i > <long long>EXACT_INT or i < -<long long>EXACT_INT:
+                    return None
+                floats[row] = <double>i
+            else:
+                return None
+            if total + ln > cap:
+                cap = 2 * cap + ln
+                grown = np.empty(cap, dtype=np.uint8)
+                memcpy(cnp.PyArray_DATA(grown), packed, total)
+                packed_a = grown
+                packed = <unsigned char *>cnp.PyArray_DATA(packed_a)
+            memcpy(packed + total, p, ln)
+            total += ln
+            lengths[row] = ln
+            if ln > longest:
+                longest = ln
+            h40[row] = _hash40(p, ln)
+            row += 1
+    if row != n_rows:
+        return None
+    return packed_a[:total], len_a, h_a, values_a, longest
