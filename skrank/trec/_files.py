@@ -254,15 +254,7 @@ def _parse_chunk(chunk, is_run, want_name, strtod=False):
     try:
         b, size = _chunk_array(chunk)
         out.size = size
-        t = _parse.tokenize(
-            b,
-            size,
-            max(chunk.count(b"\n"), 1),
-            ncols,
-            not is_run,
-            4 if is_run else 3,
-            not is_run,
-        )
+        t = _parse.tokenize(b, size, ncols, not is_run, 4 if is_run else 3, not is_run)
         if t["error"]:
             _raise_format(b, t, ncols, not is_run)
         n = t["rows"]

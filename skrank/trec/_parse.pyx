@@ -129,26 +129,16 @@ cdef inline bint _number(
     return True
 
 
-def count_lines(const unsigned char[::1] b, Py_ssize_t n):
-    """The number of newline bytes of ``b[1 : n + 1]``."""
-    cdef Py_ssize_t i, count = 0
-    with nogil:
-        for i in range(1, n + 1):
-            count += b[i] == NEWLINE
-    return count
-
-
 def tokenize(
     const unsigned char[::1] b,
     Py_ssize_t n,
-    Py_ssize_t n_lines,
     int ncols,
     bint exact,
     int value_col,
     bint integral,
 ):
     """Tokenize the chunk ``b[1 : n + 1]`` (``b[0]`` and ``b[n]`` are
-    newlines; ``n_lines`` newlines in all, :func:`count_lines`).
+    newlines).
 
     Returns a dict: ``error`` (0, or 1 for a control byte, 2 for a line
     with the wrong number of fields) with ``line`` (1-based, in the chunk),
@@ -163,10 +153,16 @@ def tokenize(
     ``slow_start`` and ``slow_len``, and ``name_start``/``name_len`` (the
     sixth field of the first data line, -1 when there is none).
     """
-    if n_lines < 1 or n < 1 or b.shape[0] < n + 1 or b[0] != NEWLINE or b[n] != NEWLINE:
-        raise ValueError(f"tokenize: n must be in [1, {b.shape[0] - 1}] with newlines at b[0] and b[n], and n_lines >= 1; got n={n} and n_lines={n_lines}.")
+    if n < 1 or b.shape[0] < n + 1 or b[0] != NEWLINE or b[n] != NEWLINE:
+        raise ValueError(f"tokenize: n must be in [1, {b.shape[0] - 1}] with newlines at b[0] and b[n]; got n={n}.")
     if ncols < 1 or ncols > 8 or value_col < 0 or value_col >= ncols:
         raise ValueError(f"tokenize: ncols must be in [1, 8] and value_col in [0, ncols); got {ncols} and {value_col}.")
+    cdef const unsigned char *p = &b[0]
+    cdef Py_ssize_t n_lines = 0, at
+    with nogil:
+        # the lines, which bound the data lines: every row is sized by them
+        for at in range(1, n + 1):
+            n_lines += p[at] == NEWLINE
     cdef cnp.ndarray[int64_t, ndim=1] lines_a = np.empty(n_lines, dtype=np.int64)
     cdef cnp.ndarray[int64_t, ndim=1] runs_a = np.empty(n_lines, dtype=np.int64)
     cdef cnp.ndarray[int64_t, ndim=1] hs_a = np.empty(n_lines, dtype=np.int64)
@@ -183,7 +179,6 @@ def tokenize(
     cdef int64_t[::1] dl = dl_a
     cdef uint64_t[::1] h40 = h_a
     cdef double[::1] values = v_a
-    cdef const unsigned char *p = &b[0]
     cdef Py_ssize_t pos = 1, line_start, tok_start = 0, rows = 0, n_runs = 0
     cdef Py_ssize_t line = 0, n_tok, control_at, q_start = 0, q_len = 0
     cdef Py_ssize_t prev_q_start = 0, prev_q_len = -1
@@ -488,3 +483,81 @@ def dict_columns(list inners, Py_ssize_t n_rows, bint integral):
     if row != n_rows:
         return None
     return packed_a[:total], len_a, h_a, values_a, longest
+
+
+# --------------------------------------------------------------------------
+# Repeated keys
+# --------------------------------------------------------------------------
+
+
+def repeated_keys(const uint64_t[::1] keys, const int64_t[::1] bounds):
+    """The keys that occur more than once within a group of ``keys``: group
+    ``g`` is ``keys[bounds[g] : bounds[g + 1]]`` (``bounds`` from 0 to the
+    number of keys, never decreasing). Each group goes through a hash set of
+    its own, sized to it; the result may repeat a key (not sorted)."""
+    cdef Py_ssize_t n = keys.shape[0], n_groups = bounds.shape[0] - 1
+    cdef Py_ssize_t g, i, a, b, largest = 0, size, slot, n_found = 0
+    if n_groups < 0 or bounds[0] != 0 or bounds[n_groups] != n:
+        raise ValueError(f"repeated_keys: bounds must run from 0 to {n}; got {bounds.shape[0]} bounds.")
+    for g in range(n_groups):
+        if bounds[g + 1] < bounds[g]:
+            raise ValueError(f"repeated_keys: bounds must never decrease; bound {g + 1} is {bounds[g + 1]} after {bounds[g]}.")
+        if bounds[g + 1] - bounds[g] > largest:
+            largest = bounds[g + 1] - bounds[g]
+    cdef int bits = 1
+    while (<Py_ssize_t>1 << bits) < 2 * largest:
+        bits += 1
+    cdef cnp.ndarray[uint64_t, ndim=1] table_a = np.empty(<Py_ssize_t>1 << bits, dtype=np.uint64)
+    cdef cnp.ndarray[cnp.uint8_t, ndim=1] used_a = np.zeros(<Py_ssize_t>1 << bits, dtype=np.uint8)
+    cdef uint64_t[::1] table = table_a
+    cdef cnp.uint8_t[::1] used = used_a
+    cdef uint64_t *found = NULL
+    cdef uint64_t *grown
+    cdef Py_ssize_t cap = 0
+    cdef uint64_t key, mask
+    cdef int shift
+    cdef bint failed = False
+    with nogil:
+        for g in range(n_groups):
+            a = bounds[g]
+            b = bounds[g + 1]
+            if b - a < 2:
+                continue
+            shift = 1
+            while (<Py_ssize_t>1 << shift) < 2 * (b - a):
+                shift += 1
+            size = <Py_ssize_t>1 << shift
+            mask = <uint64_t>(size - 1)
+            memset(&used[0], 0, size)
+            for i in range(a, b):
+                key = keys[i]
+                slot = <Py_ssize_t>(((key * M1) >> (64 - shift)) & mask)
+                while used[slot]:
+                    if table[slot] == key:
+                        if n_found == cap:
+                            cap = 2 * cap + 64
+                            grown = <uint64_t *>realloc(found, cap * sizeof(uint64_t))
+                            if grown == NULL:
+                                failed = True
+                                break
+                            found = grown
+                        found[n_found] = key
+                        n_found += 1
+                        break
+                    slot = <Py_ssize_t>((slot + 1) & mask)
+                else:
+                    used[slot] = 1
+                    table[slot] = key
+                if failed:
+                    break
+            if failed:
+                break
+    try:
+        if failed:
+            raise MemoryError()
+        found_a = np.empty(n_found, dtype=np.uint64)
+        if n_found:
+            memcpy(cnp.PyArray_DATA(found_a), found, n_found * sizeof(uint64_t))
+    finally:
+        free(found)
+    return found_a

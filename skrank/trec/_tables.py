@@ -10,6 +10,7 @@ import numpy as np
 from .._engine import stable_group_order
 from .._frames import to_backend
 from .._validation import InvalidParameterError
+from . import _parse
 from ._ids import _decode, _fixed_ok
 from ._io import (
     _LOW40,
@@ -352,9 +353,13 @@ class _Table:
     def _check_duplicates(self):
         """Reject a (query, document) pair given twice."""
         if isinstance(self, Run):
-            # the keys sorted a slice of queries at a time, nothing kept
+            # a hash set of each query's keys (grouped by query), nothing kept
             _, codes, keys = self._grouping()
-            suspects = _sort_keys(keys, codes, self.n_queries, True, order=False)[1]
+            bounds = np.searchsorted(codes, np.arange(self.n_queries + 1))
+            found = _parse.repeated_keys(
+                np.ascontiguousarray(keys, dtype=np.uint64), bounds.astype(np.int64)
+            )
+            suspects = np.unique(found) if found.shape[0] else None
         else:
             suspects = _repeated(self._key_index().sorted)
         if suspects is None:

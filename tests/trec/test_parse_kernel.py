@@ -300,11 +300,9 @@ def _small_chunks(chunks):
 def test_kernel_checks_its_arguments():
     b, n = _chunk_array(b"q1 Q0 d1 1 2.5 run\n")
     with pytest.raises(ValueError, match="n must be in"):
-        _parse.tokenize(b, n - 1, 1, 6, False, 4, False)
-    with pytest.raises(ValueError, match="n_lines >= 1"):
-        _parse.tokenize(b, n, 0, 6, False, 4, False)
+        _parse.tokenize(b, n - 1, 6, False, 4, False)
     with pytest.raises(ValueError, match="value_col"):
-        _parse.tokenize(b, n, 1, 6, False, 6, False)
+        _parse.tokenize(b, n, 6, False, 6, False)
     start = np.array([1], dtype=np.int64)
     with pytest.raises(ValueError, match="outside the buffer"):
         _parse.doc_matrix(b, np.array([b.shape[0]], dtype=np.int64), start, 4)
@@ -312,3 +310,32 @@ def test_kernel_checks_its_arguments():
         _parse.doc_matrix(b, start, np.array([5], dtype=np.int64), 4)
     with pytest.raises(ValueError, match="add up to"):
         _parse.gather(b, start, start, 3)
+
+
+# --------------------------------------------------------------------------
+# Repeated keys within groups
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_repeated_keys_match_counting(seed):
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, 40, size=300).astype(np.uint64)
+    keys[::7] = np.iinfo(np.uint64).max  # any value is a key, the largest too
+    bounds = np.unique(np.r_[0, rng.integers(0, 300, size=20), 300]).astype(np.int64)
+    got = set(_parse.repeated_keys(keys, bounds).tolist())
+    # brute force: the keys counted group by group
+    want = set()
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        values, counts = np.unique(keys[a:b], return_counts=True)
+        want |= set(values[counts > 1].tolist())
+    assert got == want
+
+
+def test_repeated_keys_checks_bounds():
+    keys = np.arange(4, dtype=np.uint64)
+    with pytest.raises(ValueError, match="from 0 to 4"):
+        _parse.repeated_keys(keys, np.array([0, 3], dtype=np.int64))
+    with pytest.raises(ValueError, match="never decrease"):
+        _parse.repeated_keys(keys, np.array([0, 3, 2, 4], dtype=np.int64))
+    assert _parse.repeated_keys(keys[:0], np.array([0], dtype=np.int64)).shape == (0,)
