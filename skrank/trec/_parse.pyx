@@ -561,3 +561,69 @@ def repeated_keys(const uint64_t[::1] keys, const int64_t[::1] bounds):
     finally:
         free(found)
     return found_a
+
+
+# --------------------------------------------------------------------------
+# A hash table of sorted keys
+# --------------------------------------------------------------------------
+
+
+def key_table(const uint64_t[::1] keys):
+    """A hash table of distinct ``keys``: ``(slot_keys, slot_pos, shift)``,
+    open addressing over a power of two of slots at most two-thirds full,
+    each slot holding a key and its position in ``keys`` (-1: empty)."""
+    cdef Py_ssize_t n = keys.shape[0], i, slot
+    cdef int bits = 4
+    while (<Py_ssize_t>1 << bits) < n + n // 2 + 1:
+        bits += 1
+    cdef Py_ssize_t size = <Py_ssize_t>1 << bits
+    cdef cnp.ndarray[uint64_t, ndim=1] tk_a = np.zeros(size, dtype=np.uint64)
+    cdef cnp.ndarray[int64_t, ndim=1] tp_a = np.full(size, -1, dtype=np.int64)
+    cdef uint64_t[::1] tk = tk_a
+    cdef int64_t[::1] tp = tp_a
+    cdef uint64_t mask = <uint64_t>(size - 1)
+    cdef int shift = 64 - bits
+    cdef bint repeated = False
+    with nogil:
+        for i in range(n):
+            slot = <Py_ssize_t>((keys[i] * M1) >> shift)
+            while tp[slot] >= 0:
+                if tk[slot] == keys[i]:
+                    repeated = True
+                    break
+                slot = <Py_ssize_t>((slot + 1) & mask)
+            if repeated:
+                break
+            tk[slot] = keys[i]
+            tp[slot] = i
+    if repeated:
+        raise ValueError("key_table: the keys must be distinct.")
+    return tk_a, tp_a, shift
+
+
+def probe(
+    const uint64_t[::1] slot_keys,
+    const int64_t[::1] slot_pos,
+    int shift,
+    const uint64_t[::1] keys,
+):
+    """The position of each of ``keys`` in the table of :func:`key_table`,
+    -1 where it is absent."""
+    cdef Py_ssize_t size = slot_keys.shape[0], n = keys.shape[0], i, slot
+    if size < 2 or slot_pos.shape[0] != size or size & (size - 1) or shift < 1 or shift > 63 or (<Py_ssize_t>1 << (64 - shift)) != size:
+        raise ValueError(f"probe: slot_keys and slot_pos must have one power-of-two length 2**(64 - shift); got {size}, {slot_pos.shape[0]} and shift={shift}.")
+    cdef cnp.ndarray[int64_t, ndim=1] out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_a
+    cdef uint64_t mask = <uint64_t>(size - 1), key
+    cdef int64_t at
+    with nogil:
+        for i in range(n):
+            key = keys[i]
+            slot = <Py_ssize_t>((key * M1) >> shift)
+            while True:
+                at = slot_pos[slot]
+                if at < 0 or slot_keys[slot] == key:
+                    break
+                slot = <Py_ssize_t>((slot + 1) & mask)
+            out[i] = at
+    return out_a

@@ -339,3 +339,32 @@ def test_repeated_keys_checks_bounds():
     with pytest.raises(ValueError, match="never decrease"):
         _parse.repeated_keys(keys, np.array([0, 3, 2, 4], dtype=np.int64))
     assert _parse.repeated_keys(keys[:0], np.array([0], dtype=np.int64)).shape == (0,)
+
+
+# --------------------------------------------------------------------------
+# The hash table of sorted keys
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 1000])
+def test_key_table_finds_what_searchsorted_finds(n):
+    rng = np.random.default_rng(n)
+    keys = np.unique(rng.integers(0, 2**63, size=n, dtype=np.uint64))
+    keys = np.r_[keys, np.uint64(2**64 - 1)] if n == 5 else keys
+    table = _parse.key_table(keys)
+    probes = np.r_[keys, rng.integers(0, 2**63, size=50, dtype=np.uint64)]
+    got = _parse.probe(*table, probes)
+    # the reference: a binary search in the sorted keys
+    at = np.searchsorted(keys, probes).clip(0, max(keys.shape[0] - 1, 0))
+    want = np.where(keys[at] == probes, at, -1) if keys.shape[0] else probes * 0 - 1
+    assert got.tolist() == want.astype(np.int64).tolist()
+
+
+def test_key_table_checks():
+    with pytest.raises(ValueError, match="distinct"):
+        _parse.key_table(np.array([3, 3], dtype=np.uint64))
+    tk, tp, shift = _parse.key_table(np.array([1, 2], dtype=np.uint64))
+    with pytest.raises(ValueError, match="power-of-two"):
+        _parse.probe(tk, tp, shift + 1, np.array([1], dtype=np.uint64))
+    with pytest.raises(ValueError, match="power-of-two"):
+        _parse.probe(tk, tp[:-1], shift, np.array([1], dtype=np.uint64))
