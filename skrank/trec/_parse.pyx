@@ -23,7 +23,7 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.object cimport PyObject
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memchr, memcmp, memcpy, memset
 
@@ -569,18 +569,21 @@ def repeated_keys(const uint64_t[::1] keys, const int64_t[::1] bounds):
 
 
 def key_table(const uint64_t[::1] keys):
-    """A hash table of distinct ``keys``: ``(slot_keys, slot_pos, shift)``,
-    open addressing over a power of two of slots at most two-thirds full,
-    each slot holding a key and its position in ``keys`` (-1: empty)."""
+    """A hash table of distinct ``keys`` (fewer than 2**31):
+    ``(slot_keys, slot_pos, shift)``, open addressing over a power of two of
+    slots at most three-quarters full, each slot holding a key and its
+    position in ``keys`` (int32; -1: empty): 16 to 24 bytes a key."""
     cdef Py_ssize_t n = keys.shape[0], i, slot
+    if n >= 2**31:
+        raise ValueError(f"key_table: at most 2**31 - 1 keys; got {n}.")
     cdef int bits = 4
-    while (<Py_ssize_t>1 << bits) < n + n // 2 + 1:
+    while (<Py_ssize_t>1 << bits) < n + n // 3 + 1:
         bits += 1
     cdef Py_ssize_t size = <Py_ssize_t>1 << bits
     cdef cnp.ndarray[uint64_t, ndim=1] tk_a = np.zeros(size, dtype=np.uint64)
-    cdef cnp.ndarray[int64_t, ndim=1] tp_a = np.full(size, -1, dtype=np.int64)
+    cdef cnp.ndarray[int32_t, ndim=1] tp_a = np.full(size, -1, dtype=np.int32)
     cdef uint64_t[::1] tk = tk_a
-    cdef int64_t[::1] tp = tp_a
+    cdef int32_t[::1] tp = tp_a
     cdef uint64_t mask = <uint64_t>(size - 1)
     cdef int shift = 64 - bits
     cdef bint repeated = False
@@ -595,7 +598,7 @@ def key_table(const uint64_t[::1] keys):
             if repeated:
                 break
             tk[slot] = keys[i]
-            tp[slot] = i
+            tp[slot] = <int32_t>i
     if repeated:
         raise ValueError("key_table: the keys must be distinct.")
     return tk_a, tp_a, shift
@@ -603,7 +606,7 @@ def key_table(const uint64_t[::1] keys):
 
 def probe(
     const uint64_t[::1] slot_keys,
-    const int64_t[::1] slot_pos,
+    const int32_t[::1] slot_pos,
     int shift,
     const uint64_t[::1] keys,
 ):

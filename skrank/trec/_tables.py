@@ -500,7 +500,7 @@ class _KeyIndex:
         self.duplicate = bool((self.sorted[1:] == self.sorted[:-1]).any())
         # a hash table of the keys (each once: the join of a table with
         # repeated keys is done on the bytes of the ids)
-        if self.duplicate:
+        if self.duplicate or self.sorted.shape[0] >= 2**31:
             self._table = None
         else:
             self._table = _parse.key_table(self.sorted)
