@@ -10,6 +10,7 @@ import numpy as np
 from .._engine.grouping import empty
 from .._progress import progress
 from .._validation import InvalidParameterError
+from . import _parse
 from ._ids import _SLACK, _fixed_ok, _hash_spans, _Ids, _n_words, _spans_equal
 from ._io import (
     _QRELS_FIELDS,
@@ -20,9 +21,11 @@ from ._io import (
     _hash40,
     _in_order,
     _label,
+    _line_text,
     _locate,
     _open_binary,
     _parse_values,
+    _slow_numbers,
     _SourceError,
     _words,
 )
@@ -243,7 +246,114 @@ def _last_run_name(b, size, start):
 
 
 def _parse_chunk(chunk, is_run, want_name, strtod=False):
-    """Parse one chunk; a pure function, so chunks can be parsed in parallel."""
+    """Parse one chunk with the compiled tokenizer (:mod:`._parse`); a pure
+    function that releases the GIL, so chunks are parsed in parallel."""
+    out = _Parsed()
+    out.error = None
+    ncols = 6 if is_run else 4
+    try:
+        b, size = _chunk_array(chunk)
+        out.size = size
+        t = _parse.tokenize(b, size, ncols, not is_run, 4 if is_run else 3, not is_run)
+        if t["error"]:
+            _raise_format(b, t, ncols, not is_run)
+        n = t["rows"]
+        out.n_lines = t["n_lines"]
+        out.lines = None if n == out.n_lines else t["lines"]
+        out.run_name = out.last_run_name = None
+        if n == 0:
+            out.heads = None
+            return out
+        out.heads, out.head_codes, out.lengths = _heads(b, t, n)
+        start, length = t["doc_start"], t["doc_len"]
+        out.doc_length = length
+        out.doc_total = t["doc_total"]
+        out.h40 = t["h40"]
+        if _fixed_ok(n, 8 * max(1, -(-t["doc_longest"] // 8)), out.doc_total):
+            out.docno = _parse.doc_matrix(b, start, length, max(t["doc_longest"], 1))
+            out.doc_packed = None
+        else:
+            # a few long ids: a matrix as wide as the longest would be huge
+            out.docno = None
+            out.doc_packed = _parse.gather(b, start, length, out.doc_total)
+        out.values = _slow_values(b, t, out.lines, is_run, strtod)
+        if want_name and t["name_start"] >= 0:
+            rs, rl = t["name_start"], t["name_len"]
+            out.run_name = bytes(b[rs : rs + min(rl, 4096)]).decode(
+                "utf-8", errors="replace"
+            )
+        if is_run:
+            out.last_run_name = _last_run_name(b, size, t["last_qid_start"])
+    except _FormatError as exc:
+        out.error = exc
+    return out
+
+
+def _raise_format(b, t, ncols, exact):
+    """The error of a malformed line, as :func:`._io._locate` words it."""
+    text = _line_text(b, t["lo"], t["hi"])
+    if t["error"] == 1:
+        byte = t["byte"]
+        hint = " (a NUL byte: is the file UTF-16 or binary?)" if byte == 0 else ""
+        raise _FormatError(
+            t["line"],
+            f"control byte 0x{byte:02x}{hint} in {text!r}; fields are separated "
+            "by spaces and tabs, and ids may not hold other control bytes",
+        )
+    fields = _QRELS_FIELDS if exact else _RUN_FIELDS
+    need = f"{ncols}" if exact else f"at least {ncols}"
+    raise _FormatError(
+        t["line"],
+        f"expected {need} whitespace-separated fields ({fields}), found "
+        f"{t['n_tok']}: {text!r}",
+    )
+
+
+def _heads(b, t, n):
+    """``(heads, head_codes, run_lengths)`` of a tokenized chunk, as
+    :func:`_qid_runs` gives them."""
+    runs = t["runs"]
+    start, length = t["head_start"], t["head_len"]
+    n_words = max(1, -(-t["qid_longest"] // 8))
+    if _fixed_ok(n, 8 * n_words, t["qid_total"]):
+        heads = _words(b, start, length, n_words)
+        heads = np.ascontiguousarray(heads).view(f"S{8 * n_words}").reshape(-1)
+    else:
+        heads = np.empty(runs.shape[0], dtype=object)
+        heads[:] = [
+            b[s : s + ln].tobytes()
+            for s, ln in zip(start.tolist(), length.tolist(), strict=True)
+        ]
+    heads, head_codes = np.unique(heads, return_inverse=True)
+    return heads, head_codes.reshape(-1), np.diff(runs, append=n)
+
+
+def _slow_values(b, t, lines, is_run, strtod):
+    """The values of a tokenized chunk: those the tokenizer parsed, the
+    others read by :func:`._io._slow_numbers` (which reports what is not a
+    number)."""
+    v = t["values"]
+    if not is_run:
+        v = v.astype(np.int64)
+    w = t["slow"]
+    if w.shape[0]:
+        toks = [
+            bytes(b[s : s + ln])
+            for s, ln in zip(
+                t["slow_start"].tolist(), t["slow_len"].tolist(), strict=True
+            )
+        ]
+        where = w + 1 if lines is None else lines[w]
+        slow = _slow_numbers(
+            toks, "score" if is_run else "relevance", where, not is_run, strtod
+        )
+        v[w] = np.array(slow, dtype=v.dtype)
+    return v
+
+
+def _parse_chunk_numpy(chunk, is_run, want_name, strtod=False):
+    """Parse one chunk with numpy alone: the reference that
+    :func:`_parse_chunk` reproduces."""
     out = _Parsed()
     out.error = None
     ncols = 6 if is_run else 4

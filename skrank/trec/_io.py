@@ -3,14 +3,17 @@ one chunk, and 64-bit keys of (query, document) pairs.
 
 A run file holds lines ``qid iter docno rank score runid`` and a qrels file
 lines ``qid iter docno relevance``. Files are read in chunks of a few
-megabytes with numpy alone. In the usual file, where one whitespace byte
-separates the fields, the positions of the whitespace bytes locate every
-field; other files (tabs and runs of spaces, blank and comment lines) take a
-general path that finds token starts and line ends. Fields are then read as
-64-bit words (two aligned loads and a shift per word, not one gather per
-byte), and scores are parsed by a vectorised decimal parser that is exact: a
-mantissa of at most 15 digits divided by a power of ten is correctly rounded.
-Other spellings (exponents, long mantissas) go through Python's ``float``.
+megabytes, each tokenized by the compiled kernel of :mod:`._parse`. The numpy
+tokenizer below is the reference that kernel reproduces, and it still reads
+the numbers the kernel leaves (exponents, long mantissas, words). In the
+usual file, where one whitespace byte separates the fields, the positions of
+the whitespace bytes locate every field; other files (tabs and runs of
+spaces, blank and comment lines) take a general path that finds token starts
+and line ends. Fields are then read as 64-bit words (two aligned loads and a
+shift per word, not one gather per byte), and scores are parsed by a
+vectorised decimal parser that is exact: a mantissa of at most 15 digits
+divided by a power of ten is correctly rounded. Other spellings (exponents,
+long mantissas) go through Python's ``float``.
 
 Lines end with LF, CRLF or a lone CR. Fields are separated by spaces and tabs
 (and vertical tabs and form feeds, C's ``isspace``, as in trec_eval); any

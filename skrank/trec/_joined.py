@@ -87,17 +87,16 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
         if qcodes is not run_codes:  # queries the qrels lack: no match
             live = np.flatnonzero(qcodes[lo : lo + _STEP] >= 0)
             part = part[live]
-        cand = index.candidates(part)
-        found = index.positions(part[cand], ascending="grouped" if coded else False)
-        hit = found >= 0
-        at = cand[hit]
+        found = index.positions(part)
+        at = np.flatnonzero(found >= 0)
+        found = found[at]
         pos = (at if live is None else live[at]) + lo
-        idx = index.order[found[hit]]
+        idx = index.order[found]
         # the bytes of the ids compared only where the keys match: the
         # run's where they are, the qrels' in the order of the index
         rows = pos if rows_of is None else np.take(rows_of, pos)
         if fixed:
-            ok = run._docno.equal(rows, qrels_docs, found[hit])
+            ok = run._docno.equal(rows, qrels_docs, found)
         else:
             ok = run._docno.equal(rows, qrels._docno, idx)
         if not coded:  # equal keys need not mean equal queries

@@ -7,7 +7,7 @@ import math
 import numbers
 import os
 import sys
-from itertools import chain
+from itertools import chain, islice
 
 import numpy as np
 
@@ -15,7 +15,8 @@ from .._faces import fill_doc
 from .._frames import frame_columns, is_frame, native_frame, read_frame
 from .._progress import VERBOSE_CONSTRAINTS, check_verbose
 from .._validation import InvalidParameterError, Options, validate_params
-from ._files import _read_file, _spans_mask
+from . import _parse
+from ._files import _read_file
 from ._ids import _fixed_ok, _Ids
 from ._io import (
     _INT64_MAX,
@@ -316,9 +317,9 @@ def _packed_ids(packed, lengths) -> _Ids:
     width = max(int(lengths.max(initial=1)), 1)
     if _fixed_ok(n, width, int(packed.shape[0])):
         # a zero-padded (n, width) matrix: fixed-width ids
-        m = np.zeros((n, width), dtype=np.uint8)
-        row_start = np.arange(n, dtype=np.int64) * width
-        m.reshape(-1)[_spans_mask(n * width, row_start, lengths)] = packed
+        lengths = np.ascontiguousarray(lengths, dtype=np.int64)
+        starts = np.cumsum(lengths) - lengths
+        m = _parse.doc_matrix(np.ascontiguousarray(packed), starts, lengths, width)
         return _Ids(fixed=m.view(f"S{width}").reshape(-1))
     return _Ids.from_packed(packed, lengths)
 
@@ -451,10 +452,41 @@ def _joined_ids(ids):
     return _packed_ids(b[b != 0], lengths)
 
 
+class _RowDocs:
+    """The document of each row of a dict's rows, for messages:
+    ``docs[row]`` found in its query's inner dict, without a list of one
+    document per row."""
+
+    def __init__(self, inners, ends):
+        self._inners = inners
+        self._ends = ends
+
+    def __getitem__(self, row):
+        q = int(np.searchsorted(self._ends, row, side="right"))
+        first = int(self._ends[q - 1]) if q else 0
+        return next(islice(iter(self._inners[q]), row - first, None))
+
+
+def _dict_columns(inners, counts, kind):
+    """The document ids, their hashes and the values of the rows of the
+    inner dicts by the compiled path (:mod:`._parse`), or None when a row is
+    outside it (then the general path reads, and judges, the rows)."""
+    n = int(counts.sum())
+    if n == 0:
+        return None
+    got = _parse.dict_columns(inners, n, kind != "run")
+    if got is None:
+        return None
+    packed, lengths, h40, values, longest = got
+    return _packed_ids(packed, lengths), h40, values
+
+
 def _from_dict(data, kind, caller, name, scores="finite"):
     """A table from a nested dict ``{qid: {docno: value}}``, in one pass over
-    its inner dicts: the documents and the values gathered by C loops
-    (``itertools.chain``), the query ids read once per query."""
+    its inner dicts: by the compiled path where every row allows (ASCII
+    ``str`` document ids, ``float`` scores, ``int`` grades), else the
+    documents and the values gathered by C loops (``itertools.chain``); the
+    query ids read once per query."""
     what = "score" if kind == "run" else "relevance"
     for q, inner in data.items():
         if not isinstance(inner, dict):
@@ -463,32 +495,39 @@ def _from_dict(data, kind, caller, name, scores="finite"):
                 f"{{docno: {what}}}; query {_show(q)} maps to "
                 f"{type(inner).__name__}."
             )
-    counts = np.fromiter(map(len, data.values()), dtype=np.int64, count=len(data))
+    inners = list(data.values())
+    counts = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
+    ends = np.cumsum(counts)
     keys = [x if isinstance(x, (bytes, str, int, np.integer)) else str(x) for x in data]
-    docs = list(chain.from_iterable(data.values()))
-    vals = list(chain.from_iterable(map(dict.values, data.values())))
     given = list(data)
-    lines = _Lines(
-        "the dict", kind="dict", keys=(_RowKeys(given, np.cumsum(counts)), docs)
-    )
-    if not docs:
-        raise InvalidParameterError(
-            f"{caller}: the {kind} is empty; at least one "
-            f"(query, document, {what}) row is needed."
-        )
-    ids = _joined_ids(docs)
-    if ids is None:
-        d = np.empty(len(docs), dtype=object)
-        d[:] = docs
-        ids = _Ids.from_array(_id_values(d, "document ids", caller, lines))
-    v = _number_column(vals, kind, caller, lines, scores)
+    fast = _dict_columns(inners, counts, kind)
+    if fast is not None:
+        ids, h40, v = fast
+        docs = _RowDocs(inners, ends)
+        lines = _Lines("the dict", kind="dict", keys=(_RowKeys(given, ends), docs))
+    else:
+        docs = list(chain.from_iterable(inners))
+        vals = list(chain.from_iterable(map(dict.values, inners)))
+        lines = _Lines("the dict", kind="dict", keys=(_RowKeys(given, ends), docs))
+        if not docs:
+            raise InvalidParameterError(
+                f"{caller}: the {kind} is empty; at least one "
+                f"(query, document, {what}) row is needed."
+            )
+        ids = _joined_ids(docs)
+        if ids is None:
+            d = np.empty(len(docs), dtype=object)
+            d[:] = docs
+            ids = _Ids.from_array(_id_values(d, "document ids", caller, lines))
+        v = _number_column(vals, kind, caller, lines, scores)
+        h40 = ids.hash40()
     # the query ids, one per query: a query's rows take its code
     full = np.flatnonzero(counts)
     q = np.empty(full.shape[0], dtype=object)
     q[:] = [keys[i] for i in full.tolist()]
     # a bad query id is named with its first row
-    firsts = (np.cumsum(counts) - counts)[full].tolist()
-    first_rows = ([given[i] for i in full.tolist()], [docs[r] for r in firsts])
+    first_docs = [next(iter(inners[i])) for i in full.tolist()]
+    first_rows = ([given[i] for i in full.tolist()], first_docs)
     q = _id_values(q, "query ids", caller, _Lines("the dict", "dict", first_rows))
     qid_values, codes = np.unique(q, return_inverse=True)
     code_type = np.int32 if len(qid_values) < 2**31 else np.int64
@@ -499,7 +538,7 @@ def _from_dict(data, kind, caller, name, scores="finite"):
         codes,
         ids,
         v,
-        ids.hash40(),
+        h40,
         lines,
         "dict",
         name,
@@ -682,11 +721,11 @@ def read_run(
     Notes
     -----
     The ``rank`` field is ignored: documents are ranked by score, as
-    trec_eval does. Files are read in chunks with numpy alone, at a few
-    hundred megabytes per second, and need no optional package; memory
-    stays within a small multiple of the file's size whatever the lengths
-    of the ids. Line ends, separators, control bytes and encodings are
-    handled as in :func:`read_qrels`.
+    trec_eval does. Files are read in chunks by a compiled tokenizer, at
+    a few hundred megabytes per second per core, and need no optional
+    package; memory stays within a small multiple of the file's size
+    whatever the lengths of the ids. Line ends, separators, control bytes
+    and encodings are handled as in :func:`read_qrels`.
 
     Examples
     --------

@@ -10,10 +10,10 @@ import numpy as np
 from .._engine import stable_group_order
 from .._frames import to_backend
 from .._validation import InvalidParameterError
+from . import _parse
 from ._ids import _decode, _fixed_ok
 from ._io import (
     _LOW40,
-    _M1,
     _MAX_CODED,
     _STEP,
     _in_order,
@@ -352,9 +352,13 @@ class _Table:
     def _check_duplicates(self):
         """Reject a (query, document) pair given twice."""
         if isinstance(self, Run):
-            # the keys sorted a slice of queries at a time, nothing kept
+            # a hash set of each query's keys (grouped by query), nothing kept
             _, codes, keys = self._grouping()
-            suspects = _sort_keys(keys, codes, self.n_queries, True, order=False)[1]
+            bounds = np.searchsorted(codes, np.arange(self.n_queries + 1))
+            found = _parse.repeated_keys(
+                np.ascontiguousarray(keys, dtype=np.uint64), bounds.astype(np.int64)
+            )
+            suspects = np.unique(found) if found.shape[0] else None
         else:
             suspects = _repeated(self._key_index().sorted)
         if suspects is None:
@@ -477,18 +481,12 @@ def _sort_keys(keys, codes, n_queries, grouped=False, order=True):
     return out, (np.concatenate(found) if found else None)
 
 
-# keys searched at a time in an ascending lookup
-_WINDOW = 1 << 12
-
-
 class _KeyIndex:
     """The distinct uint64 keys of a table, sorted, for lookups.
 
-    Looked up with a binary search. Keys that arrive grouped by query (a
-    run's rows grouped once per Run) share their high bits (the query code)
-    with their neighbours, so that consecutive searches end in the same few
-    cache lines. ``duplicate`` tells whether two rows share a key (the
-    index then finds one of them).
+    Looked up in a hash table of the sorted keys (:func:`._parse.key_table`),
+    one probe a key. ``duplicate`` tells whether two rows share a key (the
+    index is then searched with a binary search, which finds one of them).
     """
 
     def __init__(self, keys, order=None):
@@ -500,52 +498,32 @@ class _KeyIndex:
         self.order = order
         self.sorted = keys[order]
         self.duplicate = bool((self.sorted[1:] == self.sorted[:-1]).any())
-        # a byte per slot of a hash set of the keys, about eight slots a key:
-        # one lookup turns most absent keys away
-        bits = min(max(int(keys.shape[0]).bit_length() + 3, 12), 31)
-        self._shift = np.uint64(64 - bits)
-        self._present = np.zeros(1 << bits, dtype=bool)
-        self._present[self._slots(self.sorted)] = True
-
-    def _slots(self, keys):
-        slot = keys * _M1
-        slot >>= self._shift
-        return slot.view(np.int64)
-
-    def candidates(self, keys) -> np.ndarray:
-        """The positions of the ``keys`` that may be in the index (all that
-        are, and about one in eight of the others), ascending."""
-        return np.flatnonzero(self._present[self._slots(keys)])
+        # a hash table of the keys (each once: the join of a table with
+        # repeated keys is done on the bytes of the ids)
+        if self.duplicate or self.sorted.shape[0] >= 2**31:
+            self._table = None
+        else:
+            self._table = _parse.key_table(self.sorted)
 
     def find(self, keys, ascending=False) -> np.ndarray:
-        """The row of each key, -1 where it is absent. ``ascending`` keys
-        are searched a window at a time, each in the part of the index
-        between its first and last key; with ``ascending="grouped"`` (keys
-        of neighbouring rows close to each other, as a run's rows grouped
-        by query are), between its smallest and largest key."""
-        pos = self.positions(keys, ascending)
+        """The row of each key, -1 where it is absent (``ascending``: kept
+        for callers that know their keys' order; the lookups do not need
+        it)."""
+        pos = self.positions(keys)
         if self.order.shape[0] == 0:
             return pos
         return np.where(pos >= 0, self.order[np.maximum(pos, 0)], -1)
 
     def positions(self, keys, ascending=False) -> np.ndarray:
-        """The position of each key among the sorted keys, -1 where absent."""
+        """The position of each key among the sorted keys, -1 where absent
+        (one of them when a key is repeated)."""
         n = self.sorted.shape[0]
         if n == 0:
             return np.full(keys.shape[0], -1, dtype=np.int64)
-        if ascending:
-            pos = np.empty(keys.shape[0], dtype=np.intp)
-            for a in range(0, keys.shape[0], _WINDOW):
-                part = keys[a : a + _WINDOW]
-                if ascending == "grouped":
-                    first, last = part.min(), part.max()
-                else:
-                    first, last = part[0], part[-1]
-                lo = np.searchsorted(self.sorted, first)
-                hi = np.searchsorted(self.sorted, last, side="right")
-                pos[a : a + _WINDOW] = lo + np.searchsorted(self.sorted[lo:hi], part)
-        else:
-            pos = np.searchsorted(self.sorted, keys)
+        if self._table is not None:
+            keys = np.ascontiguousarray(keys, dtype=np.uint64)
+            return _parse.probe(*self._table, keys)
+        pos = np.searchsorted(self.sorted, keys)
         pos[pos == n] = 0
         return np.where(self.sorted[pos] == keys, pos, -1)
 
