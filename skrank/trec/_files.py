@@ -11,20 +11,17 @@ from .._engine.grouping import empty
 from .._progress import progress
 from .._validation import InvalidParameterError
 from . import _parse
-from ._ids import _SLACK, _fixed_ok, _hash_spans, _Ids, _n_words, _spans_equal
+from ._ids import _SLACK, _fixed_ok, _Ids
 from ._io import (
     _QRELS_FIELDS,
     _RUN_FIELDS,
     _chunk_array,
     _chunks,
     _FormatError,
-    _hash40,
     _in_order,
     _label,
     _line_text,
-    _locate,
     _open_binary,
-    _parse_values,
     _slow_numbers,
     _SourceError,
     _words,
@@ -152,67 +149,6 @@ class _DocColumn:
         return _Ids.from_packed(self.packed.result(), self.lengths.result())
 
 
-def _qid_runs(b, start, length):
-    """The query ids of one chunk: ``(heads, head_codes, run_lengths)``.
-
-    Consecutive rows of the same query form a run; ``heads`` are the distinct
-    query ids of the chunk (sorted; an ``S`` array, or an object array of
-    bytes when the ids differ much in length) and ``head_codes`` the head of
-    each run.
-    """
-    n = start.shape[0]
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    n_words = _n_words(length)
-    if _fixed_ok(n, 8 * n_words, int(length.sum())):
-        words = _words(b, start, length, n_words)
-        if n > 1:
-            np.any(words[1:] != words[:-1], axis=1, out=change[1:])
-        starts = np.flatnonzero(change)
-        heads = np.ascontiguousarray(words[starts])
-        heads = heads.view(f"S{8 * n_words}").reshape(-1)
-    else:
-        b64 = b.view("<u8")
-        if n > 1:
-            change[1:] = ~_spans_equal(
-                b64, start[1:], length[1:], b64, start[:-1], length[:-1]
-            )
-        starts = np.flatnonzero(change)
-        heads = np.empty(starts.shape[0], dtype=object)
-        heads[:] = [
-            b[s : s + ln].tobytes()
-            for s, ln in zip(
-                start[starts].tolist(), length[starts].tolist(), strict=True
-            )
-        ]
-    heads, head_codes = np.unique(heads, return_inverse=True)
-    return heads, head_codes.reshape(-1), np.diff(starts, append=n)
-
-
-def _spans_mask(size, start, length):
-    """A mask of ``size`` bytes, True on the spans ``start``, ``length``
-    (increasing and apart, possibly touching): one byte per byte, whatever
-    the lengths, repeated from the gaps and the lengths."""
-    n = start.shape[0]
-    if n == 0:
-        return np.zeros(size, dtype=bool)
-    end = start + length
-    counts = np.empty(2 * n + 1, dtype=np.int64)
-    counts[0] = start[0]
-    counts[2:-1:2] = start[1:] - end[:-1]
-    counts[1::2] = length
-    counts[-1] = size - end[-1]
-    flags = np.zeros(2 * n + 1, dtype=bool)
-    flags[1::2] = True
-    return np.repeat(flags, counts)
-
-
-def _gather_bytes(b, start, length):
-    """The bytes of the spans of ``b`` (in increasing order, apart), end to
-    end."""
-    return b[_spans_mask(b.shape[0], start, length)]
-
-
 class _Parsed:
     """The fields of one chunk (line numbers relative to the chunk)."""
 
@@ -290,7 +226,7 @@ def _parse_chunk(chunk, is_run, want_name, strtod=False):
 
 
 def _raise_format(b, t, ncols, exact):
-    """The error of a malformed line, as :func:`._io._locate` words it."""
+    """The error of a malformed line, worded for the file and line."""
     text = _line_text(b, t["lo"], t["hi"])
     if t["error"] == 1:
         byte = t["byte"]
@@ -310,8 +246,9 @@ def _raise_format(b, t, ncols, exact):
 
 
 def _heads(b, t, n):
-    """``(heads, head_codes, run_lengths)`` of a tokenized chunk, as
-    :func:`_qid_runs` gives them."""
+    """``(heads, head_codes, run_lengths)`` of a tokenized chunk: its
+    distinct query ids (sorted), the head of each run of rows of one query,
+    and the runs' lengths."""
     runs = t["runs"]
     start, length = t["head_start"], t["head_len"]
     n_words = max(1, -(-t["qid_longest"] // 8))
@@ -349,59 +286,6 @@ def _slow_values(b, t, lines, is_run, strtod):
         )
         v[w] = np.array(slow, dtype=v.dtype)
     return v
-
-
-def _parse_chunk_numpy(chunk, is_run, want_name, strtod=False):
-    """Parse one chunk with numpy alone: the reference that
-    :func:`_parse_chunk` reproduces."""
-    out = _Parsed()
-    out.error = None
-    ncols = 6 if is_run else 4
-    value_col = 4 if is_run else 3
-    try:
-        b, size = _chunk_array(chunk)
-        out.size = size
-        want = (0, 2, value_col) + ((5,) if want_name else ())
-        spans, out.n_lines, out.lines = _locate(
-            b,
-            size,
-            ncols,
-            not is_run,
-            0,
-            _RUN_FIELDS if is_run else _QRELS_FIELDS,
-            want,
-        )
-        n = spans[0][0].shape[0]
-        out.run_name = out.last_run_name = None
-        if n == 0:
-            out.heads = None
-            return out
-        out.heads, out.head_codes, out.lengths = _qid_runs(b, *spans[0])
-        start, length = spans[2]
-        out.doc_length = length
-        out.doc_total = int(length.sum())
-        n_words = _n_words(length)
-        if _fixed_ok(n, 8 * n_words, out.doc_total):
-            dw = _words(b, start, length, n_words)
-            out.docno = dw.view(np.uint8).reshape(n, -1)[:, : int(length.max())]
-            out.doc_packed = None
-            out.h40 = _hash40(dw)
-        else:
-            # a few long ids: a matrix as wide as the longest would be huge
-            out.docno = None
-            out.doc_packed = _gather_bytes(b, start, length)
-            out.h40 = _hash_spans(b.view("<u8"), start, length)
-        out.values = _parse_values(b, *spans[value_col], out.lines, is_run, strtod)
-        if want_name:
-            rs, rl = spans[5]
-            out.run_name = bytes(b[rs[0] : rs[0] + min(int(rl[0]), 4096)]).decode(
-                "utf-8", errors="replace"
-            )
-        if is_run:
-            out.last_run_name = _last_run_name(b, size, int(spans[0][0][-1]))
-    except _FormatError as exc:
-        out.error = exc
-    return out
 
 
 def _parsed_chunks(fh, is_run, what, label, named, strtod=False):

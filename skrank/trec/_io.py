@@ -41,11 +41,6 @@ from .._validation import InvalidParameterError, plain
 _CHUNK = 1 << 22  # bytes read at a time
 _PAD = 64  # spare bytes after a chunk, so that word loads need no bounds check
 _NEWLINE = 10
-_CR = 13
-_HASH = 35  # '#': a line whose first field starts with it is a comment
-_POW10 = 10.0 ** np.arange(23)
-_MAX_DIGITS = 15  # mantissas below 10**15 < 2**53 are exact doubles
-_NUMBER_BYTES = 24  # longer number fields cannot take the fast path
 _STEP = 1 << 18  # rows per slice of the passes over whole columns
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -266,134 +261,6 @@ def _chunk_array(chunk: bytes):
     return b, n
 
 
-def _check_controls(b, body, ws, n_newlines, line_base):
-    """Reject a control byte (not a separator) in a line that is not a comment.
-
-    ``ws`` are the positions of the bytes below 33. Control bytes in comment
-    lines are harmless (the line is skipped) and let through.
-    """
-    # spaces, tabs and newlines only: a pass or two, no gather
-    seen = np.count_nonzero(body == 32) + n_newlines
-    if seen == ws.shape[0] or seen + np.count_nonzero(body == 9) == ws.shape[0]:
-        return
-    c = body[ws]
-    # 9..12 wrap to 0..3, and control bytes to 4..31 or 247..255
-    bad = c - np.uint8(9)
-    bad = (bad > 3) & (c != 32)
-    if not bad.any():
-        return
-    pos = ws[bad]
-    nl = np.flatnonzero(body == _NEWLINE)  # nl[0] == 0, the sentinel
-    line = np.searchsorted(nl, pos)  # 1-based line number of each byte
-    line, first = np.unique(line, return_index=True)
-    lo = nl[line - 1] + 1
-    hi = nl[line]
-    nonws = np.flatnonzero(body > 32)
-    f = np.searchsorted(nonws, lo).clip(0, max(nonws.shape[0] - 1, 0))
-    if nonws.shape[0]:
-        head = nonws[f]
-        comment = (head >= lo) & (head < hi) & (body[head] == _HASH)
-    else:
-        comment = np.zeros(line.shape[0], dtype=bool)
-    if comment.all():
-        return
-    i = int(np.flatnonzero(~comment)[0])
-    byte = int(body[pos[first[i]]])
-    hint = " (a NUL byte: is the file UTF-16 or binary?)" if byte == 0 else ""
-    raise _FormatError(
-        line_base + int(line[i]),
-        f"control byte 0x{byte:02x}{hint} in {_line_text(b, lo[i], hi[i])!r}; "
-        "fields are separated by spaces and tabs, and ids may not hold other "
-        "control bytes",
-    )
-
-
-def _locate(b, n, ncols, exact, line_base, fields, want):
-    """Start and length of the wanted fields of every data line of a chunk.
-
-    Returns ``(spans, n_lines, lines)``: ``spans[j]`` is ``(start, length)``
-    of field ``j`` for each data line, ``n_lines`` the number of lines of
-    the chunk, and ``lines`` the 1-based line number of each data line
-    (``None`` when every line of the chunk is a data line). A data line must
-    have ``ncols`` fields (at least ``ncols`` when ``exact`` is False); blank
-    lines and lines starting with ``#`` are skipped.
-    """
-    body = b[: n + 1]
-    is_ws = body <= 32
-    ws = np.flatnonzero(is_ws)
-    n_newlines = np.count_nonzero(body == _NEWLINE)
-    _check_controls(b, body, ws, n_newlines, line_base)
-    # The usual file: every line has ncols fields separated by one
-    # whitespace byte. Then the whitespace positions alone locate every field.
-    n_lines = (ws.shape[0] - 1) // ncols
-    if (
-        ws.shape[0] == n_lines * ncols + 1
-        and n_lines > 0
-        and n_newlines == n_lines + 1
-        and (b[ws[ncols::ncols]] == _NEWLINE).all()
-        and not (is_ws[1:] & is_ws[:-1]).any()
-        and not (b[ws[0:-1:ncols] + 1] == _HASH).any()
-    ):
-        stop = n_lines * ncols
-        spans = {}
-        for j in want:
-            start = ws[j:stop:ncols] + 1
-            spans[j] = (start, ws[j + 1 : stop + 1 : ncols] - start)
-        return spans, n_lines, None
-    return _locate_general(b, body, ncols, exact, line_base, fields, want)
-
-
-def _locate_general(b, body, ncols, exact, line_base, fields, want):
-    """:func:`_locate` for any whitespace, blank and comment lines."""
-    nonws = body > 32
-    marks = np.flatnonzero((nonws[1:] > nonws[:-1]) | (body[1:] == _NEWLINE))
-    marks += 1
-    is_nl = b[marks] == _NEWLINE
-    nl_idx = np.flatnonzero(is_nl)
-    prev = np.empty_like(nl_idx)
-    prev[0] = -1
-    prev[1:] = nl_idx[:-1]
-    n_tok = nl_idx - prev - 1
-    first = prev + 1
-    has_tok = n_tok > 0
-    first_char = np.zeros(nl_idx.shape[0], dtype=np.uint8)
-    first_char[has_tok] = b[marks[first[has_tok]]]
-    data = has_tok & (first_char != _HASH)
-    bad = data & ((n_tok != ncols) if exact else (n_tok < ncols))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        lo = marks[prev[i]] + 1 if prev[i] >= 0 else 1
-        hi = marks[nl_idx[i]]
-        need = f"{ncols}" if exact else f"at least {ncols}"
-        raise _FormatError(
-            line_base + i + 1,
-            f"expected {need} whitespace-separated fields ({fields}), found "
-            f"{int(n_tok[i])}: {_line_text(b, lo, hi)!r}",
-        )
-    rows = np.flatnonzero(data)
-    first = first[rows]
-    spans = {}
-    for j in want:
-        idx = first + j
-        start = marks[idx]
-        nxt = marks[idx + 1]
-        # one whitespace byte before the next token, none before a line end
-        end = nxt - (b[nxt] != _NEWLINE)
-        wrong = b[end - 1] <= 32
-        if wrong.any():
-            # more whitespace: walk back to the last byte of the token
-            w = np.flatnonzero(wrong)
-            e = end[w]
-            while True:
-                more = b[e - 1] <= 32
-                if not more.any():
-                    break
-                e = e - more
-            end[w] = e
-        spans[j] = (start, end - start)
-    return spans, nl_idx.shape[0], rows + line_base + 1
-
-
 _MASKS = np.array(
     [(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64
 )
@@ -479,43 +346,6 @@ def _words(b, start, length, n_words=None):
     return _assemble(aligned, i, shift, length, 0, n_words)
 
 
-def _parse_numbers(m):
-    """Parse decimal numbers from a zero-padded byte matrix.
-
-    Returns ``(values, ok, integral)``: ``ok`` is False for rows outside the
-    exact fast path (exponents, more than 15 digits, anything that is not a
-    plain decimal), which the caller converts otherwise. One pass per column
-    of the transposed matrix (reductions along short rows are slow).
-    """
-    n, width = m.shape
-    cols = np.ascontiguousarray(m.T)
-    mant = np.zeros(n)
-    n_dig = np.zeros(n, dtype=np.int16)
-    n_frac = np.zeros(n, dtype=np.int16)
-    n_dot = np.zeros(n, dtype=np.int16)
-    bad = np.zeros(n, dtype=bool)
-    first = cols[0]
-    neg = first == 45
-    signed = neg | (first == 43)
-    for j in range(width):
-        c = cols[j]
-        d = c - np.uint8(48)
-        isd = d < 10
-        mant = np.where(isd, mant * 10.0 + d, mant)
-        n_dig += isd
-        n_frac += isd & (n_dot > 0)
-        isdot = c == 46
-        n_dot += isdot
-        other = ~(isd | isdot) & (c != 0)
-        if j == 0:
-            other &= ~signed
-        bad |= other
-    ok = ~bad & (n_dot <= 1) & (n_dig > 0) & (n_dig <= _MAX_DIGITS)
-    values = mant / _POW10[np.minimum(n_frac, 22)]
-    np.negative(values, out=values, where=neg)
-    return values, ok, n_dot == 0
-
-
 _PLAIN_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _PLAIN_INTEGER = re.compile(r"([+-]?)0*([0-9]+)")
 
@@ -594,42 +424,6 @@ def _slow_numbers(tokens, what, lines, integral_only, strtod=False):
         out.append(value)
     return out
 
-
-def _parse_values(b, start, length, lines, is_run, strtod=False):
-    """Scores (float64) or relevance grades (int64) of the rows of a chunk.
-
-    ``strtod``: scores are read as C's ``strtod`` reads them (see
-    :func:`_slow_numbers`)."""
-    n = start.shape[0]
-    too_long = length > _NUMBER_BYTES
-    clipped = np.minimum(length, _NUMBER_BYTES) if too_long.any() else length
-    n_words = max(1, min(_NUMBER_BYTES // 8, -(-int(clipped.max()) // 8)))
-    vw = _words(b, start, clipped, n_words)
-    v, ok, integral = _parse_numbers(vw.view(np.uint8).reshape(n, -1))
-    ok &= ~too_long
-    if not is_run:
-        ok &= integral
-    w = np.flatnonzero(~ok)
-    if w.shape[0]:
-        v[w] = 0.0
-    if not is_run:
-        v = v.astype(np.int64)
-    if w.shape[0]:
-        toks = [
-            bytes(b[s : s + ln])
-            for s, ln in zip(start[w].tolist(), length[w].tolist(), strict=True)
-        ]
-        where = w + 1 if lines is None else lines[w]
-        slow = _slow_numbers(
-            toks, "score" if is_run else "relevance", where, not is_run, strtod
-        )
-        v[w] = np.array(slow, dtype=v.dtype)
-    return v
-
-
-# --------------------------------------------------------------------------
-# Keys of (query, document) pairs
-# --------------------------------------------------------------------------
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)

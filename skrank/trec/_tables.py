@@ -407,11 +407,10 @@ def _query_counts(codes, n_queries):
     return counts
 
 
-def _sort_keys(keys, codes, n_queries, grouped=False, order=True):
+def _sort_keys(keys, codes, n_queries, grouped=False):
     """``(order, repeated)``: the order of ``keys`` ascending (not a ranking:
     keys sorted for a join), as int32 when the rows allow, and the keys that
-    occur more than once (see :func:`_repeated`). Without ``order`` the keys
-    are only sorted (order None), to find the repeated ones.
+    occur more than once (see :func:`_repeated`).
 
     Keys that hold the query code in their high bits sort query by query:
     the rows grouped by query with a radix sort (unless ``grouped``), then
@@ -427,8 +426,6 @@ def _sort_keys(keys, codes, n_queries, grouped=False, order=True):
     width = int(counts.max()) if n else 0
     kind = np.int32 if n < 2**31 else np.int64
     if n_queries > _MAX_CODED or n == 0 or n_queries * width > 2 * n:
-        if not order:
-            return None, _repeated(np.sort(keys))
         out = np.argsort(keys).astype(kind, copy=False)
         return out, _repeated(keys[out])
     rows = None if grouped else stable_group_order(codes, n_queries)
@@ -437,7 +434,7 @@ def _sort_keys(keys, codes, n_queries, grouped=False, order=True):
     start = end - counts
     cuts = np.searchsorted(start, np.arange(_STEP, n, _STEP))
     bounds = np.unique(np.concatenate([[0], cuts, [n_queries]])).tolist()
-    out = np.empty(n, dtype=kind) if order else None
+    out = np.empty(n, dtype=kind)
 
     def sort_slice(span):
         qa, qb = span
@@ -447,16 +444,6 @@ def _sort_keys(keys, codes, n_queries, grouped=False, order=True):
         part = g[a:b]
         if w == 0:
             return None
-        if not order:
-            if m * w == b - a:  # queries of one length
-                return _repeated(np.sort(part.reshape(m, w), axis=1).reshape(-1))
-            mat = np.full((m, w), np.iinfo(np.uint64).max, dtype=np.uint64)
-            first = start[qa:qb] - a
-            q = np.repeat(np.arange(m), c)
-            mat[q, np.arange(b - a) - first[q]] = part
-            mat.sort(axis=1)
-            # the first keys of each row are its own: the padding sorts last
-            return _repeated(mat[np.arange(w) < c[:, None]])
         if m * w == b - a:  # queries of one length
             local = np.argsort(part.reshape(m, w), axis=1)
             local += np.arange(0, m * w, w)[:, None]

@@ -356,9 +356,6 @@ def test_repeated_keys_of_the_sorted_slices_equal_np_unique(layout, monkeypatch)
     high = (codes + (1 << 24) - n_q).astype(np.uint64) << np.uint64(40)
     keys = high | h40
     values, times = np.unique(keys, return_counts=True)
-    order, repeated = _tables._sort_keys(keys, codes, n_q, grouped=True, order=False)
-    assert order is None
-    np.testing.assert_array_equal(np.sort(repeated), values[times > 1])
     order, repeated = _tables._sort_keys(keys, codes, n_q, grouped=True)
     np.testing.assert_array_equal(keys[order], np.sort(keys))
     np.testing.assert_array_equal(np.sort(repeated), values[times > 1])

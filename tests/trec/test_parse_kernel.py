@@ -1,5 +1,5 @@
 """The compiled tokenizer of TREC chunks (skrank.trec._parse) against the
-numpy tokenizer it replaces (``_parse_chunk_numpy``, the reference) and
+numpy tokenizer it replaces (``numpy_tokenizer.parse_chunk_numpy``, the reference) and
 against Python's ``float``.
 
 Each chunk is parsed both ways and every field of the result compared:
@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from skrank._validation import InvalidParameterError
 from skrank.trec import _files, _parse, read_qrels, read_run
 from skrank.trec._io import _chunk_array
+from trec.numpy_tokenizer import parse_chunk_numpy
 
 
 def _same_array(a, b):
@@ -44,7 +45,7 @@ def _same_array(a, b):
 def _compare_chunk(chunk, is_run, strtod=False):
     want_name = is_run  # as the reader asks: the run id of a run file
     new = _files._parse_chunk(chunk, is_run, want_name, strtod)
-    old = _files._parse_chunk_numpy(chunk, is_run, want_name, strtod)
+    old = parse_chunk_numpy(chunk, is_run, want_name, strtod)
     if old.error is not None or new.error is not None:
         assert old.error is not None and new.error is not None
         assert (new.error.line, new.error.message) == (
@@ -234,7 +235,7 @@ def test_random_chunks_match(lines, is_run):
 def _read_both(data, kind, monkeypatch):
     read = read_run if kind == "run" else read_qrels
     out = []
-    for parse in (_files._parse_chunk, _files._parse_chunk_numpy):
+    for parse in (_files._parse_chunk, parse_chunk_numpy):
         with monkeypatch.context() as m:
             m.setattr(_files, "_parse_chunk", parse)
             try:
