@@ -25,6 +25,7 @@ it.
 
 import numpy as np
 
+from libc.math cimport NAN
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from skrank._engine._ranking cimport check_size
@@ -53,7 +54,8 @@ cdef int _check_offsets(str fn, str name, const int64_t[::1] at, Py_ssize_t n,
 
 
 def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
-               const int64_t[::1] bounds, Py_ssize_t n_queries):
+               const int64_t[::1] bounds, Py_ssize_t n_queries,
+               const uint64_t[:, ::1] words=None):
     """``(pair, first)``: the pair of each row and the first row of each pair.
 
     Parameters
@@ -67,6 +69,9 @@ def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
         Where each run's rows start, and ``n`` last.
     n_queries : int
         The number of query codes.
+    words : uint64 array (n, k), optional
+        The document id of each row as zero-padded words: a row whose hash
+        joins a pair is checked to hold the id of the pair's first row.
 
     Returns
     -------
@@ -75,11 +80,23 @@ def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
     first : int64 array (n_pairs,)
         The first row of each pair (in the walk: runs in order within a
         query); pairs are numbered by query code, then by first row.
+
+    With ``words``, None instead when two rows of a query share a hash but
+    not their id.
     """
     cdef Py_ssize_t n = query.shape[0]
     cdef Py_ssize_t n_runs = bounds.shape[0] - 1
     cdef Py_ssize_t r, q, i, row, width, size, slot, n_pairs = 0, n_used
+    cdef Py_ssize_t k, n_words = 0
+    cdef bint check = words is not None, clash = False
     cdef uint64_t h, mask
+    if check:
+        n_words = words.shape[1]
+        if words.shape[0] != n:
+            raise ValueError(
+                f"join_pairs: query and words must be as long; got {n} and "
+                f"{words.shape[0]}"
+            )
     if h40.shape[0] != n:
         raise ValueError(
             f"join_pairs: query and h40 must be as long; got {n} and {h40.shape[0]}"
@@ -142,11 +159,20 @@ def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
                         n_used += 1
                         first[n_pairs] = row
                         n_pairs += 1
+                    elif check:
+                        i = first[ids[slot]]
+                        for k in range(n_words):
+                            if words[row, k] != words[i, k]:
+                                clash = True
                     pair[row] = ids[slot]
                     row += 1
                 ptr[r] = row
             for i in range(n_used):
                 ids[used[i]] = -1
+            if clash:
+                break
+    if clash:
+        return None
     return pair_a, first_a[:n_pairs].copy()
 
 
@@ -204,3 +230,174 @@ def pairwise_wins(const double[:, ::1] ranks, const double[::1] weights,
                         out[a] += 0.5
                         out[b] += 0.5
     return out_a
+
+
+cdef int _check_blocks(str fn, const int64_t[::1] pair, const int64_t[:, ::1] rows,
+                       Py_ssize_t block, Py_ssize_t lo, Py_ssize_t hi,
+                       Py_ssize_t n_values) except -1:
+    """The rows of ``block`` lie within the rows and hold pairs ``lo .. hi - 1``."""
+    cdef Py_ssize_t n_runs = rows.shape[0], r, i, bad = -1
+    if not 0 <= block < rows.shape[1] - 1:
+        raise ValueError(
+            f"{fn}: block must lie in 0 .. {rows.shape[1] - 2}; got {block}"
+        )
+    if pair.shape[0] != n_values:
+        raise ValueError(
+            f"{fn}: pair and value must be as long; got {pair.shape[0]} and "
+            f"{n_values}"
+        )
+    for r in range(n_runs):
+        if not 0 <= rows[r, block] <= rows[r, block + 1] <= n_values:
+            raise ValueError(
+                f"{fn}: the rows of run {r} in block {block} must lie in 0 .. "
+                f"{n_values}; got {rows[r, block]} .. {rows[r, block + 1]}"
+            )
+    with nogil:
+        for r in range(n_runs):
+            for i in range(rows[r, block], rows[r, block + 1]):
+                if not lo <= pair[i] < hi:
+                    bad = i
+                    break
+            if bad >= 0:
+                break
+    if bad >= 0:
+        raise ValueError(
+            f"{fn}: the pairs of block {block} must lie in {lo} .. {hi - 1}; "
+            f"got {pair[bad]} at row {bad}"
+        )
+    return 0
+
+
+def pair_sums(const int64_t[::1] pair, const double[::1] value,
+              const int64_t[:, ::1] rows, Py_ssize_t block,
+              const double[::1] value_weights, const double[::1] count_weights,
+              double[::1] sums, double[::1] counts, Py_ssize_t lo, Py_ssize_t hi):
+    """Per pair of one block, the weighted sum of its values and of its rows.
+
+    Parameters
+    ----------
+    pair, value : int64 and float64 arrays (n,)
+        The pair and the value of each row (the runs' rows end to end).
+    rows : int64 array (n_runs, n_blocks + 1)
+        ``rows[r, b]``: the first row of run ``r`` in block ``b``; block
+        ``b`` holds rows ``rows[r, b] .. rows[r, b + 1] - 1`` of each run.
+    block : int
+        The block summed.
+    value_weights, count_weights : float64 arrays (n_runs,)
+        The weight of each run's values in ``sums`` and of its rows in
+        ``counts``.
+    sums, counts : float64 arrays (n_pairs,) or None
+        Added to, at the pairs of the block: ``sums[p]`` the weighted
+        values of pair ``p``, run after run, ``counts[p]`` the weights of
+        its rows. None: not computed.
+    lo, hi : int
+        The pairs of the block: ``lo .. hi - 1`` (checked).
+    """
+    cdef Py_ssize_t n_runs = rows.shape[0], r, i
+    cdef double vw, cw
+    cdef bint do_sums = sums is not None, do_counts = counts is not None
+    _check_blocks("pair_sums", pair, rows, block, lo, hi, value.shape[0])
+    if value_weights.shape[0] != n_runs or count_weights.shape[0] != n_runs:
+        raise ValueError(
+            f"pair_sums: one weight per run ({n_runs}); got "
+            f"{value_weights.shape[0]} and {count_weights.shape[0]}"
+        )
+    if (do_sums and sums.shape[0] < hi) or (do_counts and counts.shape[0] < hi):
+        raise ValueError(f"pair_sums: sums and counts must hold the {hi} pairs")
+    with nogil:
+        for r in range(n_runs):
+            vw = value_weights[r]
+            cw = count_weights[r]
+            if do_sums and do_counts:
+                for i in range(rows[r, block], rows[r, block + 1]):
+                    sums[pair[i]] += vw * value[i]
+                    counts[pair[i]] += cw
+            elif do_sums:
+                for i in range(rows[r, block], rows[r, block + 1]):
+                    sums[pair[i]] += vw * value[i]
+            elif do_counts:
+                for i in range(rows[r, block], rows[r, block + 1]):
+                    counts[pair[i]] += cw
+    return None
+
+
+def pair_extreme(const int64_t[::1] pair, const double[::1] value,
+                 const int64_t[:, ::1] rows, Py_ssize_t block, bint largest,
+                 double[::1] out, Py_ssize_t lo, Py_ssize_t hi):
+    """Per pair of one block, the largest (``largest``) or the smallest of
+    its values, kept in ``out`` (which holds ``-inf`` or ``inf`` to start
+    with); the other arguments as for :func:`pair_sums`."""
+    cdef Py_ssize_t n_runs = rows.shape[0], r, i
+    cdef int64_t p
+    _check_blocks("pair_extreme", pair, rows, block, lo, hi, value.shape[0])
+    if out.shape[0] < hi:
+        raise ValueError(f"pair_extreme: out must hold the {hi} pairs")
+    with nogil:
+        for r in range(n_runs):
+            for i in range(rows[r, block], rows[r, block + 1]):
+                p = pair[i]
+                if largest:
+                    if value[i] > out[p]:
+                        out[p] = value[i]
+                elif value[i] < out[p]:
+                    out[p] = value[i]
+    return None
+
+
+def pair_median(const int64_t[::1] pair, const double[::1] value,
+                const int64_t[:, ::1] rows, Py_ssize_t block,
+                double[::1] out, Py_ssize_t lo, Py_ssize_t hi):
+    """Per pair of one block, the median of its values (the mean of the two
+    middle ones for an even number), written to ``out``; a pair without a
+    row gets NaN. The other arguments as for :func:`pair_sums`.
+
+    The block's values are put in one buffer, pair by pair (a count per
+    pair, then each row to its pair's place), and each pair's few values
+    sorted by insertion.
+    """
+    cdef Py_ssize_t n_runs = rows.shape[0], r, i, j, m, n_rows = 0, width = hi - lo
+    cdef int64_t p
+    cdef double x, a, b
+    _check_blocks("pair_median", pair, rows, block, lo, hi, value.shape[0])
+    if out.shape[0] < hi:
+        raise ValueError(f"pair_median: out must hold the {hi} pairs")
+    for r in range(n_runs):
+        n_rows += rows[r, block + 1] - rows[r, block]
+    check_size("pair_median", 8, (n_rows + 2 * width + 1,))
+    at_a = np.zeros(width + 1, dtype=np.int64)
+    fill_a = np.zeros(width, dtype=np.int64)
+    buf_a = np.empty(n_rows, dtype=np.float64)
+    cdef int64_t[::1] at = at_a
+    cdef int64_t[::1] fill = fill_a
+    cdef double[::1] buf = buf_a
+    with nogil:
+        for r in range(n_runs):
+            for i in range(rows[r, block], rows[r, block + 1]):
+                at[pair[i] - lo + 1] += 1
+        for j in range(width):
+            at[j + 1] += at[j]
+        for r in range(n_runs):
+            for i in range(rows[r, block], rows[r, block + 1]):
+                p = pair[i] - lo
+                buf[at[p] + fill[p]] = value[i]
+                fill[p] += 1
+        for j in range(width):
+            m = at[j + 1] - at[j]
+            if m == 0:
+                out[lo + j] = NAN
+                continue
+            # insertion sort of the pair's values
+            for i in range(at[j] + 1, at[j + 1]):
+                x = buf[i]
+                r = i - 1
+                while r >= at[j] and buf[r] > x:
+                    buf[r + 1] = buf[r]
+                    r -= 1
+                buf[r + 1] = x
+            if m % 2:
+                out[lo + j] = buf[at[j] + m // 2]
+            else:
+                a = buf[at[j] + m // 2 - 1]
+                b = buf[at[j] + m // 2]
+                out[lo + j] = (a + b) / 2
+    return None

@@ -119,8 +119,7 @@ def borda_points(joined: Joined, part: Part, normalized: bool) -> Part:
         score[part.pair] = expected_at_ranks(
             part, lambda j, q: per_query[q][:, None] - j
         )
-    pairs = np.arange(joined.n_pairs, dtype=np.int64)
-    return Part.of(pairs, joined.pair_query, score)
+    return joined.every_pair(score)
 
 
 def _borda(joined: Joined, part: Part) -> Part:
