@@ -472,14 +472,31 @@ def pairwise_wins(joined: Joined, ranks, weights) -> np.ndarray:
     weigh more than those that rank ``b`` above ``a``. ``ranks`` holds one
     ``(n_pairs,)`` array of ranks per run (``inf``: not retrieved; equal
     ranks: no run's vote). The comparisons are those of every two pairs of
-    a query (:func:`~skrank.fusion._kernels.pairwise_wins`).
+    a query (:func:`~skrank.fusion._kernels.pairwise_wins`), on blocks of
+    whole queries of about equal work (the sum of the squared number of
+    documents) on the threads of :func:`skrank._threads.threads`.
     """
     stacked = np.empty((joined.n_pairs, len(ranks)))
     for i, r in enumerate(ranks):
         stacked[:, i] = r
+    weights = np.asarray(weights, dtype=np.float64)
+    n = joined.candidates()
     starts = np.zeros(joined.n_queries + 1, dtype=np.int64)
-    np.cumsum(joined.candidates(), out=starts[1:])
-    return _pairwise_wins(stacked, np.asarray(weights, dtype=np.float64), starts)
+    np.cumsum(n, out=starts[1:])
+    work = np.cumsum(np.square(n, dtype=np.float64))
+    n_blocks = threads() if joined.n_pairs >= _BLOCK_ROWS // 64 else 1
+    total = work[-1] if work.size else 0.0
+    cut = np.searchsorted(work, np.arange(1, n_blocks) * total / n_blocks)
+    cut = np.unique(np.concatenate([[0], cut, [joined.n_queries]]))
+
+    def block(b):
+        lo, hi = starts[cut[b]], starts[cut[b + 1]]
+        at = starts[cut[b] : cut[b + 1] + 1] - lo
+        return _pairwise_wins(stacked[lo:hi], weights, at)
+
+    return np.concatenate(
+        [np.empty(0), *map_in_order(block, range(cut.shape[0] - 1), threads())]
+    )
 
 
 def to_run(joined: Joined, pairs: np.ndarray, score: np.ndarray, name=None) -> Run:
