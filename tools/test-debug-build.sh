@@ -24,4 +24,4 @@ SKRANK_DEBUG_BUILD=1 \
     engine measures/test_kernels.py common/test_properties.py \
     common/test_input_forms.py common/test_ties.py trec/test_readers_fuzz.py \
     names/test_grammar_fuzz.py recsys/test_selection_speed_paths.py \
-    fusion/test_fusion_kernels.py "$@"
+    fusion/test_fusion_kernels.py fusion/test_fusion_reductions.py "$@"

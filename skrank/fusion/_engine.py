@@ -222,13 +222,44 @@ def _pairs_by_hash(query, h40, docno, words=None):
     cuts = np.flatnonzero(query[1:] < query[:-1]) + 1
     bounds = np.concatenate([[0], cuts, [query.shape[0]]]).astype(np.int64)
     n_queries = int(query.max()) + 1 if query.shape[0] else 0
-    coded = join_pairs(query, h40, bounds, n_queries, words)
+    n_blocks = max(1, min(threads(), query.shape[0] // _BLOCK_ROWS, n_queries))
+    if n_blocks == 1:
+        coded = join_pairs(query, h40, bounds, n_queries, words)
+    else:
+        coded = _join_blocks(query, h40, bounds, n_queries, words, n_blocks)
     if coded is None or words is not None:
         return coded
     pair, first = coded
     if not docno.equal(slice(None), docno, first[pair]).all():
         return None
     return pair, first
+
+
+def _join_blocks(query, h40, bounds, n_queries, words, n_blocks):
+    """:func:`~skrank.fusion._kernels.join_pairs` on blocks of about as many
+    query codes, on the threads: each block numbers its pairs from 0 and is
+    then shifted by the pairs of the blocks before it, which numbers the
+    pairs as one walk over every query would."""
+    cut = np.arange(n_blocks + 1) * n_queries // n_blocks
+    pair = np.empty(query.shape[0], dtype=np.int64)
+
+    def block(b):
+        return join_pairs(
+            query, h40, bounds, n_queries, words, int(cut[b]), int(cut[b + 1]), pair
+        )
+
+    coded = list(map_in_order(block, range(n_blocks), threads()))
+    if any(c is None for c in coded):
+        return None
+    shift = 0
+    for b, (_, first) in enumerate(coded):
+        if shift:
+            for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+                # the block's rows of each run (codes non-decreasing in a run)
+                a, z = lo + np.searchsorted(query[lo:hi], cut[b : b + 2])
+                pair[a:z] += shift
+        shift += first.shape[0]
+    return pair, np.concatenate([first for _, first in coded])
 
 
 def _pairs_by_ids(query, docno):

@@ -53,9 +53,24 @@ cdef int _check_offsets(str fn, str name, const int64_t[::1] at, Py_ssize_t n,
     return 0
 
 
+cdef Py_ssize_t _first_at_least(const code_t[::1] query, Py_ssize_t lo,
+                                Py_ssize_t hi, Py_ssize_t q) noexcept nogil:
+    """The first row of ``lo .. hi - 1`` (codes non-decreasing) whose code
+    is at least ``q`` (``hi`` if none)."""
+    cdef Py_ssize_t mid
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        if query[mid] < q:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
                const int64_t[::1] bounds, Py_ssize_t n_queries,
-               const uint64_t[:, ::1] words=None):
+               const uint64_t[:, ::1] words=None, Py_ssize_t q_lo=0,
+               Py_ssize_t q_hi=-1, int64_t[::1] pair_out=None):
     """``(pair, first)``: the pair of each row and the first row of each pair.
 
     Parameters
@@ -72,11 +87,21 @@ def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
     words : uint64 array (n, k), optional
         The document id of each row as zero-padded words: a row whose hash
         joins a pair is checked to hold the id of the pair's first row.
+    q_lo, q_hi : int, optional
+        Only the rows of query codes ``q_lo .. q_hi - 1`` are joined (by
+        default every query; ``q_hi=-1``: up to the last), their pairs
+        numbered from 0: blocks of queries joined apart (on threads, into
+        one ``pair_out``) number the pairs of all blocks once each block's
+        numbers are shifted by the pairs of the blocks before it.
+    pair_out : int64 array (n,), optional
+        Where the pairs are written (the rows of the block only; a new
+        array by default).
 
     Returns
     -------
     pair : int64 array (n,)
-        The pair of each row: rows of one query with one hash share it.
+        The pair of each row of the block: rows of one query with one hash
+        share it.
     first : int64 array (n_pairs,)
         The first row of each pair (in the walk: runs in order within a
         query); pairs are numbered by query code, then by first row.
@@ -101,53 +126,85 @@ def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
         raise ValueError(
             f"join_pairs: query and h40 must be as long; got {n} and {h40.shape[0]}"
         )
+    if q_hi < 0:
+        q_hi = n_queries
+    if not 0 <= q_lo <= q_hi <= n_queries:
+        raise ValueError(
+            f"join_pairs: q_lo and q_hi must satisfy 0 <= q_lo <= q_hi <= "
+            f"{n_queries}; got {q_lo} and {q_hi}"
+        )
+    if pair_out is not None and pair_out.shape[0] != n:
+        raise ValueError(
+            f"join_pairs: pair_out must hold the {n} rows; got {pair_out.shape[0]}"
+        )
     _check_offsets("join_pairs", "bounds", bounds, n, "rows")
-    for i in range(n):
-        if not 0 <= query[i] < n_queries:
-            raise ValueError(
-                f"join_pairs: query codes must lie in 0 .. {n_queries - 1}; "
-                f"got {query[i]} at row {i}"
-            )
-        if i > 0 and query[i] < query[i - 1]:
-            for r in range(1, n_runs):
-                if bounds[r] == i:
+    cdef Py_ssize_t bad_code = -1, bad_order = -1
+    with nogil:
+        r = 1  # the next run's first row is bounds[r]
+        for i in range(n):
+            if query[i] < 0 or query[i] >= n_queries:
+                bad_code = i
+                break
+            if i > 0 and query[i] < query[i - 1]:
+                # codes may decrease at a run's first row only
+                while r < n_runs and bounds[r] < i:
+                    r += 1
+                if not (r < n_runs and bounds[r] == i):
+                    bad_order = i
                     break
-            else:
-                raise ValueError(
-                    f"join_pairs: each run's query codes must not decrease; "
-                    f"row {i} has {query[i]} after {query[i - 1]}"
-                )
-    check_size("join_pairs", 8, (n, 3))
+    if bad_code >= 0:
+        raise ValueError(
+            f"join_pairs: query codes must lie in 0 .. {n_queries - 1}; "
+            f"got {query[bad_code]} at row {bad_code}"
+        )
+    if bad_order >= 0:
+        i = bad_order
+        raise ValueError(
+            f"join_pairs: each run's query codes must not decrease; "
+            f"row {i} has {query[i]} after {query[i - 1]}"
+        )
+    # each run's rows of the block: codes are non-decreasing within a run
+    ptr_a = np.empty(n_runs, dtype=np.int64)
+    end_a = np.empty(n_runs, dtype=np.int64)
+    cdef int64_t[::1] ptr = ptr_a
+    cdef int64_t[::1] end = end_a
+    cdef Py_ssize_t n_block = 0
+    with nogil:
+        for r in range(n_runs):
+            ptr[r] = _first_at_least(query, bounds[r], bounds[r + 1], q_lo)
+            end[r] = _first_at_least(query, ptr[r], bounds[r + 1], q_hi)
+            n_block += end[r] - ptr[r]
+    check_size("join_pairs", 8, (n_block + q_hi - q_lo, 2))
     # the most rows of one query over all runs sizes the table
-    totals = np.zeros(n_queries, dtype=np.int64)
+    totals = np.zeros(q_hi - q_lo, dtype=np.int64)
     cdef int64_t[::1] tot = totals
     with nogil:
-        for i in range(n):
-            tot[query[i]] += 1
-    width = int(totals.max()) if n_queries else 0
+        for r in range(n_runs):
+            for i in range(ptr[r], end[r]):
+                tot[query[i] - q_lo] += 1
+    width = int(totals.max()) if q_hi > q_lo else 0
+    del totals
     size = 8
     while size < 2 * width:
         size *= 2
     check_size("join_pairs", 8, (size, 3))
-    pair_a = np.empty(n, dtype=np.int64)
-    first_a = np.empty(n, dtype=np.int64)
+    pair_a = np.empty(n, dtype=np.int64) if pair_out is None else np.asarray(pair_out)
+    first_a = np.empty(n_block, dtype=np.int64)
     keys_a = np.zeros(size, dtype=np.uint64)
     ids_a = np.full(size, -1, dtype=np.int64)
     used_a = np.empty(size, dtype=np.int64)
-    ptr_a = np.array(bounds[:n_runs], dtype=np.int64)
-    cdef int64_t[::1] pair = pair_a
+    cdef int64_t[::1] pair = pair_a if pair_out is None else pair_out
     cdef int64_t[::1] first = first_a
     cdef uint64_t[::1] keys = keys_a
     cdef int64_t[::1] ids = ids_a
     cdef int64_t[::1] used = used_a
-    cdef int64_t[::1] ptr = ptr_a
     mask = <uint64_t>(size - 1)
     with nogil:
-        for q in range(n_queries):
+        for q in range(q_lo, q_hi):
             n_used = 0
             for r in range(n_runs):
                 row = ptr[r]
-                while row < bounds[r + 1] and query[row] == q:
+                while row < end[r] and query[row] == q:
                     h = h40[row]
                     slot = <Py_ssize_t>(h & mask)
                     while ids[slot] >= 0 and keys[slot] != h:

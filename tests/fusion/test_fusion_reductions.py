@@ -139,3 +139,41 @@ def test_join_checks_the_ids_of_rows_that_share_a_hash():
     assert join_pairs(query, h40, bounds, 1, other) is None
     with pytest.raises(ValueError, match=r"query and words must be as long; got 4"):
         join_pairs(query, h40, bounds, 1, other[:3])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_join_in_blocks_of_queries_numbers_the_pairs_of_one_walk(seed):
+    # three runs over 9 queries, each run's codes non-decreasing; blocks of
+    # queries joined apart into one pair array, each block's numbers then
+    # shifted by the pairs of the blocks before it
+    rng = np.random.default_rng(seed)
+    queries, hashes, bounds = [], [], [0]
+    for _ in range(3):
+        n = int(rng.integers(0, 60))
+        queries.append(np.sort(rng.integers(0, 9, n)))
+        hashes.append(rng.integers(0, 12, n).astype(np.uint64))
+        bounds.append(bounds[-1] + n)
+    query, h40 = np.concatenate(queries), np.concatenate(hashes)
+    bounds = np.array(bounds, np.int64)
+    whole, whole_first = join_pairs(query, h40, bounds, 9)
+    pair = np.full(query.shape[0], -1, dtype=np.int64)
+    firsts, shift = [], 0
+    for lo, hi in [(0, 2), (2, 2), (2, 7), (7, 9)]:
+        out, first = join_pairs(query, h40, bounds, 9, None, lo, hi, pair)
+        assert out is not None
+        in_block = (query >= lo) & (query < hi)
+        pair[in_block] += shift
+        firsts.append(first)
+        shift += first.shape[0]
+    np.testing.assert_array_equal(pair, whole)
+    np.testing.assert_array_equal(np.concatenate(firsts), whole_first)
+
+
+def test_join_checks_its_block():
+    query = np.zeros(3, dtype=np.int64)
+    h40 = np.zeros(3, dtype=np.uint64)
+    bounds = np.array([0, 3], np.int64)
+    with pytest.raises(ValueError, match=r"q_lo <= q_hi <= 1; got 1 and 0"):
+        join_pairs(query, h40, bounds, 1, None, 1, 0)
+    with pytest.raises(ValueError, match=r"pair_out must hold the 3 rows; got 2"):
+        join_pairs(query, h40, bounds, 1, None, 0, 1, np.zeros(2, np.int64))
