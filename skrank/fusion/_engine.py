@@ -26,6 +26,7 @@ from ..trec._ids import _Ids
 from ..trec._tables import Run, _finish_table, _id_array, _Lines
 from ._kernels import join_pairs, pair_extreme, pair_median, pair_sums
 from ._kernels import pairwise_wins as _pairwise_wins
+from ._kernels import segment_extremes as _segment_extremes
 
 
 @dataclass
@@ -440,14 +441,10 @@ def contributions(joined: Joined, parts, values):
     )
 
 
-def segment_min(part: Part) -> np.ndarray:
-    """The smallest score of each query of ``part``."""
-    return np.minimum.reduceat(part.score, part.starts)
-
-
-def segment_max(part: Part) -> np.ndarray:
-    """The largest score of each query of ``part``."""
-    return np.maximum.reduceat(part.score, part.starts)
+def segment_extremes(part: Part):
+    """``(lo, hi)``: the smallest and the largest score of each query of
+    ``part``, in one pass over its rows."""
+    return _segment_extremes(part.score, part.starts)
 
 
 def segment_sum(part: Part, values=None) -> np.ndarray:

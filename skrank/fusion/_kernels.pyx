@@ -458,3 +458,80 @@ def pair_median(const int64_t[::1] pair, const double[::1] value,
                 b = buf[at[j] + m // 2]
                 out[lo + j] = (a + b) / 2
     return None
+
+
+cdef int _check_segments(str fn, const int64_t[::1] starts, Py_ssize_t n) except -1:
+    """``starts``: the first row of each of consecutive non-empty segments
+    of ``n`` rows (0 first, increasing, below ``n``)."""
+    cdef Py_ssize_t m = starts.shape[0], j
+    if (m == 0) != (n == 0) or (m and starts[0] != 0):
+        raise ValueError(
+            f"{fn}: starts must begin at 0 (and be empty only for no row); "
+            f"got {list(starts[:1])} for {n} rows"
+        )
+    for j in range(m):
+        if starts[j] >= (starts[j + 1] if j + 1 < m else n):
+            raise ValueError(
+                f"{fn}: segments must not be empty; segment {j} starts at "
+                f"{starts[j]} and ends at {starts[j + 1] if j + 1 < m else n}"
+            )
+    return 0
+
+
+def segment_extremes(const double[::1] score, const int64_t[::1] starts):
+    """``(lo, hi)``: the smallest and the largest score of each segment
+    (``starts``: the first row of each of the consecutive non-empty
+    segments), in one pass over the rows."""
+    cdef Py_ssize_t n = score.shape[0], m = starts.shape[0], j, i, end
+    cdef double a, b, x
+    _check_segments("segment_extremes", starts, n)
+    lo_a = np.empty(m, dtype=np.float64)
+    hi_a = np.empty(m, dtype=np.float64)
+    cdef double[::1] lo = lo_a
+    cdef double[::1] hi = hi_a
+    with nogil:
+        for j in range(m):
+            end = starts[j + 1] if j + 1 < m else n
+            a = score[starts[j]]
+            b = a
+            for i in range(starts[j] + 1, end):
+                x = score[i]
+                if x < a:
+                    a = x
+                if x > b:
+                    b = x
+            lo[j] = a
+            hi[j] = b
+    return lo_a, hi_a
+
+
+def scale_rows(const double[::1] score, const int64_t[::1] starts,
+               const double[::1] shift, const double[::1] den, bint invert):
+    """``(score - shift) / den`` per row (``(shift - score) / den`` with
+    ``invert``), ``shift`` and ``den`` one per segment (``starts`` as for
+    :func:`segment_extremes`); 0 where ``den`` is 0."""
+    cdef Py_ssize_t n = score.shape[0], m = starts.shape[0], j, i, end
+    cdef double s, d
+    _check_segments("scale_rows", starts, n)
+    if shift.shape[0] != m or den.shape[0] != m:
+        raise ValueError(
+            f"scale_rows: shift and den must hold one value per segment ({m}); "
+            f"got {shift.shape[0]} and {den.shape[0]}"
+        )
+    out_a = np.empty(n, dtype=np.float64)
+    cdef double[::1] out = out_a
+    with nogil:
+        for j in range(m):
+            end = starts[j + 1] if j + 1 < m else n
+            s = shift[j]
+            d = den[j]
+            if d == 0:
+                for i in range(starts[j], end):
+                    out[i] = 0.0
+            elif invert:
+                for i in range(starts[j], end):
+                    out[i] = (s - score[i]) / d
+            else:
+                for i in range(starts[j], end):
+                    out[i] = (score[i] - s) / d
+    return out_a

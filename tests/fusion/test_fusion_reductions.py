@@ -1,7 +1,8 @@
 """The reductions per pair of the fusion kernels (``pair_sums``,
 ``pair_extreme``, ``pair_median``) against their statements in plain numpy,
-one block and several; the join's check of ids on words; and their checks
-of the input."""
+one block and several; the join's check of ids on words and its blocks of
+queries; the per-query kernels of the normalisations (``segment_extremes``,
+``scale_rows``); and their checks of the input."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from skrank.fusion._kernels import (
     pair_extreme,
     pair_median,
     pair_sums,
+    scale_rows,
+    segment_extremes,
 )
 
 
@@ -177,3 +180,36 @@ def test_join_checks_its_block():
         join_pairs(query, h40, bounds, 1, None, 1, 0)
     with pytest.raises(ValueError, match=r"pair_out must hold the 3 rows; got 2"):
         join_pairs(query, h40, bounds, 1, None, 0, 1, np.zeros(2, np.int64))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_segment_kernels_equal_their_numpy_statements(seed):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 9, 12)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    score = rng.choice([-3.0, -0.5, 0.0, 1.0, 2.5], int(sizes.sum()))
+    lo, hi = segment_extremes(score, starts)
+    np.testing.assert_array_equal(lo, np.minimum.reduceat(score, starts))
+    np.testing.assert_array_equal(hi, np.maximum.reduceat(score, starts))
+    shift = rng.normal(size=12)
+    den = np.where(rng.random(12) < 0.3, 0.0, rng.normal(size=12))
+    per_row_shift, per_row_den = np.repeat(shift, sizes), np.repeat(den, sizes)
+    for invert in (False, True):
+        num = per_row_shift - score if invert else score - per_row_shift
+        want = np.zeros(score.shape[0])
+        np.divide(num, per_row_den, out=want, where=per_row_den != 0)
+        got = scale_rows(score, starts, shift, den, invert)
+        np.testing.assert_array_equal(got, want)
+    # no row: no segment
+    empty = np.empty(0, dtype=np.int64)
+    assert segment_extremes(np.empty(0), empty)[0].shape == (0,)
+
+
+def test_segment_kernels_check_their_input():
+    score, one = np.ones(3), np.ones(1)
+    with pytest.raises(ValueError, match=r"starts must begin at 0"):
+        segment_extremes(score, np.array([1], np.int64))
+    with pytest.raises(ValueError, match=r"segment 1 starts at 2 and ends at 2"):
+        segment_extremes(score, np.array([0, 2, 2], np.int64))
+    with pytest.raises(ValueError, match=r"one value per segment \(1\); got 2 and 1"):
+        scale_rows(score, np.array([0], np.int64), np.ones(2), one, False)
