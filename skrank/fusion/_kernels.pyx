@@ -1,5 +1,6 @@
-"""Compiled kernels of fusion: the join of runs on (query, document) and the
-pairwise votes of Condorcet fusion.
+"""Compiled kernels of fusion: the join of runs on (query, document), the
+reductions per pair and per query, and the pairwise votes of Condorcet
+fusion.
 
 :func:`join_pairs` numbers the (query, document) pairs of runs in one pass
 over their rows, without a sort. Each run's rows are grouped by query code (non-decreasing codes). The
@@ -10,17 +11,26 @@ row with their hash. A small open-addressing table of the hashes met in
 the current query (as large as twice the most rows any query has over all
 runs, emptied after each query) does the lookups, so the pairs come out
 numbered grouped by query code, queries in increasing order, and within a
-query in the order of their first row.
+query in the order of their first row. A block of query codes can be
+joined alone (blocks on threads), and the ids of rows that share a hash
+compared in the same walk.
+
+:func:`pair_sums`, :func:`pair_extreme` and :func:`pair_median` reduce the
+values of the runs' rows per pair in one pass over a block of queries'
+rows (the median: the block's values put pair by pair in one buffer, each
+pair's few values sorted by insertion). :func:`segment_extremes` and
+:func:`scale_rows` are the per-query passes of the normalisations.
 
 :func:`pairwise_wins` counts, for each pair, its pairwise majorities
 against the other pairs of its query from every run's rank of it: the
 work of a query of ``n`` documents is ``n * n`` comparisons of the runs'
 ranks, without the ``(n, n)`` matrices numpy would take.
 
-Both release the GIL while they work and check every size before memory is
+All release the GIL while they work and check every size before memory is
 taken. What each computes is stated in plain numpy in the tests
-(``tests/fusion/test_fusion_kernels.py``), which check the kernels against
-it.
+(``tests/fusion/test_fusion_kernels.py``,
+``tests/fusion/test_fusion_reductions.py``), which check the kernels
+against it.
 """
 
 import numpy as np
