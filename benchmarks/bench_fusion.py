@@ -69,8 +69,10 @@ def ranx_call(method, norm):
     from skrank.fusion._norm import find_normalization
 
     spec = find_method(method)
-    # ranx asks for every parameter: skrank's defaults (ranx's names)
+    # ranx asks for every parameter: skrank's defaults (ranx's names), less
+    # skrank's bound on Condorcet's work, which ranx does not take
     params = spec.defaults()
+    params.pop("max_pairs", None)
     if spec.weighted:
         params["weights"] = [1.0] * N_RUNS
     return spec.ranx, None if norm is None else find_normalization(norm).ranx, params
