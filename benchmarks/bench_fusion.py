@@ -24,10 +24,11 @@ stacked scores of all runs by pair (the pair of each row known
 beforehand): one pass over the rows, what any fusion must at least read.
 
 Each (tool, thread count) runs in a process of its own, with
-``NUMBA_NUM_THREADS``, ``OMP_NUM_THREADS`` and ``OPENBLAS_NUM_THREADS``
-set to the thread count (ranx's loops over queries are numba ``prange``;
-skrank's are vectorised numpy, its ranking engine's kernels and its join
-kernel).
+``SKRANK_NUM_THREADS``, ``NUMBA_NUM_THREADS``, ``OMP_NUM_THREADS`` and
+``OPENBLAS_NUM_THREADS`` set to the thread count (ranx's loops over
+queries are numba ``prange``; skrank's are vectorised numpy, its ranking
+engine's kernels, its join kernel and its reductions per pair, whose
+blocks of queries run on skrank's threads).
 
 Run it from an environment with ranx installed:
 ``python benchmarks/bench_fusion.py [--scale 0.01] [--threads 1 2]
@@ -68,8 +69,10 @@ def ranx_call(method, norm):
     from skrank.fusion._norm import find_normalization
 
     spec = find_method(method)
-    # ranx asks for every parameter: skrank's defaults (ranx's names)
+    # ranx asks for every parameter: skrank's defaults (ranx's names), less
+    # skrank's bound on Condorcet's work, which ranx does not take
     params = spec.defaults()
+    params.pop("max_pairs", None)
     if spec.weighted:
         params["weights"] = [1.0] * N_RUNS
     return spec.ranx, None if norm is None else find_normalization(norm).ranx, params
@@ -205,7 +208,12 @@ def worker(tool, scale, repeat, labels):
 
 def run_worker(tool, threads, args, labels):
     env = dict(os.environ)
-    for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    for var in (
+        "SKRANK_NUM_THREADS",
+        "NUMBA_NUM_THREADS",
+        "OMP_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+    ):
         env[var] = str(threads)
     cmd = [sys.executable, __file__, "--worker", tool, "--scale", str(args.scale)]
     cmd += ["--repeat", str(args.repeat), "--cases", *labels]

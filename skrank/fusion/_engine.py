@@ -16,15 +16,17 @@ group (:func:`expected_at_ranks`), so tied scores always get equal values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .._engine import grouped_layout, rank, slices
+from .._threads import map_in_order, threads
 from ..trec._ids import _Ids
 from ..trec._tables import Run, _finish_table, _id_array, _Lines
-from ._kernels import join_pairs
+from ._kernels import join_pairs, pair_extreme, pair_median, pair_sums
 from ._kernels import pairwise_wins as _pairwise_wins
+from ._kernels import segment_extremes as _segment_extremes
 
 
 @dataclass
@@ -72,7 +74,8 @@ class Joined:
     pairs are numbered grouped by query code: ``pair_query`` holds the
     query code of each pair (non-decreasing), ``pair_docno`` its document
     id and ``pair_h40`` its hash (None: computed when needed); ``parts``
-    the runs as :class:`Part`.
+    the runs as :class:`Part`, views of ``row_pair`` and ``row_score``,
+    the pair and the score of every row, the runs end to end.
     """
 
     qid_values: np.ndarray
@@ -80,6 +83,9 @@ class Joined:
     pair_docno: _Ids
     parts: list
     pair_h40: np.ndarray | None = None
+    row_pair: np.ndarray | None = None
+    row_score: np.ndarray | None = None
+    _cache: dict = field(default_factory=dict, repr=False)
 
     @property
     def n_pairs(self) -> int:
@@ -90,8 +96,20 @@ class Joined:
         return int(self.qid_values.shape[0])
 
     def candidates(self) -> np.ndarray:
-        """The number of pairs (documents retrieved by some run) of each query."""
-        return np.bincount(self.pair_query, minlength=self.n_queries)
+        """The number of pairs (documents retrieved by some run) of each query
+        (computed once)."""
+        if "candidates" not in self._cache:
+            counts = np.bincount(self.pair_query, minlength=self.n_queries)
+            counts.flags.writeable = False
+            self._cache["candidates"] = counts
+        return self._cache["candidates"]
+
+    def every_pair(self, score) -> Part:
+        """A part over every pair, in order, with the scores ``score``."""
+        if "every_pair" not in self._cache:
+            pairs = np.arange(self.n_pairs, dtype=np.int64)
+            self._cache["every_pair"] = Part.of(pairs, self.pair_query, None)
+        return self._cache["every_pair"].with_scores(score)
 
     def retrieved(self, part: Part) -> np.ndarray:
         """The number of documents ``part`` retrieved for each query (0 for a
@@ -108,47 +126,141 @@ def join(runs) -> Joined:
     query code and a document id's 40-bit hash (the hash every run keeps of
     its ids), numbered in one pass over the rows of every run, grouped by
     query code, by :func:`~skrank.fusion._kernels.join_pairs` (no sort); the
-    rows a hash joins are then checked to hold the same id, byte for byte.
-    Should two ids of a query share a hash, the ids are sorted byte-wise
-    within each query code instead. Either way pairs are numbered grouped
-    by query code.
+    rows a hash joins are checked to hold the same id, byte for byte (in
+    the same pass, on the ids as words, when every run holds its ids in
+    one fixed-width array). Should two ids of a query share a hash, the ids
+    are sorted byte-wise within each query code instead. Either way pairs
+    are numbered grouped by query code.
     """
     qid_values = np.unique(np.concatenate([r._qid_values for r in runs]))
-    queries, docnos, scores, hashes = [], [], [], []
+    queries, scores, hashes, grouped = [], [], [], []
     for run in runs:
         rows, codes, _, values = run._grouped()
         code_of = np.searchsorted(qid_values, run._qid_values)
         queries.append(code_of.astype(codes.dtype, copy=False)[codes])
         h40 = run._document_hash()
-        docnos.append(run._docno if rows is None else run._docno.take(rows))
         hashes.append(h40 if rows is None else h40[rows])
         scores.append(np.asarray(values, dtype=np.float64))
+        grouped.append(rows)
     query = np.concatenate(queries)
+    score = np.concatenate(scores)
+    del scores
     h40 = np.concatenate(hashes).astype(np.uint64, copy=False)
-    docno = _Ids.concat(docnos)
-    coded = _pairs_by_hash(query, h40, docno)
-    pair_h40 = None if coded is None else h40[coded[1]]
-    pair, first = coded if coded is not None else _pairs_by_ids(query, docno)
+    del hashes
     bounds = np.cumsum([0, *(q.shape[0] for q in queries)])
+    words = _id_words(runs, grouped, bounds)
+    docno = None
+    if words is not None:
+        coded = _pairs_by_hash(query, h40, None, words)
+    else:
+        docno = _grouped_ids(runs, grouped)
+        coded = _pairs_by_hash(query, h40, docno)
+    pair_h40 = None if coded is None else h40[coded[1]]
+    del h40
+    if coded is None and docno is None:
+        docno = _grouped_ids(runs, grouped)
+    pair, first = coded if coded is not None else _pairs_by_ids(query, docno)
+    if docno is not None:
+        pair_docno = docno.take(first)
+    else:
+        width = max(max(r._docno.fixed.dtype.itemsize, 1) for r in runs)
+        picked = words[first].view(np.uint8)[:, :width]
+        pair_docno = _Ids(fixed=np.ascontiguousarray(picked).view(f"S{width}")[:, 0])
+    del words, docno
     parts = []
-    for i, (q, s) in enumerate(zip(queries, scores, strict=True)):
-        parts.append(Part.of(pair[bounds[i] : bounds[i + 1]], q, s))
-    return Joined(qid_values, query[first], docno.take(first), parts, pair_h40)
+    for i, q in enumerate(queries):
+        rows = slice(bounds[i], bounds[i + 1])
+        parts.append(Part.of(pair[rows], q, score[rows]))
+    return Joined(qid_values, query[first], pair_docno, parts, pair_h40, pair, score)
 
 
-def _pairs_by_hash(query, h40, docno):
+def _grouped_ids(runs, grouped) -> _Ids:
+    """The document ids of the runs' rows end to end, each run's rows
+    grouped by query (``grouped``: each run's order of rows, None: as
+    they are)."""
+    return _Ids.concat(
+        [
+            r._docno if g is None else r._docno.take(g)
+            for r, g in zip(runs, grouped, strict=True)
+        ]
+    )
+
+
+#: The widest ids (in 8-byte words) the join compares as words.
+_MAX_WORDS = 8
+
+
+def _id_words(runs, grouped, bounds):
+    """The document id of every row (runs end to end, each grouped by
+    query) as zero-padded 64-bit words, ``(n, k)``; None when a run holds
+    its ids otherwise than in one fixed-width array, or they are wider than
+    :data:`_MAX_WORDS` words."""
+    if any(r._docno.fixed is None for r in runs):
+        return None
+    width = max(max(r._docno.fixed.dtype.itemsize, 1) for r in runs)
+    k = -(-width // 8)
+    if k > _MAX_WORDS:
+        return None
+    words = np.empty((int(bounds[-1]), k), dtype=np.uint64)
+    for i, (run, rows) in enumerate(zip(runs, grouped, strict=True)):
+        # numpy pads the ids with NUL bytes to 8 k bytes: k words each
+        padded = run._docno.fixed.astype(f"S{8 * k}").view("<u8").reshape(-1, k)
+        into = words[bounds[i] : bounds[i + 1]]
+        if rows is None:
+            into[...] = padded
+        else:
+            np.take(padded, rows, axis=0, out=into)
+    return words
+
+
+def _pairs_by_hash(query, h40, docno, words=None):
     """``(pair, first)``: each row's pair code and each pair's first row,
     pairs keyed by query code and document hash; None when two different
-    ids share a key. The rows are runs end to end, each grouped by query
+    ids share a key (checked by the kernel on ``words``, else on
+    ``docno``). The rows are runs end to end, each grouped by query
     code: they are cut where the codes decrease (runs whose codes go on
     increasing are walked as one, which numbers the same pairs)."""
     cuts = np.flatnonzero(query[1:] < query[:-1]) + 1
     bounds = np.concatenate([[0], cuts, [query.shape[0]]]).astype(np.int64)
     n_queries = int(query.max()) + 1 if query.shape[0] else 0
-    pair, first = join_pairs(query, h40, bounds, n_queries)
+    n_blocks = max(1, min(threads(), query.shape[0] // _BLOCK_ROWS, n_queries))
+    if n_blocks == 1:
+        coded = join_pairs(query, h40, bounds, n_queries, words)
+    else:
+        coded = _join_blocks(query, h40, bounds, n_queries, words, n_blocks)
+    if coded is None or words is not None:
+        return coded
+    pair, first = coded
     if not docno.equal(slice(None), docno, first[pair]).all():
         return None
     return pair, first
+
+
+def _join_blocks(query, h40, bounds, n_queries, words, n_blocks):
+    """:func:`~skrank.fusion._kernels.join_pairs` on blocks of about as many
+    query codes, on the threads: each block numbers its pairs from 0 and is
+    then shifted by the pairs of the blocks before it, which numbers the
+    pairs as one walk over every query would."""
+    cut = np.arange(n_blocks + 1) * n_queries // n_blocks
+    pair = np.empty(query.shape[0], dtype=np.int64)
+
+    def block(b):
+        return join_pairs(
+            query, h40, bounds, n_queries, words, int(cut[b]), int(cut[b + 1]), pair
+        )
+
+    coded = list(map_in_order(block, range(n_blocks), threads()))
+    if any(c is None for c in coded):
+        return None
+    shift = 0
+    for b, (_, first) in enumerate(coded):
+        if shift:
+            for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+                # the block's rows of each run (codes non-decreasing in a run)
+                a, z = lo + np.searchsorted(query[lo:hi], cut[b : b + 2])
+                pair[a:z] += shift
+        shift += first.shape[0]
+    return pair, np.concatenate([first for _, first in coded])
 
 
 def _pairs_by_ids(query, docno):
@@ -165,14 +277,174 @@ def _pairs_by_ids(query, docno):
     return pair, order[new]
 
 
-def segment_min(part: Part) -> np.ndarray:
-    """The smallest score of each query of ``part``."""
-    return np.minimum.reduceat(part.score, part.starts)
+#: The fewest rows a block of :class:`Contributions` holds when the rows
+#: are split over threads.
+_BLOCK_ROWS = 1 << 18
 
 
-def segment_max(part: Part) -> np.ndarray:
-    """The largest score of each query of ``part``."""
-    return np.maximum.reduceat(part.score, part.starts)
+@dataclass
+class Contributions:
+    """What every run contributes to every pair: the runs' rows end to end.
+
+    ``pair`` and ``value`` hold the pair and the value of each row;
+    ``rows[r, b]`` the first row of run ``r`` in block ``b`` (blocks are
+    whole queries, so that block ``b`` holds the pairs ``pair_at[b] ..
+    pair_at[b + 1] - 1``). The reductions per pair are compiled kernels
+    (:mod:`skrank.fusion._kernels`), one pass over the rows, the blocks on
+    the threads of :func:`skrank._threads.threads`; a pair's values are
+    taken run after run, whatever the number of blocks.
+    """
+
+    pair: np.ndarray
+    value: np.ndarray
+    rows: np.ndarray
+    pair_at: np.ndarray
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.pair_at[-1])
+
+    @property
+    def n_runs(self) -> int:
+        return int(self.rows.shape[0])
+
+    def _each_block(self, kernel):
+        """``kernel(block, lo, hi)`` over the blocks, on the threads."""
+        blocks = range(self.rows.shape[1] - 1)
+        at = self.pair_at
+        for _ in map_in_order(
+            lambda b: kernel(b, int(at[b]), int(at[b + 1])), blocks, threads()
+        ):
+            pass
+
+    def sum_count(self, value_weights=None, count_weights=None, counts=True):
+        """``(sums, counts)`` per pair: its values times their run's weight in
+        ``value_weights`` (default: 1), and the weights of its runs in
+        ``count_weights`` (default: 1, the number of runs that hold it;
+        None when ``counts`` is false)."""
+        ones = np.ones(self.n_runs)
+        vw = ones if value_weights is None else np.asarray(value_weights, float)
+        cw = ones if count_weights is None else np.asarray(count_weights, float)
+        sums = np.zeros(self.n_pairs)
+        counts = np.zeros(self.n_pairs) if counts else None
+        self._each_block(
+            lambda b, lo, hi: pair_sums(
+                self.pair, self.value, self.rows, b, vw, cw, sums, counts, lo, hi
+            )
+        )
+        return sums, counts
+
+    def sum(self, value_weights=None) -> np.ndarray:
+        """The sum of each pair's values (times ``value_weights``)."""
+        return self.sum_count(value_weights, counts=False)[0]
+
+    def extreme(self, largest: bool) -> np.ndarray:
+        """The largest (``largest``) or smallest value of each pair."""
+        out = np.full(self.n_pairs, -np.inf if largest else np.inf)
+        self._each_block(
+            lambda b, lo, hi: pair_extreme(
+                self.pair, self.value, self.rows, b, largest, out, lo, hi
+            )
+        )
+        return out
+
+    def median(self) -> np.ndarray:
+        """The median of each pair's values (the mean of the middle two for
+        an even number of values)."""
+        out = np.empty(self.n_pairs)
+        self._each_block(
+            lambda b, lo, hi: pair_median(
+                self.pair, self.value, self.rows, b, out, lo, hi
+            )
+        )
+        return out
+
+
+class DenseContributions:
+    """:class:`Contributions` where every run holds every pair (Borda
+    points): one value array per run, in pair order, reduced by numpy,
+    the runs taken in order as the kernels take them."""
+
+    def __init__(self, values):
+        self.values = values
+
+    @property
+    def n_pairs(self) -> int:
+        return int(self.values[0].shape[0])
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.values)
+
+    def sum_count(self, value_weights=None, count_weights=None, counts=True):
+        """As :meth:`Contributions.sum_count`."""
+        ones = np.ones(self.n_runs)
+        vw = ones if value_weights is None else np.asarray(value_weights, float)
+        cw = ones if count_weights is None else np.asarray(count_weights, float)
+        sums = np.zeros(self.n_pairs)
+        for w, v in zip(vw, self.values, strict=True):
+            sums += w * v
+        total = 0.0
+        for w in cw:
+            total += w
+        return sums, np.full(self.n_pairs, total) if counts else None
+
+    def sum(self, value_weights=None) -> np.ndarray:
+        """As :meth:`Contributions.sum`."""
+        return self.sum_count(value_weights, counts=False)[0]
+
+    def extreme(self, largest: bool) -> np.ndarray:
+        """As :meth:`Contributions.extreme`."""
+        ufunc = np.maximum if largest else np.minimum
+        out = np.full(self.n_pairs, -np.inf if largest else np.inf)
+        for v in self.values:
+            ufunc(out, v, out=out)
+        return out
+
+    def median(self) -> np.ndarray:
+        """As :meth:`Contributions.median`."""
+        return np.median(np.stack(self.values, axis=1), axis=1)
+
+
+def contributions(joined: Joined, parts, values):
+    """The :class:`Contributions` of ``values`` (one array per part, one
+    value per row of the part): the joined rows themselves when the parts
+    are the joined runs' rows (no copy when the values are their scores);
+    :class:`DenseContributions` when every part is over every pair
+    (:meth:`Joined.every_pair`)."""
+    every = joined._cache.get("every_pair")
+    if every is not None and all(p.pair is every.pair for p in parts):
+        return DenseContributions(values)
+    lengths = np.array([p.pair.shape[0] for p in parts], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    mine = joined.parts
+    own = len(parts) == len(mine) and joined.row_pair is not None
+    own = own and all(p.pair is j.pair for p, j in zip(parts, mine, strict=True))
+    pair = joined.row_pair if own else np.concatenate([p.pair for p in parts])
+    scores = own and all(v is j.score for v, j in zip(values, mine, strict=True))
+    value = joined.row_score if scores else np.concatenate(values)
+    # blocks of whole queries, about as many pairs each, one per thread
+    n_pairs, n_rows = joined.n_pairs, int(offsets[-1])
+    n_blocks = max(1, min(threads(), n_rows // _BLOCK_ROWS))
+    pair_start = np.zeros(joined.n_queries + 1, dtype=np.int64)
+    np.cumsum(joined.candidates(), out=pair_start[1:])
+    cut = np.searchsorted(pair_start, np.arange(1, n_blocks) * n_pairs // n_blocks)
+    cut = np.concatenate([[0], cut, [joined.n_queries]])
+    rows = np.empty((len(parts), n_blocks + 1), dtype=np.int64)
+    for i, p in enumerate(parts):
+        rows[i] = offsets[i] + np.searchsorted(p.query, cut)
+    return Contributions(
+        np.ascontiguousarray(pair, dtype=np.int64),
+        np.ascontiguousarray(value, dtype=np.float64),
+        rows,
+        pair_start[cut],
+    )
+
+
+def segment_extremes(part: Part):
+    """``(lo, hi)``: the smallest and the largest score of each query of
+    ``part``, in one pass over its rows."""
+    return _segment_extremes(part.score, part.starts)
 
 
 def segment_sum(part: Part, values=None) -> np.ndarray:
@@ -228,14 +500,31 @@ def pairwise_wins(joined: Joined, ranks, weights) -> np.ndarray:
     weigh more than those that rank ``b`` above ``a``. ``ranks`` holds one
     ``(n_pairs,)`` array of ranks per run (``inf``: not retrieved; equal
     ranks: no run's vote). The comparisons are those of every two pairs of
-    a query (:func:`~skrank.fusion._kernels.pairwise_wins`).
+    a query (:func:`~skrank.fusion._kernels.pairwise_wins`), on blocks of
+    whole queries of about equal work (the sum of the squared number of
+    documents) on the threads of :func:`skrank._threads.threads`.
     """
     stacked = np.empty((joined.n_pairs, len(ranks)))
     for i, r in enumerate(ranks):
         stacked[:, i] = r
+    weights = np.asarray(weights, dtype=np.float64)
+    n = joined.candidates()
     starts = np.zeros(joined.n_queries + 1, dtype=np.int64)
-    np.cumsum(joined.candidates(), out=starts[1:])
-    return _pairwise_wins(stacked, np.asarray(weights, dtype=np.float64), starts)
+    np.cumsum(n, out=starts[1:])
+    work = np.cumsum(np.square(n, dtype=np.float64))
+    n_blocks = threads() if joined.n_pairs >= _BLOCK_ROWS // 64 else 1
+    total = work[-1] if work.size else 0.0
+    cut = np.searchsorted(work, np.arange(1, n_blocks) * total / n_blocks)
+    cut = np.unique(np.concatenate([[0], cut, [joined.n_queries]]))
+
+    def block(b):
+        lo, hi = starts[cut[b]], starts[cut[b + 1]]
+        at = starts[cut[b] : cut[b + 1] + 1] - lo
+        return _pairwise_wins(stacked[lo:hi], weights, at)
+
+    return np.concatenate(
+        [np.empty(0), *map_in_order(block, range(cut.shape[0] - 1), threads())]
+    )
 
 
 def to_run(joined: Joined, pairs: np.ndarray, score: np.ndarray, name=None) -> Run:

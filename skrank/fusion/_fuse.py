@@ -17,6 +17,7 @@ from ..trec import Run, read_qrels, read_run
 from ._engine import (
     Joined,
     average_ranks,
+    contributions,
     expected_at_ranks,
     join,
     pairwise_wins,
@@ -166,7 +167,7 @@ def fuse_parts(
     """The fused score of every pair of ``joined`` from normalised parts
     (``states``: what a supervised method learned of each run; one unit of
     ``bar`` per run read)."""
-    n, n_runs = joined.n_pairs, len(parts)
+    n = joined.n_pairs
     bar = _silent("") if bar is None else bar
     if method.check is not None:
         method.check(method, joined, params)
@@ -177,27 +178,28 @@ def fuse_parts(
             r[part.pair] = average_ranks(part)
             ranks.append(r)
         return pairwise_wins(joined, ranks, weights)
-    # one column per run: each run's values scattered into its own column
-    C = np.zeros((n, n_runs), order="F")
-    held = np.zeros((n, n_runs), dtype=bool, order="F")
+    # each run's values, row by row: one pass over the rows per reduction
+    used, values = [], []
     for i, part in enumerate(tracked(parts, bar, _one)):
         if method.reads == "scores":
-            values = part.score
+            v = part.score
         elif method.reads == "ranks":
             p = params if states is None else {**params, **states[i]}
             n = part.lengths.astype(np.float64)
-            values = expected_at_ranks(
+            v = expected_at_ranks(
                 part, lambda j, q, p=p, n=n: method.at_rank(j, p, n[q][:, None])
             )
             if method.by_score is not None:
-                values = values * method.by_score(part.score)
+                v = v * method.by_score(part.score)
         else:  # Borda points: every candidate from every run
             part = borda_points(joined, part, normalized=False)
-            values = part.score
-        C[part.pair, i] = values
-        held[part.pair, i] = True
+            v = part.score
+        used.append(part)
+        values.append(v)
+    rows = contributions(joined, used, values)
+    del used, values
     with np.errstate(divide="ignore", invalid="ignore"):
-        return method.combine(C, held, weights, params)
+        return method.combine(rows, weights, params)
 
 
 def train(spec, normalization, runs, qrels, train_runs, caller, params):

@@ -1,5 +1,6 @@
-"""Compiled kernels of fusion: the join of runs on (query, document) and the
-pairwise votes of Condorcet fusion.
+"""Compiled kernels of fusion: the join of runs on (query, document), the
+reductions per pair and per query, and the pairwise votes of Condorcet
+fusion.
 
 :func:`join_pairs` numbers the (query, document) pairs of runs in one pass
 over their rows, without a sort. Each run's rows are grouped by query code (non-decreasing codes). The
@@ -10,21 +11,31 @@ row with their hash. A small open-addressing table of the hashes met in
 the current query (as large as twice the most rows any query has over all
 runs, emptied after each query) does the lookups, so the pairs come out
 numbered grouped by query code, queries in increasing order, and within a
-query in the order of their first row.
+query in the order of their first row. A block of query codes can be
+joined alone (blocks on threads), and the ids of rows that share a hash
+compared in the same walk.
+
+:func:`pair_sums`, :func:`pair_extreme` and :func:`pair_median` reduce the
+values of the runs' rows per pair in one pass over a block of queries'
+rows (the median: the block's values put pair by pair in one buffer, each
+pair's few values sorted by insertion). :func:`segment_extremes` and
+:func:`scale_rows` are the per-query passes of the normalisations.
 
 :func:`pairwise_wins` counts, for each pair, its pairwise majorities
 against the other pairs of its query from every run's rank of it: the
 work of a query of ``n`` documents is ``n * n`` comparisons of the runs'
 ranks, without the ``(n, n)`` matrices numpy would take.
 
-Both release the GIL while they work and check every size before memory is
+All release the GIL while they work and check every size before memory is
 taken. What each computes is stated in plain numpy in the tests
-(``tests/fusion/test_fusion_kernels.py``), which check the kernels against
-it.
+(``tests/fusion/test_fusion_kernels.py``,
+``tests/fusion/test_fusion_reductions.py``), which check the kernels
+against it.
 """
 
 import numpy as np
 
+from libc.math cimport NAN
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from skrank._engine._ranking cimport check_size
@@ -52,8 +63,24 @@ cdef int _check_offsets(str fn, str name, const int64_t[::1] at, Py_ssize_t n,
     return 0
 
 
+cdef Py_ssize_t _first_at_least(const code_t[::1] query, Py_ssize_t lo,
+                                Py_ssize_t hi, Py_ssize_t q) noexcept nogil:
+    """The first row of ``lo .. hi - 1`` (codes non-decreasing) whose code
+    is at least ``q`` (``hi`` if none)."""
+    cdef Py_ssize_t mid
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        if query[mid] < q:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
-               const int64_t[::1] bounds, Py_ssize_t n_queries):
+               const int64_t[::1] bounds, Py_ssize_t n_queries,
+               const uint64_t[:, ::1] words=None, Py_ssize_t q_lo=0,
+               Py_ssize_t q_hi=-1, int64_t[::1] pair_out=None):
     """``(pair, first)``: the pair of each row and the first row of each pair.
 
     Parameters
@@ -67,70 +94,127 @@ def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
         Where each run's rows start, and ``n`` last.
     n_queries : int
         The number of query codes.
+    words : uint64 array (n, k), optional
+        The document id of each row as zero-padded words: a row whose hash
+        joins a pair is checked to hold the id of the pair's first row.
+    q_lo, q_hi : int, optional
+        Only the rows of query codes ``q_lo .. q_hi - 1`` are joined (by
+        default every query; ``q_hi=-1``: up to the last), their pairs
+        numbered from 0: blocks of queries joined apart (on threads, into
+        one ``pair_out``) number the pairs of all blocks once each block's
+        numbers are shifted by the pairs of the blocks before it.
+    pair_out : int64 array (n,), optional
+        Where the pairs are written (the rows of the block only; a new
+        array by default).
 
     Returns
     -------
     pair : int64 array (n,)
-        The pair of each row: rows of one query with one hash share it.
+        The pair of each row of the block: rows of one query with one hash
+        share it.
     first : int64 array (n_pairs,)
         The first row of each pair (in the walk: runs in order within a
         query); pairs are numbered by query code, then by first row.
+
+    With ``words``, None instead when two rows of a query share a hash but
+    not their id.
     """
     cdef Py_ssize_t n = query.shape[0]
     cdef Py_ssize_t n_runs = bounds.shape[0] - 1
     cdef Py_ssize_t r, q, i, row, width, size, slot, n_pairs = 0, n_used
+    cdef Py_ssize_t k, n_words = 0
+    cdef bint check = words is not None, clash = False
     cdef uint64_t h, mask
+    if check:
+        n_words = words.shape[1]
+        if words.shape[0] != n:
+            raise ValueError(
+                f"join_pairs: query and words must be as long; got {n} and "
+                f"{words.shape[0]}"
+            )
     if h40.shape[0] != n:
         raise ValueError(
             f"join_pairs: query and h40 must be as long; got {n} and {h40.shape[0]}"
         )
+    if q_hi < 0:
+        q_hi = n_queries
+    if not 0 <= q_lo <= q_hi <= n_queries:
+        raise ValueError(
+            f"join_pairs: q_lo and q_hi must satisfy 0 <= q_lo <= q_hi <= "
+            f"{n_queries}; got {q_lo} and {q_hi}"
+        )
+    if pair_out is not None and pair_out.shape[0] != n:
+        raise ValueError(
+            f"join_pairs: pair_out must hold the {n} rows; got {pair_out.shape[0]}"
+        )
     _check_offsets("join_pairs", "bounds", bounds, n, "rows")
-    for i in range(n):
-        if not 0 <= query[i] < n_queries:
-            raise ValueError(
-                f"join_pairs: query codes must lie in 0 .. {n_queries - 1}; "
-                f"got {query[i]} at row {i}"
-            )
-        if i > 0 and query[i] < query[i - 1]:
-            for r in range(1, n_runs):
-                if bounds[r] == i:
+    cdef Py_ssize_t bad_code = -1, bad_order = -1
+    with nogil:
+        r = 1  # the next run's first row is bounds[r]
+        for i in range(n):
+            if query[i] < 0 or query[i] >= n_queries:
+                bad_code = i
+                break
+            if i > 0 and query[i] < query[i - 1]:
+                # codes may decrease at a run's first row only
+                while r < n_runs and bounds[r] < i:
+                    r += 1
+                if not (r < n_runs and bounds[r] == i):
+                    bad_order = i
                     break
-            else:
-                raise ValueError(
-                    f"join_pairs: each run's query codes must not decrease; "
-                    f"row {i} has {query[i]} after {query[i - 1]}"
-                )
-    check_size("join_pairs", 8, (n, 3))
+    if bad_code >= 0:
+        raise ValueError(
+            f"join_pairs: query codes must lie in 0 .. {n_queries - 1}; "
+            f"got {query[bad_code]} at row {bad_code}"
+        )
+    if bad_order >= 0:
+        i = bad_order
+        raise ValueError(
+            f"join_pairs: each run's query codes must not decrease; "
+            f"row {i} has {query[i]} after {query[i - 1]}"
+        )
+    # each run's rows of the block: codes are non-decreasing within a run
+    ptr_a = np.empty(n_runs, dtype=np.int64)
+    end_a = np.empty(n_runs, dtype=np.int64)
+    cdef int64_t[::1] ptr = ptr_a
+    cdef int64_t[::1] end = end_a
+    cdef Py_ssize_t n_block = 0
+    with nogil:
+        for r in range(n_runs):
+            ptr[r] = _first_at_least(query, bounds[r], bounds[r + 1], q_lo)
+            end[r] = _first_at_least(query, ptr[r], bounds[r + 1], q_hi)
+            n_block += end[r] - ptr[r]
+    check_size("join_pairs", 8, (n_block + q_hi - q_lo, 2))
     # the most rows of one query over all runs sizes the table
-    totals = np.zeros(n_queries, dtype=np.int64)
+    totals = np.zeros(q_hi - q_lo, dtype=np.int64)
     cdef int64_t[::1] tot = totals
     with nogil:
-        for i in range(n):
-            tot[query[i]] += 1
-    width = int(totals.max()) if n_queries else 0
+        for r in range(n_runs):
+            for i in range(ptr[r], end[r]):
+                tot[query[i] - q_lo] += 1
+    width = int(totals.max()) if q_hi > q_lo else 0
+    del totals
     size = 8
     while size < 2 * width:
         size *= 2
     check_size("join_pairs", 8, (size, 3))
-    pair_a = np.empty(n, dtype=np.int64)
-    first_a = np.empty(n, dtype=np.int64)
+    pair_a = np.empty(n, dtype=np.int64) if pair_out is None else np.asarray(pair_out)
+    first_a = np.empty(n_block, dtype=np.int64)
     keys_a = np.zeros(size, dtype=np.uint64)
     ids_a = np.full(size, -1, dtype=np.int64)
     used_a = np.empty(size, dtype=np.int64)
-    ptr_a = np.array(bounds[:n_runs], dtype=np.int64)
-    cdef int64_t[::1] pair = pair_a
+    cdef int64_t[::1] pair = pair_a if pair_out is None else pair_out
     cdef int64_t[::1] first = first_a
     cdef uint64_t[::1] keys = keys_a
     cdef int64_t[::1] ids = ids_a
     cdef int64_t[::1] used = used_a
-    cdef int64_t[::1] ptr = ptr_a
     mask = <uint64_t>(size - 1)
     with nogil:
-        for q in range(n_queries):
+        for q in range(q_lo, q_hi):
             n_used = 0
             for r in range(n_runs):
                 row = ptr[r]
-                while row < bounds[r + 1] and query[row] == q:
+                while row < end[r] and query[row] == q:
                     h = h40[row]
                     slot = <Py_ssize_t>(h & mask)
                     while ids[slot] >= 0 and keys[slot] != h:
@@ -142,11 +226,20 @@ def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
                         n_used += 1
                         first[n_pairs] = row
                         n_pairs += 1
+                    elif check:
+                        i = first[ids[slot]]
+                        for k in range(n_words):
+                            if words[row, k] != words[i, k]:
+                                clash = True
                     pair[row] = ids[slot]
                     row += 1
                 ptr[r] = row
             for i in range(n_used):
                 ids[used[i]] = -1
+            if clash:
+                break
+    if clash:
+        return None
     return pair_a, first_a[:n_pairs].copy()
 
 
@@ -203,4 +296,252 @@ def pairwise_wins(const double[:, ::1] ranks, const double[::1] weights,
                     else:
                         out[a] += 0.5
                         out[b] += 0.5
+    return out_a
+
+
+cdef int _check_blocks(str fn, const int64_t[::1] pair, const int64_t[:, ::1] rows,
+                       Py_ssize_t block, Py_ssize_t lo, Py_ssize_t hi,
+                       Py_ssize_t n_values) except -1:
+    """The rows of ``block`` lie within the rows and hold pairs ``lo .. hi - 1``."""
+    cdef Py_ssize_t n_runs = rows.shape[0], r, i, bad = -1
+    if not 0 <= block < rows.shape[1] - 1:
+        raise ValueError(
+            f"{fn}: block must lie in 0 .. {rows.shape[1] - 2}; got {block}"
+        )
+    if pair.shape[0] != n_values:
+        raise ValueError(
+            f"{fn}: pair and value must be as long; got {pair.shape[0]} and "
+            f"{n_values}"
+        )
+    for r in range(n_runs):
+        if not 0 <= rows[r, block] <= rows[r, block + 1] <= n_values:
+            raise ValueError(
+                f"{fn}: the rows of run {r} in block {block} must lie in 0 .. "
+                f"{n_values}; got {rows[r, block]} .. {rows[r, block + 1]}"
+            )
+    with nogil:
+        for r in range(n_runs):
+            for i in range(rows[r, block], rows[r, block + 1]):
+                if not lo <= pair[i] < hi:
+                    bad = i
+                    break
+            if bad >= 0:
+                break
+    if bad >= 0:
+        raise ValueError(
+            f"{fn}: the pairs of block {block} must lie in {lo} .. {hi - 1}; "
+            f"got {pair[bad]} at row {bad}"
+        )
+    return 0
+
+
+def pair_sums(const int64_t[::1] pair, const double[::1] value,
+              const int64_t[:, ::1] rows, Py_ssize_t block,
+              const double[::1] value_weights, const double[::1] count_weights,
+              double[::1] sums, double[::1] counts, Py_ssize_t lo, Py_ssize_t hi):
+    """Per pair of one block, the weighted sum of its values and of its rows.
+
+    Parameters
+    ----------
+    pair, value : int64 and float64 arrays (n,)
+        The pair and the value of each row (the runs' rows end to end).
+    rows : int64 array (n_runs, n_blocks + 1)
+        ``rows[r, b]``: the first row of run ``r`` in block ``b``; block
+        ``b`` holds rows ``rows[r, b] .. rows[r, b + 1] - 1`` of each run.
+    block : int
+        The block summed.
+    value_weights, count_weights : float64 arrays (n_runs,)
+        The weight of each run's values in ``sums`` and of its rows in
+        ``counts``.
+    sums, counts : float64 arrays (n_pairs,) or None
+        Added to, at the pairs of the block: ``sums[p]`` the weighted
+        values of pair ``p``, run after run, ``counts[p]`` the weights of
+        its rows. None: not computed.
+    lo, hi : int
+        The pairs of the block: ``lo .. hi - 1`` (checked).
+    """
+    cdef Py_ssize_t n_runs = rows.shape[0], r, i
+    cdef double vw, cw
+    cdef bint do_sums = sums is not None, do_counts = counts is not None
+    _check_blocks("pair_sums", pair, rows, block, lo, hi, value.shape[0])
+    if value_weights.shape[0] != n_runs or count_weights.shape[0] != n_runs:
+        raise ValueError(
+            f"pair_sums: one weight per run ({n_runs}); got "
+            f"{value_weights.shape[0]} and {count_weights.shape[0]}"
+        )
+    if (do_sums and sums.shape[0] < hi) or (do_counts and counts.shape[0] < hi):
+        raise ValueError(f"pair_sums: sums and counts must hold the {hi} pairs")
+    with nogil:
+        for r in range(n_runs):
+            vw = value_weights[r]
+            cw = count_weights[r]
+            if do_sums and do_counts:
+                for i in range(rows[r, block], rows[r, block + 1]):
+                    sums[pair[i]] += vw * value[i]
+                    counts[pair[i]] += cw
+            elif do_sums:
+                for i in range(rows[r, block], rows[r, block + 1]):
+                    sums[pair[i]] += vw * value[i]
+            elif do_counts:
+                for i in range(rows[r, block], rows[r, block + 1]):
+                    counts[pair[i]] += cw
+    return None
+
+
+def pair_extreme(const int64_t[::1] pair, const double[::1] value,
+                 const int64_t[:, ::1] rows, Py_ssize_t block, bint largest,
+                 double[::1] out, Py_ssize_t lo, Py_ssize_t hi):
+    """Per pair of one block, the largest (``largest``) or the smallest of
+    its values, kept in ``out`` (which holds ``-inf`` or ``inf`` to start
+    with); the other arguments as for :func:`pair_sums`."""
+    cdef Py_ssize_t n_runs = rows.shape[0], r, i
+    cdef int64_t p
+    _check_blocks("pair_extreme", pair, rows, block, lo, hi, value.shape[0])
+    if out.shape[0] < hi:
+        raise ValueError(f"pair_extreme: out must hold the {hi} pairs")
+    with nogil:
+        for r in range(n_runs):
+            for i in range(rows[r, block], rows[r, block + 1]):
+                p = pair[i]
+                if largest:
+                    if value[i] > out[p]:
+                        out[p] = value[i]
+                elif value[i] < out[p]:
+                    out[p] = value[i]
+    return None
+
+
+def pair_median(const int64_t[::1] pair, const double[::1] value,
+                const int64_t[:, ::1] rows, Py_ssize_t block,
+                double[::1] out, Py_ssize_t lo, Py_ssize_t hi):
+    """Per pair of one block, the median of its values (the mean of the two
+    middle ones for an even number), written to ``out``; a pair without a
+    row gets NaN. The other arguments as for :func:`pair_sums`.
+
+    The block's values are put in one buffer, pair by pair (a count per
+    pair, then each row to its pair's place), and each pair's few values
+    sorted by insertion.
+    """
+    cdef Py_ssize_t n_runs = rows.shape[0], r, i, j, m, n_rows = 0, width = hi - lo
+    cdef int64_t p
+    cdef double x, a, b
+    _check_blocks("pair_median", pair, rows, block, lo, hi, value.shape[0])
+    if out.shape[0] < hi:
+        raise ValueError(f"pair_median: out must hold the {hi} pairs")
+    for r in range(n_runs):
+        n_rows += rows[r, block + 1] - rows[r, block]
+    check_size("pair_median", 8, (n_rows + 2 * width + 1,))
+    at_a = np.zeros(width + 1, dtype=np.int64)
+    fill_a = np.zeros(width, dtype=np.int64)
+    buf_a = np.empty(n_rows, dtype=np.float64)
+    cdef int64_t[::1] at = at_a
+    cdef int64_t[::1] fill = fill_a
+    cdef double[::1] buf = buf_a
+    with nogil:
+        for r in range(n_runs):
+            for i in range(rows[r, block], rows[r, block + 1]):
+                at[pair[i] - lo + 1] += 1
+        for j in range(width):
+            at[j + 1] += at[j]
+        for r in range(n_runs):
+            for i in range(rows[r, block], rows[r, block + 1]):
+                p = pair[i] - lo
+                buf[at[p] + fill[p]] = value[i]
+                fill[p] += 1
+        for j in range(width):
+            m = at[j + 1] - at[j]
+            if m == 0:
+                out[lo + j] = NAN
+                continue
+            # insertion sort of the pair's values
+            for i in range(at[j] + 1, at[j + 1]):
+                x = buf[i]
+                r = i - 1
+                while r >= at[j] and buf[r] > x:
+                    buf[r + 1] = buf[r]
+                    r -= 1
+                buf[r + 1] = x
+            if m % 2:
+                out[lo + j] = buf[at[j] + m // 2]
+            else:
+                a = buf[at[j] + m // 2 - 1]
+                b = buf[at[j] + m // 2]
+                out[lo + j] = (a + b) / 2
+    return None
+
+
+cdef int _check_segments(str fn, const int64_t[::1] starts, Py_ssize_t n) except -1:
+    """``starts``: the first row of each of consecutive non-empty segments
+    of ``n`` rows (0 first, increasing, below ``n``)."""
+    cdef Py_ssize_t m = starts.shape[0], j
+    if (m == 0) != (n == 0) or (m and starts[0] != 0):
+        raise ValueError(
+            f"{fn}: starts must begin at 0 (and be empty only for no row); "
+            f"got {list(starts[:1])} for {n} rows"
+        )
+    for j in range(m):
+        if starts[j] >= (starts[j + 1] if j + 1 < m else n):
+            raise ValueError(
+                f"{fn}: segments must not be empty; segment {j} starts at "
+                f"{starts[j]} and ends at {starts[j + 1] if j + 1 < m else n}"
+            )
+    return 0
+
+
+def segment_extremes(const double[::1] score, const int64_t[::1] starts):
+    """``(lo, hi)``: the smallest and the largest score of each segment
+    (``starts``: the first row of each of the consecutive non-empty
+    segments), in one pass over the rows."""
+    cdef Py_ssize_t n = score.shape[0], m = starts.shape[0], j, i, end
+    cdef double a, b, x
+    _check_segments("segment_extremes", starts, n)
+    lo_a = np.empty(m, dtype=np.float64)
+    hi_a = np.empty(m, dtype=np.float64)
+    cdef double[::1] lo = lo_a
+    cdef double[::1] hi = hi_a
+    with nogil:
+        for j in range(m):
+            end = starts[j + 1] if j + 1 < m else n
+            a = score[starts[j]]
+            b = a
+            for i in range(starts[j] + 1, end):
+                x = score[i]
+                if x < a:
+                    a = x
+                if x > b:
+                    b = x
+            lo[j] = a
+            hi[j] = b
+    return lo_a, hi_a
+
+
+def scale_rows(const double[::1] score, const int64_t[::1] starts,
+               const double[::1] shift, const double[::1] den, bint invert):
+    """``(score - shift) / den`` per row (``(shift - score) / den`` with
+    ``invert``), ``shift`` and ``den`` one per segment (``starts`` as for
+    :func:`segment_extremes`); 0 where ``den`` is 0."""
+    cdef Py_ssize_t n = score.shape[0], m = starts.shape[0], j, i, end
+    cdef double s, d
+    _check_segments("scale_rows", starts, n)
+    if shift.shape[0] != m or den.shape[0] != m:
+        raise ValueError(
+            f"scale_rows: shift and den must hold one value per segment ({m}); "
+            f"got {shift.shape[0]} and {den.shape[0]}"
+        )
+    out_a = np.empty(n, dtype=np.float64)
+    cdef double[::1] out = out_a
+    with nogil:
+        for j in range(m):
+            end = starts[j + 1] if j + 1 < m else n
+            s = shift[j]
+            d = den[j]
+            if d == 0:
+                for i in range(starts[j], end):
+                    out[i] = 0.0
+            elif invert:
+                for i in range(starts[j], end):
+                    out[i] = (s - score[i]) / d
+            else:
+                for i in range(starts[j], end):
+                    out[i] = (score[i] - s) / d
     return out_a

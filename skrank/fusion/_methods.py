@@ -9,9 +9,10 @@ contributions combine into one score. :data:`METHODS` is the registry that
 :func:`skrank.fusion.fuse`, :func:`skrank.fusion.get_fusion_method_names`
 and the documentation read.
 
-Combining functions receive ``C``, an ``(n_pairs, n_runs)`` matrix of the
-runs' contributions (0 where a run did not retrieve the document),
-``held`` (whether it did), the weights and the parameters.
+Combining functions receive the runs' contributions
+(:class:`~skrank.fusion._engine.Contributions`: each run's value of each
+document it retrieved, row by row, reduced per pair by compiled kernels in
+one pass over the rows), the weights and the parameters.
 """
 
 from __future__ import annotations
@@ -98,56 +99,59 @@ class FusionMethod:
         return {p.name: p.default for p in self.params}
 
 
-def _count(held):
-    return held.sum(axis=1)
+def _sum(c, w, p):
+    return c.sum()
 
 
-def _sum(C, held, w, p):
-    return C.sum(axis=1)
+def _mnz(c, w, p):
+    s, n = c.sum_count()
+    return s * n
 
 
-def _mnz(C, held, w, p):
-    return C.sum(axis=1) * _count(held)
+def _anz(c, w, p):
+    s, n = c.sum_count()
+    return s / n
 
 
-def _anz(C, held, w, p):
-    return C.sum(axis=1) / _count(held)
+def _max(c, w, p):
+    return c.extreme(largest=True)
 
 
-def _max(C, held, w, p):
-    return np.where(held, C, -np.inf).max(axis=1)
+def _min(c, w, p):
+    return c.extreme(largest=False)
 
 
-def _min(C, held, w, p):
-    return np.where(held, C, np.inf).min(axis=1)
+def _med(c, w, p):
+    return c.median()
 
 
-def _med(C, held, w, p):
-    return np.nanmedian(np.where(held, C, np.nan), axis=1)
+def _gmnz(c, w, p):
+    s, n = c.sum_count()
+    return s * n ** p["gamma"]
 
 
-def _gmnz(C, held, w, p):
-    return C.sum(axis=1) * _count(held) ** p["gamma"]
+def _log_mnz(c, w, p):
+    s, n = c.sum_count()
+    return s * np.log(n)
 
 
-def _log_mnz(C, held, w, p):
-    return C.sum(axis=1) * np.log(_count(held))
+def _logn_mnz(c, w, p):
+    s, n = c.sum_count()
+    return s * np.log(n + p["sigma"])
 
 
-def _logn_mnz(C, held, w, p):
-    return C.sum(axis=1) * np.log(_count(held) + p["sigma"])
+def _wsum(c, w, p):
+    return c.sum(w)
 
 
-def _wsum(C, held, w, p):
-    return (C * w).sum(axis=1)
+def _wmnz(c, w, p):
+    s, n = c.sum_count(count_weights=w)
+    return s * n
 
 
-def _wmnz(C, held, w, p):
-    return C.sum(axis=1) * (held * w).sum(axis=1)
-
-
-def _mixed(C, held, w, p):
-    return (C * w).sum(axis=1) * np.sqrt(_count(held))
+def _mixed(c, w, p):
+    s, n = c.sum_count(value_weights=w)
+    return s * np.sqrt(n)
 
 
 def _isr(j, p, n):

@@ -21,10 +21,10 @@ from ._engine import (
     Joined,
     Part,
     expected_at_ranks,
-    segment_max,
-    segment_min,
+    segment_extremes,
     segment_sum,
 )
+from ._kernels import scale_rows
 from ._registry import Registry
 
 
@@ -50,47 +50,44 @@ class Normalization:
     ranx_differs: str = ""
 
 
-def _spread(part: Part, num, per_query_den) -> np.ndarray:
-    """``num / den`` per row, ``den`` repeated from a per-query array; 0
-    where ``den`` is 0 (a constant query)."""
-    den = part.per_row(per_query_den)
-    out = np.zeros(part.score.shape[0])
-    np.divide(num, den, out=out, where=den != 0)
-    return out
+def _scaled(part: Part, shift, den, invert=False) -> Part:
+    """The part with scores ``(s - shift) / den`` per row (``(shift - s) /
+    den`` when ``invert``), ``shift`` and ``den`` one per query; 0 where
+    ``den`` is 0 (a constant query). One pass over the rows."""
+    shift = np.ascontiguousarray(shift, dtype=np.float64)
+    den = np.ascontiguousarray(den, dtype=np.float64)
+    return part.with_scores(scale_rows(part.score, part.starts, shift, den, invert))
 
 
 def _min_max(joined: Joined, part: Part) -> Part:
-    lo, hi = segment_min(part), segment_max(part)
-    span = np.where(hi > lo, hi - lo, 0.0)
-    return part.with_scores(_spread(part, part.score - part.per_row(lo), span))
+    lo, hi = segment_extremes(part)
+    return _scaled(part, lo, np.where(hi > lo, hi - lo, 0.0))
 
 
 def _min_max_inverted(joined: Joined, part: Part) -> Part:
-    lo, hi = segment_min(part), segment_max(part)
-    span = np.where(hi > lo, hi - lo, 0.0)
-    return part.with_scores(_spread(part, part.per_row(hi) - part.score, span))
+    lo, hi = segment_extremes(part)
+    return _scaled(part, hi, np.where(hi > lo, hi - lo, 0.0), invert=True)
 
 
 def _max(joined: Joined, part: Part) -> Part:
-    hi = segment_max(part)
+    lo, hi = segment_extremes(part)
     # the largest magnitude where no score is positive (the order is kept)
-    magnitude = np.maximum(hi, -segment_min(part))
-    return part.with_scores(_spread(part, part.score, np.where(hi > 0, hi, magnitude)))
+    magnitude = np.maximum(hi, -lo)
+    return _scaled(part, np.zeros_like(hi), np.where(hi > 0, hi, magnitude))
 
 
 def _sum(joined: Joined, part: Part) -> Part:
-    lo, hi = segment_min(part), segment_max(part)
+    lo, hi = segment_extremes(part)
     den = segment_sum(part) - lo * part.lengths
-    den = np.where(hi > lo, den, 0.0)
-    return part.with_scores(_spread(part, part.score - part.per_row(lo), den))
+    return _scaled(part, lo, np.where(hi > lo, den, 0.0))
 
 
 def _zmuv(joined: Joined, part: Part) -> Part:
-    lo, hi = segment_min(part), segment_max(part)
+    lo, hi = segment_extremes(part)
     mean = segment_sum(part) / part.lengths
     dev = part.score - part.per_row(mean)
     std = np.sqrt(segment_sum(part, dev * dev) / part.lengths)
-    return part.with_scores(_spread(part, dev, np.where(hi > lo, std, 0.0)))
+    return _scaled(part, mean, np.where(hi > lo, std, 0.0))
 
 
 def _rank(joined: Joined, part: Part) -> Part:
@@ -119,8 +116,7 @@ def borda_points(joined: Joined, part: Part, normalized: bool) -> Part:
         score[part.pair] = expected_at_ranks(
             part, lambda j, q: per_query[q][:, None] - j
         )
-    pairs = np.arange(joined.n_pairs, dtype=np.int64)
-    return Part.of(pairs, joined.pair_query, score)
+    return joined.every_pair(score)
 
 
 def _borda(joined: Joined, part: Part) -> Part:

@@ -151,10 +151,12 @@ def at_log_odds(j, p, n):
     return np.where(j < table.shape[0], table[at], MIN_LOG_ODDS)
 
 
-def sum_log_odds(C, held, w, p):
+def sum_log_odds(c, w, p):
     """The sum over every run of the log odds, :data:`MIN_LOG_ODDS` for a
-    run that did not retrieve the document."""
-    return np.where(held, C, MIN_LOG_ODDS).sum(axis=1)
+    run that did not retrieve the document (``c``: the runs'
+    :class:`~skrank.fusion._engine.Contributions`)."""
+    s, n = c.sum_count()
+    return s + (c.n_runs - n) * MIN_LOG_ODDS
 
 
 def _segments(j, n, n_segments):
