@@ -17,7 +17,8 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memcpy, memmove, memset
 
-from ._ranking cimport check_shape, check_size
+from ._ranking cimport check_shape, check_size, is_float32
+from ._shared cimport score_t
 
 
 # --------------------------------------------------------------------------
@@ -34,13 +35,23 @@ cdef inline uint64_t ordered_bits(double x) noexcept nogil:
     return b ^ (negative | ((<uint64_t>1) << 63))
 
 
-def score_keys(const double[:, ::1] s, int bits, bint backwards, uint64_t[:, ::1] keys):
+def score_keys(s, bits, backwards, keys):
     """``keys[i, j]``: the bits of ``s[i, j]`` (-0.0 read as 0.0) as an
     unsigned integer in the order of the scores, its lowest ``bits`` bits
     replaced by the column ``j`` (``backwards``: ``L - 1 - j``). Sorting a
     row of keys sorts its scores, equal scores by column, up to different
     scores that agree but for those low bits (see
-    :func:`descending_keys`)."""
+    :func:`descending_keys`). Float32 scores are read as the float64 of the
+    same value, whose lowest 29 bits are 0: their keys always order them."""
+    if is_float32(s):
+        return _score_keys["float"](s, bits, backwards, keys)
+    return _score_keys["double"](s, bits, backwards, keys)
+
+
+def _score_keys(
+    const score_t[:, ::1] s, int bits, bint backwards, uint64_t[:, ::1] keys
+):
+    """:func:`score_keys` of one score type."""
     cdef Py_ssize_t m = s.shape[0], L = s.shape[1], r, j
     cdef uint64_t high, column
     if not 1 <= bits <= 32 or L > ((<Py_ssize_t>1) << bits):
@@ -59,27 +70,36 @@ def score_keys(const double[:, ::1] s, int bits, bint backwards, uint64_t[:, ::1
             for j in range(L):
                 # x + 0.0 is 0.0 for -0.0: the two zeros get one key
                 column = <uint64_t>(L - 1 - j if backwards else j)
-                keys[r, j] = (ordered_bits(s[r, j] + 0.0) & high) | column
+                keys[r, j] = (ordered_bits(<double>s[r, j] + 0.0) & high) | column
     return None
 
 
-def descending_keys(
-    const uint64_t[:, ::1] keys,
-    int bits,
-    bint backwards,
-    const double[:, ::1] y,
-    const double[:, ::1] s,
-    double[:, ::1] y_out,
-    double[:, ::1] s_out,
-    int64_t[:, ::1] pos,
-    uint8_t[::1] exact,
-):
+def descending_keys(keys, bits, backwards, y, s, y_out, s_out, pos, exact):
     """Each row of the sorted keys of :func:`score_keys`, read backwards:
     the relevance and scores of its columns in descending order of score
     into ``y_out`` and ``s_out`` and (``pos`` not None) their flat
     positions ``row * L + column``. ``exact[r]`` is 0 for a row where two
     adjacent keys agree above the low bits while their scores differ (the
-    keys did not order them), else 1. Returns the number of such rows."""
+    keys did not order them), else 1. Returns the number of such rows.
+    ``s_out`` has the type of ``s`` (float32 or float64)."""
+    args = (keys, bits, backwards, y, s, y_out, s_out, pos, exact)
+    if is_float32(s):
+        return _descending_keys["float"](*args)
+    return _descending_keys["double"](*args)
+
+
+def _descending_keys(
+    const uint64_t[:, ::1] keys,
+    int bits,
+    bint backwards,
+    const double[:, ::1] y,
+    const score_t[:, ::1] s,
+    double[:, ::1] y_out,
+    score_t[:, ::1] s_out,
+    int64_t[:, ::1] pos,
+    uint8_t[::1] exact,
+):
+    """:func:`descending_keys` of one score type."""
     cdef Py_ssize_t m = keys.shape[0], L = keys.shape[1], r, j
     cdef Py_ssize_t inexact = 0
     cdef uint64_t low, c
@@ -140,20 +160,29 @@ def descending_keys(
     return inexact
 
 
-def gather_rows(
-    int64_t[:, ::1] order,
-    const double[:, ::1] y,
-    const double[:, ::1] s,
-    double[:, ::1] y_out,
-    double[:, ::1] s_out,
-    bint backwards,
-    bint positions,
-):
+def gather_rows(order, y, s, y_out, s_out, backwards, positions):
     """``order``: per row, columns of a sort of the scores ``s`` (read
     backwards with ``backwards``: an ascending sort). ``y_out`` and
     ``s_out`` receive the relevance and scores of the items in descending
     order; with ``positions``, ``order`` is rewritten in place as the flat
-    positions ``row * L + column`` of those items, in the same pass."""
+    positions ``row * L + column`` of those items, in the same pass.
+    ``s_out`` has the type of ``s`` (float32 or float64)."""
+    args = (order, y, s, y_out, s_out, backwards, positions)
+    if is_float32(s):
+        return _gather_rows["float"](*args)
+    return _gather_rows["double"](*args)
+
+
+def _gather_rows(
+    int64_t[:, ::1] order,
+    const double[:, ::1] y,
+    const score_t[:, ::1] s,
+    double[:, ::1] y_out,
+    score_t[:, ::1] s_out,
+    bint backwards,
+    bint positions,
+):
+    """:func:`gather_rows` of one score type."""
     cdef Py_ssize_t m = order.shape[0], L = order.shape[1], r, j, q
     cdef int64_t base, a, b, c
     cdef bint bad = False

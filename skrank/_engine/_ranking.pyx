@@ -13,7 +13,7 @@ import numpy as np
 from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint64_t
 from libc.string cimport memset
 
-from ._shared cimport small_integer
+from ._shared cimport score_t, small_integer
 
 
 cdef extern from "Python.h":
@@ -61,12 +61,27 @@ cdef int check_shape(
 # --------------------------------------------------------------------------
 
 
-def count_groups(const double[:, ::1] s):
-    """The number of tie groups of the ``(m, w)`` scores ``s``, each row in
-    rank order: runs of equal scores within a row (none for ``w == 0``)."""
+cdef bint is_float32(object a):
+    """Whether ``a`` is an array of native float32 scores, which the order
+    and tie kernels read as they are (any other is read as float64, and
+    refused at the door unless it is a float64 buffer)."""
+    return isinstance(a, np.ndarray) and a.dtype == np.float32
+
+
+def count_groups(s):
+    """The number of tie groups of the ``(m, w)`` scores ``s`` (float32 or
+    float64), each row in rank order: runs of equal scores within a row
+    (none for ``w == 0``)."""
+    if is_float32(s):
+        return _count_groups["float"](s)
+    return _count_groups["double"](s)
+
+
+def _count_groups(const score_t[:, ::1] s):
+    """:func:`count_groups` of one score type."""
     cdef Py_ssize_t m = s.shape[0], w = s.shape[1], r, j, g
     cdef Py_ssize_t groups = 0
-    cdef const double *row
+    cdef const score_t *row
     if w == 0 or m == 0:
         return 0
     with nogil:
@@ -79,19 +94,26 @@ def count_groups(const double[:, ::1] s):
     return groups
 
 
-def fill_groups(
-    const double[:, ::1] s,
-    int64_t[::1] size,
-    int64_t[::1] start,
-    int64_t[::1] row_first,
-    uint8_t[::1] last,
-):
+def fill_groups(s, size, start, row_first, last):
     """The ``G`` tie groups of ``s`` (see :func:`count_groups`; ``G`` the
     length of ``size``), numbered row by row: each group's number of items
     (``size``), the rank of its first item (``start``, ``G + 1`` entries,
     the last one scratch), the number of each row's first group
     (``row_first``) and whether each position is the last of its group
     (``last``, one byte per position)."""
+    if is_float32(s):
+        return _fill_groups["float"](s, size, start, row_first, last)
+    return _fill_groups["double"](s, size, start, row_first, last)
+
+
+def _fill_groups(
+    const score_t[:, ::1] s,
+    int64_t[::1] size,
+    int64_t[::1] start,
+    int64_t[::1] row_first,
+    uint8_t[::1] last,
+):
+    """:func:`fill_groups` of one score type."""
     cdef Py_ssize_t m = s.shape[0], w = s.shape[1]
     cdef Py_ssize_t G = size.shape[0]
     cdef Py_ssize_t found = 0, r, j
@@ -112,7 +134,7 @@ def fill_groups(
         if G:
             raise ValueError(f"fill_groups: no scores hold the {G} tie groups given")
         return
-    cdef const double *x
+    cdef const score_t *x
     cdef int64_t *st = &start[0]
     cdef uint8_t *lp = &last[0]
     with nogil:

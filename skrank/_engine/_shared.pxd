@@ -23,6 +23,13 @@ ctypedef fused rel_t:
     uint8_t
     uint64_t
 
+# scores as the orders and the tie groups read them: float32 scores are
+# ordered and compared as they are (their ties are the ties of the float32
+# values), any other as float64
+ctypedef fused score_t:
+    float
+    double
+
 
 # v as an integer when it is one in 0 .. top (top < 2**31), else -1, without
 # a branch and without converting NaN or a value out of range to int (which

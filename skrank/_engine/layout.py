@@ -44,6 +44,15 @@ def kernel_buffer(a, dtype=None) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=dtype.newbyteorder("="))
 
 
+def score_buffer(s) -> np.ndarray:
+    """Scores as the engine's order and tie kernels read them (see
+    :func:`kernel_buffer`): float32 scores as they are, so that they are
+    ordered and their ties found among the float32 values without a
+    float64 copy; scores of any other type as float64."""
+    s = np.asarray(s)
+    return kernel_buffer(s, np.float32 if s.dtype == np.float32 else np.float64)
+
+
 @dataclass
 class Block:
     """Queries laid out as rows of equal width.

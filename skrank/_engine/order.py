@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _ordering
-from .layout import Block, kernel_buffer
+from .layout import Block, kernel_buffer, score_buffer
 from .ranking import Ranking
 
 
@@ -323,15 +323,18 @@ _KEY_BITS = 12
 
 
 def descending_rows(s, y, exact_order, positions=True, ties=None):
-    """Each row of the ``(m, L)`` scores ``s`` (read as float64) in
-    descending order.
+    """Each row of the ``(m, L)`` scores ``s`` (float32 scores read as they
+    are, any other as float64, see :func:`~skrank._engine.layout.score_buffer`)
+    in descending order.
 
     Returns ``(pos, y_sorted, s_sorted)``: the flat positions (``row * L +
     column``) of the items in rank order (None without ``positions``) and
-    their relevance and scores. Tied items come in any order (``ties``
-    None), in input order (``"first"``) or in reverse input order
-    (``"last"``); ``exact_order(s_rows)`` gives the columns of rows in rank
-    order under that rule, for the rows the keys below cannot order.
+    their relevance and scores (``s_sorted`` of the type ``s`` is read
+    as). Tied items come in any order (``ties`` None), in input order
+    (``"first"``) or in reverse input order (``"last"``);
+    ``exact_order(s_rows)`` gives the columns of rows in rank order under
+    that rule, for the rows the keys below cannot order. Float32 keys
+    order every row (see :func:`~skrank._engine._ordering.score_keys`).
 
     Rows of at most 4096 items are sorted as integer keys, each the score's
     bits in the order of the scores with its lowest bits (as many as a
@@ -342,12 +345,12 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     ordered again by ``exact_order``. Longer rows are ordered by numpy's
     argsort (stable under a tie rule).
     """
-    s = kernel_buffer(s, np.float64)
+    s = score_buffer(s)
     y = kernel_buffer(y, np.float64)
     m, L = s.shape
     if m == 0 or L == 0:
         pos = np.empty((m, L), dtype=np.intp) if positions else None
-        return pos, np.empty((m, L)), np.empty((m, L))
+        return pos, np.empty((m, L)), np.empty((m, L), dtype=s.dtype)
     bits = max(1, (L - 1).bit_length())
     if bits > _KEY_BITS:
         return _descending_argsort(s, y, positions, ties)
@@ -358,7 +361,7 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     _ordering.score_keys(s, bits, backwards, keys)
     keys.sort(axis=1)
     y_sorted = np.empty((m, L))
-    s_sorted = np.empty((m, L))
+    s_sorted = np.empty((m, L), dtype=s.dtype)
     pos = np.empty((m, L), dtype=np.int64) if positions else None
     exact = np.empty(m, dtype=np.uint8)
     inexact = _ordering.descending_keys(
@@ -391,7 +394,7 @@ def _descending_argsort(s, y, positions, ties):
         order = np.argsort(s, axis=1, kind=None if ties is None else "stable")
     order = kernel_buffer(order, np.int64)
     y_sorted = np.empty((m, L))
-    s_sorted = np.empty((m, L))
+    s_sorted = np.empty((m, L), dtype=s.dtype)
     _ordering.gather_rows(
         order, y, s, y_sorted, s_sorted, ties != "first", bool(positions)
     )

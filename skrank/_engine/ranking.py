@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import _ranking
-from .layout import Block, kernel_buffer
+from .layout import Block, kernel_buffer, score_buffer
 
 
 @lru_cache(maxsize=64)
@@ -457,7 +457,7 @@ def tie_groups(s_sorted):
     position is the last of its group (one byte each, for
     :func:`segment_sums`).
     """
-    ss = kernel_buffer(s_sorted, np.float64)
+    ss = score_buffer(s_sorted)  # float32 ties are ties of the float32 values
     m, w = ss.shape
     n_groups = _ranking.count_groups(ss)
     if n_groups == m * w:
