@@ -11,6 +11,7 @@ from ..names import quote_text, read_number
 __all__ = [
     "MAX_DIGITS",
     "digits_type",
+    "every_digit",
     "level_type",
     "progress_option",
     "undefined_option",
@@ -37,6 +38,10 @@ def digits_type(every_digit: str):
         return int(text)
 
     return digits
+
+
+#: ``--digits`` of the commands whose csv and json formats give every digit.
+every_digit = digits_type("--format csv or json")
 
 
 def level_type(text: str) -> float:

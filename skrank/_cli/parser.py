@@ -19,6 +19,7 @@ from ..trec._settle import RUN_CONSTRAINTS as _RUN_CONSTRAINTS
 from ._shared import (
     MAX_DIGITS,
     digits_type,
+    every_digit,
     level_type,
     progress_option,
     undefined_option,
@@ -82,7 +83,6 @@ def _choice_option(parser, parameter: str, help: str, of: str = "run") -> None:
     )
 
 
-_digits = digits_type("--format csv or json")
 _report_digits = digits_type("--format json")
 
 
@@ -184,7 +184,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--digits",
-        type=_digits,
+        type=every_digit,
         default=4,
         help=f"decimals in the table, 0 to {MAX_DIGITS} (default: 4, as trec_eval)",
     )

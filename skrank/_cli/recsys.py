@@ -28,7 +28,7 @@ from .._validation import InvalidParameterError
 from ..names import quote_text
 from ..recsys import evaluate_recommendations, get_recsys_metric_names
 from ..recsys._conventions import RECSYS_CONVENTIONS, get_recsys_convention
-from ._shared import MAX_DIGITS, digits_type, undefined_option, undefined_value
+from ._shared import MAX_DIGITS, every_digit, undefined_option, undefined_value
 
 __all__ = ["add_parser", "run"]
 
@@ -122,7 +122,7 @@ def add_parser(sub) -> None:
     )
     rec.add_argument(
         "--digits",
-        type=digits_type("--format csv or json"),
+        type=every_digit,
         default=4,
         help=f"decimals in the table, 0 to {MAX_DIGITS} (default: 4)",
     )
