@@ -630,3 +630,60 @@ def probe(
                 slot = <Py_ssize_t>((slot + 1) & mask)
             out[i] = at
     return out_a
+
+
+# --------------------------------------------------------------------------
+# Line ends of a buffer being read
+# --------------------------------------------------------------------------
+
+
+def _check_span(const unsigned char[::1] b, Py_ssize_t lo, Py_ssize_t hi, str name):
+    if lo < 0 or hi < lo or hi > b.shape[0]:
+        raise ValueError(f"{name}: lo and hi must satisfy 0 <= lo <= hi <= {b.shape[0]}; got lo={lo} and hi={hi}.")
+
+
+def find_byte(const unsigned char[::1] b, Py_ssize_t lo, Py_ssize_t hi, unsigned char byte):
+    """The first position of ``byte`` in ``b[lo:hi]`` (absolute), -1 when
+    it is absent."""
+    _check_span(b, lo, hi, "find_byte")
+    if hi == lo:
+        return -1
+    cdef const unsigned char *p = &b[0]
+    cdef const void *at
+    with nogil:
+        at = memchr(p + lo, byte, hi - lo)
+    return -1 if at == NULL else <const unsigned char *>at - p
+
+
+def rfind_byte(const unsigned char[::1] b, Py_ssize_t lo, Py_ssize_t hi, unsigned char byte):
+    """The last position of ``byte`` in ``b[lo:hi]`` (absolute), -1 when it
+    is absent."""
+    _check_span(b, lo, hi, "rfind_byte")
+    cdef const unsigned char *p = &b[0] if b.shape[0] else NULL
+    cdef Py_ssize_t i = hi - 1
+    with nogil:
+        while i >= lo and p[i] != byte:
+            i -= 1
+    return i if i >= lo else -1
+
+
+def newlines(unsigned char[::1] b, Py_ssize_t lo, Py_ssize_t hi):
+    """Turn the CRLF and lone CR line ends of ``b[lo:hi]`` into LF, in
+    place (the bytes move towards ``lo``); returns the new end."""
+    _check_span(b, lo, hi, "newlines")
+    if hi == lo:
+        return hi
+    cdef unsigned char *p = &b[0]
+    cdef Py_ssize_t i = lo, out = lo
+    with nogil:
+        while i < hi:
+            if p[i] == 13:
+                p[out] = NEWLINE
+                if i + 1 < hi and p[i + 1] == NEWLINE:
+                    i += 1
+            else:
+                p[out] = p[i]
+            out += 1
+            i += 1
+    return out
+

@@ -354,7 +354,9 @@ class _Table:
         if isinstance(self, Run):
             # a hash set of each query's keys (grouped by query), nothing kept
             _, codes, keys = self._grouping()
-            bounds = np.searchsorted(codes, np.arange(self.n_queries + 1))
+            bounds = np.searchsorted(
+                codes, np.arange(self.n_queries + 1, dtype=codes.dtype)
+            )
             found = _parse.repeated_keys(
                 np.ascontiguousarray(keys, dtype=np.uint64), bounds.astype(np.int64)
             )
