@@ -221,7 +221,9 @@ def _fill(fileobj, buf, at, size, what, label):
     if isinstance(fileobj, (io.BufferedReader, io.FileIO, gzip.GzipFile)):
         buf = _room(buf, at, at + size + _PAD + 8)
         got = fileobj.readinto(memoryview(buf)[at : at + size])
-        return buf, got or 0
+        if got is None:  # a non-blocking file without data: as read() says
+            _as_data(got, what, label)
+        return buf, got
     data = _as_data(_read_some(fileobj, size, what, label), what, label)
     buf = _room(buf, at, at + len(data) + _PAD + 8)
     buf[at : at + len(data)] = np.frombuffer(data, dtype=np.uint8)

@@ -108,3 +108,20 @@ def test_byte_kernels_check_their_span():
             func(b, 2, 5, 10)
     with pytest.raises(ValueError, match=r"newlines: .* got lo=-1 and hi=2"):
         _parse.newlines(b, -1, 2)
+
+
+class _NoData(io.RawIOBase):
+    """A non-blocking raw file with no data yet: ``readinto`` gives None."""
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        return None
+
+
+def test_a_read_without_data_is_refused_as_before():
+    # read() of such a file gives None too, which the reader refuses
+    assert io.BufferedReader(_NoData()).read(4) is None
+    with pytest.raises(_io._SourceError, match="read\\(\\) returned NoneType"):
+        _read(io.BufferedReader(_NoData()), 64)
