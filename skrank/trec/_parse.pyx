@@ -568,6 +568,20 @@ def repeated_keys(const uint64_t[::1] keys, const int64_t[::1] bounds):
 # --------------------------------------------------------------------------
 
 
+cdef inline int64_t _slot_of(
+    const uint64_t *slot_keys, const int32_t *slot_pos, uint64_t key, int shift, uint64_t mask
+) noexcept nogil:
+    """The position that a table's slots (open addressing from the slot
+    ``(key * M1) >> shift``) give ``key``, -1 where it is absent."""
+    cdef Py_ssize_t slot = <Py_ssize_t>((key * M1) >> shift)
+    cdef int64_t at
+    while True:
+        at = slot_pos[slot]
+        if at < 0 or slot_keys[slot] == key:
+            return at
+        slot = <Py_ssize_t>((slot + 1) & mask)
+
+
 def key_table(const uint64_t[::1] keys):
     """A hash table of distinct ``keys`` (fewer than 2**31):
     ``(slot_keys, slot_pos, shift)``, open addressing over a power of two of
@@ -612,23 +626,15 @@ def probe(
 ):
     """The position of each of ``keys`` in the table of :func:`key_table`,
     -1 where it is absent."""
-    cdef Py_ssize_t size = slot_keys.shape[0], n = keys.shape[0], i, slot
+    cdef Py_ssize_t size = slot_keys.shape[0], n = keys.shape[0], i
     if size < 2 or slot_pos.shape[0] != size or size & (size - 1) or shift < 1 or shift > 63 or (<Py_ssize_t>1 << (64 - shift)) != size:
         raise ValueError(f"probe: slot_keys and slot_pos must have one power-of-two length 2**(64 - shift); got {size}, {slot_pos.shape[0]} and shift={shift}.")
     cdef cnp.ndarray[int64_t, ndim=1] out_a = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] out = out_a
-    cdef uint64_t mask = <uint64_t>(size - 1), key
-    cdef int64_t at
+    cdef uint64_t mask = <uint64_t>(size - 1)
     with nogil:
         for i in range(n):
-            key = keys[i]
-            slot = <Py_ssize_t>((key * M1) >> shift)
-            while True:
-                at = slot_pos[slot]
-                if at < 0 or slot_keys[slot] == key:
-                    break
-                slot = <Py_ssize_t>((slot + 1) & mask)
-            out[i] = at
+            out[i] = _slot_of(&slot_keys[0], &slot_pos[0], keys[i], shift, mask)
     return out_a
 
 
@@ -753,15 +759,12 @@ def group_probe(
     :func:`group_table`, -1 where it is absent (a key of a query beyond the
     table's is absent)."""
     cdef Py_ssize_t n_groups = offsets.shape[0] - 1, n = keys.shape[0], i, g
-    cdef Py_ssize_t size = slot_keys.shape[0], slot
+    cdef Py_ssize_t size = slot_keys.shape[0]
     if n_groups < 0 or slot_pos.shape[0] != size or offsets[n_groups] != size or bits.shape[0] < n_groups:
         raise ValueError(f"group_probe: the table's arrays do not fit together ({size} slots, {slot_pos.shape[0]} positions, {offsets.shape[0]} offsets, {bits.shape[0]} sizes).")
     cdef cnp.ndarray[int64_t, ndim=1] out_a = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] out = out_a
-    cdef uint64_t mask, key
-    cdef int64_t at
-    cdef const uint64_t *tk
-    cdef const int32_t *tp
+    cdef uint64_t key
     with nogil:
         for i in range(n):
             key = keys[i]
@@ -769,14 +772,11 @@ def group_probe(
             if g >= n_groups:
                 out[i] = -1
                 continue
-            tk = &slot_keys[0] + offsets[g]
-            tp = &slot_pos[0] + offsets[g]
-            mask = (<uint64_t>1 << bits[g]) - 1
-            slot = <Py_ssize_t>((key * M1) >> (64 - bits[g]))
-            while True:
-                at = tp[slot]
-                if at < 0 or tk[slot] == key:
-                    break
-                slot = <Py_ssize_t>((slot + 1) & mask)
-            out[i] = at
+            out[i] = _slot_of(
+                &slot_keys[0] + offsets[g],
+                &slot_pos[0] + offsets[g],
+                key,
+                64 - bits[g],
+                (<uint64_t>1 << bits[g]) - 1,
+            )
     return out_a
