@@ -295,7 +295,15 @@ def _parsed_chunks(fh, is_run, what, label, named, strtod=False):
     holds a value: up to the first chunk with a data line.
     """
     jobs = ((chunk, is_run and not named) for chunk in _chunks(fh, what, label))
-    yield from _in_order(lambda job: _parse_chunk(job[0], is_run, job[1], strtod), jobs)
+
+    def parse(job):
+        try:
+            return _parse_chunk(job[0], is_run, job[1], strtod)
+        finally:
+            # the chunk's buffer is read no more: the reader reuses it
+            job[0].release()
+
+    yield from _in_order(parse, jobs)
 
 
 def _query_codes(heads, head_codes, lengths):

@@ -29,6 +29,7 @@ to its qrels without sorting strings.
 from __future__ import annotations
 
 import gzip
+import io
 import math
 import os
 import re
@@ -37,6 +38,7 @@ import numpy as np
 
 from .._threads import map_in_order, threads
 from .._validation import InvalidParameterError, plain
+from . import _parse
 
 _CHUNK = 1 << 22  # bytes read at a time
 _PAD = 64  # spare bytes after a chunk, so that word loads need no bounds check
@@ -167,63 +169,128 @@ def _as_data(data, what, label) -> bytes:
     )
 
 
-def _newlines(data: bytes) -> bytes:
-    """CRLF and lone CR line ends as LF (``data`` holds a CR)."""
-    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+class _Chunk:
+    """A chunk of a file ready for the tokenizer: ``b`` holds a newline,
+    the chunk's ``size`` bytes (ending with a newline) and newlines up to
+    a multiple of 8 bytes (see :func:`_chunk_array`); ``b`` is a view of a
+    buffer that :meth:`release` hands back to the reader."""
+
+    __slots__ = ("b", "size", "_buf", "_pool")
+
+    def __init__(self, buf, size, pool):
+        end = -(-(size + 1 + _PAD) // 8) * 8
+        buf[0] = _NEWLINE
+        buf[size + 1 : end] = _NEWLINE
+        self.b = buf[:end]
+        self.size = size
+        self._buf = buf
+        self._pool = pool
+
+    def release(self):
+        """Hand the buffer back for a later chunk (the chunk is then
+        read no more)."""
+        if self._buf is not None:
+            self._pool.append(self._buf)
+            self._buf = self.b = None
+
+
+def _take(pool, need):
+    """A buffer of at least ``need`` bytes: one handed back, or a new one."""
+    while pool:
+        buf = pool.pop()
+        if buf.shape[0] >= need:
+            return buf
+    return np.empty(need + need // 2, dtype=np.uint8)
+
+
+def _room(buf, used, need):
+    """``buf``, or a larger copy of its first ``used`` bytes, with at least
+    ``need`` bytes."""
+    if buf.shape[0] >= need:
+        return buf
+    grown = np.empty(need + need // 2, dtype=np.uint8)
+    grown[:used] = buf[:used]
+    return grown
+
+
+def _fill(fileobj, buf, at, size, what, label):
+    """Read up to ``size`` bytes of ``fileobj`` into ``buf`` at ``at``
+    (a binary file reads into it; another file object's data, text as
+    UTF-8, is copied in, the buffer grown if needed). Returns the buffer
+    and the bytes read (0 at the end of the file)."""
+    if isinstance(fileobj, (io.BufferedReader, io.FileIO, gzip.GzipFile)):
+        buf = _room(buf, at, at + size + _PAD + 8)
+        got = fileobj.readinto(memoryview(buf)[at : at + size])
+        if got is None:  # a non-blocking file without data: as read() says
+            _as_data(got, what, label)
+        return buf, got
+    data = _as_data(_read_some(fileobj, size, what, label), what, label)
+    buf = _room(buf, at, at + len(data) + _PAD + 8)
+    buf[at : at + len(data)] = np.frombuffer(data, dtype=np.uint8)
+    return buf, len(data)
 
 
 def _chunks(fileobj, what="file", label="<file>", size=None):
-    """Yield pieces of a file, each ending with a newline (one is added at EOF).
+    """Yield the chunks of a file (:class:`_Chunk`), each ending with a
+    newline (one is added at EOF), read ``size`` bytes at a time into
+    buffers that the chunks hand back when released.
 
-    Lines may end with LF, CRLF or CR; every piece has LF line ends only. A
+    Lines may end with LF, CRLF or CR; every chunk has LF line ends only. A
     UTF-8 byte order mark is dropped; a UTF-16 or UTF-32 one is an error.
     """
     size = _CHUNK if size is None else size
-    pending = []  # pieces of a line longer than a chunk
-    held = b""  # a CR at the end of a piece: is it followed by LF?
+    pool = []
+    buf = _take(pool, 1 + size + 2 * _PAD)
+    have = 0  # bytes at buf[1 : 1 + have]: the start of a line, maybe a CR
+    held = False  # the last of them is a CR: is it followed by LF?
     first = True
     while True:
-        data = _as_data(_read_some(fileobj, size, what, label), what, label)
-        if first and data:
+        at = 1 + have
+        buf, got = _fill(fileobj, buf, at, size, what, label)
+        if first and got:
             first = False
-            while len(data) < 4:  # enough bytes to tell a byte order mark
-                more = _as_data(_read_some(fileobj, size, what, label), what, label)
+            while got < 4:  # enough bytes to tell a byte order mark
+                buf, more = _fill(fileobj, buf, at + got, size, what, label)
                 if not more:
                     break
-                data += more
-            if data.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte order mark
-                data = data[3:]
-            elif data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
-                bits = 32 if data.startswith((b"\xff\xfe\x00\x00", b"\x00")) else 16
+                got += more
+            head = bytes(buf[1 : 1 + min(got, 4)])
+            if head.startswith(b"\xef\xbb\xbf"):  # UTF-8 byte order mark
+                buf[1 : got - 2] = buf[4 : got + 1].copy()
+                got -= 3
+            elif head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+                bits = 32 if head.startswith((b"\xff\xfe\x00\x00", b"\x00")) else 16
                 raise _SourceError(
                     f"{what} {label!r} is not UTF-8 text (found a UTF-{bits} "
                     "byte-order mark); convert it to UTF-8"
                 )
-        if not data:
-            tail = b"".join(pending) + held
-            if b"\r" in tail:
-                tail = _newlines(tail)
-            if tail:
-                yield tail if tail.endswith(b"\n") else tail + b"\n"
+        end = at + got
+        if not got:
+            if held:
+                end = _parse.newlines(buf, end - 1, end)
+            if end > 1:
+                if buf[end - 1] != _NEWLINE:
+                    buf[end] = _NEWLINE
+                    end += 1
+                yield _Chunk(buf, end - 1, pool)
             return
-        if held:
-            data = held + data
-            held = b""
-        if b"\r" in data:
-            if data.endswith(b"\r"):
-                data, held = data[:-1], b"\r"
-            data = _newlines(data)
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            pending.append(data)
+        scan = at - 1 if held else at
+        held = False
+        if _parse.find_byte(buf, scan, end, 13) >= 0:
+            held = bool(buf[end - 1] == 13)
+            end = _parse.newlines(buf, scan, end - held)
+            if held:
+                buf[end] = 13
+                end += 1
+        cut = _parse.rfind_byte(buf, 1, end, _NEWLINE)
+        if cut < 0:
+            have = end - 1  # a line longer than a chunk
             continue
-        if pending:
-            pending.append(data[:cut])
-            yield b"".join(pending)
-            pending = [data[cut:]]
-        else:
-            yield data[:cut]
-            pending = [data[cut:]] if cut < len(data) else []
+        have = end - 1 - cut
+        nxt = _take(pool, 1 + have + size + 2 * _PAD)
+        nxt[1 : 1 + have] = buf[cut + 1 : end]
+        yield _Chunk(buf, cut, pool)
+        buf = nxt
 
 
 # --------------------------------------------------------------------------
@@ -252,6 +319,8 @@ def _chunk_array(chunk: bytes):
     The length is a multiple of 8 so that the array can be read as aligned
     64-bit words.
     """
+    if isinstance(chunk, _Chunk):
+        return chunk.b, chunk.size
     n = len(chunk)
     size = -(-(n + 1 + _PAD) // 8) * 8
     b = np.empty(size, dtype=np.uint8)

@@ -568,6 +568,20 @@ def repeated_keys(const uint64_t[::1] keys, const int64_t[::1] bounds):
 # --------------------------------------------------------------------------
 
 
+cdef inline int64_t _slot_of(
+    const uint64_t *slot_keys, const int32_t *slot_pos, uint64_t key, int shift, uint64_t mask
+) noexcept nogil:
+    """The position that a table's slots (open addressing from the slot
+    ``(key * M1) >> shift``) give ``key``, -1 where it is absent."""
+    cdef Py_ssize_t slot = <Py_ssize_t>((key * M1) >> shift)
+    cdef int64_t at
+    while True:
+        at = slot_pos[slot]
+        if at < 0 or slot_keys[slot] == key:
+            return at
+        slot = <Py_ssize_t>((slot + 1) & mask)
+
+
 def key_table(const uint64_t[::1] keys):
     """A hash table of distinct ``keys`` (fewer than 2**31):
     ``(slot_keys, slot_pos, shift)``, open addressing over a power of two of
@@ -612,21 +626,157 @@ def probe(
 ):
     """The position of each of ``keys`` in the table of :func:`key_table`,
     -1 where it is absent."""
-    cdef Py_ssize_t size = slot_keys.shape[0], n = keys.shape[0], i, slot
+    cdef Py_ssize_t size = slot_keys.shape[0], n = keys.shape[0], i
     if size < 2 or slot_pos.shape[0] != size or size & (size - 1) or shift < 1 or shift > 63 or (<Py_ssize_t>1 << (64 - shift)) != size:
         raise ValueError(f"probe: slot_keys and slot_pos must have one power-of-two length 2**(64 - shift); got {size}, {slot_pos.shape[0]} and shift={shift}.")
     cdef cnp.ndarray[int64_t, ndim=1] out_a = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] out = out_a
-    cdef uint64_t mask = <uint64_t>(size - 1), key
-    cdef int64_t at
+    cdef uint64_t mask = <uint64_t>(size - 1)
+    with nogil:
+        for i in range(n):
+            out[i] = _slot_of(&slot_keys[0], &slot_pos[0], keys[i], shift, mask)
+    return out_a
+
+
+# --------------------------------------------------------------------------
+# Line ends of a buffer being read
+# --------------------------------------------------------------------------
+
+
+def _check_span(const unsigned char[::1] b, Py_ssize_t lo, Py_ssize_t hi, str name):
+    if lo < 0 or hi < lo or hi > b.shape[0]:
+        raise ValueError(f"{name}: lo and hi must satisfy 0 <= lo <= hi <= {b.shape[0]}; got lo={lo} and hi={hi}.")
+
+
+def find_byte(const unsigned char[::1] b, Py_ssize_t lo, Py_ssize_t hi, unsigned char byte):
+    """The first position of ``byte`` in ``b[lo:hi]`` (absolute), -1 when
+    it is absent."""
+    _check_span(b, lo, hi, "find_byte")
+    if hi == lo:
+        return -1
+    cdef const unsigned char *p = &b[0]
+    cdef const void *at
+    with nogil:
+        at = memchr(p + lo, byte, hi - lo)
+    return -1 if at == NULL else <const unsigned char *>at - p
+
+
+def rfind_byte(const unsigned char[::1] b, Py_ssize_t lo, Py_ssize_t hi, unsigned char byte):
+    """The last position of ``byte`` in ``b[lo:hi]`` (absolute), -1 when it
+    is absent."""
+    _check_span(b, lo, hi, "rfind_byte")
+    cdef const unsigned char *p = &b[0] if b.shape[0] else NULL
+    cdef Py_ssize_t i = hi - 1
+    with nogil:
+        while i >= lo and p[i] != byte:
+            i -= 1
+    return i if i >= lo else -1
+
+
+def newlines(unsigned char[::1] b, Py_ssize_t lo, Py_ssize_t hi):
+    """Turn the CRLF and lone CR line ends of ``b[lo:hi]`` into LF, in
+    place (the bytes move towards ``lo``); returns the new end."""
+    _check_span(b, lo, hi, "newlines")
+    if hi == lo:
+        return hi
+    cdef unsigned char *p = &b[0]
+    cdef Py_ssize_t i = lo, out = lo
+    with nogil:
+        while i < hi:
+            if p[i] == 13:
+                p[out] = NEWLINE
+                if i + 1 < hi and p[i + 1] == NEWLINE:
+                    i += 1
+            else:
+                p[out] = p[i]
+            out += 1
+            i += 1
+    return out
+
+
+# --------------------------------------------------------------------------
+# A hash table of sorted keys, one small table per query
+# --------------------------------------------------------------------------
+
+
+def group_table(const uint64_t[::1] keys, Py_ssize_t n_groups):
+    """A hash table of distinct sorted ``keys`` (fewer than 2**31) whose 24
+    high bits are a query code below ``n_groups``: one table per query,
+    end to end, so that the lookups of one query's documents stay in a
+    few kilobytes. ``(slot_keys, slot_pos, offsets, bits)``: query ``g``'s
+    slots are ``offsets[g] : offsets[g] + 2**bits[g]``, open addressing
+    at most three-quarters full, each slot holding a key and its position
+    in ``keys`` (int32; -1: empty)."""
+    cdef Py_ssize_t n = keys.shape[0], i, g, slot, total = 0, start
+    if n >= 2**31:
+        raise ValueError(f"group_table: at most 2**31 - 1 keys; got {n}.")
+    if n_groups < 0 or n_groups > (1 << 24):
+        raise ValueError(f"group_table: n_groups must be in [0, 2**24]; got {n_groups}.")
+    for i in range(n):
+        if (keys[i] >> 40) >= <uint64_t>n_groups or (i and keys[i] <= keys[i - 1]):
+            raise ValueError(f"group_table: the keys must be distinct, sorted and of queries below n_groups={n_groups}; key {i} is not.")
+    cdef cnp.ndarray[int64_t, ndim=1] off_a = np.zeros(n_groups + 1, dtype=np.int64)
+    cdef cnp.ndarray[cnp.uint8_t, ndim=1] bits_a = np.ones(max(n_groups, 1), dtype=np.uint8)
+    cdef int64_t[::1] off = off_a
+    cdef cnp.uint8_t[::1] bits = bits_a
+    cdef Py_ssize_t count
+    i = 0
+    for g in range(n_groups):
+        start = i
+        while i < n and (keys[i] >> 40) == <uint64_t>g:
+            i += 1
+        count = i - start
+        while (<Py_ssize_t>1 << bits[g]) < count + count // 3 + 1:
+            bits[g] += 1
+        off[g] = total
+        total += <Py_ssize_t>1 << bits[g]
+    off[n_groups] = total
+    cdef cnp.ndarray[uint64_t, ndim=1] tk_a = np.zeros(total, dtype=np.uint64)
+    cdef cnp.ndarray[int32_t, ndim=1] tp_a = np.full(total, -1, dtype=np.int32)
+    cdef uint64_t[::1] tk = tk_a
+    cdef int32_t[::1] tp = tp_a
+    cdef uint64_t mask
+    with nogil:
+        for i in range(n):
+            g = <Py_ssize_t>(keys[i] >> 40)
+            mask = (<uint64_t>1 << bits[g]) - 1
+            slot = <Py_ssize_t>((keys[i] * M1) >> (64 - bits[g]))
+            while tp[off[g] + slot] >= 0:
+                slot = <Py_ssize_t>((slot + 1) & mask)
+            tk[off[g] + slot] = keys[i]
+            tp[off[g] + slot] = <int32_t>i
+    return tk_a, tp_a, off_a, bits_a
+
+
+def group_probe(
+    const uint64_t[::1] slot_keys,
+    const int32_t[::1] slot_pos,
+    const int64_t[::1] offsets,
+    const cnp.uint8_t[::1] bits,
+    const uint64_t[::1] keys,
+):
+    """The position of each of ``keys`` in the table of
+    :func:`group_table`, -1 where it is absent (a key of a query beyond the
+    table's is absent)."""
+    cdef Py_ssize_t n_groups = offsets.shape[0] - 1, n = keys.shape[0], i, g
+    cdef Py_ssize_t size = slot_keys.shape[0]
+    if n_groups < 0 or slot_pos.shape[0] != size or offsets[n_groups] != size or bits.shape[0] < n_groups:
+        raise ValueError(f"group_probe: the table's arrays do not fit together ({size} slots, {slot_pos.shape[0]} positions, {offsets.shape[0]} offsets, {bits.shape[0]} sizes).")
+    cdef cnp.ndarray[int64_t, ndim=1] out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_a
+    cdef uint64_t key
     with nogil:
         for i in range(n):
             key = keys[i]
-            slot = <Py_ssize_t>((key * M1) >> shift)
-            while True:
-                at = slot_pos[slot]
-                if at < 0 or slot_keys[slot] == key:
-                    break
-                slot = <Py_ssize_t>((slot + 1) & mask)
-            out[i] = at
+            g = <Py_ssize_t>(key >> 40)
+            if g >= n_groups:
+                out[i] = -1
+                continue
+            out[i] = _slot_of(
+                &slot_keys[0] + offsets[g],
+                &slot_pos[0] + offsets[g],
+                key,
+                64 - bits[g],
+                (<uint64_t>1 << bits[g]) - 1,
+            )
     return out_a

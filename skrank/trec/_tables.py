@@ -275,7 +275,8 @@ class _Table:
 
         def build():
             order = _key_sort(self._keys, self._codes, self.n_queries)
-            return _KeyIndex(self._keys, order)
+            coded = self.n_queries <= _MAX_CODED  # see _pair_keys
+            return _KeyIndex(self._keys, order, self.n_queries if coded else None)
 
         return self._cached("key_index", build)
 
@@ -354,7 +355,9 @@ class _Table:
         if isinstance(self, Run):
             # a hash set of each query's keys (grouped by query), nothing kept
             _, codes, keys = self._grouping()
-            bounds = np.searchsorted(codes, np.arange(self.n_queries + 1))
+            bounds = np.searchsorted(
+                codes, np.arange(self.n_queries + 1, dtype=codes.dtype)
+            )
             found = _parse.repeated_keys(
                 np.ascontiguousarray(keys, dtype=np.uint64), bounds.astype(np.int64)
             )
@@ -471,12 +474,16 @@ def _sort_keys(keys, codes, n_queries, grouped=False):
 class _KeyIndex:
     """The distinct uint64 keys of a table, sorted, for lookups.
 
-    Looked up in a hash table of the sorted keys (:func:`._parse.key_table`),
-    one probe a key. ``duplicate`` tells whether two rows share a key (the
-    index is then searched with a binary search, which finds one of them).
+    Looked up in a hash table of the sorted keys, one probe a key: one
+    small table per query (:func:`._parse.group_table`) when the keys hold
+    ``n_groups`` query codes in their high bits, so that the lookups of a
+    query's documents stay in a few kilobytes, else one table of all
+    (:func:`._parse.key_table`). ``duplicate`` tells whether two rows share
+    a key (the index is then searched with a binary search, which finds
+    one of them).
     """
 
-    def __init__(self, keys, order=None):
+    def __init__(self, keys, order=None, n_groups=None):
         # not a ranking: the sorted keys of a lookup table
         if order is None:
             order = np.argsort(keys)
@@ -487,8 +494,12 @@ class _KeyIndex:
         self.duplicate = bool((self.sorted[1:] == self.sorted[:-1]).any())
         # a hash table of the keys (each once: the join of a table with
         # repeated keys is done on the bytes of the ids)
+        self._grouped = False
         if self.duplicate or self.sorted.shape[0] >= 2**31:
             self._table = None
+        elif n_groups is not None:
+            self._table = _parse.group_table(self.sorted, n_groups)
+            self._grouped = True
         else:
             self._table = _parse.key_table(self.sorted)
 
@@ -509,7 +520,8 @@ class _KeyIndex:
             return np.full(keys.shape[0], -1, dtype=np.int64)
         if self._table is not None:
             keys = np.ascontiguousarray(keys, dtype=np.uint64)
-            return _parse.probe(*self._table, keys)
+            probe = _parse.group_probe if self._grouped else _parse.probe
+            return probe(*self._table, keys)
         pos = np.searchsorted(self.sorted, keys)
         pos[pos == n] = 0
         return np.where(self.sorted[pos] == keys, pos, -1)
