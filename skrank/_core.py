@@ -83,8 +83,10 @@ def _check_nonnegative(caller, y, nonnegative):
 
 
 def _scores(y_score, caller):
-    """``y_score`` as float64 keys that order exactly as the input does."""
-    s = as_numeric_array(y_score, "y_score", caller)
+    """``y_score`` as keys that order exactly as the input does: float32
+    scores as they are (the engine orders them as float32), any other as
+    float64."""
+    s = as_numeric_array(y_score, "y_score", caller, keep_float32=True)
     raw = y_score if isinstance(y_score, np.ndarray) else np.asarray(y_score)
     keys = exact_order_keys(raw)
     return s if keys is None else keys

@@ -322,13 +322,18 @@ def validate_params(caller: str, params: dict, constraints: dict | None = None):
             )
 
 
-def as_numeric_array(x, name: str, caller: str) -> np.ndarray:
+def as_numeric_array(
+    x, name: str, caller: str, keep_float32: bool = False
+) -> np.ndarray:
     """Convert ``x`` to a float64 ndarray, rejecting what cannot be a number.
 
     Booleans become 0/1 (a multilabel indicator matrix is a valid relevance
     matrix); strings, complex numbers, sparse matrices and ragged lists are
     refused with an error that names the argument. The input is never
-    modified; a float64 array is returned as it is (not copied).
+    modified; a float64 array is returned as it is (not copied). With
+    ``keep_float32`` (scores, which the engine orders as float32), a float32
+    array stays float32: returned as it is in native byte order, converted
+    once to native float32 in the other.
     """
     if x is None:
         raise InvalidParameterError(f"{name} of {caller} must be array-like. Got None.")
@@ -346,7 +351,10 @@ def as_numeric_array(x, name: str, caller: str) -> np.ndarray:
         ) from None
     kind = arr.dtype.kind
     if kind in "biuf":
-        if arr.dtype != np.float64:
+        if keep_float32 and arr.dtype.kind == "f" and arr.dtype.itemsize == 4:
+            if arr.dtype != np.float32:  # the other byte order
+                arr = arr.astype(np.float32)
+        elif arr.dtype != np.float64:
             arr = arr.astype(np.float64)
     elif kind == "O":
         try:

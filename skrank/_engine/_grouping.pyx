@@ -17,7 +17,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memset
 
-from ._shared cimport low_t, rel_t, small_integer, tag_t
+from ._shared cimport low_t, rel_t, sitem_t, small_integer, tag_t
 
 
 cdef extern from "Python.h":
@@ -148,15 +148,16 @@ cdef inline bint _move_rows(
     uint64_t nd,
     uint64_t no,
     const uint64_t *yi,
-    const uint64_t *si,
+    const sitem_t *si,
     row_t *yo,
-    uint64_t *so,
+    sitem_t *so,
     low_t *lw,
     int64_t *cc,
     int *grades,
 ) noexcept nogil:
     """The loop of :func:`move_pair` and :func:`move_tags`: each row to
-    ``nx[h]`` of its digit ``h`` (which advances), its scores ``si[i]`` to
+    ``nx[h]`` of its digit ``h`` (which advances), its scores ``si[i]`` (items of 4
+    or 8 bytes) to
     ``so`` and its relevance ``yi[i]`` to ``yo`` as the type of ``yo``
     says: 8-byte items as they are (uint64), a grade (uint8) or a tag
     (uint16, uint32: the grade in the lowest byte, the low digit above it).
@@ -205,9 +206,9 @@ def move_pair(
     int shift,
     int64_t[::1] next,
     const uint64_t[::1] y,
-    const uint64_t[::1] s,
+    const sitem_t[::1] s,
     rel_t[::1] y_out,
-    uint64_t[::1] s_out,
+    sitem_t[::1] s_out,
     low_t[::1] low,
     bint with_low,
     int64_t[::1] counts,
@@ -215,8 +216,9 @@ def move_pair(
 ):
     """Rows of relevance and scores moved by the high digit of their code:
     a row of digit ``h = (code - lo) >> shift`` goes to ``next[h]``, which
-    advances (rows keep their order within a digit). ``y``, ``s``: 8-byte
-    items (as uint64); ``y_out`` holds them as they are (uint64) or as
+    advances (rows keep their order within a digit). ``y``: 8-byte items
+    (as uint64); ``s``: scores as items of 4 or 8 bytes (uint32: float32,
+    uint64: float64), ``s_out`` of the same type; ``y_out`` holds them as they are (uint64) or as
     grades (uint8, ``y`` read as float64). ``with_low``: each row's low
     digit ``(code - lo) mod 2**shift`` is written to ``low`` at its new
     position; ``with_counts``: ``counts[code - lo]`` advances. Returns
@@ -256,9 +258,9 @@ def move_tags(
     int shift,
     int64_t[::1] next,
     const double[::1] y,
-    const uint64_t[::1] s,
+    const sitem_t[::1] s,
     tag_t[::1] tags,
-    uint64_t[::1] s_out,
+    sitem_t[::1] s_out,
     int64_t[::1] counts,
 ):
     """:func:`move_pair` of grades and low digits written together: each

@@ -322,7 +322,7 @@ cdef double select_desc(double *a, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
 
 
 cdef double select_small(
-    const double *row, Py_ssize_t n, Py_ssize_t k, double *buf
+    const score_t *row, Py_ssize_t n, Py_ssize_t k, double *buf
 ) noexcept nogil:
     """The value at rank ``k`` (0-based, descending) of ``row[0 .. n)`` for a
     small ``k``: one pass keeping the ``k + 1`` largest values seen, sorted,
@@ -357,7 +357,7 @@ cdef inline void ce(double *mx, int i, int j) noexcept nogil:
     mx[j] = a if a < b else b
 
 
-cdef double fan_bound(const double *row, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
+cdef double fan_bound(const score_t *row, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
     """A lower bound of the value at rank ``k`` (0-based, descending, ``k <
     FAN``) of ``row[0 .. n)``: the row is dealt into FAN strided columns,
     and the (k+1)-th largest of the columns' maxima is at most the (k+1)-th
@@ -438,56 +438,60 @@ cdef extern from *:
     int count_above "skrank_count_above" (const double *a, int n, double x) noexcept nogil
 
 
-cdef struct order_ctx:
-    const double *s  # the row's scores
-    const double *key  # the row's relevance
-    int mode
-
-
-cdef inline bint before(const order_ctx *c, int64_t a, int64_t b) noexcept nogil:
+cdef inline bint before(
+    const score_t *s, const double *key, int mode, int64_t a, int64_t b
+) noexcept nogil:
     """Whether position ``a`` must come before position ``b`` (``b`` after
-    ``a`` in the input when they are equal under the rule)."""
-    cdef double sa = c.s[a], sb = c.s[b]
+    ``a`` in the input when they are equal under the rule) in a row of
+    scores ``s`` and relevance ``key``."""
+    cdef score_t sa = s[a], sb = s[b]
     if sa != sb:
         return sa > sb
-    if c.mode == MODE_OPTIMISTIC:
-        return c.key[a] > c.key[b]
-    if c.mode == MODE_PESSIMISTIC:
-        return c.key[a] < c.key[b]
+    if mode == MODE_OPTIMISTIC:
+        return key[a] > key[b]
+    if mode == MODE_PESSIMISTIC:
+        return key[a] < key[b]
     return False
 
 
-cdef void insertion_positions(const order_ctx *c, int64_t *p, Py_ssize_t n) noexcept nogil:
+cdef void insertion_positions(
+    const score_t *s, const double *key, int mode, int64_t *p, Py_ssize_t n
+) noexcept nogil:
     cdef Py_ssize_t i, j
     cdef int64_t v
     for i in range(1, n):
         v = p[i]
         j = i - 1
-        while j >= 0 and before(c, v, p[j]):
+        while j >= 0 and before(s, key, mode, v, p[j]):
             p[j + 1] = p[j]
             j -= 1
         p[j + 1] = v
 
 
 cdef void sort_positions(
-    const order_ctx *c, int64_t *p, int64_t *tmp, Py_ssize_t n
+    const score_t *s,
+    const double *key,
+    int mode,
+    int64_t *p,
+    int64_t *tmp,
+    Py_ssize_t n,
 ) noexcept nogil:
     """Stable merge sort of ``p[0 .. n)`` with scratch ``tmp[0 .. n)``."""
     cdef Py_ssize_t h, i, j, o
     if n <= 24:
-        insertion_positions(c, p, n)
+        insertion_positions(s, key, mode, p, n)
         return
     h = n // 2
-    sort_positions(c, p, tmp, h)
-    sort_positions(c, p + h, tmp, n - h)
-    if not before(c, p[h], p[h - 1]):
+    sort_positions(s, key, mode, p, tmp, h)
+    sort_positions(s, key, mode, p + h, tmp, n - h)
+    if not before(s, key, mode, p[h], p[h - 1]):
         return  # already in order
     memcpy(tmp, p, <size_t>h * sizeof(int64_t))
     i = 0
     j = h
     o = 0
     while i < h and j < n:
-        if before(c, p[j], tmp[i]):
+        if before(s, key, mode, p[j], tmp[i]):
             p[o] = p[j]
             j += 1
         else:
@@ -515,7 +519,7 @@ cdef void write_row(
     const int64_t *p,
     Py_ssize_t c,
     const double *key,
-    const double *s,
+    const score_t *s,
 ) noexcept nogil:
     """Row ``r`` of the result: the items ``p[0 .. c)`` (columns of the row
     starting at flat position ``base``), their relevance and scores, then
@@ -556,14 +560,7 @@ cdef void relayout(
             dst.ss[r * w + j] = -HUGE_VAL
 
 
-def top_order(
-    const double[:, ::1] s,
-    const double[:, ::1] y,
-    const int64_t[::1] n_items,
-    Py_ssize_t k,
-    int mode,
-    bint whole_group,
-):
+def top_order(s, y, n_items, k, mode, whole_group):
     """For each row of the ``(m, L)`` scores ``s`` and relevance ``y``: the
     row's items in rank order, by descending score and then the tie rule
     (``mode`` 0: input position; 1: larger relevance first; 2: smaller
@@ -572,19 +569,35 @@ def top_order(
     ``n_items[i]`` columns as items (None: all ``L``). Returns ``(pos, ys,
     ss)``, ``(m, W)`` matrices, ``W`` the longest row's count: the items'
     flat positions (``row * L + column``; -1 past a row's end), their
-    relevance (0) and their scores (``-inf``)."""
+    relevance (0) and their scores (``-inf``). Float32 scores are read as
+    they are (their order and ties are those of the float32 values) and
+    come back as the float64 of the same values."""
+    args = (s, y, n_items, k, mode, whole_group)
+    if is_float32(s):
+        return _top_order["float"](*args)
+    return _top_order["double"](*args)
+
+
+def _top_order(
+    const score_t[:, ::1] s,
+    const double[:, ::1] y,
+    const int64_t[::1] n_items,
+    Py_ssize_t k,
+    int mode,
+    bint whole_group,
+):
+    """:func:`top_order` of one score type."""
     cdef Py_ssize_t m = s.shape[0], L = s.shape[1]
     cdef Py_ssize_t r, n, c, j, i, listed, first, at, grown, w0
     cdef int padded, above, keep
     cdef double bound, x, kx, kj, v
-    cdef const double *row
+    cdef const score_t *row
     cdef const double *krow
     cdef const int64_t *listed_at
     cdef int64_t *cand = NULL
     cdef int64_t *tmp = NULL
     cdef double *work = NULL
     cdef int seen[MAX_COUNTED]
-    cdef order_ctx ctx
     cdef top_result t, wider
     cdef bint has_n = n_items is not None
     cdef bint failed = False, counted
@@ -618,7 +631,7 @@ def top_order(
     t.ss = &ss_v[0] if w0 else NULL
     t.w = w0
     t.width = 0
-    cdef const double *sp = &s[0, 0]
+    cdef const score_t *sp = &s[0, 0]
     cdef const double *yp = &y[0, 0]
     with nogil:
         cand = <int64_t *>PyMem_RawMalloc(<size_t>L * sizeof(int64_t))
@@ -691,16 +704,17 @@ def top_order(
                     if k < SMALL_K:
                         v = select_small(row, n, k - 1, work)
                     else:
-                        memcpy(work, row, <size_t>n * sizeof(double))
+                        if score_t is double:
+                            memcpy(work, row, <size_t>n * sizeof(double))
+                        else:
+                            for j in range(n):
+                                work[j] = row[j]
                         v = select_desc(work, n, k - 1)
                     for j in range(n):
                         if row[j] >= v:
                             cand[c] = j
                             c += 1
-                ctx.s = row
-                ctx.key = krow
-                ctx.mode = mode
-                sort_positions(&ctx, cand, tmp, c)
+                sort_positions(row, krow, mode, cand, tmp, c)
                 if not whole_group and c > k:
                     c = k
             if c > t.w:

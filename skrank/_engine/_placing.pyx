@@ -17,7 +17,7 @@ from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memmove
 from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
 
-from ._shared cimport low_t, rel_t, tag_t
+from ._shared cimport low_t, rel_t, sitem_t, tag_t
 
 
 cdef extern from "Python.h":
@@ -94,19 +94,19 @@ cdef inline bint _settle_rows(
     const int64_t *st, int shift, const int64_t *bd, Py_ssize_t n_digits,
     Py_ssize_t n_codes, Py_ssize_t skew, const low_t *lw, int64_t *lnext,
     Py_ssize_t n_cols, uint8_t **data, const Py_ssize_t *size, moved_t *y_tmp,
-    uint64_t *s_tmp, uint8_t *scratch,
+    sitem_t *s_tmp, uint8_t *scratch,
 ) noexcept nogil:
     """The loop of :func:`settle_pair` and :func:`settle_columns`: the rows
     of each digit to the places of their codes, in the ``n_cols`` columns
     ``data`` (items of ``size`` bytes). A row's place is found from its low
     digit and written as the type of ``y_tmp`` says: relevance and scores
     (the first two columns, relevance as ``moved_t``) to their places in
-    ``y_tmp`` and ``s_tmp``, or (int64) the place itself to ``y_tmp``,
+    ``y_tmp`` and ``s_tmp`` (scores of 4 or 8 bytes), or (int64) the place itself to ``y_tmp``,
     each column's items then moved through ``scratch``. Returns whether a
     low digit or a code start was out of range."""
     cdef Py_ssize_t width = (<Py_ssize_t>1) << shift
     cdef const moved_t *yi = <const moved_t *>data[0]
-    cdef const uint64_t *si = <const uint64_t *>data[1 if n_cols > 1 else 0]
+    cdef const sitem_t *si = <const sitem_t *>data[1 if n_cols > 1 else 0]
     cdef int64_t at, a, z
     cdef Py_ssize_t h, m, c0, count, d, i, j, c, k
     cdef uint64_t dd, p
@@ -167,7 +167,7 @@ cdef inline bint _settle_rows(
 
 def settle_pair(
     const int64_t[::1] starts, int shift, const int64_t[::1] bounds,
-    Py_ssize_t skew, const low_t[::1] low, rel_t[::1] y, uint64_t[::1] s,
+    Py_ssize_t skew, const low_t[::1] low, rel_t[::1] y, sitem_t[::1] s,
     uint8_t[::1] scratch,
 ):
     """The second phase of relevance and scores, in their own buffers: the
@@ -175,7 +175,8 @@ def settle_pair(
     h * skew - 1`` (``skew``: the items by which digits were moved apart),
     go to ``bounds[h] .. bounds[h + 1] - 1``, each to the place of its code
     ``(h << shift) + d`` (``starts`` of the codes, ``d`` the row's low digit
-    in ``low``), keeping their order within a code. ``scratch``: ``8 +
+    in ``low``), keeping their order within a code. ``s``: scores as items
+    of 4 or 8 bytes (uint32: float32, uint64: float64). ``scratch``: ``8 +
     sizeof(rel_t)`` bytes a row of the largest digit. Raises ValueError
     when a low digit or a code start is out of range."""
     cdef Py_ssize_t span = s.shape[0]
@@ -192,8 +193,10 @@ def settle_pair(
     data[0] = <uint8_t *>&y[0]
     data[1] = <uint8_t *>&s[0]
     size[0] = sizeof(rel_t)
-    size[1] = 8
-    cdef uint64_t *s_tmp = <uint64_t *>&scratch[0]
+    size[1] = sizeof(sitem_t)
+    # the scores' items first, the relevance after 8 bytes a row (aligned)
+    cdef sitem_t *s_tmp = <sitem_t *>&scratch[0]
+    cdef rel_t *y_tmp = <rel_t *>(&scratch[0] + largest * 8)
     cdef int64_t *lnext = _next_of((<Py_ssize_t>1) << shift)
     cdef bint over
     try:
@@ -201,7 +204,7 @@ def settle_pair(
             over = _settle_rows(
                 &starts[0], shift, &bounds[0], bounds.shape[0] - 1,
                 starts.shape[0], skew, &low[0], lnext, 2, data, size,
-                <rel_t *>(s_tmp + largest), s_tmp, <uint8_t *>NULL,
+                y_tmp, s_tmp, <uint8_t *>NULL,
             )
     finally:
         PyMem_RawFree(lnext)
@@ -265,8 +268,8 @@ def settle_columns(
 cdef inline bint _place_rows(
     const int64_t *bd, Py_ssize_t skew, Py_ssize_t first, Py_ssize_t stop,
     int shift, const low_t *lw, const staged_t *yi, bint tagged,
-    const uint64_t *si, int64_t *lnext, uint64_t count, uint64_t m, double *yo,
-    uint64_t *so,
+    const sitem_t *si, int64_t *lnext, uint64_t count, uint64_t m, double *yo,
+    sitem_t *so,
 ) noexcept nogil:
     """The loop of :func:`place_digits` and :func:`place_tags`: the rows of
     digits ``first .. stop - 1`` to ``lnext[code]`` (which advances), their
@@ -301,8 +304,8 @@ cdef inline bint _place_rows(
 cdef _place(
     str fn, const int64_t[::1] starts, int shift, const int64_t[::1] bounds,
     Py_ssize_t skew, Py_ssize_t first, Py_ssize_t stop, const low_t[::1] low,
-    const staged_t *yi, Py_ssize_t n_y, bint tagged, const uint64_t[::1] s,
-    double[::1] y_out, uint64_t[::1] s_out,
+    const staged_t *yi, Py_ssize_t n_y, bint tagged, const sitem_t[::1] s,
+    double[::1] y_out, sitem_t[::1] s_out,
 ):
     """:func:`place_digits` and :func:`place_tags`: their checks and their
     loop (``yi``: the ``n_y`` staged grades, or NULL with ``tagged``)."""
@@ -342,13 +345,13 @@ cdef _place(
 def place_digits(
     const int64_t[::1] starts, int shift, const int64_t[::1] bounds,
     Py_ssize_t skew, Py_ssize_t first, Py_ssize_t stop, const low_t[::1] low,
-    const staged_t[::1] y, const uint64_t[::1] s, double[::1] y_out,
-    uint64_t[::1] s_out,
+    const staged_t[::1] y, const sitem_t[::1] s, double[::1] y_out,
+    sitem_t[::1] s_out,
 ):
     """The second phase for the high digits ``first .. stop - 1``, into
     arrays of their own: digit ``h``'s rows, at ``bounds[h] + h * skew ..
     bounds[h + 1] + h * skew - 1`` of ``y`` (grades or float64), ``s``
-    (8-byte items) and ``low`` (their low digits), go to ``y_out`` (float64)
+    (scores as items of 4 or 8 bytes) and ``low`` (their low digits), go to ``y_out`` (float64)
     and ``s_out`` (``bounds[stop] - bounds[first]`` items each), each to the
     place of its code: code ``(h << shift) + d - (first << shift)`` starts
     at ``starts[that code]`` (0-based in the outputs); rows keep their
@@ -363,7 +366,7 @@ def place_digits(
 def place_tags(
     const int64_t[::1] starts, int shift, const int64_t[::1] bounds,
     Py_ssize_t skew, Py_ssize_t first, Py_ssize_t stop, const tag_t[::1] tags,
-    const uint64_t[::1] s, double[::1] y_out, uint64_t[::1] s_out,
+    const sitem_t[::1] s, double[::1] y_out, sitem_t[::1] s_out,
 ):
     """:func:`place_digits` of rows staged with tags (:func:`move_tags` of
     :mod:`skrank._engine._grouping`): each row's grade in its tag's lowest

@@ -294,10 +294,12 @@ def grade_counts(const double[:, ::1] y, int64_t[:, ::1] out):
     cdef int g, top = 0, bad = 0
     cdef int64_t above
     cdef int64_t h[8]
-    cdef uint64_t acc0, acc1, add
+    cdef uint64_t acc0, acc1
+    cdef const double *row
     # a value's grade g adds ONE[g]: one byte counter per grade in a 64-bit
     # word, emptied before any byte can overflow; grade 7 stands for every
-    # value that is not an integer in 0 .. MAX_GRADE
+    # value that is not an integer in 0 .. MAX_GRADE (small_integer's -1,
+    # whose lowest three bits are 7)
     cdef uint64_t ONE[8]
     if out.shape[0] != m or out.shape[1] != MAX_GRADE:
         raise ValueError(
@@ -311,19 +313,19 @@ def grade_counts(const double[:, ::1] y, int64_t[:, ::1] out):
             if bad:
                 break
             memset(h, 0, sizeof(h))
+            row = &y[r, 0] if n else NULL
             j = 0
             while j < n:
                 # two words, each taking at most 255 values of this block
                 end = j + 510 if n - j > 510 else n
                 acc0 = 0
                 acc1 = 0
-                while j < end:
-                    g = small_integer(y[r, j], MAX_GRADE)
-                    add = ONE[7 if g < 0 else g]
-                    if j & 1:
-                        acc1 += add
-                    else:
-                        acc0 += add
+                while j + 1 < end:
+                    acc0 += ONE[small_integer(row[j], MAX_GRADE) & 7]
+                    acc1 += ONE[small_integer(row[j + 1], MAX_GRADE) & 7]
+                    j += 2
+                if j < end:
+                    acc0 += ONE[small_integer(row[j], MAX_GRADE) & 7]
                     j += 1
                 for g in range(8):
                     h[g] += <int64_t>((acc0 >> (8 * g)) & 255) + <int64_t>(

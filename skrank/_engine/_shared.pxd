@@ -23,6 +23,12 @@ ctypedef fused rel_t:
     uint8_t
     uint64_t
 
+# scores moved beside relevance by the grouping, as items of their size:
+# float32 (4 bytes) or float64 (8 bytes)
+ctypedef fused sitem_t:
+    uint32_t
+    uint64_t
+
 # scores as the orders and the tie groups read them: float32 scores are
 # ordered and compared as they are (their ties are the ties of the float32
 # values), any other as float64

@@ -196,6 +196,12 @@ def _items(a: np.ndarray) -> np.ndarray:
     return a.view(f"u{a.dtype.itemsize}")
 
 
+def _paired(s: np.ndarray) -> bool:
+    """Whether scores ``s`` move beside relevance as a pair (float64 or
+    float32: items of 8 or 4 bytes)."""
+    return s.dtype.kind == "f" and s.dtype.itemsize in (4, 8)
+
+
 def _movable(dtype: np.dtype) -> bool:
     """Whether items of ``dtype`` move as they are (bytes of a fixed size,
     no Python objects)."""
@@ -274,7 +280,7 @@ class Staged:
             # scratch per row of the largest digit: relevance and scores
             # moved as a pair; a place and an item for any other column
             sizes = self.sizes
-            pair = len(sizes) >= 2 and sizes[0] in (1, 8) and sizes[1] == 8
+            pair = len(sizes) >= 2 and sizes[0] in (1, 8) and sizes[1] in (4, 8)
             per_row = 8 + sizes[0] if pair else 16
             if len(sizes) > (2 if pair else 0):
                 per_row = max(per_row, 16)
@@ -368,12 +374,13 @@ def stage_by_code(
         n_codes = 1  # no row: one code of none
     lo = int(lo) % 2**64
     columns = [kernel_buffer(c) for c in columns]
-    # relevance written as bytes as it moves beside float64 scores
+    # relevance written as bytes as it moves beside scores (float64 or
+    # float32: items of 8 or 4 bytes)
     compact = (
         bool(compact)
         and len(columns) >= 2
         and columns[0].dtype == np.float64
-        and columns[1].dtype.itemsize == 8
+        and columns[1].dtype.itemsize in (4, 8)
     )
 
     shift = skew = 0
@@ -414,7 +421,7 @@ def stage_by_code(
         """Columns to their digits; whether relevance held grades."""
         grades = True
         pair = len(columns) >= 2 and (convert or columns[0].dtype.itemsize == 8)
-        pair = pair and columns[1].dtype.itemsize == 8
+        pair = pair and columns[1].dtype.itemsize in (4, 8)
         rest = list(zip(columns, outputs, strict=True))
         if pair:
             (y, y_out), (s, s_out), *rest = rest
@@ -581,7 +588,7 @@ def grouped_layout(
             uniques, codes = factorize(qid)
             lo, n_codes = 0, uniques.shape[0]
         staged = None
-        if lazy and len(columns) == 2 and y.dtype == s.dtype == np.float64:
+        if lazy and len(columns) == 2 and y.dtype == np.float64 and _paired(s):
             staged = stage_by_code(
                 codes, lo, n_codes, columns, compact_relevance, tags=True
             )

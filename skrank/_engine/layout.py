@@ -50,7 +50,13 @@ def score_buffer(s) -> np.ndarray:
     ordered and their ties found among the float32 values without a
     float64 copy; scores of any other type as float64."""
     s = np.asarray(s)
-    return kernel_buffer(s, np.float32 if s.dtype == np.float32 else np.float64)
+    return kernel_buffer(s, _score_type(s))
+
+
+def _score_type(s) -> type:
+    """The type the engine reads scores ``s`` as: float32 as they are, any
+    other as float64."""
+    return np.float32 if s.dtype == np.float32 else np.float64
 
 
 @dataclass
@@ -195,7 +201,7 @@ def _pack(lengths, y, s, judged, tiebreak=None, unassessed=None):
             Block(
                 rows=queries,
                 y=_fill(y, rows, shape, dest, 0.0),
-                s=_fill(s, rows, shape, dest, -np.inf),
+                s=_fill(s, rows, shape, dest, -np.inf, _score_type(s)),
                 n_items=None if full else q_len,
                 judged=None
                 if judged is None

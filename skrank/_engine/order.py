@@ -293,7 +293,9 @@ _MODES = {None: 0, "larger": 1, "smaller": 2}
 def top_order(s, y, n_items, k: int, relevance_first=None, whole_group=False):
     """The first ``k`` ranks of each row.
 
-    ``s`` and ``y`` are ``(m, L)`` scores and relevance (read as float64),
+    ``s`` and ``y`` are ``(m, L)`` scores (float32 scores read as they are,
+    any other as float64, see :func:`~skrank._engine.layout.score_buffer`)
+    and relevance (read as float64),
     ``n_items`` the number of real items of each row (None: all ``L``).
     Returns ``(pos, y_sorted, s_sorted)``, ``(m, W)`` matrices in rank
     order (descending score; items of equal score in input order, or by
@@ -301,10 +303,11 @@ def top_order(s, y, n_items, k: int, relevance_first=None, whole_group=False):
     ``"smaller"``) holding the first ``k`` ranks of each row and, with
     ``whole_group``, the whole tie group at rank ``k``: the items' flat
     positions ``row * L + column``, their relevance and their scores;
-    shorter rows end in -1, 0 and ``-inf``.
+    shorter rows end in -1, 0 and ``-inf``. The scores come back as
+    float64 (of the same values).
     """
     mode = _MODES[relevance_first]
-    s = kernel_buffer(s, np.float64)
+    s = score_buffer(s)
     y = kernel_buffer(y, np.float64)
     if n_items is not None:
         n_items = kernel_buffer(n_items, np.int64)

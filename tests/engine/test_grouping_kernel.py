@@ -135,7 +135,7 @@ def test_group_by_code_in_two_passes_is_a_stable_sort(monkeypatch, n_codes):
 @pytest.mark.parametrize("n_codes", [5, 300])
 @pytest.mark.parametrize("columns", ["pair", "pair and more", "one", "not a pair"])
 def test_group_by_code_moves_relevance_as_bytes_when_it_can(n_codes, columns):
-    # relevance (float64 beside 8-byte scores) comes back as uint8 when all
+    # relevance (float64 beside 8 or 4-byte scores) comes back as uint8 when all
     # of it is integer grades 0 .. 255, else as float64, equal either way
     rng = np.random.default_rng(3)
     n = 4000
@@ -146,7 +146,7 @@ def test_group_by_code_moves_relevance_as_bytes_when_it_can(n_codes, columns):
             "pair": [y, rng.random(n)],
             "pair and more": [y, rng.random(n), rng.random(n) < 0.5],
             "one": [y],
-            "not a pair": [y, rng.random(n).astype(np.float32)],
+            "not a pair": [y, rng.integers(0, 9, n).astype(np.int16)],
         }[columns]
         got = grouping.group_by_code(codes, 0, n_codes, cols, compact=True)
         bytes_expected = as_bytes and columns.startswith("pair")
