@@ -24,6 +24,7 @@ from .._engine import grouped_layout, rank, slices
 from .._threads import map_in_order, threads
 from ..trec._ids import _Ids
 from ..trec._tables import Run, _finish_table, _id_array, _Lines
+from ._join import join_runs, pair_ids
 from ._kernels import join_pairs, pair_extreme, pair_median, pair_sums
 from ._kernels import pairwise_wins as _pairwise_wins
 from ._kernels import segment_extremes as _segment_extremes
@@ -122,6 +123,11 @@ class Joined:
 def join(runs) -> Joined:
     """The union of the (query, document) pairs of ``runs`` (:class:`Run`).
 
+    When every run holds its ids in one fixed-width array, one compiled
+    pass (:func:`_join_in_place`) reads each run's columns where they are
+    and writes the joined rows. Otherwise, or should two ids of a query
+    share a hash, the columns are gathered first, as follows.
+
     Query ids are coded over all runs (their sorted union). A pair is a
     query code and a document id's 40-bit hash (the hash every run keeps of
     its ids), numbered in one pass over the rows of every run, grouped by
@@ -133,6 +139,9 @@ def join(runs) -> Joined:
     are numbered grouped by query code.
     """
     qid_values = np.unique(np.concatenate([r._qid_values for r in runs]))
+    joined = _join_in_place(runs, qid_values)
+    if joined is not None:
+        return joined
     queries, scores, hashes, grouped = [], [], [], []
     for run in runs:
         rows, codes, _, values = run._grouped()
@@ -172,6 +181,94 @@ def join(runs) -> Joined:
         rows = slice(bounds[i], bounds[i + 1])
         parts.append(Part.of(pair[rows], q, score[rows]))
     return Joined(qid_values, query[first], pair_docno, parts, pair_h40, pair, score)
+
+
+def _run_columns(run, qid_values):
+    """What :func:`~skrank.fusion._join.join_runs` reads of one run (see
+    there), its columns as the run holds them; None when the run holds its
+    ids otherwise than in one fixed-width array."""
+    fixed = run._docno.fixed
+    if fixed is None:
+        return None
+    rows, codes, _ = run._grouping()
+    code_of = np.searchsorted(qid_values, run._qid_values).astype(np.int64)
+    # where each of the run's query codes starts among its grouped rows
+    starts = run._cached(
+        "fusion_starts",
+        lambda: np.searchsorted(codes, np.arange(code_of.shape[0] + 1)).astype(
+            np.int64
+        ),
+    )
+    masked = run._h40 is None
+    keys = np.ascontiguousarray(run._keys if masked else run._h40, dtype=np.uint64)
+    width = fixed.dtype.itemsize
+    ids = np.ascontiguousarray(fixed).view(np.uint8).reshape(fixed.shape[0], width)
+    values = np.ascontiguousarray(run._values, dtype=np.float64)
+    return code_of, starts, keys, masked, rows, ids, values
+
+
+def _join_in_place(runs, qid_values):
+    """:func:`join` by :func:`~skrank.fusion._join.join_runs`, which reads
+    the runs' columns where they are (on blocks of queries, on the
+    threads); None when a run holds ragged ids or two ids of a query share
+    a hash (:func:`join` then takes its other ways)."""
+    columns = [_run_columns(run, qid_values) for run in runs]
+    if any(c is None for c in columns):
+        return None
+    n_queries = qid_values.shape[0]
+    sizes = [c[2].shape[0] for c in columns]
+    bounds = np.cumsum([0, *sizes])
+    n = int(bounds[-1])
+    row_pair = np.empty(n, dtype=np.int64)
+    row_score = np.empty(n, dtype=np.float64)
+    row_query = np.empty(n, dtype=np.int32 if n_queries < 2**31 else np.int64)
+    n_blocks = max(1, min(threads(), n // _BLOCK_ROWS, n_queries))
+    cut = np.arange(n_blocks + 1) * n_queries // n_blocks
+
+    def block(b):
+        return join_runs(
+            columns, n_queries, row_pair, row_score, row_query,
+            int(cut[b]), int(cut[b + 1]),
+        )  # fmt: skip
+
+    coded = list(map_in_order(block, range(n_blocks), threads()))
+    if any(c is None for c in coded):
+        return None
+    shift = 0
+    for b, got in enumerate(coded):
+        if shift:
+            for at, c in zip(bounds[:-1], columns, strict=True):
+                # the block's rows of each run: whole query codes
+                lo, hi = c[1][np.searchsorted(c[0], cut[b : b + 2])]
+                row_pair[at + lo : at + hi] += shift
+        shift += got[0].shape[0]
+    first_run, first_row, first_h40, first_pos = (
+        np.concatenate([c[i] for c in coded]) for i in range(4)
+    )
+    # each pair's id, from its first row, zero-padded to the widest id
+    width = max(max(c[5].shape[1] for c in columns), 1)
+    picked = pair_ids(columns, first_run, first_row, width)
+    pair_docno = _Ids(fixed=picked.view(f"S{width}")[:, 0])
+    parts = []
+    for at, c in zip(bounds[:-1], columns, strict=True):
+        code_of, starts = c[0], c[1]
+        lengths = np.diff(starts)
+        held = lengths > 0
+        rows = slice(at, at + c[2].shape[0])
+        parts.append(
+            Part(
+                row_pair[rows],
+                row_query[rows],
+                row_score[rows],
+                starts[:-1][held],
+                lengths[held],
+                code_of[held].astype(row_query.dtype),
+            )
+        )
+    pair_query = row_query[first_pos]
+    return Joined(
+        qid_values, pair_query, pair_docno, parts, first_h40, row_pair, row_score
+    )
 
 
 def _grouped_ids(runs, grouped) -> _Ids:
