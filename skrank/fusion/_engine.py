@@ -21,11 +21,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._engine import grouped_layout, rank, slices
+from .._engine.ranking import segment_sums
 from .._threads import map_in_order, threads
 from ..trec._ids import _Ids
 from ..trec._tables import Run, _finish_table, _id_array, _Lines
 from ._join import join_runs, pair_ids
-from ._kernels import join_pairs, pair_extreme, pair_median, pair_sums
+from ._kernels import descending_ties, join_pairs, pair_extreme, pair_median, pair_sums
 from ._kernels import pairwise_wins as _pairwise_wins
 from ._kernels import segment_extremes as _segment_extremes
 
@@ -559,8 +560,14 @@ def expected_at_ranks(part: Part, f) -> np.ndarray:
     descending: a row whose score ties with others gets the mean of ``f``
     over the ranks of its tie group, its expected value over the orderings
     of the tied rows (for ``f`` linear in ``j``, ``f`` at the average rank).
+    A part whose queries are in descending score order already (found in
+    one pass, :func:`~skrank.fusion._kernels.descending_ties`) is not
+    ranked again: its ranks are its positions (:func:`_at_positions`).
     """
     n = part.score.shape[0]
+    last = descending_ties(part.score, part.starts)
+    if last is not None:
+        return _at_positions(part, f, last)
     out = np.empty(n)
     # each row's number (from 1) travels through the ranking as its
     # relevance, so that the ranked positions say which row they hold
@@ -581,6 +588,26 @@ def expected_at_ranks(part: Part, f) -> np.ndarray:
         held = row >= 0
         out[row[held]] = values[held]
     return out
+
+
+def _at_positions(part: Part, f, last) -> np.ndarray:
+    """:func:`expected_at_ranks` of a part whose queries are in descending
+    score order already (a run ranked by its system): a row's rank is its
+    position in its query; ``last`` marks the last row of each run of equal
+    scores, whose rows share the mean of ``f`` over their positions (summed
+    in position order, as the ranking engine's tie groups are)."""
+    n = part.score.shape[0]
+    j = np.arange(n, dtype=np.float64)
+    j -= np.repeat(part.starts, part.lengths)
+    q = np.repeat(np.arange(part.starts.shape[0]), part.lengths)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        values = np.asarray(f(j[:, None], q), dtype=np.float64)
+        values = np.ascontiguousarray(np.broadcast_to(values, (n, 1))[:, 0])
+        ends = np.flatnonzero(last)
+        if ends.shape[0] < n:
+            size = np.diff(ends, prepend=-1)
+            values = np.repeat(segment_sums(values, last, ends.shape[0]) / size, size)
+    return values
 
 
 def average_ranks(part: Part) -> np.ndarray:

@@ -19,7 +19,9 @@ compared in the same walk.
 values of the runs' rows per pair in one pass over a block of queries'
 rows (the median: the block's values put pair by pair in one buffer, each
 pair's few values sorted by insertion). :func:`segment_extremes` and
-:func:`scale_rows` are the per-query passes of the normalisations.
+:func:`scale_rows` are the per-query passes of the normalisations;
+:func:`descending_ties` finds the runs of equal scores of a run whose
+queries are in descending score order already (ranked by the run).
 
 :func:`pairwise_wins` counts, for each pair, its pairwise majorities
 against the other pairs of its query from every run's rank of it: the
@@ -36,7 +38,7 @@ against it.
 import numpy as np
 
 from libc.math cimport NAN
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 from skrank._engine._ranking cimport check_size
 
@@ -545,3 +547,27 @@ def scale_rows(const double[::1] score, const int64_t[::1] starts,
                 for i in range(starts[j], end):
                     out[i] = (score[i] - s) / d
     return out_a
+
+
+def descending_ties(const double[::1] score, const int64_t[::1] starts):
+    """``last``: one byte per row, 1 at the last row of each run of equal
+    scores of a segment, when the scores of every segment (``starts`` as
+    for :func:`segment_extremes`) do not increase; None when some segment's
+    scores do (one pass over the rows, which stops at the first rise)."""
+    cdef Py_ssize_t n = score.shape[0], m = starts.shape[0], j, i, end
+    cdef bint rises = False
+    _check_segments("descending_ties", starts, n)
+    last_a = np.empty(n, dtype=np.uint8)
+    cdef uint8_t[::1] last = last_a
+    with nogil:
+        for j in range(m):
+            end = starts[j + 1] if j + 1 < m else n
+            for i in range(starts[j], end - 1):
+                if score[i + 1] > score[i]:
+                    rises = True
+                    break
+                last[i] = score[i + 1] != score[i]
+            if rises:
+                break
+            last[end - 1] = 1
+    return None if rises else last_a
