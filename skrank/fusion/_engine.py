@@ -243,9 +243,12 @@ def _join_in_place(runs, qid_values):
                 lo, hi = c[1][np.searchsorted(c[0], cut[b : b + 2])]
                 row_pair[at + lo : at + hi] += shift
         shift += got[0].shape[0]
-    first_run, first_row, first_h40, first_pos = (
-        np.concatenate([c[i] for c in coded]) for i in range(4)
-    )
+    if n_blocks == 1:
+        first_run, first_row, first_h40, first_pos = coded[0]
+    else:
+        first_run, first_row, first_h40, first_pos = (
+            np.concatenate(c) for c in zip(*coded, strict=True)
+        )
     # each pair's id, from its first row, zero-padded to the widest id
     width = max(max(c[5].shape[1] for c in columns), 1)
     picked = pair_ids(columns, first_run, first_row, width)
@@ -651,22 +654,32 @@ def pairwise_wins(joined: Joined, ranks, weights) -> np.ndarray:
     )
 
 
-def to_run(joined: Joined, pairs: np.ndarray, score: np.ndarray, name=None) -> Run:
-    """A :class:`~skrank.trec.Run` of ``score`` for the pairs ``pairs``."""
-    query = joined.pair_query[pairs]
-    present = np.zeros(joined.n_queries, dtype=bool)
-    present[query] = True
+def to_run(joined: Joined, pairs, score: np.ndarray, name=None) -> Run:
+    """A :class:`~skrank.trec.Run` of ``score`` for the pairs ``pairs``
+    (None: every pair, in order, read without a copy but the hashes)."""
+    every = pairs is None
+    query = joined.pair_query if every else joined.pair_query[pairs]
+    counts = np.bincount(query, minlength=joined.n_queries)
+    present = counts > 0
     used = np.flatnonzero(present)
-    code_of = np.cumsum(present) - 1
-    codes = code_of[query].astype(np.int32 if used.shape[0] < 2**31 else np.int64)
-    docno = joined.pair_docno.take(pairs)
+    dtype = np.int32 if used.shape[0] < 2**31 else np.int64
+    if used.shape[0] == joined.n_queries:
+        codes = query.astype(dtype)
+    else:
+        codes = (np.cumsum(present) - 1)[query].astype(dtype)
+    docno = joined.pair_docno if every else joined.pair_docno.take(pairs)
+    if joined.pair_h40 is None:
+        h40 = docno.hash40()
+    else:
+        # a copy: the table turns its hashes into keys in place
+        h40 = joined.pair_h40.copy() if every else joined.pair_h40[pairs]
     table = _finish_table(
         "run",
         _id_array(joined.qid_values[used]),
         codes,
         docno,
         np.ascontiguousarray(score, dtype=np.float64),
-        docno.hash40() if joined.pair_h40 is None else joined.pair_h40[pairs],
+        h40,
         _Lines("the fused run", kind="frame"),
         "fusion",
         name,

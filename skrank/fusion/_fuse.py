@@ -376,7 +376,7 @@ def fuse(
         bar.note(f"{joined.n_pairs:,} pairs of {joined.n_queries:,} queries")
         parts = normalized_parts(joined, normalization, bar)
         score = fuse_parts(joined, parts, spec, w, values, states, bar)
-        out = to_run(joined, np.arange(joined.n_pairs), score, name=name)
+        out = to_run(joined, None, score, name=name)
         bar.update(1)
     return out
 

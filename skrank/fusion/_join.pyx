@@ -243,7 +243,7 @@ def join_runs(list runs, Py_ssize_t n_queries, int64_t[::1] row_pair,
     cdef _Runs R = _runs_of(runs, n_queries)
     cdef Py_ssize_t n_runs = R.n_runs, n = R.offset[n_runs]
     cdef Py_ssize_t r, q, j, g, srow, size, slot, n_pairs = 0, n_used, n_block = 0
-    cdef Py_ssize_t width = 0, fr, bad_row = -1, bad_run = -1, o
+    cdef Py_ssize_t width = 0, bad_row = -1, bad_run = -1, o
     cdef uint64_t h, mask
     cdef bint clash = False
     cdef const int64_t* cs
@@ -292,7 +292,7 @@ def join_runs(list runs, Py_ssize_t n_queries, int64_t[::1] row_pair,
     size = 8
     while size < 2 * width:
         size *= 2
-    check_size("join_runs", 8, (size, 3))
+    check_size("join_runs", 8, (size, 5))
     check_size("join_runs", 8, (n_block, 3))
     keys_a = np.zeros(size, dtype=np.uint64)
     ids_a = np.full(size, -1, dtype=np.int64)
@@ -309,6 +309,10 @@ def join_runs(list runs, Py_ssize_t n_queries, int64_t[::1] row_pair,
     cdef uint64_t[::1] first_h = first_h_a
     cdef int64_t[::1] first_pos = first_pos_a
     mask = <uint64_t>(size - 1)
+    # the id of each slot's first row, where its run holds it
+    cdef const uint8_t** slot_id = <const uint8_t**>_alloc(size, sizeof(uint8_t*))
+    slot_width_a = np.empty(size, dtype=np.int64)
+    cdef int64_t[::1] slot_width = slot_width_a
     with nogil:
         for q in range(q_lo, q_hi):
             n_used = 0
@@ -353,14 +357,13 @@ def join_runs(list runs, Py_ssize_t n_queries, int64_t[::1] row_pair,
                         first_h[n_pairs] = h
                         first_pos[n_pairs] = o
                         n_pairs += 1
-                    else:
-                        fr = first_run[ids[slot]]
-                        if not _same_id(
-                            run_ids + srow * run_width, run_width,
-                            R.ids[fr] + first_row[ids[slot]] * R.width[fr],
-                            R.width[fr],
-                        ):
-                            clash = True
+                        slot_id[slot] = run_ids + srow * run_width
+                        slot_width[slot] = run_width
+                    elif not _same_id(
+                        run_ids + srow * run_width, run_width,
+                        slot_id[slot], slot_width[slot],
+                    ):
+                        clash = True
                     row_pair[o] = ids[slot]
                     row_score[o] = run_values[srow]
                     row_query[o] = <out_code_t>q
@@ -370,6 +373,7 @@ def join_runs(list runs, Py_ssize_t n_queries, int64_t[::1] row_pair,
                 ids[used[j]] = -1
             if clash or bad_row >= 0:
                 break
+    free(slot_id)
     if bad_row >= 0:
         raise ValueError(
             f"join_runs: the rows of run {bad_run} must lie in 0 .. "
@@ -377,11 +381,13 @@ def join_runs(list runs, Py_ssize_t n_queries, int64_t[::1] row_pair,
         )
     if clash:
         return None
+    # views: only the pages of the first n_pairs entries were written (and
+    # are resident) of arrays sized for a pair per row
     return (
-        first_run_a[:n_pairs].copy(),
-        first_row_a[:n_pairs].copy(),
-        first_h_a[:n_pairs].copy(),
-        first_pos_a[:n_pairs].copy(),
+        first_run_a[:n_pairs],
+        first_row_a[:n_pairs],
+        first_h_a[:n_pairs],
+        first_pos_a[:n_pairs],
     )
 
 
