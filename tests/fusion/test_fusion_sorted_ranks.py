@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from skrank.fusion._kernels import descending_ties
 
-from skrank.fusion import _engine
+from skrank._threads import use_threads
+from skrank.fusion import _engine, fuse
 from skrank.fusion._engine import Part, expected_at_ranks
 
 
@@ -97,3 +98,29 @@ def test_positions_equal_the_ranking_engine_bit_for_bit(seed, monkeypatch):
     slow = [expected_at_ranks(part, f) for f in (_isr, rank_norm)]
     for a, b in zip(fast, slow, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "method, norm", [("isr", None), ("combsum", "rank"), ("combmnz", "zmuv")]
+)
+def test_runs_on_two_threads_give_the_scores_of_one(method, norm):
+    # runs scored and normalised on the threads, one run each: the same
+    # numbers as one run after the other; one run ranked by its scores
+    rng = np.random.default_rng(5)
+    runs = []
+    for r in range(3):
+        run = {
+            f"q{q}": {f"d{d}": float(rng.integers(0, 4)) for d in range(r, 9 + r)}
+            for q in range(4)
+        }
+        if r == 0:
+            run = {
+                q: dict(sorted(v.items(), key=lambda kv: -kv[1]))
+                for q, v in run.items()
+            }
+        runs.append(run)
+    with use_threads(1):
+        one = fuse(runs, method=method, norm=norm).to_dict()
+    with use_threads(2):
+        two = fuse(runs, method=method, norm=norm).to_dict()
+    assert one == two
