@@ -588,8 +588,11 @@ def expected_at_ranks(part: Part, f) -> np.ndarray:
                 means = ranking.group_sum(values) / ranking.size
                 values = np.repeat(means, ranking.size).reshape(m, w)
         row = ranking.y.astype(np.intp) - 1
-        held = row >= 0
-        out[row[held]] = values[held]
+        if block.n_items is None:  # no padding: every rank holds a row
+            out[row.ravel()] = values.ravel()
+        else:
+            held = row >= 0
+            out[row[held]] = values[held]
     return out
 
 
