@@ -185,3 +185,28 @@ def test_join_of_runs_equals_the_join_of_gathered_columns(seed, monkeypatch):
     for a, b in zip(fast.parts, slow.parts, strict=True):
         for name in ("pair", "query", "score", "starts", "lengths", "seg_query"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_join_of_runs_whose_ids_share_a_hash():
+    # d1 and d2 of query q given one hash: the join tells them apart by
+    # their ids (the compiled pass finds the clash, the ids are then sorted)
+    runs = [
+        read_run({"q": {"d1": 1.0, "d2": 2.0}}),
+        read_run({"q": {"d2": 4.0, "d3": 8.0}}),
+    ]
+    keys, ids = runs[0]._keys, runs[0]._docno.fixed
+    assert runs[0]._h40 is None  # the hash is the key's low 40 bits
+    keys[ids == b"d2"] = keys[ids == b"d1"]
+    columns = [_engine._run_columns(r, np.array([b"q"])) for r in runs]
+    out = (np.empty(4, np.int64), np.empty(4), np.empty(4, np.int32))
+    assert join_runs(columns, 1, *out) is None
+    joined = _engine.join(runs)
+    ids = joined.pair_docno.fixed[joined.row_pair]
+    np.testing.assert_array_equal(ids, [b"d1", b"d2", b"d2", b"d3"])
+    # CombSUM by hand: d1 1, d2 2 + 4, d3 8
+    sums = np.bincount(joined.row_pair, joined.row_score)
+    assert dict(zip(joined.pair_docno.fixed, sums, strict=True)) == {
+        b"d1": 1.0,
+        b"d2": 6.0,
+        b"d3": 8.0,
+    }
