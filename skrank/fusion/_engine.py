@@ -26,7 +26,7 @@ from .._threads import map_in_order, threads
 from ..trec._ids import _Ids
 from ..trec._tables import Run, _finish_table, _id_array, _Lines
 from ._join import join_runs, pair_ids
-from ._kernels import descending_ties, join_pairs, pair_extreme, pair_median, pair_sums
+from ._kernels import descending_ties, pair_extreme, pair_median, pair_sums
 from ._kernels import pairwise_wins as _pairwise_wins
 from ._kernels import segment_extremes as _segment_extremes
 
@@ -124,73 +124,51 @@ class Joined:
 def join(runs) -> Joined:
     """The union of the (query, document) pairs of ``runs`` (:class:`Run`).
 
-    When every run holds its ids in one fixed-width array, one compiled
-    pass (:func:`_join_in_place`) reads each run's columns where they are
-    and writes the joined rows. Otherwise, or should two ids of a query
-    share a hash, the columns are gathered first, as follows.
-
     Query ids are coded over all runs (their sorted union). A pair is a
     query code and a document id's 40-bit hash (the hash every run keeps of
-    its ids), numbered in one pass over the rows of every run, grouped by
-    query code, by :func:`~skrank.fusion._kernels.join_pairs` (no sort); the
-    rows a hash joins are checked to hold the same id, byte for byte (in
-    the same pass, on the ids as words, when every run holds its ids in
-    one fixed-width array). Should two ids of a query share a hash, the ids
-    are sorted byte-wise within each query code instead. Either way pairs
-    are numbered grouped by query code.
+    its ids), numbered by :func:`_join_in_place` in one compiled pass over
+    the rows of every run, read where each run holds them, grouped by query
+    code (no sort); the rows a hash joins are checked to hold the same id,
+    byte for byte (in the same pass when every run holds its ids in one
+    fixed-width array, else after it). Should two ids of a query share a
+    hash, the ids are sorted byte-wise within each query code instead
+    (:func:`_join_by_ids`). Either way pairs are numbered grouped by query
+    code.
     """
     qid_values = np.unique(np.concatenate([r._qid_values for r in runs]))
     joined = _join_in_place(runs, qid_values)
-    if joined is not None:
-        return joined
-    queries, scores, hashes, grouped = [], [], [], []
+    return joined if joined is not None else _join_by_ids(runs, qid_values)
+
+
+def _join_by_ids(runs, qid_values) -> Joined:
+    """:func:`join` with the ids sorted byte-wise within each query code
+    (:func:`_pairs_by_ids`), the runs' columns gathered by query."""
+    queries, scores, grouped = [], [], []
     for run in runs:
         rows, codes, _, values = run._grouped()
         code_of = np.searchsorted(qid_values, run._qid_values)
         queries.append(code_of.astype(codes.dtype, copy=False)[codes])
-        h40 = run._document_hash()
-        hashes.append(h40 if rows is None else h40[rows])
         scores.append(np.asarray(values, dtype=np.float64))
         grouped.append(rows)
     query = np.concatenate(queries)
     score = np.concatenate(scores)
     del scores
-    h40 = np.concatenate(hashes).astype(np.uint64, copy=False)
-    del hashes
     bounds = np.cumsum([0, *(q.shape[0] for q in queries)])
-    words = _id_words(runs, grouped, bounds)
-    docno = None
-    if words is not None:
-        coded = _pairs_by_hash(query, h40, None, words)
-    else:
-        docno = _grouped_ids(runs, grouped)
-        coded = _pairs_by_hash(query, h40, docno)
-    pair_h40 = None if coded is None else h40[coded[1]]
-    del h40
-    if coded is None and docno is None:
-        docno = _grouped_ids(runs, grouped)
-    pair, first = coded if coded is not None else _pairs_by_ids(query, docno)
-    if docno is not None:
-        pair_docno = docno.take(first)
-    else:
-        width = max(max(r._docno.fixed.dtype.itemsize, 1) for r in runs)
-        picked = words[first].view(np.uint8)[:, :width]
-        pair_docno = _Ids(fixed=np.ascontiguousarray(picked).view(f"S{width}")[:, 0])
-    del words, docno
+    docno = _grouped_ids(runs, grouped)
+    pair, first = _pairs_by_ids(query, docno)
+    pair_docno = docno.take(first)
+    del docno
     parts = []
     for i, q in enumerate(queries):
         rows = slice(bounds[i], bounds[i + 1])
         parts.append(Part.of(pair[rows], q, score[rows]))
-    return Joined(qid_values, query[first], pair_docno, parts, pair_h40, pair, score)
+    return Joined(qid_values, query[first], pair_docno, parts, None, pair, score)
 
 
-def _run_columns(run, qid_values):
+def _run_columns(run, qid_values, check_ids):
     """What :func:`~skrank.fusion._join.join_runs` reads of one run (see
-    there), its columns as the run holds them; None when the run holds its
-    ids otherwise than in one fixed-width array."""
-    fixed = run._docno.fixed
-    if fixed is None:
-        return None
+    there), its columns as the run holds them; ids of width 0 (none
+    compared) unless ``check_ids``."""
     rows, codes, _ = run._grouping()
     code_of = np.searchsorted(qid_values, run._qid_values).astype(np.int64)
     # where each of the run's query codes starts among its grouped rows
@@ -202,8 +180,12 @@ def _run_columns(run, qid_values):
     )
     masked = run._h40 is None
     keys = np.ascontiguousarray(run._keys if masked else run._h40, dtype=np.uint64)
-    width = fixed.dtype.itemsize
-    ids = np.ascontiguousarray(fixed).view(np.uint8).reshape(fixed.shape[0], width)
+    if check_ids:
+        fixed = run._docno.fixed
+        width = fixed.dtype.itemsize
+        ids = np.ascontiguousarray(fixed).view(np.uint8).reshape(len(run), width)
+    else:
+        ids = np.zeros((len(run), 0), dtype=np.uint8)
     values = np.ascontiguousarray(run._values, dtype=np.float64)
     return code_of, starts, keys, masked, rows, ids, values
 
@@ -211,11 +193,11 @@ def _run_columns(run, qid_values):
 def _join_in_place(runs, qid_values):
     """:func:`join` by :func:`~skrank.fusion._join.join_runs`, which reads
     the runs' columns where they are (on blocks of queries, on the
-    threads); None when a run holds ragged ids or two ids of a query share
-    a hash (:func:`join` then takes its other ways)."""
-    columns = [_run_columns(run, qid_values) for run in runs]
-    if any(c is None for c in columns):
-        return None
+    threads) and compares the ids of rows that share a hash when every run
+    holds its ids in one fixed-width array (else they are compared after
+    the pass); None when two ids of a query share a hash."""
+    fixed = all(r._docno.fixed is not None for r in runs)
+    columns = [_run_columns(run, qid_values, fixed) for run in runs]
     n_queries = qid_values.shape[0]
     sizes = [c[2].shape[0] for c in columns]
     bounds = np.cumsum([0, *sizes])
@@ -249,10 +231,17 @@ def _join_in_place(runs, qid_values):
         first_run, first_row, first_h40, first_pos = (
             np.concatenate(c) for c in zip(*coded, strict=True)
         )
-    # each pair's id, from its first row, zero-padded to the widest id
-    width = max(max(c[5].shape[1] for c in columns), 1)
-    picked = pair_ids(columns, first_run, first_row, width)
-    pair_docno = _Ids(fixed=picked.view(f"S{width}")[:, 0])
+    if fixed:
+        # each pair's id, from its first row, zero-padded to the widest id
+        width = max(max(c[5].shape[1] for c in columns), 1)
+        picked = pair_ids(columns, first_run, first_row, width)
+        pair_docno = _Ids(fixed=picked.view(f"S{width}")[:, 0])
+    else:
+        # ragged ids: each row's id against its pair's first row's
+        docno = _grouped_ids(runs, [c[4] for c in columns])
+        if not docno.equal(slice(None), docno, first_pos[row_pair]).all():
+            return None
+        pair_docno = docno.take(first_pos)
     parts = []
     for at, c in zip(bounds[:-1], columns, strict=True):
         code_of, starts = c[0], c[1]
@@ -287,86 +276,10 @@ def _grouped_ids(runs, grouped) -> _Ids:
     )
 
 
-#: The widest ids (in 8-byte words) the join compares as words.
-_MAX_WORDS = 8
-
-
-def _id_words(runs, grouped, bounds):
-    """The document id of every row (runs end to end, each grouped by
-    query) as zero-padded 64-bit words, ``(n, k)``; None when a run holds
-    its ids otherwise than in one fixed-width array, or they are wider than
-    :data:`_MAX_WORDS` words."""
-    if any(r._docno.fixed is None for r in runs):
-        return None
-    width = max(max(r._docno.fixed.dtype.itemsize, 1) for r in runs)
-    k = -(-width // 8)
-    if k > _MAX_WORDS:
-        return None
-    words = np.empty((int(bounds[-1]), k), dtype=np.uint64)
-    for i, (run, rows) in enumerate(zip(runs, grouped, strict=True)):
-        # numpy pads the ids with NUL bytes to 8 k bytes: k words each
-        padded = run._docno.fixed.astype(f"S{8 * k}").view("<u8").reshape(-1, k)
-        into = words[bounds[i] : bounds[i + 1]]
-        if rows is None:
-            into[...] = padded
-        else:
-            np.take(padded, rows, axis=0, out=into)
-    return words
-
-
-def _pairs_by_hash(query, h40, docno, words=None):
-    """``(pair, first)``: each row's pair code and each pair's first row,
-    pairs keyed by query code and document hash; None when two different
-    ids share a key (checked by the kernel on ``words``, else on
-    ``docno``). The rows are runs end to end, each grouped by query
-    code: they are cut where the codes decrease (runs whose codes go on
-    increasing are walked as one, which numbers the same pairs)."""
-    cuts = np.flatnonzero(query[1:] < query[:-1]) + 1
-    bounds = np.concatenate([[0], cuts, [query.shape[0]]]).astype(np.int64)
-    n_queries = int(query.max()) + 1 if query.shape[0] else 0
-    n_blocks = max(1, min(threads(), query.shape[0] // _BLOCK_ROWS, n_queries))
-    if n_blocks == 1:
-        coded = join_pairs(query, h40, bounds, n_queries, words)
-    else:
-        coded = _join_blocks(query, h40, bounds, n_queries, words, n_blocks)
-    if coded is None or words is not None:
-        return coded
-    pair, first = coded
-    if not docno.equal(slice(None), docno, first[pair]).all():
-        return None
-    return pair, first
-
-
-def _join_blocks(query, h40, bounds, n_queries, words, n_blocks):
-    """:func:`~skrank.fusion._kernels.join_pairs` on blocks of about as many
-    query codes, on the threads: each block numbers its pairs from 0 and is
-    then shifted by the pairs of the blocks before it, which numbers the
-    pairs as one walk over every query would."""
-    cut = np.arange(n_blocks + 1) * n_queries // n_blocks
-    pair = np.empty(query.shape[0], dtype=np.int64)
-
-    def block(b):
-        return join_pairs(
-            query, h40, bounds, n_queries, words, int(cut[b]), int(cut[b + 1]), pair
-        )
-
-    coded = list(map_in_order(block, range(n_blocks), threads()))
-    if any(c is None for c in coded):
-        return None
-    shift = 0
-    for b, (_, first) in enumerate(coded):
-        if shift:
-            for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-                # the block's rows of each run (codes non-decreasing in a run)
-                a, z = lo + np.searchsorted(query[lo:hi], cut[b : b + 2])
-                pair[a:z] += shift
-        shift += first.shape[0]
-    return pair, np.concatenate([first for _, first in coded])
-
-
 def _pairs_by_ids(query, docno):
-    """``(pair, first)`` of :func:`_pairs_by_hash`, the ids sorted byte-wise
-    within each query code."""
+    """``(pair, first)``: each row's pair code and each pair's first row
+    (the rows: runs end to end, each grouped by query code), the ids sorted
+    byte-wise within each query code."""
     # not a ranking: the byte-wise order of ids within each query code
     order, labels = docno.order(slice(None), query)
     labels = labels[order]

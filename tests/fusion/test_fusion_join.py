@@ -1,7 +1,7 @@
 """The join of runs read where they are (``skrank.fusion._join``) against
 its statement in plain numpy, its checks of the input, and the join of
-:class:`~skrank.trec.Run` objects by it against the join of the gathered
-columns (:func:`skrank.fusion._kernels.join_pairs`).
+:class:`~skrank.trec.Run` objects by it (ids of one width or ragged)
+against the join by sorted ids (as when two ids share a hash).
 
 The statement: each run's rows in its grouped order (its rows of each of
 its query codes, through ``rows`` when given), the runs end to end; the
@@ -17,6 +17,7 @@ from skrank.fusion._join import join_runs, pair_ids
 
 from skrank.fusion import _engine
 from skrank.trec import read_run
+from skrank.trec._ids import _Ids
 
 LOW40 = np.uint64((1 << 40) - 1)
 
@@ -174,22 +175,35 @@ def _runs(seed):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_join_of_runs_equals_the_join_of_gathered_columns(seed, monkeypatch):
+@pytest.mark.parametrize("ragged", [False, True])
+def test_join_of_runs_equals_the_join_by_sorted_ids(seed, ragged, monkeypatch):
     runs = _runs(seed)
+    if ragged:  # ids held end to end (compared after the compiled pass)
+        for run in runs:
+            fixed = run._docno.fixed
+            run._docno = _Ids.from_packed(b"".join(fixed), [len(i) for i in fixed])
     fast = _engine.join(runs)
     monkeypatch.setattr(_engine, "_join_in_place", lambda runs, qid_values: None)
     slow = _engine.join(runs)
-    for name in ("qid_values", "pair_query", "pair_h40", "row_pair", "row_score"):
-        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name))
-    np.testing.assert_array_equal(fast.pair_docno.fixed, slow.pair_docno.fixed)
+    np.testing.assert_array_equal(fast.qid_values, slow.qid_values)
+    # the same rows, each with its pair's query and id (pairs numbered
+    # otherwise: by first row against by id)
     for a, b in zip(fast.parts, slow.parts, strict=True):
-        for name in ("pair", "query", "score", "starts", "lengths", "seg_query"):
+        for name in ("query", "score", "starts", "lengths", "seg_query"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+        for joined, part in ((fast, a), (slow, b)):
+            np.testing.assert_array_equal(joined.pair_query[part.pair], part.query)
+        np.testing.assert_array_equal(
+            fast.pair_docno.take(a.pair).decode(), slow.pair_docno.take(b.pair).decode()
+        )
+    assert fast.n_pairs == slow.n_pairs
 
 
-def test_join_of_runs_whose_ids_share_a_hash():
+@pytest.mark.parametrize("ragged", [False, True])
+def test_join_of_runs_whose_ids_share_a_hash(ragged):
     # d1 and d2 of query q given one hash: the join tells them apart by
-    # their ids (the compiled pass finds the clash, the ids are then sorted)
+    # their ids (the compiled pass finds the clash, or the check after it
+    # for ragged ids; the ids are then sorted)
     runs = [
         read_run({"q": {"d1": 1.0, "d2": 2.0}}),
         read_run({"q": {"d2": 4.0, "d3": 8.0}}),
@@ -197,16 +211,21 @@ def test_join_of_runs_whose_ids_share_a_hash():
     keys, ids = runs[0]._keys, runs[0]._docno.fixed
     assert runs[0]._h40 is None  # the hash is the key's low 40 bits
     keys[ids == b"d2"] = keys[ids == b"d1"]
-    columns = [_engine._run_columns(r, np.array([b"q"])) for r in runs]
+    columns = [_engine._run_columns(r, np.array([b"q"]), True) for r in runs]
     out = (np.empty(4, np.int64), np.empty(4), np.empty(4, np.int32))
     assert join_runs(columns, 1, *out) is None
+    if ragged:
+        for run in runs:
+            fixed = run._docno.fixed
+            run._docno = _Ids.from_packed(b"".join(fixed), [len(i) for i in fixed])
+        assert _engine._join_in_place(runs, np.array([b"q"])) is None
     joined = _engine.join(runs)
-    ids = joined.pair_docno.fixed[joined.row_pair]
-    np.testing.assert_array_equal(ids, [b"d1", b"d2", b"d2", b"d3"])
+    ids = joined.pair_docno.take(joined.row_pair).decode()
+    np.testing.assert_array_equal(ids, ["d1", "d2", "d2", "d3"])
     # CombSUM by hand: d1 1, d2 2 + 4, d3 8
     sums = np.bincount(joined.row_pair, joined.row_score)
-    assert dict(zip(joined.pair_docno.fixed, sums, strict=True)) == {
-        b"d1": 1.0,
-        b"d2": 6.0,
-        b"d3": 8.0,
+    assert dict(zip(joined.pair_docno.decode(), sums, strict=True)) == {
+        "d1": 1.0,
+        "d2": 6.0,
+        "d3": 8.0,
     }
