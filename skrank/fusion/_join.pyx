@@ -1,18 +1,25 @@
 """The join of runs on (query, document) in one compiled pass over their
 rows, read where the runs hold them.
 
-:func:`join_runs` numbers the (query, document) pairs of runs as
-:func:`skrank.fusion._kernels.join_pairs` does (query codes in increasing
-order, each run's rows of a query run after run, a row whose document hash
-the query has not met opening a new pair), but reads each run's own
-columns: its query codes as ranges of rows (each run's rows grouped by
-query, through the run's grouping order when its rows are not), its keys
-(the document hash in their low 40 bits) or hashes, its ids (a fixed-width
-byte matrix: rows joined by a hash are checked to hold the same id, byte
-for byte) and its scores. It writes, for every row in the joined order
-(runs end to end, each grouped by query), its pair, its score and its
-query code, and returns each pair's first row (run and row) and hash: no
-column is gathered or converted before the walk.
+:func:`join_runs` numbers the (query, document) pairs of runs without a
+sort: it walks the query codes in increasing order and, for each, the rows
+every run holds of it, run after run; a row whose document hash the query
+has not met yet opens a new pair, the others join the pair of the first
+row with their hash. A small open-addressing table of the hashes met in
+the current query (as large as twice the most rows any query has over all
+runs, emptied after each query) does the lookups, so the pairs come out
+numbered grouped by query code, queries in increasing order, and within a
+query in the order of their first row; a block of query codes can be
+joined alone (blocks on threads). It reads each run's own columns: its
+query codes as ranges of rows (each run's rows grouped by query, through
+the run's grouping order when its rows are not), its keys (the document
+hash in their low 40 bits) or hashes, its ids (a fixed-width byte matrix:
+rows joined by a hash are checked to hold the same id, byte for byte;
+width 0: not compared) and its scores. It writes, for every row in the
+joined order (runs end to end, each grouped by query), its pair, its score
+and its query code, and returns each pair's first row (run and row) and
+hash: no column is gathered or converted before the walk.
+:func:`pair_ids` gathers each pair's id from its first row.
 
 It releases the GIL while it walks and checks every size before memory is
 taken; what it computes is stated in plain numpy in
