@@ -4,7 +4,9 @@ unsupervised method and every normalisation.
 Data: 10 runs over ``10,000 * --scale`` queries, each run 1,000 documents
 per query drawn from 2,000 candidates (so that runs overlap: a query's
 union holds about 2,000 documents), scores uniform in [0, 1) (tie-free in
-practice). ``--scale 1`` is the full size (10 runs x 10,000 queries x
+practice), each query's rows in random order (``--ranked``: in descending
+score order, as a system writes a TREC run, which skrank reads as ranks
+without ranking them again). ``--scale 1`` is the full size (10 runs x 10,000 queries x
 1,000 documents, 10 million rows a run); smaller scales are smoke runs.
 
 Cases: each unsupervised method without normalisation (``rrf``,
@@ -78,8 +80,9 @@ def ranx_call(method, norm):
     return spec.ranx, None if norm is None else find_normalization(norm).ranx, params
 
 
-def make_columns(scale, seed=0):
-    """The runs as (qid, docno, score) columns."""
+def make_columns(scale, seed=0, ranked=False):
+    """The runs as (qid, docno, score) columns (``ranked``: each query's
+    rows in descending score order, as a system writes its run)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -92,8 +95,14 @@ def make_columns(scale, seed=0):
         # per (query, candidate), chosen with argpartition
         keys = rng.random((n_queries, CANDIDATES))
         docs = np.argpartition(keys, PER_QUERY, axis=1)[:, :PER_QUERY].ravel()
+        score = rng.random(qid.shape[0])
+        if ranked:
+            # not a ranking of skrank's: the input a ranked run would be
+            order = np.argsort(-score.reshape(n_queries, PER_QUERY), axis=1)
+            order += (np.arange(n_queries) * PER_QUERY)[:, None]
+            docs, score = docs[order.ravel()], score[order.ravel()]
         docno = np.char.add("d", docs.astype(str))
-        runs.append((qid_text, docno, rng.random(qid.shape[0])))
+        runs.append((qid_text, docno, score))
     return runs
 
 
@@ -141,11 +150,11 @@ def best_of(call, repeat):
     return best
 
 
-def worker(tool, scale, repeat, labels):
+def worker(tool, scale, repeat, labels, ranked=False):
     """Time and memory of the cases for one tool, as JSON on stdout."""
     import numpy as np
 
-    columns = make_columns(scale)
+    columns = make_columns(scale, ranked=ranked)
     selected = [c for c in cases() if c[0] in labels]
     results = {}
     if tool == "skrank":
@@ -217,6 +226,7 @@ def run_worker(tool, threads, args, labels):
         env[var] = str(threads)
     cmd = [sys.executable, __file__, "--worker", tool, "--scale", str(args.scale)]
     cmd += ["--repeat", str(args.repeat), "--cases", *labels]
+    cmd += ["--ranked"] if args.ranked else []
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"{tool} with {threads} threads failed:\n{done.stderr}")
@@ -230,10 +240,15 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--worker", choices=["skrank", "ranx"])
     parser.add_argument("--cases", nargs="+", default=None)
+    parser.add_argument(
+        "--ranked",
+        action="store_true",
+        help="each query's rows in descending score order, as in a TREC run",
+    )
     args = parser.parse_args()
     labels = args.cases or [c[0] for c in cases()]
     if args.worker:
-        worker(args.worker, args.scale, args.repeat, labels)
+        worker(args.worker, args.scale, args.repeat, labels, args.ranked)
         return
     n_queries = max(1, round(QUERIES * args.scale))
     print(

@@ -25,5 +25,6 @@ SKRANK_DEBUG_BUILD=1 \
     common/test_input_forms.py common/test_ties.py trec/test_readers_fuzz.py \
     trec/test_parse_kernel.py trec/test_dict_kernel.py \
     names/test_grammar_fuzz.py recsys/test_selection_speed_paths.py \
-    fusion/test_fusion_kernels.py fusion/test_fusion_reductions.py \
+    fusion/test_fusion_kernels.py fusion/test_fusion_reductions.py fusion/test_fusion_join.py \
+    fusion/test_fusion_sorted_ranks.py \
     compare/test_resampling_counts.py "$@"

@@ -21,10 +21,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._engine import grouped_layout, rank, slices
+from .._engine.ranking import segment_sums
 from .._threads import map_in_order, threads
 from ..trec._ids import _Ids
 from ..trec._tables import Run, _finish_table, _id_array, _Lines
-from ._kernels import join_pairs, pair_extreme, pair_median, pair_sums
+from ._join import join_runs, pair_ids
+from ._kernels import descending_ties, pair_extreme, pair_median, pair_sums
 from ._kernels import pairwise_wins as _pairwise_wins
 from ._kernels import segment_extremes as _segment_extremes
 
@@ -124,54 +126,142 @@ def join(runs) -> Joined:
 
     Query ids are coded over all runs (their sorted union). A pair is a
     query code and a document id's 40-bit hash (the hash every run keeps of
-    its ids), numbered in one pass over the rows of every run, grouped by
-    query code, by :func:`~skrank.fusion._kernels.join_pairs` (no sort); the
-    rows a hash joins are checked to hold the same id, byte for byte (in
-    the same pass, on the ids as words, when every run holds its ids in
-    one fixed-width array). Should two ids of a query share a hash, the ids
-    are sorted byte-wise within each query code instead. Either way pairs
-    are numbered grouped by query code.
+    its ids), numbered by :func:`_join_in_place` in one compiled pass over
+    the rows of every run, read where each run holds them, grouped by query
+    code (no sort); the rows a hash joins are checked to hold the same id,
+    byte for byte (in the same pass when every run holds its ids in one
+    fixed-width array, else after it). Should two ids of a query share a
+    hash, the ids are sorted byte-wise within each query code instead
+    (:func:`_join_by_ids`). Either way pairs are numbered grouped by query
+    code.
     """
     qid_values = np.unique(np.concatenate([r._qid_values for r in runs]))
-    queries, scores, hashes, grouped = [], [], [], []
+    joined = _join_in_place(runs, qid_values)
+    return joined if joined is not None else _join_by_ids(runs, qid_values)
+
+
+def _join_by_ids(runs, qid_values) -> Joined:
+    """:func:`join` with the ids sorted byte-wise within each query code
+    (:func:`_pairs_by_ids`), the runs' columns gathered by query."""
+    queries, scores, grouped = [], [], []
     for run in runs:
         rows, codes, _, values = run._grouped()
         code_of = np.searchsorted(qid_values, run._qid_values)
         queries.append(code_of.astype(codes.dtype, copy=False)[codes])
-        h40 = run._document_hash()
-        hashes.append(h40 if rows is None else h40[rows])
         scores.append(np.asarray(values, dtype=np.float64))
         grouped.append(rows)
     query = np.concatenate(queries)
     score = np.concatenate(scores)
     del scores
-    h40 = np.concatenate(hashes).astype(np.uint64, copy=False)
-    del hashes
     bounds = np.cumsum([0, *(q.shape[0] for q in queries)])
-    words = _id_words(runs, grouped, bounds)
-    docno = None
-    if words is not None:
-        coded = _pairs_by_hash(query, h40, None, words)
-    else:
-        docno = _grouped_ids(runs, grouped)
-        coded = _pairs_by_hash(query, h40, docno)
-    pair_h40 = None if coded is None else h40[coded[1]]
-    del h40
-    if coded is None and docno is None:
-        docno = _grouped_ids(runs, grouped)
-    pair, first = coded if coded is not None else _pairs_by_ids(query, docno)
-    if docno is not None:
-        pair_docno = docno.take(first)
-    else:
-        width = max(max(r._docno.fixed.dtype.itemsize, 1) for r in runs)
-        picked = words[first].view(np.uint8)[:, :width]
-        pair_docno = _Ids(fixed=np.ascontiguousarray(picked).view(f"S{width}")[:, 0])
-    del words, docno
+    docno = _grouped_ids(runs, grouped)
+    pair, first = _pairs_by_ids(query, docno)
+    pair_docno = docno.take(first)
+    del docno
     parts = []
     for i, q in enumerate(queries):
         rows = slice(bounds[i], bounds[i + 1])
         parts.append(Part.of(pair[rows], q, score[rows]))
-    return Joined(qid_values, query[first], pair_docno, parts, pair_h40, pair, score)
+    return Joined(qid_values, query[first], pair_docno, parts, None, pair, score)
+
+
+def _run_columns(run, qid_values, check_ids):
+    """What :func:`~skrank.fusion._join.join_runs` reads of one run (see
+    there), its columns as the run holds them; ids of width 0 (none
+    compared) unless ``check_ids``."""
+    rows, codes, _ = run._grouping()
+    code_of = np.searchsorted(qid_values, run._qid_values).astype(np.int64)
+    # where each of the run's query codes starts among its grouped rows
+    starts = run._cached(
+        "fusion_starts",
+        lambda: np.searchsorted(codes, np.arange(code_of.shape[0] + 1)).astype(
+            np.int64
+        ),
+    )
+    masked = run._h40 is None
+    keys = np.ascontiguousarray(run._keys if masked else run._h40, dtype=np.uint64)
+    if check_ids:
+        fixed = run._docno.fixed
+        width = fixed.dtype.itemsize
+        ids = np.ascontiguousarray(fixed).view(np.uint8).reshape(len(run), width)
+    else:
+        ids = np.zeros((len(run), 0), dtype=np.uint8)
+    values = np.ascontiguousarray(run._values, dtype=np.float64)
+    return code_of, starts, keys, masked, rows, ids, values
+
+
+def _join_in_place(runs, qid_values):
+    """:func:`join` by :func:`~skrank.fusion._join.join_runs`, which reads
+    the runs' columns where they are (on blocks of queries, on the
+    threads) and compares the ids of rows that share a hash when every run
+    holds its ids in one fixed-width array (else they are compared after
+    the pass); None when two ids of a query share a hash."""
+    fixed = all(r._docno.fixed is not None for r in runs)
+    columns = [_run_columns(run, qid_values, fixed) for run in runs]
+    n_queries = qid_values.shape[0]
+    sizes = [c[2].shape[0] for c in columns]
+    bounds = np.cumsum([0, *sizes])
+    n = int(bounds[-1])
+    row_pair = np.empty(n, dtype=np.int64)
+    row_score = np.empty(n, dtype=np.float64)
+    row_query = np.empty(n, dtype=np.int32 if n_queries < 2**31 else np.int64)
+    n_blocks = max(1, min(threads(), n // _BLOCK_ROWS, n_queries))
+    cut = np.arange(n_blocks + 1) * n_queries // n_blocks
+
+    def block(b):
+        return join_runs(
+            columns, n_queries, row_pair, row_score, row_query,
+            int(cut[b]), int(cut[b + 1]),
+        )  # fmt: skip
+
+    coded = list(map_in_order(block, range(n_blocks), threads()))
+    if any(c is None for c in coded):
+        return None
+    shift = 0
+    for b, got in enumerate(coded):
+        if shift:
+            for at, c in zip(bounds[:-1], columns, strict=True):
+                # the block's rows of each run: whole query codes
+                lo, hi = c[1][np.searchsorted(c[0], cut[b : b + 2])]
+                row_pair[at + lo : at + hi] += shift
+        shift += got[0].shape[0]
+    if n_blocks == 1:
+        first_run, first_row, first_h40, first_pos = coded[0]
+    else:
+        first_run, first_row, first_h40, first_pos = (
+            np.concatenate(c) for c in zip(*coded, strict=True)
+        )
+    if fixed:
+        # each pair's id, from its first row, zero-padded to the widest id
+        width = max(max(c[5].shape[1] for c in columns), 1)
+        picked = pair_ids(columns, first_run, first_row, width)
+        pair_docno = _Ids(fixed=picked.view(f"S{width}")[:, 0])
+    else:
+        # ragged ids: each row's id against its pair's first row's
+        docno = _grouped_ids(runs, [c[4] for c in columns])
+        if not docno.equal(slice(None), docno, first_pos[row_pair]).all():
+            return None
+        pair_docno = docno.take(first_pos)
+    parts = []
+    for at, c in zip(bounds[:-1], columns, strict=True):
+        code_of, starts = c[0], c[1]
+        lengths = np.diff(starts)
+        held = lengths > 0
+        rows = slice(at, at + c[2].shape[0])
+        parts.append(
+            Part(
+                row_pair[rows],
+                row_query[rows],
+                row_score[rows],
+                starts[:-1][held],
+                lengths[held],
+                code_of[held].astype(row_query.dtype),
+            )
+        )
+    pair_query = row_query[first_pos]
+    return Joined(
+        qid_values, pair_query, pair_docno, parts, first_h40, row_pair, row_score
+    )
 
 
 def _grouped_ids(runs, grouped) -> _Ids:
@@ -186,86 +276,10 @@ def _grouped_ids(runs, grouped) -> _Ids:
     )
 
 
-#: The widest ids (in 8-byte words) the join compares as words.
-_MAX_WORDS = 8
-
-
-def _id_words(runs, grouped, bounds):
-    """The document id of every row (runs end to end, each grouped by
-    query) as zero-padded 64-bit words, ``(n, k)``; None when a run holds
-    its ids otherwise than in one fixed-width array, or they are wider than
-    :data:`_MAX_WORDS` words."""
-    if any(r._docno.fixed is None for r in runs):
-        return None
-    width = max(max(r._docno.fixed.dtype.itemsize, 1) for r in runs)
-    k = -(-width // 8)
-    if k > _MAX_WORDS:
-        return None
-    words = np.empty((int(bounds[-1]), k), dtype=np.uint64)
-    for i, (run, rows) in enumerate(zip(runs, grouped, strict=True)):
-        # numpy pads the ids with NUL bytes to 8 k bytes: k words each
-        padded = run._docno.fixed.astype(f"S{8 * k}").view("<u8").reshape(-1, k)
-        into = words[bounds[i] : bounds[i + 1]]
-        if rows is None:
-            into[...] = padded
-        else:
-            np.take(padded, rows, axis=0, out=into)
-    return words
-
-
-def _pairs_by_hash(query, h40, docno, words=None):
-    """``(pair, first)``: each row's pair code and each pair's first row,
-    pairs keyed by query code and document hash; None when two different
-    ids share a key (checked by the kernel on ``words``, else on
-    ``docno``). The rows are runs end to end, each grouped by query
-    code: they are cut where the codes decrease (runs whose codes go on
-    increasing are walked as one, which numbers the same pairs)."""
-    cuts = np.flatnonzero(query[1:] < query[:-1]) + 1
-    bounds = np.concatenate([[0], cuts, [query.shape[0]]]).astype(np.int64)
-    n_queries = int(query.max()) + 1 if query.shape[0] else 0
-    n_blocks = max(1, min(threads(), query.shape[0] // _BLOCK_ROWS, n_queries))
-    if n_blocks == 1:
-        coded = join_pairs(query, h40, bounds, n_queries, words)
-    else:
-        coded = _join_blocks(query, h40, bounds, n_queries, words, n_blocks)
-    if coded is None or words is not None:
-        return coded
-    pair, first = coded
-    if not docno.equal(slice(None), docno, first[pair]).all():
-        return None
-    return pair, first
-
-
-def _join_blocks(query, h40, bounds, n_queries, words, n_blocks):
-    """:func:`~skrank.fusion._kernels.join_pairs` on blocks of about as many
-    query codes, on the threads: each block numbers its pairs from 0 and is
-    then shifted by the pairs of the blocks before it, which numbers the
-    pairs as one walk over every query would."""
-    cut = np.arange(n_blocks + 1) * n_queries // n_blocks
-    pair = np.empty(query.shape[0], dtype=np.int64)
-
-    def block(b):
-        return join_pairs(
-            query, h40, bounds, n_queries, words, int(cut[b]), int(cut[b + 1]), pair
-        )
-
-    coded = list(map_in_order(block, range(n_blocks), threads()))
-    if any(c is None for c in coded):
-        return None
-    shift = 0
-    for b, (_, first) in enumerate(coded):
-        if shift:
-            for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-                # the block's rows of each run (codes non-decreasing in a run)
-                a, z = lo + np.searchsorted(query[lo:hi], cut[b : b + 2])
-                pair[a:z] += shift
-        shift += first.shape[0]
-    return pair, np.concatenate([first for _, first in coded])
-
-
 def _pairs_by_ids(query, docno):
-    """``(pair, first)`` of :func:`_pairs_by_hash`, the ids sorted byte-wise
-    within each query code."""
+    """``(pair, first)``: each row's pair code and each pair's first row
+    (the rows: runs end to end, each grouped by query code), the ids sorted
+    byte-wise within each query code."""
     # not a ranking: the byte-wise order of ids within each query code
     order, labels = docno.order(slice(None), query)
     labels = labels[order]
@@ -462,8 +476,14 @@ def expected_at_ranks(part: Part, f) -> np.ndarray:
     descending: a row whose score ties with others gets the mean of ``f``
     over the ranks of its tie group, its expected value over the orderings
     of the tied rows (for ``f`` linear in ``j``, ``f`` at the average rank).
+    A part whose queries are in descending score order already (found in
+    one pass, :func:`~skrank.fusion._kernels.descending_ties`) is not
+    ranked again: its ranks are its positions (:func:`_at_positions`).
     """
     n = part.score.shape[0]
+    last = descending_ties(part.score, part.starts)
+    if last is not None:
+        return _at_positions(part, f, last)
     out = np.empty(n)
     # each row's number (from 1) travels through the ranking as its
     # relevance, so that the ranked positions say which row they hold
@@ -481,9 +501,32 @@ def expected_at_ranks(part: Part, f) -> np.ndarray:
                 means = ranking.group_sum(values) / ranking.size
                 values = np.repeat(means, ranking.size).reshape(m, w)
         row = ranking.y.astype(np.intp) - 1
-        held = row >= 0
-        out[row[held]] = values[held]
+        if block.n_items is None:  # no padding: every rank holds a row
+            out[row.ravel()] = values.ravel()
+        else:
+            held = row >= 0
+            out[row[held]] = values[held]
     return out
+
+
+def _at_positions(part: Part, f, last) -> np.ndarray:
+    """:func:`expected_at_ranks` of a part whose queries are in descending
+    score order already (a run ranked by its system): a row's rank is its
+    position in its query; ``last`` marks the last row of each run of equal
+    scores, whose rows share the mean of ``f`` over their positions (summed
+    in position order, as the ranking engine's tie groups are)."""
+    n = part.score.shape[0]
+    j = np.arange(n, dtype=np.float64)
+    j -= np.repeat(part.starts, part.lengths)
+    q = np.repeat(np.arange(part.starts.shape[0]), part.lengths)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        values = np.asarray(f(j[:, None], q), dtype=np.float64)
+        values = np.ascontiguousarray(np.broadcast_to(values, (n, 1))[:, 0])
+        ends = np.flatnonzero(last)
+        if ends.shape[0] < n:
+            size = np.diff(ends, prepend=-1)
+            values = np.repeat(segment_sums(values, last, ends.shape[0]) / size, size)
+    return values
 
 
 def average_ranks(part: Part) -> np.ndarray:
@@ -527,22 +570,32 @@ def pairwise_wins(joined: Joined, ranks, weights) -> np.ndarray:
     )
 
 
-def to_run(joined: Joined, pairs: np.ndarray, score: np.ndarray, name=None) -> Run:
-    """A :class:`~skrank.trec.Run` of ``score`` for the pairs ``pairs``."""
-    query = joined.pair_query[pairs]
-    present = np.zeros(joined.n_queries, dtype=bool)
-    present[query] = True
+def to_run(joined: Joined, pairs, score: np.ndarray, name=None) -> Run:
+    """A :class:`~skrank.trec.Run` of ``score`` for the pairs ``pairs``
+    (None: every pair, in order, read without a copy but the hashes)."""
+    every = pairs is None
+    query = joined.pair_query if every else joined.pair_query[pairs]
+    counts = np.bincount(query, minlength=joined.n_queries)
+    present = counts > 0
     used = np.flatnonzero(present)
-    code_of = np.cumsum(present) - 1
-    codes = code_of[query].astype(np.int32 if used.shape[0] < 2**31 else np.int64)
-    docno = joined.pair_docno.take(pairs)
+    dtype = np.int32 if used.shape[0] < 2**31 else np.int64
+    if used.shape[0] == joined.n_queries:
+        codes = query.astype(dtype)
+    else:
+        codes = (np.cumsum(present) - 1)[query].astype(dtype)
+    docno = joined.pair_docno if every else joined.pair_docno.take(pairs)
+    if joined.pair_h40 is None:
+        h40 = docno.hash40()
+    else:
+        # a copy: the table turns its hashes into keys in place
+        h40 = joined.pair_h40.copy() if every else joined.pair_h40[pairs]
     table = _finish_table(
         "run",
         _id_array(joined.qid_values[used]),
         codes,
         docno,
         np.ascontiguousarray(score, dtype=np.float64),
-        docno.hash40() if joined.pair_h40 is None else joined.pair_h40[pairs],
+        h40,
         _Lines("the fused run", kind="frame"),
         "fusion",
         name,

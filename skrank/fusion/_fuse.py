@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._progress import check_verbose, progress, tracked
+from .._threads import map_in_order, threads
 from .._validation import InvalidParameterError, plain, validate_params
 from ..trec import Run, read_qrels, read_run
 from ._engine import (
@@ -158,7 +159,10 @@ def normalized_parts(joined: Joined, norm: Normalization | None, bar=None) -> li
     if norm is None:
         return list(joined.parts)
     parts = tracked(joined.parts, _silent("") if bar is None else bar, _one)
-    return [norm.apply(joined, part) for part in parts]
+    # the runs on the threads (each run normalised on its own; those that
+    # fill every pair read the join's caches, built by the first run)
+    on = 1 if norm.fills else threads()
+    return list(map_in_order(lambda p: norm.apply(joined, p), parts, on))
 
 
 def fuse_parts(
@@ -179,8 +183,9 @@ def fuse_parts(
             ranks.append(r)
         return pairwise_wins(joined, ranks, weights)
     # each run's values, row by row: one pass over the rows per reduction
-    used, values = [], []
-    for i, part in enumerate(tracked(parts, bar, _one)):
+
+    def values_of(item):
+        i, part = item
         if method.reads == "scores":
             v = part.score
         elif method.reads == "ranks":
@@ -194,8 +199,13 @@ def fuse_parts(
         else:  # Borda points: every candidate from every run
             part = borda_points(joined, part, normalized=False)
             v = part.score
-        used.append(part)
-        values.append(v)
+        return part, v
+
+    # the runs on the threads (each run's values its own; Borda points read
+    # the join's caches, built by the first run)
+    on = 1 if method.reads == "borda" else threads()
+    done = map_in_order(values_of, enumerate(tracked(parts, bar, _one)), on)
+    used, values = (list(x) for x in zip(*done, strict=True))
     rows = contributions(joined, used, values)
     del used, values
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -376,7 +386,7 @@ def fuse(
         bar.note(f"{joined.n_pairs:,} pairs of {joined.n_queries:,} queries")
         parts = normalized_parts(joined, normalization, bar)
         score = fuse_parts(joined, parts, spec, w, values, states, bar)
-        out = to_run(joined, np.arange(joined.n_pairs), score, name=name)
+        out = to_run(joined, None, score, name=name)
         bar.update(1)
     return out
 

@@ -1,25 +1,15 @@
-"""Compiled kernels of fusion: the join of runs on (query, document), the
-reductions per pair and per query, and the pairwise votes of Condorcet
-fusion.
+"""Compiled kernels of fusion: the reductions per pair and per query, and
+the pairwise votes of Condorcet fusion.
 
-:func:`join_pairs` numbers the (query, document) pairs of runs in one pass
-over their rows, without a sort. Each run's rows are grouped by query code (non-decreasing codes). The
-kernel walks the query codes in increasing order and, for each, the rows
-every run holds of it, run after run: a row whose document hash the query
-has not met yet opens a new pair, the others join the pair of the first
-row with their hash. A small open-addressing table of the hashes met in
-the current query (as large as twice the most rows any query has over all
-runs, emptied after each query) does the lookups, so the pairs come out
-numbered grouped by query code, queries in increasing order, and within a
-query in the order of their first row. A block of query codes can be
-joined alone (blocks on threads), and the ids of rows that share a hash
-compared in the same walk.
+The join of runs on (query, document) is in :mod:`skrank.fusion._join`.
 
 :func:`pair_sums`, :func:`pair_extreme` and :func:`pair_median` reduce the
 values of the runs' rows per pair in one pass over a block of queries'
 rows (the median: the block's values put pair by pair in one buffer, each
 pair's few values sorted by insertion). :func:`segment_extremes` and
-:func:`scale_rows` are the per-query passes of the normalisations.
+:func:`scale_rows` are the per-query passes of the normalisations;
+:func:`descending_ties` finds the runs of equal scores of a run whose
+queries are in descending score order already (ranked by the run).
 
 :func:`pairwise_wins` counts, for each pair, its pairwise majorities
 against the other pairs of its query from every run's rank of it: the
@@ -29,20 +19,17 @@ ranks, without the ``(n, n)`` matrices numpy would take.
 All release the GIL while they work and check every size before memory is
 taken. What each computes is stated in plain numpy in the tests
 (``tests/fusion/test_fusion_kernels.py``,
-``tests/fusion/test_fusion_reductions.py``), which check the kernels
+``tests/fusion/test_fusion_reductions.py``,
+``tests/fusion/test_fusion_sorted_ranks.py``), which check the kernels
 against it.
 """
 
 import numpy as np
 
 from libc.math cimport NAN
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t
 
 from skrank._engine._ranking cimport check_size
-
-ctypedef fused code_t:
-    int32_t
-    int64_t
 
 
 cdef int _check_offsets(str fn, str name, const int64_t[::1] at, Py_ssize_t n,
@@ -61,186 +48,6 @@ cdef int _check_offsets(str fn, str name, const int64_t[::1] at, Py_ssize_t n,
                 f"{fn}: {name} must not decrease; got {at[j]} then {at[j + 1]}"
             )
     return 0
-
-
-cdef Py_ssize_t _first_at_least(const code_t[::1] query, Py_ssize_t lo,
-                                Py_ssize_t hi, Py_ssize_t q) noexcept nogil:
-    """The first row of ``lo .. hi - 1`` (codes non-decreasing) whose code
-    is at least ``q`` (``hi`` if none)."""
-    cdef Py_ssize_t mid
-    while lo < hi:
-        mid = lo + (hi - lo) // 2
-        if query[mid] < q:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-def join_pairs(const code_t[::1] query, const uint64_t[::1] h40,
-               const int64_t[::1] bounds, Py_ssize_t n_queries,
-               const uint64_t[:, ::1] words=None, Py_ssize_t q_lo=0,
-               Py_ssize_t q_hi=-1, int64_t[::1] pair_out=None):
-    """``(pair, first)``: the pair of each row and the first row of each pair.
-
-    Parameters
-    ----------
-    query : int32 or int64 array (n,)
-        The query code of each row (``0 <= code < n_queries``), the rows of
-        the runs end to end, each run's codes non-decreasing.
-    h40 : uint64 array (n,)
-        The document hash of each row.
-    bounds : int64 array (n_runs + 1,)
-        Where each run's rows start, and ``n`` last.
-    n_queries : int
-        The number of query codes.
-    words : uint64 array (n, k), optional
-        The document id of each row as zero-padded words: a row whose hash
-        joins a pair is checked to hold the id of the pair's first row.
-    q_lo, q_hi : int, optional
-        Only the rows of query codes ``q_lo .. q_hi - 1`` are joined (by
-        default every query; ``q_hi=-1``: up to the last), their pairs
-        numbered from 0: blocks of queries joined apart (on threads, into
-        one ``pair_out``) number the pairs of all blocks once each block's
-        numbers are shifted by the pairs of the blocks before it.
-    pair_out : int64 array (n,), optional
-        Where the pairs are written (the rows of the block only; a new
-        array by default).
-
-    Returns
-    -------
-    pair : int64 array (n,)
-        The pair of each row of the block: rows of one query with one hash
-        share it.
-    first : int64 array (n_pairs,)
-        The first row of each pair (in the walk: runs in order within a
-        query); pairs are numbered by query code, then by first row.
-
-    With ``words``, None instead when two rows of a query share a hash but
-    not their id.
-    """
-    cdef Py_ssize_t n = query.shape[0]
-    cdef Py_ssize_t n_runs = bounds.shape[0] - 1
-    cdef Py_ssize_t r, q, i, row, width, size, slot, n_pairs = 0, n_used
-    cdef Py_ssize_t k, n_words = 0
-    cdef bint check = words is not None, clash = False
-    cdef uint64_t h, mask
-    if check:
-        n_words = words.shape[1]
-        if words.shape[0] != n:
-            raise ValueError(
-                f"join_pairs: query and words must be as long; got {n} and "
-                f"{words.shape[0]}"
-            )
-    if h40.shape[0] != n:
-        raise ValueError(
-            f"join_pairs: query and h40 must be as long; got {n} and {h40.shape[0]}"
-        )
-    if q_hi < 0:
-        q_hi = n_queries
-    if not 0 <= q_lo <= q_hi <= n_queries:
-        raise ValueError(
-            f"join_pairs: q_lo and q_hi must satisfy 0 <= q_lo <= q_hi <= "
-            f"{n_queries}; got {q_lo} and {q_hi}"
-        )
-    if pair_out is not None and pair_out.shape[0] != n:
-        raise ValueError(
-            f"join_pairs: pair_out must hold the {n} rows; got {pair_out.shape[0]}"
-        )
-    _check_offsets("join_pairs", "bounds", bounds, n, "rows")
-    cdef Py_ssize_t bad_code = -1, bad_order = -1
-    with nogil:
-        r = 1  # the next run's first row is bounds[r]
-        for i in range(n):
-            if query[i] < 0 or query[i] >= n_queries:
-                bad_code = i
-                break
-            if i > 0 and query[i] < query[i - 1]:
-                # codes may decrease at a run's first row only
-                while r < n_runs and bounds[r] < i:
-                    r += 1
-                if not (r < n_runs and bounds[r] == i):
-                    bad_order = i
-                    break
-    if bad_code >= 0:
-        raise ValueError(
-            f"join_pairs: query codes must lie in 0 .. {n_queries - 1}; "
-            f"got {query[bad_code]} at row {bad_code}"
-        )
-    if bad_order >= 0:
-        i = bad_order
-        raise ValueError(
-            f"join_pairs: each run's query codes must not decrease; "
-            f"row {i} has {query[i]} after {query[i - 1]}"
-        )
-    # each run's rows of the block: codes are non-decreasing within a run
-    ptr_a = np.empty(n_runs, dtype=np.int64)
-    end_a = np.empty(n_runs, dtype=np.int64)
-    cdef int64_t[::1] ptr = ptr_a
-    cdef int64_t[::1] end = end_a
-    cdef Py_ssize_t n_block = 0
-    with nogil:
-        for r in range(n_runs):
-            ptr[r] = _first_at_least(query, bounds[r], bounds[r + 1], q_lo)
-            end[r] = _first_at_least(query, ptr[r], bounds[r + 1], q_hi)
-            n_block += end[r] - ptr[r]
-    check_size("join_pairs", 8, (n_block + q_hi - q_lo, 2))
-    # the most rows of one query over all runs sizes the table
-    totals = np.zeros(q_hi - q_lo, dtype=np.int64)
-    cdef int64_t[::1] tot = totals
-    with nogil:
-        for r in range(n_runs):
-            for i in range(ptr[r], end[r]):
-                tot[query[i] - q_lo] += 1
-    width = int(totals.max()) if q_hi > q_lo else 0
-    del totals
-    size = 8
-    while size < 2 * width:
-        size *= 2
-    check_size("join_pairs", 8, (size, 3))
-    pair_a = np.empty(n, dtype=np.int64) if pair_out is None else np.asarray(pair_out)
-    first_a = np.empty(n_block, dtype=np.int64)
-    keys_a = np.zeros(size, dtype=np.uint64)
-    ids_a = np.full(size, -1, dtype=np.int64)
-    used_a = np.empty(size, dtype=np.int64)
-    cdef int64_t[::1] pair = pair_a if pair_out is None else pair_out
-    cdef int64_t[::1] first = first_a
-    cdef uint64_t[::1] keys = keys_a
-    cdef int64_t[::1] ids = ids_a
-    cdef int64_t[::1] used = used_a
-    mask = <uint64_t>(size - 1)
-    with nogil:
-        for q in range(q_lo, q_hi):
-            n_used = 0
-            for r in range(n_runs):
-                row = ptr[r]
-                while row < end[r] and query[row] == q:
-                    h = h40[row]
-                    slot = <Py_ssize_t>(h & mask)
-                    while ids[slot] >= 0 and keys[slot] != h:
-                        slot = <Py_ssize_t>((slot + 1) & mask)
-                    if ids[slot] < 0:
-                        keys[slot] = h
-                        ids[slot] = n_pairs
-                        used[n_used] = slot
-                        n_used += 1
-                        first[n_pairs] = row
-                        n_pairs += 1
-                    elif check:
-                        i = first[ids[slot]]
-                        for k in range(n_words):
-                            if words[row, k] != words[i, k]:
-                                clash = True
-                    pair[row] = ids[slot]
-                    row += 1
-                ptr[r] = row
-            for i in range(n_used):
-                ids[used[i]] = -1
-            if clash:
-                break
-    if clash:
-        return None
-    return pair_a, first_a[:n_pairs].copy()
 
 
 def pairwise_wins(const double[:, ::1] ranks, const double[::1] weights,
@@ -545,3 +352,27 @@ def scale_rows(const double[::1] score, const int64_t[::1] starts,
                 for i in range(starts[j], end):
                     out[i] = (score[i] - s) / d
     return out_a
+
+
+def descending_ties(const double[::1] score, const int64_t[::1] starts):
+    """``last``: one byte per row, 1 at the last row of each run of equal
+    scores of a segment, when the scores of every segment (``starts`` as
+    for :func:`segment_extremes`) do not increase; None when some segment's
+    scores do (one pass over the rows, which stops at the first rise)."""
+    cdef Py_ssize_t n = score.shape[0], m = starts.shape[0], j, i, end
+    cdef bint rises = False
+    _check_segments("descending_ties", starts, n)
+    last_a = np.empty(n, dtype=np.uint8)
+    cdef uint8_t[::1] last = last_a
+    with nogil:
+        for j in range(m):
+            end = starts[j + 1] if j + 1 < m else n
+            for i in range(starts[j], end - 1):
+                if score[i + 1] > score[i]:
+                    rises = True
+                    break
+                last[i] = score[i + 1] != score[i]
+            if rises:
+                break
+            last[end - 1] = 1
+    return None if rises else last_a

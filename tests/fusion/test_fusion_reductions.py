@@ -1,15 +1,13 @@
 """The reductions per pair of the fusion kernels (``pair_sums``,
 ``pair_extreme``, ``pair_median``) against their statements in plain numpy,
-one block and several; the join's check of ids on words and its blocks of
-queries; the per-query kernels of the normalisations (``segment_extremes``,
-``scale_rows``); and their checks of the input."""
+one block and several; the per-query kernels of the normalisations
+(``segment_extremes``, ``scale_rows``); and their checks of the input."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from skrank.fusion._kernels import (
-    join_pairs,
     pair_extreme,
     pair_median,
     pair_sums,
@@ -120,66 +118,6 @@ def test_reductions_check_their_input():
     with pytest.raises(ValueError, match=r"out must hold the 3 pairs"):
         pair_median(pair, value, rows, 0, np.zeros(2), 0, 3)
     assert (out == 0).all()
-
-
-def _words(ids):
-    """Ids (bytes of at most 16) as two zero-padded little-endian words."""
-    return np.array(ids, dtype="S16").view(np.uint8).reshape(-1, 16).view("<u8").copy()
-
-
-def test_join_checks_the_ids_of_rows_that_share_a_hash():
-    # one query, two runs; rows 0 and 2 share a hash and an id, rows 1 and
-    # 3 share a hash but not their id (a collision)
-    query = np.zeros(4, dtype=np.int64)
-    h40 = np.array([5, 9, 5, 9], dtype=np.uint64)
-    bounds = np.array([0, 2, 4], dtype=np.int64)
-    same = _words([b"doc-a", b"a-rather-long-id", b"doc-a", b"a-rather-long-id"])
-    pair, first = join_pairs(query, h40, bounds, 1, same)
-    np.testing.assert_array_equal(pair, [0, 1, 0, 1])
-    np.testing.assert_array_equal(first, [0, 1])
-    # the ids differ in their second word only
-    other = _words([b"doc-a", b"a-rather-long-id", b"doc-a", b"a-rather-long-iD"])
-    assert join_pairs(query, h40, bounds, 1, other) is None
-    with pytest.raises(ValueError, match=r"query and words must be as long; got 4"):
-        join_pairs(query, h40, bounds, 1, other[:3])
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_join_in_blocks_of_queries_numbers_the_pairs_of_one_walk(seed):
-    # three runs over 9 queries, each run's codes non-decreasing; blocks of
-    # queries joined apart into one pair array, each block's numbers then
-    # shifted by the pairs of the blocks before it
-    rng = np.random.default_rng(seed)
-    queries, hashes, bounds = [], [], [0]
-    for _ in range(3):
-        n = int(rng.integers(0, 60))
-        queries.append(np.sort(rng.integers(0, 9, n)))
-        hashes.append(rng.integers(0, 12, n).astype(np.uint64))
-        bounds.append(bounds[-1] + n)
-    query, h40 = np.concatenate(queries), np.concatenate(hashes)
-    bounds = np.array(bounds, np.int64)
-    whole, whole_first = join_pairs(query, h40, bounds, 9)
-    pair = np.full(query.shape[0], -1, dtype=np.int64)
-    firsts, shift = [], 0
-    for lo, hi in [(0, 2), (2, 2), (2, 7), (7, 9)]:
-        out, first = join_pairs(query, h40, bounds, 9, None, lo, hi, pair)
-        assert out is not None
-        in_block = (query >= lo) & (query < hi)
-        pair[in_block] += shift
-        firsts.append(first)
-        shift += first.shape[0]
-    np.testing.assert_array_equal(pair, whole)
-    np.testing.assert_array_equal(np.concatenate(firsts), whole_first)
-
-
-def test_join_checks_its_block():
-    query = np.zeros(3, dtype=np.int64)
-    h40 = np.zeros(3, dtype=np.uint64)
-    bounds = np.array([0, 3], np.int64)
-    with pytest.raises(ValueError, match=r"q_lo <= q_hi <= 1; got 1 and 0"):
-        join_pairs(query, h40, bounds, 1, None, 1, 0)
-    with pytest.raises(ValueError, match=r"pair_out must hold the 3 rows; got 2"):
-        join_pairs(query, h40, bounds, 1, None, 0, 1, np.zeros(2, np.int64))
 
 
 @pytest.mark.parametrize("seed", range(3))
