@@ -19,8 +19,10 @@ Everything is vectorised across queries: no Python loop runs over queries,
 rows or tie groups. The hottest steps run in compiled kernels, one
 implementation each: grouping shuffled rows
 (:mod:`skrank._engine._grouping` and :mod:`skrank._engine._placing`), the
-orders (:mod:`skrank._engine._ordering`) and the tie groups
-(:mod:`skrank._engine._ranking`).
+orders (:mod:`skrank._engine._ordering`), the tie groups
+(:mod:`skrank._engine._ranking`) and the order of ragged segments ranked by
+their producer already (:mod:`skrank._engine._segments`, e.g. a TREC run's
+queries in descending score order: ranks read from positions).
 
 The modules in their dependency order (each imports only the ones before
 it and its compiled kernels, never this package, so that each imports
@@ -34,6 +36,7 @@ array into the buffer a kernel declares), then
 from __future__ import annotations
 
 from .._options import GAINS, NONPOSITIVE, TIES
+from ._segments import descending_ties
 from .grouping import (
     exact_order_keys,
     factorize,
@@ -61,6 +64,7 @@ __all__ = [
     "Layout",
     "Ranking",
     "dense_layout",
+    "descending_ties",
     "discount",
     "exact_order_keys",
     "factorize",

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._engine import grouped_layout, rank, slices
+from .._engine import descending_ties, grouped_layout, rank, slices
 from .._engine.ranking import segment_sums
 from .._threads import map_in_order, threads
 from ..trec._ids import _Ids
 from ..trec._tables import Run, _finish_table, _id_array, _Lines
 from ._join import join_runs, pair_ids
-from ._kernels import descending_ties, pair_extreme, pair_median, pair_sums
+from ._kernels import pair_extreme, pair_median, pair_sums
 from ._kernels import pairwise_wins as _pairwise_wins
 from ._kernels import segment_extremes as _segment_extremes
 
@@ -477,7 +477,7 @@ def expected_at_ranks(part: Part, f) -> np.ndarray:
     over the ranks of its tie group, its expected value over the orderings
     of the tied rows (for ``f`` linear in ``j``, ``f`` at the average rank).
     A part whose queries are in descending score order already (found in
-    one pass, :func:`~skrank.fusion._kernels.descending_ties`) is not
+    one pass, :func:`~skrank._engine._segments.descending_ties`) is not
     ranked again: its ranks are its positions (:func:`_at_positions`).
     """
     n = part.score.shape[0]

@@ -7,9 +7,9 @@ The join of runs on (query, document) is in :mod:`skrank.fusion._join`.
 values of the runs' rows per pair in one pass over a block of queries'
 rows (the median: the block's values put pair by pair in one buffer, each
 pair's few values sorted by insertion). :func:`segment_extremes` and
-:func:`scale_rows` are the per-query passes of the normalisations;
-:func:`descending_ties` finds the runs of equal scores of a run whose
-queries are in descending score order already (ranked by the run).
+:func:`scale_rows` are the per-query passes of the normalisations (their
+segments checked by the engine's
+:func:`~skrank._engine._segments.check_segments`).
 
 :func:`pairwise_wins` counts, for each pair, its pairwise majorities
 against the other pairs of its query from every run's rank of it: the
@@ -21,8 +21,7 @@ ones in contiguous passes the compiler vectorises.
 All release the GIL while they work and check every size before memory is
 taken. What each computes is stated in plain numpy in the tests
 (``tests/fusion/test_fusion_kernels.py``,
-``tests/fusion/test_fusion_reductions.py``,
-``tests/fusion/test_fusion_sorted_ranks.py``), which check the kernels
+``tests/fusion/test_fusion_reductions.py``), which check the kernels
 against it.
 """
 
@@ -32,6 +31,7 @@ from libc.math cimport NAN
 from libc.stdint cimport int64_t, uint8_t
 
 from skrank._engine._ranking cimport check_size
+from skrank._engine._segments cimport check_segments
 
 
 cdef int _check_offsets(str fn, str name, const int64_t[::1] at, Py_ssize_t n,
@@ -307,31 +307,13 @@ def pair_median(const int64_t[::1] pair, const double[::1] value,
     return None
 
 
-cdef int _check_segments(str fn, const int64_t[::1] starts, Py_ssize_t n) except -1:
-    """``starts``: the first row of each of consecutive non-empty segments
-    of ``n`` rows (0 first, increasing, below ``n``)."""
-    cdef Py_ssize_t m = starts.shape[0], j
-    if (m == 0) != (n == 0) or (m and starts[0] != 0):
-        raise ValueError(
-            f"{fn}: starts must begin at 0 (and be empty only for no row); "
-            f"got {list(starts[:1])} for {n} rows"
-        )
-    for j in range(m):
-        if starts[j] >= (starts[j + 1] if j + 1 < m else n):
-            raise ValueError(
-                f"{fn}: segments must not be empty; segment {j} starts at "
-                f"{starts[j]} and ends at {starts[j + 1] if j + 1 < m else n}"
-            )
-    return 0
-
-
 def segment_extremes(const double[::1] score, const int64_t[::1] starts):
     """``(lo, hi)``: the smallest and the largest score of each segment
     (``starts``: the first row of each of the consecutive non-empty
     segments), in one pass over the rows."""
     cdef Py_ssize_t n = score.shape[0], m = starts.shape[0], j, i, end
     cdef double a, b, x
-    _check_segments("segment_extremes", starts, n)
+    check_segments("segment_extremes", starts, n)
     lo_a = np.empty(m, dtype=np.float64)
     hi_a = np.empty(m, dtype=np.float64)
     cdef double[::1] lo = lo_a
@@ -359,7 +341,7 @@ def scale_rows(const double[::1] score, const int64_t[::1] starts,
     :func:`segment_extremes`); 0 where ``den`` is 0."""
     cdef Py_ssize_t n = score.shape[0], m = starts.shape[0], j, i, end
     cdef double s, d
-    _check_segments("scale_rows", starts, n)
+    check_segments("scale_rows", starts, n)
     if shift.shape[0] != m or den.shape[0] != m:
         raise ValueError(
             f"scale_rows: shift and den must hold one value per segment ({m}); "
@@ -382,27 +364,3 @@ def scale_rows(const double[::1] score, const int64_t[::1] starts,
                 for i in range(starts[j], end):
                     out[i] = (score[i] - s) / d
     return out_a
-
-
-def descending_ties(const double[::1] score, const int64_t[::1] starts):
-    """``last``: one byte per row, 1 at the last row of each run of equal
-    scores of a segment, when the scores of every segment (``starts`` as
-    for :func:`segment_extremes`) do not increase; None when some segment's
-    scores do (one pass over the rows, which stops at the first rise)."""
-    cdef Py_ssize_t n = score.shape[0], m = starts.shape[0], j, i, end
-    cdef bint rises = False
-    _check_segments("descending_ties", starts, n)
-    last_a = np.empty(n, dtype=np.uint8)
-    cdef uint8_t[::1] last = last_a
-    with nogil:
-        for j in range(m):
-            end = starts[j + 1] if j + 1 < m else n
-            for i in range(starts[j], end - 1):
-                if score[i + 1] > score[i]:
-                    rises = True
-                    break
-                last[i] = score[i + 1] != score[i]
-            if rises:
-                break
-            last[end - 1] = 1
-    return None if rises else last_a

@@ -1,9 +1,9 @@
 """Ranks of a run whose queries are in descending score order already:
-:func:`skrank.fusion._kernels.descending_ties` against its statement in
-plain numpy, and the expected values at ranks read from positions
-(:func:`skrank.fusion._engine.expected_at_ranks`) against brute-force
-enumeration of the orderings of tied scores and against the ranking
-engine's path (the same numbers, bit for bit)."""
+the expected values at ranks read from positions
+(:func:`skrank.fusion._engine.expected_at_ranks`, the tie groups found by
+:func:`skrank._engine.descending_ties`) against brute-force enumeration of
+the orderings of tied scores and against the ranking engine's path (the
+same numbers, bit for bit)."""
 
 from __future__ import annotations
 
@@ -11,46 +11,10 @@ from itertools import permutations
 
 import numpy as np
 import pytest
-from skrank.fusion._kernels import descending_ties
 
 from skrank._threads import use_threads
 from skrank.fusion import _engine, fuse
 from skrank.fusion._engine import Part, expected_at_ranks
-
-
-def _statement(score, starts):
-    """1 at the last row of each run of equal scores of a segment, or None
-    when some segment's scores rise."""
-    ends = np.append(starts[1:], score.shape[0]) - 1
-    pieces = zip(starts, ends, strict=True)
-    if any(np.any(np.diff(score[a : b + 1]) > 0) for a, b in pieces):
-        return None
-    last = np.append(score[1:] != score[:-1], True).astype(np.uint8)
-    last[ends] = 1
-    return last
-
-
-@pytest.mark.parametrize("seed", range(8))
-def test_descending_ties_equals_its_numpy_statement(seed):
-    rng = np.random.default_rng(seed)
-    lengths = rng.integers(1, 7, int(rng.integers(1, 6)))
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-    # few distinct scores: ties; each segment sorted descending, or not
-    score = rng.choice([0.5, 1.0, 2.0, -1.0], int(lengths.sum()))
-    if seed % 2:
-        for a, n in zip(starts, lengths, strict=True):
-            score[a : a + n] = np.sort(score[a : a + n])[::-1]
-    want = _statement(score, starts)
-    got = descending_ties(score, starts)
-    if want is None:
-        assert got is None
-    else:
-        np.testing.assert_array_equal(got, want)
-
-
-def test_descending_ties_checks_its_segments():
-    with pytest.raises(ValueError, match="segments must not be empty"):
-        descending_ties(np.ones(2), np.array([0, 2], np.int64))
 
 
 def _part(scores):
