@@ -23,8 +23,16 @@ import numpy as np
 from .._engine import descending_ties, grouped_layout, rank, slices
 from .._engine.ranking import segment_sums
 from .._threads import map_in_order, threads
-from ..trec._ids import _Ids
-from ..trec._tables import Run, _finish_table, _id_array, _Lines
+from ..trec import Run
+from ..trec._columns import (
+    Ids,
+    concat_ids,
+    fixed_ids,
+    grouped_scores,
+    query_ids,
+    run_columns,
+    run_from_columns,
+)
 from ._join import join_runs, pair_ids
 from ._kernels import pair_extreme, pair_median, pair_sums
 from ._kernels import pairwise_wins as _pairwise_wins
@@ -82,7 +90,7 @@ class Joined:
 
     qid_values: np.ndarray
     pair_query: np.ndarray
-    pair_docno: _Ids
+    pair_docno: Ids
     parts: list
     pair_h40: np.ndarray | None = None
     row_pair: np.ndarray | None = None
@@ -135,7 +143,7 @@ def join(runs) -> Joined:
     (:func:`_join_by_ids`). Either way pairs are numbered grouped by query
     code.
     """
-    qid_values = np.unique(np.concatenate([r._qid_values for r in runs]))
+    qid_values = np.unique(np.concatenate([query_ids(r) for r in runs]))
     joined = _join_in_place(runs, qid_values)
     return joined if joined is not None else _join_by_ids(runs, qid_values)
 
@@ -145,8 +153,8 @@ def _join_by_ids(runs, qid_values) -> Joined:
     (:func:`_pairs_by_ids`), the runs' columns gathered by query."""
     queries, scores, grouped = [], [], []
     for run in runs:
-        rows, codes, _, values = run._grouped()
-        code_of = np.searchsorted(qid_values, run._qid_values)
+        rows, codes, values = grouped_scores(run)
+        code_of = np.searchsorted(qid_values, query_ids(run))
         queries.append(code_of.astype(codes.dtype, copy=False)[codes])
         scores.append(np.asarray(values, dtype=np.float64))
         grouped.append(rows)
@@ -167,27 +175,18 @@ def _join_by_ids(runs, qid_values) -> Joined:
 
 def _run_columns(run, qid_values, check_ids):
     """What :func:`~skrank.fusion._join.join_runs` reads of one run (see
-    there), its columns as the run holds them; ids of width 0 (none
+    there), its columns as the run holds them
+    (:func:`~skrank.trec._columns.run_columns`); ids of width 0 (none
     compared) unless ``check_ids``."""
-    rows, codes, _ = run._grouping()
-    code_of = np.searchsorted(qid_values, run._qid_values).astype(np.int64)
-    # where each of the run's query codes starts among its grouped rows
-    starts = run._cached(
-        "fusion_starts",
-        lambda: np.searchsorted(codes, np.arange(code_of.shape[0] + 1)).astype(
-            np.int64
-        ),
-    )
-    masked = run._h40 is None
-    keys = np.ascontiguousarray(run._keys if masked else run._h40, dtype=np.uint64)
+    c = run_columns(run)
+    code_of = np.searchsorted(qid_values, c.qid_values).astype(np.int64)
     if check_ids:
-        fixed = run._docno.fixed
+        fixed = c.ids.fixed
         width = fixed.dtype.itemsize
         ids = np.ascontiguousarray(fixed).view(np.uint8).reshape(len(run), width)
     else:
         ids = np.zeros((len(run), 0), dtype=np.uint8)
-    values = np.ascontiguousarray(run._values, dtype=np.float64)
-    return code_of, starts, keys, masked, rows, ids, values
+    return code_of, c.starts, c.keys, c.masked, c.rows, ids, c.values
 
 
 def _join_in_place(runs, qid_values):
@@ -196,7 +195,7 @@ def _join_in_place(runs, qid_values):
     threads) and compares the ids of rows that share a hash when every run
     holds its ids in one fixed-width array (else they are compared after
     the pass); None when two ids of a query share a hash."""
-    fixed = all(r._docno.fixed is not None for r in runs)
+    fixed = all(run_columns(r).ids.fixed is not None for r in runs)
     columns = [_run_columns(run, qid_values, fixed) for run in runs]
     n_queries = qid_values.shape[0]
     sizes = [c[2].shape[0] for c in columns]
@@ -235,7 +234,7 @@ def _join_in_place(runs, qid_values):
         # each pair's id, from its first row, zero-padded to the widest id
         width = max(max(c[5].shape[1] for c in columns), 1)
         picked = pair_ids(columns, first_run, first_row, width)
-        pair_docno = _Ids(fixed=picked.view(f"S{width}")[:, 0])
+        pair_docno = fixed_ids(picked.view(f"S{width}")[:, 0])
     else:
         # ragged ids: each row's id against its pair's first row's
         docno = _grouped_ids(runs, [c[4] for c in columns])
@@ -264,15 +263,13 @@ def _join_in_place(runs, qid_values):
     )
 
 
-def _grouped_ids(runs, grouped) -> _Ids:
+def _grouped_ids(runs, grouped) -> Ids:
     """The document ids of the runs' rows end to end, each run's rows
     grouped by query (``grouped``: each run's order of rows, None: as
     they are)."""
-    return _Ids.concat(
-        [
-            r._docno if g is None else r._docno.take(g)
-            for r, g in zip(runs, grouped, strict=True)
-        ]
+    ids = (run_columns(r).ids for r in runs)
+    return concat_ids(
+        i if g is None else i.take(g) for i, g in zip(ids, grouped, strict=True)
     )
 
 
@@ -589,19 +586,16 @@ def to_run(joined: Joined, pairs, score: np.ndarray, name=None) -> Run:
     else:
         # a copy: the table turns its hashes into keys in place
         h40 = joined.pair_h40.copy() if every else joined.pair_h40[pairs]
-    table = _finish_table(
-        "run",
-        _id_array(joined.qid_values[used]),
+    return run_from_columns(
+        joined.qid_values[used],
         codes,
         docno,
         np.ascontiguousarray(score, dtype=np.float64),
         h40,
-        _Lines("the fused run", kind="frame"),
+        "the fused run",
         "fusion",
         name,
     )
-    table._prepare()
-    return table
 
 
 def ranked_values(part: Part, values: np.ndarray):

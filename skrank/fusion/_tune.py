@@ -16,8 +16,7 @@ from .._engine import factorize, stable_group_order
 from .._progress import check_verbose, progress, tracked
 from .._validation import InvalidParameterError, plain
 from ..trec import evaluate_run, read_qrels
-from ..trec._readers import _from_arrays
-from ..trec._tables import _Lines
+from ..trec._columns import table_from_arrays
 from ._engine import Joined, Part, join, to_run
 from ._fuse import (
     check_params,
@@ -277,17 +276,9 @@ def _table_runs(X, y, caller):
     rows = np.arange(X.shape[0])
 
     def table(kind, keep, values):
-        out = _from_arrays(
-            kind,
-            codes[keep],
-            rows[keep],
-            values[keep],
-            _Lines("the score table", kind="frame"),
-            caller,
-            source="array",
+        return table_from_arrays(
+            kind, codes[keep], rows[keep], values[keep], "the score table", caller
         )
-        out._prepare()
-        return out
 
     runs = []
     for r in range(1, X.shape[1]):
