@@ -4,10 +4,11 @@ expected values at ranks, pairwise votes and the fused run.
 Every step is vectorised across queries. The runs are joined once
 (:func:`join`): query ids and (query, document) pairs become integer codes,
 the union of the pairs numbered in one pass over the rows by a compiled
-kernel (:mod:`skrank.fusion._kernels`), which also counts Condorcet's
-pairwise majorities (:func:`pairwise_wins`). A run is then a
-:class:`Part`: the pair, query and score of each of its rows, its rows
-grouped by query, so that per-query statistics are segment reductions
+kernel (:mod:`skrank.fusion._join`; the runs' columns read through
+:mod:`skrank.trec._columns`); Condorcet's pairwise majorities are counted
+by another (:func:`pairwise_wins`, :mod:`skrank.fusion._kernels`). A run
+is then a :class:`Part`: the pair, query and score of each of its rows,
+its rows grouped by query, so that per-query statistics are segment reductions
 (``np.minimum.reduceat`` and the like). Ranks come from the ranking engine
 (:func:`skrank._engine.rank`): a function of the rank of a document is
 replaced by its expected value over the orderings of the document's tie
