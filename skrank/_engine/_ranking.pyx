@@ -122,7 +122,7 @@ def _fill_groups(
     cdef Py_ssize_t m = s.shape[0], w = s.shape[1]
     cdef Py_ssize_t G = size.shape[0]
     cdef Py_ssize_t found = 0, r, j
-    cdef int64_t g, count
+    cdef int64_t g, count = 0
     cdef int begins
     cdef bint counted = y is not None
     if (
