@@ -94,16 +94,19 @@ def _count_groups(const score_t[:, ::1] s):
     return groups
 
 
-def fill_groups(s, size, start, row_first, last):
+def fill_groups(s, size, start, row_first, last, y=None, relevant=None):
     """The ``G`` tie groups of ``s`` (see :func:`count_groups`; ``G`` the
     length of ``size``), numbered row by row: each group's number of items
     (``size``), the rank of its first item (``start``, ``G + 1`` entries,
     the last one scratch), the number of each row's first group
     (``row_first``) and whether each position is the last of its group
-    (``last``, one byte per position)."""
+    (``last``, one byte per position). With ``y``, the ``(m, w)`` relevance
+    in the order of ``s`` (float64), also each group's number of items with
+    ``y > 0`` into ``relevant`` (float64, ``G + 1`` entries, the last one
+    scratch), in the same pass."""
     if is_float32(s):
-        return _fill_groups["float"](s, size, start, row_first, last)
-    return _fill_groups["double"](s, size, start, row_first, last)
+        return _fill_groups["float"](s, size, start, row_first, last, y, relevant)
+    return _fill_groups["double"](s, size, start, row_first, last, y, relevant)
 
 
 def _fill_groups(
@@ -112,13 +115,16 @@ def _fill_groups(
     int64_t[::1] start,
     int64_t[::1] row_first,
     uint8_t[::1] last,
+    const double[:, ::1] y,
+    double[::1] relevant,
 ):
     """:func:`fill_groups` of one score type."""
     cdef Py_ssize_t m = s.shape[0], w = s.shape[1]
     cdef Py_ssize_t G = size.shape[0]
     cdef Py_ssize_t found = 0, r, j
-    cdef int64_t g, end
+    cdef int64_t g, count = 0
     cdef int begins
+    cdef bint counted = y is not None
     if (
         w < 1
         or start.shape[0] != G + 1
@@ -130,37 +136,72 @@ def _fill_groups(
             f"{row_first.shape[0]} rows and {last.shape[0]} positions do not fit "
             f"scores of shape ({m}, {w})"
         )
+    if counted:
+        check_shape("fill_groups", "y", m, w, y.shape[0], y.shape[1])
+        if relevant is None or relevant.shape[0] != G + 1:
+            raise ValueError(
+                f"fill_groups: relevant must hold {G + 1} entries (one per group "
+                "and a scratch one)"
+            )
     if m == 0:
         if G:
             raise ValueError(f"fill_groups: no scores hold the {G} tie groups given")
         return
     cdef const score_t *x
+    cdef const double *yr
     cdef int64_t *st = &start[0]
+    cdef double *rp = &relevant[0] if counted else NULL
     cdef uint8_t *lp = &last[0]
     with nogil:
-        # each position writes its rank as its group's start, kept only where
-        # a group begins (the next one overwrites it otherwise)
-        r = 0
-        while r < m and found <= G:
+        # each position writes its rank as its group's start (and the row's
+        # relevant items before it), kept only where a group begins (the
+        # next one overwrites it otherwise); the sizes (and the counts) are
+        # then the differences of consecutive groups of the row
+        for r in range(m):
+            if found >= G:
+                found = G + 1  # more groups than given
+                break
             x = &s[r, 0]
+            g = found
             row_first[r] = found
             st[found] = 0
             found += 1
             j = 1
-            while j < w and found <= G:
-                st[found] = j
-                begins = x[j] != x[j - 1]
-                lp[r * w + j - 1] = <uint8_t>begins
-                found += begins
-                j += 1
+            if counted:
+                yr = &y[r, 0]
+                rp[g] = 0.0
+                count = yr[0] > 0
+                while j < w and found <= G:
+                    st[found] = j
+                    rp[found] = <double>count
+                    count += yr[j] > 0
+                    begins = x[j] != x[j - 1]
+                    lp[r * w + j - 1] = <uint8_t>begins
+                    found += begins
+                    j += 1
+            else:
+                while j < w and found <= G:
+                    st[found] = j
+                    begins = x[j] != x[j - 1]
+                    lp[r * w + j - 1] = <uint8_t>begins
+                    found += begins
+                    j += 1
+            if found > G:
+                break
             lp[r * w + w - 1] = 1
-            r += 1
-        if found == G:
-            # a group ends where the next group of its row starts, or at w
-            for r in range(m):
-                end = row_first[r + 1] if r + 1 < m else G
-                for g in range(row_first[r], end):
-                    size[g] = (st[g + 1] if g + 1 < end else w) - st[g]
+            # the row's groups g .. found - 1, the scratch entry at found
+            # standing for the end of the row
+            st[found] = w
+            if counted:
+                rp[found] = <double>count
+                while g < found:
+                    size[g] = st[g + 1] - st[g]
+                    rp[g] = rp[g + 1] - rp[g]
+                    g += 1
+            else:
+                while g < found:
+                    size[g] = st[g + 1] - st[g]
+                    g += 1
     if found != G:
         raise ValueError(
             f"fill_groups: the scores hold {'more' if found > G else 'fewer'} "

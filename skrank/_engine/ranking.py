@@ -65,10 +65,17 @@ class Ranking:
         m, w = self.m, width
         self.tied = False
         self._last = None
-        groups = () if s_sorted is None else tie_groups(s_sorted)
+        # without padding or judgments, the relevant items of each group
+        # (:meth:`relevant`) are counted while the groups are found
+        counted = block.n_items is None and judged is None
+        groups = (
+            () if s_sorted is None else tie_groups(s_sorted, y if counted else None)
+        )
         if groups:
             self.tied = True
-            self.size, self.start, self.row_first, self._last = groups
+            self.size, self.start, self.row_first, self._last = groups[:4]
+            if counted:
+                self._cache[("rel", None)] = groups[4]
             self._row = None  # found from row_first when first asked for
         else:
             # every position is a group: the group arrays are the (m, W)
@@ -447,7 +454,7 @@ def gain_values(y: np.ndarray, gain) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-def tie_groups(s_sorted):
+def tie_groups(s_sorted, y_sorted=None):
     """The tie groups of rows of scores in rank order.
 
     Returns ``()`` when every position is a group of its own (no ties, or no
@@ -455,7 +462,9 @@ def tie_groups(s_sorted):
     group's size and first rank and of the number of each row's first group,
     groups numbered row by row (see :class:`Ranking`), and whether each
     position is the last of its group (one byte each, for
-    :func:`segment_sums`).
+    :func:`segment_sums`). With ``y_sorted`` (the relevance in the same
+    order), a fifth array follows: each group's number of items with
+    ``y > 0`` (float64), counted in the pass that finds the groups.
     """
     ss = score_buffer(s_sorted)  # float32 ties are ties of the float32 values
     m, w = ss.shape
@@ -467,8 +476,13 @@ def tie_groups(s_sorted):
     start = np.empty(n_groups + 1, dtype=np.int64)
     row_first = np.empty(m, dtype=np.int64)
     last = np.empty(m * w, dtype=np.uint8)
-    _ranking.fill_groups(ss, size, start, row_first, last)
-    return size, start[:-1], row_first, last
+    if y_sorted is None:
+        _ranking.fill_groups(ss, size, start, row_first, last)
+        return size, start[:-1], row_first, last
+    relevant = np.empty(n_groups + 1)
+    y = kernel_buffer(y_sorted, np.float64)
+    _ranking.fill_groups(ss, size, start, row_first, last, y, relevant)
+    return size, start[:-1], row_first, last, relevant[:-1]
 
 
 def segment_sums(x, last, n_groups):

@@ -12,7 +12,7 @@ rank (0-based, ``T``), ``size[g]`` its number of items (``t``) and
 ``row_first[r]`` the number of row ``r``'s first group.
 """
 
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 
 import numpy as np
 
@@ -79,6 +79,24 @@ cdef bint _rows_ascend(const int64_t[::1] row_first, Py_ssize_t G):
     return True
 
 
+cdef uint64_t _positions(
+    const int64_t[::1] start,
+    const int64_t[::1] size,
+    const int64_t[::1] row_first,
+    Py_ssize_t G,
+) noexcept nogil:
+    """The number of ranked positions of the tie groups: per row, the end
+    of its last group (rows that :func:`_rows_ascend` accepts)."""
+    cdef Py_ssize_t m = row_first.shape[0], r
+    cdef int64_t g
+    cdef uint64_t total = 0  # wraps, never overflows, on any buffers
+    for r in range(m):
+        g = (row_first[r + 1] if r + 1 < m else G) - 1
+        if g >= row_first[r]:
+            total += <uint64_t>start[g] + <uint64_t>size[g]
+    return total
+
+
 def _reciprocals(Py_ssize_t n):
     """1/t for t = 0 .. n, with 0 for t = 0."""
     inv = np.zeros(n + 1)
@@ -141,6 +159,54 @@ def ap_terms(
             )
 
 
+cdef inline bint _group_sums(
+    const double *rel,
+    const int64_t *start,
+    const int64_t *size,
+    const int64_t *inside,
+    const int64_t[::1] row_first,
+    Py_ssize_t G,
+    Py_ssize_t nh,
+    const double *H,
+    const double *iv,
+    bint cut,
+    bint split,
+    double *out,
+) noexcept nogil:
+    """The tied rows of :func:`ap_sums` (``G >= 1`` groups); whether a
+    group is inconsistent (the rows after it are left unwritten). With
+    ``split``, a one-item group takes its term alone behind a branch,
+    else every group computes both terms and chooses one without a
+    branch (the same values: what :func:`_term` chooses)."""
+    cdef Py_ssize_t m = row_first.shape[0], r
+    cdef int64_t g, end, T, t, n
+    cdef double x, before, acc
+    for r in range(m):
+        end = row_first[r + 1] if r + 1 < m else G
+        before = 0.0
+        acc = 0.0
+        g = row_first[r]
+        while g < end:
+            x = rel[g]
+            T = start[g]
+            t = size[g]
+            n = inside[g]
+            # the groups are checked as they are read
+            if T < 0 or n < 0 or n > t or T + n >= nh or t < 1 or t > nh:
+                out[r] = acc
+                return True
+            if split and t == 1:
+                acc += skrank_select(
+                    <int>cut & <int>(n <= 0), 0.0, _single_term(x, before, T)
+                )
+            else:
+                acc += _term(x, before, T, t, n, H, iv, cut)
+            before += x
+            g += 1
+        out[r] = acc
+    return False
+
+
 def ap_sums(
     const double[::1] rel,
     const int64_t[::1] start,
@@ -168,7 +234,6 @@ def ap_sums(
     cdef Py_ssize_t nh = harmonic.shape[0]
     cdef Py_ssize_t G = rel.shape[0]
     cdef Py_ssize_t r, j
-    cdef int64_t g, end, T, t, n
     cdef double x, before, acc
     cdef bint bad = False
     cdef bint ok = w >= 0
@@ -192,28 +257,25 @@ def ap_sums(
     cdef const double[::1] inv = _reciprocals(nh if w == 0 else 0)
     cdef const double *H = &harmonic[0] if nh else NULL
     cdef const double *iv = &inv[0]
+    # nearly every group a one-item group (at least 15 of 16 positions):
+    # one-item groups skip the tied term behind a branch that is then
+    # rarely mispredicted; otherwise both terms are computed and one chosen
+    # without a branch
+    cdef bint few_tied = False
+    cdef const double *rp = NULL
+    cdef const int64_t *sp = NULL
+    cdef const int64_t *zp = NULL
+    cdef const int64_t *ip = NULL
+    cdef double *op = &out[0] if m else NULL
+    if w == 0 and G:
+        rp, sp, zp, ip = &rel[0], &start[0], &size[0], &inside[0]
+    if w == 0 and m:
+        few_tied = 16 * <uint64_t>G >= 15 * _positions(start, size, row_first, G)
     with nogil:
-        if w == 0:
-            for r in range(m):
-                end = row_first[r + 1] if r + 1 < m else G
-                before = 0.0
-                acc = 0.0
-                g = row_first[r]
-                while g < end:
-                    x = rel[g]
-                    T = start[g]
-                    t = size[g]
-                    n = inside[g]
-                    # the groups are checked as they are read
-                    if T < 0 or n < 0 or n > t or T + n >= nh or t < 1 or t > nh:
-                        bad = True
-                        break
-                    acc += _term(x, before, T, t, n, H, iv, cut)
-                    before += x
-                    g += 1
-                out[r] = acc
-                if bad:
-                    break
+        if w == 0 and few_tied:
+            bad = _group_sums(rp, sp, zp, ip, row_first, G, nh, H, iv, cut, True, op)
+        elif w == 0:
+            bad = _group_sums(rp, sp, zp, ip, row_first, G, nh, H, iv, cut, False, op)
         else:
             for r in range(m):
                 before = 0.0
