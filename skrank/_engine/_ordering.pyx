@@ -349,10 +349,10 @@ cdef double select_small(
     return v
 
 
-cdef inline void ce(double *mx, int i, int j) noexcept nogil:
+cdef inline void ce(score_t *mx, int i, int j) noexcept nogil:
     """One comparator of the sorting network: the larger value to
     ``mx[i]``, the smaller to ``mx[j]``."""
-    cdef double a = mx[i], b = mx[j]
+    cdef score_t a = mx[i], b = mx[j]
     mx[i] = a if a > b else b
     mx[j] = a if a < b else b
 
@@ -361,13 +361,14 @@ cdef double fan_bound(const score_t *row, Py_ssize_t n, Py_ssize_t k) noexcept n
     """A lower bound of the value at rank ``k`` (0-based, descending, ``k <
     FAN``) of ``row[0 .. n)``: the row is dealt into FAN strided columns,
     and the (k+1)-th largest of the columns' maxima is at most the (k+1)-th
-    largest value."""
-    cdef double mx[FAN]
+    largest value. The maxima are kept in the scores' own type (exact:
+    a float32 score's float64 is the same value, in the same order)."""
+    cdef score_t mx[FAN]
     cdef Py_ssize_t j = 0
     cdef int c
-    cdef double x
+    cdef score_t x
     for c in range(FAN):
-        mx[c] = -HUGE_VAL
+        mx[c] = <score_t>-HUGE_VAL
     while j + FAN <= n:
         for c in range(FAN):
             x = row[j + c]
@@ -397,7 +398,7 @@ cdef double fan_bound(const score_t *row, Py_ssize_t n, Py_ssize_t k) noexcept n
     ce(mx, 7, 11); ce(mx, 3, 5); ce(mx, 7, 9); ce(mx, 11, 13)
     ce(mx, 1, 2); ce(mx, 3, 4); ce(mx, 5, 6); ce(mx, 7, 8)
     ce(mx, 9, 10); ce(mx, 11, 12); ce(mx, 13, 14)
-    return mx[k]
+    return <double>mx[k]
 
 
 # The number of values of a[0 .. n) above x, n a multiple of 8: two values
@@ -436,6 +437,95 @@ cdef extern from *:
     #endif
     """
     int count_above "skrank_count_above" (const double *a, int n, double x) noexcept nogil
+
+
+# The items of row[0 .. n) at or above bound, in input order: their columns
+# to cand and their scores (as float64) to work; returns their number. The
+# scores are compared a vector at a time and only the columns whose mask bit
+# is set are written (SSE2; elsewhere one by one, writing every column and
+# advancing past it only when it passes).
+cdef extern from *:
+    """
+    #if defined(__GNUC__) && defined(__SSE2__)
+    #include <emmintrin.h>
+    #define SKRANK_COLLECT_BITS(cand, work, row, j, mask, c) \\
+        while (mask) { \\
+            int b_ = __builtin_ctz(mask); \\
+            cand[c] = (j) + b_; \\
+            work[c] = (double)row[(j) + b_]; \\
+            c++; \\
+            mask &= mask - 1; \\
+        }
+    static inline Py_ssize_t skrank_collect_double(
+        const double *row, Py_ssize_t n, double bound, int64_t *cand, double *work)
+    {
+        Py_ssize_t c = 0, j = 0;
+        __m128d b = _mm_set1_pd(bound);
+        for (; j + 8 <= n; j += 8) {
+            unsigned mask = (unsigned)_mm_movemask_pd(_mm_cmpge_pd(_mm_loadu_pd(row + j), b))
+                | ((unsigned)_mm_movemask_pd(_mm_cmpge_pd(_mm_loadu_pd(row + j + 2), b)) << 2)
+                | ((unsigned)_mm_movemask_pd(_mm_cmpge_pd(_mm_loadu_pd(row + j + 4), b)) << 4)
+                | ((unsigned)_mm_movemask_pd(_mm_cmpge_pd(_mm_loadu_pd(row + j + 6), b)) << 6);
+            SKRANK_COLLECT_BITS(cand, work, row, j, mask, c)
+        }
+        for (; j < n; j++) {
+            cand[c] = j;
+            work[c] = row[j];
+            c += row[j] >= bound;
+        }
+        return c;
+    }
+    static inline Py_ssize_t skrank_collect_float(
+        const float *row, Py_ssize_t n, double bound, int64_t *cand, double *work)
+    {
+        /* a float32 score is at or above the float64 bound (the float64 of
+           a float32 score, from fan_bound) exactly when the float32 of the
+           bound is at or below it */
+        Py_ssize_t c = 0, j = 0;
+        __m128 b = _mm_set1_ps((float)bound);
+        for (; j + 8 <= n; j += 8) {
+            unsigned mask = (unsigned)_mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(row + j), b))
+                | ((unsigned)_mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(row + j + 4), b)) << 4);
+            SKRANK_COLLECT_BITS(cand, work, row, j, mask, c)
+        }
+        for (; j < n; j++) {
+            cand[c] = j;
+            work[c] = row[j];
+            c += row[j] >= bound;
+        }
+        return c;
+    }
+    #else
+    static inline Py_ssize_t skrank_collect_double(
+        const double *row, Py_ssize_t n, double bound, int64_t *cand, double *work)
+    {
+        Py_ssize_t c = 0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            cand[c] = j;
+            work[c] = row[j];
+            c += row[j] >= bound;
+        }
+        return c;
+    }
+    static inline Py_ssize_t skrank_collect_float(
+        const float *row, Py_ssize_t n, double bound, int64_t *cand, double *work)
+    {
+        Py_ssize_t c = 0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            cand[c] = j;
+            work[c] = row[j];
+            c += row[j] >= bound;
+        }
+        return c;
+    }
+    #endif
+    """
+    Py_ssize_t collect_double "skrank_collect_double" (
+        const double *row, Py_ssize_t n, double bound, int64_t *cand, double *work
+    ) noexcept nogil
+    Py_ssize_t collect_float "skrank_collect_float" (
+        const float *row, Py_ssize_t n, double bound, int64_t *cand, double *work
+    ) noexcept nogil
 
 
 cdef inline bint before(
@@ -657,10 +747,10 @@ def _top_order(
                 # them by counting: the items above it, and the tied ones
                 # that the rule puts first
                 bound = fan_bound(row, n, k - 1)
-                for j in range(n):
-                    cand[c] = j
-                    work[c] = row[j]
-                    c += row[j] >= bound
+                if score_t is double:
+                    c = collect_double(row, n, bound, cand, work)
+                else:
+                    c = collect_float(row, n, bound, cand, work)
                 if c <= MAX_COUNTED:
                     listed = 0
                     # padded to a multiple of 8 with values no item is below

@@ -339,3 +339,39 @@ def grade_counts(const double[:, ::1] y, int64_t[:, ::1] out):
                 if h[g] and g > top:
                     top = g
     return -1 if bad else top
+
+
+def ideal_from_counts(
+    const int64_t[:, :] counts,
+    const double[::1] cum,
+    const double[::1] step,
+    double[::1] out,
+):
+    """The ideal DCG of graded labels from their grade counts: for each row
+    ``r`` of the ``(m, G)`` counts (``counts[r, g - 1]`` items of grade at
+    least ``g``), ``sum_g cum[min(counts[r, g - 1], depth)] * step[g - 1]``
+    added in grade order, ``depth = len(cum) - 1``, ``cum`` the cumulative
+    discounts and ``step`` the gain added by each grade; written to
+    ``out``."""
+    cdef Py_ssize_t m = counts.shape[0], G = counts.shape[1], r, g
+    cdef Py_ssize_t depth = cum.shape[0] - 1
+    cdef int64_t c
+    cdef double v
+    if depth < 0:
+        raise ValueError("ideal_from_counts: cum must hold at least one value")
+    if step.shape[0] != G or out.shape[0] != m:
+        raise ValueError(
+            f"ideal_from_counts: step must hold {G} values and out {m}; "
+            f"got {step.shape[0]} and {out.shape[0]}"
+        )
+    with nogil:
+        for r in range(m):
+            v = 0.0
+            for g in range(G):
+                c = counts[r, g]
+                if c > depth:
+                    c = depth
+                if c < 0:
+                    c = 0
+                v = v + cum[c] * step[g]
+            out[r] = v

@@ -370,7 +370,12 @@ class Ranking:
             np.cumsum(discount(depth, log_base), out=cum[1:])
             grades = np.arange(counts.shape[1] + 1, dtype=np.float64)
             step = np.diff(gain_values(grades, gain))  # gain(g) - gain(g - 1)
-            value = (cum[np.minimum(counts, depth)] * step).sum(axis=1)
+            # (cum[np.minimum(counts, depth)] * step).sum(axis=1), in one
+            # compiled pass over the counts
+            value = np.empty(counts.shape[0])
+            _ranking.ideal_from_counts(
+                counts, cum, kernel_buffer(step, np.float64), value
+            )
         self._cache[key] = value
         return value
 
