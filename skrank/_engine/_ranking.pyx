@@ -10,7 +10,7 @@ each one computes is stated in plain numpy in the tests
 
 import numpy as np
 
-from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint64_t
+from libc.stdint cimport INT64_MAX, int64_t, uint8_t
 from libc.string cimport memset
 
 from ._shared cimport score_t, small_integer
@@ -360,11 +360,7 @@ def grade_counts(const double[:, ::1] y, int64_t[:, ::1] out):
     cdef int g, top = 0, bad = 0
     cdef int64_t ge[MAX_GRADE]
     cdef const double *row
-    if out.shape[0] != m or out.shape[1] != MAX_GRADE:
-        raise ValueError(
-            f"grade_counts: out must have shape ({m}, {MAX_GRADE}); "
-            f"got ({out.shape[0]}, {out.shape[1]})"
-        )
+    check_shape("grade_counts", "out", m, MAX_GRADE, out.shape[0], out.shape[1])
     with nogil:
         for r in range(m):
             if bad:
