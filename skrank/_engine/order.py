@@ -9,15 +9,16 @@ well inside the rows lists only the items that can reach the top ``k``.
 
 The top ``k`` of each row (:func:`top_order`) and whole rows sorted as
 integer keys (:func:`descending_rows`) run in the compiled kernels of
-:mod:`skrank._engine._ordering`; rows too long for the keys, the rows the
-keys cannot order and the other tie rules are ordered by numpy's sorts.
+:mod:`skrank._engine._topk` and :mod:`skrank._engine._ordering`; rows too
+long for the keys, the rows the keys cannot order and the other tie rules
+are ordered by numpy's sorts.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import _ordering
+from . import _ordering, _topk
 from .layout import Block, kernel_buffer, score_buffer
 from .ranking import Ranking
 
@@ -314,7 +315,7 @@ def top_order(s, y, n_items, k: int, relevance_first=None, whole_group=False):
     k = int(k)
     if k < 1:
         raise ValueError(f"top_order: k must be an int >= 1; got {k}")
-    pos, ys, ss = _ordering.top_order(
+    pos, ys, ss = _topk.top_order(
         s, y, n_items, min(k, s.shape[1] + 1), mode, bool(whole_group)
     )
     return pos.astype(np.intp, copy=False), ys, ss

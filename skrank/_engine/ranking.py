@@ -34,6 +34,20 @@ def discount(n: int, log_base: float = 2) -> np.ndarray:
     return _discount_table(int(n), float(log_base))
 
 
+@lru_cache(maxsize=64)
+def _cumulative_table(n: int, log_base: float) -> np.ndarray:
+    table = np.zeros(n + 1)
+    np.cumsum(discount(n, log_base), out=table[1:])
+    table.setflags(write=False)
+    return table
+
+
+def cumulative_discount(n: int, log_base: float = 2) -> np.ndarray:
+    """The discounts of the first ``j`` ranks summed, for ``j = 0 .. n``:
+    0, then the running sum of :func:`discount` (read-only, cached)."""
+    return _cumulative_table(int(n), float(log_base))
+
+
 class Ranking:
     """One block of queries in rank order, described by its tie groups.
 
@@ -373,11 +387,15 @@ class Ranking:
             ideal = gain_values(self.ideal_relevance(k), gain)
             value = ideal @ discount(ideal.shape[1], log_base)
         else:
-            cum = np.zeros(depth + 1)
-            np.cumsum(discount(depth, log_base), out=cum[1:])
-            grades = np.arange(counts.shape[1] + 1, dtype=np.float64)
-            step = np.diff(gain_values(grades, gain))  # gain(g) - gain(g - 1)
-            value = (cum[np.minimum(counts, depth)] * step).sum(axis=1)
+            # (cum[np.minimum(counts, depth)] * step).sum(axis=1), in one
+            # compiled pass over the counts
+            value = np.empty(counts.shape[0])
+            _ranking.ideal_from_counts(
+                counts,
+                cumulative_discount(depth, log_base),
+                _grade_steps(counts.shape[1], gain),
+                value,
+            )
         self._cache[key] = value
         return value
 
@@ -412,6 +430,14 @@ class Ranking:
                 top = top[:, ::-1]
             self._cache[key] = top
         return self._cache[key]
+
+
+@lru_cache(maxsize=16)
+def _grade_steps(top: int, gain: str) -> np.ndarray:
+    """``gain(g) - gain(g - 1)`` for ``g = 1 .. top`` (read-only, cached)."""
+    step = np.diff(gain_values(np.arange(top + 1, dtype=np.float64), gain))
+    step.setflags(write=False)
+    return step
 
 
 # Grade counting serves labels up to this grade (the kernel's counters, one

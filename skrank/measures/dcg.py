@@ -13,6 +13,7 @@ from scipy.special import gammaln
 
 from .. import _trec_gains
 from .._engine import Ranking, discount, gain_values
+from .._engine.ranking import cumulative_discount
 from .._trec_gains import TrecGainTable
 from .._validation import COMMON_CONSTRAINTS, InvalidParameterError, Options, gain_table
 from ._base import _REL, Measure, ParamSpec, _always_full, _gain_bound, _shared
@@ -21,8 +22,7 @@ from ._common import _divide, _hypergeometric, _log_comb, _straddling, head_sums
 
 def _dcg(r: Ranking, k, gain, log_base):
     """A group adds its mean gain times the discounts of its ranks in the cutoff."""
-    cum = np.zeros(r.width + 1)
-    np.cumsum(discount(r.width, log_base), out=cum[1:])
+    cum = cumulative_discount(r.width, log_base)
     if r.head(k):  # only the groups that start before k
         # the gains of their positions, summed by the kernel for those
         # groups alone
@@ -260,8 +260,7 @@ def _ndcg_retrieved(r: Ranking, k, gain):
         np.bincount(cell[part], minlength=r.m * U).reshape(r.m, U)
         for part in (whole, split)
     )
-    cum = np.zeros(r.width + 1)
-    np.cumsum(discount(r.width), out=cum[1:])
+    cum = cumulative_discount(r.width)
     T = r.start
     A = r.row_sum(
         np.where(whole_group, r.gain(gain) / t * (cum[T + inside] - cum[T]), 0.0)
@@ -405,9 +404,7 @@ def _judged_dcg(r: Ranking, k, cache=None, gain="linear"):
     group means and discount sums between calls on one ranking."""
     cache = {} if cache is None else cache
     if "mean" not in cache:
-        cum = np.zeros(r.width + 1)
-        np.cumsum(discount(r.width), out=cum[1:])
-        cache["cum"] = cum
+        cache["cum"] = cumulative_discount(r.width)
         cache["mean"] = r.group_sum(_position_gains(r, gain)) / r.size
     cum, T = cache["cum"], r.start
     weight = cum[T + r.in_cutoff(k)] - cum[T]
@@ -587,8 +584,7 @@ def _ndcg_rel_compute(r, k, gain="linear"):
     undefined = P == 0
     idcg_at = _ideal_dcg_prefix(ideal_w)
     disc = discount(W)
-    cum = np.zeros(W + 1)
-    np.cumsum(disc, out=cum[1:])
+    cum = cumulative_discount(W)
     with np.errstate(divide="ignore", invalid="ignore"):
         q1 = np.where(idcg_at > 0, 1.0 / idcg_at, 0.0)
     q2 = q1 * disc[None, :]

@@ -120,6 +120,7 @@ def spies(monkeypatch):
     found = {}
     for module, attr in [
         (order_module, "_ordering"),
+        (order_module, "_topk"),
         (ranking_module, "_ranking"),
         (grouping_module, "_grouping"),
         (grouping_module, "_placing"),
@@ -324,7 +325,7 @@ def test_metrics_read_every_form(form, tmp_path):
 ENGINE_IMPORTS = {
     "layout": set(),
     "ranking": {"layout", "_ranking"},
-    "order": {"layout", "ranking", "_ordering", "_ranking"},
+    "order": {"layout", "ranking", "_ordering", "_ranking", "_topk"},
     "grouping": {"layout", "_grouping", "_placing"},
 }
 

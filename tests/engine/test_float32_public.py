@@ -13,7 +13,7 @@ import pytest
 from reference import brute_force
 
 import skrank
-from skrank._engine import _ordering
+from skrank._engine import _topk
 from skrank._validation import as_numeric_array
 
 METRICS = ["ndcg@10", "map@100", "mrr@10", "P@10", "recall@100"]
@@ -49,13 +49,13 @@ def test_as_numeric_array_keeps_float32_scores():
 def seen(monkeypatch):
     """The score arrays the top-k kernel receives."""
     arrays = []
-    kernel = _ordering.top_order
+    kernel = _topk.top_order
 
     def spy(s, *args):
         arrays.append(s)
         return kernel(s, *args)
 
-    monkeypatch.setattr(_ordering, "top_order", spy)
+    monkeypatch.setattr(_topk, "top_order", spy)
     return arrays
 
 

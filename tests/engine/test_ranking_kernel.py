@@ -18,7 +18,7 @@ import pytest
 from kernel_checks import _hard_scores
 
 from skrank import _engine
-from skrank._engine import _ordering, _ranking, ranking
+from skrank._engine import _ordering, _ranking, _topk, ranking
 from skrank._engine.order import top_order
 
 # -- the orders and the tie groups (skrank._engine._ordering, _ranking) ------
@@ -240,7 +240,7 @@ def test_ranking_kernels_refuse_foreign_buffers(how):
     with pytest.raises(ValueError, match="dtype mismatch|endian|contiguous"):
         _ranking.count_groups(bad)
     with pytest.raises(ValueError, match="dtype mismatch|endian|contiguous"):
-        _ordering.top_order(bad, s, None, 1, 0, False)
+        _topk.top_order(bad, s, None, 1, 0, False)
 
 
 @pytest.mark.parametrize(
