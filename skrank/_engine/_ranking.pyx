@@ -10,7 +10,7 @@ each one computes is stated in plain numpy in the tests
 
 import numpy as np
 
-from libc.stdint cimport INT64_MAX, int64_t, uint8_t
+from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint64_t
 from libc.string cimport memset
 
 from ._shared cimport score_t, small_integer
@@ -326,101 +326,54 @@ cdef enum:
     MAX_GRADE = 6
 
 
-# The counts of values >= g (g = 1 .. 6) of row[0 .. j) for the largest j
-# that is a multiple of 16 (0 without SSE2), added to ge[0 .. 6); j is
-# returned and *bad set when one of those values is not an integer in 0 ..
-# 6. Sixteen values a step: truncated to int32 (NaN and out of range:
-# INT_MIN), checked to convert back to themselves, packed to signed bytes
-# with saturation (so that out of range stays out of range) and compared
-# with 0 .. 5 at once, byte counters emptied before they can overflow.
-cdef extern from *:
-    """
-    #if defined(__GNUC__) && defined(__SSE2__) && defined(__x86_64__)
-    #include <emmintrin.h>
-    static Py_ssize_t skrank_grades_simd(
-        const double *row, Py_ssize_t n, int64_t *ge, int *bad)
-    {
-        Py_ssize_t j = 0;
-        const __m128i zero = _mm_setzero_si128();
-        const __m128i six = _mm_set1_epi8(6);
-        __m128i wrong = zero;
-        __m128d inexact = _mm_setzero_pd();
-        while (j + 16 <= n) {
-            __m128i acc[6];
-            int t, step;
-            for (t = 0; t < 6; t++) acc[t] = zero;
-            for (step = 0; step < 255 && j + 16 <= n; step++, j += 16) {
-                __m128i q[4];
-                int i;
-                for (i = 0; i < 4; i++) {
-                    __m128d a = _mm_loadu_pd(row + j + 4 * i);
-                    __m128d b = _mm_loadu_pd(row + j + 4 * i + 2);
-                    __m128i ia = _mm_cvttpd_epi32(a);
-                    __m128i ib = _mm_cvttpd_epi32(b);
-                    inexact = _mm_or_pd(inexact, _mm_or_pd(
-                        _mm_cmpneq_pd(_mm_cvtepi32_pd(ia), a),
-                        _mm_cmpneq_pd(_mm_cvtepi32_pd(ib), b)));
-                    q[i] = _mm_unpacklo_epi64(ia, ib);
-                }
-                __m128i g = _mm_packs_epi16(
-                    _mm_packs_epi32(q[0], q[1]), _mm_packs_epi32(q[2], q[3]));
-                wrong = _mm_or_si128(wrong, _mm_or_si128(
-                    _mm_cmplt_epi8(g, zero), _mm_cmpgt_epi8(g, six)));
-                for (t = 0; t < 6; t++)  /* g > t: at least grade t + 1 */
-                    acc[t] = _mm_sub_epi8(acc[t], _mm_cmpgt_epi8(g, _mm_set1_epi8((char)t)));
-            }
-            for (t = 0; t < 6; t++) {
-                __m128i sums = _mm_sad_epu8(acc[t], zero);
-                ge[t] += _mm_cvtsi128_si64(sums)
-                    + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
-            }
-        }
-        if (_mm_movemask_epi8(wrong) | _mm_movemask_pd(inexact)) *bad = 1;
-        return j;
-    }
-    #else
-    static Py_ssize_t skrank_grades_simd(
-        const double *row, Py_ssize_t n, int64_t *ge, int *bad)
-    {
-        (void)row; (void)n; (void)ge; (void)bad;
-        return 0;
-    }
-    #endif
-    """
-    Py_ssize_t grades_simd "skrank_grades_simd" (
-        const double *row, Py_ssize_t n, int64_t *ge, int *bad
-    ) noexcept nogil
-
-
 def grade_counts(const double[:, ::1] y, int64_t[:, ::1] out):
     """When every value of the ``(m, n)`` relevance ``y`` is an integer in
     ``0 .. 6``: the number of values ``>= g`` of each row for ``g = 1 ..
     6`` written into ``out`` (``(m, 6)``), and the largest value returned;
     else -1 (``out`` undefined)."""
-    cdef Py_ssize_t m = y.shape[0], n = y.shape[1], r, j
+    cdef Py_ssize_t m = y.shape[0], n = y.shape[1], r, j, end
     cdef int g, top = 0, bad = 0
-    cdef int64_t ge[MAX_GRADE]
+    cdef int64_t above
+    cdef int64_t h[8]
+    cdef uint64_t acc0, acc1
     cdef const double *row
+    # a value's grade g adds ONE[g]: one byte counter per grade in a 64-bit
+    # word, emptied before any byte can overflow; grade 7 stands for every
+    # value that is not an integer in 0 .. MAX_GRADE (small_integer's -1,
+    # whose lowest three bits are 7)
+    cdef uint64_t ONE[8]
     check_shape("grade_counts", "out", m, MAX_GRADE, out.shape[0], out.shape[1])
+    for g in range(8):
+        ONE[g] = (<uint64_t>1) << (8 * g)
     with nogil:
         for r in range(m):
             if bad:
                 break
-            memset(ge, 0, sizeof(ge))
+            memset(h, 0, sizeof(h))
             row = &y[r, 0] if n else NULL
-            j = grades_simd(row, n, ge, &bad) if n else 0
-            while j < n and not bad:
-                # the values past the last sixteen, one by one
-                g = small_integer(row[j], MAX_GRADE)
-                if g < 0:
-                    bad = 1
-                while g > 0:
-                    ge[g - 1] += 1
-                    g -= 1
-                j += 1
+            j = 0
+            while j < n:
+                # two words, each taking at most 255 values of this block
+                end = j + 510 if n - j > 510 else n
+                acc0 = 0
+                acc1 = 0
+                while j + 1 < end:
+                    acc0 += ONE[small_integer(row[j], MAX_GRADE) & 7]
+                    acc1 += ONE[small_integer(row[j + 1], MAX_GRADE) & 7]
+                    j += 2
+                if j < end:
+                    acc0 += ONE[small_integer(row[j], MAX_GRADE) & 7]
+                    j += 1
+                for g in range(8):
+                    h[g] += <int64_t>((acc0 >> (8 * g)) & 255) + <int64_t>(
+                        (acc1 >> (8 * g)) & 255
+                    )
+            bad = h[7] != 0
+            above = 0
             for g in range(MAX_GRADE, 0, -1):
-                out[r, g - 1] = ge[g - 1]
-                if ge[g - 1] and g > top:
+                above += h[g]
+                out[r, g - 1] = above
+                if h[g] and g > top:
                     top = g
     return -1 if bad else top
 

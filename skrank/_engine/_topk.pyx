@@ -1,6 +1,6 @@
 """Compiled kernel of the engine's first k ranks of each row: the top-k
 selection (a bound from strided maxima, the candidates at or above it
-collected by comparison masks, ranked by counting or sorted), and the rows
+collected in one branch-free pass, ranked by counting or sorted), and the rows
 of its result.
 
 The kernel reads the typed buffers it declares (C-contiguous, native byte
@@ -230,71 +230,23 @@ cdef extern from *:
     int count_above "skrank_count_above" (const double *a, int n, double x) noexcept nogil
 
 
-# The items of row[0 .. n) at or above bound, in input order: their columns
-# to cand and their scores (as float64) to work; returns their number.
-# Scores are float32 (f32) or float64. With SSE2, eight scores are compared
-# at a time and only the columns whose bit of the comparison mask is set are
-# written; the last scores (and every score elsewhere) one by one, each
-# column written and passed only when its score is at or above the bound.
-# A float32 score is at or above the bound (the float64 of a float32 score,
-# from fan_bound) exactly when it is at or above the float32 of the bound.
-cdef extern from *:
-    """
-    #if defined(__GNUC__) && defined(__SSE2__)
-    #include <emmintrin.h>
-    static inline unsigned skrank_mask8(const void *row, int f32, double bound)
-    {
-        if (f32) {
-            const float *r = (const float *)row;
-            __m128 b = _mm_set1_ps((float)bound);
-            return (unsigned)_mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(r), b))
-                | ((unsigned)_mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(r + 4), b)) << 4);
-        }
-        const double *r = (const double *)row;
-        __m128d b = _mm_set1_pd(bound);
-        return (unsigned)_mm_movemask_pd(_mm_cmpge_pd(_mm_loadu_pd(r), b))
-            | ((unsigned)_mm_movemask_pd(_mm_cmpge_pd(_mm_loadu_pd(r + 2), b)) << 2)
-            | ((unsigned)_mm_movemask_pd(_mm_cmpge_pd(_mm_loadu_pd(r + 4), b)) << 4)
-            | ((unsigned)_mm_movemask_pd(_mm_cmpge_pd(_mm_loadu_pd(r + 6), b)) << 6);
-    }
-    #define SKRANK_MASK8 1
-    #endif
-    static inline double skrank_score_at(const void *row, int f32, Py_ssize_t j)
-    {
-        return f32 ? (double)((const float *)row)[j] : ((const double *)row)[j];
-    }
-    static inline Py_ssize_t skrank_collect(
-        const void *row, int f32, Py_ssize_t n, double bound, int64_t *cand,
-        double *work)
-    {
-        Py_ssize_t c = 0, j = 0;
-    #ifdef SKRANK_MASK8
-        for (; j + 8 <= n; j += 8) {
-            const void *at = f32 ? (const void *)((const float *)row + j)
-                                 : (const void *)((const double *)row + j);
-            unsigned mask = skrank_mask8(at, f32, bound);
-            while (mask) {
-                int b = __builtin_ctz(mask);
-                cand[c] = j + b;
-                work[c] = skrank_score_at(row, f32, j + b);
-                c++;
-                mask &= mask - 1;
-            }
-        }
-    #endif
-        for (; j < n; j++) {
-            double x = skrank_score_at(row, f32, j);
-            cand[c] = j;
-            work[c] = x;
-            c += x >= bound;
-        }
-        return c;
-    }
-    """
-    Py_ssize_t collect "skrank_collect" (
-        const void *row, int f32, Py_ssize_t n, double bound, int64_t *cand,
-        double *work
-    ) noexcept nogil
+cdef inline Py_ssize_t collect(
+    const score_t *row, Py_ssize_t n, double bound, int64_t *cand, double *work
+) noexcept nogil:
+    """The items of ``row[0 .. n)`` at or above ``bound``, in input order:
+    their columns to ``cand`` and their scores (as float64) to ``work``;
+    returns their number. Every column is written and passed only when its
+    score is at or above the bound (no branch). A float32 score is at or
+    above the bound (the float64 of a float32 score, from :func:`fan_bound`)
+    exactly when its float64 is."""
+    cdef Py_ssize_t c = 0, j
+    cdef double x
+    for j in range(n):
+        x = row[j]
+        cand[c] = j
+        work[c] = x
+        c += x >= bound
+    return c
 
 
 cdef inline bint before(
@@ -516,10 +468,7 @@ def _top_order(
                 # them by counting: the items above it, and the tied ones
                 # that the rule puts first
                 bound = fan_bound(row, n, k - 1)
-                if score_t is float:
-                    c = collect(<const void *>row, 1, n, bound, cand, work)
-                else:
-                    c = collect(<const void *>row, 0, n, bound, cand, work)
+                c = collect(row, n, bound, cand, work)
                 if c <= MAX_COUNTED:
                     listed = 0
                     # padded to a multiple of 8 with values no item is below

@@ -1,8 +1,8 @@
-"""The top k's vector passes and the ideal DCG from grade counts.
+"""The top k's candidate pass and the ideal DCG from grade counts.
 
 The candidate pass of the top-k kernel compares the scores with the fan
-bound a vector at a time, the grade counts of graded labels are counted
-sixteen values a step and the ideal DCG is summed from those counts in one
+bound in the scores' own type, the grade counts of graded labels are
+counted in one pass and the ideal DCG is summed from those counts in one
 compiled pass. Each is checked here against its plain numpy statement
 (np.argsort of the negated scores, stable; the counts ``(y >= g).sum``; the
 sum ``(cum[np.minimum(counts, depth)] * step).sum(axis=1)``), bit for bit,
