@@ -57,10 +57,25 @@ cdef enum:
     FIELDS = 2
 
 
+cdef extern from *:
+    """
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    #define SKRANK_LITTLE_ENDIAN 1
+    #else
+    #define SKRANK_LITTLE_ENDIAN 0
+    #endif
+    """
+    const int SKRANK_LITTLE_ENDIAN
+
+
 cdef inline uint64_t _word(const unsigned char *p, Py_ssize_t k) noexcept nogil:
-    """The ``k`` bytes at ``p`` (at most 8) as a little-endian word."""
+    """The ``k`` bytes at ``p`` (at most 8) as a little-endian word (a
+    whole word in one load where the machine is little-endian)."""
     cdef uint64_t w = 0
     cdef Py_ssize_t i
+    if k == 8 and SKRANK_LITTLE_ENDIAN:
+        memcpy(&w, p, 8)
+        return w
     for i in range(k - 1, -1, -1):
         w = (w << 8) | p[i]
     return w
