@@ -3,6 +3,7 @@ the columns of a table, with errors that name the file and line."""
 
 from __future__ import annotations
 
+import threading
 import zlib
 
 import numpy as np
@@ -43,110 +44,214 @@ def _fresh(dtype, rows, width=None):
     return buf if width is None else buf.reshape(rows, width)
 
 
-class _Growable:
-    """An output column filled chunk by chunk, grown geometrically.
+def _grown(buf, n, capacity, width=None):
+    """A fresh buffer of ``capacity`` rows (of ``width`` bytes) holding the
+    first ``n`` rows of ``buf`` (zero-padded when wider)."""
+    out = _fresh(buf.dtype, capacity, width)
+    if width is None:
+        out[:n] = buf[:n]
+    else:
+        out[:n, : buf.shape[1]] = buf[:n]
+        out[:n, buf.shape[1] :] = 0
+    return out
 
-    Filling preallocated memory avoids concatenating the chunks at the end,
-    which would touch every byte twice.
+
+def _capacity(capacity, need, most=None):
+    """Rows to reserve for ``need`` rows: geometric growth, at most
+    ``most`` (never fewer than ``need``)."""
+    if need <= capacity:
+        return capacity
+    grown = max(need, int(capacity * 1.5) + 1024)
+    return grown if most is None else max(need, min(grown, most))
+
+
+class _Columns:
+    """The columns of a file (document ids, their hashes, values, query
+    codes of each chunk), written by the reading threads.
+
+    Each chunk, once parsed, takes its turn in file order to claim its rows
+    (and, for ids end to end, its bytes) at the end of the columns; it then
+    writes its columns there on its own thread, beside the other threads'
+    writes, so that the main thread copies nothing and every byte of the
+    output is written once. The columns are reserved once from the file's
+    size and the first chunk; they are grown (or the ids' layout changed)
+    only between writes. Threads wait on a condition, never spinning.
+
+    The document ids stay a zero-padded matrix as long as :func:`_fixed_ok`
+    allows, then turn ragged (bytes end to end and lengths). A chunk's
+    query codes are its own (indices into its sorted heads) until
+    :meth:`query_codes` makes them the file's.
     """
 
-    def __init__(self, dtype, capacity, width=None):
-        self.width = width
-        self.buf = _fresh(dtype, capacity, width)
+    def __init__(self, is_run, total):
+        self._cond = threading.Condition()
+        self._turn = 0  # the chunk whose claim is next
+        self._busy = 0  # chunks writing now
+        self.value_type = np.float64 if is_run else np.int64
+        self.total = total  # the input's size in bytes, or None
+        self.seen = 0
         self.n = 0
+        self.doc_total = 0
+        self.values = self.hashes = self.codes = None
+        self.matrix = None  # (rows, width) uint8, or None
+        self.packed = self.lengths = None  # the ragged layout
+        self.n_bytes = 0
+        self.chunks = []  # (first row, rows, heads) of each chunk with rows
 
-    def append(self, part, most=None):
-        """Append the rows ``part``; ``most``: the most rows to reserve
-        (never fewer than those held)."""
-        m = part.shape[0]
-        need = self.n + m
-        width = None if self.width is None else max(self.width, part.shape[1])
-        if need > self.buf.shape[0] or width != self.width:
-            # wider rows alone keep the rows reserved
-            capacity = self.buf.shape[0]
-            if need > capacity:
-                capacity = max(need, int(capacity * 1.5) + 1024)
-                if most is not None:
-                    capacity = max(need, min(capacity, most))
-            grown = _fresh(self.buf.dtype, capacity, width)
-            if width is None:
-                grown[: self.n] = self.buf[: self.n]
-            else:
-                grown[: self.n, : self.width] = self.buf[: self.n]
-                grown[: self.n, self.width :] = 0
-            self.buf = grown
-            self.width = width
-        if width is None:
-            self.buf[self.n : need] = part
-        else:
-            self.buf[self.n : need, : part.shape[1]] = part
-            if part.shape[1] < width:
-                self.buf[self.n : need, part.shape[1] :] = 0
-        self.n = need
+    def pass_turn(self, index):
+        """Let the chunk after ``index`` claim (chunk ``index`` claims
+        nothing: it failed, or holds no row)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._turn >= index)
+            if self._turn == index:
+                self._turn += 1
+                self._cond.notify_all()
 
-    def result(self):
-        return self.buf[: self.n]
-
-
-class _DocColumn:
-    """The document ids of a file, gathered chunk by chunk.
-
-    Chunks come as zero-padded matrices (the usual case) or as bytes end to
-    end with their lengths (a chunk whose ids differ much in length). The
-    column stays a matrix as long as :func:`_fixed_ok` allows, then turns
-    ragged.
-    """
-
-    def __init__(self, guess):
-        self.guess = guess
-        self.matrix = None  # _Growable (rows, width) uint8
-        self.packed = None  # _Growable uint8 (ragged)
-        self.lengths = None  # _Growable int64 (ragged)
-        self.n = 0
-        self.total = 0
-
-    def append(self, matrix, packed, lengths, total, input_bytes):
-        """Append a chunk's ids (``total`` bytes); ``input_bytes``: the size
-        of the input (the bytes read so far when it is not known), which
-        bounds the memory the matrix layout reserves."""
-        self.n += lengths.shape[0]
-        self.total += total
-        if self.packed is None and matrix is not None:
-            width = matrix.shape[1]
+    def place(self, index, parsed):
+        """Claim the rows of chunk ``index`` (in file order) and write its
+        columns there; its arrays (views of reused buffers) are then
+        dropped from ``parsed``."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._turn == index)
+            try:
+                self.seen += parsed.size
+                if parsed.error is not None or parsed.heads is None:
+                    return
+                parsed.n_rows = parsed.values.shape[0]
+                at, byte_at = self._claim(parsed)
+                self._busy += 1
+            finally:
+                self._turn += 1
+                self._cond.notify_all()
+        try:
+            m = parsed.n_rows
+            rows = slice(at, at + m)
             if self.matrix is not None:
-                width = max(width, self.matrix.width)
-            if _fixed_ok(self.n, width, self.total):
+                self.matrix[rows, : parsed.docno.shape[1]] = parsed.docno
+                if parsed.docno.shape[1] < self.matrix.shape[1]:
+                    self.matrix[rows, parsed.docno.shape[1] :] = 0
+            else:
+                if parsed.docno is not None:
+                    parsed.doc_packed = parsed.docno[parsed.docno != 0]
+                self.packed[byte_at : byte_at + parsed.doc_total] = parsed.doc_packed
+                self.lengths[rows] = parsed.doc_length
+            self.hashes[rows] = parsed.h40
+            self.values[rows] = parsed.values
+            self.codes[rows] = np.repeat(parsed.head_codes, parsed.lengths)
+        finally:
+            with self._cond:
+                self._busy -= 1
+                self._cond.notify_all()
+        parsed.docno = parsed.doc_packed = parsed.doc_length = None
+        parsed.h40 = parsed.values = None
+
+    def _claim(self, parsed):
+        """Reserve the rows of a chunk (its turn held): ``(first row, first
+        byte of its ids when ragged)``."""
+        m = parsed.n_rows
+        need = self.n + m
+        self.doc_total += parsed.doc_total
+        input_bytes = self.seen if self.total is None else max(self.total, self.seen)
+        if self.values is None:
+            # the first chunk tells the length of a line
+            guess = m + 1024
+            if self.total is not None:
+                guess = int(self.total / max(self.seen, 1) * m * 1.02) + 1024
+            self.values = _fresh(self.value_type, guess)
+            self.hashes = _fresh(np.uint64, guess)
+            self.codes = _fresh(np.int32, guess)
+        if need > self.values.shape[0]:
+            self._wait_idle()
+            capacity = _capacity(self.values.shape[0], need)
+            self.values = _grown(self.values, self.n, capacity)
+            self.hashes = _grown(self.hashes, self.n, capacity)
+            self.codes = _grown(self.codes, self.n, capacity)
+        self._claim_ids(parsed, need, input_bytes)
+        at, byte_at = self.n, self.n_bytes
+        self.n = need
+        if self.packed is not None:
+            self.n_bytes += parsed.doc_total
+        self.chunks.append((at, m, parsed.heads))
+        return at, byte_at
+
+    def _claim_ids(self, parsed, need, input_bytes):
+        """Make room for a chunk's ids: in the matrix while
+        :func:`_fixed_ok` allows, else ragged."""
+        if self.packed is None and parsed.docno is not None:
+            width = parsed.docno.shape[1]
+            if self.matrix is not None:
+                width = max(width, self.matrix.shape[1])
+            if _fixed_ok(need, width, self.doc_total):
                 # rows reserved at this width: those guessed, in at most
                 # twice the input's bytes, so that a few ids much longer
                 # than the others reserve little more than their own size
-                most = max(self.n, (2 * input_bytes + _SLACK) // max(width, 1))
+                most = max(need, (2 * input_bytes + _SLACK) // max(width, 1))
                 if self.matrix is None:
-                    self.matrix = _Growable(
-                        np.uint8, max(min(self.guess, most), 1), matrix.shape[1]
-                    )
-                self.matrix.append(matrix, most)
+                    rows = max(min(self.values.shape[0], most), 1)
+                    self.matrix = _fresh(np.uint8, max(rows, need), width)
+                elif need > self.matrix.shape[0] or width > self.matrix.shape[1]:
+                    self._wait_idle()
+                    rows = _capacity(self.matrix.shape[0], need, most)
+                    self.matrix = _grown(self.matrix, self.n, rows, width)
                 return
         if self.packed is None:
+            self._wait_idle()
             self._to_ragged()
-        if matrix is not None:
-            packed = matrix[matrix != 0]
-        self.packed.append(packed)
-        self.lengths.append(lengths)
+        if self.lengths.shape[0] < need:
+            self._wait_idle()
+            rows = _capacity(self.lengths.shape[0], need)
+            self.lengths = _grown(self.lengths, self.n, rows)
+        if self.packed.shape[0] < self.n_bytes + parsed.doc_total:
+            self._wait_idle()
+            size = _capacity(self.packed.shape[0], self.n_bytes + parsed.doc_total)
+            self.packed = _grown(self.packed, self.n_bytes, size)
+
+    def _wait_idle(self):
+        """Wait until no chunk writes (the turn held: no chunk claims)."""
+        self._cond.wait_for(lambda: self._busy == 0)
 
     def _to_ragged(self):
-        self.packed = _Growable(np.uint8, max(self.total * 2, 1024))
-        self.lengths = _Growable(np.int64, self.guess)
+        self.packed = _fresh(np.uint8, max(self.doc_total * 2, 1024))
+        self.lengths = _fresh(np.int64, max(self.values.shape[0], 1))
         if self.matrix is not None:
-            m = self.matrix.result()
+            m = self.matrix[: self.n]
+            held = m[m != 0]
+            self.packed[: held.shape[0]] = held
+            self.n_bytes = held.shape[0]
+            self.lengths[: self.n] = np.count_nonzero(m, axis=1)
             self.matrix = None
-            self.packed.append(m[m != 0])
-            self.lengths.append(np.count_nonzero(m, axis=1))
 
-    def result(self) -> _Ids:
+    def ids(self) -> _Ids:
         if self.packed is None:
-            m = self.matrix.result()
+            m = self.matrix[: self.n]
             return _Ids(fixed=m.view(f"S{max(m.shape[1], 1)}").reshape(-1))
-        return _Ids.from_packed(self.packed.result(), self.lengths.result())
+        return _Ids.from_packed(self.packed[: self.n_bytes], self.lengths[: self.n])
+
+    def query_codes(self):
+        """Sorted unique query ids of the file and the query code of each
+        row (the chunks' codes made the file's, in place)."""
+        heads = [c[2] for c in self.chunks]
+        n_heads = sum(h.shape[0] for h in heads)
+        wide = max(h.dtype.itemsize if h.dtype.kind == "S" else 0 for h in heads)
+        cost = sum(h.shape[0] * h.dtype.itemsize for h in heads if h.dtype.kind == "S")
+        if any(h.dtype.kind == "O" for h in heads) or not _fixed_ok(
+            n_heads, wide, cost
+        ):
+            heads = [h.astype(object) for h in heads]
+        qid_values, inverse = np.unique(np.concatenate(heads), return_inverse=True)
+        inverse = inverse.reshape(-1)
+        code_type = np.int32 if qid_values.shape[0] < 2**31 else np.int64
+        inverse = inverse.astype(code_type)
+        codes = self.codes[: self.n]
+        if code_type is not np.int32:  # pragma: no cover - 2**31 queries
+            codes = codes.astype(code_type)
+        offset = 0
+        for (at, m, _), h in zip(self.chunks, heads, strict=True):
+            part = codes[at : at + m]
+            # out is buffered (mode="raise"): the codes are read first
+            np.take(inverse[offset : offset + h.shape[0]], part, out=part)
+            offset += h.shape[0]
+        return _id_array(qid_values), codes
 
 
 class _Parsed:
@@ -154,6 +259,7 @@ class _Parsed:
 
     __slots__ = (
         "n_lines",
+        "n_rows",
         "lines",
         "heads",
         "head_codes",
@@ -181,21 +287,30 @@ def _last_run_name(b, size, start):
     return fields[5].decode("utf-8", errors="replace") if len(fields) > 5 else None
 
 
-def _parse_chunk(chunk, is_run, want_name, strtod=False):
+def _parse_chunk(chunk, is_run, want_name, strtod=False, scratch=None):
     """Parse one chunk with the compiled tokenizer (:mod:`._parse`); a pure
-    function that releases the GIL, so chunks are parsed in parallel."""
+    function that releases the GIL, so chunks are parsed in parallel.
+
+    ``scratch``: a :class:`_Scratch` whose buffers hold the row arrays of
+    the result (its ids, hashes, values, id lengths), which are then valid
+    until the scratch parses another chunk."""
     out = _Parsed()
     out.error = None
     ncols = 6 if is_run else 4
     try:
         b, size = _chunk_array(chunk)
         out.size = size
-        t = _parse.tokenize(b, size, ncols, not is_run, 4 if is_run else 3, not is_run)
+        work = None if scratch is None else scratch.work
+        t = _parse.tokenize(
+            b, size, ncols, not is_run, 4 if is_run else 3, not is_run, work
+        )
         if t["error"]:
             _raise_format(b, t, ncols, not is_run)
+        if scratch is not None:
+            scratch.work = t["work"]
         n = t["rows"]
         out.n_lines = t["n_lines"]
-        out.lines = None if n == out.n_lines else t["lines"]
+        out.lines = None if n == out.n_lines else t["lines"].copy()
         out.run_name = out.last_run_name = None
         if n == 0:
             out.heads = None
@@ -206,7 +321,13 @@ def _parse_chunk(chunk, is_run, want_name, strtod=False):
         out.doc_total = t["doc_total"]
         out.h40 = t["h40"]
         if _fixed_ok(n, 8 * max(1, -(-t["doc_longest"] // 8)), out.doc_total):
-            out.docno = _parse.doc_matrix(b, start, length, max(t["doc_longest"], 1))
+            width = max(t["doc_longest"], 1)
+            docs = None
+            if scratch is not None:
+                if scratch.docs is None or scratch.docs.shape[0] < n * width:
+                    scratch.docs = np.empty(n * width + n * width // 4, np.uint8)
+                docs = scratch.docs
+            out.docno = _parse.doc_matrix(b, start, length, width, docs)
             out.doc_packed = None
         else:
             # a few long ids: a matrix as wide as the longest would be huge
@@ -288,42 +409,45 @@ def _slow_values(b, t, lines, is_run, strtod):
     return v
 
 
-def _parsed_chunks(fh, is_run, what, label, named, strtod=False):
-    """Parse the chunks of a file, in order (see :func:`_in_order`).
+class _Scratch:
+    """Buffers a chunk's parse reuses from the previous chunk's: the
+    tokenizer's row arrays and the matrix of document ids (memory the
+    process has touched already)."""
+
+    __slots__ = ("work", "docs")
+
+    def __init__(self):
+        self.work = self.docs = None
+
+
+def _parsed_chunks(fh, is_run, what, label, named, columns, strtod=False):
+    """Parse the chunks of a file, in order (see :func:`_in_order`), each
+    chunk's columns written into ``columns`` (:class:`_Columns`) on its
+    thread.
 
     The run id is read from the chunks handed out before ``named`` (a list)
     holds a value: up to the first chunk with a data line.
     """
-    jobs = ((chunk, is_run and not named) for chunk in _chunks(fh, what, label))
+    jobs = (
+        (index, chunk, is_run and not named)
+        for index, chunk in enumerate(_chunks(fh, what, label))
+    )
+    pool = []
 
     def parse(job):
+        index, chunk, want_name = job
+        scratch = pool.pop() if pool else _Scratch()
         try:
-            return _parse_chunk(job[0], is_run, job[1], strtod)
+            parsed = _parse_chunk(chunk, is_run, want_name, strtod, scratch=scratch)
+            columns.place(index, parsed)
+            return parsed
         finally:
+            columns.pass_turn(index)
             # the chunk's buffer is read no more: the reader reuses it
-            job[0].release()
+            chunk.release()
+            pool.append(scratch)
 
     yield from _in_order(parse, jobs)
-
-
-def _query_codes(heads, head_codes, lengths):
-    """Sorted unique query ids of a file and the query code of each row."""
-    n_heads = sum(h.shape[0] for h in heads)
-    wide = max(h.dtype.itemsize if h.dtype.kind == "S" else 0 for h in heads)
-    cost = sum(h.shape[0] * h.dtype.itemsize for h in heads if h.dtype.kind == "S")
-    if any(h.dtype.kind == "O" for h in heads) or not _fixed_ok(n_heads, wide, cost):
-        heads = [h.astype(object) for h in heads]
-    qid_values, inverse = np.unique(np.concatenate(heads), return_inverse=True)
-    inverse = inverse.reshape(-1)
-    code_type = np.int32 if qid_values.shape[0] < 2**31 else np.int64
-    inverse = inverse.astype(code_type)
-    run_codes = []
-    offset = 0
-    for h, c in zip(heads, head_codes, strict=True):
-        run_codes.append(inverse[offset + c])
-        offset += h.shape[0]
-    codes = np.repeat(np.concatenate(run_codes), np.concatenate(lengths))
-    return _id_array(qid_values), codes
 
 
 def _read_file(source, kind: str, caller: str, strtod: bool = False, verbose=0):
@@ -336,61 +460,40 @@ def _read_file(source, kind: str, caller: str, strtod: bool = False, verbose=0):
     what = f"{kind} file"
     fields = _RUN_FIELDS if is_run else _QRELS_FIELDS
     lines = _Lines(label)
-    heads, head_codes, lengths = [], [], []
-    docnos = hashes = values = None
+    columns = None
     run_name = last_run_name = None
     n_rows = 0
     line_base = 0
-    seen = 0
     to_close = None
     bar = progress(0, desc=caller)
     try:
         fh, to_close, total = _open_binary(source, what, label)
         bar = progress(verbose, total, desc=f"{caller} {label}", unit="B")
         named = []
-        for parsed in _parsed_chunks(fh, is_run, what, label, named, strtod):
+        columns = _Columns(is_run, total)
+        # not kept in a local: on an error the generator is closed at once,
+        # on this thread, which waits for the chunks being parsed
+        for parsed in _parsed_chunks(fh, is_run, what, label, named, columns, strtod):
             bar.update(parsed.size)
             if parsed.error is not None:
                 exc = parsed.error
                 raise InvalidParameterError(
                     f"{caller}: line {line_base + exc.line} of {label}: {exc.message}."
                 )
-            seen += parsed.size
             if parsed.heads is None:
                 line_base += parsed.n_lines
                 continue
-            n = parsed.values.shape[0]
             rel_lines = parsed.lines
             lines.add(
                 n_rows,
                 line_base + 1,
                 None if rel_lines is None else rel_lines + line_base,
             )
-            heads.append(parsed.heads)
-            head_codes.append(parsed.head_codes)
-            lengths.append(parsed.lengths)
-            if docnos is None:
-                # the first chunk tells the length of a line
-                guess = n + 1024
-                if total is not None:
-                    guess = int(total / max(seen, 1) * n * 1.02) + 1024
-                docnos = _DocColumn(guess)
-                hashes = _Growable(np.uint64, guess)
-                values = _Growable(np.float64 if is_run else np.int64, guess)
-            docnos.append(
-                parsed.docno,
-                parsed.doc_packed,
-                parsed.doc_length,
-                parsed.doc_total,
-                seen if total is None else max(total, seen),
-            )
-            hashes.append(parsed.h40)
-            values.append(parsed.values)
             if run_name is None:
                 run_name = parsed.run_name
                 named.append(True)
             last_run_name = parsed.last_run_name
-            n_rows += n
+            n_rows += parsed.n_rows
             line_base += parsed.n_lines
     except _SourceError as exc:
         raise InvalidParameterError(f"{caller}: {exc}.") from None
@@ -406,14 +509,14 @@ def _read_file(source, kind: str, caller: str, strtod: bool = False, verbose=0):
             f"{caller}: {label} holds no {kind} lines (expected lines "
             f"'{fields}'); the file is empty or has only blank and comment lines."
         )
-    qid_values, codes = _query_codes(heads, head_codes, lengths)
+    qid_values, codes = columns.query_codes()
     return _finish_table(
         kind,
         qid_values,
         codes,
-        docnos.result(),
-        values.result(),
-        hashes.result(),
+        columns.ids(),
+        columns.values[:n_rows],
+        columns.hashes[:n_rows],
         lines,
         label,
         run_name,

@@ -57,10 +57,25 @@ cdef enum:
     FIELDS = 2
 
 
+cdef extern from *:
+    """
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    #define SKRANK_LITTLE_ENDIAN 1
+    #else
+    #define SKRANK_LITTLE_ENDIAN 0
+    #endif
+    """
+    const int SKRANK_LITTLE_ENDIAN
+
+
 cdef inline uint64_t _word(const unsigned char *p, Py_ssize_t k) noexcept nogil:
-    """The ``k`` bytes at ``p`` (at most 8) as a little-endian word."""
+    """The ``k`` bytes at ``p`` (at most 8) as a little-endian word (a
+    whole word in one load where the machine is little-endian)."""
     cdef uint64_t w = 0
     cdef Py_ssize_t i
+    if k == 8 and SKRANK_LITTLE_ENDIAN:
+        memcpy(&w, p, 8)
+        return w
     for i in range(k - 1, -1, -1):
         w = (w << 8) | p[i]
     return w
@@ -136,6 +151,7 @@ def tokenize(
     bint exact,
     int value_col,
     bint integral,
+    work=None,
 ):
     """Tokenize the chunk ``b[1 : n + 1]`` (``b[0]`` and ``b[n]`` are
     newlines).
@@ -152,6 +168,11 @@ def tokenize(
     parsed), ``slow`` (the rows whose value was not parsed) with
     ``slow_start`` and ``slow_len``, and ``name_start``/``name_len`` (the
     sixth field of the first data line, -1 when there is none).
+
+    ``work``: an int64 array of 8 rows, reused from chunk to chunk, that
+    holds the row arrays above (they are views of it) when it has a column
+    per line of the chunk; else a new one is made. The dict's ``work`` is
+    the array used, for the next chunk.
     """
     if n < 1 or b.shape[0] < n + 1 or b[0] != NEWLINE or b[n] != NEWLINE:
         raise ValueError(f"tokenize: n must be in [1, {b.shape[0] - 1}] with newlines at b[0] and b[n]; got n={n}.")
@@ -163,14 +184,23 @@ def tokenize(
         # the lines, which bound the data lines: every row is sized by them
         for at in range(1, n + 1):
             n_lines += p[at] == NEWLINE
-    cdef cnp.ndarray[int64_t, ndim=1] lines_a = np.empty(n_lines, dtype=np.int64)
-    cdef cnp.ndarray[int64_t, ndim=1] runs_a = np.empty(n_lines, dtype=np.int64)
-    cdef cnp.ndarray[int64_t, ndim=1] hs_a = np.empty(n_lines, dtype=np.int64)
-    cdef cnp.ndarray[int64_t, ndim=1] hl_a = np.empty(n_lines, dtype=np.int64)
-    cdef cnp.ndarray[int64_t, ndim=1] ds_a = np.empty(n_lines, dtype=np.int64)
-    cdef cnp.ndarray[int64_t, ndim=1] dl_a = np.empty(n_lines, dtype=np.int64)
-    cdef cnp.ndarray[uint64_t, ndim=1] h_a = np.empty(n_lines, dtype=np.uint64)
-    cdef cnp.ndarray[double, ndim=1] v_a = np.empty(n_lines, dtype=np.float64)
+    if not (
+        isinstance(work, np.ndarray)
+        and work.dtype == np.int64
+        and work.ndim == 2
+        and work.shape[0] == 8
+        and work.shape[1] >= n_lines
+        and work.flags.c_contiguous
+    ):
+        work = np.empty((8, n_lines), dtype=np.int64)
+    cdef cnp.ndarray[int64_t, ndim=1] lines_a = work[0, :n_lines]
+    cdef cnp.ndarray[int64_t, ndim=1] runs_a = work[1, :n_lines]
+    cdef cnp.ndarray[int64_t, ndim=1] hs_a = work[2, :n_lines]
+    cdef cnp.ndarray[int64_t, ndim=1] hl_a = work[3, :n_lines]
+    cdef cnp.ndarray[int64_t, ndim=1] ds_a = work[4, :n_lines]
+    cdef cnp.ndarray[int64_t, ndim=1] dl_a = work[5, :n_lines]
+    cdef cnp.ndarray[uint64_t, ndim=1] h_a = work[6, :n_lines].view(np.uint64)
+    cdef cnp.ndarray[double, ndim=1] v_a = work[7, :n_lines].view(np.float64)
     cdef int64_t[::1] lines = lines_a
     cdef int64_t[::1] runs = runs_a
     cdef int64_t[::1] hs = hs_a
@@ -323,6 +353,7 @@ def tokenize(
         "name_start": name_start,
         "name_len": name_len,
         "last_qid_start": prev_q_start,
+        "work": work,
     }
 
 
@@ -331,15 +362,26 @@ def doc_matrix(
     const int64_t[::1] start,
     const int64_t[::1] length,
     Py_ssize_t width,
+    out=None,
 ):
     """The ids ``b[start[i] : start[i] + length[i]]`` as the rows of a
     zero-padded ``(n, width)`` uint8 matrix (every length at most
-    ``width``)."""
+    ``width``), written into ``out`` (a C-contiguous uint8 array of at
+    least ``n * width`` bytes, reused from chunk to chunk) when given."""
     cdef Py_ssize_t n = start.shape[0], i, ln
     if length.shape[0] != n or width < 1:
         raise ValueError(f"doc_matrix: start and length must have one length and width must be >= 1; got {n}, {length.shape[0]} and {width}.")
-    cdef cnp.ndarray[cnp.uint8_t, ndim=2] m_a = np.empty((n, width), dtype=np.uint8)
-    cdef unsigned char *out = <unsigned char *>cnp.PyArray_DATA(m_a)
+    if out is None:
+        out = np.empty(n * width, dtype=np.uint8)
+    elif not (
+        isinstance(out, np.ndarray)
+        and out.dtype == np.uint8
+        and out.flags.c_contiguous
+        and out.size >= n * width
+    ):
+        raise ValueError(f"doc_matrix: out must be a C-contiguous uint8 array of at least {n * width} bytes.")
+    cdef cnp.ndarray[cnp.uint8_t, ndim=2] m_a = out.reshape(-1)[: n * width].reshape(n, width)
+    cdef unsigned char *dst = <unsigned char *>cnp.PyArray_DATA(m_a)
     cdef const unsigned char *p = &b[0]
     cdef Py_ssize_t size = b.shape[0]
     for i in range(n):
@@ -348,10 +390,10 @@ def doc_matrix(
     with nogil:
         for i in range(n):
             ln = length[i]
-            memcpy(out, p + start[i], ln)
+            memcpy(dst, p + start[i], ln)
             if ln < width:
-                memset(out + ln, 0, width - ln)
-            out += width
+                memset(dst + ln, 0, width - ln)
+            dst += width
     return m_a
 
 

@@ -288,9 +288,10 @@ def _gather_bytes(b, start, length):
     return b[_spans_mask(b.shape[0], start, length)]
 
 
-def parse_chunk_numpy(chunk, is_run, want_name, strtod=False):
+def parse_chunk_numpy(chunk, is_run, want_name, strtod=False, scratch=None):
     """Parse one chunk with numpy alone: the reference that
-    :func:`_parse_chunk` reproduces."""
+    :func:`_parse_chunk` reproduces (``scratch``, the reader's reused
+    buffers, is not used)."""
     out = _Parsed()
     out.error = None
     ncols = 6 if is_run else 4
