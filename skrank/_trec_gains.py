@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from ._engine import Ranking, discount
+from ._engine.ranking import cumulative_discount
 from ._validation import InvalidParameterError
 
 __all__ = [
@@ -434,8 +435,7 @@ def dcg(r: Ranking, k, table: TrecGainTable) -> np.ndarray:
     """Expected DCG@k (log2 discount) of the documents' gains: each tie group
     adds its mean gain times the discounts of its ranks within ``k`` (None,
     an int, or one per row)."""
-    cum = np.zeros(r.width + 1)
-    np.cumsum(discount(r.width), out=cum[1:])
+    cum = cumulative_discount(r.width)
     mean = r.group_sum(position_gains(r, table)) / r.size
     T = r.start
     return r.row_sum(mean * (cum[T + r.in_cutoff(k)] - cum[T]))

@@ -314,8 +314,7 @@ def _bndcg_compute(r, k, relevance_level):
     disc = discount(depth)
     dcg = np.zeros((r.m, depth + 1))
     np.cumsum(share[:, :depth] * disc, axis=1, out=dcg[:, 1:])
-    ideal = np.zeros(depth + 1)
-    np.cumsum(disc, out=ideal[1:])
+    ideal = cumulative_discount(depth)
     hits = np.rint(r.row_sum(rel * (inside == t))).astype(np.intp)  # whole groups
     # per row, the straddling group: start T, size t, c relevant, s inside;
     # a row without one reads its DCG and ideal at the cutoff
