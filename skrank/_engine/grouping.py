@@ -9,7 +9,9 @@ the rest (:mod:`skrank._engine._placing`; :func:`stage_by_code`,
 contiguous need no sort. :func:`grouped_layout` lays the grouped rows out
 as blocks (:func:`skrank._engine.layout._pack`), at once or, with ``lazy``, a
 group of high digits at a time as the blocks are read
-(:class:`_StagedBlocks`).
+(:class:`_StagedBlocks`). Given several threads, the first phase moves
+parts of the rows side by side and the lazy blocks of the next group of
+digits are built while those of a group are read; the layout is the same.
 """
 
 from __future__ import annotations
