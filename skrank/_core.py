@@ -25,6 +25,7 @@ from ._engine import (
     slices,
 )
 from ._threads import map_in_order
+from ._threads import threads as thread_limit
 from ._trec_gains import trec_nan
 from ._validation import (
     InvalidParameterError,
@@ -159,7 +160,9 @@ def prepare(
         raise _shape_error(caller, y, s)
     _check_nonnegative(caller, y, nonnegative)
     q = check_qid(qid, y.shape[0], caller)
-    layout = grouped_layout(y, s, q, compact_relevance=True, lazy=True)
+    layout = grouped_layout(
+        y, s, q, compact_relevance=True, lazy=True, threads=thread_limit()
+    )
     if layout.n_queries == y.shape[0] > 1:
         warnings.warn(
             f"Every query given to {caller} holds a single row ({y.shape[0]} "

@@ -9,7 +9,9 @@ the rest (:mod:`skrank._engine._placing`; :func:`stage_by_code`,
 contiguous need no sort. :func:`grouped_layout` lays the grouped rows out
 as blocks (:func:`skrank._engine.layout._pack`), at once or, with ``lazy``, a
 group of high digits at a time as the blocks are read
-(:class:`_StagedBlocks`).
+(:class:`_StagedBlocks`). Given several threads, the first phase moves
+parts of the rows side by side and the lazy blocks of the next group of
+digits are built while those of a group are read; the layout is the same.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import mmap
 import sys
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -225,6 +228,34 @@ _ONE_PASS_CODES = 16
 _DIGIT_ROWS = 1 << 14
 _MAX_DIGITS = 256
 _SKEW = 64
+# The first phase is split over threads from this many rows on.
+_SPLIT_ROWS = 1 << 18
+
+
+def _parts(n: int, n_parts: int) -> list:
+    """``(start, stop)`` of ``n_parts`` parts of nearly equal size of ``n``
+    rows (never more parts than rows, one at least)."""
+    n_parts = int(n_parts)
+    if n_parts < 1:
+        raise ValueError(f"stage_by_code: n_parts must be >= 1; got {n_parts}")
+    n_parts = max(1, min(n_parts, n))
+    cuts = [n * t // n_parts for t in range(n_parts + 1)]
+    return list(zip(cuts[:-1], cuts[1:], strict=True))
+
+
+def _side_by_side(func, n: int) -> list:
+    """``[func(0), ..., func(n - 1)]``, on ``n`` threads when ``n > 1`` (the
+    kernels release the GIL)."""
+    if n <= 1:
+        return [func(t) for t in range(n)]
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        return list(pool.map(func, range(n)))
+
+
+def _split(n: int, threads: int) -> int:
+    """The parts the first phase of ``n`` rows is split into on ``threads``
+    threads: one per thread from ``_SPLIT_ROWS`` rows on, else one."""
+    return max(1, int(threads)) if n >= _SPLIT_ROWS else 1
 
 
 @dataclass
@@ -339,7 +370,14 @@ def _codes(codes, caller: str) -> np.ndarray:
 
 
 def stage_by_code(
-    codes, lo, n_codes, columns, compact=False, digit_rows=None, tags=False
+    codes,
+    lo,
+    n_codes,
+    columns,
+    compact=False,
+    digit_rows=None,
+    tags=False,
+    n_parts=1,
 ):
     """The first phase of :func:`group_by_code`: a :class:`Staged`.
 
@@ -349,7 +387,11 @@ def stage_by_code(
     (and ``compact``), grades and low digits are written together, as one
     tag per row (one stream of writes less in the first phase, the one that
     costs most): the rows are then for :meth:`Staged.place`, not
-    :meth:`Staged.settle`. Raises ValueError when a code is out of range.
+    :meth:`Staged.settle`. The rows are split into ``n_parts`` parts of
+    consecutive rows, counted and moved side by side on as many threads:
+    each part's rows of a digit go after those of the parts before it, so
+    the result does not depend on the parts. Raises ValueError when a code
+    is out of range or ``n_parts`` is below 1.
     """
     codes = _codes(codes, "stage_by_code")
     n = codes.shape[0]
@@ -390,15 +432,27 @@ def stage_by_code(
         shift = max(1, (n_codes - 1).bit_length() - (digits - 1).bit_length())
         skew = _SKEW
     n_digits = ((n_codes - 1) >> shift) + 1
-    # 1. the rows of each high digit (of each code in one phase): the rows
-    # of each code are then counted as they move (a pass over the codes
-    # less; a few counters of digits stay in the fastest cache)
-    by_digit = np.empty(n_digits, dtype=np.int64)
-    if not _grouping.count_codes(codes, lo, shift, n_codes, by_digit):
+    # the rows split in parts moved side by side, each part's rows of a
+    # digit after those of the parts before it (so rows keep their order)
+    parts = _parts(n, n_parts)
+    # 1. the rows of each high digit (of each code in one phase), part by
+    # part: the rows of each code are then counted as they move (a pass
+    # over the codes less; a few counters of digits stay in the fastest
+    # cache)
+    part_digits = np.empty((len(parts), n_digits), dtype=np.int64)
+
+    def count(t):
+        a, b = parts[t]
+        return _grouping.count_codes(codes[a:b], lo, shift, n_codes, part_digits[t])
+
+    if not all(_side_by_side(count, len(parts))):
         raise ValueError("group_by_code: a code is out of range")
+    by_digit = part_digits.sum(axis=0)
     # the rows of each code, counted as they move (every code of the last
-    # digit, present or not, has a counter)
-    code_counts = np.zeros(n_digits << shift, dtype=np.int64) if shift else None
+    # digit, present or not, has a counter; one set of counters a part)
+    part_counts = (
+        np.zeros((len(parts), n_digits << shift), dtype=np.int64) if shift else None
+    )
     bounds = np.zeros(n_digits + 1, dtype=np.int64)
     np.cumsum(by_digit, out=bounds[1:])
     span = n + n_digits * skew
@@ -413,19 +467,25 @@ def stage_by_code(
     sizes = [t.itemsize for t in types]
     outputs = [empty(span, t) for t in types]
     low = empty(span, low_type) if shift and not tags else None
-    starts = bounds[:-1] + np.arange(n_digits, dtype=np.int64) * skew
+    # where each part's rows of each digit start
+    part_starts = np.cumsum(part_digits, axis=0) - part_digits
+    part_starts += bounds[:-1] + np.arange(n_digits, dtype=np.int64) * skew
     # placeholders of the arguments a move does without
     no_low, no_counts = np.zeros(1, np.uint8), np.zeros(1, np.int64)
 
-    def move(columns, outputs, convert, low, counts=None):
-        """Columns to their digits; whether relevance held grades."""
+    def move_part(t, columns, outputs, convert, low, counts):
+        """The rows of part ``t`` of columns to their digits; whether
+        relevance held grades."""
+        a, b = parts[t]
+        part_codes = codes[a:b]
+        columns = [c[a:b] for c in columns]
         grades = True
         pair = len(columns) >= 2 and (convert or columns[0].dtype.itemsize == 8)
         pair = pair and columns[1].dtype.itemsize in (4, 8)
         rest = list(zip(columns, outputs, strict=True))
         if pair:
             (y, y_out), (s, s_out), *rest = rest
-            args = (codes, lo, shift, starts.copy())
+            args = (part_codes, lo, shift, part_starts[t].copy())
             s, s_out = _items(s), _items(s_out)
             if convert and y_out.dtype.itemsize in (2, 4):  # tags
                 return _grouping.move_tags(*args, y, s, y_out, s_out, counts)
@@ -441,17 +501,35 @@ def stage_by_code(
                 counts is not None,
             )
         elif counts is not None:
-            _grouping.count_by_code(codes, lo, shift, n_digits, counts)
+            _grouping.count_by_code(part_codes, lo, shift, n_digits, counts)
         for column, out in rest:
             _grouping.move_column(
-                codes, lo, shift, starts.copy(), _items(column), _items(out)
+                part_codes,
+                lo,
+                shift,
+                part_starts[t].copy(),
+                _items(column),
+                _items(out),
             )
         if not pair and low is not None:
-            _grouping.move_low_digits(codes, lo, shift, starts.copy(), low)
+            _grouping.move_low_digits(part_codes, lo, shift, part_starts[t].copy(), low)
         return grades
 
-    grades = move(columns, outputs, compact, low, code_counts)
-    counts = by_digit if code_counts is None else code_counts[:n_codes]
+    def move(columns, outputs, convert, low, counts=None):
+        """Columns to their digits, the parts side by side; whether
+        relevance held grades."""
+
+        def one(t):
+            part = None if counts is None else counts[t]
+            return move_part(t, columns, outputs, convert, low, part)
+
+        return all(_side_by_side(one, len(parts)))
+
+    grades = move(columns, outputs, compact, low, part_counts)
+    if part_counts is None:
+        counts = by_digit
+    else:
+        counts = part_counts[:, :n_codes].sum(axis=0)
     if not grades and compact:
         # not grades: relevance moved again, as it is (with the low digits
         # apart, if they were in tags)
@@ -463,7 +541,7 @@ def stage_by_code(
     return Staged(counts, bounds, shift, skew, outputs, sizes, low)
 
 
-def group_by_code(codes, lo, n_codes, columns, compact=False):
+def group_by_code(codes, lo, n_codes, columns, compact=False, threads=1):
     """The rows of ``columns`` grouped by code.
 
     ``codes`` are integers (any width and byte order) or booleans with
@@ -476,9 +554,10 @@ def group_by_code(codes, lo, n_codes, columns, compact=False):
     native byte order); any other column (Python objects, wider items)
     through the rows' order. With ``compact``, the first column (float64,
     beside a column of 8-byte items) comes back as uint8 when every value
-    is an integer in 0 .. 255 (graded relevance), else as it is. Raises
-    ValueError when a code is out of range, TypeError when the codes are
-    not integers.
+    is an integer in 0 .. 255 (graded relevance), else as it is. The
+    rows are moved on up to ``threads`` threads (see :func:`stage_by_code`;
+    the result is the same). Raises ValueError when a code is out of range,
+    TypeError when the codes are not integers.
     """
     codes = _codes(codes, "group_by_code")
     columns = [np.asarray(c) for c in columns]
@@ -489,7 +568,8 @@ def group_by_code(codes, lo, n_codes, columns, compact=False):
         moved.append(np.arange(codes.shape[0], dtype=np.intp))
     # relevance as bytes only in its own place, beside the scores
     compact = compact and not {0, 1} & set(odd)
-    staged = stage_by_code(codes, lo, n_codes, moved, compact)
+    n_parts = _split(codes.shape[0], threads)
+    staged = stage_by_code(codes, lo, n_codes, moved, compact, n_parts=n_parts)
     outputs = staged.settle()
     if odd:
         order = outputs.pop()
@@ -529,6 +609,7 @@ def grouped_layout(
     unassessed=None,
     compact_relevance=False,
     lazy=False,
+    threads=1,
 ) -> Layout:
     """Blocks for the grouped (learning-to-rank) layout.
 
@@ -547,6 +628,10 @@ def grouped_layout(
     ``blocks`` (then an iterable, not a list) are read: each block is built
     from rows just moved, still in cache, into memory reused block after
     block (:func:`stage_by_code`); reading them again moves them again.
+
+    Rows that must be moved are moved by the high digit of their code on up
+    to ``threads`` threads (:func:`stage_by_code`); the layout does not
+    depend on their number.
     """
     n = y.shape[0]
     order = None
@@ -590,12 +675,18 @@ def grouped_layout(
         staged = None
         if lazy and len(columns) == 2 and y.dtype == np.float64 and _paired(s):
             staged = stage_by_code(
-                codes, lo, n_codes, columns, compact_relevance, tags=True
+                codes,
+                lo,
+                n_codes,
+                columns,
+                compact_relevance,
+                tags=True,
+                n_parts=_split(n, threads),
             )
             counts = staged.counts
         else:
             counts, grouped = group_by_code(
-                codes, lo, n_codes, columns, compact_relevance
+                codes, lo, n_codes, columns, compact_relevance, threads
             )
         del codes  # coded again if asked for, so as not to hold it
         if span is not None:
@@ -616,7 +707,8 @@ def grouped_layout(
 
         n_queries = uniques.shape[0]
         if staged is not None:
-            return Layout(n_queries, _StagedBlocks(staged), uniques, row_codes)
+            blocks = _StagedBlocks(staged, threads=threads)
+            return Layout(n_queries, blocks, uniques, row_codes)
 
     if grouped is not None:
         y, s, *rest = grouped
@@ -646,11 +738,14 @@ class _StagedBlocks:
     default :data:`~skrank._engine.SLICE_VALUES`) each time they are
     iterated: their rows moved to their queries' places, then laid out as
     :func:`~skrank._engine.layout._pack` does, with the queries' numbers in the
-    whole layout."""
+    whole layout. With ``threads > 1``, the blocks of the next group of
+    digits are built on another thread while those of a group are read
+    (the same blocks, in the same order)."""
 
-    def __init__(self, staged, size=None):
+    def __init__(self, staged, size=None, threads=1):
         self.staged = staged
         self.size = SLICE_VALUES if size is None else size
+        self.threads = int(threads)
         self._groups = None
 
     def groups(self):
@@ -677,19 +772,35 @@ class _StagedBlocks:
             self._groups = [(*g, q) for g, q in zip(groups, query, strict=True)]
         return self._groups
 
+    def _build(self, group) -> list:
+        """The blocks of one group of digits (see :meth:`groups`)."""
+        first, stop, c0, c1, query = group
+        y, s = self.staged.place(first, stop)
+        lengths = self.staged.counts[c0:c1]
+        width = int(lengths.max())
+        if y.shape[0] == width * (c1 - c0):
+            # every code of the group present, all of one length: the rows
+            # are the block
+            m = c1 - c0
+            rows = np.arange(query, query + m)
+            return [Block(rows=rows, y=y.reshape(m, width), s=s.reshape(m, width))]
+        blocks = _pack(lengths[np.flatnonzero(lengths)], y, s, None)
+        for block in blocks:
+            block.rows = block.rows + query
+        return blocks
+
     def __iter__(self):
-        counts = self.staged.counts
-        for first, stop, c0, c1, query in self.groups():
-            y, s = self.staged.place(first, stop)
-            lengths = counts[c0:c1]
-            width = int(lengths.max())
-            if y.shape[0] == width * (c1 - c0):
-                # every code of the group present, all of one length: the
-                # rows are the block
-                m = c1 - c0
-                rows = np.arange(query, query + m)
-                yield Block(rows=rows, y=y.reshape(m, width), s=s.reshape(m, width))
-                continue
-            for block in _pack(lengths[np.flatnonzero(lengths)], y, s, None):
-                block.rows = block.rows + query
-                yield block
+        groups = self.groups()
+        if self.threads <= 1 or len(groups) < 2:
+            for group in groups:
+                yield from self._build(group)
+            return
+        # one group built ahead, on another thread (the kernels and numpy
+        # release the GIL)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            ahead = pool.submit(self._build, groups[0])
+            for group in groups[1:]:
+                blocks = ahead.result()
+                ahead = pool.submit(self._build, group)
+                yield from blocks
+            yield from ahead.result()

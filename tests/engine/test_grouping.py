@@ -292,3 +292,111 @@ def test_split_in_head_proves_queries_are_not_contiguous():
     assert not split_in_head(late, head=64)
     layout = grouped_layout(np.ones(late.shape[0]), np.zeros(late.shape[0]), late)
     assert layout.n_queries == 100
+
+
+# --------------------------------------------------------------------------
+# The first phase split in parts, the blocks built ahead on another thread
+# --------------------------------------------------------------------------
+
+
+def test_parts_cover_the_rows_in_order():
+    from skrank._engine.grouping import _parts
+
+    # by hand: 10 rows in 3 parts, never more parts than rows, one at least
+    assert _parts(10, 3) == [(0, 3), (3, 6), (6, 10)]
+    assert _parts(2, 5) == [(0, 1), (1, 2)]
+    assert _parts(0, 4) == [(0, 0)]
+    with pytest.raises(ValueError, match="n_parts must be >= 1; got 0"):
+        _parts(10, 0)
+
+
+@pytest.mark.parametrize("n_parts", [1, 2, 3, 7])
+@pytest.mark.parametrize(
+    "grades, n_codes, compact, tags",
+    [
+        (True, 5, False, False),  # one phase
+        (True, 3000, True, True),  # tags: grades and low digits together
+        (True, 3000, True, False),  # grades and low digits apart
+        (False, 3000, True, True),  # not grades: relevance moved again
+        (False, 70_000, False, False),  # low digits of 32 bits
+    ],
+    ids=["one-phase", "tags", "grades", "not-grades", "wide"],
+)
+def test_stage_by_code_in_parts_is_a_stable_sort(
+    n_parts, grades, n_codes, compact, tags
+):
+    """Rows moved in parts, side by side, give what one part gives: the
+    stable sort by code (numpy's stable argsort), whatever the parts."""
+    from skrank._engine.grouping import stage_by_code
+
+    rng = np.random.default_rng(n_parts)
+    n = 5000
+    codes = rng.integers(0, n_codes, n)
+    y = rng.integers(0, 5, n).astype(np.float64)
+    if not grades:
+        y[rng.integers(0, n, 3)] = 0.5
+    s = rng.random(n)
+    order = np.argsort(codes, kind="stable")
+    staged = stage_by_code(
+        codes, 0, n_codes, [y, s], compact, 200, tags=tags, n_parts=n_parts
+    )
+    np.testing.assert_array_equal(staged.counts, np.bincount(codes, minlength=n_codes))
+    got_y, got_s = staged.place(0, staged.n_digits) if staged.tags else staged.settle()
+    np.testing.assert_array_equal(got_y.astype(np.float64), y[order])
+    np.testing.assert_array_equal(got_s, s[order])
+
+
+def test_stage_by_code_in_parts_refuses_a_code_out_of_range():
+    from skrank._engine.grouping import stage_by_code
+
+    codes = np.arange(10) % 4
+    codes[8] = 4  # code 4 of 4, in the last of 3 parts
+    with pytest.raises(ValueError, match="a code is out of range"):
+        stage_by_code(codes, 0, 4, [np.zeros(10)], n_parts=3)
+    with pytest.raises(ValueError, match="n_parts must be >= 1; got 0"):
+        stage_by_code(codes % 4, 0, 4, [np.zeros(10)], n_parts=0)
+
+
+@pytest.mark.parametrize("lengths", [[100] * 300, [1, 3, 40, 2, 7, 7, 300] * 40])
+def test_grouped_layout_on_threads_gives_the_same_blocks(monkeypatch, lengths):
+    """Rows moved in parts on two threads and blocks built ahead on another
+    thread: the blocks of one thread, in the same order (small parts and
+    groups, so that there are several of each)."""
+    from skrank._engine import grouping
+
+    monkeypatch.setattr(grouping, "_SPLIT_ROWS", 64)
+    monkeypatch.setattr(grouping, "_DIGIT_ROWS", 1000)
+    y, s, qid, _ = _ragged(3, lengths)
+    one = grouping.grouped_layout(y, s, qid, compact_relevance=True, lazy=True)
+    two = grouping.grouped_layout(
+        y, s, qid, compact_relevance=True, lazy=True, threads=2
+    )
+    for layout in (one, two):
+        layout.blocks.size = 2000
+    want, got = list(one.blocks), list(two.blocks)
+    assert len(want) == len(got) > 4
+    for a, b in zip(want, got, strict=True):
+        np.testing.assert_array_equal(a.rows, b.rows)
+        np.testing.assert_array_equal(a.y, b.y)
+        np.testing.assert_array_equal(a.s, b.s)
+        if a.n_items is None:
+            assert b.n_items is None
+        else:
+            np.testing.assert_array_equal(a.n_items, b.n_items)
+    np.testing.assert_array_equal(two.qid_values, np.unique(qid))
+    # and the one-thread blocks are the queries' rows in input order
+    judged = np.ones(y.shape[0], dtype=bool)
+    blocks = [grouping.Block(**{**vars(b), "judged": None}) for b in want]
+    for block in blocks:
+        if block.n_items is None:
+            block.judged = np.ones(block.y.shape, dtype=bool)
+        else:
+            width = block.y.shape[1]
+            block.judged = np.arange(width)[None, :] < block.n_items[:, None]
+    _check_layout(
+        grouping.Layout(one.n_queries, blocks, one.qid_values, one.row_codes),
+        y,
+        s,
+        qid,
+        judged,
+    )
