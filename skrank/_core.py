@@ -270,7 +270,7 @@ def compute(
     ties: str = "average",
     average="mean",
     replace_undefined_by=0.0,
-    threads: int = 1,
+    threads: int | None = None,
     secondary=None,
     nonpositive="ordinary",
     tool_sums=None,
@@ -279,9 +279,11 @@ def compute(
 
     ``specs`` are :class:`~skrank.names.MetricSpec` objects. Returns a
     list of floats (``average="mean"``) or of per-query arrays. The layout's
-    blocks may be any iterable (built lazily, one at a time); with
-    ``threads > 1`` that many are ranked at once (numpy releases the GIL in
-    its loops). ``secondary`` is the tie key of ``ties="trec_eval"`` (see
+    blocks may be any iterable (built lazily, one at a time); their row
+    slices are ranked on up to ``threads`` threads at once (None: the
+    current limit, :func:`~skrank._threads.threads`; numpy and the kernels
+    release the GIL in their loops), an input of one slice on the calling
+    thread. ``secondary`` is the tie key of ``ties="trec_eval"`` (see
     :func:`~skrank._engine.rank`). With ``nonpositive="not_retrieved"`` the
     items scored ``<= 0`` are never hits, their relevance still counting in
     R and the ideal DCG (see :func:`~skrank._engine.not_retrieved`); a
@@ -294,6 +296,8 @@ def compute(
     is checked on every block, once per input (``prepared.bounds_checked``).
     """
     layout = prepared.layout
+    if threads is None:
+        threads = thread_limit()
     need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
     depth = None if need_full else max(spec.k for spec in specs)
     bounds = [

@@ -520,7 +520,10 @@ def register_metric(
     the registering module is imported: send ``get_metric(name)`` or a
     scorer instead, which carry the declaration.
     The function is called once per block of queries with every query of
-    the block; it never needs to loop over queries.
+    the block; it never needs to loop over queries. The blocks of a large
+    input are computed on up to two threads at once (see
+    ``SKRANK_NUM_THREADS``), so the function must not change state that
+    other calls read.
 
     Examples
     --------

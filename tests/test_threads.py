@@ -91,3 +91,68 @@ def test_a_bad_limit_in_the_environment_does_not_stop_the_command_line():
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr
     assert "RuntimeWarning: SKRANK_NUM_THREADS must be a positive integer" in run.stderr
+
+
+def _many_slices(n_queries=300, n_items=1000, seed=0):
+    """Dense ties and graded labels spanning several of the engine's row
+    slices (SLICE_VALUES values each)."""
+    import numpy as np
+
+    from skrank._engine.layout import SLICE_VALUES
+
+    assert n_queries * n_items > 2 * SLICE_VALUES
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 4, (n_queries, n_items)).astype(float)
+    s = np.round(y + rng.normal(0.0, 2.0, y.shape), 1)
+    return y, s
+
+
+def test_arrays_of_several_slices_are_ranked_on_the_threads():
+    """The blocks of an array input go to the thread limit: a registered
+    metric sees the calls of more than one thread with two threads and of
+    the calling thread alone with one, and the values are the same to the
+    last bit (each slice is computed as it would be alone)."""
+    import threading
+
+    import numpy as np
+
+    import skrank
+
+    y, s = _many_slices()
+    seen = set()
+
+    def top_relevance(ranked, k):
+        seen.add(threading.get_ident())
+        return ranked.relevance[:, 0] / 3.0
+
+    skrank.register_metric(top_relevance, "top_relevance_threads", cutoff=False)
+    try:
+        metrics = ["ndcg@10", "map", "P@5", "top_relevance_threads"]
+        with _threads.use_threads(1):
+            one = skrank.evaluate(y, s, metrics, ties="first", average=None)
+        assert seen == {threading.get_ident()}
+        seen.clear()
+        with _threads.use_threads(2):
+            two = skrank.evaluate(y, s, metrics, ties="first", average=None)
+        if _threads.threads() >= 2:
+            assert len(seen) >= 2
+        for name in metrics:
+            np.testing.assert_array_equal(one[name], two[name])
+    finally:
+        skrank.unregister_metric("top_relevance_threads")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_score_functions_on_threads_equal_scikit_learn(threads):
+    """ndcg_score of an input of several slices, tie-averaged, under one
+    thread and two: scikit-learn's own tie-averaged ndcg_score (its loop
+    over rows) gives the same value."""
+    import numpy as np
+    import sklearn.metrics
+
+    import skrank
+
+    y, s = _many_slices(n_queries=280, n_items=1000, seed=1)
+    with _threads.use_threads(threads):
+        got = skrank.ndcg_score(y, s, k=10)
+    np.testing.assert_allclose(got, sklearn.metrics.ndcg_score(y, s, k=10), rtol=1e-12)
