@@ -31,7 +31,7 @@ cimport numpy as cnp
 from cpython.object cimport PyObject
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
-from libc.string cimport memchr, memcmp, memcpy, memset
+from libc.string cimport memchr, memcmp, memcpy, memmove, memset
 
 from ._bytes cimport _hash40, _number
 
@@ -299,6 +299,24 @@ def doc_matrix(
                 memset(dst + ln, 0, width - ln)
             dst += width
     return m_a
+
+
+def widen_rows(unsigned char[::1] buf, Py_ssize_t n, Py_ssize_t width, Py_ssize_t new_width):
+    """Lay the first ``n`` rows of a zero-padded ``(rows, width)`` matrix
+    held at the start of ``buf`` out ``new_width`` bytes wide, in place:
+    the rows move towards the end of ``buf``, the last first (so that no
+    row is overwritten before it has moved), each zero-padded to its new
+    width. ``buf`` must hold ``n * new_width`` bytes."""
+    if width < 1 or new_width < width or n < 0 or (n and new_width > buf.shape[0] // n):
+        raise ValueError(f"widen_rows: need 1 <= width <= new_width and n * new_width <= {buf.shape[0]}; got n={n}, width={width}, new_width={new_width}.")
+    if n == 0 or new_width == width:
+        return
+    cdef unsigned char *p = &buf[0]
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(n - 1, -1, -1):
+            memmove(p + i * new_width, p + i * width, width)
+            memset(p + i * new_width + width, 0, new_width - width)
 
 
 def gather(
