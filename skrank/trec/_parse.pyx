@@ -33,7 +33,7 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memchr, memcmp, memcpy, memmove, memset
 
-from ._bytes cimport _hash40, _number
+from ._bytes cimport _hash40, _number, _word
 
 cnp.import_array()
 
@@ -46,6 +46,31 @@ cdef enum:
     NO_ERROR = 0
     CONTROL = 1
     FIELDS = 2
+
+
+cdef inline Py_ssize_t _token_end(
+    const unsigned char *p, Py_ssize_t pos, Py_ssize_t size
+) noexcept nogil:
+    """The position of the first byte up to 32 (a separator, a line end or
+    a control byte) at or after ``pos`` in the ``size`` bytes at ``p``
+    (there is one: the chunk ends with a newline). Eight bytes are tested
+    at a time while eight remain: ``(w - 0x21...21) & ~w & 0x80...80``
+    flags the bytes below 33 of the little-endian word ``w``, the lowest
+    flag exactly (a borrow only runs upwards from a flagged byte), and the
+    multiplication by ``0x0001020304050607`` turns its bit into its byte's
+    index."""
+    cdef uint64_t m
+    while True:
+        if pos + 8 <= size:
+            m = _word(p + pos, 8)
+            m = (m - 0x2121212121212121ULL) & ~m & 0x8080808080808080ULL
+            if m == 0:
+                pos += 8
+                continue
+            return pos + <Py_ssize_t>((((m & (~m + 1)) >> 7) * 0x0001020304050607ULL) >> 56)
+        if p[pos] <= 32:
+            return pos
+        pos += 1
 
 
 def tokenize(
@@ -83,6 +108,7 @@ def tokenize(
     if ncols < 1 or ncols > 8 or value_col < 0 or value_col >= ncols:
         raise ValueError(f"tokenize: ncols must be in [1, 8] and value_col in [0, ncols); got {ncols} and {value_col}.")
     cdef const unsigned char *p = &b[0]
+    cdef Py_ssize_t size = b.shape[0]
     cdef Py_ssize_t n_lines = 0, at
     with nogil:
         # the lines, which bound the data lines: every row is sized by them
@@ -151,8 +177,7 @@ def tokenize(
                         pos += 1
                         continue
                     tok_start = pos
-                    while p[pos] > 32:
-                        pos += 1
+                    pos = _token_end(p, pos, size)
                     tok_len = pos - tok_start
                     if n_tok == 0:
                         first = p[tok_start]

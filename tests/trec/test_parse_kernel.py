@@ -298,6 +298,40 @@ def _small_chunks(chunks):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("padded", [True, False])
+@pytest.mark.parametrize("inner", [b"!", b"~", b"\xc3", b"\xff"])
+def test_token_ends_of_every_length(padded, inner):
+    # ids of 1 to 40 bytes up to a space, a tab, a vertical tab, a form feed
+    # or the line end, in a chunk with and without the reader's padding
+    # (the last tokens then end within eight bytes of the buffer's end);
+    # expected: bytes.split, which splits at the same whitespace bytes
+    for length in range(1, 41):
+        docno = b"D" + inner * (length - 1)
+        lines = b"".join(
+            b"q%d%bQ0%b%b%b%d 1.5 r\n" % (i, sep, sep, docno, sep, i)
+            for i, sep in enumerate([b" ", b"\t", b"\x0b", b"\x0c"])
+        )
+        lines += b"q9 Q0 r0 1 2 " + docno + b"\n"
+        if padded:
+            b, n = _chunk_array(lines)
+        else:
+            b, n = np.frombuffer(b"\n" + lines, dtype=np.uint8), len(lines)
+        t = _parse.tokenize(b, n, 6, False, 4, False)
+        assert t["error"] == 0 and t["rows"] == 5
+        want = [line.split()[2] for line in lines.splitlines()]
+        got = [
+            bytes(b[s : s + ln])
+            for s, ln in zip(
+                t["doc_start"].tolist(), t["doc_len"].tolist(), strict=True
+            )
+        ]
+        assert got == want
+        name = t["name_start"], t["name_len"]
+        assert bytes(b[name[0] : name[0] + name[1]]) == b"r"
+        last = lines.splitlines()[-1]
+        assert bytes(b[n - len(docno) : n]) == last.split()[5] == docno
+
+
 def test_kernel_checks_its_arguments():
     b, n = _chunk_array(b"q1 Q0 d1 1 2.5 run\n")
     with pytest.raises(ValueError, match="n must be in"):
