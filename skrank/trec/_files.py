@@ -33,6 +33,10 @@ from ._tables import _finish_table, _id_array, _Lines
 # TREC files
 # --------------------------------------------------------------------------
 
+#: bytes by which the ids of later chunks may outgrow the matrix's width
+#: without a new matrix (see :func:`_id_matrix`)
+_ROOM = 8
+
 
 def _fresh(dtype, rows, width=None):
     """An uninitialised buffer of ``rows`` items (rows of ``width`` items),
@@ -44,16 +48,32 @@ def _fresh(dtype, rows, width=None):
     return buf if width is None else buf.reshape(rows, width)
 
 
-def _grown(buf, n, capacity, width=None):
-    """A fresh buffer of ``capacity`` rows (of ``width`` bytes) holding the
-    first ``n`` rows of ``buf`` (zero-padded when wider)."""
-    out = _fresh(buf.dtype, capacity, width)
-    if width is None:
-        out[:n] = buf[:n]
-    else:
-        out[:n, : buf.shape[1]] = buf[:n]
-        out[:n, buf.shape[1] :] = 0
+def _grown(buf, n, capacity):
+    """A fresh buffer of ``capacity`` items holding the first ``n`` items of
+    ``buf``."""
+    out = _fresh(buf.dtype, capacity)
+    out[:n] = buf[:n]
     return out
+
+
+def _id_matrix(rows, width):
+    """``(buffer, matrix)``: a fresh zero-padded matrix of ``rows`` ids
+    ``width`` bytes wide at the start of a buffer of ``rows * (width +
+    _ROOM)`` bytes, so that ids up to ``_ROOM`` bytes longer are laid out in
+    place (:func:`._parse.widen_rows`). Only the bytes of the rows written
+    are touched: the room costs address space, not memory (tracemalloc,
+    which counts the whole buffer, sees it)."""
+    buf = _fresh(np.uint8, rows * (width + _ROOM))
+    return buf, buf[: rows * width].reshape(rows, width)
+
+
+def _grown_ids(matrix, n, rows, width):
+    """``(buffer, matrix)`` of :func:`_id_matrix` for ``rows`` ids ``width``
+    bytes wide holding the first ``n`` rows of ``matrix`` (zero-padded)."""
+    buf, out = _id_matrix(rows, width)
+    out[:n, : matrix.shape[1]] = matrix[:n]
+    out[:n, matrix.shape[1] :] = 0
+    return buf, out
 
 
 def _capacity(capacity, need, most=None):
@@ -94,6 +114,7 @@ class _Columns:
         self.doc_total = 0
         self.values = self.hashes = self.codes = None
         self.matrix = None  # (rows, width) uint8, or None
+        self.id_buf = None  # the buffer the matrix starts (see _id_matrix)
         self.packed = self.lengths = None  # the ragged layout
         self.n_bytes = 0
         self.chunks = []  # (first row, rows, heads) of each chunk with rows
@@ -188,11 +209,21 @@ class _Columns:
                 most = max(need, (2 * input_bytes + _SLACK) // max(width, 1))
                 if self.matrix is None:
                     rows = max(min(self.values.shape[0], most), 1)
-                    self.matrix = _fresh(np.uint8, max(rows, need), width)
+                    self.id_buf, self.matrix = _id_matrix(max(rows, need), width)
                 elif need > self.matrix.shape[0] or width > self.matrix.shape[1]:
                     self._wait_idle()
-                    rows = _capacity(self.matrix.shape[0], need, most)
-                    self.matrix = _grown(self.matrix, self.n, rows, width)
+                    rows = self.matrix.shape[0]
+                    if need <= rows and rows * width <= self.id_buf.shape[0]:
+                        # longer ids, the rows reserved: laid out in place
+                        _parse.widen_rows(
+                            self.id_buf, self.n, self.matrix.shape[1], width
+                        )
+                        self.matrix = self.id_buf[: rows * width].reshape(rows, width)
+                    else:
+                        rows = _capacity(rows, need, most)
+                        self.id_buf, self.matrix = _grown_ids(
+                            self.matrix, self.n, rows, width
+                        )
                 return
         if self.packed is None:
             self._wait_idle()
@@ -219,7 +250,7 @@ class _Columns:
             self.packed[: held.shape[0]] = held
             self.n_bytes = held.shape[0]
             self.lengths[: self.n] = np.count_nonzero(m, axis=1)
-            self.matrix = None
+            self.matrix = self.id_buf = None
 
     def ids(self) -> _Ids:
         if self.packed is None:

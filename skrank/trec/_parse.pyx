@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""The tokenizer of one chunk of a TREC qrels or run file.
+"""The tokenizer of one chunk of a TREC qrels or run file, and the other
+byte-level kernels of the readers.
 
 One pass over the chunk's bytes, without the GIL, finds the fields of every
 data line, checks the line (its number of fields, its control bytes), parses
@@ -17,38 +18,28 @@ exact double and dividing it by an exact power of ten rounds correctly, so
 that the value is the one Python's ``float`` gives. The other fields
 (exponents, more digits, words) are returned to the caller, which reads them
 with ``float`` (or as C's ``strtod``) and reports what is not a number.
+
+Also here: the rows of nested dicts read in one pass, and the line ends of
+a buffer being read. The word loads, the hash of an id and the number
+parser are the inline kernels of ``_bytes.pxd``; the hash tables of the
+rows' keys are :mod:`skrank.trec._keys`.
 """
 
 import numpy as np
 
 cimport numpy as cnp
 from cpython.object cimport PyObject
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
-from libc.string cimport memchr, memcmp, memcpy, memset
+from libc.string cimport memchr, memcmp, memcpy, memmove, memset
+
+from ._bytes cimport _hash40, _number, _word
 
 cnp.import_array()
-
-cdef extern from *:
-    """
-    static const double SKRANK_POW10[23] = {
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    """
-    const double SKRANK_POW10[23]
 
 cdef enum:
     NEWLINE = 10
     HASH = 35  # '#': a line whose first field starts with it is a comment
-    MAX_DIGITS = 15  # mantissas below 10**15 < 2**53 are exact doubles
-    NUMBER_BYTES = 24  # longer number fields are read by the caller
-
-# the constants of the 40-bit hash of ids (skrank.trec._io._hash40)
-cdef uint64_t M1 = 0x9E3779B97F4A7C15ULL
-cdef uint64_t M2 = 0xBF58476D1CE4E5B9ULL
-cdef uint64_t M3 = 0x94D049BB133111EBULL
-cdef uint64_t STEP = 2ULL * 0x9E3779B9ULL
-cdef uint64_t BASE = 0x2545F4914F6CDD1DULL
 
 # error codes
 cdef enum:
@@ -57,91 +48,29 @@ cdef enum:
     FIELDS = 2
 
 
-cdef extern from *:
-    """
-    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    #define SKRANK_LITTLE_ENDIAN 1
-    #else
-    #define SKRANK_LITTLE_ENDIAN 0
-    #endif
-    """
-    const int SKRANK_LITTLE_ENDIAN
-
-
-cdef inline uint64_t _word(const unsigned char *p, Py_ssize_t k) noexcept nogil:
-    """The ``k`` bytes at ``p`` (at most 8) as a little-endian word (a
-    whole word in one load where the machine is little-endian)."""
-    cdef uint64_t w = 0
-    cdef Py_ssize_t i
-    if k == 8 and SKRANK_LITTLE_ENDIAN:
-        memcpy(&w, p, 8)
-        return w
-    for i in range(k - 1, -1, -1):
-        w = (w << 8) | p[i]
-    return w
-
-
-cdef inline uint64_t _hash40(const unsigned char *p, Py_ssize_t n) noexcept nogil:
-    """The 40-bit hash of ``n`` bytes: the sum over their little-endian
-    zero-padded words ``w_j`` of ``mix(w_j * M1) * ((BASE + j * STEP) | 1)``,
-    mixed (splitmix64's finaliser), its 40 high bits."""
-    cdef uint64_t h = 0, part, w
-    cdef Py_ssize_t j = 0, k
-    while n > 0:
-        k = 8 if n >= 8 else n
-        w = _word(p, k)
-        part = w * M1
-        part ^= part >> 29
-        part *= (BASE + <uint64_t>j * STEP) | 1ULL
-        h += part
-        p += k
-        n -= k
-        j += 1
-    h ^= h >> 30
-    h *= M2
-    h ^= h >> 27
-    h *= M3
-    h ^= h >> 31
-    return h >> 24
-
-
-cdef inline bint _number(
-    const unsigned char *p, Py_ssize_t n, bint integral, double *out
+cdef inline Py_ssize_t _token_end(
+    const unsigned char *p, Py_ssize_t pos, Py_ssize_t size
 ) noexcept nogil:
-    """Parse a plain decimal number of at most 15 digits; False for anything
-    else (the caller then reads the field otherwise). ``integral``: no
-    decimal point allowed."""
-    cdef double mant = 0.0
-    cdef int n_dig = 0, n_frac = 0, n_dot = 0
-    cdef Py_ssize_t i = 0
-    cdef unsigned char c
-    cdef bint neg = False
-    if n > NUMBER_BYTES or n == 0:
-        return False
-    if p[0] == 45 or p[0] == 43:  # '-', '+'
-        neg = p[0] == 45
-        i = 1
-    while i < n:
-        c = p[i]
-        if 48 <= c <= 57:
-            n_dig += 1
-            if n_dig > MAX_DIGITS:
-                return False
-            mant = mant * 10.0 + (c - 48)
-            if n_dot:
-                n_frac += 1
-        elif c == 46:  # '.'
-            n_dot += 1
-            if n_dot > 1 or integral:
-                return False
-        else:
-            return False
-        i += 1
-    if n_dig == 0:
-        return False
-    mant = mant / SKRANK_POW10[n_frac]
-    out[0] = -mant if neg else mant
-    return True
+    """The position of the first byte up to 32 (a separator, a line end or
+    a control byte) at or after ``pos`` in the ``size`` bytes at ``p``
+    (there is one: the chunk ends with a newline). Eight bytes are tested
+    at a time while eight remain: ``(w - 0x21...21) & ~w & 0x80...80``
+    flags the bytes below 33 of the little-endian word ``w``, the lowest
+    flag exactly (a borrow only runs upwards from a flagged byte), and the
+    multiplication by ``0x0001020304050607`` turns its bit into its byte's
+    index."""
+    cdef uint64_t m
+    while True:
+        if pos + 8 <= size:
+            m = _word(p + pos, 8)
+            m = (m - 0x2121212121212121ULL) & ~m & 0x8080808080808080ULL
+            if m == 0:
+                pos += 8
+                continue
+            return pos + <Py_ssize_t>((((m & (~m + 1)) >> 7) * 0x0001020304050607ULL) >> 56)
+        if p[pos] <= 32:
+            return pos
+        pos += 1
 
 
 def tokenize(
@@ -179,6 +108,7 @@ def tokenize(
     if ncols < 1 or ncols > 8 or value_col < 0 or value_col >= ncols:
         raise ValueError(f"tokenize: ncols must be in [1, 8] and value_col in [0, ncols); got {ncols} and {value_col}.")
     cdef const unsigned char *p = &b[0]
+    cdef Py_ssize_t size = b.shape[0]
     cdef Py_ssize_t n_lines = 0, at
     with nogil:
         # the lines, which bound the data lines: every row is sized by them
@@ -247,8 +177,7 @@ def tokenize(
                         pos += 1
                         continue
                     tok_start = pos
-                    while p[pos] > 32:
-                        pos += 1
+                    pos = _token_end(p, pos, size)
                     tok_len = pos - tok_start
                     if n_tok == 0:
                         first = p[tok_start]
@@ -397,6 +326,24 @@ def doc_matrix(
     return m_a
 
 
+def widen_rows(unsigned char[::1] buf, Py_ssize_t n, Py_ssize_t width, Py_ssize_t new_width):
+    """Lay the first ``n`` rows of a zero-padded ``(rows, width)`` matrix
+    held at the start of ``buf`` out ``new_width`` bytes wide, in place:
+    the rows move towards the end of ``buf``, the last first (so that no
+    row is overwritten before it has moved), each zero-padded to its new
+    width. ``buf`` must hold ``n * new_width`` bytes."""
+    if width < 1 or new_width < width or n < 0 or (n and new_width > buf.shape[0] // n):
+        raise ValueError(f"widen_rows: need 1 <= width <= new_width and n * new_width <= {buf.shape[0]}; got n={n}, width={width}, new_width={new_width}.")
+    if n == 0 or new_width == width:
+        return
+    cdef unsigned char *p = &buf[0]
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(n - 1, -1, -1):
+            memmove(p + i * new_width, p + i * width, width)
+            memset(p + i * new_width + width, 0, new_width - width)
+
+
 def gather(
     const unsigned char[::1] b,
     const int64_t[::1] start,
@@ -528,159 +475,6 @@ def dict_columns(list inners, Py_ssize_t n_rows, bint integral):
 
 
 # --------------------------------------------------------------------------
-# Repeated keys
-# --------------------------------------------------------------------------
-
-
-def repeated_keys(const uint64_t[::1] keys, const int64_t[::1] bounds):
-    """The keys that occur more than once within a group of ``keys``: group
-    ``g`` is ``keys[bounds[g] : bounds[g + 1]]`` (``bounds`` from 0 to the
-    number of keys, never decreasing). Each group goes through a hash set of
-    its own, sized to it; the result may repeat a key (not sorted)."""
-    cdef Py_ssize_t n = keys.shape[0], n_groups = bounds.shape[0] - 1
-    cdef Py_ssize_t g, i, a, b, largest = 0, size, slot, n_found = 0
-    if n_groups < 0 or bounds[0] != 0 or bounds[n_groups] != n:
-        raise ValueError(f"repeated_keys: bounds must run from 0 to {n}; got {bounds.shape[0]} bounds.")
-    for g in range(n_groups):
-        if bounds[g + 1] < bounds[g]:
-            raise ValueError(f"repeated_keys: bounds must never decrease; bound {g + 1} is {bounds[g + 1]} after {bounds[g]}.")
-        if bounds[g + 1] - bounds[g] > largest:
-            largest = bounds[g + 1] - bounds[g]
-    cdef int bits = 1
-    while (<Py_ssize_t>1 << bits) < 2 * largest:
-        bits += 1
-    cdef cnp.ndarray[uint64_t, ndim=1] table_a = np.empty(<Py_ssize_t>1 << bits, dtype=np.uint64)
-    cdef cnp.ndarray[cnp.uint8_t, ndim=1] used_a = np.zeros(<Py_ssize_t>1 << bits, dtype=np.uint8)
-    cdef uint64_t[::1] table = table_a
-    cdef cnp.uint8_t[::1] used = used_a
-    cdef uint64_t *found = NULL
-    cdef uint64_t *grown
-    cdef Py_ssize_t cap = 0
-    cdef uint64_t key, mask
-    cdef int shift
-    cdef bint failed = False
-    with nogil:
-        for g in range(n_groups):
-            a = bounds[g]
-            b = bounds[g + 1]
-            if b - a < 2:
-                continue
-            shift = 1
-            while (<Py_ssize_t>1 << shift) < 2 * (b - a):
-                shift += 1
-            size = <Py_ssize_t>1 << shift
-            mask = <uint64_t>(size - 1)
-            memset(&used[0], 0, size)
-            for i in range(a, b):
-                key = keys[i]
-                slot = <Py_ssize_t>(((key * M1) >> (64 - shift)) & mask)
-                while used[slot]:
-                    if table[slot] == key:
-                        if n_found == cap:
-                            cap = 2 * cap + 64
-                            grown = <uint64_t *>realloc(found, cap * sizeof(uint64_t))
-                            if grown == NULL:
-                                failed = True
-                                break
-                            found = grown
-                        found[n_found] = key
-                        n_found += 1
-                        break
-                    slot = <Py_ssize_t>((slot + 1) & mask)
-                else:
-                    used[slot] = 1
-                    table[slot] = key
-                if failed:
-                    break
-            if failed:
-                break
-    try:
-        if failed:
-            raise MemoryError()
-        found_a = np.empty(n_found, dtype=np.uint64)
-        if n_found:
-            memcpy(cnp.PyArray_DATA(found_a), found, n_found * sizeof(uint64_t))
-    finally:
-        free(found)
-    return found_a
-
-
-# --------------------------------------------------------------------------
-# A hash table of sorted keys
-# --------------------------------------------------------------------------
-
-
-cdef inline int64_t _slot_of(
-    const uint64_t *slot_keys, const int32_t *slot_pos, uint64_t key, int shift, uint64_t mask
-) noexcept nogil:
-    """The position that a table's slots (open addressing from the slot
-    ``(key * M1) >> shift``) give ``key``, -1 where it is absent."""
-    cdef Py_ssize_t slot = <Py_ssize_t>((key * M1) >> shift)
-    cdef int64_t at
-    while True:
-        at = slot_pos[slot]
-        if at < 0 or slot_keys[slot] == key:
-            return at
-        slot = <Py_ssize_t>((slot + 1) & mask)
-
-
-def key_table(const uint64_t[::1] keys):
-    """A hash table of distinct ``keys`` (fewer than 2**31):
-    ``(slot_keys, slot_pos, shift)``, open addressing over a power of two of
-    slots at most three-quarters full, each slot holding a key and its
-    position in ``keys`` (int32; -1: empty): 16 to 24 bytes a key."""
-    cdef Py_ssize_t n = keys.shape[0], i, slot
-    if n >= 2**31:
-        raise ValueError(f"key_table: at most 2**31 - 1 keys; got {n}.")
-    cdef int bits = 4
-    while (<Py_ssize_t>1 << bits) < n + n // 3 + 1:
-        bits += 1
-    cdef Py_ssize_t size = <Py_ssize_t>1 << bits
-    cdef cnp.ndarray[uint64_t, ndim=1] tk_a = np.zeros(size, dtype=np.uint64)
-    cdef cnp.ndarray[int32_t, ndim=1] tp_a = np.full(size, -1, dtype=np.int32)
-    cdef uint64_t[::1] tk = tk_a
-    cdef int32_t[::1] tp = tp_a
-    cdef uint64_t mask = <uint64_t>(size - 1)
-    cdef int shift = 64 - bits
-    cdef bint repeated = False
-    with nogil:
-        for i in range(n):
-            slot = <Py_ssize_t>((keys[i] * M1) >> shift)
-            while tp[slot] >= 0:
-                if tk[slot] == keys[i]:
-                    repeated = True
-                    break
-                slot = <Py_ssize_t>((slot + 1) & mask)
-            if repeated:
-                break
-            tk[slot] = keys[i]
-            tp[slot] = <int32_t>i
-    if repeated:
-        raise ValueError("key_table: the keys must be distinct.")
-    return tk_a, tp_a, shift
-
-
-def probe(
-    const uint64_t[::1] slot_keys,
-    const int32_t[::1] slot_pos,
-    int shift,
-    const uint64_t[::1] keys,
-):
-    """The position of each of ``keys`` in the table of :func:`key_table`,
-    -1 where it is absent."""
-    cdef Py_ssize_t size = slot_keys.shape[0], n = keys.shape[0], i
-    if size < 2 or slot_pos.shape[0] != size or size & (size - 1) or shift < 1 or shift > 63 or (<Py_ssize_t>1 << (64 - shift)) != size:
-        raise ValueError(f"probe: slot_keys and slot_pos must have one power-of-two length 2**(64 - shift); got {size}, {slot_pos.shape[0]} and shift={shift}.")
-    cdef cnp.ndarray[int64_t, ndim=1] out_a = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] out = out_a
-    cdef uint64_t mask = <uint64_t>(size - 1)
-    with nogil:
-        for i in range(n):
-            out[i] = _slot_of(&slot_keys[0], &slot_pos[0], keys[i], shift, mask)
-    return out_a
-
-
-# --------------------------------------------------------------------------
 # Line ends of a buffer being read
 # --------------------------------------------------------------------------
 
@@ -734,91 +528,3 @@ def newlines(unsigned char[::1] b, Py_ssize_t lo, Py_ssize_t hi):
             out += 1
             i += 1
     return out
-
-
-# --------------------------------------------------------------------------
-# A hash table of sorted keys, one small table per query
-# --------------------------------------------------------------------------
-
-
-def group_table(const uint64_t[::1] keys, Py_ssize_t n_groups):
-    """A hash table of distinct sorted ``keys`` (fewer than 2**31) whose 24
-    high bits are a query code below ``n_groups``: one table per query,
-    end to end, so that the lookups of one query's documents stay in a
-    few kilobytes. ``(slot_keys, slot_pos, offsets, bits)``: query ``g``'s
-    slots are ``offsets[g] : offsets[g] + 2**bits[g]``, open addressing
-    at most three-quarters full, each slot holding a key and its position
-    in ``keys`` (int32; -1: empty)."""
-    cdef Py_ssize_t n = keys.shape[0], i, g, slot, total = 0, start
-    if n >= 2**31:
-        raise ValueError(f"group_table: at most 2**31 - 1 keys; got {n}.")
-    if n_groups < 0 or n_groups > (1 << 24):
-        raise ValueError(f"group_table: n_groups must be in [0, 2**24]; got {n_groups}.")
-    for i in range(n):
-        if (keys[i] >> 40) >= <uint64_t>n_groups or (i and keys[i] <= keys[i - 1]):
-            raise ValueError(f"group_table: the keys must be distinct, sorted and of queries below n_groups={n_groups}; key {i} is not.")
-    cdef cnp.ndarray[int64_t, ndim=1] off_a = np.zeros(n_groups + 1, dtype=np.int64)
-    cdef cnp.ndarray[cnp.uint8_t, ndim=1] bits_a = np.ones(max(n_groups, 1), dtype=np.uint8)
-    cdef int64_t[::1] off = off_a
-    cdef cnp.uint8_t[::1] bits = bits_a
-    cdef Py_ssize_t count
-    i = 0
-    for g in range(n_groups):
-        start = i
-        while i < n and (keys[i] >> 40) == <uint64_t>g:
-            i += 1
-        count = i - start
-        while (<Py_ssize_t>1 << bits[g]) < count + count // 3 + 1:
-            bits[g] += 1
-        off[g] = total
-        total += <Py_ssize_t>1 << bits[g]
-    off[n_groups] = total
-    cdef cnp.ndarray[uint64_t, ndim=1] tk_a = np.zeros(total, dtype=np.uint64)
-    cdef cnp.ndarray[int32_t, ndim=1] tp_a = np.full(total, -1, dtype=np.int32)
-    cdef uint64_t[::1] tk = tk_a
-    cdef int32_t[::1] tp = tp_a
-    cdef uint64_t mask
-    with nogil:
-        for i in range(n):
-            g = <Py_ssize_t>(keys[i] >> 40)
-            mask = (<uint64_t>1 << bits[g]) - 1
-            slot = <Py_ssize_t>((keys[i] * M1) >> (64 - bits[g]))
-            while tp[off[g] + slot] >= 0:
-                slot = <Py_ssize_t>((slot + 1) & mask)
-            tk[off[g] + slot] = keys[i]
-            tp[off[g] + slot] = <int32_t>i
-    return tk_a, tp_a, off_a, bits_a
-
-
-def group_probe(
-    const uint64_t[::1] slot_keys,
-    const int32_t[::1] slot_pos,
-    const int64_t[::1] offsets,
-    const cnp.uint8_t[::1] bits,
-    const uint64_t[::1] keys,
-):
-    """The position of each of ``keys`` in the table of
-    :func:`group_table`, -1 where it is absent (a key of a query beyond the
-    table's is absent)."""
-    cdef Py_ssize_t n_groups = offsets.shape[0] - 1, n = keys.shape[0], i, g
-    cdef Py_ssize_t size = slot_keys.shape[0]
-    if n_groups < 0 or slot_pos.shape[0] != size or offsets[n_groups] != size or bits.shape[0] < n_groups:
-        raise ValueError(f"group_probe: the table's arrays do not fit together ({size} slots, {slot_pos.shape[0]} positions, {offsets.shape[0]} offsets, {bits.shape[0]} sizes).")
-    cdef cnp.ndarray[int64_t, ndim=1] out_a = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] out = out_a
-    cdef uint64_t key
-    with nogil:
-        for i in range(n):
-            key = keys[i]
-            g = <Py_ssize_t>(key >> 40)
-            if g >= n_groups:
-                out[i] = -1
-                continue
-            out[i] = _slot_of(
-                &slot_keys[0] + offsets[g],
-                &slot_pos[0] + offsets[g],
-                key,
-                64 - bits[g],
-                (<uint64_t>1 << bits[g]) - 1,
-            )
-    return out_a

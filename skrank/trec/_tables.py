@@ -10,7 +10,7 @@ import numpy as np
 from .._engine import stable_group_order
 from .._frames import to_backend
 from .._validation import InvalidParameterError
-from . import _parse
+from . import _keys
 from ._ids import _decode, _fixed_ok
 from ._io import (
     _LOW40,
@@ -358,7 +358,7 @@ class _Table:
             bounds = np.searchsorted(
                 codes, np.arange(self.n_queries + 1, dtype=codes.dtype)
             )
-            found = _parse.repeated_keys(
+            found = _keys.repeated_keys(
                 np.ascontiguousarray(keys, dtype=np.uint64), bounds.astype(np.int64)
             )
             suspects = np.unique(found) if found.shape[0] else None
@@ -475,10 +475,10 @@ class _KeyIndex:
     """The distinct uint64 keys of a table, sorted, for lookups.
 
     Looked up in a hash table of the sorted keys, one probe a key: one
-    small table per query (:func:`._parse.group_table`) when the keys hold
+    small table per query (:func:`._keys.group_table`) when the keys hold
     ``n_groups`` query codes in their high bits, so that the lookups of a
     query's documents stay in a few kilobytes, else one table of all
-    (:func:`._parse.key_table`). ``duplicate`` tells whether two rows share
+    (:func:`._keys.key_table`). ``duplicate`` tells whether two rows share
     a key (the index is then searched with a binary search, which finds
     one of them).
     """
@@ -498,10 +498,10 @@ class _KeyIndex:
         if self.duplicate or self.sorted.shape[0] >= 2**31:
             self._table = None
         elif n_groups is not None:
-            self._table = _parse.group_table(self.sorted, n_groups)
+            self._table = _keys.group_table(self.sorted, n_groups)
             self._grouped = True
         else:
-            self._table = _parse.key_table(self.sorted)
+            self._table = _keys.key_table(self.sorted)
 
     def find(self, keys, ascending=False) -> np.ndarray:
         """The row of each key, -1 where it is absent (``ascending``: kept
@@ -520,7 +520,7 @@ class _KeyIndex:
             return np.full(keys.shape[0], -1, dtype=np.int64)
         if self._table is not None:
             keys = np.ascontiguousarray(keys, dtype=np.uint64)
-            probe = _parse.group_probe if self._grouped else _parse.probe
+            probe = _keys.group_probe if self._grouped else _keys.probe
             return probe(*self._table, keys)
         pos = np.searchsorted(self.sorted, keys)
         pos[pos == n] = 0

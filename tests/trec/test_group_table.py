@@ -1,11 +1,12 @@
-"""The per-query hash table of sorted keys (``_parse.group_table`` and
+"""The per-query hash table of sorted keys (``_keys.group_table`` and
 ``group_probe``) against a Python dict of the same keys, and the join that
 looks a run up in it against a join without hashing."""
 
 import numpy as np
 import pytest
 
-from skrank.trec import _parse, read_qrels, read_run
+from skrank.trec import _keys as tables
+from skrank.trec import read_qrels, read_run
 from skrank.trec._joined import _code_map, _exact_join, _join
 
 
@@ -22,22 +23,22 @@ def test_probe_finds_what_a_dict_finds(seed):
     codes = rng.integers(0, n_groups, 400)  # some queries have no key
     hashes = rng.integers(0, 1 << 40, 400)
     keys = np.unique(_keys(codes, hashes))
-    table = _parse.group_table(keys, n_groups)
+    table = tables.group_table(keys, n_groups)
     where = {int(k): i for i, k in enumerate(keys.tolist())}
     # the keys, keys of no query's table (codes up to n_groups + 2) and
     # absent hashes
     absent = _keys(rng.integers(0, n_groups + 3, 300), rng.integers(0, 1 << 40, 300))
     probes = np.concatenate([keys, absent, keys[::-1]])
-    got = _parse.group_probe(*table, probes)
+    got = tables.group_probe(*table, probes)
     assert got.tolist() == [where.get(int(k), -1) for k in probes.tolist()]
     # the same answers as the table of all keys
-    flat = _parse.probe(*_parse.key_table(keys), probes)
+    flat = tables.probe(*tables.key_table(keys), probes)
     assert got.tolist() == flat.tolist()
 
 
 def test_tables_are_small_powers_of_two():
     keys = _keys([0, 0, 0, 2], [5, 6, 7, 8])
-    slot_keys, slot_pos, offsets, bits = _parse.group_table(keys, 3)
+    slot_keys, slot_pos, offsets, bits = tables.group_table(keys, 3)
     # 3 keys: 4 + 1 = 5 slots at least, so 8; none: 2 (1 + 0 + 1); 1 key: 2
     assert offsets.tolist() == [0, 8, 10, 12]
     assert bits.tolist() == [3, 1, 1]
@@ -46,22 +47,22 @@ def test_tables_are_small_powers_of_two():
 
 def test_no_groups_and_no_keys():
     empty = np.zeros(0, dtype=np.uint64)
-    table = _parse.group_table(empty, 0)
-    assert _parse.group_probe(*table, _keys([0, 5], [1, 2])).tolist() == [-1, -1]
-    table = _parse.group_table(empty, 2)
-    assert _parse.group_probe(*table, _keys([1], [1])).tolist() == [-1]
+    table = tables.group_table(empty, 0)
+    assert tables.group_probe(*table, _keys([0, 5], [1, 2])).tolist() == [-1, -1]
+    table = tables.group_table(empty, 2)
+    assert tables.group_probe(*table, _keys([1], [1])).tolist() == [-1]
 
 
 def test_table_checks_its_keys():
     with pytest.raises(ValueError, match="n_groups=2; key 1 is not"):
-        _parse.group_table(_keys([0, 2], [1, 1]), 2)
+        tables.group_table(_keys([0, 2], [1, 1]), 2)
     with pytest.raises(ValueError, match="key 1 is not"):
-        _parse.group_table(_keys([0, 0], [3, 3]), 2)
+        tables.group_table(_keys([0, 0], [3, 3]), 2)
     with pytest.raises(ValueError, match=r"n_groups must be in \[0, 2\*\*24\]; got -1"):
-        _parse.group_table(np.zeros(0, dtype=np.uint64), -1)
-    tk, tp, off, bits = _parse.group_table(_keys([0], [1]), 1)
+        tables.group_table(np.zeros(0, dtype=np.uint64), -1)
+    tk, tp, off, bits = tables.group_table(_keys([0], [1]), 1)
     with pytest.raises(ValueError, match="do not fit together"):
-        _parse.group_probe(tk, tp[:1], off, bits, _keys([0], [1]))
+        tables.group_probe(tk, tp[:1], off, bits, _keys([0], [1]))
 
 
 def test_join_matches_the_join_without_hashing():

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skrank._validation import InvalidParameterError
-from skrank.trec import _files, _parse, read_qrels, read_run
+from skrank.trec import _files, _keys, _parse, read_qrels, read_run
 from skrank.trec._io import _chunk_array
 from trec.numpy_tokenizer import parse_chunk_numpy
 
@@ -298,6 +298,40 @@ def _small_chunks(chunks):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("padded", [True, False])
+@pytest.mark.parametrize("inner", [b"!", b"~", b"\xc3", b"\xff"])
+def test_token_ends_of_every_length(padded, inner):
+    # ids of 1 to 40 bytes up to a space, a tab, a vertical tab, a form feed
+    # or the line end, in a chunk with and without the reader's padding
+    # (the last tokens then end within eight bytes of the buffer's end);
+    # expected: bytes.split, which splits at the same whitespace bytes
+    for length in range(1, 41):
+        docno = b"D" + inner * (length - 1)
+        lines = b"".join(
+            b"q%d%bQ0%b%b%b%d 1.5 r\n" % (i, sep, sep, docno, sep, i)
+            for i, sep in enumerate([b" ", b"\t", b"\x0b", b"\x0c"])
+        )
+        lines += b"q9 Q0 r0 1 2 " + docno + b"\n"
+        if padded:
+            b, n = _chunk_array(lines)
+        else:
+            b, n = np.frombuffer(b"\n" + lines, dtype=np.uint8), len(lines)
+        t = _parse.tokenize(b, n, 6, False, 4, False)
+        assert t["error"] == 0 and t["rows"] == 5
+        want = [line.split()[2] for line in lines.splitlines()]
+        got = [
+            bytes(b[s : s + ln])
+            for s, ln in zip(
+                t["doc_start"].tolist(), t["doc_len"].tolist(), strict=True
+            )
+        ]
+        assert got == want
+        name = t["name_start"], t["name_len"]
+        assert bytes(b[name[0] : name[0] + name[1]]) == b"r"
+        last = lines.splitlines()[-1]
+        assert bytes(b[n - len(docno) : n]) == last.split()[5] == docno
+
+
 def test_kernel_checks_its_arguments():
     b, n = _chunk_array(b"q1 Q0 d1 1 2.5 run\n")
     with pytest.raises(ValueError, match="n must be in"):
@@ -324,7 +358,7 @@ def test_repeated_keys_match_counting(seed):
     keys = rng.integers(0, 40, size=300).astype(np.uint64)
     keys[::7] = np.iinfo(np.uint64).max  # any value is a key, the largest too
     bounds = np.unique(np.r_[0, rng.integers(0, 300, size=20), 300]).astype(np.int64)
-    got = set(_parse.repeated_keys(keys, bounds).tolist())
+    got = set(_keys.repeated_keys(keys, bounds).tolist())
     # brute force: the keys counted group by group
     want = set()
     for a, b in zip(bounds[:-1], bounds[1:], strict=True):
@@ -336,10 +370,10 @@ def test_repeated_keys_match_counting(seed):
 def test_repeated_keys_checks_bounds():
     keys = np.arange(4, dtype=np.uint64)
     with pytest.raises(ValueError, match="from 0 to 4"):
-        _parse.repeated_keys(keys, np.array([0, 3], dtype=np.int64))
+        _keys.repeated_keys(keys, np.array([0, 3], dtype=np.int64))
     with pytest.raises(ValueError, match="never decrease"):
-        _parse.repeated_keys(keys, np.array([0, 3, 2, 4], dtype=np.int64))
-    assert _parse.repeated_keys(keys[:0], np.array([0], dtype=np.int64)).shape == (0,)
+        _keys.repeated_keys(keys, np.array([0, 3, 2, 4], dtype=np.int64))
+    assert _keys.repeated_keys(keys[:0], np.array([0], dtype=np.int64)).shape == (0,)
 
 
 # --------------------------------------------------------------------------
@@ -352,9 +386,9 @@ def test_key_table_finds_what_searchsorted_finds(n):
     rng = np.random.default_rng(n)
     keys = np.unique(rng.integers(0, 2**63, size=n, dtype=np.uint64))
     keys = np.r_[keys, np.uint64(2**64 - 1)] if n == 5 else keys
-    table = _parse.key_table(keys)
+    table = _keys.key_table(keys)
     probes = np.r_[keys, rng.integers(0, 2**63, size=50, dtype=np.uint64)]
-    got = _parse.probe(*table, probes)
+    got = _keys.probe(*table, probes)
     # the reference: a binary search in the sorted keys
     at = np.searchsorted(keys, probes).clip(0, max(keys.shape[0] - 1, 0))
     want = np.where(keys[at] == probes, at, -1) if keys.shape[0] else probes * 0 - 1
@@ -363,9 +397,9 @@ def test_key_table_finds_what_searchsorted_finds(n):
 
 def test_key_table_checks():
     with pytest.raises(ValueError, match="distinct"):
-        _parse.key_table(np.array([3, 3], dtype=np.uint64))
-    tk, tp, shift = _parse.key_table(np.array([1, 2], dtype=np.uint64))
+        _keys.key_table(np.array([3, 3], dtype=np.uint64))
+    tk, tp, shift = _keys.key_table(np.array([1, 2], dtype=np.uint64))
     with pytest.raises(ValueError, match="power-of-two"):
-        _parse.probe(tk, tp, shift + 1, np.array([1], dtype=np.uint64))
+        _keys.probe(tk, tp, shift + 1, np.array([1], dtype=np.uint64))
     with pytest.raises(ValueError, match="power-of-two"):
-        _parse.probe(tk, tp[:-1], shift, np.array([1], dtype=np.uint64))
+        _keys.probe(tk, tp[:-1], shift, np.array([1], dtype=np.uint64))

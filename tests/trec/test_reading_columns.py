@@ -130,3 +130,49 @@ def test_doc_matrix_into_a_buffer():
     assert into.tolist() == alone.tolist() == [[97, 98, 0], [99, 0, 0], [100, 101, 102]]
     with pytest.raises(ValueError, match="at least 9 bytes"):
         _parse.doc_matrix(b, start, length, 3, np.empty(8, dtype=np.uint8))
+
+
+def test_widen_rows_matches_numpy_padding():
+    # expected: the rows padded to the new width with numpy (np.pad)
+    rng = np.random.default_rng(3)
+    for n, width, new_width in [(0, 3, 5), (1, 1, 9), (7, 3, 3), (50, 4, 11)]:
+        rows = rng.integers(1, 256, size=(n, width), dtype=np.uint8)
+        rows[:, width // 2 :] *= rng.random((n, width - width // 2)) < 0.5
+        buf = np.full(max(n * new_width, 1) + 5, 77, dtype=np.uint8)
+        buf[: n * width] = rows.ravel()
+        _parse.widen_rows(buf, n, width, new_width)
+        want = np.pad(rows, ((0, 0), (0, new_width - width)))
+        np.testing.assert_array_equal(buf[: n * new_width].reshape(n, new_width), want)
+        assert (buf[n * new_width :] == 77).all()  # nothing past the rows
+
+
+def test_widen_rows_checks_its_sizes():
+    buf = np.zeros(12, dtype=np.uint8)
+    with pytest.raises(ValueError, match="widen_rows"):
+        _parse.widen_rows(buf, 3, 2, 5)  # 15 bytes needed
+    with pytest.raises(ValueError, match="widen_rows"):
+        _parse.widen_rows(buf, 2, 4, 3)  # narrower
+    with pytest.raises(ValueError, match="widen_rows"):
+        _parse.widen_rows(buf, 2, 0, 3)
+    with pytest.raises(ValueError, match="widen_rows"):
+        _parse.widen_rows(buf, -1, 2, 3)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("step", [1, 8, 20])
+def test_ids_widened_in_place_or_anew(trec_patch, tmp_path, threads, step):
+    # ids a byte, eight bytes (the matrix's room) or twenty bytes longer
+    # after the first chunks: laid out in place, or in a new matrix;
+    # expected: the same rows given as a DataFrame (nothing parsed)
+    trec_patch("_CHUNK", 256)
+    qid = [f"q{i // 25}" for i in range(400)]
+    docno = [f"d{i:03d}" + ("x" * step if i >= 120 else "") for i in range(400)]
+    score = [float(400 - i) for i in range(400)]
+    path = tmp_path / "run.txt"
+    path.write_bytes(_run_text(qid, docno, score))
+    with use_threads(threads):
+        run = read_run(path)
+    frame = read_run(pd.DataFrame({"qid": qid, "docno": docno, "score": score}))
+    assert run._docno.fixed is not None
+    assert run.docno.tolist() == frame.docno.tolist() == docno
+    assert run._keys.tolist() == frame._keys.tolist()

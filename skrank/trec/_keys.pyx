@@ -1,0 +1,262 @@
+# cython: language_level=3
+"""Hash tables of the 64-bit (query, document) keys of a table's rows.
+
+:func:`repeated_keys` finds the keys that occur twice within a query,
+:func:`key_table` and :func:`probe` look keys up in one table of all of
+them, :func:`group_table` and :func:`group_probe` in one small table per
+query (whose lookups stay in a few kilobytes). Every table places a key by
+the high bits of its multiplicative spread (``_bytes.pxd``) and probes
+linearly.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, realloc
+from libc.string cimport memcpy, memset
+
+from ._bytes cimport _spread
+
+cnp.import_array()
+
+
+# --------------------------------------------------------------------------
+# Repeated keys
+# --------------------------------------------------------------------------
+
+
+def repeated_keys(const uint64_t[::1] keys, const int64_t[::1] bounds):
+    """The keys that occur more than once within a group of ``keys``: group
+    ``g`` is ``keys[bounds[g] : bounds[g + 1]]`` (``bounds`` from 0 to the
+    number of keys, never decreasing). Each group goes through a hash set of
+    its own, sized to it; the result may repeat a key (not sorted)."""
+    cdef Py_ssize_t n = keys.shape[0], n_groups = bounds.shape[0] - 1
+    cdef Py_ssize_t g, i, a, b, largest = 0, size, slot, n_found = 0
+    if n_groups < 0 or bounds[0] != 0 or bounds[n_groups] != n:
+        raise ValueError(f"repeated_keys: bounds must run from 0 to {n}; got {bounds.shape[0]} bounds.")
+    for g in range(n_groups):
+        if bounds[g + 1] < bounds[g]:
+            raise ValueError(f"repeated_keys: bounds must never decrease; bound {g + 1} is {bounds[g + 1]} after {bounds[g]}.")
+        if bounds[g + 1] - bounds[g] > largest:
+            largest = bounds[g + 1] - bounds[g]
+    cdef int bits = 1
+    while (<Py_ssize_t>1 << bits) < 2 * largest:
+        bits += 1
+    cdef cnp.ndarray[uint64_t, ndim=1] table_a = np.empty(<Py_ssize_t>1 << bits, dtype=np.uint64)
+    cdef cnp.ndarray[cnp.uint8_t, ndim=1] used_a = np.zeros(<Py_ssize_t>1 << bits, dtype=np.uint8)
+    cdef uint64_t[::1] table = table_a
+    cdef cnp.uint8_t[::1] used = used_a
+    cdef uint64_t *found = NULL
+    cdef uint64_t *grown
+    cdef Py_ssize_t cap = 0
+    cdef uint64_t key, mask
+    cdef int shift
+    cdef bint failed = False
+    with nogil:
+        for g in range(n_groups):
+            a = bounds[g]
+            b = bounds[g + 1]
+            if b - a < 2:
+                continue
+            shift = 1
+            while (<Py_ssize_t>1 << shift) < 2 * (b - a):
+                shift += 1
+            size = <Py_ssize_t>1 << shift
+            mask = <uint64_t>(size - 1)
+            memset(&used[0], 0, size)
+            for i in range(a, b):
+                key = keys[i]
+                slot = <Py_ssize_t>((_spread(key) >> (64 - shift)) & mask)
+                while used[slot]:
+                    if table[slot] == key:
+                        if n_found == cap:
+                            cap = 2 * cap + 64
+                            grown = <uint64_t *>realloc(found, cap * sizeof(uint64_t))
+                            if grown == NULL:
+                                failed = True
+                                break
+                            found = grown
+                        found[n_found] = key
+                        n_found += 1
+                        break
+                    slot = <Py_ssize_t>((slot + 1) & mask)
+                else:
+                    used[slot] = 1
+                    table[slot] = key
+                if failed:
+                    break
+            if failed:
+                break
+    try:
+        if failed:
+            raise MemoryError()
+        found_a = np.empty(n_found, dtype=np.uint64)
+        if n_found:
+            memcpy(cnp.PyArray_DATA(found_a), found, n_found * sizeof(uint64_t))
+    finally:
+        free(found)
+    return found_a
+
+
+# --------------------------------------------------------------------------
+# A hash table of sorted keys
+# --------------------------------------------------------------------------
+
+
+cdef inline int64_t _slot_of(
+    const uint64_t *slot_keys, const int32_t *slot_pos, uint64_t key, int shift, uint64_t mask
+) noexcept nogil:
+    """The position that a table's slots (open addressing from the slot
+    ``_spread(key) >> shift``) give ``key``, -1 where it is absent."""
+    cdef Py_ssize_t slot = <Py_ssize_t>(_spread(key) >> shift)
+    cdef int64_t at
+    while True:
+        at = slot_pos[slot]
+        if at < 0 or slot_keys[slot] == key:
+            return at
+        slot = <Py_ssize_t>((slot + 1) & mask)
+
+
+def key_table(const uint64_t[::1] keys):
+    """A hash table of distinct ``keys`` (fewer than 2**31):
+    ``(slot_keys, slot_pos, shift)``, open addressing over a power of two of
+    slots at most three-quarters full, each slot holding a key and its
+    position in ``keys`` (int32; -1: empty): 16 to 24 bytes a key."""
+    cdef Py_ssize_t n = keys.shape[0], i, slot
+    if n >= 2**31:
+        raise ValueError(f"key_table: at most 2**31 - 1 keys; got {n}.")
+    cdef int bits = 4
+    while (<Py_ssize_t>1 << bits) < n + n // 3 + 1:
+        bits += 1
+    cdef Py_ssize_t size = <Py_ssize_t>1 << bits
+    cdef cnp.ndarray[uint64_t, ndim=1] tk_a = np.zeros(size, dtype=np.uint64)
+    cdef cnp.ndarray[int32_t, ndim=1] tp_a = np.full(size, -1, dtype=np.int32)
+    cdef uint64_t[::1] tk = tk_a
+    cdef int32_t[::1] tp = tp_a
+    cdef uint64_t mask = <uint64_t>(size - 1)
+    cdef int shift = 64 - bits
+    cdef bint repeated = False
+    with nogil:
+        for i in range(n):
+            slot = <Py_ssize_t>(_spread(keys[i]) >> shift)
+            while tp[slot] >= 0:
+                if tk[slot] == keys[i]:
+                    repeated = True
+                    break
+                slot = <Py_ssize_t>((slot + 1) & mask)
+            if repeated:
+                break
+            tk[slot] = keys[i]
+            tp[slot] = <int32_t>i
+    if repeated:
+        raise ValueError("key_table: the keys must be distinct.")
+    return tk_a, tp_a, shift
+
+
+def probe(
+    const uint64_t[::1] slot_keys,
+    const int32_t[::1] slot_pos,
+    int shift,
+    const uint64_t[::1] keys,
+):
+    """The position of each of ``keys`` in the table of :func:`key_table`,
+    -1 where it is absent."""
+    cdef Py_ssize_t size = slot_keys.shape[0], n = keys.shape[0], i
+    if size < 2 or slot_pos.shape[0] != size or size & (size - 1) or shift < 1 or shift > 63 or (<Py_ssize_t>1 << (64 - shift)) != size:
+        raise ValueError(f"probe: slot_keys and slot_pos must have one power-of-two length 2**(64 - shift); got {size}, {slot_pos.shape[0]} and shift={shift}.")
+    cdef cnp.ndarray[int64_t, ndim=1] out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_a
+    cdef uint64_t mask = <uint64_t>(size - 1)
+    with nogil:
+        for i in range(n):
+            out[i] = _slot_of(&slot_keys[0], &slot_pos[0], keys[i], shift, mask)
+    return out_a
+
+
+# --------------------------------------------------------------------------
+# A hash table of sorted keys, one small table per query
+# --------------------------------------------------------------------------
+
+
+def group_table(const uint64_t[::1] keys, Py_ssize_t n_groups):
+    """A hash table of distinct sorted ``keys`` (fewer than 2**31) whose 24
+    high bits are a query code below ``n_groups``: one table per query,
+    end to end, so that the lookups of one query's documents stay in a
+    few kilobytes. ``(slot_keys, slot_pos, offsets, bits)``: query ``g``'s
+    slots are ``offsets[g] : offsets[g] + 2**bits[g]``, open addressing
+    at most three-quarters full, each slot holding a key and its position
+    in ``keys`` (int32; -1: empty)."""
+    cdef Py_ssize_t n = keys.shape[0], i, g, slot, total = 0, start
+    if n >= 2**31:
+        raise ValueError(f"group_table: at most 2**31 - 1 keys; got {n}.")
+    if n_groups < 0 or n_groups > (1 << 24):
+        raise ValueError(f"group_table: n_groups must be in [0, 2**24]; got {n_groups}.")
+    for i in range(n):
+        if (keys[i] >> 40) >= <uint64_t>n_groups or (i and keys[i] <= keys[i - 1]):
+            raise ValueError(f"group_table: the keys must be distinct, sorted and of queries below n_groups={n_groups}; key {i} is not.")
+    cdef cnp.ndarray[int64_t, ndim=1] off_a = np.zeros(n_groups + 1, dtype=np.int64)
+    cdef cnp.ndarray[cnp.uint8_t, ndim=1] bits_a = np.ones(max(n_groups, 1), dtype=np.uint8)
+    cdef int64_t[::1] off = off_a
+    cdef cnp.uint8_t[::1] bits = bits_a
+    cdef Py_ssize_t count
+    i = 0
+    for g in range(n_groups):
+        start = i
+        while i < n and (keys[i] >> 40) == <uint64_t>g:
+            i += 1
+        count = i - start
+        while (<Py_ssize_t>1 << bits[g]) < count + count // 3 + 1:
+            bits[g] += 1
+        off[g] = total
+        total += <Py_ssize_t>1 << bits[g]
+    off[n_groups] = total
+    cdef cnp.ndarray[uint64_t, ndim=1] tk_a = np.zeros(total, dtype=np.uint64)
+    cdef cnp.ndarray[int32_t, ndim=1] tp_a = np.full(total, -1, dtype=np.int32)
+    cdef uint64_t[::1] tk = tk_a
+    cdef int32_t[::1] tp = tp_a
+    cdef uint64_t mask
+    with nogil:
+        for i in range(n):
+            g = <Py_ssize_t>(keys[i] >> 40)
+            mask = (<uint64_t>1 << bits[g]) - 1
+            slot = <Py_ssize_t>(_spread(keys[i]) >> (64 - bits[g]))
+            while tp[off[g] + slot] >= 0:
+                slot = <Py_ssize_t>((slot + 1) & mask)
+            tk[off[g] + slot] = keys[i]
+            tp[off[g] + slot] = <int32_t>i
+    return tk_a, tp_a, off_a, bits_a
+
+
+def group_probe(
+    const uint64_t[::1] slot_keys,
+    const int32_t[::1] slot_pos,
+    const int64_t[::1] offsets,
+    const cnp.uint8_t[::1] bits,
+    const uint64_t[::1] keys,
+):
+    """The position of each of ``keys`` in the table of
+    :func:`group_table`, -1 where it is absent (a key of a query beyond the
+    table's is absent)."""
+    cdef Py_ssize_t n_groups = offsets.shape[0] - 1, n = keys.shape[0], i, g
+    cdef Py_ssize_t size = slot_keys.shape[0]
+    if n_groups < 0 or slot_pos.shape[0] != size or offsets[n_groups] != size or bits.shape[0] < n_groups:
+        raise ValueError(f"group_probe: the table's arrays do not fit together ({size} slots, {slot_pos.shape[0]} positions, {offsets.shape[0]} offsets, {bits.shape[0]} sizes).")
+    cdef cnp.ndarray[int64_t, ndim=1] out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_a
+    cdef uint64_t key
+    with nogil:
+        for i in range(n):
+            key = keys[i]
+            g = <Py_ssize_t>(key >> 40)
+            if g >= n_groups:
+                out[i] = -1
+                continue
+            out[i] = _slot_of(
+                &slot_keys[0] + offsets[g],
+                &slot_pos[0] + offsets[g],
+                key,
+                64 - bits[g],
+                (<uint64_t>1 << bits[g]) - 1,
+            )
+    return out_a
