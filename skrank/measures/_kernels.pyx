@@ -191,8 +191,14 @@ cdef inline bint _group_sums(
             T = start[g]
             t = size[g]
             n = inside[g]
-            # the groups are checked as they are read
-            if T < 0 or n < 0 or n > t or T + n >= nh or t < 1 or t > nh:
+            # the groups are checked as they are read, with one branch: as
+            # unsigned numbers, t - 1 < nh is 1 <= t <= nh, then n <= t is
+            # 0 <= n <= t, then T < nh - n is 0 <= T and T + n < nh
+            if (
+                (<uint64_t>(t - 1) >= <uint64_t>nh)
+                | (<uint64_t>n > <uint64_t>t)
+                | (<uint64_t>T >= <uint64_t>(nh - n))
+            ):
                 out[r] = acc
                 return True
             if split and t == 1:

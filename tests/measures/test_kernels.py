@@ -374,3 +374,64 @@ def _foreign(a, how):
     wide = np.zeros((a.size, 2), dtype=a.dtype)
     wide[:, 0] = a.reshape(-1)
     return wide[:, 0]
+
+
+@pytest.mark.parametrize(
+    "T, t, n",
+    [
+        (-1, 1, 1),  # a start before rank 0
+        (0, 0, 0),  # an empty group
+        (0, -2, 0),  # a negative size
+        (0, 4, 1),  # a group longer than the harmonic numbers (3 entries)
+        (0, 2, -1),  # a negative count inside the cutoff
+        (0, 1, 2),  # more positions inside than the group holds
+        (2, 1, 1),  # T + n past the last harmonic number
+        (-(2**62), 1, 1),  # a start far before rank 0
+        (2**62, 1, 1),  # a start far past the list
+    ],
+)
+def test_ap_sums_refuse_each_inconsistent_group(T, t, n):
+    # the rule stated plainly: a group is read when 0 <= T, 1 <= t <= len(H),
+    # 0 <= n <= t and T + n < len(H); any other raises before its row is summed
+    H = np.array([0.0, 1.0, 1.5])
+    assert not (T >= 0 and 1 <= t <= len(H) and 0 <= n <= t and T + n < len(H))
+    with pytest.raises(ValueError, match="ap_sums: inconsistent"):
+        measure_kernels.ap_sums(
+            np.ones(1),
+            np.array([T], dtype=np.int64),
+            np.array([t], dtype=np.int64),
+            np.array([n], dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            H,
+            False,
+            0,
+            np.zeros(0, np.int64),
+            np.empty(1),
+        )
+
+
+def test_ap_sums_read_groups_at_the_edges_of_the_rule():
+    # groups at the limits of the rule (T + n = len(H) - 1, t = len(H)) are
+    # read: a row of one group sums to that group's term, as ap_terms
+    # computes it (checked against its numpy statement above)
+    H = np.array([0.0, 1.0, 1.5, 1.5 + 1 / 3])
+    for T, t, n in ((2, 1, 1), (0, 3, 3), (0, 4, 3)):
+        args = (
+            np.ones(1),
+            np.array([T], dtype=np.int64),
+            np.array([t], dtype=np.int64),
+            np.array([n], dtype=np.int64),
+        )
+        got = np.empty(1)
+        measure_kernels.ap_sums(
+            *args,
+            np.zeros(1, dtype=np.int64),
+            H,
+            False,
+            0,
+            np.zeros(0, np.int64),
+            got,
+        )
+        want = np.empty(1)
+        measure_kernels.ap_terms(args[0], np.zeros(1), *args[1:], H, False, want)
+        assert got[0] == want[0]
