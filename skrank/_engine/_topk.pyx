@@ -153,24 +153,31 @@ cdef double fan_bound(const score_t *row, Py_ssize_t n, Py_ssize_t k) noexcept n
     FAN``) of ``row[0 .. n)``: the row is dealt into FAN strided columns,
     and the (k+1)-th largest of the columns' maxima is at most the (k+1)-th
     largest value. The maxima are kept in the scores' own type (exact:
-    a float32 score's float64 is the same value, in the same order)."""
+    a float32 score's float64 is the same value, in the same order).
+
+    Every column's maximum is indexed by a constant (the last, partial
+    block of the row is read from a copy padded with ``-inf``), so that
+    the compiler keeps the maxima in registers; ``m if m > x else x`` is
+    the processor's maximum instruction as it is (one instruction per
+    score, reading it from memory). The scores are finite, so the
+    maximum is the same as ``x if x > m else m`` (the sign of a zero
+    aside, which no comparison sees)."""
     cdef score_t mx[FAN]
-    cdef Py_ssize_t j = 0
+    cdef score_t tail[FAN]
+    cdef const score_t *at
+    cdef Py_ssize_t j = 0, full = n - n % FAN
     cdef int c
-    cdef score_t x
     for c in range(FAN):
         mx[c] = <score_t>-HUGE_VAL
-    while j + FAN <= n:
+        tail[c] = <score_t>-HUGE_VAL
+    for j in range(full, n):
+        tail[j - full] = row[j]
+    j = 0
+    while j <= full:
+        at = row + j if j < full else tail
         for c in range(FAN):
-            x = row[j + c]
-            mx[c] = x if x > mx[c] else mx[c]
+            mx[c] = mx[c] if mx[c] > at[c] else at[c]
         j += FAN
-    c = 0
-    while j < n:
-        x = row[j]
-        mx[c] = x if x > mx[c] else mx[c]
-        j += 1
-        c += 1
     # Batcher's odd-even merge sort network for 16 inputs (63 comparators;
     # Knuth, TAOCP vol. 3, 5.3.4), descending
     ce(mx, 0, 1); ce(mx, 2, 3); ce(mx, 0, 2); ce(mx, 1, 3)
@@ -231,21 +238,20 @@ cdef extern from *:
 
 
 cdef inline Py_ssize_t collect(
-    const score_t *row, Py_ssize_t n, double bound, int64_t *cand, double *work
+    const score_t *row, Py_ssize_t n, score_t bound, int64_t *cand, double *work
 ) noexcept nogil:
     """The items of ``row[0 .. n)`` at or above ``bound``, in input order:
     their columns to ``cand`` and their scores (as float64) to ``work``;
     returns their number. Every column is written and passed only when its
-    score is at or above the bound (no branch). A float32 score is at or
-    above the bound (the float64 of a float32 score, from :func:`fan_bound`)
-    exactly when its float64 is."""
+    score is at or above the bound (no branch); the scores of the few
+    passed are read afterwards. The bound is a score of the row (from
+    :func:`fan_bound`), compared in the scores' own type."""
     cdef Py_ssize_t c = 0, j
-    cdef double x
     for j in range(n):
-        x = row[j]
         cand[c] = j
-        work[c] = x
-        c += x >= bound
+        c += row[j] >= bound
+    for j in range(c):
+        work[j] = row[cand[j]]
     return c
 
 
@@ -401,7 +407,7 @@ def _top_order(
     cdef Py_ssize_t m = s.shape[0], L = s.shape[1]
     cdef Py_ssize_t r, n, c, j, i, listed, first, at, grown, w0
     cdef int padded, above, keep
-    cdef double bound, x, kx, kj, v
+    cdef double x, kx, kj, v
     cdef const score_t *row
     cdef const double *krow
     cdef const int64_t *listed_at
@@ -467,8 +473,7 @@ def _top_order(
                 # the items that pass the bound, then each one's place among
                 # them by counting: the items above it, and the tied ones
                 # that the rule puts first
-                bound = fan_bound(row, n, k - 1)
-                c = collect(row, n, bound, cand, work)
+                c = collect(row, n, <score_t>fan_bound(row, n, k - 1), cand, work)
                 if c <= MAX_COUNTED:
                     listed = 0
                     # padded to a multiple of 8 with values no item is below
@@ -496,7 +501,8 @@ def _top_order(
                         at = above + first
                         # an item that is not listed goes to the spare slot
                         keep = (above < k) & (whole_group | (at < k))
-                        tmp[at if keep else L] = cand[i]
+                        # at when kept, else L, without a branch
+                        tmp[(at & -keep) | (L & (keep - 1))] = cand[i]
                         listed += keep
                     c = listed
                     listed_at = tmp
