@@ -93,21 +93,23 @@ def test_a_bad_limit_in_the_environment_does_not_stop_the_command_line():
     assert "RuntimeWarning: SKRANK_NUM_THREADS must be a positive integer" in run.stderr
 
 
-def _many_slices(n_queries=300, n_items=1000, seed=0):
+def _many_slices(monkeypatch, n_queries=300, n_items=1000, seed=0):
     """Dense ties and graded labels spanning several of the engine's row
-    slices (SLICE_VALUES values each)."""
+    slices (SLICE_VALUES values each, set to 2**17 here to keep the input
+    small)."""
     import numpy as np
 
-    from skrank._engine.layout import SLICE_VALUES
+    from skrank._engine import layout
 
-    assert n_queries * n_items > 2 * SLICE_VALUES
+    monkeypatch.setattr(layout, "SLICE_VALUES", 1 << 17)
+    assert n_queries * n_items > 2 * layout.SLICE_VALUES
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 4, (n_queries, n_items)).astype(float)
     s = np.round(y + rng.normal(0.0, 2.0, y.shape), 1)
     return y, s
 
 
-def test_arrays_of_several_slices_are_ranked_on_the_threads():
+def test_arrays_of_several_slices_are_ranked_on_the_threads(monkeypatch):
     """The blocks of an array input go to the thread limit: a registered
     metric sees the calls of more than one thread with two threads and of
     the calling thread alone with one, and the values are the same to the
@@ -118,7 +120,7 @@ def test_arrays_of_several_slices_are_ranked_on_the_threads():
 
     import skrank
 
-    y, s = _many_slices()
+    y, s = _many_slices(monkeypatch)
     seen = set()
 
     def top_relevance(ranked, k):
@@ -143,7 +145,7 @@ def test_arrays_of_several_slices_are_ranked_on_the_threads():
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_score_functions_on_threads_equal_scikit_learn(threads):
+def test_score_functions_on_threads_equal_scikit_learn(monkeypatch, threads):
     """ndcg_score of an input of several slices, tie-averaged, under one
     thread and two: scikit-learn's own tie-averaged ndcg_score (its loop
     over rows) gives the same value."""
@@ -152,7 +154,7 @@ def test_score_functions_on_threads_equal_scikit_learn(threads):
 
     import skrank
 
-    y, s = _many_slices(n_queries=280, n_items=1000, seed=1)
+    y, s = _many_slices(monkeypatch, n_queries=280, n_items=1000, seed=1)
     with _threads.use_threads(threads):
         got = skrank.ndcg_score(y, s, k=10)
     np.testing.assert_allclose(got, sklearn.metrics.ndcg_score(y, s, k=10), rtol=1e-12)
