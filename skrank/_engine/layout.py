@@ -21,12 +21,12 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 # Values ranked at a time: blocks are cut into row slices of about this many
-# values, so that the temporaries of each step stay small (a small part of
-# the input, reused from slice to slice instead of being mapped anew) while
-# the fixed cost of each slice (its Python steps) stays small beside its
-# kernels' work: 20,000 queries of 100 items make 4 slices (ndcg@10 took
-# about 5-10 % less time than with 16 slices of 2**17 values, one thread).
-SLICE_VALUES = 1 << 19
+# values, so that the temporaries of each step stay small (in cache, and
+# reused from slice to slice instead of being mapped anew). Whole-row sorts
+# (evaluate's full lists) and the grouping of shuffled rows were 15-50 %
+# slower with slices of 2**19 values, one thread, where ndcg@10's top-k
+# path was 5-10 % faster.
+SLICE_VALUES = 1 << 17
 
 # A block is padded only while the padding costs at most this factor of the rows.
 _PAD_FACTOR = 2.0
