@@ -9,9 +9,10 @@ the rest (:mod:`skrank._engine._placing`; :func:`stage_by_code`,
 contiguous need no sort. :func:`grouped_layout` lays the grouped rows out
 as blocks (:func:`skrank._engine.layout._pack`), at once or, with ``lazy``, a
 group of high digits at a time as the blocks are read
-(:class:`_StagedBlocks`). Given several threads, the first phase moves
-parts of the rows side by side and the lazy blocks of the next group of
-digits are built while those of a group are read; the layout is the same.
+(:class:`~skrank._engine.staged.StagedBlocks`). Given several threads, the
+first phase moves parts of the rows side by side and the lazy blocks of the
+next group of digits are built while those of a group are read; the layout
+is the same.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from functools import cached_property
 import numpy as np
 
 from . import _grouping, _placing
-from .layout import SLICE_VALUES, Block, Layout, _pack, kernel_buffer
+from .layout import Layout, _pack, kernel_buffer
+from .staged import StagedBlocks
 
 # Integers of larger magnitude than this are not all exact as float64.
 _FLOAT_EXACT = 2**53
@@ -707,7 +709,7 @@ def grouped_layout(
 
         n_queries = uniques.shape[0]
         if staged is not None:
-            blocks = _StagedBlocks(staged, threads=threads)
+            blocks = StagedBlocks(staged, threads=threads)
             return Layout(n_queries, blocks, uniques, row_codes)
 
     if grouped is not None:
@@ -730,77 +732,3 @@ def grouped_layout(
         unassessed = None if unassessed is None else np.take(unassessed, order)
     blocks = _pack(lengths, y, s, judged, tiebreak, unassessed)
     return Layout(n_queries, blocks, uniques, row_codes)
-
-
-class _StagedBlocks:
-    """The blocks of rows staged by :func:`stage_by_code` (relevance and
-    scores), built a few high digits at a time (about ``size`` rows,
-    default :data:`~skrank._engine.SLICE_VALUES`) each time they are
-    iterated: their rows moved to their queries' places, then laid out as
-    :func:`~skrank._engine.layout._pack` does, with the queries' numbers in the
-    whole layout. With ``threads > 1``, the blocks of the next group of
-    digits are built on another thread while those of a group are read
-    (the same blocks, in the same order)."""
-
-    def __init__(self, staged, size=None, threads=1):
-        self.staged = staged
-        self.size = SLICE_VALUES if size is None else size
-        self.threads = int(threads)
-        self._groups = None
-
-    def groups(self):
-        """``(first, stop, c0, c1, query)`` of each group of digits: its
-        digits, its codes and the number in the layout of its first query
-        (the present codes before its first code); computed once."""
-        if self._groups is None:
-            staged = self.staged
-            bounds = staged.bounds.tolist()
-            groups = []
-            h, n_digits = 0, staged.n_digits
-            while h < n_digits:
-                stop = h + 1
-                while stop < n_digits and bounds[stop + 1] - bounds[h] <= self.size:
-                    stop += 1
-                if bounds[stop] > bounds[h]:
-                    c0 = staged.codes_of(h)[0]
-                    groups.append((h, stop, c0, staged.codes_of(stop - 1)[1]))
-                h = stop
-            # the present codes before each group's first code
-            present = staged.counts > 0
-            before = np.cumsum(present) - present
-            query = before[[g[2] for g in groups]].tolist()
-            self._groups = [(*g, q) for g, q in zip(groups, query, strict=True)]
-        return self._groups
-
-    def _build(self, group) -> list:
-        """The blocks of one group of digits (see :meth:`groups`)."""
-        first, stop, c0, c1, query = group
-        y, s = self.staged.place(first, stop)
-        lengths = self.staged.counts[c0:c1]
-        width = int(lengths.max())
-        if y.shape[0] == width * (c1 - c0):
-            # every code of the group present, all of one length: the rows
-            # are the block
-            m = c1 - c0
-            rows = np.arange(query, query + m)
-            return [Block(rows=rows, y=y.reshape(m, width), s=s.reshape(m, width))]
-        blocks = _pack(lengths[np.flatnonzero(lengths)], y, s, None)
-        for block in blocks:
-            block.rows = block.rows + query
-        return blocks
-
-    def __iter__(self):
-        groups = self.groups()
-        if self.threads <= 1 or len(groups) < 2:
-            for group in groups:
-                yield from self._build(group)
-            return
-        # one group built ahead, on another thread (the kernels and numpy
-        # release the GIL)
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            ahead = pool.submit(self._build, groups[0])
-            for group in groups[1:]:
-                blocks = ahead.result()
-                ahead = pool.submit(self._build, group)
-                yield from blocks
-            yield from ahead.result()

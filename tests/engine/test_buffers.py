@@ -320,13 +320,15 @@ def test_metrics_read_every_form(form, tmp_path):
 # --------------------------------------------------------------------------
 
 #: Each engine module and the skrank modules it loads, alone: only the
-#: modules before it (layout, then ranking, then order; grouping after
-#: layout) and its compiled kernels, never the package's __init__.
+#: modules before it (layout, then ranking, then order; staged, then
+#: grouping, after layout) and its compiled kernels, never the package's
+#: __init__.
 ENGINE_IMPORTS = {
     "layout": set(),
     "ranking": {"layout", "_ranking"},
     "order": {"layout", "ranking", "_ordering", "_ranking", "_topk"},
-    "grouping": {"layout", "_grouping", "_placing"},
+    "staged": {"layout"},
+    "grouping": {"layout", "staged", "_grouping", "_placing"},
 }
 
 _IMPORT_ALONE = """

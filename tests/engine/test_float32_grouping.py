@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from skrank._engine import grouping
-from skrank._engine.grouping import _StagedBlocks
+from skrank._engine.staged import StagedBlocks
 
 
 def _rows(n_codes, n=4000, seed=3):
@@ -49,7 +49,7 @@ def test_lazy_grouped_layout_places_float32_scores(grades):
     if not grades:
         y = y / 4
     layout = grouping.grouped_layout(y, s, codes, compact_relevance=True, lazy=True)
-    assert isinstance(layout.blocks, _StagedBlocks)
+    assert isinstance(layout.blocks, StagedBlocks)
     order = np.argsort(codes, kind="stable")
     lengths = np.bincount(codes)
     y_ref, s_ref = y[order], s[order]

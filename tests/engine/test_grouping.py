@@ -363,6 +363,7 @@ def test_grouped_layout_on_threads_gives_the_same_blocks(monkeypatch, lengths):
     thread: the blocks of one thread, in the same order (small parts and
     groups, so that there are several of each)."""
     from skrank._engine import grouping
+    from skrank._engine.layout import Block
 
     monkeypatch.setattr(grouping, "_SPLIT_ROWS", 64)
     monkeypatch.setattr(grouping, "_DIGIT_ROWS", 1000)
@@ -386,7 +387,7 @@ def test_grouped_layout_on_threads_gives_the_same_blocks(monkeypatch, lengths):
     np.testing.assert_array_equal(two.qid_values, np.unique(qid))
     # and the one-thread blocks are the queries' rows in input order
     judged = np.ones(y.shape[0], dtype=bool)
-    blocks = [grouping.Block(**{**vars(b), "judged": None}) for b in want]
+    blocks = [Block(**{**vars(b), "judged": None}) for b in want]
     for block in blocks:
         if block.n_items is None:
             block.judged = np.ones(block.y.shape, dtype=bool)

@@ -15,6 +15,7 @@ import pytest
 from engine.engine_helpers import FOREIGN_COLUMNS
 from skrank import _engine
 from skrank._engine import _placing, grouping
+from skrank._engine import staged as staged_module
 
 
 def test_settle_rejects_inconsistent_arguments():
@@ -196,7 +197,7 @@ def test_lazy_layout_equals_the_eager_one(
     # into blocks by length) gives every query the rows, in the order, of
     # the layout grouped at once and of numpy's stable argsort of the ids
     monkeypatch.setattr(grouping, "_DIGIT_ROWS", digit_rows)
-    monkeypatch.setattr(grouping, "SLICE_VALUES", 3 * digit_rows)
+    monkeypatch.setattr(staged_module, "SLICE_VALUES", 3 * digit_rows)
     rng = np.random.default_rng(n_codes)
     lengths = rng.integers(1, 40, n_codes)
     lengths[rng.random(n_codes) < 0.2] = 0  # absent ids
