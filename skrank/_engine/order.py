@@ -346,8 +346,12 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     faster than it finds the order of floats. Two different scores that
     agree but for those bits (a relative difference below about 1e-12) are
     then ordered by column; the rows where that happens are found and
-    ordered again by ``exact_order``. Longer rows are ordered by numpy's
-    argsort (stable under a tie rule).
+    ordered again by ``exact_order``. A row whose keys already come in
+    order (its scores descending, ties in the order of the rule, as in the
+    rows of a run that a retrieval system wrote in rank order; or its scores
+    ascending without ties) is not sorted again: :func:`score_keys
+    <skrank._engine._ordering.score_keys>` finds it while writing the keys.
+    Longer rows are ordered by numpy's argsort (stable under a tie rule).
     """
     s = score_buffer(s)
     y = kernel_buffer(y, np.float64)
@@ -360,10 +364,20 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
         return _descending_argsort(s, y, positions, ties)
     # read backwards, ascending keys give equal scores by descending column
     # ("last"), or by ascending column with the columns numbered backwards
-    backwards = ties == "first"
+    # ("first"; also for any order: rows in rank order, ties in input order,
+    # then need no sort)
+    backwards = ties != "last"
     keys = np.empty((m, L), dtype=np.uint64)
-    _ordering.score_keys(s, bits, backwards, keys)
-    keys.sort(axis=1)
+    unsorted = np.empty(m, dtype=np.uint8)
+    left = _ordering.score_keys(s, bits, backwards, keys, unsorted)
+    if left > m // 2:
+        keys.sort(axis=1)
+    elif left:
+        rows = np.flatnonzero(unsorted)
+        part = keys[rows]
+        part.sort(axis=1)
+        keys[rows] = part
+        del part
     y_sorted = np.empty((m, L))
     s_sorted = np.empty((m, L), dtype=s.dtype)
     pos = np.empty((m, L), dtype=np.int64) if positions else None

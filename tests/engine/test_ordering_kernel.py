@@ -98,6 +98,64 @@ def test_descending_rows_against_numpy(ties, L):
             assert pos is None
 
 
+@pytest.mark.parametrize("ties", [None, "first", "last"])
+@pytest.mark.parametrize("n_sorted", [0, 2, 5, 8])
+def test_rows_already_in_order_against_numpy(ties, n_sorted):
+    # the first n_sorted of 8 rows already in rank order (ties, scores 1e-15
+    # apart and signed zeros among them), one of the rest ascending, the
+    # others shuffled: fewer and more than half of the rows left to sort
+    rng = np.random.default_rng(n_sorted)
+    m, L = 8, 300
+    s = _hard_scores(rng, m, L)
+    s[:n_sorted] = -np.sort(-s[:n_sorted], axis=1)
+    s[0, :40] = 0.0
+    s[0, 1:40:3] = -0.0
+    if n_sorted < m:
+        s[n_sorted] = np.sort(rng.random(L))  # ascending, no ties
+    y = rng.integers(0, 5, (m, L)).astype(float)
+    pos, ys, ss = descending_rows(s, y, _exact(ties), True, ties)
+    want = ref_descending_order(s, "first" if ties is None else ties)
+    if ties is None:  # any order of ties: the scores and items agree
+        np.testing.assert_array_equal(ss, np.take_along_axis(s, want, axis=1))
+        np.testing.assert_array_equal(ys, y.reshape(-1)[pos])
+        np.testing.assert_array_equal(
+            np.sort(pos, axis=1), np.arange(m * L).reshape(m, L)
+        )
+    else:
+        np.testing.assert_array_equal(pos, want + np.arange(m)[:, None] * L)
+        np.testing.assert_array_equal(ys, np.take_along_axis(y, want, axis=1))
+
+
+@pytest.mark.parametrize("backwards", [False, True])
+def test_score_keys_sorts_the_rows_already_in_order(backwards):
+    # the keys of a row found in order come out sorted, as numpy's sort of
+    # the same keys; every other row is flagged and left as written
+    rng = np.random.default_rng(int(backwards))
+    s = np.round(rng.random((6, 50)), 1)
+    s[0] = -np.sort(-s[0])  # descending, ties
+    s[1] = np.sort(rng.random(50))  # ascending, no ties
+    s[2] = -np.sort(-rng.random(50))  # descending, no ties
+    s[3, :] = 0.5  # one tie group
+    s[4, :] = np.arange(50.0)[::-1]
+    plain = np.empty(s.shape, dtype=np.uint64)
+    assert _ordering.score_keys(s, 6, backwards, plain) == 6
+    keys = np.empty(s.shape, dtype=np.uint64)
+    unsorted = np.full(6, 7, dtype=np.uint8)
+    left = _ordering.score_keys(s, 6, backwards, keys, unsorted)
+    ordered = [bool((r[1:] > r[:-1]).all() or (r[1:] < r[:-1]).all()) for r in plain]
+    assert unsorted.tolist() == [int(not o) for o in ordered]
+    assert left == 6 - sum(ordered)
+    for r in range(6):
+        want = np.sort(plain[r]) if ordered[r] else plain[r]
+        np.testing.assert_array_equal(keys[r], want)
+    # a descending row with ties is in key order only with the columns
+    # numbered backwards (ties in input order); one tie group is in order
+    # either way (ascending columns, or descending keys reversed)
+    assert ordered[:5] == [backwards, True, True, True, True]
+    with pytest.raises(ValueError, match=r"one entry per row \(6\); got 5"):
+        _ordering.score_keys(s, 6, backwards, keys, np.empty(5, dtype=np.uint8))
+
+
 def test_descending_rows_of_empty_blocks():
     for shape in ((0, 4), (3, 0)):
         pos, ys, ss = descending_rows(np.zeros(shape), np.zeros(shape), None)
