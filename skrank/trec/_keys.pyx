@@ -183,10 +183,14 @@ def group_table(const uint64_t[::1] keys, Py_ssize_t n_groups):
     """A hash table of distinct sorted ``keys`` (fewer than 2**31) whose 24
     high bits are a query code below ``n_groups``: one table per query,
     end to end, so that the lookups of one query's documents stay in a
-    few kilobytes. ``(slot_keys, slot_pos, offsets, bits)``: query ``g``'s
-    slots are ``offsets[g] : offsets[g] + 2**bits[g]``, open addressing
-    at most three-quarters full, each slot holding a key and its position
-    in ``keys`` (int32; -1: empty)."""
+    few kilobytes. ``(slot_keys, slot_pos, offsets, bits, marks)``: query
+    ``g``'s slots are ``offsets[g] : offsets[g] + 2**bits[g]``, open
+    addressing at most three-quarters full, each slot holding a key and its
+    position in ``keys`` (int32; -1: empty). ``marks`` holds a byte per
+    slot, a filter of the keys whose first slot it is: the bit of each such
+    key (the three bits of its hash after those of the slot) is set, so
+    that most absent keys (the documents of a run that nobody judged) are
+    told absent by one bit, with no probe of the slots."""
     cdef Py_ssize_t n = keys.shape[0], i, g, slot, total = 0, start
     if n >= 2**31:
         raise ValueError(f"group_table: at most 2**31 - 1 keys; got {n}.")
@@ -213,19 +217,23 @@ def group_table(const uint64_t[::1] keys, Py_ssize_t n_groups):
     off[n_groups] = total
     cdef cnp.ndarray[uint64_t, ndim=1] tk_a = np.zeros(total, dtype=np.uint64)
     cdef cnp.ndarray[int32_t, ndim=1] tp_a = np.full(total, -1, dtype=np.int32)
+    cdef cnp.ndarray[cnp.uint8_t, ndim=1] marks_a = np.zeros(total, dtype=np.uint8)
     cdef uint64_t[::1] tk = tk_a
     cdef int32_t[::1] tp = tp_a
-    cdef uint64_t mask
+    cdef cnp.uint8_t[::1] marks = marks_a
+    cdef uint64_t mask, spread
     with nogil:
         for i in range(n):
             g = <Py_ssize_t>(keys[i] >> 40)
             mask = (<uint64_t>1 << bits[g]) - 1
-            slot = <Py_ssize_t>(_spread(keys[i]) >> (64 - bits[g]))
+            spread = _spread(keys[i])
+            slot = <Py_ssize_t>(spread >> (64 - bits[g]))
+            marks[off[g] + slot] |= <cnp.uint8_t>(1 << ((spread >> (61 - bits[g])) & 7))
             while tp[off[g] + slot] >= 0:
                 slot = <Py_ssize_t>((slot + 1) & mask)
             tk[off[g] + slot] = keys[i]
             tp[off[g] + slot] = <int32_t>i
-    return tk_a, tp_a, off_a, bits_a
+    return tk_a, tp_a, off_a, bits_a, marks_a
 
 
 def group_probe(
@@ -233,25 +241,30 @@ def group_probe(
     const int32_t[::1] slot_pos,
     const int64_t[::1] offsets,
     const cnp.uint8_t[::1] bits,
+    const cnp.uint8_t[::1] marks,
     const uint64_t[::1] keys,
 ):
     """The position of each of ``keys`` in the table of
     :func:`group_table`, -1 where it is absent (a key of a query beyond the
     table's is absent)."""
     cdef Py_ssize_t n_groups = offsets.shape[0] - 1, n = keys.shape[0], i, g
-    cdef Py_ssize_t size = slot_keys.shape[0]
-    if n_groups < 0 or slot_pos.shape[0] != size or offsets[n_groups] != size or bits.shape[0] < n_groups:
-        raise ValueError(f"group_probe: the table's arrays do not fit together ({size} slots, {slot_pos.shape[0]} positions, {offsets.shape[0]} offsets, {bits.shape[0]} sizes).")
+    cdef Py_ssize_t size = slot_keys.shape[0], home
+    if n_groups < 0 or slot_pos.shape[0] != size or marks.shape[0] != size or offsets[n_groups] != size or bits.shape[0] < n_groups:
+        raise ValueError(f"group_probe: the table's arrays do not fit together ({size} slots, {slot_pos.shape[0]} positions, {marks.shape[0]} marks, {offsets.shape[0]} offsets, {bits.shape[0]} sizes).")
     cdef cnp.ndarray[int64_t, ndim=1] out_a = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] out = out_a
-    cdef uint64_t key
+    cdef uint64_t key, spread
     with nogil:
         for i in range(n):
             key = keys[i]
             g = <Py_ssize_t>(key >> 40)
+            out[i] = -1
             if g >= n_groups:
-                out[i] = -1
                 continue
+            spread = _spread(key)
+            home = <Py_ssize_t>(spread >> (64 - bits[g]))
+            if not (marks[offsets[g] + home] >> ((spread >> (61 - bits[g])) & 7)) & 1:
+                continue  # no key of the table has this first slot and bit
             out[i] = _slot_of(
                 &slot_keys[0] + offsets[g],
                 &slot_pos[0] + offsets[g],

@@ -38,11 +38,20 @@ def test_probe_finds_what_a_dict_finds(seed):
 
 def test_tables_are_small_powers_of_two():
     keys = _keys([0, 0, 0, 2], [5, 6, 7, 8])
-    slot_keys, slot_pos, offsets, bits = tables.group_table(keys, 3)
+    slot_keys, slot_pos, offsets, bits, marks = tables.group_table(keys, 3)
     # 3 keys: 4 + 1 = 5 slots at least, so 8; none: 2 (1 + 0 + 1); 1 key: 2
     assert offsets.tolist() == [0, 8, 10, 12]
     assert bits.tolist() == [3, 1, 1]
     assert sorted(slot_pos[slot_pos >= 0].tolist()) == [0, 1, 2, 3]
+    # each key marks one bit of its first slot's byte: the slot is the high
+    # bits of key * 0x9E3779B97F4A7C15 (mod 2**64), the bit the next three
+    expected = np.zeros_like(marks)
+    for key in keys.tolist():
+        g = key >> 40
+        spread = (key * 0x9E3779B97F4A7C15) % 2**64
+        home = spread >> (64 - int(bits[g]))
+        expected[offsets[g] + home] |= 1 << ((spread >> (61 - int(bits[g]))) & 7)
+    assert marks.tolist() == expected.tolist()
 
 
 def test_no_groups_and_no_keys():
@@ -60,9 +69,11 @@ def test_table_checks_its_keys():
         tables.group_table(_keys([0, 0], [3, 3]), 2)
     with pytest.raises(ValueError, match=r"n_groups must be in \[0, 2\*\*24\]; got -1"):
         tables.group_table(np.zeros(0, dtype=np.uint64), -1)
-    tk, tp, off, bits = tables.group_table(_keys([0], [1]), 1)
+    tk, tp, off, bits, marks = tables.group_table(_keys([0], [1]), 1)
     with pytest.raises(ValueError, match="do not fit together"):
-        tables.group_probe(tk, tp[:1], off, bits, _keys([0], [1]))
+        tables.group_probe(tk, tp[:1], off, bits, marks, _keys([0], [1]))
+    with pytest.raises(ValueError, match="do not fit together"):
+        tables.group_probe(tk, tp, off, bits, marks[:1], _keys([0], [1]))
 
 
 def test_join_matches_the_join_without_hashing():
