@@ -222,7 +222,7 @@ def rank(
             )
             if k is not None and k < L and ties != "average":
                 ranked = tuple(None if a is None else a[:, :k] for a in ranked)
-            return _ranking_at(block, ranked, ties)
+            return _ranking_at(block, ranked, ties, padded=False)
     order = _order(s, y, ties, block.raw_score, tiebreak, secondary, n_items)
     if k is None or k >= L:
         width = L
@@ -253,34 +253,39 @@ def rank(
     )
 
 
-def _ranking_at(block: Block, ranked, ties) -> Ranking:
+def _ranking_at(block: Block, ranked, ties, padded=True) -> Ranking:
     """The :class:`Ranking` of a block from :func:`top_order` or
     :func:`descending_rows`: the flat positions of its
     ranked items (``-1``: no item; such positions are padding: relevance 0,
     score ``-inf``, neither judged nor unassessed, as in :func:`_candidates`;
-    None when the block has neither judged nor unassessed flags to read)
-    and their relevance and scores."""
+    None when the block has neither judged nor unassessed flags to read;
+    ``padded`` False: there is no ``-1``) and their relevance and scores."""
     idx, y_sorted, s_sorted = ranked
     where = []  # (positions to read, padding mask), found once when needed
 
-    def take(a, pad):
-        if a is None:
-            return None
+    def take(a):
+        a = np.ascontiguousarray(a).reshape(-1)
+        if not padded:  # every position an item: one gather
+            return np.take(a, idx)
         if not where:
             fill = idx < 0
             where.extend((np.where(fill, 0, idx), fill))
         at, fill = where
-        out = np.take(np.ascontiguousarray(a).reshape(-1), at)
-        out[fill] = pad
+        out = np.take(a, at)
+        out[fill] = False
         return out
+
+    def taken(a):
+        # gathered when a metric first reads it (see Ranking)
+        return None if a is None else (lambda: take(a))
 
     return Ranking(
         block=block,
         y=y_sorted,
-        judged=take(block.judged, False),
+        judged=taken(block.judged),
         width=y_sorted.shape[1],
         s_sorted=s_sorted if ties == "average" else None,
-        unassessed=take(block.unassessed, False),
+        unassessed=taken(block.unassessed),
     )
 
 

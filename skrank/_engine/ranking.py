@@ -64,6 +64,11 @@ class Ranking:
     ----------
     y : ndarray of shape (m, W)
         Relevance in rank order (``W`` is the materialised width).
+    judged_sorted, unassessed_sorted : ndarray of shape (m, W) of bool or None
+        The block's judged and unassessed flags in rank order (None when
+        the block has none). The engine may pass either as a function that
+        gathers it: it is then gathered when first read, and not at all
+        by the metrics that do not read it.
     tied : bool
         Whether some group has more than one position.
     """
@@ -71,8 +76,8 @@ class Ranking:
     def __init__(self, block: Block, y, judged, width, s_sorted=None, unassessed=None):
         self.block = block
         self.y = y
-        self.judged_sorted = judged
-        self.unassessed_sorted = unassessed
+        self._judged = judged
+        self._unassessed = unassessed
         self.width = width
         self.m = y.shape[0]
         self._cache = {}
@@ -98,6 +103,18 @@ class Ranking:
             self._row = np.arange(m, dtype=np.intp)[:, None]
             self.start = np.arange(w, dtype=np.intp)[None, :]
             self.row_first = None
+
+    @property
+    def judged_sorted(self):
+        if callable(self._judged):
+            self._judged = self._judged()
+        return self._judged
+
+    @property
+    def unassessed_sorted(self):
+        if callable(self._unassessed):
+            self._unassessed = self._unassessed()
+        return self._unassessed
 
     @property
     def row(self) -> np.ndarray:
