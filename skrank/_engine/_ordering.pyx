@@ -125,6 +125,41 @@ def _score_keys(
     return left
 
 
+def in_rank_order(s, ties):
+    """Whether every row of the scores ``s`` is already in descending order:
+    never rising (``ties`` true: equal neighbours allowed, tied items then
+    in input order) or always falling (``ties`` false). The check of the
+    rows stops at the first rise (or tie)."""
+    if is_float32(s):
+        return _in_rank_order["float"](s, ties)
+    return _in_rank_order["double"](s, ties)
+
+
+def _in_rank_order(const score_t[:, ::1] s, bint ties):
+    """:func:`in_rank_order` of one score type."""
+    cdef Py_ssize_t m = s.shape[0], L = s.shape[1], r, j, end
+    cdef int ok = 1
+    cdef const score_t *row
+    with nogil:
+        for r in range(m):
+            row = &s[r, 0] if L else NULL
+            j = 1
+            while j < L and ok:
+                # runs of ORDER_RUN neighbours without a branch each
+                end = j + ORDER_RUN if j + ORDER_RUN < L else L
+                if ties:
+                    while j < end:
+                        ok &= row[j - 1] >= row[j]
+                        j += 1
+                else:
+                    while j < end:
+                        ok &= row[j - 1] > row[j]
+                        j += 1
+            if not ok:
+                break
+    return bool(ok)
+
+
 def descending_keys(keys, bits, backwards, y, s, y_out, s_out, pos, exact):
     """Each row of the sorted keys of :func:`score_keys`, read backwards:
     the relevance and scores of its columns in descending order of score

@@ -339,8 +339,10 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     Returns ``(pos, y_sorted, s_sorted)``: the flat positions (``row * L +
     column``) of the items in rank order (None without ``positions``) and
     their relevance and scores (``s_sorted`` of the type ``s`` is read
-    as). Tied items come in any order (``ties`` None), in input order
-    (``"first"``) or in reverse input order (``"last"``);
+    as; when every row is in rank order already, ``y_sorted`` and
+    ``s_sorted`` are the buffers of ``y`` and ``s`` themselves). Tied
+    items come in any order (``ties`` None), in input order (``"first"``)
+    or in reverse input order (``"last"``);
     ``exact_order(s_rows)`` gives the columns of rows in rank order under
     that rule, for the rows the keys below cannot order. Float32 keys
     order every row (see :func:`~skrank._engine._ordering.score_keys`).
@@ -364,6 +366,11 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     if m == 0 or L == 0:
         pos = np.empty((m, L), dtype=np.intp) if positions else None
         return pos, np.empty((m, L)), np.empty((m, L), dtype=s.dtype)
+    if _ordering.in_rank_order(s, ties != "last"):
+        # the rows are in rank order already (a run written by a retrieval
+        # system, ties in input order): the scores and relevance as they are
+        pos = np.arange(m * L, dtype=np.intp).reshape(m, L) if positions else None
+        return pos, y, s
     bits = max(1, (L - 1).bit_length())
     if bits > _KEY_BITS:
         return _descending_argsort(s, y, positions, ties)

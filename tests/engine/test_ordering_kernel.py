@@ -107,9 +107,9 @@ def test_rows_already_in_order_against_numpy(ties, n_sorted):
     rng = np.random.default_rng(n_sorted)
     m, L = 8, 300
     s = _hard_scores(rng, m, L)
-    s[:n_sorted] = -np.sort(-s[:n_sorted], axis=1)
     s[0, :40] = 0.0
     s[0, 1:40:3] = -0.0
+    s[:n_sorted] = -np.sort(-s[:n_sorted], axis=1)
     if n_sorted < m:
         s[n_sorted] = np.sort(rng.random(L))  # ascending, no ties
     y = rng.integers(0, 5, (m, L)).astype(float)
@@ -124,6 +124,39 @@ def test_rows_already_in_order_against_numpy(ties, n_sorted):
     else:
         np.testing.assert_array_equal(pos, want + np.arange(m)[:, None] * L)
         np.testing.assert_array_equal(ys, np.take_along_axis(y, want, axis=1))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_in_rank_order_against_numpy(dtype):
+    # rows never rising (ties allowed) or always falling, against np.diff;
+    # a rise or a tie at each position of a row, in each row of a block
+    rng = np.random.default_rng(3)
+    base = -np.sort(-rng.random((4, 37)), axis=1).astype(dtype)
+    cases = [base, np.ascontiguousarray(base[:, :1]), base[:0]]
+    for r in range(4):
+        for j in range(1, 37):
+            rise = base.copy()
+            rise[r, j] = rise[r, j - 1] + 1
+            tie = base.copy()
+            tie[r, j] = tie[r, j - 1]
+            cases += [rise, tie]
+    for s in cases:
+        d = np.diff(s.astype(np.float64), axis=1)
+        assert _ordering.in_rank_order(s, True) is bool((d <= 0).all())
+        assert _ordering.in_rank_order(s, False) is bool((d < 0).all())
+
+
+@pytest.mark.parametrize("ties", [None, "first", "last"])
+def test_rows_in_rank_order_come_back_as_they_are(ties):
+    # every row already in rank order: the positions in input order and the
+    # buffers themselves; a tie under "last" needs the order reversed
+    s = np.array([[3.0, 2.0, 2.0, -0.0, 0.0], [5.0, 4.0, 3.0, 2.0, 1.0]])
+    y = np.arange(10.0).reshape(2, 5)
+    pos, ys, ss = descending_rows(s, y, _exact(ties), True, ties)
+    want = ref_descending_order(s, "first" if ties is None else ties)
+    np.testing.assert_array_equal(pos, want + np.arange(2)[:, None] * 5)
+    np.testing.assert_array_equal(ys, np.take_along_axis(y, want, axis=1))
+    assert np.shares_memory(ys, y) == (ties != "last")
 
 
 @pytest.mark.parametrize("backwards", [False, True])
