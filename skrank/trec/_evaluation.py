@@ -416,7 +416,11 @@ def evaluate_settled_run(
         rows = (np.cumsum(kept) - 1)[rows]
         run_q, s = run_q[kept], s[kept]
         rows_of = np.flatnonzero(kept) if rows_of is None else rows_of[kept]
-    empty = _query_counts(run_q, n_q) == 0  # queries the run misses
+    # queries the run misses: the run's codes are in grouped (ascending)
+    # order, those of queries left out removed, so each query's rows are
+    # found by a binary search
+    first = np.arange(n_q, dtype=run_q.dtype)
+    empty = np.searchsorted(run_q, first) == np.searchsorted(run_q, first, "right")
     rel = qrels._values[idx]
     assessed = rel >= 0
     # judged below 0: in the pool but not assessed (infAP's sampled-out

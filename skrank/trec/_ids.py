@@ -8,11 +8,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _keys
 from ._io import _assemble, _hash40, _hash_add, _hash_final, _padded_words
 
 # --------------------------------------------------------------------------
 # Columns of ids
 # --------------------------------------------------------------------------
+
+
+def _row_numbers(rows, n):
+    """Row numbers (int64) of an index array or a slice of ``n`` rows."""
+    if isinstance(rows, slice):
+        return np.arange(n, dtype=np.int64)[rows]
+    return np.asarray(rows, dtype=np.int64)
+
+
+def _fixed_bytes(fixed):
+    """An ``S`` array's ids as rows of bytes (a view when it is contiguous)."""
+    fixed = np.ascontiguousarray(fixed)
+    return fixed.view(np.uint8).reshape(fixed.shape[0], fixed.dtype.itemsize)
+
 
 _SLACK = 1 << 20  # bytes of padding always allowed in a fixed-width column
 _ROUND = 4  # words of the ids compared per round of the ragged operations
@@ -281,7 +296,12 @@ class _Ids:
     def equal(self, rows, other: _Ids, other_rows) -> np.ndarray:
         """Whether id ``rows[i]`` equals id ``other_rows[i]`` of ``other``."""
         if self.fixed is not None and other.fixed is not None:
-            return self.fixed[rows] == other.fixed[other_rows]
+            return _keys.fixed_equal(
+                _fixed_bytes(self.fixed),
+                _row_numbers(rows, self.fixed.shape[0]),
+                _fixed_bytes(other.fixed),
+                _row_numbers(other_rows, other.fixed.shape[0]),
+            )
         return _spans_equal(*self.spans(rows), *other.spans(other_rows))
 
     def order(self, rows, group=None, labels=True):

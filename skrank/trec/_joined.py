@@ -87,9 +87,7 @@ def _join(run: Run, run_ids, qrels: Qrels, qrels_ids):
         if qcodes is not run_codes:  # queries the qrels lack: no match
             live = np.flatnonzero(qcodes[lo : lo + _STEP] >= 0)
             part = part[live]
-        found = index.positions(part)
-        at = np.flatnonzero(found >= 0)
-        found = found[at]
+        at, found = index.hits(part)
         pos = (at if live is None else live[at]) + lo
         idx = index.order[found]
         # the bytes of the ids compared only where the keys match: the

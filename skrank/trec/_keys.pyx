@@ -3,8 +3,9 @@
 
 :func:`repeated_keys` finds the keys that occur twice within a query,
 :func:`key_table` and :func:`probe` look keys up in one table of all of
-them, :func:`group_table` and :func:`group_probe` in one small table per
-query (whose lookups stay in a few kilobytes). Every table places a key by
+them, :func:`group_table` and :func:`group_probe` (or :func:`group_hits`) in one
+small table per query (whose lookups stay in a few kilobytes);
+:func:`fixed_equal` compares the ids of the keys found. Every table places a key by
 the high bits of its multiplicative spread (``_bytes.pxd``) and probes
 linearly.
 """
@@ -14,7 +15,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, realloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 
 from ._bytes cimport _spread
 
@@ -236,6 +237,93 @@ def group_table(const uint64_t[::1] keys, Py_ssize_t n_groups):
     return tk_a, tp_a, off_a, bits_a, marks_a
 
 
+def fixed_equal(
+    const cnp.uint8_t[:, ::1] a,
+    const int64_t[::1] a_rows,
+    const cnp.uint8_t[:, ::1] b,
+    const int64_t[::1] b_rows,
+):
+    """Whether id ``a[a_rows[i]]`` equals id ``b[b_rows[i]]``: rows of
+    zero-padded bytes (numpy's ``S`` arrays as bytes), equal when their
+    bytes agree up to the narrower width and the wider one's rest is
+    zeros, as numpy compares ``S`` values."""
+    cdef Py_ssize_t n = a_rows.shape[0], na = a.shape[0], nb = b.shape[0]
+    cdef Py_ssize_t wa = a.shape[1], wb = b.shape[1], i, j, ra, rb
+    cdef Py_ssize_t common = wa if wa < wb else wb
+    cdef const cnp.uint8_t *pa
+    cdef const cnp.uint8_t *pb
+    cdef const cnp.uint8_t *rest
+    cdef Py_ssize_t bad = -1
+    cdef int same
+    if b_rows.shape[0] != n:
+        raise ValueError(f"fixed_equal: a_rows and b_rows must be as long; got {n} and {b_rows.shape[0]}.")
+    out_a = np.empty(n, dtype=bool)
+    cdef cnp.uint8_t[::1] out = out_a.view(np.uint8)
+    with nogil:
+        for i in range(n):
+            ra = a_rows[i]
+            rb = b_rows[i]
+            if ra < 0 or ra >= na or rb < 0 or rb >= nb:
+                bad = i
+                break
+            pa = &a[ra, 0] if wa else NULL
+            pb = &b[rb, 0] if wb else NULL
+            same = common == 0 or memcmp(pa, pb, <size_t>common) == 0
+            rest = pa if wa > wb else pb
+            j = common
+            while same and j < (wa if wa > wb else wb):
+                same = rest[j] == 0
+                j += 1
+            out[i] = <cnp.uint8_t>same
+    if bad >= 0:
+        raise ValueError(f"fixed_equal: pair {bad} holds a row out of range ({a_rows[bad]} of {na}, {b_rows[bad]} of {nb}).")
+    return out_a
+
+
+cdef inline int64_t _group_find(
+    const uint64_t *slot_keys,
+    const int32_t *slot_pos,
+    const int64_t *offsets,
+    const cnp.uint8_t *bits,
+    const cnp.uint8_t *marks,
+    Py_ssize_t n_groups,
+    uint64_t key,
+) noexcept nogil:
+    """The position of ``key`` in the table of :func:`group_table`, -1
+    where it is absent."""
+    cdef Py_ssize_t g = <Py_ssize_t>(key >> 40), home
+    cdef uint64_t spread
+    if g >= n_groups:
+        return -1  # a query beyond the table's
+    spread = _spread(key)
+    home = <Py_ssize_t>(spread >> (64 - bits[g]))
+    if not (marks[offsets[g] + home] >> ((spread >> (61 - bits[g])) & 7)) & 1:
+        return -1  # no key of the table has this first slot and bit
+    return _slot_of(
+        slot_keys + offsets[g],
+        slot_pos + offsets[g],
+        key,
+        64 - bits[g],
+        (<uint64_t>1 << bits[g]) - 1,
+    )
+
+
+cdef Py_ssize_t _group_groups(
+    caller,
+    const uint64_t[::1] slot_keys,
+    const int32_t[::1] slot_pos,
+    const int64_t[::1] offsets,
+    const cnp.uint8_t[::1] bits,
+    const cnp.uint8_t[::1] marks,
+) except -1:
+    """The number of queries of a table of :func:`group_table`, its arrays
+    checked to fit together."""
+    cdef Py_ssize_t n_groups = offsets.shape[0] - 1, size = slot_keys.shape[0]
+    if n_groups < 0 or slot_pos.shape[0] != size or marks.shape[0] != size or offsets[n_groups] != size or bits.shape[0] < n_groups:
+        raise ValueError(f"{caller}: the table's arrays do not fit together ({size} slots, {slot_pos.shape[0]} positions, {marks.shape[0]} marks, {offsets.shape[0]} offsets, {bits.shape[0]} sizes).")
+    return n_groups
+
+
 def group_probe(
     const uint64_t[::1] slot_keys,
     const int32_t[::1] slot_pos,
@@ -247,29 +335,50 @@ def group_probe(
     """The position of each of ``keys`` in the table of
     :func:`group_table`, -1 where it is absent (a key of a query beyond the
     table's is absent)."""
-    cdef Py_ssize_t n_groups = offsets.shape[0] - 1, n = keys.shape[0], i, g
-    cdef Py_ssize_t size = slot_keys.shape[0], home
-    if n_groups < 0 or slot_pos.shape[0] != size or marks.shape[0] != size or offsets[n_groups] != size or bits.shape[0] < n_groups:
-        raise ValueError(f"group_probe: the table's arrays do not fit together ({size} slots, {slot_pos.shape[0]} positions, {marks.shape[0]} marks, {offsets.shape[0]} offsets, {bits.shape[0]} sizes).")
+    cdef Py_ssize_t n_groups = _group_groups("group_probe", slot_keys, slot_pos, offsets, bits, marks)
+    cdef Py_ssize_t n = keys.shape[0], i
     cdef cnp.ndarray[int64_t, ndim=1] out_a = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] out = out_a
-    cdef uint64_t key, spread
+    if n == 0 or slot_keys.shape[0] == 0:
+        out_a.fill(-1)
+        return out_a
     with nogil:
         for i in range(n):
-            key = keys[i]
-            g = <Py_ssize_t>(key >> 40)
-            out[i] = -1
-            if g >= n_groups:
-                continue
-            spread = _spread(key)
-            home = <Py_ssize_t>(spread >> (64 - bits[g]))
-            if not (marks[offsets[g] + home] >> ((spread >> (61 - bits[g])) & 7)) & 1:
-                continue  # no key of the table has this first slot and bit
-            out[i] = _slot_of(
-                &slot_keys[0] + offsets[g],
-                &slot_pos[0] + offsets[g],
-                key,
-                64 - bits[g],
-                (<uint64_t>1 << bits[g]) - 1,
+            out[i] = _group_find(
+                &slot_keys[0], &slot_pos[0], &offsets[0], &bits[0], &marks[0], n_groups, keys[i]
             )
     return out_a
+
+
+def group_hits(
+    const uint64_t[::1] slot_keys,
+    const int32_t[::1] slot_pos,
+    const int64_t[::1] offsets,
+    const cnp.uint8_t[::1] bits,
+    const cnp.uint8_t[::1] marks,
+    const uint64_t[::1] keys,
+):
+    """The keys found in the table of :func:`group_table`: ``(at, pos)``,
+    the index in ``keys`` of each key found (ascending) and its position
+    in the table's keys; :func:`group_probe` without its -1 entries, in
+    one pass that writes only the keys found."""
+    cdef Py_ssize_t n_groups = _group_groups("group_hits", slot_keys, slot_pos, offsets, bits, marks)
+    cdef Py_ssize_t n = keys.shape[0], i, c = 0
+    cdef int64_t found
+    # as long as the keys; only the entries of the keys found are touched
+    at_a = np.empty(n, dtype=np.int64)
+    pos_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] at = at_a
+    cdef int64_t[::1] pos = pos_a
+    if n == 0 or slot_keys.shape[0] == 0:
+        return at_a[:0].copy(), pos_a[:0].copy()
+    with nogil:
+        for i in range(n):
+            found = _group_find(
+                &slot_keys[0], &slot_pos[0], &offsets[0], &bits[0], &marks[0], n_groups, keys[i]
+            )
+            # written always, kept (the count moved on) when found
+            at[c] = i
+            pos[c] = found
+            c += found >= 0
+    return at_a[:c].copy(), pos_a[:c].copy()

@@ -512,6 +512,16 @@ class _KeyIndex:
             return pos
         return np.where(pos >= 0, self.order[np.maximum(pos, 0)], -1)
 
+    def hits(self, keys):
+        """``(at, pos)``: the index in ``keys`` of each key found
+        (ascending) and its position among the sorted keys."""
+        if self._table is not None and self._grouped:
+            keys = np.ascontiguousarray(keys, dtype=np.uint64)
+            return _keys.group_hits(*self._table, keys)
+        found = self.positions(keys)
+        at = np.flatnonzero(found >= 0)
+        return at, found[at]
+
     def positions(self, keys, ascending=False) -> np.ndarray:
         """The position of each key among the sorted keys, -1 where absent
         (one of them when a key is repeated)."""

@@ -31,6 +31,10 @@ def test_probe_finds_what_a_dict_finds(seed):
     probes = np.concatenate([keys, absent, keys[::-1]])
     got = tables.group_probe(*table, probes)
     assert got.tolist() == [where.get(int(k), -1) for k in probes.tolist()]
+    # the hits alone: the indexes of the keys found and their positions
+    at, pos = tables.group_hits(*table, probes)
+    assert at.tolist() == np.flatnonzero(got >= 0).tolist()
+    assert pos.tolist() == got[got >= 0].tolist()
     # the same answers as the table of all keys
     flat = tables.probe(*tables.key_table(keys), probes)
     assert got.tolist() == flat.tolist()
@@ -58,6 +62,8 @@ def test_no_groups_and_no_keys():
     empty = np.zeros(0, dtype=np.uint64)
     table = tables.group_table(empty, 0)
     assert tables.group_probe(*table, _keys([0, 5], [1, 2])).tolist() == [-1, -1]
+    at, pos = tables.group_hits(*table, _keys([0, 5], [1, 2]))
+    assert at.tolist() == pos.tolist() == []
     table = tables.group_table(empty, 2)
     assert tables.group_probe(*table, _keys([1], [1])).tolist() == [-1]
 
@@ -74,6 +80,35 @@ def test_table_checks_its_keys():
         tables.group_probe(tk, tp[:1], off, bits, marks, _keys([0], [1]))
     with pytest.raises(ValueError, match="do not fit together"):
         tables.group_probe(tk, tp, off, bits, marks[:1], _keys([0], [1]))
+    with pytest.raises(ValueError, match="group_hits: the table's arrays do not fit"):
+        tables.group_hits(tk, tp, off, bits, marks[:1], _keys([0], [1]))
+
+
+def test_fixed_equal_against_numpy():
+    # ids of other widths (numpy's S values ignore trailing zero bytes),
+    # empty ids, and rows out of range refused
+    a = np.array([b"d1", b"doc22", b"", b"x\x00y", b"abcdefghi"], dtype="S9")
+    b = np.array([b"d1", b"doc2", b"doc22", b"", b"x\x00y", b"abcdefgh"], dtype="S5")
+    rng = np.random.default_rng(0)
+    ra = rng.integers(0, a.shape[0], 200)
+    rb = rng.integers(0, b.shape[0], 200)
+    for x, y in ((a, b), (b, a), (a, a)):
+        rx, ry = (ra, rb) if x is a else (rb, ra)
+        if y is a and x is a:
+            ry = rng.integers(0, a.shape[0], 200)
+        got = tables.fixed_equal(
+            x.view(np.uint8).reshape(x.shape[0], -1),
+            rx,
+            y.view(np.uint8).reshape(y.shape[0], -1),
+            ry,
+        )
+        assert got.dtype == bool
+        assert got.tolist() == (x[rx] == y[ry]).tolist()
+    bytes_a = a.view(np.uint8).reshape(a.shape[0], -1)
+    with pytest.raises(ValueError, match=r"pair 1 holds a row out of range \(5 of 5"):
+        tables.fixed_equal(bytes_a, np.array([0, 5]), bytes_a, np.array([0, 0]))
+    with pytest.raises(ValueError, match="as long; got 2 and 1"):
+        tables.fixed_equal(bytes_a, np.array([0, 1]), bytes_a, np.array([0]))
 
 
 def test_join_matches_the_join_without_hashing():
