@@ -409,18 +409,23 @@ def evaluate_settled_run(
 
     # -- relevance of each retrieved document ---------------------------------
     rows, idx = _join(run, run_ids, qrels, qrels_ids)
-    kept = run_q >= 0
-    if kept.all():
+    # every run query is kept when the run and the selection share codes
+    kept = None if run_q is run_codes else run_q >= 0
+    if kept is not None and kept.all():
         kept = None
-    else:  # run queries left out; the matched ones are all kept
+    if kept is not None:  # run queries left out; the matched ones are all kept
         rows = (np.cumsum(kept) - 1)[rows]
         run_q, s = run_q[kept], s[kept]
         rows_of = np.flatnonzero(kept) if rows_of is None else rows_of[kept]
-    # queries the run misses: the run's codes are in grouped (ascending)
-    # order, those of queries left out removed, so each query's rows are
-    # found by a binary search
-    first = np.arange(n_q, dtype=run_q.dtype)
-    empty = np.searchsorted(run_q, first) == np.searchsorted(run_q, first, "right")
+    # the run's codes are in grouped (ascending) order, those of queries
+    # left out removed: queries of one length are found from a row each,
+    # and the queries the run misses by binary search
+    width = _uniform_width(run_q, n_q)
+    if width is None:
+        first = np.arange(n_q, dtype=run_q.dtype)
+        empty = np.searchsorted(run_q, first) == np.searchsorted(run_q, first, "right")
+    else:
+        empty = np.zeros(n_q, dtype=bool)
     rel = qrels._values[idx]
     assessed = rel >= 0
     # judged below 0: in the pool but not assessed (infAP's sampled-out
@@ -435,8 +440,12 @@ def evaluate_settled_run(
             # scores beyond the float32 range become infinite, as in trec_eval
             with np.errstate(over="ignore"):
                 raw = s if dtype == "float64" else s.astype(np.float32).astype(float)
-            # finite scores (the usual case) are ranked as they are
-            finite = np.isfinite(raw).all()
+            # finite scores (the usual case) are ranked as they are; a NaN or
+            # an infinity carries into the sum, so a finite sum clears them
+            # in one pass without a temporary array (an overflowing sum of
+            # finite scores is checked value by value)
+            with np.errstate(over="ignore", invalid="ignore"):
+                finite = np.isfinite(np.add.reduce(raw)) or np.isfinite(raw).all()
             scores[dtype] = raw if finite else finite_scores(nan_ranked(raw))
         return scores[dtype]
 
@@ -524,7 +533,6 @@ def evaluate_settled_run(
                 n_q,
             )
     with_ids = ties == "trec_eval"
-    width = _uniform_width(run_q, n_q)
     docno = run._docno
 
     def docno_keys(ids):

@@ -131,14 +131,16 @@ def _exact_join(run: Run, rows_of, qcodes, qrels: Qrels):
 
 
 def _uniform_width(codes, n_q):
-    """The common length of the queries if rows are sorted by query and all
-    queries are equally long, else None."""
+    """The common length of the queries ``0 .. n_q - 1`` if all are equally
+    long, else None; ``codes`` are ascending (the grouped order). Between a
+    query's first and last row, ascending codes hold its code only, so
+    those two rows of each query are read, not every row."""
     n = codes.shape[0]
-    if n % n_q:
+    if n_q == 0 or n % n_q:
         return None
     width = n // n_q
-    shaped = codes.reshape(n_q, width)
-    if (shaped[:, 0] == np.arange(n_q)).all() and (shaped == shaped[:, :1]).all():
+    q = np.arange(n_q, dtype=codes.dtype)
+    if (codes[::width] == q).all() and (codes[width - 1 :: width] == q).all():
         return width
     return None
 
@@ -147,9 +149,12 @@ class _Pools:
     """The judged documents of every query (for R, N and the ideal DCG)."""
 
     def __init__(self, pool_q, pool_y, n_q):
-        order = stable_group_order(pool_q, n_q)
-        self.q = pool_q[order]
-        self.y = pool_y[order].astype(np.float64)
+        if pool_q.shape[0] > 1 and (pool_q[1:] < pool_q[:-1]).any():
+            order = stable_group_order(pool_q, n_q)
+            pool_q, pool_y = pool_q[order], pool_y[order]
+        # else grouped by query already (qrels written query by query)
+        self.q = pool_q
+        self.y = pool_y.astype(np.float64)
         self.size = np.bincount(self.q, minlength=n_q)
         self.start = np.cumsum(self.size) - self.size
         self.slot = np.arange(self.q.shape[0]) - self.start[self.q]

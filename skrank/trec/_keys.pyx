@@ -363,8 +363,14 @@ def group_hits(
     in the table's keys; :func:`group_probe` without its -1 entries, in
     one pass that writes only the keys found."""
     cdef Py_ssize_t n_groups = _group_groups("group_hits", slot_keys, slot_pos, offsets, bits, marks)
-    cdef Py_ssize_t n = keys.shape[0], i, c = 0
+    cdef Py_ssize_t n = keys.shape[0], i, c = 0, g, last = -1, home
     cdef int64_t found
+    cdef uint64_t key, spread, mask = 0
+    cdef int shift = 64, low = 61
+    cdef bint live = False
+    cdef const uint64_t *tk = NULL
+    cdef const int32_t *tp = NULL
+    cdef const cnp.uint8_t *tm = NULL
     # as long as the keys; only the entries of the keys found are touched
     at_a = np.empty(n, dtype=np.int64)
     pos_a = np.empty(n, dtype=np.int64)
@@ -374,9 +380,26 @@ def group_hits(
         return at_a[:0].copy(), pos_a[:0].copy()
     with nogil:
         for i in range(n):
-            found = _group_find(
-                &slot_keys[0], &slot_pos[0], &offsets[0], &bits[0], &marks[0], n_groups, keys[i]
-            )
+            key = keys[i]
+            g = <Py_ssize_t>(key >> 40)
+            if g != last:
+                # the keys come grouped by query: the query's table is
+                # looked up when the query changes, not at every key
+                last = g
+                live = g < n_groups
+                if live:
+                    tk = &slot_keys[0] + offsets[g]
+                    tp = &slot_pos[0] + offsets[g]
+                    tm = &marks[0] + offsets[g]
+                    shift = 64 - bits[g]
+                    low = 61 - bits[g]
+                    mask = (<uint64_t>1 << bits[g]) - 1
+            found = -1
+            if live:
+                spread = _spread(key)
+                home = <Py_ssize_t>(spread >> shift)
+                if (tm[home] >> ((spread >> low) & 7)) & 1:
+                    found = _slot_of(tk, tp, key, shift, mask)
             # written always, kept (the count moved on) when found
             at[c] = i
             pos[c] = found
