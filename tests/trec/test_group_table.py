@@ -136,3 +136,40 @@ def test_join_matches_the_join_without_hashing():
     assert pos.tolist() == want_pos.tolist()
     assert idx.tolist() == want_idx.tolist()
     assert qrels._key_index()._grouped
+
+
+def _plain_width(codes, n_q):
+    # the definition: every query 0 .. n_q - 1 holds the same number of rows
+    counts = np.bincount(codes, minlength=n_q)
+    return int(counts[0]) if n_q and (counts == counts[0]).all() else None
+
+
+@pytest.mark.parametrize(
+    "lengths",
+    [[3, 3, 3], [3, 0, 6], [2, 4, 3], [1], [4, 4, 0, 4], [0, 0], [5, 5, 5, 5]],
+)
+def test_uniform_width_against_counts(lengths):
+    from skrank.trec._joined import _uniform_width
+
+    codes = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
+    assert _uniform_width(codes, len(lengths)) == _plain_width(codes, len(lengths))
+
+
+def test_pools_of_grouped_and_interleaved_judgments_agree():
+    from skrank.trec._joined import _Pools
+
+    rng = np.random.default_rng(5)
+    q = np.sort(rng.integers(0, 6, 40))  # query 2 or another may be missing
+    y = rng.integers(1, 4, 40)
+    perm = rng.permutation(40)
+    grouped, interleaved = _Pools(q, y, 7), _Pools(q[perm], y[perm], 7)
+    for pools in (grouped, interleaved):
+        assert pools.size.tolist() == np.bincount(q, minlength=7).tolist()
+        assert pools.q.tolist() == q.tolist()
+    # within a query: the judgments in input order
+    for g in range(7):
+        mine = perm[q[perm] == g]
+        assert interleaved.y[interleaved.q == g].tolist() == y[mine].tolist()
+        assert grouped.y[grouped.q == g].tolist() == y[q == g].tolist()
+    pool_y, pool_n = interleaved.block(np.array([1, 3, 6]))
+    assert pool_n.tolist() == np.bincount(q, minlength=7)[[1, 3, 6]].tolist()
