@@ -132,11 +132,11 @@ def _exact_join(run: Run, rows_of, qcodes, qrels: Qrels):
 
 def _uniform_width(codes, n_q):
     """The common length of the queries ``0 .. n_q - 1`` if all are equally
-    long, else None; ``codes`` are ascending (the grouped order). Between a
-    query's first and last row, ascending codes hold its code only, so
-    those two rows of each query are read, not every row."""
+    long (and not empty), else None; ``codes`` are ascending (the grouped
+    order). Between a query's first and last row, ascending codes hold its
+    code only, so those two rows of each query are read, not every row."""
     n = codes.shape[0]
-    if n_q == 0 or n % n_q:
+    if n_q == 0 or n == 0 or n % n_q:
         return None
     width = n // n_q
     q = np.arange(n_q, dtype=codes.dtype)

@@ -139,9 +139,11 @@ def test_join_matches_the_join_without_hashing():
 
 
 def _plain_width(codes, n_q):
-    # the definition: every query 0 .. n_q - 1 holds the same number of rows
+    # the definition: every query 0 .. n_q - 1 holds the same number of
+    # rows, at least one
     counts = np.bincount(codes, minlength=n_q)
-    return int(counts[0]) if n_q and (counts == counts[0]).all() else None
+    same = n_q and counts[0] > 0 and (counts == counts[0]).all()
+    return int(counts[0]) if same else None
 
 
 @pytest.mark.parametrize(
