@@ -330,7 +330,8 @@ def compute(
                 out.append(spec.measure.compute(rankings[mode], spec.k, **spec.params))
         return block.rows, out
 
-    for rows, results in map_in_order(one, slices(layout.blocks), threads):
+    parts = slices(layout.blocks, layout.slice_values)
+    for rows, results in map_in_order(one, parts, threads):
         for i, (v, u) in enumerate(results):
             values[i][rows] = v
             if u is not None:

@@ -125,13 +125,16 @@ class Layout:
 
     ``qid_values`` holds the sorted unique query ids of grouped input (the
     order of per-query results); it is ``None`` for the dense layout, whose
-    query order is the row order.
+    query order is the row order. ``slice_values``: about how many values
+    a row slice of the blocks holds when they are ranked (see
+    :func:`slices`; None: :data:`SLICE_VALUES`).
     """
 
     n_queries: int
     blocks: list
     qid_values: np.ndarray | None = None
     row_codes: object = field(default=None, repr=False)
+    slice_values: int | None = None
 
     def codes(self) -> np.ndarray:
         """The query index of every input row, in input order (grouped input)."""

@@ -41,6 +41,7 @@ from ._io import (
     _show,
 )
 from ._joined import (
+    RUN_SLICE_VALUES,
     _general_blocks,
     _join,
     _Pools,
@@ -586,7 +587,7 @@ def evaluate_settled_run(
         return compute(
             caller,
             specs,
-            Prepared(Layout(n_q, blocks), None),
+            Prepared(Layout(n_q, blocks, slice_values=RUN_SLICE_VALUES), None),
             ties=ties,
             average=None,
             replace_undefined_by=float("nan"),
