@@ -375,10 +375,9 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     if bits > _KEY_BITS:
         return _descending_argsort(s, y, positions, ties)
     # read backwards, ascending keys give equal scores by descending column
-    # ("last"), or by ascending column with the columns numbered backwards
-    # ("first"; also for any order: rows in rank order, ties in input order,
-    # then need no sort)
-    backwards = ties != "last"
+    # ("last", and any order), or by ascending column with the columns
+    # numbered backwards ("first")
+    backwards = ties == "first"
     keys = np.empty((m, L), dtype=np.uint64)
     unsorted = np.empty(m, dtype=np.uint8)
     left = _ordering.score_keys(s, bits, backwards, keys, unsorted)
