@@ -22,7 +22,7 @@ from ._engine import (
     grouped_layout,
     not_retrieved,
     rank,
-    slices,
+    ranking_slices,
 )
 from ._threads import map_in_order
 from ._threads import threads as thread_limit
@@ -330,7 +330,7 @@ def compute(
                 out.append(spec.measure.compute(rankings[mode], spec.k, **spec.params))
         return block.rows, out
 
-    parts = slices(layout.blocks, layout.slice_values)
+    parts = ranking_slices(layout.blocks, depth, ties, layout.slice_values)
     for rows, results in map_in_order(one, parts, threads):
         for i, (v, u) in enumerate(results):
             values[i][rows] = v

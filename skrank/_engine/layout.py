@@ -256,12 +256,16 @@ def not_retrieved(block: Block) -> Block:
 def slices(blocks, size=None):
     """Each block cut into row slices of about ``size`` values (views).
 
-    ``size`` defaults to :data:`SLICE_VALUES`.
+    ``size`` defaults to :data:`SLICE_VALUES`; it may be a function of the
+    block.
     """
-    size = SLICE_VALUES if size is None else size
     for block in blocks:
+        if callable(size):
+            values = size(block)
+        else:
+            values = SLICE_VALUES if size is None else size
         m, width = block.y.shape
-        step = max(1, size // max(width, 1))
+        step = max(1, values // max(width, 1))
         if m <= step:
             yield _float_relevance(block)
             continue

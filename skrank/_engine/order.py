@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _ordering, _topk
-from .layout import Block, kernel_buffer, score_buffer
+from . import _ordering, _topk, layout
+from .layout import Block, kernel_buffer, score_buffer, slices
 from .ranking import Ranking
 
 
@@ -164,6 +164,40 @@ _KEY_ORDERS = {"average": None, "first": "first", "sklearn": "last"}
 _CANDIDATE_FRACTION = 0.25
 
 
+def selects_candidates(k, L: int, ties: str) -> bool:
+    """Whether :func:`rank` finds the first ``k`` ranks of rows of ``L``
+    items by selection (a cutoff below a quarter of the row) rather than by
+    sorting whole rows."""
+    return (
+        k is not None and k < L and ties != "sklearn" and k <= _CANDIDATE_FRACTION * L
+    )
+
+
+# Row slices whose rows are ranked by selection hold this many times
+# layout.SLICE_VALUES: their rows are read once and what a slice computes is
+# k wide, so that larger slices cost no cache and less work per slice in
+# Python (ndcg@10 of 20,000 x 100 float32 scores on one thread: 5 % faster
+# with slices of 2**19 values than of 2**17; 2**21 no faster).
+_SELECTION_SLICES = 4
+
+
+def ranking_slices(blocks, k, ties: str, size=None):
+    """The blocks cut into the row slices :func:`rank` ranks one at a time
+    to depth ``k`` (see :func:`~skrank._engine.layout.slices`; ``size``: the
+    layout's own slice size, None: the engine's): larger slices for the
+    blocks ranked by selection (:func:`selects_candidates`)."""
+    if size is not None or k is None:
+        return slices(blocks, size)
+
+    def size_of(block):
+        base = layout.SLICE_VALUES  # read at each call: tests set it
+        if selects_candidates(k, block.y.shape[1], ties):
+            return base * _SELECTION_SLICES
+        return base
+
+    return slices(blocks, size_of)
+
+
 def rank(
     block: Block, ties: str = "average", k: int | None = None, secondary=None
 ) -> Ranking:
@@ -190,7 +224,7 @@ def rank(
     s, y, judged, tiebreak = block.s, block.y, block.judged, block.tiebreak
     unassessed = block.unassessed
     m, L = y.shape
-    if k is not None and k < L and ties != "sklearn" and k <= _CANDIDATE_FRACTION * L:
+    if selects_candidates(k, L, ties):
         if ties in _TOP_ORDER_RELEVANCE:
             ranked = top_order(
                 s,

@@ -41,13 +41,13 @@ from ._io import (
     _show,
 )
 from ._joined import (
-    RUN_SLICE_VALUES,
     _general_blocks,
     _join,
     _Pools,
     _recoded,
     _uniform_blocks,
     _uniform_width,
+    run_slice_values,
 )
 from ._readers import _read
 from ._settle import RUN_CONSTRAINTS, settle_run
@@ -587,7 +587,7 @@ def evaluate_settled_run(
         return compute(
             caller,
             specs,
-            Prepared(Layout(n_q, blocks, slice_values=RUN_SLICE_VALUES), None),
+            Prepared(Layout(n_q, blocks, slice_values=run_slice_values()), None),
             ties=ties,
             average=None,
             replace_undefined_by=float("nan"),

@@ -181,21 +181,22 @@ class _Pools:
         return pool_y, size
 
 
-#: About how many values a block of a run holds when it is ranked: twice the
-#: engine's row slices (:data:`~skrank._engine.SLICE_VALUES`). A run's rows
-#: usually come in rank order already and are then not sorted, so that the
-#: metrics' per-block work in Python weighs more than the cache: at 20
-#: million lines, 2**18 values per block ranked 20 % faster on two threads
-#: than 2**17 and as fast as 2**19.
-RUN_SLICE_VALUES = 2 * SLICE_VALUES
+def run_slice_values():
+    """About how many values a block of a run holds when it is ranked: twice
+    the engine's row slices (:data:`~skrank._engine.SLICE_VALUES`). A run's
+    rows usually come in rank order already and are then not sorted, so
+    that the metrics' per-block work in Python weighs more than the cache:
+    at 20 million lines, 2**18 values per block ranked 20 % faster on two
+    threads than 2**17 and as fast as 2**19."""
+    return 2 * SLICE_VALUES
 
 
 def _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids, unassessed):
     """The blocks of a run whose queries are runs of ``width`` rows in query
     order, built one at a time (no array of the run's size is allocated),
-    of about :data:`RUN_SLICE_VALUES` values each. ``rows`` are the run's
+    of about :func:`run_slice_values` values each. ``rows`` are the run's
     judged rows, ``unassessed`` its rows judged below 0 (both sorted)."""
-    step = max(1, RUN_SLICE_VALUES // width)
+    step = max(1, run_slice_values() // width)
     for lo in range(0, n_q, step):
         hi = min(lo + step, n_q)
         m = hi - lo

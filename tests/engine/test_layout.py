@@ -67,3 +67,25 @@ def test_slices_keep_missing_fields_missing_and_default_size():
     # a row wider than the slice is a slice of its own
     wide = Block(rows=np.arange(2), y=np.zeros((2, 10)), s=np.zeros((2, 10)))
     assert [p.y.shape[0] for p in slices([wide], size=4)] == [1, 1]
+
+
+def test_ranking_slices_are_larger_for_blocks_ranked_by_selection(monkeypatch):
+    # rows of 100 items: k=10 is selected (below a quarter of the row),
+    # k=50 and whole lists are sorted; a layout's own size wins
+    from skrank._engine import layout
+    from skrank._engine.order import ranking_slices, selects_candidates
+
+    monkeypatch.setattr(layout, "SLICE_VALUES", 1000)
+    y = np.zeros((95, 100))
+    block = Block(rows=np.arange(95), y=y, s=y)
+
+    def rows(k, ties="average", size=None):
+        return [p.y.shape[0] for p in ranking_slices([block], k, ties, size)]
+
+    assert selects_candidates(10, 100, "average")
+    assert not selects_candidates(50, 100, "average")
+    assert not selects_candidates(10, 100, "sklearn")
+    assert rows(10) == [40, 40, 15]  # 4 x 1000 values: 40 rows
+    assert rows(50) == rows(None) == [10] * 9 + [5]
+    assert rows(10, "sklearn") == [10] * 9 + [5]
+    assert rows(10, size=3000) == [30, 30, 30, 5]
