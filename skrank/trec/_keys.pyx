@@ -280,104 +280,36 @@ def fixed_equal(
     return out_a
 
 
-cdef inline int64_t _group_find(
-    const uint64_t *slot_keys,
-    const int32_t *slot_pos,
-    const int64_t *offsets,
-    const cnp.uint8_t *bits,
-    const cnp.uint8_t *marks,
-    Py_ssize_t n_groups,
-    uint64_t key,
-) noexcept nogil:
-    """The position of ``key`` in the table of :func:`group_table`, -1
-    where it is absent."""
-    cdef Py_ssize_t g = <Py_ssize_t>(key >> 40), home
-    cdef uint64_t spread
-    if g >= n_groups:
-        return -1  # a query beyond the table's
-    spread = _spread(key)
-    home = <Py_ssize_t>(spread >> (64 - bits[g]))
-    if not (marks[offsets[g] + home] >> ((spread >> (61 - bits[g])) & 7)) & 1:
-        return -1  # no key of the table has this first slot and bit
-    return _slot_of(
-        slot_keys + offsets[g],
-        slot_pos + offsets[g],
-        key,
-        64 - bits[g],
-        (<uint64_t>1 << bits[g]) - 1,
-    )
-
-
-cdef Py_ssize_t _group_groups(
+cdef Py_ssize_t _group_scan(
     caller,
     const uint64_t[::1] slot_keys,
     const int32_t[::1] slot_pos,
     const int64_t[::1] offsets,
     const cnp.uint8_t[::1] bits,
     const cnp.uint8_t[::1] marks,
+    const uint64_t[::1] keys,
+    int64_t *at,
+    int64_t *pos,
 ) except -1:
-    """The number of queries of a table of :func:`group_table`, its arrays
-    checked to fit together."""
+    """Each of ``keys`` looked up in the table of :func:`group_table` (its
+    arrays checked to fit together first): with ``at`` NULL, the position
+    of key ``i`` to ``pos[i]`` (-1 where it is absent); else only the keys
+    found, their indexes to ``at`` and positions to ``pos`` (both as long
+    as the keys, the entries past the count untouched). Returns how many
+    entries were written."""
     cdef Py_ssize_t n_groups = offsets.shape[0] - 1, size = slot_keys.shape[0]
-    if n_groups < 0 or slot_pos.shape[0] != size or marks.shape[0] != size or offsets[n_groups] != size or bits.shape[0] < n_groups:
-        raise ValueError(f"{caller}: the table's arrays do not fit together ({size} slots, {slot_pos.shape[0]} positions, {marks.shape[0]} marks, {offsets.shape[0]} offsets, {bits.shape[0]} sizes).")
-    return n_groups
-
-
-def group_probe(
-    const uint64_t[::1] slot_keys,
-    const int32_t[::1] slot_pos,
-    const int64_t[::1] offsets,
-    const cnp.uint8_t[::1] bits,
-    const cnp.uint8_t[::1] marks,
-    const uint64_t[::1] keys,
-):
-    """The position of each of ``keys`` in the table of
-    :func:`group_table`, -1 where it is absent (a key of a query beyond the
-    table's is absent)."""
-    cdef Py_ssize_t n_groups = _group_groups("group_probe", slot_keys, slot_pos, offsets, bits, marks)
-    cdef Py_ssize_t n = keys.shape[0], i
-    cdef cnp.ndarray[int64_t, ndim=1] out_a = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] out = out_a
-    if n == 0 or slot_keys.shape[0] == 0:
-        out_a.fill(-1)
-        return out_a
-    with nogil:
-        for i in range(n):
-            out[i] = _group_find(
-                &slot_keys[0], &slot_pos[0], &offsets[0], &bits[0], &marks[0], n_groups, keys[i]
-            )
-    return out_a
-
-
-def group_hits(
-    const uint64_t[::1] slot_keys,
-    const int32_t[::1] slot_pos,
-    const int64_t[::1] offsets,
-    const cnp.uint8_t[::1] bits,
-    const cnp.uint8_t[::1] marks,
-    const uint64_t[::1] keys,
-):
-    """The keys found in the table of :func:`group_table`: ``(at, pos)``,
-    the index in ``keys`` of each key found (ascending) and its position
-    in the table's keys; :func:`group_probe` without its -1 entries, in
-    one pass that writes only the keys found."""
-    cdef Py_ssize_t n_groups = _group_groups("group_hits", slot_keys, slot_pos, offsets, bits, marks)
     cdef Py_ssize_t n = keys.shape[0], i, c = 0, g, last = -1, home
     cdef int64_t found
     cdef uint64_t key, spread, mask = 0
     cdef int shift = 64, low = 61
-    cdef bint live = False
+    cdef bint live = False, hits = at != NULL
     cdef const uint64_t *tk = NULL
     cdef const int32_t *tp = NULL
     cdef const cnp.uint8_t *tm = NULL
-    # as long as the keys; only the entries of the keys found are touched
-    at_a = np.empty(n, dtype=np.int64)
-    pos_a = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] at = at_a
-    cdef int64_t[::1] pos = pos_a
-    if n == 0 or slot_keys.shape[0] == 0:
-        return at_a[:0].copy(), pos_a[:0].copy()
+    if n_groups < 0 or slot_pos.shape[0] != size or marks.shape[0] != size or offsets[n_groups] != size or bits.shape[0] < n_groups:
+        raise ValueError(f"{caller}: the table's arrays do not fit together ({size} slots, {slot_pos.shape[0]} positions, {marks.shape[0]} marks, {offsets.shape[0]} offsets, {bits.shape[0]} sizes).")
+    if size == 0:  # no query has a table: every key is absent
+        n_groups = 0
     with nogil:
         for i in range(n):
             key = keys[i]
@@ -398,10 +330,59 @@ def group_hits(
             if live:
                 spread = _spread(key)
                 home = <Py_ssize_t>(spread >> shift)
+                # no key of the table has this first slot and bit: absent
                 if (tm[home] >> ((spread >> low) & 7)) & 1:
                     found = _slot_of(tk, tp, key, shift, mask)
-            # written always, kept (the count moved on) when found
-            at[c] = i
-            pos[c] = found
-            c += found >= 0
+            if hits:
+                # written always, kept (the count moved on) when found
+                at[c] = i
+                pos[c] = found
+                c += found >= 0
+            else:
+                pos[i] = found
+    return c if hits else n
+
+
+def group_probe(
+    const uint64_t[::1] slot_keys,
+    const int32_t[::1] slot_pos,
+    const int64_t[::1] offsets,
+    const cnp.uint8_t[::1] bits,
+    const cnp.uint8_t[::1] marks,
+    const uint64_t[::1] keys,
+):
+    """The position of each of ``keys`` in the table of
+    :func:`group_table`, -1 where it is absent (a key of a query beyond the
+    table's is absent)."""
+    out_a = np.empty(keys.shape[0], dtype=np.int64)
+    cdef int64_t[::1] out = out_a
+    _group_scan(
+        "group_probe", slot_keys, slot_pos, offsets, bits, marks, keys,
+        NULL, &out[0] if out.shape[0] else NULL,
+    )
+    return out_a
+
+
+def group_hits(
+    const uint64_t[::1] slot_keys,
+    const int32_t[::1] slot_pos,
+    const int64_t[::1] offsets,
+    const cnp.uint8_t[::1] bits,
+    const cnp.uint8_t[::1] marks,
+    const uint64_t[::1] keys,
+):
+    """The keys found in the table of :func:`group_table`: ``(at, pos)``,
+    the index in ``keys`` of each key found (ascending) and its position
+    in the table's keys; :func:`group_probe` without its -1 entries, in
+    one pass that writes only the keys found."""
+    cdef Py_ssize_t n = keys.shape[0], c
+    # as long as the keys; only the entries of the keys found are touched
+    at_a = np.empty(max(n, 1), dtype=np.int64)
+    pos_a = np.empty(max(n, 1), dtype=np.int64)
+    cdef int64_t[::1] at = at_a
+    cdef int64_t[::1] pos = pos_a
+    c = _group_scan(
+        "group_hits", slot_keys, slot_pos, offsets, bits, marks, keys,
+        &at[0], &pos[0],
+    )
     return at_a[:c].copy(), pos_a[:c].copy()
