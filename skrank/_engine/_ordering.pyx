@@ -35,45 +35,25 @@ cdef inline uint64_t ordered_bits(double x) noexcept nogil:
     return b ^ (negative | ((<uint64_t>1) << 63))
 
 
-def score_keys(s, bits, backwards, keys, unsorted=None):
+def score_keys(s, bits, backwards, keys):
     """``keys[i, j]``: the bits of ``s[i, j]`` (-0.0 read as 0.0) as an
     unsigned integer in the order of the scores, its lowest ``bits`` bits
     replaced by the column ``j`` (``backwards``: ``L - 1 - j``). Sorting a
     row of keys sorts its scores, equal scores by column, up to different
     scores that agree but for those low bits (see
     :func:`descending_keys`). Float32 scores are read as the float64 of the
-    same value, whose lowest 29 bits are 0: their keys always order them.
-
-    With ``unsorted`` (one entry per row), a row whose keys come out in
-    descending order (scores already in rank order, as the rows of a run
-    written by a retrieval system are, ties in the order the column numbers
-    put first) is reversed in place and a row already ascending is left:
-    both are sorted and get ``unsorted[r] = 0``, every other row 1. Returns
-    the number of rows left to sort (``m`` without ``unsorted``)."""
+    same value, whose lowest 29 bits are 0: their keys always order them."""
     if is_float32(s):
-        return _score_keys["float"](s, bits, backwards, keys, unsorted)
-    return _score_keys["double"](s, bits, backwards, keys, unsorted)
-
-
-# rows are checked for order in runs of this many keys, and the check of a
-# row stops at the first run that is neither ascending nor descending
-cdef enum:
-    ORDER_RUN = 16
+        return _score_keys["float"](s, bits, backwards, keys)
+    return _score_keys["double"](s, bits, backwards, keys)
 
 
 def _score_keys(
-    const score_t[:, ::1] s,
-    int bits,
-    bint backwards,
-    uint64_t[:, ::1] keys,
-    uint8_t[::1] unsorted,
+    const score_t[:, ::1] s, int bits, bint backwards, uint64_t[:, ::1] keys
 ):
     """:func:`score_keys` of one score type."""
-    cdef Py_ssize_t m = s.shape[0], L = s.shape[1], r, j, end, q
-    cdef Py_ssize_t left = m
-    cdef uint64_t high, column, a, b
-    cdef bint check = unsorted is not None
-    cdef int up, down
+    cdef Py_ssize_t m = s.shape[0], L = s.shape[1], r, j
+    cdef uint64_t high, column
     if not 1 <= bits <= 32 or L > ((<Py_ssize_t>1) << bits):
         raise ValueError(
             f"score_keys: bits must be in 1 .. 32 and number the {L} columns; "
@@ -84,11 +64,6 @@ def _score_keys(
             f"score_keys: keys must have the shape of s ({m}, {L}); "
             f"got ({keys.shape[0]}, {keys.shape[1]})"
         )
-    if check and unsorted.shape[0] != m:
-        raise ValueError(
-            f"score_keys: unsorted must hold one entry per row ({m}); "
-            f"got {unsorted.shape[0]}"
-        )
     high = ~(((<uint64_t>1) << bits) - 1)
     with nogil:
         for r in range(m):
@@ -96,33 +71,13 @@ def _score_keys(
                 # x + 0.0 is 0.0 for -0.0: the two zeros get one key
                 column = <uint64_t>(L - 1 - j if backwards else j)
                 keys[r, j] = (ordered_bits(<double>s[r, j] + 0.0) & high) | column
-            if not check:
-                continue
-            # the keys of a row are distinct (their low bits are the
-            # columns): ascending or descending throughout, or neither
-            up = 1
-            down = 1
-            j = 1
-            while j < L and (up | down):
-                end = j + ORDER_RUN if j + ORDER_RUN < L else L
-                for q in range(j, end):
-                    a = keys[r, q - 1]
-                    b = keys[r, q]
-                    up &= a < b
-                    down &= a > b
-                j = end
-            if down and L > 1:
-                j = 0
-                q = L - 1
-                while j < q:
-                    a = keys[r, j]
-                    keys[r, j] = keys[r, q]
-                    keys[r, q] = a
-                    j += 1
-                    q -= 1
-            unsorted[r] = <uint8_t>((up | down) == 0)
-            left -= (up | down) != 0
-    return left
+    return None
+
+
+# rows are checked for order in runs of this many neighbours, without a
+# branch each; the check stops after the first run that holds a rise
+cdef enum:
+    ORDER_RUN = 16
 
 
 def in_rank_order(s, ties):
@@ -145,16 +100,10 @@ def _in_rank_order(const score_t[:, ::1] s, bint ties):
             row = &s[r, 0] if L else NULL
             j = 1
             while j < L and ok:
-                # runs of ORDER_RUN neighbours without a branch each
                 end = j + ORDER_RUN if j + ORDER_RUN < L else L
-                if ties:
-                    while j < end:
-                        ok &= row[j - 1] >= row[j]
-                        j += 1
-                else:
-                    while j < end:
-                        ok &= row[j - 1] > row[j]
-                        j += 1
+                while j < end:
+                    ok &= (row[j - 1] > row[j]) | (ties & (row[j - 1] == row[j]))
+                    j += 1
             if not ok:
                 break
     return bool(ok)

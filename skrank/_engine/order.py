@@ -387,12 +387,12 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     faster than it finds the order of floats. Two different scores that
     agree but for those bits (a relative difference below about 1e-12) are
     then ordered by column; the rows where that happens are found and
-    ordered again by ``exact_order``. A row whose keys already come in
-    order (its scores descending, ties in the order of the rule, as in the
-    rows of a run that a retrieval system wrote in rank order; or its scores
-    ascending without ties) is not sorted again: :func:`score_keys
-    <skrank._engine._ordering.score_keys>` finds it while writing the keys.
-    Longer rows are ordered by numpy's argsort (stable under a tie rule).
+    ordered again by ``exact_order``. Longer rows are ordered by numpy's
+    argsort (stable under a tie rule). A block whose rows are all in rank
+    order already (the rows of a run that a retrieval system wrote in rank
+    order) is not sorted: :func:`in_rank_order
+    <skrank._engine._ordering.in_rank_order>` finds it, stopping at the
+    first rise.
     """
     s = score_buffer(s)
     y = kernel_buffer(y, np.float64)
@@ -413,16 +413,8 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     # numbered backwards ("first")
     backwards = ties == "first"
     keys = np.empty((m, L), dtype=np.uint64)
-    unsorted = np.empty(m, dtype=np.uint8)
-    left = _ordering.score_keys(s, bits, backwards, keys, unsorted)
-    if left > m // 2:
-        keys.sort(axis=1)
-    elif left:
-        rows = np.flatnonzero(unsorted)
-        part = keys[rows]
-        part.sort(axis=1)
-        keys[rows] = part
-        del part
+    _ordering.score_keys(s, bits, backwards, keys)
+    keys.sort(axis=1)
     y_sorted = np.empty((m, L))
     s_sorted = np.empty((m, L), dtype=s.dtype)
     pos = np.empty((m, L), dtype=np.int64) if positions else None

@@ -103,7 +103,8 @@ def test_descending_rows_against_numpy(ties, L):
 def test_rows_already_in_order_against_numpy(ties, n_sorted):
     # the first n_sorted of 8 rows already in rank order (ties, scores 1e-15
     # apart and signed zeros among them), one of the rest ascending, the
-    # others shuffled: fewer and more than half of the rows left to sort
+    # others shuffled: every row in order (ranked as it is) or some not
+    # (the block sorted)
     rng = np.random.default_rng(n_sorted)
     m, L = 8, 300
     s = _hard_scores(rng, m, L)
@@ -157,36 +158,6 @@ def test_rows_in_rank_order_come_back_as_they_are(ties):
     np.testing.assert_array_equal(pos, want + np.arange(2)[:, None] * 5)
     np.testing.assert_array_equal(ys, np.take_along_axis(y, want, axis=1))
     assert np.shares_memory(ys, y) == (ties != "last")
-
-
-@pytest.mark.parametrize("backwards", [False, True])
-def test_score_keys_sorts_the_rows_already_in_order(backwards):
-    # the keys of a row found in order come out sorted, as numpy's sort of
-    # the same keys; every other row is flagged and left as written
-    rng = np.random.default_rng(int(backwards))
-    s = np.round(rng.random((6, 50)), 1)
-    s[0] = -np.sort(-s[0])  # descending, ties
-    s[1] = np.sort(rng.random(50))  # ascending, no ties
-    s[2] = -np.sort(-rng.random(50))  # descending, no ties
-    s[3, :] = 0.5  # one tie group
-    s[4, :] = np.arange(50.0)[::-1]
-    plain = np.empty(s.shape, dtype=np.uint64)
-    assert _ordering.score_keys(s, 6, backwards, plain) == 6
-    keys = np.empty(s.shape, dtype=np.uint64)
-    unsorted = np.full(6, 7, dtype=np.uint8)
-    left = _ordering.score_keys(s, 6, backwards, keys, unsorted)
-    ordered = [bool((r[1:] > r[:-1]).all() or (r[1:] < r[:-1]).all()) for r in plain]
-    assert unsorted.tolist() == [int(not o) for o in ordered]
-    assert left == 6 - sum(ordered)
-    for r in range(6):
-        want = np.sort(plain[r]) if ordered[r] else plain[r]
-        np.testing.assert_array_equal(keys[r], want)
-    # a descending row with ties is in key order only with the columns
-    # numbered backwards (ties in input order); one tie group is in order
-    # either way (ascending columns, or descending keys reversed)
-    assert ordered[:5] == [backwards, True, True, True, True]
-    with pytest.raises(ValueError, match=r"one entry per row \(6\); got 5"):
-        _ordering.score_keys(s, 6, backwards, keys, np.empty(5, dtype=np.uint8))
 
 
 def test_descending_rows_of_empty_blocks():
