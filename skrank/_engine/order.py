@@ -56,36 +56,79 @@ def _stable_desc(keys):
     return np.argsort(-keys, axis=1, kind="stable")
 
 
-def _order_by_key(s, ids, secondary, n_items):
-    """Row-wise order by descending score, ties by descending secondary key.
+def _ties_by_key(pos, ss, ids, secondary, n_items):
+    """Order the tie groups of ranked rows by a secondary key, in place.
 
-    Only the items of tie groups are given to ``secondary(ids) -> keys``, so
-    that keys that are costly to compute (ranks of document ids) are computed
-    for few items.
+    ``pos``: ``(m, w)`` flat positions (into ``ids``, the items' ids) of
+    each row's items by descending score; ``ss``: their scores. The items of
+    each group of equal scores (the first ``n_items[i]`` of row ``i``: the
+    rest is padding) are put in descending order of ``secondary(ids) ->
+    keys``, which is given the ids of the tied items only, so that keys that
+    are costly to compute (words of document ids) are computed for few
+    items. The keys are uint64: one per item, or ``(n, W)`` words compared
+    word by word, the first the most significant; each group is ordered by
+    :func:`~skrank._engine._ordering.segment_order` (equal keys keep the
+    order of ``pos``). Returns the flat indices into ``pos`` of the items
+    in tie groups (None: there is no tie).
     """
-    m, w = s.shape
-    order = np.ascontiguousarray(np.argsort(s, axis=1)[:, ::-1])
+    m, w = ss.shape
     if w < 2:
-        return order
-    ss = _take_rows(s, order)
+        return None
     eq = ss[:, 1:] == ss[:, :-1]
     if n_items is not None:  # padding is not a tie of real items
         eq &= np.arange(1, w)[None, :] < n_items[:, None]
     if not eq.any():
-        return order
+        return None
     in_tie = np.zeros((m, w), dtype=bool)
     in_tie[:, 1:] |= eq
     in_tie[:, :-1] |= eq
     begins = in_tie.copy()
     begins[:, 1:] &= ~eq
     flat = np.flatnonzero(in_tie)  # rank positions inside tie groups
-    group = np.cumsum(begins.reshape(-1)[flat]) - 1
-    flat_order = order.reshape(-1)
-    cells = flat_order[flat] + (flat // w) * w
-    keys = np.asarray(secondary(ids.reshape(-1)[cells]))
-    within = np.lexsort((-keys, group))  # by group, then key descending
-    flat_order[flat] = flat_order[flat][within]
-    return order
+    starts = np.append(np.flatnonzero(begins.reshape(-1)[flat]), flat.shape[0])
+    flat_pos = pos.reshape(-1)
+    tied = flat_pos[flat]
+    keys = np.asarray(secondary(ids.reshape(-1)[tied]))
+    if keys.ndim == 1:  # one word per item
+        keys = keys.reshape(-1, 1)
+    within = _ordering.segment_order(
+        starts.astype(np.int64, copy=False), kernel_buffer(keys, np.uint64)
+    )  # each tie group by key, descending
+    flat_pos[flat] = tied[within]
+    return flat
+
+
+def _order_by_key(s, ids, secondary, n_items):
+    """Row-wise order (columns) by descending score, ties by descending
+    secondary key (see :func:`_ties_by_key`)."""
+    m, w = s.shape
+    order = np.argsort(s, axis=1)[:, ::-1]
+    pos = order + (np.arange(m, dtype=np.intp) * w)[:, None]
+    ss = np.take(np.ascontiguousarray(s).reshape(-1), pos)
+    if _ties_by_key(pos, ss, ids, secondary, n_items) is None:
+        return order
+    pos -= (np.arange(m, dtype=np.intp) * w)[:, None]
+    return pos
+
+
+def _rows_by_key(block: Block, k, secondary):
+    """Whole rows of a block ranked under ``ties="trec_eval"``: sorted by
+    the kernels (:func:`descending_rows`, ties in input order), then each
+    tie group ordered by key (:func:`_ties_by_key`) and its relevance
+    gathered again; ``(pos, y_sorted, s_sorted)`` cut at ``k``."""
+    y = kernel_buffer(block.y, np.float64)
+    pos, y_sorted, s_sorted = descending_rows(
+        block.s, y, _stable_desc, positions=True, ties="first"
+    )
+    flat = _ties_by_key(pos, s_sorted, block.tiebreak, secondary, block.n_items)
+    if flat is not None:
+        if np.shares_memory(y_sorted, y):  # rows in rank order: y itself
+            y_sorted = y_sorted.copy()
+        y_sorted.reshape(-1)[flat] = np.take(y.reshape(-1), pos.reshape(-1)[flat])
+    ranked = (pos, y_sorted, s_sorted)
+    if k is not None and k < y.shape[1]:
+        ranked = tuple(a[:, :k] for a in ranked)
+    return ranked
 
 
 def _order(s, y, ties, raw_score=None, tiebreak=None, secondary=None, n_items=None):
@@ -114,7 +157,8 @@ def _candidates(block: Block, k: int):
     secondary keys and unassessed flags (padded with ``-inf``, 0, False, 0
     and False; the last three None when the block has none), keeping each
     row's input order, so that only ``W`` columns (about ``k`` plus a tie
-    group) need sorting.
+    group) need sorting, and the number of candidates of each row (the
+    padding after them is no tie of theirs).
     """
     s = np.ascontiguousarray(block.s)
     y = np.ascontiguousarray(block.y)
@@ -142,7 +186,7 @@ def _candidates(block: Block, k: int):
     if block.unassessed is not None:
         cu = np.zeros((m, width), dtype=bool)
         cu.reshape(-1)[dest] = np.take(block.unassessed.reshape(-1), src)
-    return cs, cy, cj, ct, cu
+    return cs, cy, cj, ct, cu, np.diff(starts)
 
 
 # The tie rules the top-k kernel (top_order) serves, and what it orders tied
@@ -219,7 +263,8 @@ def rank(
         that holds rank ``k`` are not materialised.
     secondary : callable or None
         For ``ties="trec_eval"``: maps the ids (``block.tiebreak``) of tied
-        items to integer keys; a larger key comes first.
+        items to uint64 keys, one per item or ``(n, W)`` words compared word
+        by word; a larger key comes first.
     """
     s, y, judged, tiebreak = block.s, block.y, block.judged, block.tiebreak
     unassessed = block.unassessed
@@ -235,11 +280,13 @@ def rank(
                 whole_group=ties == "average",
             )
             return _ranking_at(block, ranked, ties)
-        s, y, judged, tiebreak, unassessed = _candidates(block, k)
+        s, y, judged, tiebreak, unassessed, n_items = _candidates(block, k)
         L = s.shape[1]
-        n_items = None  # candidates are padded with -inf, never tied to items
     else:
         n_items = block.n_items
+        if ties == "trec_eval":
+            ranked = _rows_by_key(block, k, secondary)
+            return _ranking_at(block, ranked, ties, padded=False)
         keyed = ties in _KEY_ORDERS and not (
             ties == "sklearn" and block.raw_score is not None
         )

@@ -537,28 +537,25 @@ def evaluate_settled_run(
     docno = run._docno
 
     def docno_keys(ids):
-        # trec_eval orders tied documents by id, byte-wise descending: the
-        # ranks of the ids among the tied ones (an order of ids, not a ranking)
-        if docno.fixed is not None:  # big-endian words order as the bytes do
+        # trec_eval orders tied documents by id, byte-wise descending: keys
+        # in the byte order of the ids (the engine orders the tied by them)
+        if docno.fixed is not None:
             at = np.maximum(ids, 0)
             if rows_of is not None:  # grouped positions -> the run's rows
                 at = rows_of[at]
             ids_at = docno.fixed[at]
-            if ids_at.dtype.itemsize > 8 * _KEY_WORDS:
-                # long ids: numpy's byte-wise order of the ids themselves
-                # (one comparison per pair, not one sort per word)
-                order = np.argsort(ids_at, kind="stable")
-            else:
-                words = _padded_words(ids_at)
-                cols = [words[:, j].byteswap() for j in range(words.shape[1])]
-                # the first word is the most significant
-                order = np.lexsort(cols[::-1])
-            rank = np.empty(order.shape[0], dtype=np.int64)
-            rank[order] = np.arange(order.shape[0])
+            if ids_at.dtype.itemsize <= 8 * _KEY_WORDS:
+                # the zero-padded ids as big-endian words: integers in the
+                # order of the bytes
+                return _padded_words(ids_at).byteswap()
+            # long ids: their ranks in numpy's byte-wise order
+            order = np.argsort(ids_at, kind="stable")
+            rank = np.empty(order.shape[0], dtype=np.uint64)
+            rank[order] = np.arange(order.shape[0], dtype=np.uint64)
             return rank
         if rows_of is not None:  # grouped positions -> the run's rows
             ids = np.where(ids >= 0, rows_of[np.maximum(ids, 0)], ids)
-        return docno.order(ids)[1]
+        return docno.order(ids)[1].astype(np.uint64)  # equal ids, equal labels
 
     placeholder = options.missing_queries == "placeholder"
     # trec_eval sets its placeholder's value to 0 by the measure's printed
@@ -569,7 +566,7 @@ def evaluate_settled_run(
     dotted = {name for key, name in keys if trec_eval_dotted(key, by_name[name])}
 
     def ascending_keys(ids):
-        return -docno_keys(ids)
+        return ~docno_keys(ids)  # every word's bits: the reverse order
 
     def one_pass(specs, ties, dtype, ids, pools):
         # blocks are built as they are ranked: anew for every pass

@@ -148,6 +148,44 @@ def test_rank_cutoff_on_padded_rows_of_the_grouped_layout():
         np.testing.assert_array_equal(r.y, [[2.0, 1.0, 0.0], [3.0, 0.0, 0.0]])
 
 
+@pytest.mark.parametrize("in_order", [False, True])
+@pytest.mark.parametrize("k", [None, 3, 30])
+def test_rank_trec_eval_orders_ties_by_descending_key(in_order, k):
+    # ties="trec_eval": descending score, tied items by descending secondary
+    # key (np.lexsort of key and score as the reference); whole rows
+    # (k None, 30) and candidates (k 3 <= 40 / 4), rows of the grouped
+    # layout padded, rows already in rank order with their ties in input
+    # order (the kernels hand back the block's own buffers); the block is
+    # left as it was
+    rng = np.random.default_rng(5)
+    sizes = [40, 33, 1, 40]
+    qid = np.repeat(np.arange(4), sizes)
+    n = qid.shape[0]
+    s = rng.integers(0, 4, n).astype(float)
+    y = rng.integers(0, 3, n).astype(float)
+    ids = rng.permutation(n) * 7  # a key per item, larger first
+    if in_order:
+        by = np.lexsort((rng.random(n), -s, qid))
+        s, y, ids = s[by], y[by], ids[by]
+    (block,) = grouped_layout(y, s, qid, tiebreak=np.arange(n)).blocks
+    before = block.y.copy(), block.s.copy(), block.tiebreak.copy()
+    calls = []
+
+    def secondary(items):
+        calls.append(items.shape[0])
+        return ids[items].astype(np.uint64)
+
+    r = rank(block, "trec_eval", k, secondary)
+    for row, q in enumerate(block.rows):
+        mine = np.flatnonzero(qid == q)
+        order = mine[np.lexsort((-ids[mine], -s[mine]))]
+        depth = order.shape[0] if k is None else min(k, order.shape[0])
+        np.testing.assert_array_equal(r.y[row, :depth], y[order][:depth])
+    for a, b in zip(before, (block.y, block.s, block.tiebreak), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert 0 < sum(calls) < n  # keys of the tied items only
+
+
 def test_unassessed_flags_follow_their_items_through_every_path():
     """Block.unassessed moves with the items: through the grouped layout's
     packing (rows out of order, padded queries), a cutoff's candidate

@@ -206,6 +206,47 @@ def test_order_kernels_reject_columns_out_of_range():
             )
 
 
+def ref_segment_order(starts, keys):
+    """Positions by segment, then by keys descending word by word (the first
+    word the most significant), equal keys in input order: np.lexsort of
+    every word's complement and the segment."""
+    n = keys.shape[0]
+    seg = np.repeat(np.arange(starts.shape[0] - 1), np.diff(starts))
+    cols = [~keys[:, t] for t in range(keys.shape[1])][::-1]
+    return np.lexsort((*cols, seg)) if n else np.zeros(0, dtype=np.intp)
+
+
+@pytest.mark.parametrize("words", [1, 2, 4])
+def test_segment_order_against_lexsort(words):
+    # segments of every length around the insertion runs (24) and the merge
+    # widths above them, empty ones, keys with few values (equal keys keep
+    # their order) and keys equal in their first words only
+    rng = np.random.default_rng(7)
+    lengths = [0, 1, 2, 3, 23, 24, 25, 47, 48, 49, 100, 0, 257, 1000, 5]
+    starts = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    n = int(starts[-1])
+    for high in (3, 2**64 - 1):
+        keys = rng.integers(0, high, size=(n, words), dtype=np.uint64, endpoint=True)
+        if words > 1:
+            keys[::3, :-1] = 5  # decided by the last word
+        got = _ordering.segment_order(starts, keys)
+        np.testing.assert_array_equal(got, ref_segment_order(starts, keys))
+
+
+def test_segment_order_refuses_bad_segments():
+    keys = np.zeros((4, 1), dtype=np.uint64)
+    for starts, rule in (
+        ([0, 3], "from 0 to the 4 keys"),
+        ([1, 4], "from 0 to the 4 keys"),
+        ([], "from 0 to the 4 keys"),
+        ([0, 3, 2, 4], "must not decrease; got 3 then 2"),
+    ):
+        with pytest.raises(ValueError, match=rule):
+            _ordering.segment_order(np.array(starts, dtype=np.int64), keys)
+    with pytest.raises(ValueError, match="dtype mismatch|Buffer dtype"):
+        _ordering.segment_order(np.array([0, 4], dtype=np.int64), keys.view(np.int64))
+
+
 @pytest.mark.parametrize("dtype", [">i4", ">i8", ">u4", "<i4", "<u8"])
 def test_query_ids_in_either_byte_order(dtype):
     y, s, qid, w = _interleaved(dtype)

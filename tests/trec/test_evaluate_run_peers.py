@@ -172,6 +172,42 @@ def test_random_runs_match_pytrec_eval_in_trec_eval_mode(seed, level, depth):
     assert worst <= 1e-9
 
 
+# Document ids of each width the tie order reads in its own way: up to 32
+# bytes as big-endian words (here alike in their first two words, so that
+# the third decides), longer ones by their rank, and ids held as spans of a
+# byte buffer (the ragged layout, forced by leaving no slack for padding).
+_STYLES = {
+    "words": lambda d: "clueweb09-en0000-" + d,
+    "long": lambda d: "x" * 40 + d,
+    "spans": lambda d: "y" * (1 + len(d) % 3) + d,
+}
+
+
+@pytest.mark.peer
+@pytest.mark.parametrize("style", sorted(_STYLES))
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("in_rank_order", [False, True])
+def test_tied_documents_of_every_id_width_match_pytrec_eval(
+    style, seed, in_rank_order, trec_patch
+):
+    # pytrec_eval orders tied documents by id, byte-wise descending (strcmp);
+    # a run written in rank order (ties in file order) is not sorted again
+    if style == "spans":
+        trec_patch("_SLACK", -(1 << 30))
+    name = _STYLES[style]
+    qrels, run = _random_case(seed, n_queries=8, tie_levels=2)
+    qrels = {q: {name(d): r for d, r in docs.items()} for q, docs in qrels.items()}
+    run = {q: {name(d): v for d, v in docs.items()} for q, docs in run.items()}
+    if in_rank_order:
+        run = {
+            q: dict(sorted(docs.items(), key=lambda item: -item[1]))
+            for q, docs in run.items()
+        }
+    worst, count = _compare_to_pytrec_eval(qrels, run, 1, (1, 2, 3, 5))
+    assert count > 0
+    assert worst <= 1e-9
+
+
 @pytest.mark.peer
 def test_float32_scores_tie_as_in_pytrec_eval():
     # 1 + 1e-9 and 1 + 2e-9 differ as doubles but are the same float32, so
