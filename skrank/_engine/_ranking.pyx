@@ -326,55 +326,107 @@ cdef enum:
     MAX_GRADE = 6
 
 
+# The grades of one row counted: with SSE2 (every x86-64), four values at a
+# time, each converted to an int32 lane, checked for being an integer in
+# 0 .. MAX_GRADE (converted back and compared; NaN, infinities and values
+# out of range fail the comparison or the range) and counted by a comparison
+# with each grade in its own lanes; the rest of the row one value at a
+# time, as small_integer reads it.
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <stddef.h>
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    static inline int64_t skrank_lanes(__m128i v)
+    {
+        int32_t a[4];
+        _mm_storeu_si128((__m128i *)a, v);
+        return (int64_t)a[0] + a[1] + a[2] + a[3];
+    }
+    #endif
+    /* above[g - 1] += the values >= g of row[0 .. n) for g = 1 .. 6;
+       returns 1 when a value is not an integer in 0 .. 6, else 0 */
+    static int skrank_count_grades(const double *row, ptrdiff_t n, int64_t *above)
+    {
+        ptrdiff_t j = 0;
+        int bad = 0, g, t;
+    #if defined(__SSE2__) || defined(_M_X64)
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i sign = _mm_set1_epi32((int32_t)0x80000000u);
+        const __m128i top = _mm_set1_epi32((int32_t)(0x80000000u + 6u));
+        const __m128i k0 = _mm_set1_epi32(0), k1 = _mm_set1_epi32(1);
+        const __m128i k2 = _mm_set1_epi32(2), k3 = _mm_set1_epi32(3);
+        const __m128i k4 = _mm_set1_epi32(4), k5 = _mm_set1_epi32(5);
+        __m128i wrong = zero;
+        __m128d exact = _mm_castsi128_pd(_mm_set1_epi32(-1));
+        while (n - j >= 4) {
+            /* at most 2**28 values a lane before the int32 counters are
+               emptied */
+            ptrdiff_t end = j + ((n - j) & ~(ptrdiff_t)3);
+            if (end - j > ((ptrdiff_t)1 << 30))
+                end = j + ((ptrdiff_t)1 << 30);
+            __m128i c1 = zero, c2 = zero, c3 = zero, c4 = zero, c5 = zero,
+                    c6 = zero;
+            for (; j < end; j += 4) {
+                __m128d a = _mm_loadu_pd(row + j), b = _mm_loadu_pd(row + j + 2);
+                __m128i ia = _mm_cvttpd_epi32(a), ib = _mm_cvttpd_epi32(b);
+                exact = _mm_and_pd(exact, _mm_cmpeq_pd(_mm_cvtepi32_pd(ia), a));
+                exact = _mm_and_pd(exact, _mm_cmpeq_pd(_mm_cvtepi32_pd(ib), b));
+                __m128i v = _mm_unpacklo_epi64(ia, ib);
+                /* unsigned v > 6: negative values too */
+                wrong = _mm_or_si128(
+                    wrong, _mm_cmpgt_epi32(_mm_xor_si128(v, sign), top));
+                c1 = _mm_sub_epi32(c1, _mm_cmpgt_epi32(v, k0));
+                c2 = _mm_sub_epi32(c2, _mm_cmpgt_epi32(v, k1));
+                c3 = _mm_sub_epi32(c3, _mm_cmpgt_epi32(v, k2));
+                c4 = _mm_sub_epi32(c4, _mm_cmpgt_epi32(v, k3));
+                c5 = _mm_sub_epi32(c5, _mm_cmpgt_epi32(v, k4));
+                c6 = _mm_sub_epi32(c6, _mm_cmpgt_epi32(v, k5));
+            }
+            above[0] += skrank_lanes(c1);
+            above[1] += skrank_lanes(c2);
+            above[2] += skrank_lanes(c3);
+            above[3] += skrank_lanes(c4);
+            above[4] += skrank_lanes(c5);
+            above[5] += skrank_lanes(c6);
+        }
+        bad = (_mm_movemask_pd(exact) != 3) | (_mm_movemask_epi8(wrong) != 0);
+    #endif
+        for (; j < n; j++) {
+            g = skrank_small_integer(row[j], 6);
+            bad |= g < 0;
+            for (t = 0; t < g; t++)
+                above[t] += 1;
+        }
+        return bad;
+    }
+    """
+    int count_grades "skrank_count_grades" (
+        const double *row, Py_ssize_t n, int64_t *above
+    ) noexcept nogil
+
+
 def grade_counts(const double[:, ::1] y, int64_t[:, ::1] out):
     """When every value of the ``(m, n)`` relevance ``y`` is an integer in
     ``0 .. 6``: the number of values ``>= g`` of each row for ``g = 1 ..
     6`` written into ``out`` (``(m, 6)``), and the largest value returned;
     else -1 (``out`` undefined)."""
-    cdef Py_ssize_t m = y.shape[0], n = y.shape[1], r, j, end
+    cdef Py_ssize_t m = y.shape[0], n = y.shape[1], r
     cdef int g, top = 0, bad = 0
-    cdef int64_t above
-    cdef int64_t h[8]
-    cdef uint64_t acc0, acc1
-    cdef const double *row
-    # a value's grade g adds ONE[g]: one byte counter per grade in a 64-bit
-    # word, emptied before any byte can overflow; grade 7 stands for every
-    # value that is not an integer in 0 .. MAX_GRADE (small_integer's -1,
-    # whose lowest three bits are 7)
-    cdef uint64_t ONE[8]
+    cdef int64_t above[MAX_GRADE]
     check_shape("grade_counts", "out", m, MAX_GRADE, out.shape[0], out.shape[1])
-    for g in range(8):
-        ONE[g] = (<uint64_t>1) << (8 * g)
     with nogil:
         for r in range(m):
+            memset(above, 0, sizeof(above))
+            if n:
+                bad = count_grades(&y[r, 0], n, above)
             if bad:
                 break
-            memset(h, 0, sizeof(h))
-            row = &y[r, 0] if n else NULL
-            j = 0
-            while j < n:
-                # two words, each taking at most 255 values of this block
-                end = j + 510 if n - j > 510 else n
-                acc0 = 0
-                acc1 = 0
-                while j + 1 < end:
-                    acc0 += ONE[small_integer(row[j], MAX_GRADE) & 7]
-                    acc1 += ONE[small_integer(row[j + 1], MAX_GRADE) & 7]
-                    j += 2
-                if j < end:
-                    acc0 += ONE[small_integer(row[j], MAX_GRADE) & 7]
-                    j += 1
-                for g in range(8):
-                    h[g] += <int64_t>((acc0 >> (8 * g)) & 255) + <int64_t>(
-                        (acc1 >> (8 * g)) & 255
-                    )
-            bad = h[7] != 0
-            above = 0
-            for g in range(MAX_GRADE, 0, -1):
-                above += h[g]
-                out[r, g - 1] = above
-                if h[g] and g > top:
-                    top = g
+            for g in range(MAX_GRADE):
+                out[r, g] = above[g]
+                if above[g] and g + 1 > top:
+                    top = g + 1
     return -1 if bad else top
 
 

@@ -281,6 +281,35 @@ def test_grade_counts_of_long_rows():
     np.testing.assert_array_equal(ranking._grade_counts(y), ref_grade_counts(y))
 
 
+@pytest.mark.parametrize(
+    "bad", [np.nan, np.inf, -np.inf, 1e300, -1.0, 7.0, 6.5, -0.5, 2.0**31, -(2.0**31)]
+)
+def test_grade_counts_find_a_bad_value_at_every_position(bad):
+    # rows counted four values at a time and the rest one at a time: a
+    # value that is not a grade 0 .. 6 at each position of rows of 1 .. 13
+    # values (every place in a group of four and in the rest of the row),
+    # and a row of valid grades before it
+    rng = np.random.default_rng(8)
+    for n in range(1, 14):
+        for at in range(n):
+            y = rng.integers(0, 7, (2, n)).astype(float)
+            y[0, 0] = 1.0  # a positive grade
+            y[1, at] = bad
+            assert ranking._grade_counts(y) is None
+            assert ref_grade_counts(y) is None
+
+
+def test_grade_counts_of_rows_of_every_length():
+    # against numpy: rows of 1 .. 21 values (every remainder after the
+    # groups of four), signed zeros, every grade
+    rng = np.random.default_rng(9)
+    for n in range(1, 22):
+        y = rng.integers(0, 7, (5, n)).astype(float)
+        y[0] = -0.0
+        y[1, 0] = 6.0
+        np.testing.assert_array_equal(ranking._grade_counts(y), ref_grade_counts(y))
+
+
 @pytest.mark.parametrize("rule", [None, "larger", "smaller"])
 @pytest.mark.parametrize("whole_group", [False, True])
 @pytest.mark.parametrize("k", [1, 2, 9, 15, 16, 40, 64, 65, 299, 300, 301, 10**6])
