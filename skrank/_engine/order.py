@@ -98,41 +98,39 @@ def _ties_by_key(pos, ss, ids, secondary, n_items):
     return flat
 
 
-def _order_by_key(s, ids, secondary, n_items):
-    """Row-wise order (columns) by descending score, ties by descending
-    secondary key (see :func:`_ties_by_key`)."""
-    m, w = s.shape
-    order = np.argsort(s, axis=1)[:, ::-1]
-    pos = order + (np.arange(m, dtype=np.intp) * w)[:, None]
-    ss = np.take(np.ascontiguousarray(s).reshape(-1), pos)
-    if _ties_by_key(pos, ss, ids, secondary, n_items) is None:
-        return order
-    pos -= (np.arange(m, dtype=np.intp) * w)[:, None]
-    return pos
-
-
-def _rows_by_key(block: Block, k, secondary):
-    """Whole rows of a block ranked under ``ties="trec_eval"``: sorted by
-    the kernels (:func:`descending_rows`, ties in input order), then each
-    tie group ordered by key (:func:`_ties_by_key`) and its relevance
-    gathered again; ``(pos, y_sorted, s_sorted)`` cut at ``k``."""
+def _by_key(block: Block, k, secondary):
+    """A block ranked under ``ties="trec_eval"`` (see :func:`rank`):
+    ``(pos, y_sorted, s_sorted)`` cut at ``k``. Whole rows are sorted by the
+    kernels (:func:`descending_rows`) or, for a cutoff below a quarter of
+    the rows, the ``k`` best items and the whole tie group at rank ``k``
+    selected (:func:`top_order`; rows shorter than that end in -1, 0 and
+    ``-inf``), in both ties in input order; then each tie group is ordered
+    by key (:func:`_ties_by_key`) and its relevance gathered again."""
     y = kernel_buffer(block.y, np.float64)
-    pos, y_sorted, s_sorted = descending_rows(
-        block.s, y, _stable_desc, positions=True, ties="first"
-    )
-    flat = _ties_by_key(pos, s_sorted, block.tiebreak, secondary, block.n_items)
+    if selects_candidates(k, y.shape[1], "trec_eval"):
+        pos, y_sorted, s_sorted = top_order(
+            block.s, y, block.n_items, k, None, whole_group=True
+        )
+        n_items = np.count_nonzero(pos >= 0, axis=1)  # then padding
+    else:
+        pos, y_sorted, s_sorted = descending_rows(
+            block.s, y, _stable_desc, positions=True, ties="first"
+        )
+        n_items = block.n_items
+    flat = _ties_by_key(pos, s_sorted, block.tiebreak, secondary, n_items)
     if flat is not None:
         if np.shares_memory(y_sorted, y):  # rows in rank order: y itself
             y_sorted = y_sorted.copy()
         y_sorted.reshape(-1)[flat] = np.take(y.reshape(-1), pos.reshape(-1)[flat])
     ranked = (pos, y_sorted, s_sorted)
-    if k is not None and k < y.shape[1]:
+    if k is not None and k < pos.shape[1]:
         ranked = tuple(a[:, :k] for a in ranked)
     return ranked
 
 
-def _order(s, y, ties, raw_score=None, tiebreak=None, secondary=None, n_items=None):
-    """Row-wise order of positions by descending score under a tie rule."""
+def _order(s, y, ties, raw_score=None):
+    """Row-wise order of positions by descending score under a tie rule
+    (any but ``"trec_eval"``, see :func:`_by_key`)."""
     if ties == "average":
         # tied items are exchangeable: any order among them will do
         return np.argsort(-s, axis=1)
@@ -141,52 +139,11 @@ def _order(s, y, ties, raw_score=None, tiebreak=None, secondary=None, n_items=No
     if ties in ("optimistic", "pessimistic"):
         by_rel = np.argsort(-y if ties == "optimistic" else y, axis=1, kind="stable")
         return _take_rows(by_rel, _stable_desc(_take_rows(s, by_rel)))
-    if ties == "trec_eval":
-        return _order_by_key(s, tiebreak, secondary, n_items)
     if ties == "sklearn":
         if raw_score is not None:
             return np.argsort(raw_score, axis=1)[:, ::-1]
         return np.argsort(s, axis=1, kind="stable")[:, ::-1]
     raise ValueError(f"unknown tie rule {ties!r}")  # pragma: no cover
-
-
-def _candidates(block: Block, k: int):
-    """The items that can reach the top k: the k best and their tie group.
-
-    Returns compact ``(m, W)`` matrices of scores, relevance, judged flags,
-    secondary keys and unassessed flags (padded with ``-inf``, 0, False, 0
-    and False; the last three None when the block has none), keeping each
-    row's input order, so that only ``W`` columns (about ``k`` plus a tie
-    group) need sorting, and the number of candidates of each row (the
-    padding after them is no tie of theirs).
-    """
-    s = np.ascontiguousarray(block.s)
-    y = np.ascontiguousarray(block.y)
-    m, L = s.shape
-    kth = np.partition(s, L - k, axis=1)[:, L - k]
-    src = np.flatnonzero(s >= kth[:, None])
-    # candidates of each row: src is sorted, so rows are runs of it
-    starts = np.searchsorted(src, np.arange(0, m * L + 1, L, dtype=np.intp))
-    width = int(np.diff(starts).max())
-    row = src // L
-    dest = np.arange(src.shape[0], dtype=np.intp)  # rank among all candidates
-    dest -= starts[row]  # rank within the row
-    dest += row * width
-    cs = np.full((m, width), -np.inf)
-    cy = np.zeros((m, width))
-    cs.reshape(-1)[dest] = np.take(s.reshape(-1), src)
-    cy.reshape(-1)[dest] = np.take(y.reshape(-1), src)
-    cj = ct = cu = None
-    if block.judged is not None:
-        cj = np.zeros((m, width), dtype=bool)
-        cj.reshape(-1)[dest] = np.take(block.judged.reshape(-1), src)
-    if block.tiebreak is not None:
-        ct = np.zeros((m, width), dtype=block.tiebreak.dtype)
-        ct.reshape(-1)[dest] = np.take(block.tiebreak.reshape(-1), src)
-    if block.unassessed is not None:
-        cu = np.zeros((m, width), dtype=bool)
-        cu.reshape(-1)[dest] = np.take(block.unassessed.reshape(-1), src)
-    return cs, cy, cj, ct, cu, np.diff(starts)
 
 
 # The tie rules the top-k kernel (top_order) serves, and what it orders tied
@@ -266,45 +223,39 @@ def rank(
         items to uint64 keys, one per item or ``(n, W)`` words compared word
         by word; a larger key comes first.
     """
-    s, y, judged, tiebreak = block.s, block.y, block.judged, block.tiebreak
-    unassessed = block.unassessed
+    s, y, judged, unassessed = block.s, block.y, block.judged, block.unassessed
     m, L = y.shape
+    if ties == "trec_eval":
+        ranked = _by_key(block, k, secondary)
+        return _ranking_at(block, ranked, ties, padded=selects_candidates(k, L, ties))
     if selects_candidates(k, L, ties):
-        if ties in _TOP_ORDER_RELEVANCE:
-            ranked = top_order(
-                s,
-                y,
-                block.n_items,
-                k,
-                _TOP_ORDER_RELEVANCE[ties],
-                whole_group=ties == "average",
-            )
-            return _ranking_at(block, ranked, ties)
-        s, y, judged, tiebreak, unassessed, n_items = _candidates(block, k)
-        L = s.shape[1]
-    else:
-        n_items = block.n_items
-        if ties == "trec_eval":
-            ranked = _rows_by_key(block, k, secondary)
-            return _ranking_at(block, ranked, ties, padded=False)
-        keyed = ties in _KEY_ORDERS and not (
-            ties == "sklearn" and block.raw_score is not None
+        ranked = top_order(
+            s,
+            y,
+            block.n_items,
+            k,
+            _TOP_ORDER_RELEVANCE[ties],
+            whole_group=ties == "average",
         )
-        if keyed and (k is None or k >= L or ties != "average"):
-            # whole rows sorted by the kernels, relevance and scores gathered
-            # with them (the positions only to read judged and unassessed
-            # flags); a deterministic rule's rows cut at k afterwards
-            ranked = descending_rows(
-                s,
-                y,
-                lambda rows: _order(rows, None, ties),
-                positions=block.judged is not None or block.unassessed is not None,
-                ties=_KEY_ORDERS[ties],
-            )
-            if k is not None and k < L and ties != "average":
-                ranked = tuple(None if a is None else a[:, :k] for a in ranked)
-            return _ranking_at(block, ranked, ties, padded=False)
-    order = _order(s, y, ties, block.raw_score, tiebreak, secondary, n_items)
+        return _ranking_at(block, ranked, ties)
+    keyed = ties in _KEY_ORDERS and not (
+        ties == "sklearn" and block.raw_score is not None
+    )
+    if keyed and (k is None or k >= L or ties != "average"):
+        # whole rows sorted by the kernels, relevance and scores gathered
+        # with them (the positions only to read judged and unassessed
+        # flags); a deterministic rule's rows cut at k afterwards
+        ranked = descending_rows(
+            s,
+            y,
+            lambda rows: _order(rows, None, ties),
+            positions=block.judged is not None or block.unassessed is not None,
+            ties=_KEY_ORDERS[ties],
+        )
+        if k is not None and k < L and ties != "average":
+            ranked = tuple(None if a is None else a[:, :k] for a in ranked)
+        return _ranking_at(block, ranked, ties, padded=False)
+    order = _order(s, y, ties, block.raw_score)
     if k is None or k >= L:
         width = L
     elif ties == "average":
@@ -338,7 +289,7 @@ def _ranking_at(block: Block, ranked, ties, padded=True) -> Ranking:
     """The :class:`Ranking` of a block from :func:`top_order` or
     :func:`descending_rows`: the flat positions of its
     ranked items (``-1``: no item; such positions are padding: relevance 0,
-    score ``-inf``, neither judged nor unassessed, as in :func:`_candidates`;
+    score ``-inf``, neither judged nor unassessed;
     None when the block has neither judged nor unassessed flags to read;
     ``padded`` False: there is no ``-1``) and their relevance and scores."""
     idx, y_sorted, s_sorted = ranked
