@@ -523,8 +523,14 @@ def _from_dict(data, kind, caller, name, scores="finite"):
         h40 = ids.hash40()
     # the query ids, one per query: a query's rows take its code
     full = np.flatnonzero(counts)
-    q = np.empty(full.shape[0], dtype=object)
-    q[:] = [keys[i] for i in full.tolist()]
+    chosen = [keys[i] for i in full.tolist()]
+    if all(type(x) is str for x in chosen) and "\x00" not in "".join(chosen):
+        # str ids without a NUL (which a str array would drop at the end of
+        # an id): encoded at once (:func:`_id_values`), not one by one
+        q = np.array(chosen, dtype=str)
+    else:
+        q = np.empty(full.shape[0], dtype=object)
+        q[:] = chosen
     # a bad query id is named with its first row
     first_docs = [next(iter(inners[i])) for i in full.tolist()]
     first_rows = ([given[i] for i in full.tolist()], first_docs)

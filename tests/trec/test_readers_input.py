@@ -353,6 +353,29 @@ def test_invalid_utf8_documents_stay_distinct():
     }
 
 
+def test_dict_query_ids_are_the_bytes_a_file_holds():
+    # str query ids of a dict (ASCII, not ASCII, a lone surrogate standing
+    # for a byte that is not UTF-8, digits) name the queries that the same
+    # lines of a file name: both inputs give the same per-query table
+    qids = ["q1", "q\u00e9", "q\udcff", "10"]
+    qrels = {q: {"a": 1, "b": 0} for q in qids}
+    run = {q: {"a": float(i), "b": 1.5} for i, q in enumerate(qids)}
+    enc = [q.encode("utf-8", "surrogateescape") for q in qids]
+    qrels_file = b"".join(q + b" 0 a 1\n" + q + b" 0 b 0\n" for q in enc)
+    run_file = b"".join(
+        q + b" Q0 a 1 %d r\n" % i + q + b" Q0 b 2 1.5 r\n" for i, q in enumerate(enc)
+    )
+    metrics = ["map", "P@1"]
+    from_dicts = evaluate_run(qrels, run, metrics, return_per_query=True)
+    from_files = evaluate_run(
+        io.BytesIO(qrels_file), io.BytesIO(run_file), metrics, return_per_query=True
+    )
+    assert from_dicts[0] == from_files[0]
+    a, b = from_dicts[1].to_frame(), from_files[1].to_frame()
+    assert list(a.index) == list(b.index) and sorted(a.index) == sorted(qids)
+    np.testing.assert_array_equal(a.to_numpy(), b.to_numpy())
+
+
 def test_invalid_utf8_queries_stay_two_queries_in_per_query_output():
     run = read_run(io.BytesIO(b"q\xff Q0 a 1 2 r\nq\xfe Q0 a 1 2 r\n"))
     qrels = read_qrels(io.BytesIO(b"q\xff 0 a 1\nq\xfe 0 a 0\n"))
