@@ -467,6 +467,25 @@ class _RowDocs:
         return next(islice(iter(self._inners[q]), row - first, None))
 
 
+class _Picked:
+    """``seq[at[i]]`` for each ``i``, read when asked for (messages)."""
+
+    def __init__(self, seq, at):
+        self._seq = seq
+        self._at = at
+
+    def __getitem__(self, i):
+        return self._seq[int(self._at[i])]
+
+
+class _FirstDocs(_Picked):
+    """The first document of the inner dicts ``seq[at[i]]``, found when
+    asked for (messages)."""
+
+    def __getitem__(self, i):
+        return next(iter(super().__getitem__(i)))
+
+
 def _dict_columns(inners, counts, kind):
     """The document ids, their hashes and the values of the rows of the
     inner dicts by the compiled path (:mod:`._parse`), or None when a row is
@@ -531,9 +550,8 @@ def _from_dict(data, kind, caller, name, scores="finite"):
     else:
         q = np.empty(full.shape[0], dtype=object)
         q[:] = chosen
-    # a bad query id is named with its first row
-    first_docs = [next(iter(inners[i])) for i in full.tolist()]
-    first_rows = ([given[i] for i in full.tolist()], first_docs)
+    # a bad query id is named with its first row (found when named)
+    first_rows = (_Picked(given, full), _FirstDocs(inners, full))
     q = _id_values(q, "query ids", caller, _Lines("the dict", "dict", first_rows))
     qid_values, codes = np.unique(q, return_inverse=True)
     code_type = np.int32 if len(qid_values) < 2**31 else np.int64

@@ -179,6 +179,13 @@ def test_control_bytes_in_dict_ids_are_kept_whole():
         r"document 'd\\x00x' of the dict",
     )
     _error(read_qrels, {"q\x00": {"d": 1}}, match="query ids may not hold NUL")
+    # a bad query id is named with its first document, past queries without
+    # documents
+    _error(
+        read_qrels,
+        {"q1": {"a": 1}, "r": {}, "": {"z": 1, "y": 0}},
+        match=r"empty query or document id at query '', document 'z' of the dict",
+    )
 
 
 # --------------------------------------------------------------------------
