@@ -507,18 +507,25 @@ def _from_dict(data, kind, caller, name, scores="finite"):
     documents and the values gathered by C loops (``itertools.chain``); the
     query ids read once per query."""
     what = "score" if kind == "run" else "relevance"
-    for q, inner in data.items():
-        if not isinstance(inner, dict):
-            raise InvalidParameterError(
-                f"{caller}: a {kind} dict maps each query id to a dict "
-                f"{{docno: {what}}}; query {_show(q)} maps to "
-                f"{type(inner).__name__}."
-            )
     inners = list(data.values())
+    if set(map(type, inners)) != {dict}:  # the types once, by a C loop
+        for q, inner in data.items():
+            if not isinstance(inner, dict):
+                raise InvalidParameterError(
+                    f"{caller}: a {kind} dict maps each query id to a dict "
+                    f"{{docno: {what}}}; query {_show(q)} maps to "
+                    f"{type(inner).__name__}."
+                )
     counts = np.fromiter(map(len, inners), dtype=np.int64, count=len(inners))
     ends = np.cumsum(counts)
-    keys = [x if isinstance(x, (bytes, str, int, np.integer)) else str(x) for x in data]
     given = list(data)
+    key_types = set(map(type, given))
+    if key_types <= {str}:
+        keys = given
+    else:
+        keys = [
+            x if isinstance(x, (bytes, str, int, np.integer)) else str(x) for x in given
+        ]
     fast = _dict_columns(inners, counts, kind)
     if fast is not None:
         ids, h40, v = fast
@@ -543,7 +550,7 @@ def _from_dict(data, kind, caller, name, scores="finite"):
     # the query ids, one per query: a query's rows take its code
     full = np.flatnonzero(counts)
     chosen = [keys[i] for i in full.tolist()]
-    if all(type(x) is str for x in chosen) and "\x00" not in "".join(chosen):
+    if key_types <= {str} and "\x00" not in "".join(chosen):
         # str ids without a NUL (which a str array would drop at the end of
         # an id): encoded at once (:func:`_id_values`), not one by one
         q = np.array(chosen, dtype=str)
