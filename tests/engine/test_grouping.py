@@ -85,6 +85,41 @@ def test_stable_group_order_equals_stable_argsort(n_codes):
     np.testing.assert_array_equal(got, np.argsort(codes, kind="stable"))
 
 
+@pytest.mark.parametrize("dtype", [np.uint16, np.int32, np.intp, np.uint64])
+@pytest.mark.parametrize(
+    "runs",
+    [
+        "one run per code",  # queries written in another order than codes
+        "codes in several runs",  # a query's rows in two places
+        "one code",
+        "short runs after a long head",  # runs counted past the first rows
+        "long runs after a short head",  # the head decides: radix sort
+    ],
+)
+def test_stable_group_order_of_rows_in_runs(runs, dtype):
+    # rows in runs of one code are grouped by ordering the runs: the same
+    # order as numpy's stable argsort of the codes
+    rng = np.random.default_rng(len(runs))
+    if runs == "one run per code":
+        codes = np.repeat(rng.permutation(500), rng.integers(1, 40, 500))
+    elif runs == "codes in several runs":
+        codes = np.repeat(rng.integers(0, 50, 600), rng.integers(4, 30, 600))
+    elif runs == "one code":
+        codes = np.full(10_000, 7)
+    elif runs == "short runs after a long head":
+        codes = np.concatenate(
+            [np.repeat(rng.permutation(200), 30), rng.integers(0, 200, 30_000)]
+        )
+    else:
+        codes = np.concatenate(
+            [rng.integers(0, 200, 5_000), np.repeat(rng.permutation(200), 300)]
+        )
+    codes = codes.astype(dtype)
+    got = stable_group_order(codes, int(codes.max()) + 1)
+    np.testing.assert_array_equal(got, np.argsort(codes, kind="stable"))
+    assert got.dtype == np.intp
+
+
 def test_stable_group_order_with_codes_beyond_32_bits():
     # three 16-bit digits; the expected order is the stable sort of the codes
     codes = np.array([2**32, 0, 2**32, 5, 65_536, 5, 2**32 - 1], dtype=np.intp)
