@@ -135,11 +135,16 @@ def _runs_order(codes: np.ndarray):
     starts = np.concatenate(([0], starts + 1))
     lengths = np.diff(starts, append=n)
     # not a ranking: the runs brought together by code, stable
-    by_code = np.argsort(codes[starts], kind="stable")
-    lengths = lengths[by_code]
+    return _visit_runs(starts, lengths, np.argsort(codes[starts], kind="stable"))
+
+
+def _visit_runs(starts, lengths, by) -> np.ndarray:
+    """The rows of runs (each ``lengths[r]`` rows from ``starts[r]``) with
+    the runs taken in the order ``by`` and each run's rows in input order."""
+    lengths = lengths[by]
     begins = np.cumsum(lengths) - lengths
-    order = np.arange(n, dtype=np.intp)
-    order += np.repeat(starts[by_code] - begins, lengths)
+    order = np.arange(int(lengths.sum()), dtype=np.intp)
+    order += np.repeat(starts[by] - begins, lengths)
     return order
 
 
@@ -696,9 +701,7 @@ def grouped_layout(
         lengths[run_codes] = run_lengths
         if np.any(run_codes[1:] < run_codes[:-1]):
             # runs out of query order: visit them in query order
-            by_code = np.argsort(run_codes)
-            starts = np.cumsum(lengths) - lengths
-            order = np.arange(n) + np.repeat(run_starts[by_code] - starts, lengths)
+            order = _visit_runs(run_starts, run_lengths, np.argsort(run_codes))
         row_codes = (run_codes, run_lengths)
     else:
         span = _integer_span(qid)
