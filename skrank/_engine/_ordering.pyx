@@ -19,6 +19,7 @@ from libc.string cimport memcpy, memmove, memset
 
 from ._ranking cimport check_shape, check_size, is_float32
 from ._shared cimport score_t
+from ._sort cimport INSERTION_RUN, insertion_sort, stable_sort, word_keys
 
 
 # --------------------------------------------------------------------------
@@ -271,88 +272,6 @@ def _gather_rows(
 # Tie groups ordered by a secondary key
 # --------------------------------------------------------------------------
 
-# segments up to this long are sorted by insertion; longer ones are merged
-# from sorted runs of this length
-cdef enum:
-    INSERTION_RUN = 24
-
-
-cdef inline bint key_above(
-    const uint64_t[:, ::1] keys, int64_t a, int64_t b
-) noexcept nogil:
-    """Whether row ``a`` of ``keys`` is greater than row ``b`` (word by
-    word, the first word the most significant)."""
-    cdef Py_ssize_t t
-    for t in range(keys.shape[1]):
-        if keys[a, t] != keys[b, t]:
-            return keys[a, t] > keys[b, t]
-    return False
-
-
-cdef void insertion_desc(
-    const uint64_t[:, ::1] keys, int64_t *perm, Py_ssize_t n
-) noexcept nogil:
-    """``perm[:n]`` stably sorted by descending key."""
-    cdef Py_ssize_t i, j
-    cdef int64_t x
-    for i in range(1, n):
-        x = perm[i]
-        j = i
-        while j > 0 and key_above(keys, x, perm[j - 1]):
-            perm[j] = perm[j - 1]
-            j -= 1
-        perm[j] = x
-
-
-cdef void merge_desc(
-    const uint64_t[:, ::1] keys, int64_t *perm, int64_t *tmp, Py_ssize_t n
-) noexcept nogil:
-    """``perm[:n]`` stably sorted by descending key: runs sorted by
-    insertion, then merged pairwise through ``tmp`` (``n`` slots)."""
-    cdef Py_ssize_t start, width, lo, mid, hi, i, j, o
-    cdef int64_t *src = perm
-    cdef int64_t *dst = tmp
-    cdef int64_t *swap
-    start = 0
-    while start < n:
-        width = n - start if n - start < INSERTION_RUN else INSERTION_RUN
-        insertion_desc(keys, perm + start, width)
-        start += INSERTION_RUN
-    width = INSERTION_RUN
-    while width < n:
-        lo = 0
-        while lo < n:
-            mid = lo + width if lo + width < n else n
-            hi = lo + 2 * width if lo + 2 * width < n else n
-            i = lo
-            j = mid
-            o = lo
-            while i < mid and j < hi:
-                # the right run's item first only when its key is greater
-                if key_above(keys, src[j], src[i]):
-                    dst[o] = src[j]
-                    j += 1
-                else:
-                    dst[o] = src[i]
-                    i += 1
-                o += 1
-            while i < mid:
-                dst[o] = src[i]
-                i += 1
-                o += 1
-            while j < hi:
-                dst[o] = src[j]
-                j += 1
-                o += 1
-            lo = hi
-        swap = src
-        src = dst
-        dst = swap
-        width *= 2
-    if src != perm:
-        memcpy(perm, src, <size_t>n * sizeof(int64_t))
-
-
 def segment_order(starts, keys):
     """A stable sort of ``keys`` in descending order within each segment
     ``starts[g] .. starts[g + 1]``: the positions ``0 .. n - 1`` with each
@@ -387,9 +306,12 @@ def _segment_order(const int64_t[::1] starts, const uint64_t[:, ::1] keys):
             longest = starts[g + 1] - starts[g]
     check_size("segment_order", 8, (n,))
     out = np.empty(n, dtype=np.int64)
-    scratch = np.empty(longest if longest > INSERTION_RUN else 0, dtype=np.int64)
+    scratch = np.empty(longest // 2 if longest > INSERTION_RUN else 0, dtype=np.int64)
     cdef int64_t[::1] perm = out
     cdef int64_t[::1] tmp = scratch
+    cdef word_keys by_words
+    by_words.keys = &keys[0, 0] if n and keys.shape[1] else NULL
+    by_words.width = keys.shape[1]
     with nogil:
         for i in range(n):
             perm[i] = i
@@ -399,7 +321,7 @@ def _segment_order(const int64_t[::1] starts, const uint64_t[:, ::1] keys):
             if b - a < 2:
                 continue
             if b - a <= INSERTION_RUN:
-                insertion_desc(keys, &perm[a], b - a)
+                insertion_sort(by_words, &perm[a], b - a)
             else:
-                merge_desc(keys, &perm[a], &tmp[0], b - a)
+                stable_sort(by_words, &perm[a], &tmp[0], b - a)
     return out

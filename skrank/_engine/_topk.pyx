@@ -21,17 +21,24 @@ from libc.string cimport memcpy, memmove, memset
 
 from ._ranking cimport check_shape, check_size, is_float32
 from ._shared cimport score_t
+from ._sort cimport (
+    TIES_BY_POSITION,
+    TIES_LARGER_FIRST,
+    TIES_SMALLER_FIRST,
+    double_scores,
+    float_scores,
+    stable_sort,
+)
 
 
 # --------------------------------------------------------------------------
 # The first k ranks of each row
 # --------------------------------------------------------------------------
 
-# Tie rules of top_order: the order of items of equal score.
+# top_order's tie rules ("mode") are the score orders' (_sort.pxd):
+# TIES_BY_POSITION for "average" and "first", TIES_LARGER_FIRST for
+# "optimistic", TIES_SMALLER_FIRST for "pessimistic".
 cdef enum:
-    MODE_POSITION = 0  # input position ("average", "first")
-    MODE_OPTIMISTIC = 1  # larger relevance first, then position
-    MODE_PESSIMISTIC = 2  # smaller relevance first, then position
     # below this k, the k-th value is found by one pass keeping the largest
     SMALL_K = 64
     # items are dealt into this many strided columns for a lower bound
@@ -255,72 +262,6 @@ cdef inline Py_ssize_t collect(
     return c
 
 
-cdef inline bint before(
-    const score_t *s, const double *key, int mode, int64_t a, int64_t b
-) noexcept nogil:
-    """Whether position ``a`` must come before position ``b`` (``b`` after
-    ``a`` in the input when they are equal under the rule) in a row of
-    scores ``s`` and relevance ``key``."""
-    cdef score_t sa = s[a], sb = s[b]
-    if sa != sb:
-        return sa > sb
-    if mode == MODE_OPTIMISTIC:
-        return key[a] > key[b]
-    if mode == MODE_PESSIMISTIC:
-        return key[a] < key[b]
-    return False
-
-
-cdef void insertion_positions(
-    const score_t *s, const double *key, int mode, int64_t *p, Py_ssize_t n
-) noexcept nogil:
-    cdef Py_ssize_t i, j
-    cdef int64_t v
-    for i in range(1, n):
-        v = p[i]
-        j = i - 1
-        while j >= 0 and before(s, key, mode, v, p[j]):
-            p[j + 1] = p[j]
-            j -= 1
-        p[j + 1] = v
-
-
-cdef void sort_positions(
-    const score_t *s,
-    const double *key,
-    int mode,
-    int64_t *p,
-    int64_t *tmp,
-    Py_ssize_t n,
-) noexcept nogil:
-    """Stable merge sort of ``p[0 .. n)`` with scratch ``tmp[0 .. n)``."""
-    cdef Py_ssize_t h, i, j, o
-    if n <= 24:
-        insertion_positions(s, key, mode, p, n)
-        return
-    h = n // 2
-    sort_positions(s, key, mode, p, tmp, h)
-    sort_positions(s, key, mode, p + h, tmp, n - h)
-    if not before(s, key, mode, p[h], p[h - 1]):
-        return  # already in order
-    memcpy(tmp, p, <size_t>h * sizeof(int64_t))
-    i = 0
-    j = h
-    o = 0
-    while i < h and j < n:
-        if before(s, key, mode, p[j], tmp[i]):
-            p[o] = p[j]
-            j += 1
-        else:
-            p[o] = tmp[i]
-            i += 1
-        o += 1
-    while i < h:
-        p[o] = tmp[i]
-        o += 1
-        i += 1
-
-
 cdef struct top_result:
     int64_t *pos
     double *ys
@@ -416,6 +357,8 @@ def _top_order(
     cdef double *work = NULL
     cdef int seen[MAX_COUNTED]
     cdef top_result t, wider
+    cdef float_scores by_float
+    cdef double_scores by_double
     cdef bint has_n = n_items is not None
     cdef bint failed = False, counted
     check_shape("top_order", "y", m, L, y.shape[0], y.shape[1])
@@ -426,7 +369,7 @@ def _top_order(
         )
     if k < 1:
         raise ValueError(f"top_order: k must be >= 1; got {k}")
-    if mode not in (MODE_POSITION, MODE_OPTIMISTIC, MODE_PESSIMISTIC):
+    if mode not in (TIES_BY_POSITION, TIES_LARGER_FIRST, TIES_SMALLER_FIRST):
         raise ValueError(f"top_order: mode must be 0, 1 or 2; got {mode}")
     # rows start this wide: the k ranks and a few items of a tie group
     w0 = (L if k >= L - 8 else k + 8) if whole_group else min(k, L)
@@ -487,7 +430,7 @@ def _top_order(
                         x = work[i]
                         first = 0
                         above = count_above(work, padded, x)
-                        if mode == MODE_POSITION:
+                        if mode == TIES_BY_POSITION:
                             first = seen[above]
                             seen[above] += 1
                         else:
@@ -495,7 +438,7 @@ def _top_order(
                             for j in range(c):
                                 kj = krow[cand[j]]
                                 first += (work[j] == x) & (
-                                    ((kj > kx) if mode == MODE_OPTIMISTIC else (kj < kx))
+                                    ((kj > kx) if mode == TIES_LARGER_FIRST else (kj < kx))
                                     | ((kj == kx) & (j < i))
                                 )
                         at = above + first
@@ -528,7 +471,16 @@ def _top_order(
                         if row[j] >= v:
                             cand[c] = j
                             c += 1
-                sort_positions(row, krow, mode, cand, tmp, c)
+                if score_t is float:
+                    by_float.s = row
+                    by_float.key = krow
+                    by_float.ties = mode
+                    stable_sort(by_float, cand, tmp, c)
+                else:
+                    by_double.s = row
+                    by_double.key = krow
+                    by_double.ties = mode
+                    stable_sort(by_double, cand, tmp, c)
                 if not whole_group and c > k:
                     c = k
             if c > t.w:
