@@ -139,6 +139,21 @@ cdef inline void _check_moved(str fn, Py_ssize_t n_digits, int shift) except *:
         raise ValueError(f"{fn}: {n_digits} digits of {shift} bits")
 
 
+cdef inline bint _place(
+    uint64_t off, int shift, int64_t *nx, uint64_t nd, uint64_t no, uint64_t *p
+) noexcept nogil:
+    """The new position ``p[0]`` of a row of code offset ``off``: the next
+    place ``nx[h]`` of its high digit ``h = off >> shift``, which advances.
+    Returns False when the digit (``nd`` digits) or the position (``no``
+    places) is out of range."""
+    cdef uint64_t h = off >> shift
+    if h >= nd:
+        return False
+    p[0] = <uint64_t>nx[h]
+    nx[h] += 1
+    return p[0] < no
+
+
 cdef inline bint _move_rows(
     const code_t *cp,
     Py_ssize_t n,
@@ -166,19 +181,13 @@ cdef inline bint _move_rows(
     Returns whether a digit or a position was out of range."""
     cdef uint64_t mask = ((<uint64_t>1) << shift) - 1
     cdef const double *yd = <const double *>yi
-    cdef uint64_t off, h, p
+    cdef uint64_t off, p
     cdef Py_ssize_t i
     cdef int g, seen = 0
     cdef bint out = False
     for i in range(n):
         off = <uint64_t>cp[i] - lo
-        h = off >> shift
-        if h >= nd:
-            out = True
-            break
-        p = <uint64_t>nx[h]
-        nx[h] += 1
-        if p >= no:
+        if not _place(off, shift, nx, nd, no, &p):
             out = True
             break
         if cc != NULL:
@@ -322,18 +331,12 @@ def move_column(
     cdef const item_t *ci = &column[0]
     cdef item_t *co = &out[0]
     cdef uint64_t nd = <uint64_t>n_digits, no = <uint64_t>n_out
-    cdef uint64_t h, p
+    cdef uint64_t p
     cdef Py_ssize_t i
     cdef bint bad = False
     with nogil:
         for i in range(n):
-            h = (<uint64_t>cp[i] - lo) >> shift
-            if h >= nd:
-                bad = True
-                break
-            p = <uint64_t>nx[h]
-            nx[h] += 1
-            if p >= no:
+            if not _place(<uint64_t>cp[i] - lo, shift, nx, nd, no, &p):
                 bad = True
                 break
             co[p] = ci[i]
@@ -363,19 +366,13 @@ def move_low_digits(
     cdef low_t *lw = &low[0]
     cdef uint64_t mask = ((<uint64_t>1) << shift) - 1
     cdef uint64_t nd = <uint64_t>n_digits, no = <uint64_t>n_out
-    cdef uint64_t off, h, p
+    cdef uint64_t off, p
     cdef Py_ssize_t i
     cdef bint bad = False
     with nogil:
         for i in range(n):
             off = <uint64_t>cp[i] - lo
-            h = off >> shift
-            if h >= nd:
-                bad = True
-                break
-            p = <uint64_t>nx[h]
-            nx[h] += 1
-            if p >= no:
+            if not _place(off, shift, nx, nd, no, &p):
                 bad = True
                 break
             lw[p] = <low_t>(off & mask)
