@@ -28,6 +28,7 @@ rows' keys are :mod:`skrank.trec._keys`.
 import numpy as np
 
 cimport numpy as cnp
+from cpython.mem cimport PyMem_RawFree, PyMem_RawRealloc
 from cpython.object cimport PyObject
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
@@ -375,19 +376,43 @@ def gather(
 # Nested dicts {qid: {docno: value}}
 # --------------------------------------------------------------------------
 
+# The rows are read through borrowed pointers (the dicts hold the objects,
+# and no Python code runs while they are read): no reference counts move.
 cdef extern from "Python.h":
-    bint PyDict_CheckExact(object)
-    bint PyUnicode_CheckExact(object)
-    bint PyFloat_CheckExact(object)
-    bint PyLong_CheckExact(object)
-    int PyDict_Next(object, Py_ssize_t *, PyObject **, PyObject **)
-    bint PyUnicode_IS_COMPACT_ASCII(object)
-    Py_ssize_t PyUnicode_GET_LENGTH(object)
-    void *PyUnicode_DATA(object)
-    double PyFloat_AS_DOUBLE(object)
-    long long PyLong_AsLongLongAndOverflow(object, int *) except? -1
+    bint _is_dict "PyDict_CheckExact" (PyObject *o)
+    bint _is_str "PyUnicode_CheckExact" (PyObject *o)
+    bint _is_float "PyFloat_CheckExact" (PyObject *o)
+    bint _is_int "PyLong_CheckExact" (PyObject *o)
+    int _dict_next "PyDict_Next" (PyObject *d, Py_ssize_t *pos, PyObject **k, PyObject **v)
+    bint _is_ascii "PyUnicode_IS_COMPACT_ASCII" (PyObject *o)
+    Py_ssize_t _str_length "PyUnicode_GET_LENGTH" (PyObject *o)
+    void *_str_data "PyUnicode_DATA" (PyObject *o)
+    double _float_value "PyFloat_AS_DOUBLE" (PyObject *o)
+    long long _int_value "PyLong_AsLongLongAndOverflow" (PyObject *o, int *overflow)
+    PyObject *_list_item "PyList_GET_ITEM" (object l, Py_ssize_t i)
+
+# the memory of an object asked for ahead of its use (a hint; nothing where
+# the compiler has no such builtin)
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define skrank_prefetch(p) __builtin_prefetch((const void *)(p))
+    #else
+    #define skrank_prefetch(p) ((void)0)
+    #endif
+    """
+    void _prefetch "skrank_prefetch" (const void *p) noexcept nogil
 
 cdef double EXACT_INT = 9007199254740992.0  # 2**53: larger ints round
+
+cdef enum:
+    # the rows' (key, value) pointers are collected this many at a time ...
+    DICT_CHUNK = 256
+    # ... and each row's objects are asked for this many rows ahead: the
+    # documents' str objects lie anywhere in memory (a qrels dict lists the
+    # run's documents in another order), so reading them one after another
+    # waits on each
+    DICT_AHEAD = 12
 
 
 def dict_columns(list inners, Py_ssize_t n_rows, bint integral):
@@ -399,76 +424,113 @@ def dict_columns(list inners, Py_ssize_t n_rows, bint integral):
     not exactly a ``dict``, an id that is not a non-empty ASCII ``str``
     without NUL, or a value that is not a finite ``float`` (or an ``int`` of
     at most 2**53 in magnitude) for a run, an ``int`` of the 64-bit range
-    for qrels. The caller then reads the dicts by the general path, which
-    reports what is wrong.
+    for qrels, or more rows than ``n_rows``. The caller then reads the
+    dicts by the general path, which reports what is wrong.
     """
     if n_rows < 0:
         raise ValueError(f"dict_columns: n_rows must be >= 0; got {n_rows}.")
     cdef cnp.ndarray[int64_t, ndim=1] len_a = np.empty(n_rows, dtype=np.int64)
     cdef cnp.ndarray[uint64_t, ndim=1] h_a = np.empty(n_rows, dtype=np.uint64)
     cdef cnp.ndarray values_a = np.empty(n_rows, dtype=np.int64 if integral else np.float64)
-    cdef int64_t[::1] lengths = len_a
-    cdef uint64_t[::1] h40 = h_a
+    cdef int64_t *lengths = <int64_t *>cnp.PyArray_DATA(len_a)
+    cdef uint64_t *h40 = <uint64_t *>cnp.PyArray_DATA(h_a)
     cdef int64_t *ints = <int64_t *>cnp.PyArray_DATA(values_a)
     cdef double *floats = <double *>cnp.PyArray_DATA(values_a)
     cdef Py_ssize_t cap = 16 * n_rows + 64
     cdef cnp.ndarray packed_a = np.empty(cap, dtype=np.uint8)
     cdef unsigned char *packed = <unsigned char *>cnp.PyArray_DATA(packed_a)
-    cdef Py_ssize_t row = 0, pos, ln, total = 0, longest = 0
-    cdef PyObject *key
-    cdef PyObject *value
+    cdef Py_ssize_t row = 0, pos = 0, ln, total = 0, longest = 0
+    cdef Py_ssize_t n_inner = len(inners), d = 0, filled, j
+    cdef PyObject *keys[DICT_CHUNK]
+    cdef PyObject *vals[DICT_CHUNK]
+    cdef PyObject *inner = NULL
+    cdef unsigned char *spill = NULL
+    cdef unsigned char *wider
+    cdef PyObject *k
+    cdef PyObject *v
     cdef const unsigned char *p
-    cdef object inner, k, v
     cdef double x
     cdef long long i
     cdef int overflow
-    for inner in inners:
-        if not PyDict_CheckExact(inner):
-            return None
-        pos = 0
-        while PyDict_Next(inner, &pos, &key, &value):
-            if row >= n_rows:
+    try:
+        while True:
+            # the next rows' pointers, across the inner dicts
+            filled = 0
+            while filled < DICT_CHUNK:
+                if inner == NULL:
+                    if d == n_inner:
+                        break
+                    inner = _list_item(inners, d)
+                    d += 1
+                    if not _is_dict(inner):
+                        return None
+                    pos = 0
+                if _dict_next(inner, &pos, &keys[filled], &vals[filled]):
+                    filled += 1
+                else:
+                    inner = NULL
+            if filled == 0:
+                break
+            if row + filled > n_rows:
                 return None
-            k = <object>key
-            v = <object>value
-            if not PyUnicode_CheckExact(k) or not PyUnicode_IS_COMPACT_ASCII(k):
-                return None
-            ln = PyUnicode_GET_LENGTH(k)
-            p = <const unsigned char *>PyUnicode_DATA(k)
-            if ln == 0 or memchr(p, 0, ln) != NULL:
-                return None
-            if integral:
-                if not PyLong_CheckExact(v):
+            for j in range(DICT_AHEAD if DICT_AHEAD < filled else filled):
+                _prefetch(keys[j])
+                _prefetch(vals[j])
+            for j in range(filled):
+                k = keys[j]
+                v = vals[j]
+                if j + DICT_AHEAD < filled:
+                    _prefetch(keys[j + DICT_AHEAD])
+                    _prefetch(vals[j + DICT_AHEAD])
+                if not _is_str(k) or not _is_ascii(k):
                     return None
-                i = PyLong_AsLongLongAndOverflow(v, &overflow)
-                if overflow:
+                ln = _str_length(k)
+                p = <const unsigned char *>_str_data(k)
+                if ln == 0 or memchr(p, 0, ln) != NULL:
                     return None
-                ints[row] = i
-            elif PyFloat_CheckExact(v):
-                x = PyFloat_AS_DOUBLE(v)
-                if x - x != 0.0:  # inf or nan
+                if integral:
+                    if not _is_int(v):
+                        return None
+                    i = _int_value(v, &overflow)
+                    if overflow:
+                        return None
+                    ints[row] = i
+                elif _is_float(v):
+                    x = _float_value(v)
+                    if x - x != 0.0:  # inf or nan
+                        return None
+                    floats[row] = x
+                elif _is_int(v):
+                    i = _int_value(v, &overflow)
+                    if overflow or i > <long long>EXACT_INT or i < -<long long>EXACT_INT:
+                        return None
+                    floats[row] = <double>i
+                else:
                     return None
-                floats[row] = x
-            elif PyLong_CheckExact(v):
-                i = PyLong_AsLongLongAndOverflow(v, &overflow)
-                if overflow or i > <long long>EXACT_INT or i < -<long long>EXACT_INT:
-                    return None
-                floats[row] = <double>i
-            else:
-                return None
-            if total + ln > cap:
-                cap = 2 * cap + ln
-                grown = np.empty(cap, dtype=np.uint8)
-                memcpy(cnp.PyArray_DATA(grown), packed, total)
-                packed_a = grown
-                packed = <unsigned char *>cnp.PyArray_DATA(packed_a)
-            memcpy(packed + total, p, ln)
-            total += ln
-            lengths[row] = ln
-            if ln > longest:
-                longest = ln
-            h40[row] = _hash40(p, ln)
-            row += 1
+                if total + ln > cap:
+                    # more than 16 bytes an id: the bytes go on in memory that
+                    # C allocates (a numpy array could run a collection, and a
+                    # finaliser could change the dicts whose rows are held)
+                    cap = 2 * cap + ln
+                    wider = <unsigned char *>PyMem_RawRealloc(spill, cap)
+                    if wider == NULL:
+                        raise MemoryError(f"dict_columns: no memory for {cap} bytes of ids")
+                    if spill == NULL:
+                        memcpy(wider, packed, total)
+                    spill = wider
+                    packed = spill
+                memcpy(packed + total, p, ln)
+                total += ln
+                lengths[row] = ln
+                if ln > longest:
+                    longest = ln
+                h40[row] = _hash40(p, ln)
+                row += 1
+        if spill != NULL:
+            packed_a = np.empty(total, dtype=np.uint8)
+            memcpy(cnp.PyArray_DATA(packed_a), spill, total)
+    finally:
+        PyMem_RawFree(spill)
     if row != n_rows:
         return None
     return packed_a[:total], len_a, h_a, values_a, longest

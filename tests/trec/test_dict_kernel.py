@@ -60,6 +60,16 @@ RUNS = [
     # ids of very different lengths: end to end, not a matrix
     {"q1": {"d" * 5000: 1.0, **{f"d{i}": float(i) for i in range(30)}}},
     {7: {"d1": 1.0}, b"q": {"d2": 2.0}},
+    # rows read a few hundred at a time: many small dicts (some empty) across
+    # those batches, and one dict longer than a batch
+    {f"q{q}": {f"d{d}": float(d) for d in range(q % 7)} for q in range(300)},
+    {"q1": {f"d{d}": d / 7 for d in range(1000)}, "q2": {"d1": 1.0}},
+    # ids longer than 16 bytes after many short ones: their bytes outgrow the
+    # first buffer in the middle of a batch
+    {
+        "q1": {f"d{i}": 1.0 for i in range(600)},
+        "q2": {"x" * 40 + str(i): 2.0 for i in range(600)},
+    },
 ]
 
 
@@ -82,6 +92,13 @@ FALLBACK_RUNS = [
     {"q1": {"": 1.0}},
     {"q1": {"d\x001": 1.0}},
     {"q1": OrderedDict([("b", 1.0), ("a", 2.0)])},
+    # a row outside the fast path in a later batch, after the ids outgrew
+    # the first buffer
+    {
+        "q1": {"x" * 40 + str(i): 1.0 for i in range(700)},
+        "q2": {"d1": np.float64(1.0)},
+    },
+    {f"q{q}": {"d1": 1.0} for q in range(400)} | {"q400": {"d1": np.float32(1)}},
 ]
 
 
@@ -138,3 +155,8 @@ def test_kernel_checks_its_arguments():
     # fewer or more rows than said: not the fast path
     assert _parse.dict_columns([{"a": 1.0}], 2, False) is None
     assert _parse.dict_columns([{"a": 1.0, "b": 2.0}], 1, False) is None
+    # ... in a later batch of rows
+    assert _parse.dict_columns([{"a": 1.0}] * 600, 599, False) is None
+    assert _parse.dict_columns([{"a": 1.0}] * 600, 601, False) is None
+    # an inner dict that is not a dict, after several batches
+    assert _parse.dict_columns([{"a": 1.0}] * 600 + [[("a", 1.0)]], 601, False) is None
