@@ -11,8 +11,6 @@ import os
 import sys
 from glob import glob
 
-import numpy as np
-from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
@@ -41,21 +39,47 @@ def module_name(path):
     return os.path.splitext(path)[0].replace(os.sep, ".").replace("/", ".")
 
 
+# the Cython sources, which the source distribution carries as they are
+# (with the .pxd files they cimport, MANIFEST.in); they are translated to C
+# when the kernels are built, not when a source distribution is made
+sources = sorted(glob("skrank/**/*.pyx", recursive=True))
+if not sources:
+    raise SystemExit(
+        "skrank: no Cython sources (skrank/**/*.pyx) next to setup.py; the "
+        "compiled kernels cannot be built from this tree"
+    )
 extensions = [
     Extension(
         module_name(path),
         [path],
-        include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=flags,
         extra_link_args=link,
     )
-    for path in sorted(glob("skrank/**/*.pyx", recursive=True))
+    for path in sources
 ]
 
 
 class BuildKernels(build_ext):
-    """build_ext that says what is missing when the kernels cannot be built."""
+    """build_ext that translates the Cython sources first and says what is
+    missing when the kernels cannot be built."""
+
+    def finalize_options(self):
+        import numpy as np
+        from Cython.Build import cythonize
+
+        extensions = self.distribution.ext_modules
+        for extension in extensions:
+            if np.get_include() not in extension.include_dirs:
+                extension.include_dirs.append(np.get_include())
+        # generated C apart for the two builds: Cython regenerates a file
+        # only when its .pyx is newer, not when the directives change
+        self.distribution.ext_modules = cythonize(
+            extensions,
+            compiler_directives=directives,
+            build_dir="build/cython-debug" if DEBUG else "build/cython",
+        )
+        super().finalize_options()
 
     def run(self):
         try:
@@ -70,13 +94,4 @@ class BuildKernels(build_ext):
             ) from exc
 
 
-# generated C apart for the two builds: Cython regenerates a file only when
-# its .pyx is newer, not when the directives change
-setup(
-    cmdclass={"build_ext": BuildKernels},
-    ext_modules=cythonize(
-        extensions,
-        compiler_directives=directives,
-        build_dir="build/cython-debug" if DEBUG else "build/cython",
-    ),
-)
+setup(cmdclass={"build_ext": BuildKernels}, ext_modules=extensions)
