@@ -315,6 +315,14 @@ def _packed_ids(packed, lengths) -> _Ids:
     """Ids from their bytes end to end (uint8) and their lengths (int64)."""
     n = lengths.shape[0]
     width = max(int(lengths.max(initial=1)), 1)
+    if n and packed.shape[0] == n * width:
+        # ids of one length (none is empty: the longest times n is all the
+        # bytes): the bytes end to end are the matrix, copied out of a
+        # larger or borrowed buffer
+        m = packed.reshape(n, width)
+        if packed.base is not None or not packed.flags.writeable:
+            m = m.copy()
+        return _Ids(fixed=m.view(f"S{width}").reshape(-1))
     if _fixed_ok(n, width, int(packed.shape[0])):
         # a zero-padded (n, width) matrix: fixed-width ids
         lengths = np.ascontiguousarray(lengths, dtype=np.int64)

@@ -160,3 +160,17 @@ def test_kernel_checks_its_arguments():
     assert _parse.dict_columns([{"a": 1.0}] * 600, 601, False) is None
     # an inner dict that is not a dict, after several batches
     assert _parse.dict_columns([{"a": 1.0}] * 600 + [[("a", 1.0)]], 601, False) is None
+
+
+def test_ids_of_one_length_hold_their_bytes_only():
+    # ids of one length are the bytes read end to end, as a matrix: copied
+    # out of the reading buffer (16 bytes a row), which is not kept
+    run = {f"q{q}": {f"d{q:04d}{d:03d}": 1.0 for d in range(50)} for q in range(40)}
+    table = read_run(run)
+    fixed = table._docno.fixed
+    assert fixed.dtype == np.dtype("S8")
+    assert table.docno.tolist() == [d for inner in run.values() for d in inner]
+    owner = fixed
+    while owner.base is not None:
+        owner = owner.base
+    assert owner.nbytes == 2000 * 8
