@@ -571,17 +571,13 @@ def _from_dict(data, kind, caller, name, scores="finite"):
     qid_values, codes = np.unique(q, return_inverse=True)
     code_type = np.int32 if len(qid_values) < 2**31 else np.int64
     codes = np.repeat(codes.reshape(-1).astype(code_type), counts[full])
-    return _finish_table(
-        kind,
-        _id_array(qid_values),
-        codes,
-        ids,
-        v,
-        h40,
-        lines,
-        "dict",
-        name,
+    table = _finish_table(
+        kind, _id_array(qid_values), codes, ids, v, h40, lines, "dict", name
     )
+    # the compiled path's ids are distinct str within each inner dict, and
+    # ASCII: distinct bytes; with distinct query ids, no pair is repeated
+    table._pairs_distinct = fast is not None and qid_values.shape[0] == q.shape[0]
+    return table
 
 
 def _read(source, kind, caller, name=None, scores="finite", verbose=0):

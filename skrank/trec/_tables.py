@@ -109,6 +109,8 @@ class _Table:
     """Rows of (query, document, value): queries coded, documents keyed."""
 
     _value_name = "value"
+    # set by a reader whose rows cannot repeat a (query, document) pair
+    _pairs_distinct = False
 
     def __init__(
         self, qid_values, codes, docno, values, keys, lines, source=None, h40=None
@@ -351,7 +353,10 @@ class _Table:
         return out
 
     def _check_duplicates(self):
-        """Reject a (query, document) pair given twice."""
+        """Reject a (query, document) pair given twice (none can be, where
+        the reader says so: ``_pairs_distinct``)."""
+        if self._pairs_distinct:
+            return
         if isinstance(self, Run):
             # a hash set of each query's keys (grouped by query), nothing kept
             _, codes, keys = self._grouping()

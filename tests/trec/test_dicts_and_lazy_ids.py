@@ -73,6 +73,12 @@ def test_query_ids_that_encode_alike_are_one_query():
     assert run.docno.tolist() == ["a", "c", "b"]
     with pytest.raises(InvalidParameterError, match="Document 'a' appears twice"):
         read_run({1: {"a": 1.0}, "1": {"a": 2.0}})
+    # two str ids of one UTF-8 encoding: "\u00e9", and the lone surrogates
+    # that escape its two bytes (the ids of Run.qid encode back to the bytes)
+    assert "\u00e9".encode() == "\udcc3\udca9".encode("utf-8", "surrogateescape")
+    for read, value in ((read_run, 1.0), (read_qrels, 1)):
+        with pytest.raises(InvalidParameterError, match="Document 'a' appears twice"):
+            read({"\u00e9": {"a": value}, "\udcc3\udca9": {"a": value}})
 
 
 @pytest.mark.parametrize(
