@@ -19,7 +19,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _setup(cwd, *args, egg_base):
     return subprocess.run(
-        [sys.executable, "setup.py", "-q", "egg_info", "--egg-base", str(egg_base), *args],
+        [
+            sys.executable,
+            "setup.py",
+            "-q",
+            "egg_info",
+            "--egg-base",
+            str(egg_base),
+            *args,
+        ],
         cwd=cwd,
         capture_output=True,
         text=True,
