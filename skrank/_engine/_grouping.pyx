@@ -51,6 +51,8 @@ ctypedef fused row_t:
     uint64_t
 
 cdef enum:
+    # run_starts tests this many rows at once for a change of code
+    RUN_BLOCK = 16
     # the tracemalloc domain of the memory skrank maps itself ("skrk")
     TRACE_DOMAIN = 0x736B726B
     # count_codes keeps four sets of counters on the stack up to this many
@@ -407,3 +409,47 @@ def count_by_code(
             cc[off] += 1
     if bad:
         raise ValueError(f"count_by_code: {_OUT_OF_RANGE}")
+
+
+cdef Py_ssize_t _run_starts(
+    const code_t *cp, Py_ssize_t n, int64_t *op, Py_ssize_t cap
+) noexcept nogil:
+    """:func:`run_starts` on its buffers (``n`` and ``cap`` at least 1)."""
+    cdef Py_ssize_t i = 1, j, end, c = 1
+    cdef code_t diff
+    op[0] = 0
+    while i < n:
+        end = i + RUN_BLOCK
+        if end <= n:
+            # a block without a change (most, in runs of queries) is passed
+            # by one test of the OR of its neighbours' XORs
+            diff = 0
+            for j in range(RUN_BLOCK):
+                diff |= cp[i + j] ^ cp[i + j - 1]
+            if diff == 0:
+                i = end
+                continue
+        else:
+            end = n
+        while i < end:
+            if cp[i] != cp[i - 1]:
+                if c == cap:
+                    return -1
+                op[c] = i
+                c += 1
+            i += 1
+    return c
+
+
+def run_starts(const code_t[::1] codes, int64_t[::1] out):
+    """The rows where a run of equal neighbouring codes starts, ascending
+    (row 0 first), written to ``out``; returns their number, or -1 when
+    there are more runs than ``out`` holds (it then means nothing)."""
+    cdef Py_ssize_t n = codes.shape[0], cap = out.shape[0], c
+    if n == 0:
+        return 0
+    if cap == 0:
+        return -1
+    with nogil:
+        c = _run_starts(&codes[0], n, &out[0], cap)
+    return c

@@ -118,6 +118,28 @@ _RUN_FRACTION = 0.25
 _RUN_HEAD = 4096
 
 
+def run_starts(values: np.ndarray, limit: int | None = None):
+    """The rows where a run of equal neighbouring ``values`` starts (row 0
+    first, none for no row), ascending, as int64; None when there are more
+    than ``limit`` runs. Integer values (native byte order, contiguous) are
+    read by one compiled pass that stops at the run past the limit; others
+    are compared by numpy."""
+    n = values.shape[0]
+    cap = n if limit is None else max(0, min(n, int(limit)))
+    dtype = values.dtype
+    if dtype.kind in "iu" and dtype.isnative and values.flags.c_contiguous:
+        out = np.empty(cap, dtype=np.int64)
+        c = _grouping.run_starts(values, out)
+        if c < 0:
+            return None
+        # a few runs: not the memory of the limit's
+        return out[:c].copy() if c < cap // 2 else out[:c]
+    change = np.flatnonzero(values[1:] != values[:-1])
+    if n and change.shape[0] + 1 > cap:
+        return None
+    return np.concatenate((np.zeros(min(n, 1), dtype=np.int64), change + 1))
+
+
 def _runs_order(codes: np.ndarray):
     """:func:`stable_group_order` through the runs of equal neighbouring
     codes, when they are long (queries written one after another, in an
@@ -126,13 +148,14 @@ def _runs_order(codes: np.ndarray):
     order. A pass to find the runs and a sort of one code per run, instead
     of a radix sort of every row."""
     n = codes.shape[0]
+    # at most one change of code every four rows: first in the head, then
+    # in all the rows
     head = codes[:_RUN_HEAD]
-    if np.count_nonzero(head[1:] != head[:-1]) > _RUN_FRACTION * head.shape[0]:
+    if run_starts(head, int(_RUN_FRACTION * head.shape[0]) + 1) is None:
         return None
-    starts = np.flatnonzero(codes[1:] != codes[:-1])
-    if starts.shape[0] + 1 > _RUN_FRACTION * n:
+    starts = run_starts(codes, int(_RUN_FRACTION * n))
+    if starts is None:
         return None
-    starts = np.concatenate(([0], starts + 1))
     lengths = np.diff(starts, append=n)
     # not a ranking: the runs brought together by code, stable
     return _visit_runs(starts, lengths, np.argsort(codes[starts], kind="stable"))
@@ -637,8 +660,7 @@ def _split_in_head(qid: np.ndarray, head: int = 4096) -> bool:
     first = qid[:head]
     if first.shape[0] < 3:
         return False
-    starts = first[np.flatnonzero(first[1:] != first[:-1]) + 1]
-    runs = np.sort(np.concatenate([first[:1], starts]))
+    runs = np.sort(first[run_starts(first)])
     # a query seen in two runs (a sort: numpy's unique costs several times
     # as much on a few thousand values)
     return bool(np.any(runs[1:] == runs[:-1]))
@@ -686,22 +708,18 @@ def grouped_layout(
     # Contiguous queries (the usual LightGBM/XGBoost layout) need no sort.
     contiguous = False
     if not _split_in_head(qid):
-        change = np.empty(n, dtype=bool)
-        change[0] = True
-        np.not_equal(qid[1:], qid[:-1], out=change[1:])
-        if np.count_nonzero(change) <= n // 2:
-            run_starts = np.flatnonzero(change)
-            uniques, run_codes = factorize(qid[run_starts])
-            contiguous = uniques.shape[0] == run_starts.shape[0]
-        del change
+        starts = run_starts(qid, n // 2)
+        if starts is not None:
+            uniques, run_codes = factorize(qid[starts])
+            contiguous = uniques.shape[0] == starts.shape[0]
     if contiguous:
         n_queries = uniques.shape[0]
-        run_lengths = np.diff(run_starts, append=n)
+        run_lengths = np.diff(starts, append=n)
         lengths = np.empty(n_queries, dtype=np.intp)
         lengths[run_codes] = run_lengths
         if np.any(run_codes[1:] < run_codes[:-1]):
             # runs out of query order: visit them in query order
-            order = _visit_runs(run_starts, run_lengths, np.argsort(run_codes))
+            order = _visit_runs(starts, run_lengths, np.argsort(run_codes))
         row_codes = (run_codes, run_lengths)
     else:
         span = _integer_span(qid)

@@ -557,3 +557,83 @@ def test_big_endian_columns_are_grouped_as_native_ones():
     np.testing.assert_array_equal(counts, np.bincount(codes, minlength=40))
     np.testing.assert_array_equal(yg, y[order])
     np.testing.assert_array_equal(sg, s[order])
+
+
+# -- runs of equal neighbouring codes (run_starts) ----------------------------
+# The reference: the rows where a value differs from the one before, in
+# plain numpy, with row 0.
+
+
+def _run_starts_reference(values):
+    values = np.asarray(values)
+    if values.shape[0] == 0:
+        return []
+    return [0] + (np.flatnonzero(values[1:] != values[:-1]) + 1).tolist()
+
+
+def _runs(rng, dtype, lengths):
+    info = np.iinfo(dtype)
+    # neighbouring runs may differ in the lowest or the highest bit only
+    pool = np.array([info.min, info.max, 0, 1, info.max - 1, info.min + 1], dtype=dtype)
+    values = rng.choice(pool, size=len(lengths))
+    return np.repeat(values, lengths).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", _CODE_DTYPES)
+@pytest.mark.parametrize(
+    "lengths",
+    [
+        [],
+        [1],
+        [15, 1],
+        [16, 16, 1],  # a change on the first row of a block
+        [17, 15, 33],
+        [1] * 40,  # a change on every row
+        [100] * 30,
+        "random",
+    ],
+)
+def test_run_starts_equal_numpy(dtype, lengths):
+    rng = np.random.default_rng(len(str(lengths)))
+    if lengths == "random":
+        lengths = rng.integers(1, 40, 200).tolist()
+    values = _runs(rng, dtype, lengths)
+    want = _run_starts_reference(values)
+    got = grouping.run_starts(values)
+    assert got.dtype == np.int64 and got.tolist() == want
+    # exactly as many runs as the limit, and one more than it
+    assert grouping.run_starts(values, len(want)).tolist() == want
+    if want:
+        assert grouping.run_starts(values, len(want) - 1) is None
+    out = np.full(max(len(want), 1), -7, dtype=np.int64)
+    assert _grouping.run_starts(values, out) == len(want)
+    assert out[: len(want)].tolist() == want
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([1.0, 1.0, -0.0, 0.0, 2.5, 2.5, 1.0]),  # floats: compared as values
+        np.array(["q1", "q1", "q2", "q10", "q10"]),
+        np.array([True, True, False, True]),
+        np.arange(40, dtype=">i8") // 3,  # another byte order
+        (np.arange(80, dtype=np.int64) // 5)[::2],  # strided
+    ],
+)
+def test_run_starts_of_other_arrays_equal_numpy(values):
+    want = _run_starts_reference(values)
+    assert grouping.run_starts(values).tolist() == want
+    assert grouping.run_starts(values, len(want)).tolist() == want
+    assert grouping.run_starts(values, len(want) - 1) is None
+
+
+def test_run_starts_refuses_foreign_codes():
+    out = np.zeros(4, np.int64)
+    for bad in (np.zeros(4, ">i8"), np.zeros(4), np.zeros((4, 2), np.int64)[:, 0]):
+        with pytest.raises((TypeError, ValueError)):
+            _grouping.run_starts(bad, out)
+    with pytest.raises((TypeError, ValueError)):
+        _grouping.run_starts(np.zeros(4, np.int64), np.zeros(4, np.int32))
+    # no room: more runs than the buffer holds
+    assert _grouping.run_starts(np.zeros(4, np.int64), np.zeros(0, np.int64)) == -1
+    assert _grouping.run_starts(np.zeros(0, np.int64), np.zeros(0, np.int64)) == 0
