@@ -318,6 +318,57 @@ def first_hits(
             out[r] = found
 
 
+def first_relevant_probs(
+    const double[::1] t,
+    const double[::1] n_rel,
+    const int64_t[::1] start,
+    const int64_t[::1] span,
+    double[:, ::1] prob,
+    double[:, ::1] ranks,
+):
+    """Per row ``i``, where the first relevant item of a tie group of
+    ``t[i]`` items, ``n_rel[i]`` of them relevant, first rank ``start[i]``
+    (0-based), falls: ``prob[i, j]`` the probability that it is the group's
+    item ``j + 1``, ``prod_{l < j} ((t - r) - l) / (t - l) * r / (t - j)``
+    (``r = n_rel[i]``; the running product taken from ``l = 0`` up, the last
+    factor ``(product * r) / (t - j)``), for ``j < span[i]`` (0 beyond), and
+    ``ranks[i, j] = (start[i] + 1) + j``. ``span[i]`` is in ``0 .. W``
+    (``W`` the width of ``prob``) and at most ``t - r + 1``."""
+    cdef Py_ssize_t n = t.shape[0], w = prob.shape[1], i, j
+    cdef double p, ti, ri, first
+    cdef bint ok = (
+        n_rel.shape[0] == n
+        and start.shape[0] == n
+        and span.shape[0] == n
+        and prob.shape[0] == n
+        and ranks.shape[0] == n
+        and ranks.shape[1] == w
+    )
+    for i in range(n):
+        if not ok:
+            break
+        ok = 0 <= span[i] <= w and n_rel[i] > 0 and span[i] <= t[i] - n_rel[i] + 1
+    if not ok:
+        raise ValueError(
+            "first_relevant_probs: t, n_rel, start and span must hold one entry "
+            "per row of prob and ranks, each span within 0 .. the width and at "
+            "most t - n_rel + 1, each n_rel above 0"
+        )
+    with nogil:
+        for i in range(n):
+            ti = t[i]
+            ri = n_rel[i]
+            first = <double>start[i] + 1.0
+            p = 1.0
+            for j in range(w):
+                if j < span[i]:
+                    prob[i, j] = p * ri / (ti - <double>j)
+                    p *= ((ti - ri) - <double>j) / (ti - <double>j)
+                else:
+                    prob[i, j] = 0.0
+                ranks[i, j] = first + <double>j
+
+
 # --------------------------------------------------------------------------
 # Grade counts of the ideal DCG
 # --------------------------------------------------------------------------

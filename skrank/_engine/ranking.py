@@ -311,15 +311,18 @@ class Ranking:
             # a first relevant group starting at or after rank k adds nothing
             span = np.maximum(np.minimum(span, k - T), 0)
         width = int(span.max()) if span.size else 0
-        offset = np.arange(width, dtype=np.float64)[None, :]  # m - 1
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # P(first relevant at m) = prod_{i<m-1} (t-r-i)/(t-i) * r/(t-m+1)
-            ratio = (t[:, None] - n_rel[:, None] - offset) / (t[:, None] - offset)
-            step = np.ones((g.shape[0], width))
-            step[:, 1:] = ratio[:, :-1]
-            prob = np.cumprod(step, axis=1) * n_rel[:, None] / (t[:, None] - offset)
-        prob = np.where(offset < span[:, None], prob, 0.0)
-        ranks = T[:, None] + 1.0 + offset
+        # P(first relevant at m) = prod_{i<m-1} (t-r-i)/(t-i) * r/(t-m+1)
+        _ranking.check_size("first_relevant", 8, (g.shape[0], width))
+        prob = np.empty((g.shape[0], width))
+        ranks = np.empty((g.shape[0], width))
+        _ranking.first_relevant_probs(
+            t,
+            kernel_buffer(n_rel, np.float64),
+            kernel_buffer(T, np.int64),
+            span.astype(np.int64),
+            prob,
+            ranks,
+        )
         return rows, ranks, prob
 
     # -- order-free quantities ------------------------------------------------

@@ -332,3 +332,74 @@ def test_top_order_against_numpy(rule, whole_group, k):
         want = ref_top_order(ss, yy, items, k, rule, whole_group)
         for a, b in zip(got, want, strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+# -- where the first relevant item falls (first_relevant_probs) --------------
+# The reference: the probability that the first relevant item of a group of
+# t items, r of them relevant, is its item m, C(t - m, r - 1) / C(t, r), as
+# the running product prod_{i < m - 1} (t - r - i) / (t - i) * r / (t - m + 1)
+# in numpy (a cumulative product of the factors), 0 past each row's span.
+
+
+def ref_first_relevant_probs(t, n_rel, start, span, width):
+    offset = np.arange(width, dtype=np.float64)[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (t[:, None] - n_rel[:, None] - offset) / (t[:, None] - offset)
+        step = np.ones((t.shape[0], width))
+        step[:, 1:] = ratio[:, :-1]
+        prob = np.cumprod(step, axis=1) * n_rel[:, None] / (t[:, None] - offset)
+    prob = np.where(offset < span[:, None], prob, 0.0)
+    return prob, start[:, None] + 1.0 + offset
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_first_relevant_probs_against_numpy(seed):
+    rng = np.random.default_rng(seed)
+    n = 300
+    t = rng.integers(1, 60, n).astype(np.float64)
+    n_rel = np.minimum(rng.integers(1, 8, n), t).astype(np.float64)
+    start = rng.integers(0, 1000, n)
+    # spans cut by a cutoff (down to 0), and the whole t - r + 1
+    span = np.minimum(t - n_rel + 1, rng.integers(0, 70, n)).astype(np.int64)
+    span[::7] = (t - n_rel + 1)[::7]
+    width = int(span.max()) + 3  # columns past every span
+    prob = np.full((n, width), np.nan)
+    ranks = np.full((n, width), np.nan)
+    _ranking.first_relevant_probs(t, n_rel, start, span, prob, ranks)
+    want_prob, want_ranks = ref_first_relevant_probs(t, n_rel, start, span, width)
+    np.testing.assert_array_equal(prob, want_prob)  # to the bit
+    np.testing.assert_array_equal(ranks, want_ranks)
+    # each whole span is a distribution: C(t - m, r - 1) / C(t, r) sums to 1
+    whole = span == t - n_rel + 1
+    np.testing.assert_allclose(prob[whole].sum(axis=1), 1.0, rtol=1e-12)
+
+
+def test_first_relevant_probs_rejects_inconsistent_buffers():
+    one = np.ones(1)
+    out = np.empty((1, 2))
+    good = (np.array([3.0]), one, np.zeros(1, np.int64), np.array([2], np.int64))
+    _ranking.first_relevant_probs(*good, out, np.empty((1, 2)))
+    for bad in (
+        (np.array([3.0]), one, np.zeros(1, np.int64), np.array([3], np.int64)),  # > W
+        (
+            np.array([1.0]),
+            one,
+            np.zeros(1, np.int64),
+            np.array([2], np.int64),
+        ),  # > t-r+1
+        (np.array([3.0]), np.zeros(1), np.zeros(1, np.int64), np.array([1], np.int64)),
+        (np.array([3.0]), one, np.zeros(2, np.int64), np.array([1], np.int64)),
+    ):
+        with pytest.raises(ValueError, match="first_relevant_probs"):
+            _ranking.first_relevant_probs(*bad, out, np.empty((1, 2)))
+    with pytest.raises(ValueError, match="first_relevant_probs"):
+        _ranking.first_relevant_probs(*good, out, np.empty((1, 3)))
+    with pytest.raises((TypeError, ValueError)):
+        _ranking.first_relevant_probs(
+            np.array([3], np.int64),
+            one,
+            np.zeros(1, np.int64),
+            np.ones(1, np.int64),
+            out,
+            np.empty((1, 2)),
+        )
