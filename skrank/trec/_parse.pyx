@@ -533,7 +533,10 @@ def dict_columns(list inners, Py_ssize_t n_rows, bint integral):
         PyMem_RawFree(spill)
     if row != n_rows:
         return None
-    return packed_a[:total], len_a, h_a, values_a, longest
+    # the ids' bytes: the array of the spill as it is (exactly their bytes),
+    # else the used part of the first buffer
+    packed_out = packed_a if packed_a.shape[0] == total else packed_a[:total]
+    return packed_out, len_a, h_a, values_a, longest
 
 
 # --------------------------------------------------------------------------

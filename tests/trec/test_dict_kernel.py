@@ -174,3 +174,14 @@ def test_ids_of_one_length_hold_their_bytes_only():
     while owner.base is not None:
         owner = owner.base
     assert owner.nbytes == 2000 * 8
+
+
+def test_spilled_ids_come_back_as_their_own_array():
+    # ids over 16 bytes outgrow the first buffer: their bytes come back as
+    # an array of exactly those bytes (not a view to copy again), the bytes
+    # of the ids end to end in dict order
+    ids = ["x" * 40 + str(i) for i in range(100, 700)]
+    packed, lengths, *_ = _parse.dict_columns([dict.fromkeys(ids, 1.0)], 600, False)
+    assert packed.base is None
+    assert packed.tobytes() == "".join(ids).encode()
+    assert lengths.tolist() == [43] * 600
