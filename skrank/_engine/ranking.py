@@ -319,7 +319,7 @@ class Ranking:
             t,
             kernel_buffer(n_rel, np.float64),
             kernel_buffer(T, np.int64),
-            span.astype(np.int64),
+            kernel_buffer(span, np.int64),
             prob,
             ranks,
         )
