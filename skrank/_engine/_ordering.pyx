@@ -18,7 +18,7 @@ from libc.stdlib cimport qsort
 from libc.string cimport memcpy, memmove, memset
 
 from ._ranking cimport check_shape, check_size, is_float32
-from ._shared cimport score_t
+from ._shared cimport prefetch, score_t
 from ._sort cimport INSERTION_RUN, insertion_sort, stable_sort, word_keys
 
 
@@ -110,13 +110,22 @@ def _in_rank_order(const score_t[:, ::1] s, bint ties):
     return bool(ok)
 
 
+# rows ahead of the one gathered whose relevance and scores are asked for
+cdef enum:
+    GATHER_AHEAD = 2
+
+
 def descending_keys(keys, bits, backwards, y, s, y_out, s_out, pos, exact):
     """Each row of the sorted keys of :func:`score_keys`, read backwards:
     the relevance and scores of its columns in descending order of score
     into ``y_out`` and ``s_out`` and (``pos`` not None) their flat
     positions ``row * L + column``. ``exact[r]`` is 0 for a row where two
     adjacent keys agree above the low bits while their scores differ (the
-    keys did not order them), else 1. Returns the number of such rows.
+    keys did not order them), else 1. Returns ``(inexact, groups)``: the
+    number of such rows, and the number of tie groups of the other rows
+    (runs of equal scores in ``s_out``, as
+    :func:`~skrank._engine._ranking.count_groups` counts them), found in
+    the pass that checks the order.
     ``s_out`` has the type of ``s`` (float32 or float64)."""
     args = (keys, bits, backwards, y, s, y_out, s_out, pos, exact)
     if is_float32(s):
@@ -137,11 +146,12 @@ def _descending_keys(
 ):
     """:func:`descending_keys` of one score type."""
     cdef Py_ssize_t m = keys.shape[0], L = keys.shape[1], r, j
-    cdef Py_ssize_t inexact = 0
+    cdef Py_ssize_t inexact = 0, groups = 0, row_groups
     cdef uint64_t low, c
     cdef int64_t base, wrong, same_high_differ
     cdef bint with_pos = pos is not None
     cdef bint bad = False
+    cdef int64_t differ
     if not 1 <= bits <= 32 or L > ((<Py_ssize_t>1) << bits):
         raise ValueError(
             f"descending_keys: bits must be in 1 .. 32 and number the {L} columns; "
@@ -159,9 +169,24 @@ def _descending_keys(
             f"got {exact.shape[0]}"
         )
     low = ((<uint64_t>1) << bits) - 1
+    cdef Py_ssize_t ahead, line
+    cdef Py_ssize_t y_line = 64 // sizeof(double), s_line = 64 // sizeof(score_t)
     with nogil:
         for r in range(m):
             base = <int64_t>(r * L)
+            # the relevance and scores of a later row asked for now: each
+            # row's items are read in the order of its scores, which the
+            # hardware does not foresee
+            ahead = r + GATHER_AHEAD
+            if ahead < m:
+                line = 0
+                while line < L:
+                    prefetch(&y[ahead, line])
+                    line += y_line
+                line = 0
+                while line < L:
+                    prefetch(&s[ahead, line])
+                    line += s_line
             # the gathers: a column out of range is flagged, and read as 0
             wrong = 0
             for j in range(L):
@@ -184,16 +209,22 @@ def _descending_keys(
                     pos[r, j] = base + <int64_t>c
             # neighbours whose keys agree above the low bits but whose
             # scores differ: the keys did not order them
+            # (and the row's tie groups: where the score changes)
             same_high_differ = 0
+            row_groups = 1
             for j in range(1, L):
+                differ = s_out[r, j] != s_out[r, j - 1]
+                row_groups += differ
                 same_high_differ |= (
                     (keys[r, L - 1 - j] & ~low) == (keys[r, L - j] & ~low)
-                ) & (s_out[r, j] != s_out[r, j - 1])
+                ) & differ
             exact[r] = <uint8_t>(not same_high_differ)
             inexact += same_high_differ != 0
+            if not same_high_differ:
+                groups += row_groups
     if bad:
         raise ValueError("descending_keys: a key holds a column out of range")
-    return inexact
+    return inexact, groups
 
 
 def gather_rows(order, y, s, y_out, s_out, backwards, positions):

@@ -1,5 +1,6 @@
-# Types and inline helpers shared by the engine's Cython modules (declared
-# here only: no module of this name is imported at run time).
+# Types and inline helpers shared by the engine's Cython modules and the
+# TREC readers' (declared here only: no module of this name is imported at
+# run time).
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 
@@ -57,3 +58,16 @@ cdef extern from *:
     }
     """
     int small_integer "skrank_small_integer" (double v, int top) noexcept nogil
+
+
+# the memory at p asked for ahead of its use (a hint; nothing where the
+# compiler has no such builtin)
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define skrank_engine_prefetch(p) __builtin_prefetch((const void *)(p))
+    #else
+    #define skrank_engine_prefetch(p) ((void)0)
+    #endif
+    """
+    void prefetch "skrank_engine_prefetch" (const void *p) noexcept nogil

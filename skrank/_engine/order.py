@@ -245,16 +245,17 @@ def rank(
         # whole rows sorted by the kernels, relevance and scores gathered
         # with them (the positions only to read judged and unassessed
         # flags); a deterministic rule's rows cut at k afterwards
-        ranked = descending_rows(
+        *ranked, n_groups = descending_rows(
             s,
             y,
             lambda rows: _order(rows, None, ties),
             positions=block.judged is not None or block.unassessed is not None,
             ties=_KEY_ORDERS[ties],
+            groups=True,
         )
         if k is not None and k < L and ties != "average":
             ranked = tuple(None if a is None else a[:, :k] for a in ranked)
-        return _ranking_at(block, ranked, ties, padded=False)
+        return _ranking_at(block, ranked, ties, padded=False, n_groups=n_groups)
     order = _order(s, y, ties, block.raw_score)
     if k is None or k >= L:
         width = L
@@ -285,13 +286,15 @@ def rank(
     )
 
 
-def _ranking_at(block: Block, ranked, ties, padded=True) -> Ranking:
+def _ranking_at(block: Block, ranked, ties, padded=True, n_groups=None) -> Ranking:
     """The :class:`Ranking` of a block from :func:`top_order` or
     :func:`descending_rows`: the flat positions of its
     ranked items (``-1``: no item; such positions are padding: relevance 0,
     score ``-inf``, neither judged nor unassessed;
     None when the block has neither judged nor unassessed flags to read;
-    ``padded`` False: there is no ``-1``) and their relevance and scores."""
+    ``padded`` False: there is no ``-1``) and their relevance and scores;
+    ``n_groups``: the number of tie groups of the scores when counted
+    already (see :class:`Ranking`)."""
     idx, y_sorted, s_sorted = ranked
     where = []  # (positions to read, padding mask), found once when needed
 
@@ -318,6 +321,7 @@ def _ranking_at(block: Block, ranked, ties, padded=True) -> Ranking:
         width=y_sorted.shape[1],
         s_sorted=s_sorted if ties == "average" else None,
         unassessed=taken(block.unassessed),
+        n_groups=n_groups,
     )
 
 
@@ -363,7 +367,7 @@ def top_order(s, y, n_items, k: int, relevance_first=None, whole_group=False):
 _KEY_BITS = 12
 
 
-def descending_rows(s, y, exact_order, positions=True, ties=None):
+def descending_rows(s, y, exact_order, positions=True, ties=None, groups=False):
     """Each row of the ``(m, L)`` scores ``s`` (float32 scores read as they
     are, any other as float64, see :func:`~skrank._engine.layout.score_buffer`)
     in descending order.
@@ -378,6 +382,10 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     ``exact_order(s_rows)`` gives the columns of rows in rank order under
     that rule, for the rows the keys below cannot order. Float32 keys
     order every row (see :func:`~skrank._engine._ordering.score_keys`).
+    With ``groups``, a fourth value follows: the number of tie groups of
+    ``s_sorted`` (runs of equal scores within a row) when the pass that
+    gathers the rows counted them, else None (rows already in rank order,
+    rows ordered again by ``exact_order``, rows sorted by numpy).
 
     Rows of at most 4096 items are sorted as integer keys, each the score's
     bits in the order of the scores with its lowest bits (as many as a
@@ -395,17 +403,18 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     s = score_buffer(s)
     y = kernel_buffer(y, np.float64)
     m, L = s.shape
+    counted = (None,) if groups else ()
     if m == 0 or L == 0:
         pos = np.empty((m, L), dtype=np.intp) if positions else None
-        return pos, np.empty((m, L)), np.empty((m, L), dtype=s.dtype)
+        return pos, np.empty((m, L)), np.empty((m, L), dtype=s.dtype), *counted
     if _ordering.in_rank_order(s, ties != "last"):
         # the rows are in rank order already (a run written by a retrieval
         # system, ties in input order): the scores and relevance as they are
         pos = np.arange(m * L, dtype=np.intp).reshape(m, L) if positions else None
-        return pos, y, s
+        return pos, y, s, *counted
     bits = max(1, (L - 1).bit_length())
     if bits > _KEY_BITS:
-        return _descending_argsort(s, y, positions, ties)
+        return *_descending_argsort(s, y, positions, ties), *counted
     # read backwards, ascending keys give equal scores by descending column
     # ("last", and any order), or by ascending column with the columns
     # numbered backwards ("first")
@@ -417,21 +426,25 @@ def descending_rows(s, y, exact_order, positions=True, ties=None):
     s_sorted = np.empty((m, L), dtype=s.dtype)
     pos = np.empty((m, L), dtype=np.int64) if positions else None
     exact = np.empty(m, dtype=np.uint8)
-    inexact = _ordering.descending_keys(
+    inexact, n_groups = _ordering.descending_keys(
         keys, bits, backwards, y, s, y_sorted, s_sorted, pos, exact
     )
     del keys
     if inexact:
+        n_groups = None  # the rows ordered again are not counted
         rows = np.flatnonzero(exact == 0)
         columns = exact_order(s[rows])
         y_sorted[rows] = np.take_along_axis(y[rows], columns, axis=1)
         s_sorted[rows] = np.take_along_axis(s[rows], columns, axis=1)
         if positions:
             pos[rows] = columns + rows[:, None] * L
+    if groups:
+        counted = (n_groups,)
     return (
         (None if pos is None else pos.astype(np.intp, copy=False)),
         y_sorted,
         s_sorted,
+        *counted,
     )
 
 

@@ -73,7 +73,16 @@ class Ranking:
         Whether some group has more than one position.
     """
 
-    def __init__(self, block: Block, y, judged, width, s_sorted=None, unassessed=None):
+    def __init__(
+        self,
+        block: Block,
+        y,
+        judged,
+        width,
+        s_sorted=None,
+        unassessed=None,
+        n_groups=None,
+    ):
         self.block = block
         self.y = y
         self._judged = judged
@@ -88,7 +97,9 @@ class Ranking:
         # (:meth:`relevant`) are counted while the groups are found
         counted = block.n_items is None and judged is None
         groups = (
-            () if s_sorted is None else tie_groups(s_sorted, y if counted else None)
+            ()
+            if s_sorted is None
+            else tie_groups(s_sorted, y if counted else None, n_groups)
         )
         if groups:
             self.tied = True
@@ -500,7 +511,7 @@ def gain_values(y: np.ndarray, gain) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-def tie_groups(s_sorted, y_sorted=None):
+def tie_groups(s_sorted, y_sorted=None, n_groups=None):
     """The tie groups of rows of scores in rank order.
 
     Returns ``()`` when every position is a group of its own (no ties, or no
@@ -511,10 +522,13 @@ def tie_groups(s_sorted, y_sorted=None):
     :func:`segment_sums`). With ``y_sorted`` (the relevance in the same
     order), a fifth array follows: each group's number of items with
     ``y > 0`` (float64), counted in the pass that finds the groups.
+    ``n_groups``: their number when counted already (by the pass that
+    ordered the rows), else None (counted here).
     """
     ss = score_buffer(s_sorted)  # float32 ties are ties of the float32 values
     m, w = ss.shape
-    n_groups = _ranking.count_groups(ss)
+    if n_groups is None:
+        n_groups = _ranking.count_groups(ss)
     if n_groups == m * w:
         return ()
     _ranking.check_size("tie_groups", 8, (n_groups + 1,))

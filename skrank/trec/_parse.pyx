@@ -34,6 +34,7 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memchr, memcmp, memcpy, memmove, memset
 
+from .._engine._shared cimport prefetch as _prefetch
 from ._bytes cimport _hash40, _number, _word
 
 cnp.import_array()
@@ -390,18 +391,6 @@ cdef extern from "Python.h":
     double _float_value "PyFloat_AS_DOUBLE" (PyObject *o)
     long long _int_value "PyLong_AsLongLongAndOverflow" (PyObject *o, int *overflow)
     PyObject *_list_item "PyList_GET_ITEM" (object l, Py_ssize_t i)
-
-# the memory of an object asked for ahead of its use (a hint; nothing where
-# the compiler has no such builtin)
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define skrank_prefetch(p) __builtin_prefetch((const void *)(p))
-    #else
-    #define skrank_prefetch(p) ((void)0)
-    #endif
-    """
-    void _prefetch "skrank_prefetch" (const void *p) noexcept nogil
 
 cdef double EXACT_INT = 9007199254740992.0  # 2**53: larger ints round
 

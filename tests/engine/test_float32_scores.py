@@ -69,8 +69,11 @@ def test_float32_keys_order_every_row_exactly():
     y = np.zeros(s.shape)
     ys, ss = np.empty(s.shape), np.empty(s.shape, dtype=np.float32)
     exact = np.empty(1, dtype=np.uint8)
-    inexact = _ordering.descending_keys(keys, 12, False, y, s, ys, ss, None, exact)
+    inexact, groups = _ordering.descending_keys(
+        keys, 12, False, y, s, ys, ss, None, exact
+    )
     assert inexact == 0 and exact[0] == 1
+    assert groups == 4096  # every score distinct: a group each
     np.testing.assert_array_equal(ss[0], s[0, ::-1])
 
 

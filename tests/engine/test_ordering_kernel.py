@@ -21,6 +21,7 @@ import skrank
 from skrank import _engine
 from skrank._engine import _ordering
 from skrank._engine.order import descending_rows, top_order
+from skrank._engine.ranking import tie_groups
 
 # -- buffers in another byte order, type or layout ---------------------------
 
@@ -96,6 +97,65 @@ def test_descending_rows_against_numpy(ties, L):
             np.testing.assert_array_equal(pos, want + np.arange(m)[:, None] * L)
         else:
             assert pos is None
+
+
+def _runs(ss):
+    """The runs of equal scores of each row of ``ss`` in rank order, summed
+    (numpy's neighbour comparison)."""
+    m, L = ss.shape
+    return int(np.count_nonzero(ss[:, 1:] != ss[:, :-1])) + m if L else 0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("ties", [None, "first", "last"])
+def test_descending_rows_count_the_tie_groups(dtype, ties):
+    # scores of few values (long tie groups), signed zeros (one group) and
+    # distinct scores, in rows of 1 to 129 items: the groups counted by the
+    # pass that gathers the rows are the runs of equal scores numpy finds
+    # in the sorted rows, and the count the tie groups are built from
+    rng = np.random.default_rng(3)
+    for L in (1, 2, 7, 100, 129):
+        for s in (
+            rng.integers(0, 4, (5, L)).astype(dtype),
+            np.where(rng.random((5, L)) < 0.5, -0.0, 0.0).astype(dtype),
+            rng.random((5, L)).astype(dtype),
+        ):
+            y = rng.integers(0, 3, s.shape).astype(float)
+            pos, ys, ss, n = descending_rows(s, y, _exact(ties), False, ties, True)
+            if _ordering.in_rank_order(s, ties != "last"):
+                assert n is None  # not gathered: not counted
+                continue
+            assert n == _runs(ss)
+            got = tie_groups(ss, ys, n)
+            want = tie_groups(ss, ys)
+            assert len(got) == len(want)
+            for a, b in zip(got, want, strict=True):
+                np.testing.assert_array_equal(a, b)
+
+
+def test_descending_rows_do_not_count_rows_ordered_again():
+    # scores 1e-15 apart share their keys' high bits: such rows are ordered
+    # again by the exact order, which does not count groups (None); long
+    # rows go through numpy's argsort, which does not either
+    s = np.array([[1.0, 1.0 + 2e-16 * 5, 1.0 + 2e-16 * 3, 0.5]])
+    y = np.zeros(s.shape)
+    pos, ys, ss, n = descending_rows(s, y, _exact("first"), False, "first", True)
+    np.testing.assert_array_equal(ss[0], np.sort(s[0])[::-1])
+    assert n is None
+    s = np.random.default_rng(0).random((2, 5000))
+    *_, n = descending_rows(s, np.zeros(s.shape), _exact(None), False, None, True)
+    assert n is None
+
+
+def test_tie_groups_refuse_a_wrong_count():
+    # a count of tied groups that is not the scores' is refused by the pass
+    # that fills the groups, never used (one of every position, 6 here,
+    # means no ties: only the kernel that gathered the rows gives it)
+    ss = np.array([[3.0, 3.0, 1.0], [2.0, 1.0, 0.0]])
+    assert len(tie_groups(ss, None, 5)) == 4
+    for wrong in (4, 7):
+        with pytest.raises(ValueError, match="tie groups than the"):
+            tie_groups(ss, None, wrong)
 
 
 @pytest.mark.parametrize("ties", [None, "first", "last"])
