@@ -42,6 +42,14 @@ def kernel_buffer(a, dtype=None) -> np.ndarray:
     ones included; a copy is made only for another type, another byte order
     or a layout that is not C-contiguous (strided, reversed, Fortran).
     """
+    if (
+        type(a) is np.ndarray
+        and a.ndim
+        and a.flags.c_contiguous
+        and (dtype is None or a.dtype == dtype)
+        and a.dtype.isnative
+    ):
+        return a  # such a buffer already (the common case, checked first)
     a = np.asarray(a)
     dtype = a.dtype if dtype is None else np.dtype(dtype)
     return np.ascontiguousarray(a, dtype=dtype.newbyteorder("="))

@@ -48,6 +48,12 @@ def cumulative_discount(n: int, log_base: float = 2) -> np.ndarray:
     return _cumulative_table(int(n), float(log_base))
 
 
+def _per_row(k) -> bool:
+    """Whether a cutoff is one per row (an array), not one for all (an int;
+    ``np.ndim`` without its cost for the ints every metric passes)."""
+    return type(k) is not int and np.ndim(k) > 0
+
+
 class Ranking:
     """One block of queries in rank order, described by its tie groups.
 
@@ -173,7 +179,7 @@ class Ranking:
         """
         if k is None:
             return None
-        if np.ndim(k):
+        if _per_row(k):
             return np.minimum(k, self.width)
         return min(int(k), self.width)
 
@@ -181,7 +187,7 @@ class Ranking:
         """Positions of each group inside the top ``k`` (``k``: int, None or (m,))."""
         if k is None:
             return self.size
-        if np.ndim(k):
+        if _per_row(k):
             k = self.cutoff(np.asarray(k))[self.row]
         else:
             k = self.cutoff(k)
@@ -208,7 +214,7 @@ class Ranking:
     def cuts(self, k):
         """Whether ``k`` is one cutoff below the width, leaving positions
         out: metrics may then read the first ``k`` ranks alone."""
-        return k is not None and not np.ndim(k) and int(k) < self.width
+        return k is not None and not _per_row(k) and int(k) < self.width
 
     def head(self, k):
         """Whether a scalar cutoff ``k`` leaves out whole groups of a tied
