@@ -8,6 +8,8 @@ kernels of :mod:`skrank.measures._kernels`.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .._engine import Ranking, kernel_buffer
@@ -24,10 +26,12 @@ from ._common import (
 )
 
 
+@lru_cache(maxsize=16)
 def _harmonic(n: int) -> np.ndarray:
-    """H_0 .. H_n."""
+    """H_0 .. H_n (read-only, cached: every slice of a block reads it)."""
     out = np.zeros(n + 1)
     np.cumsum(1.0 / np.arange(1, n + 1), out=out[1:])
+    out.setflags(write=False)
     return out
 
 
