@@ -313,9 +313,7 @@ class Ranking:
         head = self.head(k)
         k = self.cutoff(k)
         if not self.tied:
-            found = r > 0
-            if k is not None:
-                found = found[:, :k]
+            found = (r if k is None else r[:, :k]) > 0
             rows = np.flatnonzero(found.any(axis=1))
             first = np.argmax(found[rows], axis=1)
             return rows, (first + 1.0)[:, None], np.ones((rows.shape[0], 1))

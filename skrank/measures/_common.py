@@ -63,6 +63,9 @@ def _hits(r: Ranking, k, level):
         return head_sums(r.relevant(level), r, r.cutoff(k))
     if r.cuts(k):  # no ties: every position its own group, the first k
         return r.relevant(level)[:, : r.cutoff(k)].sum(axis=1)
+    if not r.tied and (k is None or (np.ndim(k) == 0 and int(k) >= r.width)):
+        # no ties, every position inside: the relevant items of each row
+        return r.row_sum(r.relevant(level))
     inside = r.in_cutoff(k)
     if inside is r.size:  # every group wholly inside: r * t / t is r
         return r.row_sum(r.relevant(level))
