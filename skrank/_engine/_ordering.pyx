@@ -114,6 +114,10 @@ def _in_rank_order(const score_t[:, ::1] s, bint ties):
 cdef enum:
     GATHER_AHEAD = 2
 
+# the lowest bits of a float32 value read as a float64, always 0
+cdef enum:
+    FLOAT32_ZERO_BITS = 29
+
 
 def descending_keys(keys, bits, backwards, y, s, y_out, s_out, pos, exact):
     """Each row of the sorted keys of :func:`score_keys`, read backwards:
@@ -212,12 +216,21 @@ def _descending_keys(
             # (and the row's tie groups: where the score changes)
             same_high_differ = 0
             row_groups = 1
-            for j in range(1, L):
-                differ = s_out[r, j] != s_out[r, j - 1]
-                row_groups += differ
-                same_high_differ |= (
-                    (keys[r, L - 1 - j] & ~low) == (keys[r, L - j] & ~low)
-                ) & differ
+            if score_t is float and bits <= FLOAT32_ZERO_BITS:
+                # a float32 score's key keeps every bit of its value (see
+                # score_keys): the keys order the row, and their high bits
+                # differ exactly where the scores do
+                for j in range(1, L):
+                    row_groups += (
+                        (keys[r, L - 1 - j] ^ keys[r, L - j]) & ~low
+                    ) != 0
+            else:
+                for j in range(1, L):
+                    differ = s_out[r, j] != s_out[r, j - 1]
+                    row_groups += differ
+                    same_high_differ |= (
+                        (keys[r, L - 1 - j] & ~low) == (keys[r, L - j] & ~low)
+                    ) & differ
             exact[r] = <uint8_t>(not same_high_differ)
             inexact += same_high_differ != 0
             if not same_high_differ:
