@@ -14,6 +14,8 @@ rank (0-based, ``T``), ``size[g]`` its number of items (``t``) and
 
 from libc.stdint cimport int64_t, uint64_t
 
+from .._engine._shared cimport prefetch
+
 import numpy as np
 
 
@@ -295,6 +297,11 @@ def ap_sums(
         raise ValueError("ap_sums: inconsistent buffers")
 
 
+# rows ahead of the one summed whose first groups are asked for
+cdef enum:
+    HEAD_AHEAD = 4
+
+
 def head_sums(
     const double[::1] a,
     const int64_t[::1] start,
@@ -339,6 +346,18 @@ def head_sums(
     with nogil:
         for r in range(m):
             end = row_first[r + 1] if r + 1 < m else G
+            if r + HEAD_AHEAD < m:
+                # a later row's first groups asked for now: rows lie a
+                # whole ranking apart, a stride the hardware does not
+                # foresee
+                g = row_first[r + HEAD_AHEAD]
+                if g < G:
+                    prefetch(&start[g])
+                    prefetch(&size[g])
+                    if not w:
+                        prefetch(&a[g])
+                if w:
+                    prefetch(&a[(r + HEAD_AHEAD) * w])
             acc = 0.0
             g = row_first[r]
             while g < end and start[g] < k:
