@@ -17,7 +17,7 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memcpy, memmove, memset
 
-from ._ranking cimport check_shape, check_size, is_float32
+from ._ranking cimport check_shape, check_size, fill_row, is_float32
 from ._shared cimport prefetch, score_t
 from ._sort cimport INSERTION_RUN, insertion_sort, stable_sort, word_keys
 
@@ -119,22 +119,61 @@ cdef enum:
     FLOAT32_ZERO_BITS = 29
 
 
-def descending_keys(keys, bits, backwards, y, s, y_out, s_out, pos, exact):
+def descending_keys(
+    keys, bits, backwards, y, s, y_out, s_out, pos, exact, groups=None
+):
     """Each row of the sorted keys of :func:`score_keys`, read backwards:
     the relevance and scores of its columns in descending order of score
-    into ``y_out`` and ``s_out`` and (``pos`` not None) their flat
+    into ``y_out`` and ``s_out`` (or, ``s_out`` None with ``groups``, into
+    scratch, only to find the groups) and (``pos`` not None) their flat
     positions ``row * L + column``. ``exact[r]`` is 0 for a row where two
     adjacent keys agree above the low bits while their scores differ (the
-    keys did not order them), else 1. Returns ``(inexact, groups)``: the
+    keys did not order them), else 1. Returns ``(inexact, n_groups)``: the
     number of such rows, and the number of tie groups of the other rows
-    (runs of equal scores in ``s_out``, as
+    (runs of equal scores, as
     :func:`~skrank._engine._ranking.count_groups` counts them), found in
     the pass that checks the order.
+
+    ``groups``: None, or the buffers ``(size, start, row_first, last,
+    relevant)`` of :func:`~skrank._engine._ranking.fill_groups` (``relevant``
+    None: not counted), each with room for ``m * L`` groups: when no row is
+    inexact and some row holds a tie, the tie groups are written there as
+    the rows are gathered (``fill_groups`` of the sorted scores and
+    relevance, the same values); otherwise they are left unwritten.
     ``s_out`` has the type of ``s`` (float32 or float64)."""
     args = (keys, bits, backwards, y, s, y_out, s_out, pos, exact)
+    size = start = row_first = last = relevant = None
+    if groups is not None:
+        size, start, row_first, last, relevant = groups
+    args += (size, start, row_first, last, relevant)
     if is_float32(s):
         return _descending_keys["float"](*args)
     return _descending_keys["double"](*args)
+
+
+cdef inline void _single_groups(
+    const double *y,
+    Py_ssize_t rows,
+    Py_ssize_t L,
+    int64_t *size,
+    int64_t *start,
+    int64_t *row_first,
+    uint8_t *last,
+    double *relevant,
+) noexcept nogil:
+    """The first ``rows`` rows of ``L`` items (relevance ``y``, row by row,
+    or NULL), none holding a tie, as :func:`fill_row` numbers them: one
+    group a position."""
+    cdef Py_ssize_t r, j, g = 0
+    for r in range(rows):
+        row_first[r] = g
+        for j in range(L):
+            start[g] = j
+            size[g] = 1
+            last[g] = 1
+            if y != NULL:
+                relevant[g] = <double>(y[g] > 0)
+            g += 1
 
 
 def _descending_keys(
@@ -147,13 +186,20 @@ def _descending_keys(
     score_t[:, ::1] s_out,
     int64_t[:, ::1] pos,
     uint8_t[::1] exact,
+    int64_t[::1] size,
+    int64_t[::1] start,
+    int64_t[::1] row_first,
+    uint8_t[::1] last,
+    double[::1] relevant,
 ):
     """:func:`descending_keys` of one score type."""
     cdef Py_ssize_t m = keys.shape[0], L = keys.shape[1], r, j
-    cdef Py_ssize_t inexact = 0, groups = 0, row_groups
+    cdef Py_ssize_t inexact = 0, n_groups = 0, row_groups
     cdef uint64_t low, c
     cdef int64_t base, wrong, same_high_differ
     cdef bint with_pos = pos is not None
+    cdef bint filling = size is not None
+    cdef bint counted = relevant is not None
     cdef bint bad = False
     cdef int64_t differ
     if not 1 <= bits <= 32 or L > ((<Py_ssize_t>1) << bits):
@@ -164,7 +210,10 @@ def _descending_keys(
     check_shape("descending_keys", "y", m, L, y.shape[0], y.shape[1])
     check_shape("descending_keys", "s", m, L, s.shape[0], s.shape[1])
     check_shape("descending_keys", "y_out", m, L, y_out.shape[0], y_out.shape[1])
-    check_shape("descending_keys", "s_out", m, L, s_out.shape[0], s_out.shape[1])
+    if s_out is not None:
+        check_shape("descending_keys", "s_out", m, L, s_out.shape[0], s_out.shape[1])
+    elif not filling:
+        raise ValueError("descending_keys: s_out is needed without groups")
     if with_pos:
         check_shape("descending_keys", "pos", m, L, pos.shape[0], pos.shape[1])
     if exact.shape[0] != m:
@@ -172,72 +221,130 @@ def _descending_keys(
             f"descending_keys: exact must hold one entry per row ({m}); "
             f"got {exact.shape[0]}"
         )
+    cdef Py_ssize_t cap = m * L
+    if filling and not (
+        start is not None
+        and row_first is not None
+        and last is not None
+        and size.shape[0] == cap
+        and start.shape[0] == cap + 1
+        and row_first.shape[0] == m
+        and last.shape[0] == cap
+        and (not counted or relevant.shape[0] == cap + 1)
+    ):
+        raise ValueError(
+            f"descending_keys: the group buffers must hold the {cap} groups of "
+            f"{m} rows of {L} items (start and relevant one more)"
+        )
     low = ((<uint64_t>1) << bits) - 1
     cdef Py_ssize_t ahead, line
     cdef Py_ssize_t y_line = 64 // sizeof(double), s_line = 64 // sizeof(score_t)
-    with nogil:
-        for r in range(m):
-            base = <int64_t>(r * L)
-            # the relevance and scores of a later row asked for now: each
-            # row's items are read in the order of its scores, which the
-            # hardware does not foresee
-            ahead = r + GATHER_AHEAD
-            if ahead < m:
-                line = 0
-                while line < L:
-                    prefetch(&y[ahead, line])
-                    line += y_line
-                line = 0
-                while line < L:
-                    prefetch(&s[ahead, line])
-                    line += s_line
-            # the gathers: a column out of range is flagged, and read as 0
-            wrong = 0
-            for j in range(L):
-                c = keys[r, L - 1 - j] & low
-                if backwards:
-                    c = <uint64_t>L - 1 - c
-                if c >= <uint64_t>L:
-                    wrong = 1
-                    c = 0
-                y_out[r, j] = y[r, c]
-                s_out[r, j] = s[r, c]
-            if wrong:
-                bad = True
-                break
-            if with_pos:
+    # each row's sorted scores: s_out's row, or scratch reused row by row
+    cdef score_t *scratch = NULL
+    cdef score_t *srow
+    cdef bint tied = False
+    cdef Py_ssize_t found = 0
+    cdef int64_t *sz = NULL
+    cdef int64_t *st = NULL
+    cdef int64_t *rf = NULL
+    cdef uint8_t *lp = NULL
+    cdef double *rp = NULL
+    if filling and cap:
+        sz, st, rf, lp = &size[0], &start[0], &row_first[0], &last[0]
+        if counted:
+            rp = &relevant[0]
+    if s_out is None and L:
+        scratch = <score_t *>PyMem_RawMalloc(L * sizeof(score_t))
+        if scratch == NULL:
+            raise MemoryError()
+    try:
+        with nogil:
+            for r in range(m):
+                base = <int64_t>(r * L)
+                srow = scratch if scratch != NULL else &s_out[r, 0]
+                # the relevance and scores of a later row asked for now:
+                # each row's items are read in the order of its scores,
+                # which the hardware does not foresee
+                ahead = r + GATHER_AHEAD
+                if ahead < m:
+                    line = 0
+                    while line < L:
+                        prefetch(&y[ahead, line])
+                        line += y_line
+                    line = 0
+                    while line < L:
+                        prefetch(&s[ahead, line])
+                        line += s_line
+                # the gathers: a column out of range is flagged, and read
+                # as 0
+                wrong = 0
                 for j in range(L):
                     c = keys[r, L - 1 - j] & low
                     if backwards:
                         c = <uint64_t>L - 1 - c
-                    pos[r, j] = base + <int64_t>c
-            # neighbours whose keys agree above the low bits but whose
-            # scores differ: the keys did not order them
-            # (and the row's tie groups: where the score changes)
-            same_high_differ = 0
-            row_groups = 1
-            if score_t is float and bits <= FLOAT32_ZERO_BITS:
-                # a float32 score's key keeps every bit of its value (see
-                # score_keys): the keys order the row, and their high bits
-                # differ exactly where the scores do
-                for j in range(1, L):
-                    row_groups += (
-                        (keys[r, L - 1 - j] ^ keys[r, L - j]) & ~low
-                    ) != 0
-            else:
-                for j in range(1, L):
-                    differ = s_out[r, j] != s_out[r, j - 1]
-                    row_groups += differ
-                    same_high_differ |= (
-                        (keys[r, L - 1 - j] & ~low) == (keys[r, L - j] & ~low)
-                    ) & differ
-            exact[r] = <uint8_t>(not same_high_differ)
-            inexact += same_high_differ != 0
-            if not same_high_differ:
-                groups += row_groups
+                    if c >= <uint64_t>L:
+                        wrong = 1
+                        c = 0
+                    y_out[r, j] = y[r, c]
+                    srow[j] = s[r, c]
+                if wrong:
+                    bad = True
+                    break
+                if with_pos:
+                    for j in range(L):
+                        c = keys[r, L - 1 - j] & low
+                        if backwards:
+                            c = <uint64_t>L - 1 - c
+                        pos[r, j] = base + <int64_t>c
+                # neighbours whose keys agree above the low bits but whose
+                # scores differ: the keys did not order them
+                # (and the row's tie groups: where the score changes)
+                same_high_differ = 0
+                row_groups = 1
+                if score_t is float and bits <= FLOAT32_ZERO_BITS:
+                    # a float32 score's key keeps every bit of its value
+                    # (see score_keys): the keys order the row, and their
+                    # high bits differ exactly where the scores do
+                    for j in range(1, L):
+                        row_groups += (
+                            (keys[r, L - 1 - j] ^ keys[r, L - j]) & ~low
+                        ) != 0
+                else:
+                    for j in range(1, L):
+                        differ = srow[j] != srow[j - 1]
+                        row_groups += differ
+                        same_high_differ |= (
+                            (keys[r, L - 1 - j] & ~low) == (keys[r, L - j] & ~low)
+                        ) & differ
+                exact[r] = <uint8_t>(not same_high_differ)
+                inexact += same_high_differ != 0
+                if not same_high_differ:
+                    n_groups += row_groups
+                if not filling or inexact or L == 0:
+                    continue
+                if not tied and row_groups < L:
+                    # the first row with a tie: the rows before it, one
+                    # group a position, then every row's groups as found
+                    _single_groups(
+                        &y_out[0, 0] if counted else NULL, r, L, sz, st, rf, lp, rp
+                    )
+                    tied = True
+                    found = r * L
+                if tied:
+                    rf[r] = found
+                    found = fill_row(
+                        srow, &y_out[r, 0] if counted else NULL, L, found, cap,
+                        sz, st, rp, lp + r * L,
+                    )
+    finally:
+        PyMem_RawFree(scratch)
     if bad:
         raise ValueError("descending_keys: a key holds a column out of range")
-    return inexact, groups
+    if filling and tied and not inexact and found != n_groups:
+        raise ValueError(  # pragma: no cover - the two counts are of one pass
+            f"descending_keys: {found} tie groups written, {n_groups} counted"
+        )
+    return inexact, n_groups
 
 
 def gather_rows(order, y, s, y_out, s_out, backwards, positions):

@@ -121,9 +121,7 @@ def _fill_groups(
     """:func:`fill_groups` of one score type."""
     cdef Py_ssize_t m = s.shape[0], w = s.shape[1]
     cdef Py_ssize_t G = size.shape[0]
-    cdef Py_ssize_t found = 0, r, j
-    cdef int64_t g, count = 0
-    cdef int begins
+    cdef Py_ssize_t found = 0, r
     cdef bint counted = y is not None
     if (
         w < 1
@@ -147,61 +145,19 @@ def _fill_groups(
         if G:
             raise ValueError(f"fill_groups: no scores hold the {G} tie groups given")
         return
-    cdef const score_t *x
-    cdef const double *yr
     cdef int64_t *st = &start[0]
+    cdef int64_t *sz = &size[0] if G else NULL
     cdef double *rp = &relevant[0] if counted else NULL
     cdef uint8_t *lp = &last[0]
     with nogil:
-        # each position writes its rank as its group's start (and the row's
-        # relevant items before it), kept only where a group begins (the
-        # next one overwrites it otherwise); the sizes (and the counts) are
-        # then the differences of consecutive groups of the row
         for r in range(m):
-            if found >= G:
-                found = G + 1  # more groups than given
-                break
-            x = &s[r, 0]
-            g = found
             row_first[r] = found
-            st[found] = 0
-            found += 1
-            j = 1
-            if counted:
-                yr = &y[r, 0]
-                rp[g] = 0.0
-                count = yr[0] > 0
-                while j < w and found <= G:
-                    st[found] = j
-                    rp[found] = <double>count
-                    count += yr[j] > 0
-                    begins = x[j] != x[j - 1]
-                    lp[r * w + j - 1] = <uint8_t>begins
-                    found += begins
-                    j += 1
-            else:
-                while j < w and found <= G:
-                    st[found] = j
-                    begins = x[j] != x[j - 1]
-                    lp[r * w + j - 1] = <uint8_t>begins
-                    found += begins
-                    j += 1
+            found = fill_row(
+                &s[r, 0], &y[r, 0] if counted else NULL, w, found, G,
+                sz, st, rp, lp + r * w,
+            )
             if found > G:
                 break
-            lp[r * w + w - 1] = 1
-            # the row's groups g .. found - 1, the scratch entry at found
-            # standing for the end of the row
-            st[found] = w
-            if counted:
-                rp[found] = <double>count
-                while g < found:
-                    size[g] = st[g + 1] - st[g]
-                    rp[g] = rp[g + 1] - rp[g]
-                    g += 1
-            else:
-                while g < found:
-                    size[g] = st[g + 1] - st[g]
-                    g += 1
     if found != G:
         raise ValueError(
             f"fill_groups: the scores hold {'more' if found > G else 'fewer'} "

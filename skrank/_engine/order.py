@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _ordering, _topk, layout
+from . import _ordering, _ranking, _topk, layout
 from .layout import Block, kernel_buffer, score_buffer, slices
-from .ranking import Ranking
+from .ranking import Ranking, counts_relevant
 
 
 def finite_scores(s: np.ndarray) -> np.ndarray:
@@ -245,17 +245,21 @@ def rank(
         # whole rows sorted by the kernels, relevance and scores gathered
         # with them (the positions only to read judged and unassessed
         # flags); a deterministic rule's rows cut at k afterwards
-        *ranked, n_groups = descending_rows(
+        average = ties == "average"
+        ranked = descending_rows(
             s,
             y,
             lambda rows: _order(rows, None, ties),
             positions=block.judged is not None or block.unassessed is not None,
             ties=_KEY_ORDERS[ties],
-            groups=True,
+            groups=average,
+            relevant=counts_relevant(block),
         )
-        if k is not None and k < L and ties != "average":
+        found = ranked[3] if average else None
+        ranked = ranked[:3]
+        if k is not None and k < L and not average:
             ranked = tuple(None if a is None else a[:, :k] for a in ranked)
-        return _ranking_at(block, ranked, ties, padded=False, n_groups=n_groups)
+        return _ranking_at(block, ranked, ties, padded=False, groups=found)
     order = _order(s, y, ties, block.raw_score)
     if k is None or k >= L:
         width = L
@@ -286,15 +290,15 @@ def rank(
     )
 
 
-def _ranking_at(block: Block, ranked, ties, padded=True, n_groups=None) -> Ranking:
+def _ranking_at(block: Block, ranked, ties, padded=True, groups=None) -> Ranking:
     """The :class:`Ranking` of a block from :func:`top_order` or
     :func:`descending_rows`: the flat positions of its
     ranked items (``-1``: no item; such positions are padding: relevance 0,
     score ``-inf``, neither judged nor unassessed;
     None when the block has neither judged nor unassessed flags to read;
-    ``padded`` False: there is no ``-1``) and their relevance and scores;
-    ``n_groups``: the number of tie groups of the scores when counted
-    already (see :class:`Ranking`)."""
+    ``padded`` False: there is no ``-1``) and their relevance and scores
+    (None when ``groups``, the tie groups found as the rows were ordered,
+    are given; see :class:`Ranking`)."""
     idx, y_sorted, s_sorted = ranked
     where = []  # (positions to read, padding mask), found once when needed
 
@@ -321,7 +325,7 @@ def _ranking_at(block: Block, ranked, ties, padded=True, n_groups=None) -> Ranki
         width=y_sorted.shape[1],
         s_sorted=s_sorted if ties == "average" else None,
         unassessed=taken(block.unassessed),
-        n_groups=n_groups,
+        groups=groups,
     )
 
 
@@ -367,7 +371,9 @@ def top_order(s, y, n_items, k: int, relevance_first=None, whole_group=False):
 _KEY_BITS = 12
 
 
-def descending_rows(s, y, exact_order, positions=True, ties=None, groups=False):
+def descending_rows(
+    s, y, exact_order, positions=True, ties=None, groups=False, relevant=False
+):
     """Each row of the ``(m, L)`` scores ``s`` (float32 scores read as they
     are, any other as float64, see :func:`~skrank._engine.layout.score_buffer`)
     in descending order.
@@ -382,10 +388,14 @@ def descending_rows(s, y, exact_order, positions=True, ties=None, groups=False):
     ``exact_order(s_rows)`` gives the columns of rows in rank order under
     that rule, for the rows the keys below cannot order. Float32 keys
     order every row (see :func:`~skrank._engine._ordering.score_keys`).
-    With ``groups``, a fourth value follows: the number of tie groups of
-    ``s_sorted`` (runs of equal scores within a row) when the pass that
-    gathers the rows counted them, else None (rows already in rank order,
-    rows ordered again by ``exact_order``, rows sorted by numpy).
+
+    With ``groups``, a fourth value follows: the tie groups of the sorted
+    rows as :func:`~skrank._engine.ranking.tie_groups` gives them (with the
+    relevant items of each group when ``relevant``), found in the pass that
+    gathers the rows, and ``s_sorted`` is then None (the sorted scores are
+    not kept); or None, with ``s_sorted``, where that pass does not run
+    (rows already in rank order, rows sorted by numpy) or some row is
+    ordered again by ``exact_order``.
 
     Rows of at most 4096 items are sorted as integer keys, each the score's
     bits in the order of the scores with its lowest bits (as many as a
@@ -403,18 +413,18 @@ def descending_rows(s, y, exact_order, positions=True, ties=None, groups=False):
     s = score_buffer(s)
     y = kernel_buffer(y, np.float64)
     m, L = s.shape
-    counted = (None,) if groups else ()
+    unfound = (None,) if groups else ()
     if m == 0 or L == 0:
         pos = np.empty((m, L), dtype=np.intp) if positions else None
-        return pos, np.empty((m, L)), np.empty((m, L), dtype=s.dtype), *counted
+        return pos, np.empty((m, L)), np.empty((m, L), dtype=s.dtype), *unfound
     if _ordering.in_rank_order(s, ties != "last"):
         # the rows are in rank order already (a run written by a retrieval
         # system, ties in input order): the scores and relevance as they are
         pos = np.arange(m * L, dtype=np.intp).reshape(m, L) if positions else None
-        return pos, y, s, *counted
+        return pos, y, s, *unfound
     bits = max(1, (L - 1).bit_length())
     if bits > _KEY_BITS:
-        return *_descending_argsort(s, y, positions, ties), *counted
+        return *_descending_argsort(s, y, positions, ties), *unfound
     # read backwards, ascending keys give equal scores by descending column
     # ("last", and any order), or by ascending column with the columns
     # numbered backwards ("first")
@@ -423,29 +433,56 @@ def descending_rows(s, y, exact_order, positions=True, ties=None, groups=False):
     _ordering.score_keys(s, bits, backwards, keys)
     keys.sort(axis=1)
     y_sorted = np.empty((m, L))
-    s_sorted = np.empty((m, L), dtype=s.dtype)
     pos = np.empty((m, L), dtype=np.int64) if positions else None
     exact = np.empty(m, dtype=np.uint8)
-    inexact, n_groups = _ordering.descending_keys(
+    if groups:
+        # room for one group a position: a block's rows are few enough
+        n = m * L
+        _ranking.check_size("descending_rows", 8, (n + 1,))
+        buffers = (
+            np.empty(n, dtype=np.int64),
+            np.empty(n + 1, dtype=np.int64),
+            np.empty(m, dtype=np.int64),
+            np.empty(n, dtype=np.uint8),
+            np.empty(n + 1) if relevant else None,
+        )
+        inexact, n_groups = _ordering.descending_keys(
+            keys, bits, backwards, y, s, y_sorted, None, pos, exact, buffers
+        )
+        if not inexact:
+            found = () if n_groups == n else _group_views(buffers, n_groups)
+            if pos is not None:
+                pos = pos.astype(np.intp, copy=False)
+            return pos, y_sorted, None, found
+        # some row the keys cannot order: the sorted scores kept, the
+        # groups found from them
+        return *descending_rows(s, y, exact_order, positions, ties), None
+    s_sorted = np.empty((m, L), dtype=s.dtype)
+    inexact, _ = _ordering.descending_keys(
         keys, bits, backwards, y, s, y_sorted, s_sorted, pos, exact
     )
     del keys
     if inexact:
-        n_groups = None  # the rows ordered again are not counted
         rows = np.flatnonzero(exact == 0)
         columns = exact_order(s[rows])
         y_sorted[rows] = np.take_along_axis(y[rows], columns, axis=1)
         s_sorted[rows] = np.take_along_axis(s[rows], columns, axis=1)
         if positions:
             pos[rows] = columns + rows[:, None] * L
-    if groups:
-        counted = (n_groups,)
     return (
         (None if pos is None else pos.astype(np.intp, copy=False)),
         y_sorted,
         s_sorted,
-        *counted,
     )
+
+
+def _group_views(buffers, n_groups):
+    """The tie groups of :func:`descending_rows`, as
+    :func:`~skrank._engine.ranking.tie_groups` gives them, from the buffers
+    the kernel filled (``n_groups`` of them used)."""
+    size, start, row_first, last, relevant = buffers
+    found = (size[:n_groups], start[:n_groups], row_first, last)
+    return found if relevant is None else (*found, relevant[:n_groups])
 
 
 def _descending_argsort(s, y, positions, ties):

@@ -48,6 +48,13 @@ def cumulative_discount(n: int, log_base: float = 2) -> np.ndarray:
     return _cumulative_table(int(n), float(log_base))
 
 
+def counts_relevant(block: Block) -> bool:
+    """Whether the tie groups of a block's ranking count their relevant
+    items (``y > 0``) as they are found: when it has neither padding nor
+    judgments (which :meth:`Ranking.relevant` would then have to read)."""
+    return block.n_items is None and block.judged is None
+
+
 def _per_row(k) -> bool:
     """Whether a cutoff is one per row (an array), not one for all (an int;
     ``np.ndim`` without its cost for the ints every metric passes)."""
@@ -77,6 +84,11 @@ class Ranking:
         by the metrics that do not read it.
     tied : bool
         Whether some group has more than one position.
+
+    The tie groups are found from ``s_sorted``, the scores in rank order
+    (:func:`tie_groups`), unless the pass that ordered the rows found them
+    already: ``groups`` is then what :func:`tie_groups` would give, and
+    ``s_sorted`` is not read.
     """
 
     def __init__(
@@ -87,7 +99,7 @@ class Ranking:
         width,
         s_sorted=None,
         unassessed=None,
-        n_groups=None,
+        groups=None,
     ):
         self.block = block
         self.y = y
@@ -101,12 +113,11 @@ class Ranking:
         self._last = None
         # without padding or judgments, the relevant items of each group
         # (:meth:`relevant`) are counted while the groups are found
-        counted = block.n_items is None and judged is None
-        groups = (
-            ()
-            if s_sorted is None
-            else tie_groups(s_sorted, y if counted else None, n_groups)
-        )
+        counted = counts_relevant(block)
+        if groups is None:
+            groups = (
+                () if s_sorted is None else tie_groups(s_sorted, y if counted else None)
+            )
         if groups:
             self.tied = True
             self.size, self.start, self.row_first, self._last = groups[:4]
@@ -515,7 +526,7 @@ def gain_values(y: np.ndarray, gain) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-def tie_groups(s_sorted, y_sorted=None, n_groups=None):
+def tie_groups(s_sorted, y_sorted=None):
     """The tie groups of rows of scores in rank order.
 
     Returns ``()`` when every position is a group of its own (no ties, or no
@@ -526,13 +537,10 @@ def tie_groups(s_sorted, y_sorted=None, n_groups=None):
     :func:`segment_sums`). With ``y_sorted`` (the relevance in the same
     order), a fifth array follows: each group's number of items with
     ``y > 0`` (float64), counted in the pass that finds the groups.
-    ``n_groups``: their number when counted already (by the pass that
-    ordered the rows), else None (counted here).
     """
     ss = score_buffer(s_sorted)  # float32 ties are ties of the float32 values
     m, w = ss.shape
-    if n_groups is None:
-        n_groups = _ranking.count_groups(ss)
+    n_groups = _ranking.count_groups(ss)
     if n_groups == m * w:
         return ()
     _ranking.check_size("tie_groups", 8, (n_groups + 1,))

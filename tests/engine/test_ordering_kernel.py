@@ -99,63 +99,81 @@ def test_descending_rows_against_numpy(ties, L):
             assert pos is None
 
 
-def _runs(ss):
-    """The runs of equal scores of each row of ``ss`` in rank order, summed
-    (numpy's neighbour comparison)."""
-    m, L = ss.shape
-    return int(np.count_nonzero(ss[:, 1:] != ss[:, :-1])) + m if L else 0
-
-
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("ties", [None, "first", "last"])
-def test_descending_rows_count_the_tie_groups(dtype, ties):
-    # scores of few values (long tie groups), signed zeros (one group) and
-    # distinct scores, in rows of 1 to 129 items: the groups counted by the
-    # pass that gathers the rows are the runs of equal scores numpy finds
-    # in the sorted rows, and the count the tie groups are built from
+def test_descending_rows_find_the_tie_groups(dtype, ties):
+    # scores of few values (long tie groups), signed zeros (one group),
+    # distinct scores and a block with one tied row among untied ones, in
+    # rows of 1 to 129 items: the groups found by the pass that gathers the
+    # rows are those tie_groups finds in the scores sorted by numpy, with
+    # the relevant items of each group (counted from the relevance gathered
+    # in the same pass), and the sorted scores are not kept
     rng = np.random.default_rng(3)
     for L in (1, 2, 7, 100, 129):
+        one_tie = rng.random((6, L)).astype(dtype)
+        one_tie[4, -1] = one_tie[4, 0]
         for s in (
             rng.integers(0, 4, (5, L)).astype(dtype),
             np.where(rng.random((5, L)) < 0.5, -0.0, 0.0).astype(dtype),
             rng.random((5, L)).astype(dtype),
+            one_tie,
         ):
             y = rng.integers(0, 3, s.shape).astype(float)
-            pos, ys, ss, n = descending_rows(s, y, _exact(ties), False, ties, True)
-            if _ordering.in_rank_order(s, ties != "last"):
-                assert n is None  # not gathered: not counted
-                continue
-            assert n == _runs(ss)
-            got = tie_groups(ss, ys, n)
-            want = tie_groups(ss, ys)
-            assert len(got) == len(want)
-            for a, b in zip(got, want, strict=True):
-                np.testing.assert_array_equal(a, b)
+            want_s = np.sort(s, axis=1)[:, ::-1]
+            for relevant in (False, True):
+                pos, ys, ss, found = descending_rows(
+                    s, y, _exact(ties), True, ties, True, relevant
+                )
+                if _ordering.in_rank_order(s, ties != "last"):
+                    assert found is None and ss is s  # not gathered
+                    continue
+                assert ss is None
+                np.testing.assert_array_equal(ys, y.reshape(-1)[pos])
+                np.testing.assert_array_equal(s.reshape(-1)[pos], want_s)
+                want = tie_groups(want_s, ys if relevant else None)
+                assert len(found) == len(want)
+                for a, b in zip(found, want, strict=True):
+                    np.testing.assert_array_equal(a, b)
 
 
-def test_descending_rows_do_not_count_rows_ordered_again():
-    # scores 1e-15 apart share their keys' high bits: such rows are ordered
-    # again by the exact order, which does not count groups (None); long
-    # rows go through numpy's argsort, which does not either
-    s = np.array([[1.0, 1.0 + 2e-16 * 5, 1.0 + 2e-16 * 3, 0.5]])
-    y = np.zeros(s.shape)
-    pos, ys, ss, n = descending_rows(s, y, _exact("first"), False, "first", True)
-    np.testing.assert_array_equal(ss[0], np.sort(s[0])[::-1])
-    assert n is None
+def test_descending_rows_keep_the_scores_of_rows_ordered_again():
+    # scores 1e-15 apart share their keys' high bits: the row is ordered
+    # again by the exact order, so the sorted scores are kept and the groups
+    # left to tie_groups (None); long rows go through numpy's argsort, which
+    # does not find groups either
+    s = np.array([[1.0, 1.0 + 2e-16 * 5, 1.0 + 2e-16 * 3, 0.5], [2.0, 1.0, 2.0, 0.0]])
+    y = np.arange(8.0).reshape(2, 4)
+    pos, ys, ss, found = descending_rows(s, y, _exact("first"), True, None, True)
+    np.testing.assert_array_equal(ss, np.sort(s, axis=1)[:, ::-1])
+    np.testing.assert_array_equal(ys, y.reshape(-1)[pos])
+    assert found is None
     s = np.random.default_rng(0).random((2, 5000))
-    *_, n = descending_rows(s, np.zeros(s.shape), _exact(None), False, None, True)
-    assert n is None
+    y = np.zeros(s.shape)
+    *_, ss, found = descending_rows(s, y, _exact(None), False, None, True)
+    assert found is None and ss.shape == s.shape
 
 
-def test_tie_groups_refuse_a_wrong_count():
-    # a count of tied groups that is not the scores' is refused by the pass
-    # that fills the groups, never used (one of every position, 6 here,
-    # means no ties: only the kernel that gathered the rows gives it)
-    ss = np.array([[3.0, 3.0, 1.0], [2.0, 1.0, 0.0]])
-    assert len(tie_groups(ss, None, 5)) == 4
-    for wrong in (4, 7):
-        with pytest.raises(ValueError, match="tie groups than the"):
-            tie_groups(ss, None, wrong)
+def test_descending_keys_refuse_group_buffers_that_do_not_fit():
+    s = np.array([[2.0, 1.0, 2.0]])
+    keys = np.empty(s.shape, dtype=np.uint64)
+    _ordering.score_keys(s, 2, False, keys)
+    keys.sort(axis=1)
+    y, ys, exact = np.zeros(s.shape), np.empty(s.shape), np.empty(1, np.uint8)
+    fits = (
+        np.empty(3, np.int64),
+        np.empty(4, np.int64),
+        np.empty(1, np.int64),
+        np.empty(3, np.uint8),
+        np.empty(4),
+    )
+    assert _ordering.descending_keys(keys, 2, False, y, s, ys, None, None, exact, fits)
+    for i, short in enumerate((np.empty(2, np.int64), np.empty(3, np.int64))):
+        bad = list(fits)
+        bad[i] = short
+        with pytest.raises(ValueError, match="group buffers must hold the 3 groups"):
+            _ordering.descending_keys(keys, 2, False, y, s, ys, None, None, exact, bad)
+    with pytest.raises(ValueError, match="s_out is needed without groups"):
+        _ordering.descending_keys(keys, 2, False, y, s, ys, None, None, exact)
 
 
 @pytest.mark.parametrize("ties", [None, "first", "last"])
