@@ -269,6 +269,24 @@ def test_grade_counts_against_numpy(y):
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("n", [1, 3, 4, 15, 16, 17, 20, 31, 32, 47, 100, 4079, 4080, 4097])
+def test_grade_counts_in_every_lane(n):
+    # rows read by the kernel's vector lanes and one value at a time, in
+    # every length around the lanes' widths: the counts of random grades,
+    # then a value that is not a grade in each place of the row
+    # (out of the byte lanes' range, out of int32's, negative, fractional,
+    # NaN), which refuses the whole block
+    rng = np.random.default_rng(n)
+    y = rng.integers(0, 7, (2, n)).astype(float)
+    y[1, -1] = 6.0
+    np.testing.assert_array_equal(ranking._grade_counts(y), ref_grade_counts(y))
+    for bad in (7.0, 128.0, 300.0, -1.0, -129.0, -0.5, 2.0**31 + 2, 1e300, np.nan):
+        for j in {0, n // 2, n - 1, max(n - 5, 0), min(16, n - 1)}:
+            z = y.copy()
+            z[1, j] = bad
+            assert ranking._grade_counts(z) is None
+
+
 def test_grade_counts_of_long_rows():
     # rows longer than the kernel's blocks of counters (510 values), with
     # one grade filling whole blocks
