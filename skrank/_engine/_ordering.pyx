@@ -114,10 +114,6 @@ def _in_rank_order(const score_t[:, ::1] s, bint ties):
 cdef enum:
     GATHER_AHEAD = 2
 
-# the lowest bits of a float32 value read as a float64, always 0
-cdef enum:
-    FLOAT32_ZERO_BITS = 29
-
 
 def descending_keys(
     keys, bits, backwards, y, s, y_out, s_out, pos, exact, groups=None
@@ -151,29 +147,33 @@ def descending_keys(
     return _descending_keys["double"](*args)
 
 
-cdef inline void _single_groups(
+cdef inline Py_ssize_t _single_groups(
     const double *y,
-    Py_ssize_t rows,
+    Py_ssize_t r0,
+    Py_ssize_t r1,
     Py_ssize_t L,
+    Py_ssize_t found,
     int64_t *size,
     int64_t *start,
     int64_t *row_first,
     uint8_t *last,
     double *relevant,
 ) noexcept nogil:
-    """The first ``rows`` rows of ``L`` items (relevance ``y``, row by row,
-    or NULL), none holding a tie, as :func:`fill_row` numbers them: one
-    group a position."""
-    cdef Py_ssize_t r, j, g = 0
-    for r in range(rows):
-        row_first[r] = g
+    """Rows ``r0 .. r1 - 1`` of ``L`` items (relevance ``y``, the block's,
+    row by row, or NULL), none holding a tie, numbered from group ``found``
+    as :func:`fill_row` numbers them: one group a position. Returns the
+    number of the group after them."""
+    cdef Py_ssize_t r, j
+    for r in range(r0, r1):
+        row_first[r] = found
         for j in range(L):
-            start[g] = j
-            size[g] = 1
-            last[g] = 1
+            start[found] = j
+            size[found] = 1
+            last[r * L + j] = 1
             if y != NULL:
-                relevant[g] = <double>(y[g] > 0)
-            g += 1
+                relevant[found] = <double>(y[r * L + j] > 0)
+            found += 1
+    return found
 
 
 def _descending_keys(
@@ -194,14 +194,15 @@ def _descending_keys(
 ):
     """:func:`descending_keys` of one score type."""
     cdef Py_ssize_t m = keys.shape[0], L = keys.shape[1], r, j
-    cdef Py_ssize_t inexact = 0, n_groups = 0, row_groups
+    cdef Py_ssize_t inexact = 0, n_groups = 0, row_groups, key_groups
+    cdef Py_ssize_t next_found
+    cdef const double *rows_y
     cdef uint64_t low, c
-    cdef int64_t base, wrong, same_high_differ
+    cdef int64_t base, wrong
     cdef bint with_pos = pos is not None
     cdef bint filling = size is not None
     cdef bint counted = relevant is not None
     cdef bint bad = False
-    cdef int64_t differ
     if not 1 <= bits <= 32 or L > ((<Py_ssize_t>1) << bits):
         raise ValueError(
             f"descending_keys: bits must be in 1 .. 32 and number the {L} columns; "
@@ -296,46 +297,45 @@ def _descending_keys(
                         if backwards:
                             c = <uint64_t>L - 1 - c
                         pos[r, j] = base + <int64_t>c
-                # neighbours whose keys agree above the low bits but whose
-                # scores differ: the keys did not order them
-                # (and the row's tie groups: where the score changes)
-                same_high_differ = 0
-                row_groups = 1
-                if score_t is float and bits <= FLOAT32_ZERO_BITS:
-                    # a float32 score's key keeps every bit of its value
-                    # (see score_keys): the keys order the row, and their
-                    # high bits differ exactly where the scores do
-                    for j in range(1, L):
-                        row_groups += (
-                            (keys[r, L - 1 - j] ^ keys[r, L - j]) & ~low
-                        ) != 0
-                else:
-                    for j in range(1, L):
-                        differ = srow[j] != srow[j - 1]
-                        row_groups += differ
-                        same_high_differ |= (
-                            (keys[r, L - 1 - j] & ~low) == (keys[r, L - j] & ~low)
-                        ) & differ
-                exact[r] = <uint8_t>(not same_high_differ)
-                inexact += same_high_differ != 0
-                if not same_high_differ:
+                # the row's groups by its keys: where their high bits
+                # change, the scores change too; where they agree, the
+                # scores are tied, or differ in the bits the keys dropped
+                # (the keys did not order them). The scores' own groups are
+                # then counted (found, when filling): as many as the keys'
+                # in a row the keys ordered, more in the others
+                key_groups = 1 if L else 0
+                for j in range(1, L):
+                    key_groups += ((keys[r, L - 1 - j] ^ keys[r, L - j]) & ~low) != 0
+                row_groups = key_groups
+                rows_y = &y_out[0, 0] if counted and L else NULL
+                if key_groups < L:
+                    if filling and not inexact:
+                        if not tied:
+                            # the first row with a tie: the rows before it,
+                            # one group a position, then every row's groups
+                            # as found
+                            found = _single_groups(
+                                rows_y, 0, r, L, 0, sz, st, rf, lp, rp
+                            )
+                            tied = True
+                        rf[r] = found
+                        next_found = fill_row(
+                            srow, &y_out[r, 0] if counted else NULL, L, found, cap,
+                            sz, st, rp, lp + r * L,
+                        )
+                        row_groups = next_found - found
+                        found = next_found
+                    else:
+                        row_groups = 1
+                        for j in range(1, L):
+                            row_groups += srow[j] != srow[j - 1]
+                elif filling and tied and not inexact:
+                    found = _single_groups(rows_y, r, r + 1, L, found, sz, st, rf, lp, rp)
+                exact[r] = <uint8_t>(row_groups == key_groups)
+                if row_groups == key_groups:
                     n_groups += row_groups
-                if not filling or inexact or L == 0:
-                    continue
-                if not tied and row_groups < L:
-                    # the first row with a tie: the rows before it, one
-                    # group a position, then every row's groups as found
-                    _single_groups(
-                        &y_out[0, 0] if counted else NULL, r, L, sz, st, rf, lp, rp
-                    )
-                    tied = True
-                    found = r * L
-                if tied:
-                    rf[r] = found
-                    found = fill_row(
-                        srow, &y_out[r, 0] if counted else NULL, L, found, cap,
-                        sz, st, rp, lp + r * L,
-                    )
+                else:
+                    inexact += 1
     finally:
         PyMem_RawFree(scratch)
     if bad:

@@ -141,12 +141,17 @@ def test_descending_rows_keep_the_scores_of_rows_ordered_again():
     # again by the exact order, so the sorted scores are kept and the groups
     # left to tie_groups (None); long rows go through numpy's argsort, which
     # does not find groups either
-    s = np.array([[1.0, 1.0 + 2e-16 * 5, 1.0 + 2e-16 * 3, 0.5], [2.0, 1.0, 2.0, 0.0]])
-    y = np.arange(8.0).reshape(2, 4)
-    pos, ys, ss, found = descending_rows(s, y, _exact("first"), True, None, True)
-    np.testing.assert_array_equal(ss, np.sort(s, axis=1)[:, ::-1])
-    np.testing.assert_array_equal(ys, y.reshape(-1)[pos])
-    assert found is None
+    close = [1.0, 1.0 + 2e-16 * 5, 1.0 + 2e-16 * 3, 0.5]
+    for s in (
+        np.array([close, [2.0, 1.0, 2.0, 0.0]]),
+        # a tied row, an untied one, then the row the keys cannot order
+        np.array([[2.0, 1.0, 2.0, 0.0], [4.0, 1.0, 3.0, 2.0], close]),
+    ):
+        y = np.arange(s.size, dtype=float).reshape(s.shape)
+        pos, ys, ss, found = descending_rows(s, y, _exact("first"), True, None, True)
+        np.testing.assert_array_equal(ss, np.sort(s, axis=1)[:, ::-1])
+        np.testing.assert_array_equal(ys, y.reshape(-1)[pos])
+        assert found is None
     s = np.random.default_rng(0).random((2, 5000))
     y = np.zeros(s.shape)
     *_, ss, found = descending_rows(s, y, _exact(None), False, None, True)
