@@ -44,6 +44,75 @@ cdef extern from *:
     double skrank_select(int c, double a, double b) noexcept nogil
 
 
+# The sums of rows without ties (one item a group): two rows at a time in
+# the lanes of SSE2 vectors (every x86-64) while both have positions left,
+# each lane doing a row's own operations in its own order (the same values
+# as one row at a time, bit for bit), with two divisions in one
+# instruction; then each row's last positions, and a last odd row, alone.
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #include <stdint.h>
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    #endif
+    /* positions j0 .. d - 1 of one row, from its running sums */
+    static inline void skrank_single_rest(const double *x, ptrdiff_t j0,
+                                          ptrdiff_t d, double *before,
+                                          double *acc)
+    {
+        ptrdiff_t j;
+        double b = *before, a = *acc;
+        for (j = j0; j < d; j++) {
+            a = a + x[j] * (b + 1.0) / ((double)j + 1.0);
+            b = b + x[j];
+        }
+        *before = b;
+        *acc = a;
+    }
+    static void skrank_single_rows(const double *rel, ptrdiff_t m,
+                                   ptrdiff_t w, const int64_t *depth,
+                                   double *out)
+    {
+        ptrdiff_t r = 0;
+        double before, acc;
+    #if defined(__SSE2__) || defined(_M_X64)
+        const __m128d one = _mm_set1_pd(1.0);
+        double lane_before[2], lane_acc[2];
+        for (; r + 1 < m; r += 2) {
+            const double *a = rel + r * w, *b = rel + (r + 1) * w;
+            ptrdiff_t da = (ptrdiff_t)depth[r], db = (ptrdiff_t)depth[r + 1];
+            ptrdiff_t both = da < db ? da : db, j;
+            __m128d vb = _mm_setzero_pd(), va = _mm_setzero_pd();
+            for (j = 0; j < both; j++) {
+                __m128d x = _mm_set_pd(b[j], a[j]);
+                __m128d t = _mm_div_pd(_mm_mul_pd(x, _mm_add_pd(vb, one)),
+                                       _mm_set1_pd((double)j + 1.0));
+                va = _mm_add_pd(va, t);
+                vb = _mm_add_pd(vb, x);
+            }
+            _mm_storeu_pd(lane_before, vb);
+            _mm_storeu_pd(lane_acc, va);
+            skrank_single_rest(a, both, da, &lane_before[0], &lane_acc[0]);
+            skrank_single_rest(b, both, db, &lane_before[1], &lane_acc[1]);
+            out[r] = lane_acc[0];
+            out[r + 1] = lane_acc[1];
+        }
+    #endif
+        for (; r < m; r++) {
+            before = 0.0;
+            acc = 0.0;
+            skrank_single_rest(rel + r * w, 0, (ptrdiff_t)depth[r], &before, &acc);
+            out[r] = acc;
+        }
+    }
+    """
+    void single_rows "skrank_single_rows" (
+        const double *rel, Py_ssize_t m, Py_ssize_t w, const int64_t *depth,
+        double *out
+    ) noexcept nogil
+
+
 cdef inline double _term(
     double x,
     double before,
@@ -284,15 +353,9 @@ def ap_sums(
             bad = _group_sums(rp, sp, zp, ip, row_first, G, nh, H, iv, cut, True, op)
         elif w == 0:
             bad = _group_sums(rp, sp, zp, ip, row_first, G, nh, H, iv, cut, False, op)
-        else:
-            for r in range(m):
-                before = 0.0
-                acc = 0.0
-                for j in range(depth[r]):
-                    x = rel[r * w + j]
-                    acc += _single_term(x, before, j)
-                    before += x
-                out[r] = acc
+        elif m:
+            # the terms of _single_term, row by row (two rows at a time)
+            single_rows(&rel[0], m, w, &depth[0], op)
     if bad:
         raise ValueError("ap_sums: inconsistent buffers")
 

@@ -143,6 +143,32 @@ def test_ap_sums_without_ties_read_each_row_to_its_depth():
     np.testing.assert_allclose(out, want, rtol=1e-13, atol=0)
 
 
+@pytest.mark.parametrize("m", [1, 2, 3, 8, 41])
+def test_ap_sums_without_ties_add_each_row_in_rank_order(m):
+    # rows summed two at a time in vector lanes give, bit for bit, the sums
+    # of one row at a time in rank order (Python floats: the same IEEE
+    # operations): relevance of 0, 1 and fractions, depths that differ
+    # between the two rows of a pair (0 and the whole row among them)
+    rng = np.random.default_rng(m)
+    w = 30
+    rel = rng.integers(0, 2, (m, w)).astype(float)
+    rel[::3] *= rng.random((len(rel[::3]), w))
+    depth = rng.integers(0, w + 1, m)
+    depth[0] = w
+    out = np.empty(m)
+    none = np.zeros(0, np.int64)
+    measure_kernels.ap_sums(
+        rel.reshape(-1), none, none, none, none, _harmonic(w), True, w, depth, out
+    )
+    for r in range(m):
+        before = acc = 0.0
+        for j in range(int(depth[r])):
+            x = float(rel[r, j])
+            acc = acc + x * (before + 1.0) / (float(j) + 1.0)
+            before = before + x
+        assert out[r] == acc
+
+
 @pytest.mark.parametrize(
     "name, k, denominator",
     [
