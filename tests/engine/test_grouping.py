@@ -36,6 +36,15 @@ from skrank._engine import (
         np.array([-(2**63), 2**63 - 1, 0], dtype=np.int64),  # full int64 range
         np.array(["b", "a", "c", "a"]),
         np.array([3], dtype=np.int32),
+        # strictly increasing: each value its own code
+        np.array([-5, 0, 2, 10**15], dtype=np.int64),
+        np.array([0, 2**63, 2**64 - 1], dtype=np.uint64),
+        np.array(["a", "ab", "b", "é"]),
+        np.array([b"a", b"b", b"c"]),
+        # increasing but for one repeat or one step down
+        np.array([1, 2, 2, 3], dtype=np.int64),
+        np.array([1, 3, 2, 4], dtype=np.int64),
+        np.array(["a", "a"]),
     ],
     ids=lambda v: f"{v.dtype}-{v.size}",
 )
@@ -47,6 +56,7 @@ def test_factorize_equals_np_unique(values):
     np.testing.assert_array_equal(codes, inverse.reshape(-1))
     assert codes.dtype == np.intp
     np.testing.assert_array_equal(uniques[codes], values)
+    assert not np.shares_memory(uniques, values)
 
 
 def test_factorize_random_dense_and_sparse_ranges():
