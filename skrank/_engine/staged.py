@@ -1,5 +1,5 @@
 """The lazy blocks of rows staged by the grouping's first phase
-(:func:`skrank._engine.grouping.stage_by_code`): built a group of high
+(:func:`skrank._engine.counting.stage_by_code`): built a group of high
 digits at a time as the blocks are read, the next group on another thread
 when several are allowed."""
 
@@ -14,7 +14,7 @@ from .layout import SLICE_VALUES, Block, _pack
 
 class StagedBlocks:
     """The blocks of rows staged by
-    :func:`~skrank._engine.grouping.stage_by_code` (relevance and scores),
+    :func:`~skrank._engine.counting.stage_by_code` (relevance and scores),
     built a few high digits at a time (about ``size`` rows, default
     :data:`~skrank._engine.SLICE_VALUES`) each time they are iterated: their
     rows moved to their queries' places, then laid out as

@@ -8,7 +8,7 @@ import zlib
 
 import numpy as np
 
-from .._engine.grouping import empty
+from .._engine.counting import empty
 from .._progress import progress
 from .._validation import InvalidParameterError
 from . import _parse

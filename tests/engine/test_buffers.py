@@ -6,6 +6,7 @@ C-contiguous, native buffer with the result of the native array."""
 import numpy as np
 import pytest
 
+import skrank._engine.counting as counting_module
 import skrank._engine.grouping as grouping_module
 import skrank._engine.order as order_module
 import skrank._engine.ranking as ranking_module
@@ -13,7 +14,7 @@ import skrank.measures._common as common_module
 import skrank.measures.ap as ap_module
 from skrank import evaluate
 from skrank._engine import Block, kernel_buffer, rank
-from skrank._engine.grouping import group_by_code
+from skrank._engine.counting import group_by_code
 from skrank._engine.order import descending_rows, top_order
 from skrank._engine.ranking import (
     _grade_counts,
@@ -123,7 +124,8 @@ def spies(monkeypatch):
         (order_module, "_topk"),
         (ranking_module, "_ranking"),
         (grouping_module, "_grouping"),
-        (grouping_module, "_placing"),
+        (counting_module, "_grouping"),
+        (counting_module, "_placing"),
         (common_module, "_kernels"),
         (ap_module, "_kernels"),
     ]:
@@ -328,7 +330,8 @@ ENGINE_IMPORTS = {
     "ranking": {"layout", "_ranking"},
     "order": {"layout", "ranking", "_ordering", "_ranking", "_topk"},
     "staged": {"layout"},
-    "grouping": {"layout", "staged", "_grouping", "_placing"},
+    "counting": {"layout", "_grouping", "_placing"},
+    "grouping": {"layout", "staged", "counting", "_grouping", "_placing"},
 }
 
 _IMPORT_ALONE = """

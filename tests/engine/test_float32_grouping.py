@@ -10,7 +10,7 @@ sort, the reference here), the scores' float32 bits unchanged.
 import numpy as np
 import pytest
 
-from skrank._engine import grouping
+from skrank._engine import counting, grouping
 from skrank._engine.staged import StagedBlocks
 
 
@@ -29,7 +29,7 @@ def test_group_by_code_moves_float32_scores_as_a_pair(n_codes, grades):
     codes, y, s = _rows(n_codes)
     if not grades:
         y = y + 0.5
-    counts, (y_out, s_out) = grouping.group_by_code(
+    counts, (y_out, s_out) = counting.group_by_code(
         codes, 0, n_codes, [y, s], compact=True
     )
     order = np.argsort(codes, kind="stable")

@@ -345,7 +345,7 @@ def test_split_in_head_proves_queries_are_not_contiguous():
 
 
 def test_parts_cover_the_rows_in_order():
-    from skrank._engine.grouping import _parts
+    from skrank._engine.counting import _parts
 
     # by hand: 10 rows in 3 parts, never more parts than rows, one at least
     assert _parts(10, 3) == [(0, 3), (3, 6), (6, 10)]
@@ -372,7 +372,7 @@ def test_stage_by_code_in_parts_is_a_stable_sort(
 ):
     """Rows moved in parts, side by side, give what one part gives: the
     stable sort by code (numpy's stable argsort), whatever the parts."""
-    from skrank._engine.grouping import stage_by_code
+    from skrank._engine.counting import stage_by_code
 
     rng = np.random.default_rng(n_parts)
     n = 5000
@@ -392,7 +392,7 @@ def test_stage_by_code_in_parts_is_a_stable_sort(
 
 
 def test_stage_by_code_in_parts_refuses_a_code_out_of_range():
-    from skrank._engine.grouping import stage_by_code
+    from skrank._engine.counting import stage_by_code
 
     codes = np.arange(10) % 4
     codes[8] = 4  # code 4 of 4, in the last of 3 parts
@@ -407,11 +407,11 @@ def test_grouped_layout_on_threads_gives_the_same_blocks(monkeypatch, lengths):
     """Rows moved in parts on two threads and blocks built ahead on another
     thread: the blocks of one thread, in the same order (small parts and
     groups, so that there are several of each)."""
-    from skrank._engine import grouping
+    from skrank._engine import counting, grouping
     from skrank._engine.layout import Block
 
-    monkeypatch.setattr(grouping, "_SPLIT_ROWS", 64)
-    monkeypatch.setattr(grouping, "_DIGIT_ROWS", 1000)
+    monkeypatch.setattr(counting, "_SPLIT_ROWS", 64)
+    monkeypatch.setattr(counting, "_DIGIT_ROWS", 1000)
     y, s, qid, _ = _ragged(3, lengths)
     one = grouping.grouped_layout(y, s, qid, compact_relevance=True, lazy=True)
     two = grouping.grouped_layout(

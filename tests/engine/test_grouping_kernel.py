@@ -19,7 +19,7 @@ import pytest
 
 from engine.engine_helpers import FOREIGN_COLUMNS
 from skrank import _engine
-from skrank._engine import _grouping, _placing, grouping
+from skrank._engine import _grouping, _placing, counting, grouping
 
 # -- grouping rows by code (skrank._engine._grouping) ------------------------
 # The reference of the grouping: numpy's stable argsort of the codes gives
@@ -88,7 +88,7 @@ def test_group_by_code_is_a_stable_sort(code_dtype, n_codes):
         lo = 0
     codes = (rng.integers(0, n_codes, n) + lo).astype(code_dtype)
     columns = _columns(rng, n)
-    got = grouping.group_by_code(codes, lo, n_codes, columns)
+    got = counting.group_by_code(codes, lo, n_codes, columns)
     _assert_grouped(got, codes, lo, n_codes, columns)
     for g, column in zip(got[1], columns, strict=True):
         assert g.dtype == column.dtype
@@ -106,7 +106,7 @@ def test_group_by_code_at_the_ends_of_the_code_range(code_dtype, n_codes):
         codes = np.array([lo + v for v in offsets], dtype=code_dtype)
         columns = [rng.random(300), rng.random(300)]
         for given in (codes, codes.astype(codes.dtype.newbyteorder("S"))):
-            got = grouping.group_by_code(given, lo, n_codes, columns, compact=True)
+            got = counting.group_by_code(given, lo, n_codes, columns, compact=True)
             _assert_grouped(got, codes, lo, n_codes, columns)
 
 
@@ -115,7 +115,7 @@ def test_group_by_code_in_two_passes_is_a_stable_sort(monkeypatch, n_codes):
     # rows move by the high digit of their code, then by the low one; here
     # with digits of a few rows, codes crowded in a few high digits (the
     # rest empty) and one code holding a third of the rows
-    monkeypatch.setattr(grouping, "_DIGIT_ROWS", 512)
+    monkeypatch.setattr(counting, "_DIGIT_ROWS", 512)
     rng = np.random.default_rng(n_codes)
     n = 30_000
     codes = np.where(
@@ -127,7 +127,7 @@ def test_group_by_code_in_two_passes_is_a_stable_sort(monkeypatch, n_codes):
         rng.random(n) < 0.5,
         rng.integers(0, 9, n).astype(np.int16),
     ]
-    got = grouping.group_by_code(codes, 0, n_codes, columns, compact=True)
+    got = counting.group_by_code(codes, 0, n_codes, columns, compact=True)
     assert got[1][0].dtype == np.uint8  # integer grades, moved as bytes
     _assert_grouped(got, codes, 0, n_codes, columns)
 
@@ -148,7 +148,7 @@ def test_group_by_code_moves_relevance_as_bytes_when_it_can(n_codes, columns):
             "one": [y],
             "not a pair": [y, rng.integers(0, 9, n).astype(np.int16)],
         }[columns]
-        got = grouping.group_by_code(codes, 0, n_codes, cols, compact=True)
+        got = counting.group_by_code(codes, 0, n_codes, cols, compact=True)
         bytes_expected = as_bytes and columns.startswith("pair")
         assert got[1][0].dtype == (np.uint8 if bytes_expected else np.float64)
         _assert_grouped(got, codes, 0, n_codes, cols)
@@ -156,16 +156,16 @@ def test_group_by_code_moves_relevance_as_bytes_when_it_can(n_codes, columns):
 
 def test_group_by_code_one_column_one_row_and_empty():
     codes = np.array([2, 0, 2, 1], dtype=np.uint16)
-    counts, (got,) = grouping.group_by_code(codes, 0, 3, [np.array([10.0, 20, 30, 40])])
+    counts, (got,) = counting.group_by_code(codes, 0, 3, [np.array([10.0, 20, 30, 40])])
     np.testing.assert_array_equal(got, [20.0, 40, 10, 30])  # by hand
     np.testing.assert_array_equal(counts, [1, 1, 2])
     for n_codes in (40, 1, 0):
-        counts, (empty,) = grouping.group_by_code(
+        counts, (empty,) = counting.group_by_code(
             np.zeros(0, np.uint16), 0, n_codes, [np.zeros(0)]
         )
         assert empty.shape == (0,) and counts.tolist() == [0] * n_codes
     for n_codes in (1, 17):
-        counts, (one, two) = grouping.group_by_code(
+        counts, (one, two) = counting.group_by_code(
             np.array([n_codes - 1]), 0, n_codes, [np.array([5.0]), np.array([6.0])]
         )
         assert one.tolist() == [5.0] and two.tolist() == [6.0]
@@ -189,29 +189,29 @@ def test_group_by_code_moves_any_column_and_boolean_codes():
             np.array([f"d{i % 977}" for i in range(n)]),  # 4-byte characters
             rng.random(n).astype(np.longdouble),
         ]
-        got = grouping.group_by_code(codes, lo, n_codes, columns)
+        got = counting.group_by_code(codes, lo, n_codes, columns)
         _assert_grouped(got, codes, lo, n_codes, columns)
         assert [g.dtype for g in got[1]] == [c.dtype for c in columns]
-        counts, none = grouping.group_by_code(codes, lo, n_codes, [])
+        counts, none = counting.group_by_code(codes, lo, n_codes, [])
         assert none == []
         np.testing.assert_array_equal(counts, got[0])
         # relevance is compacted in its own place only
         grades = rng.integers(0, 4, n).astype(float)
         for cols in ([columns[0], grades, columns[2]], [grades, columns[0]]):
-            got = grouping.group_by_code(codes, lo, n_codes, cols, compact=True)
+            got = counting.group_by_code(codes, lo, n_codes, cols, compact=True)
             _assert_grouped(got, codes, lo, n_codes, cols)
             assert [g.dtype for g in got[1]] == [c.dtype for c in cols]
 
 
 def test_group_by_code_refuses_codes_that_are_not_integers():
     with pytest.raises(TypeError, match="codes must be integers"):
-        grouping.group_by_code(np.array([1.0, 0.0]), 0, 2, [np.ones(2)])
+        counting.group_by_code(np.array([1.0, 0.0]), 0, 2, [np.ones(2)])
     with pytest.raises(ValueError, match="codes must be 1-D"):
-        grouping.group_by_code(np.zeros((2, 2), np.int64), 0, 2, [np.ones(2)])
+        counting.group_by_code(np.zeros((2, 2), np.int64), 0, 2, [np.ones(2)])
     with pytest.raises(ValueError, match="column 0 must hold one item per code"):
-        grouping.group_by_code(np.array([1, 0]), 0, 2, [np.ones(3)])
+        counting.group_by_code(np.array([1, 0]), 0, 2, [np.ones(3)])
     with pytest.raises(ValueError, match="n_codes must be >= 0"):
-        grouping.group_by_code(np.array([1, 0]), 0, -1, [np.ones(2)])
+        counting.group_by_code(np.array([1, 0]), 0, -1, [np.ones(2)])
 
 
 @pytest.mark.parametrize("codes", [[0, 5], [0, -1], [-3, 1], [0, 2**40]])
@@ -220,7 +220,7 @@ def test_group_by_code_rejects_codes_out_of_range(codes, n_codes):
     if max(codes) < n_codes and min(codes) >= 0:
         codes = [0, n_codes]
     with pytest.raises(ValueError, match="out of range"):
-        grouping.group_by_code(np.array(codes), 0, n_codes, [np.ones(2)])
+        counting.group_by_code(np.array(codes), 0, n_codes, [np.ones(2)])
 
 
 def test_grouping_kernels_reject_inconsistent_arguments():
@@ -285,12 +285,12 @@ def test_grouping_sizes_are_checked_before_memory_is_taken():
     # wrapping around to a small allocation
     big = np.iinfo(np.intp).max
     with pytest.raises(OverflowError, match="exceed the largest buffer"):
-        grouping._nbytes(big // 4, 8, "a buffer")
+        counting._nbytes(big // 4, 8, "a buffer")
     with pytest.raises(ValueError, match="a buffer of -1 items"):
-        grouping._nbytes(-1, 8, "a buffer")
-    assert grouping._nbytes(big // 8, 8, "a buffer") == (big // 8) * 8
+        counting._nbytes(-1, 8, "a buffer")
+    assert counting._nbytes(big // 8, 8, "a buffer") == (big // 8) * 8
     with pytest.raises(OverflowError, match="empty"):
-        grouping.empty(big // 2, np.float64)
+        counting.empty(big // 2, np.float64)
     # counters of more codes than given
     with pytest.raises(ValueError, match="need more than the 1 counters"):
         _grouping.count_codes(np.zeros(4, np.uint8), 0, 0, 2**63, np.zeros(1, np.int64))
@@ -356,11 +356,13 @@ def test_every_grouping_kernel_is_called_by_the_grouping(monkeypatch):
 
             return call
 
-    for module in (_grouping, _placing):
-        monkeypatch.setattr(
-            grouping, module.__name__.rpartition(".")[2], Recorder(module)
-        )
-    monkeypatch.setattr(grouping, "_HUGE_BYTES", 1 << 12)  # mapped buffers
+    for user, module in (
+        (grouping, _grouping),
+        (counting, _grouping),
+        (counting, _placing),
+    ):
+        monkeypatch.setattr(user, module.__name__.rpartition(".")[2], Recorder(module))
+    monkeypatch.setattr(counting, "_HUGE_BYTES", 1 << 12)  # mapped buffers
     rng = np.random.default_rng(9)
     qid = rng.integers(0, 3000, 20_000)
     y = rng.integers(0, 4, qid.shape[0]).astype(float)
@@ -372,7 +374,7 @@ def test_every_grouping_kernel_is_called_by_the_grouping(monkeypatch):
             _engine.grouped_layout(rel, s, qid, judged, compact_relevance=True),
         ):
             list(layout.blocks)
-    grouping.group_by_code(qid, 0, 3000, [judged])
+    counting.group_by_code(qid, 0, 3000, [judged])
     want = {
         name
         for module in (_grouping, _placing)
@@ -388,11 +390,11 @@ def test_large_buffers_are_counted_by_tracemalloc():
     # they live, as it counts numpy's buffers
     import tracemalloc
 
-    n = (grouping._HUGE_BYTES // 8) * 3
+    n = (counting._HUGE_BYTES // 8) * 3
     tracemalloc.start()
     try:
         before, _ = tracemalloc.get_traced_memory()
-        a = grouping.empty(n, np.float64)
+        a = counting.empty(n, np.float64)
         held, _ = tracemalloc.get_traced_memory()
         a[:] = 1.0  # writable
         assert a.shape == (n,) and a.dtype == np.float64
@@ -458,8 +460,8 @@ def test_relevance_a_byte_cannot_hold_moves_as_float(bad):
     y = np.array([0.0, 3.0, 255.0, bad, 1.0])
     s = np.arange(5.0)
     codes = np.array([1, 0, 1, 0, 1])
-    _, (got, _) = grouping.group_by_code(codes, 0, 2, [y, s], compact=True)
-    _, (small, _) = grouping.group_by_code(
+    _, (got, _) = counting.group_by_code(codes, 0, 2, [y, s], compact=True)
+    _, (small, _) = counting.group_by_code(
         codes[:3], 0, 2, [y[:3], s[:3]], compact=True
     )
     np.testing.assert_array_equal(got, y[[1, 3, 0, 2, 4]])
@@ -553,7 +555,7 @@ def test_big_endian_columns_are_grouped_as_native_ones():
     y = rng.integers(0, 4, 500).astype(">f8")
     s = rng.random(500).astype(">f8")
     order = np.argsort(codes, kind="stable")
-    counts, (yg, sg) = grouping.group_by_code(codes, 0, 40, [y, s], compact=True)
+    counts, (yg, sg) = counting.group_by_code(codes, 0, 40, [y, s], compact=True)
     np.testing.assert_array_equal(counts, np.bincount(codes, minlength=40))
     np.testing.assert_array_equal(yg, y[order])
     np.testing.assert_array_equal(sg, s[order])

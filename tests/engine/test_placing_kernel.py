@@ -14,7 +14,7 @@ import pytest
 
 from engine.engine_helpers import FOREIGN_COLUMNS
 from skrank import _engine
-from skrank._engine import _placing, grouping
+from skrank._engine import _placing, counting
 from skrank._engine import staged as staged_module
 
 
@@ -143,7 +143,7 @@ def test_rows_staged_with_tags_are_placed_not_settled(n_codes):
     codes = rng.integers(0, n_codes, 500)
     y = rng.integers(0, 5, 500).astype(float)
     s = rng.random(500)
-    staged = grouping.stage_by_code(codes, 0, n_codes, [y, s], True, 100, tags=True)
+    staged = counting.stage_by_code(codes, 0, n_codes, [y, s], True, 100, tags=True)
     assert staged.tags and staged.shift > 0
     assert staged.outputs[0].dtype == (np.uint16 if staged.shift <= 8 else np.uint32)
     with pytest.raises(ValueError, match="placed"):
@@ -154,7 +154,7 @@ def test_rows_staged_with_tags_are_placed_not_settled(n_codes):
     np.testing.assert_array_equal(got_s, s[order])
     # grades that are not all grades: staged with low digits apart
     y[3] = 0.5
-    staged = grouping.stage_by_code(codes, 0, n_codes, [y, s], True, 100, tags=True)
+    staged = counting.stage_by_code(codes, 0, n_codes, [y, s], True, 100, tags=True)
     assert not staged.tags and staged.outputs[0].dtype == np.float64
     got_y, got_s = staged.place(0, staged.n_digits)
     np.testing.assert_array_equal(got_y, y[order])
@@ -196,7 +196,7 @@ def test_lazy_layout_equals_the_eager_one(
     # hundred rows here, so that queries of many digits and groups are cut
     # into blocks by length) gives every query the rows, in the order, of
     # the layout grouped at once and of numpy's stable argsort of the ids
-    monkeypatch.setattr(grouping, "_DIGIT_ROWS", digit_rows)
+    monkeypatch.setattr(counting, "_DIGIT_ROWS", digit_rows)
     monkeypatch.setattr(staged_module, "SLICE_VALUES", 3 * digit_rows)
     rng = np.random.default_rng(n_codes)
     lengths = rng.integers(1, 40, n_codes)
