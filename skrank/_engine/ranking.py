@@ -164,7 +164,9 @@ class Ranking:
     def row_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum of per-group values over each row, shape (m,)."""
         if not self.tied:
-            return np.broadcast_to(values, (self.m, self.width)).sum(axis=1)
+            if np.shape(values) != (self.m, self.width):
+                values = np.broadcast_to(values, (self.m, self.width))
+            return values.sum(axis=1)
         return np.add.reduceat(values, self.row_first)
 
     def before(self, values: np.ndarray) -> np.ndarray:

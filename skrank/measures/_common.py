@@ -83,6 +83,14 @@ def _hit_fraction(r: Ranking, k, level, depth=None):
 
 
 def _divide(values, denom, undefined):
+    if (
+        isinstance(undefined, np.ndarray)
+        and np.shape(values) == undefined.shape
+        and not undefined.any()
+        and np.all(denom)
+    ):
+        # every query defined, no denominator 0: the quotients as they are
+        return values / denom
     with np.errstate(divide="ignore", invalid="ignore"):
         out = values / denom
     return np.where(undefined, 0.0, out)

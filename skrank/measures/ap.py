@@ -93,13 +93,17 @@ def _ap_sums(r: Ranking, rel, k):
     # every position its own group: the (m, W) matrix, read to each row's
     # cutoff (its positions inside, a prefix of the row), counted once when
     # every row has the same (``inside`` one row, broadcast)
-    if np.shape(inside)[0] == 1:
-        one = np.count_nonzero(np.broadcast_to(inside, (1, r.width)))
-        depth = np.full(r.m, one, dtype=np.int64)
+    shape = np.shape(inside)
+    if shape[0] == 1:
+        if shape[1] != r.width:
+            inside = np.broadcast_to(inside, (1, r.width))
+        depth = np.full(r.m, np.count_nonzero(inside), dtype=np.int64)
     else:
         depth = np.count_nonzero(np.broadcast_to(inside, (r.m, r.width)), axis=1)
+    if np.shape(rel) != (r.m, r.width):
+        rel = np.broadcast_to(rel, (r.m, r.width))
     _kernels.ap_sums(
-        kernel_buffer(np.broadcast_to(rel, (r.m, r.width)), np.float64).reshape(-1),
+        kernel_buffer(rel, np.float64).reshape(-1),
         none,
         none,
         none,
