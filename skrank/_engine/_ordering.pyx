@@ -17,7 +17,7 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memcpy, memmove, memset
 
-from ._ranking cimport check_shape, check_size, fill_row, is_float32
+from ._ranking cimport check_shape, check_size, count_row, fill_row, is_float32
 from ._shared cimport prefetch, score_t
 from ._sort cimport INSERTION_RUN, insertion_sort, stable_sort, word_keys
 
@@ -196,7 +196,6 @@ def _descending_keys(
     cdef Py_ssize_t m = keys.shape[0], L = keys.shape[1], r, j
     cdef Py_ssize_t inexact = 0, n_groups = 0, row_groups, key_groups
     cdef Py_ssize_t next_found
-    cdef const double *rows_y
     cdef uint64_t low, c
     cdef int64_t base, wrong
     cdef bint with_pos = pos is not None
@@ -250,10 +249,13 @@ def _descending_keys(
     cdef int64_t *rf = NULL
     cdef uint8_t *lp = NULL
     cdef double *rp = NULL
+    # the block's gathered relevance, row by row, for the groups' counts
+    cdef const double *rows_y = NULL
     if filling and cap:
         sz, st, rf, lp = &size[0], &start[0], &row_first[0], &last[0]
         if counted:
             rp = &relevant[0]
+            rows_y = &y_out[0, 0]
     if s_out is None and L:
         scratch = <score_t *>PyMem_RawMalloc(L * sizeof(score_t))
         if scratch == NULL:
@@ -307,7 +309,6 @@ def _descending_keys(
                 for j in range(1, L):
                     key_groups += ((keys[r, L - 1 - j] ^ keys[r, L - j]) & ~low) != 0
                 row_groups = key_groups
-                rows_y = &y_out[0, 0] if counted and L else NULL
                 if key_groups < L:
                     if filling and not inexact:
                         if not tied:
@@ -326,9 +327,7 @@ def _descending_keys(
                         row_groups = next_found - found
                         found = next_found
                     else:
-                        row_groups = 1
-                        for j in range(1, L):
-                            row_groups += srow[j] != srow[j - 1]
+                        row_groups = count_row(srow, L)
                 elif filling and tied and not inexact:
                     found = _single_groups(rows_y, r, r + 1, L, found, sz, st, rf, lp, rp)
                 exact[r] = <uint8_t>(row_groups == key_groups)

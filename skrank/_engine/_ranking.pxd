@@ -12,6 +12,15 @@ from libc.stdint cimport int64_t, uint8_t
 from ._shared cimport score_t
 
 
+cdef inline Py_ssize_t count_row(const score_t *x, Py_ssize_t w) noexcept nogil:
+    """The tie groups of one row of ``w >= 1`` scores ``x`` in rank order:
+    its runs of equal scores."""
+    cdef Py_ssize_t g = 1, j
+    for j in range(1, w):
+        g += x[j] != x[j - 1]
+    return g
+
+
 cdef inline Py_ssize_t fill_row(
     const score_t *x,
     const double *y,

@@ -79,18 +79,13 @@ def count_groups(s):
 
 def _count_groups(const score_t[:, ::1] s):
     """:func:`count_groups` of one score type."""
-    cdef Py_ssize_t m = s.shape[0], w = s.shape[1], r, j, g
+    cdef Py_ssize_t m = s.shape[0], w = s.shape[1], r
     cdef Py_ssize_t groups = 0
-    cdef const score_t *row
     if w == 0 or m == 0:
         return 0
     with nogil:
         for r in range(m):
-            row = &s[r, 0]
-            g = 1
-            for j in range(1, w):
-                g += row[j] != row[j - 1]
-            groups += g
+            groups += count_row(&s[r, 0], w)
     return groups
 
 

@@ -454,9 +454,9 @@ def descending_rows(
             if pos is not None:
                 pos = pos.astype(np.intp, copy=False)
             return pos, y_sorted, None, found
-        # some row the keys cannot order: the sorted scores kept, the
-        # groups found from them
-        return *descending_rows(s, y, exact_order, positions, ties), None
+        # some row the keys cannot order: the same keys gathered again with
+        # the sorted scores kept, the groups then found from them
+        del buffers
     s_sorted = np.empty((m, L), dtype=s.dtype)
     inexact, _ = _ordering.descending_keys(
         keys, bits, backwards, y, s, y_sorted, s_sorted, pos, exact
@@ -473,6 +473,7 @@ def descending_rows(
         (None if pos is None else pos.astype(np.intp, copy=False)),
         y_sorted,
         s_sorted,
+        *unfound,
     )
 
 
