@@ -296,7 +296,8 @@ def _ranking_at(block: Block, ranked, ties, padded=True, groups=None) -> Ranking
     ranked items (``-1``: no item; such positions are padding: relevance 0,
     score ``-inf``, neither judged nor unassessed;
     None when the block has neither judged nor unassessed flags to read;
-    ``padded`` False: there is no ``-1``) and their relevance and scores
+    ``padded`` False: there is no ``-1``, and no row leaves an item out
+    but past its width) and their relevance and scores
     (None when ``groups``, the tie groups found as the rows were ordered,
     are given; see :class:`Ranking`)."""
     idx, y_sorted, s_sorted = ranked
@@ -326,6 +327,7 @@ def _ranking_at(block: Block, ranked, ties, padded=True, groups=None) -> Ranking
         s_sorted=s_sorted if ties == "average" else None,
         unassessed=taken(block.unassessed),
         groups=groups,
+        selected=padded,
     )
 
 

@@ -88,7 +88,9 @@ class Ranking:
     The tie groups are found from ``s_sorted``, the scores in rank order
     (:func:`tie_groups`), unless the pass that ordered the rows found them
     already: ``groups`` is then what :func:`tie_groups` would give, and
-    ``s_sorted`` is not read.
+    ``s_sorted`` is not read. ``selected`` tells that the rows are each
+    query's top ranks (:func:`~skrank._engine.order.top_order`), which may
+    leave items out even when they fill the block's width.
     """
 
     def __init__(
@@ -100,8 +102,10 @@ class Ranking:
         s_sorted=None,
         unassessed=None,
         groups=None,
+        selected=False,
     ):
         self.block = block
+        self.selected = selected
         self.y = y
         self._judged = judged
         self._unassessed = unassessed
@@ -223,6 +227,21 @@ class Ranking:
         if key not in self._cache:
             self._cache[key] = np.flatnonzero(self.start < k)
         return self._cache[key]
+
+    def holds_all(self, k):
+        """Whether the top ``k`` of every row (None: the whole list) holds
+        every item its query counts in R: the rows are the queries' whole
+        lists (not cut to a top k, with no pool or R of their own) and
+        ``k`` reads them to their end. The relevant items in the top ``k``
+        are then R itself (:meth:`n_relevant`)."""
+        b = self.block
+        return (
+            not self.selected
+            and b.pool_y is None
+            and b.n_relevant is None
+            and self.width == b.y.shape[1]
+            and (k is None or (not _per_row(k) and int(k) >= self.width))
+        )
 
     def cuts(self, k):
         """Whether ``k`` is one cutoff below the width, leaving positions

@@ -122,6 +122,62 @@ def test_formulas_read_relevant_counts_from_the_pool():
     assert value_of("ndcg") == pytest.approx(2 / ideal, rel=1e-14)
 
 
+def test_hits_of_whole_lists_are_the_relevant_counts_only_for_whole_lists():
+    # Hits whose cutoff reads every row to its end are each query's R, read
+    # from the counts, when the rows are the queries' whole lists; a pool, a
+    # given R, a top-k ranking or per-row cutoffs count the listed items.
+    # Expected values by hand from the rows below.
+    from skrank._engine import grouped_layout
+    from skrank.measures._common import _hits
+
+    y = np.array([[2.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0], [3.0, 1.0, 1.0, 1.0]])
+    s = np.array([[1.0, 1.0, 2.0, 0.0], [1.0, 1.0, 1.0, 1.0], [4.0, 3.0, 3.0, 1.0]])
+    for ties in ("average", "first"):
+        r = rank(dense_layout(y, s).blocks[0], ties)
+        for k in (None, 4, 10**30):
+            assert r.holds_all(k)
+            np.testing.assert_array_equal(_hits(r, k, None), [2, 0, 4])
+            np.testing.assert_array_equal(_hits(r, k, 2), [1, 0, 1])
+            assert _hits(r, k, None).dtype == np.float64
+        assert not r.holds_all(3)
+        np.testing.assert_array_equal(_hits(r, 3, None), [2, 0, 3])
+        assert not r.holds_all(np.array([4, 4, 4]))
+        np.testing.assert_array_equal(_hits(r, np.array([4, 1, 2]), None), [2, 0, 2])
+    # judged items: the unjudged relevant item (row 0, grade 2) is neither
+    block = dense_layout(y, s).blocks[0]
+    block.judged = np.array([[False, True, True, True], *[[True] * 4] * 2])
+    r = rank(block, "average")
+    assert r.holds_all(None)
+    np.testing.assert_array_equal(_hits(r, None, None), [1, 0, 4])
+    # padded rows (queries of 3, 1 and 2 items)
+    qid = np.array([0, 0, 0, 1, 2, 2])
+    yq = np.array([1.0, 0.0, 2.0, 1.0, 0.0, 0.0])
+    sq = np.array([0.5, 0.5, 0.1, 3.0, 1.0, 2.0])
+    (block,) = grouped_layout(yq, sq, qid).blocks
+    r = rank(block, "average")
+    np.testing.assert_array_equal(_hits(r, None, None), [2, 1, 0])
+    # a ranking to depth 2 by sorting keeps whole rows up to the widest tie
+    # group that holds rank 2: row 1's (all 4 items), so every item
+    r = rank(dense_layout(y, s).blocks[0], "average", 2)
+    assert r.width == 4 and r.holds_all(4)
+    np.testing.assert_array_equal(_hits(r, None, None), [2, 0, 4])
+    # selected by the top-k path (rows of 8, depth 2): row 1 is one group
+    # of 8 items, so the width is the list's, but row 0 holds ranks 1-2
+    # alone; hits@2 are 1 (ranks 1-2: y = 1, 0) and 2 * 2/8 (2 relevant of
+    # 8 tied items)
+    y8 = np.array([[1.0, 0, 1, 0, 0, 0, 1, 0], [0.0, 0, 1, 0, 0, 0, 0, 1]])
+    s8 = np.array([[8.0, 7, 6, 5, 4, 3, 2, 1], [1.0] * 8])
+    r = rank(dense_layout(y8, s8).blocks[0], "average", 2)
+    assert r.width == 8 and not r.holds_all(8) and not r.holds_all(None)
+    np.testing.assert_array_equal(_hits(r, 2, None), [1, 0.5])
+    # R given by the block apart from the listed items (5 and 1)
+    block = dense_layout(y[:2], s[:2]).blocks[0]
+    block.n_relevant = np.array([5, 1])
+    r = rank(block, "first")
+    assert not r.holds_all(None)
+    np.testing.assert_array_equal(_hits(r, None, None), [2, 0])
+
+
 # --------------------------------------------------------------------------
 # ERR and nERR (Chapelle et al., 2009)
 # --------------------------------------------------------------------------
