@@ -422,6 +422,76 @@ def _gather_rows(
 # Tie groups ordered by a secondary key
 # --------------------------------------------------------------------------
 
+def tie_members(s, n_items):
+    """The items of ranked rows that share their score with a neighbour:
+    ``(flat, starts)``, ``flat`` the flat positions (``row * w + rank``)
+    of the items of every group of two or more equal scores, by row and
+    rank, and ``starts`` where each group begins in ``flat`` (then
+    ``flat``'s length); None when no row has a tie. ``s``: ``(m, w)``
+    scores in descending order (float32 read as they are, any other as
+    float64); ``n_items``: the number of items of each row (the rest is
+    padding, never a tie), or None (every position an item)."""
+    if is_float32(s):
+        return _tie_members["float"](s, n_items)
+    return _tie_members["double"](s, n_items)
+
+
+def _tie_members(const score_t[:, ::1] s, n_items):
+    """:func:`tie_members` of one score type."""
+    cdef Py_ssize_t m = s.shape[0], w = s.shape[1], r, j, lim, nf = 0, g = 0
+    cdef const int64_t[::1] items
+    cdef bint counted = n_items is not None
+    if counted:
+        items = n_items
+        if items.shape[0] != m:
+            raise ValueError(
+                f"tie_members: n_items has {items.shape[0]} rows; the scores {m}"
+            )
+    if m == 0 or w < 2:
+        return None
+    check_size("tie_members", 8, (m, w))
+    flat_a = np.empty(m * w, dtype=np.int64)
+    starts_a = np.empty(m * (w // 2) + 1, dtype=np.int64)
+    # plain pointers: the loop keeps them in registers (a memoryview's data
+    # is read again after every store)
+    cdef int64_t[::1] flat_v = flat_a
+    cdef int64_t[::1] starts_v = starts_a
+    cdef int64_t *flat = &flat_v[0]
+    cdef int64_t *starts = &starts_v[0]
+    cdef const int64_t *ip = &items[0] if counted and m else NULL
+    cdef const score_t *row
+    cdef int64_t base
+    cdef int before, after, member
+    with nogil:
+        # no branch per position: each is written, and kept (nf moves on)
+        # when it is in a group; a group begins where an item equals the
+        # next one but not the one before
+        for r in range(m):
+            row = &s[r, 0]
+            lim = w
+            if counted and ip[r] < w:
+                lim = ip[r] if ip[r] > 0 else 0
+            if lim < 2:
+                continue
+            base = r * w
+            before = 0
+            for j in range(lim - 1):
+                after = row[j + 1] == row[j]
+                member = before | after
+                flat[nf] = base + j
+                starts[g] = nf
+                g += member & (before ^ 1)
+                nf += member
+                before = after
+            # the last item: in a group when it equals the one before
+            flat[nf] = base + lim - 1
+            nf += before
+        starts[g] = nf
+    if g == 0:
+        return None
+    return flat_a[:nf], starts_a[: g + 1]
+
+
 def segment_order(starts, keys):
     """A stable sort of ``keys`` in descending order within each segment
     ``starts[g] .. starts[g + 1]``: the positions ``0 .. n - 1`` with each

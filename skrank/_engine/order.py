@@ -71,28 +71,19 @@ def _ties_by_key(pos, ss, ids, secondary, n_items):
     order of ``pos``). Returns the flat indices into ``pos`` of the items
     in tie groups (None: there is no tie).
     """
-    m, w = ss.shape
-    if w < 2:
+    found = _ordering.tie_members(
+        score_buffer(ss), None if n_items is None else kernel_buffer(n_items, np.int64)
+    )
+    if found is None:
         return None
-    eq = ss[:, 1:] == ss[:, :-1]
-    if n_items is not None:  # padding is not a tie of real items
-        eq &= np.arange(1, w)[None, :] < n_items[:, None]
-    if not eq.any():
-        return None
-    in_tie = np.zeros((m, w), dtype=bool)
-    in_tie[:, 1:] |= eq
-    in_tie[:, :-1] |= eq
-    begins = in_tie.copy()
-    begins[:, 1:] &= ~eq
-    flat = np.flatnonzero(in_tie)  # rank positions inside tie groups
-    starts = np.append(np.flatnonzero(begins.reshape(-1)[flat]), flat.shape[0])
+    flat, starts = found  # rank positions inside tie groups, group starts
     flat_pos = pos.reshape(-1)
     tied = flat_pos[flat]
     keys = np.asarray(secondary(ids.reshape(-1)[tied]))
     if keys.ndim == 1:  # one word per item
         keys = keys.reshape(-1, 1)
     within = _ordering.segment_order(
-        starts.astype(np.int64, copy=False), kernel_buffer(keys, np.uint64)
+        starts, kernel_buffer(keys, np.uint64)
     )  # each tie group by key, descending
     flat_pos[flat] = tied[within]
     return flat

@@ -21,6 +21,7 @@ from .._core import Prepared, aggregate, compute
 from .._engine import (
     Layout,
     finite_scores,
+    kernel_buffer,
     rank,
 )
 from .._evaluate import check_tie_bounds, tie_bounds_of
@@ -36,10 +37,7 @@ from ..names import (
     trec_eval_dotted,
 )
 from ._ids import _decode
-from ._io import (
-    _padded_words,
-    _show,
-)
+from ._io import _show
 from ._joined import (
     _general_blocks,
     _join,
@@ -49,6 +47,7 @@ from ._joined import (
     _uniform_width,
     run_slice_values,
 )
+from ._parse import id_words
 from ._readers import _read
 from ._settle import RUN_CONSTRAINTS, settle_run
 from ._tables import _natural_order, _query_counts, _same_kind, _Table
@@ -535,6 +534,15 @@ def evaluate_settled_run(
             )
     with_ids = ties == "trec_eval"
     docno = run._docno
+    id_rows = None  # the ids of up to _KEY_WORDS words, one row of bytes each
+    if with_ids and docno.fixed is not None:
+        id_bytes = docno.fixed.dtype.itemsize
+        if 0 < id_bytes <= 8 * _KEY_WORDS:
+            id_rows = (
+                np.ascontiguousarray(docno.fixed)
+                .view(np.uint8)
+                .reshape(docno.fixed.shape[0], id_bytes)
+            )
 
     def docno_keys(ids):
         # trec_eval orders tied documents by id, byte-wise descending: keys
@@ -543,12 +551,14 @@ def evaluate_settled_run(
             at = np.maximum(ids, 0)
             if rows_of is not None:  # grouped positions -> the run's rows
                 at = rows_of[at]
-            ids_at = docno.fixed[at]
-            if ids_at.dtype.itemsize <= 8 * _KEY_WORDS:
+            if id_rows is not None:
                 # the zero-padded ids as big-endian words: integers in the
-                # order of the bytes
-                return _padded_words(ids_at).byteswap()
+                # order of the bytes, gathered and built in one pass
+                words = np.empty((at.shape[0], -(-id_rows.shape[1] // 8)), np.uint64)
+                id_words(id_rows, kernel_buffer(at, np.int64), words)
+                return words
             # long ids: their ranks in numpy's byte-wise order
+            ids_at = docno.fixed[at]
             order = np.argsort(ids_at, kind="stable")
             rank = np.empty(order.shape[0], dtype=np.uint64)
             rank[order] = np.arange(order.shape[0], dtype=np.uint64)

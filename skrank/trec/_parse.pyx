@@ -373,6 +373,60 @@ def gather(
     return out_a
 
 
+def id_words(
+    const unsigned char[:, ::1] ids, const int64_t[::1] at, uint64_t[:, ::1] out
+):
+    """For each ``i``, the id in row ``at[i]`` of ``ids`` (zero-padded ids
+    of ``width`` bytes, one a row) as big-endian 64-bit words into
+    ``out[i]`` (``max(1, ceil(width / 8))`` words, the last zero-padded):
+    integers that order as the ids' bytes do, the first word the most
+    significant. One pass: the gather of the ids and the words at once."""
+    cdef Py_ssize_t n = at.shape[0], n_ids = ids.shape[0], width = ids.shape[1]
+    cdef Py_ssize_t n_words = max(1, (width + 7) // 8), i, w, k, bad = -1
+    cdef int64_t a
+    if out.shape[0] != n or out.shape[1] != n_words:
+        raise ValueError(
+            f"id_words: out must have shape ({n}, {n_words}); got "
+            f"({out.shape[0]}, {out.shape[1]})"
+        )
+    if n == 0:
+        return
+    cdef const unsigned char *base = &ids[0, 0] if n_ids and width else NULL
+    cdef uint64_t *op = &out[0, 0]
+    with nogil:
+        for i in range(n):
+            a = at[i]
+            if a < 0 or a >= n_ids:
+                bad = i
+                break
+            for w in range(n_words):
+                k = width - 8 * w
+                op[i * n_words + w] = _big_word(
+                    base + a * width + 8 * w, 8 if k > 8 else k
+                )
+    if bad >= 0:
+        raise ValueError(
+            f"id_words: at[{bad}] = {at[bad]} is not a row of the {n_ids} ids"
+        )
+
+
+cdef inline uint64_t _big_word(const unsigned char *p, Py_ssize_t k) noexcept nogil:
+    """The ``k`` bytes at ``p`` (at most 8; none when ``k <= 0``) as the high
+    bytes of a big-endian word, the rest zero."""
+    cdef uint64_t w = 0
+    cdef Py_ssize_t i
+    if k == 8:
+        return (
+            (<uint64_t>p[0] << 56) | (<uint64_t>p[1] << 48)
+            | (<uint64_t>p[2] << 40) | (<uint64_t>p[3] << 32)
+            | (<uint64_t>p[4] << 24) | (<uint64_t>p[5] << 16)
+            | (<uint64_t>p[6] << 8) | <uint64_t>p[7]
+        )
+    for i in range(8):
+        w = (w << 8) | (p[i] if i < k else 0)
+    return w
+
+
 # --------------------------------------------------------------------------
 # Nested dicts {qid: {docno: value}}
 # --------------------------------------------------------------------------

@@ -330,6 +330,65 @@ def test_segment_order_refuses_bad_segments():
         _ordering.segment_order(np.array([0, 4], dtype=np.int64), keys.view(np.int64))
 
 
+def ref_tie_members(s, n_items):
+    """The flat positions of the items equal to a neighbour (among each
+    row's first ``n_items``) and where each run of equal scores begins
+    among them: numpy's comparisons of neighbours and flatnonzero."""
+    m, w = s.shape
+    eq = s[:, 1:] == s[:, :-1]
+    if n_items is not None:
+        eq &= np.arange(1, w)[None, :] < np.asarray(n_items)[:, None]
+    member = np.zeros((m, w), dtype=bool)
+    member[:, 1:] |= eq
+    member[:, :-1] |= eq
+    begins = member.copy()
+    begins[:, 1:] &= ~eq
+    flat = np.flatnonzero(member)
+    starts = np.append(np.flatnonzero(begins.reshape(-1)[flat]), flat.shape[0])
+    return flat, starts
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tie_members_against_numpy(dtype):
+    # rows of few values (long and short groups), distinct values, one
+    # value, signed zeros and -inf padding; with and without item counts
+    # (0, 1, the width and counts that cut a group)
+    rng = np.random.default_rng(3)
+    for w in (1, 2, 3, 7, 64, 129):
+        for values in (1, 2, 5, None):
+            m = 9
+            s = (
+                rng.random((m, w))
+                if values is None
+                else rng.integers(0, values, (m, w))
+            )
+            s = -np.sort(-s.astype(dtype), axis=1)
+            if w > 3:
+                s[0, :2] = [0.0, -0.0]
+                s[1, -2:] = -np.inf
+            for n_items in (None, rng.integers(0, w + 1, m)):
+                if n_items is not None:
+                    n_items[:3] = [0, 1, w]
+                got = _ordering.tie_members(
+                    s, None if n_items is None else n_items.astype(np.int64)
+                )
+                flat, starts = ref_tie_members(s, n_items)
+                if flat.shape[0] == 0:
+                    assert got is None
+                    continue
+                np.testing.assert_array_equal(got[0], flat)
+                np.testing.assert_array_equal(got[1], starts)
+                assert got[0].dtype == got[1].dtype == np.int64
+
+
+def test_tie_members_refuses_counts_of_other_rows():
+    with pytest.raises(ValueError, match="n_items has 2 rows; the scores 3"):
+        _ordering.tie_members(np.zeros((3, 4)), np.array([1, 2], dtype=np.int64))
+    with pytest.raises(ValueError, match="dtype mismatch|Buffer dtype"):
+        _ordering.tie_members(np.zeros((3, 4)), np.array([1, 2, 3], dtype=np.int32))
+    assert _ordering.tie_members(np.zeros((0, 4)), None) is None
+
+
 @pytest.mark.parametrize("dtype", [">i4", ">i8", ">u4", "<i4", "<u8"])
 def test_query_ids_in_either_byte_order(dtype):
     y, s, qid, w = _interleaved(dtype)

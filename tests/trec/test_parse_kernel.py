@@ -403,3 +403,50 @@ def test_key_table_checks():
         _keys.probe(tk, tp, shift + 1, np.array([1], dtype=np.uint64))
     with pytest.raises(ValueError, match="power-of-two"):
         _keys.probe(tk, tp[:-1], shift, np.array([1], dtype=np.uint64))
+
+
+def _padded_big_endian(ids):
+    """Zero-padded ids as big-endian 64-bit words: the bytes padded to whole
+    words and read as big-endian integers by numpy."""
+    width = max(ids.dtype.itemsize, 1)
+    n_words = -(-width // 8)
+    m = np.zeros((ids.shape[0], n_words * 8), dtype=np.uint8)
+    m[:, : ids.dtype.itemsize] = ids.view(np.uint8).reshape(ids.shape[0], -1)
+    return m.view(">u8").astype(np.uint64)
+
+
+@pytest.mark.parametrize("width", [1, 3, 7, 8, 9, 15, 16, 17, 31, 32])
+def test_id_words_against_numpy(width):
+    # ids of every length up to the width (zero-padded), bytes above 127,
+    # ids equal but for their last byte; gathered in any order, repeats too
+    rng = np.random.default_rng(width)
+    n_ids = 50
+    raw = rng.integers(1, 256, (n_ids, width), dtype=np.uint8)
+    lengths = rng.integers(0, width + 1, n_ids)
+    raw[np.arange(width)[None, :] >= lengths[:, None]] = 0
+    raw[1] = raw[0]
+    raw[1, -1] ^= 1
+    ids = raw.reshape(-1).view(f"S{width}")
+    at = rng.integers(0, n_ids, 200).astype(np.int64)
+    out = np.empty((200, -(-width // 8)), dtype=np.uint64)
+    _parse.id_words(raw, at, out)
+    want = _padded_big_endian(ids[at])
+    np.testing.assert_array_equal(out, want)
+    # integers in the order of the ids' bytes, word by word
+    keys = [tuple(int(v) for v in row) for row in out]
+    by_bytes = [bytes(raw[a]) for a in at]
+    assert sorted(range(200), key=keys.__getitem__) == sorted(
+        range(200), key=by_bytes.__getitem__
+    )
+
+
+def test_id_words_refuses_rows_it_does_not_hold():
+    raw = np.zeros((4, 9), dtype=np.uint8)
+    out = np.empty((2, 2), dtype=np.uint64)
+    for at in ([0, 4], [-1, 0]):
+        with pytest.raises(ValueError, match="is not a row of the 4 ids"):
+            _parse.id_words(raw, np.array(at, dtype=np.int64), out)
+    with pytest.raises(ValueError, match=r"out must have shape \(2, 2\); got \(2, 1\)"):
+        _parse.id_words(raw, np.array([0, 1], dtype=np.int64), out[:, :1].copy())
+    empty = np.empty((0, 2), dtype=np.uint64)
+    _parse.id_words(raw, np.zeros(0, dtype=np.int64), empty)
