@@ -24,6 +24,7 @@ from ._engine import (
     rank,
     ranking_slices,
 )
+from ._exact import max_abs, split_level
 from ._threads import map_in_order
 from ._threads import threads as thread_limit
 from ._trec_gains import trec_nan
@@ -594,8 +595,9 @@ def _exact_levels(x) -> int:
     about 30 bits below the largest magnitude left) is split off exactly,
     ``hi = (r + C) - C`` with ``C = 1.5 * 2**(g + 52)`` and ``r - hi``
     exact; the parts, multiples of ``2**g`` below ``2**(g + 30)``, add up
-    exactly in float64 in any order (``np.sum``), and the level's sum is
-    added as a Python integer. The levels run until nothing is left: a few
+    exactly in float64 in any order, and the level's sum is added as a
+    Python integer. A level is one compiled pass
+    (:func:`skrank._exact.split_level`). The levels run until nothing is left: a few
     for values within a few binary orders of magnitude, one per 30 bits of
     their span in general. Values whose magnitudes span more than ``2**1800``
     lose the digits of the smallest (scaled below the smallest double).
@@ -604,22 +606,19 @@ def _exact_levels(x) -> int:
     for start in range(0, x.shape[0], _EXACT_ROWS):
         r = np.array(x[start : start + _EXACT_ROWS], dtype=np.float64)  # a copy
         scale = 0
-        if r.size and max(r.max(), -r.min()) >= _EXACT_HIGH:
+        top = max_abs(r)
+        if top >= _EXACT_HIGH:
             r *= 2.0**-128
+            top *= 2.0**-128
             scale = 128
         bits = 52 - max(int(r.shape[0]).bit_length(), 1)
-        hi = np.empty_like(r)
         part = 0
-        while r.size:
-            top = max(float(r.max()), -float(r.min()))
-            if top == 0:
-                break
+        while top != 0:
+            # one compiled pass a level: the split, the sum of its parts
+            # and the largest magnitude left (skrank._exact)
             g = max(math.frexp(top)[1] - bits, -1074)
-            c = 1.5 * 2.0 ** (g + 52)
-            np.add(r, c, out=hi)
-            np.subtract(hi, c, out=hi)
-            np.subtract(r, hi, out=r)
-            num, den = float(np.sum(hi)).as_integer_ratio()
+            level, top = split_level(r, 1.5 * 2.0 ** (g + 52))
+            num, den = level.as_integer_ratio()
             part += (num << EXACT_SCALE) // den
         total += part << scale
     return total

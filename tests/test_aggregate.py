@@ -249,3 +249,43 @@ def test_products_of_subnormal_and_huge_weights_keep_53_bits():
     u = np.array([0.3, 0.6])
     got = aggregate("t", "m", u.copy(), no, np.array([1e-320, 1e-320]), "mean", 0.0)
     assert got == _exact_mean(u)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 8, 1001])
+def test_split_level_and_max_abs_against_numpy(n):
+    # the compiled pass of one level against its statement in numpy:
+    # hi = (r + c) - c, r - hi in place, the sum of the hi (exact: a
+    # Fraction), the largest |r - hi|; values of both signs, zeros and
+    # magnitudes far apart, every length around the kernel's four lanes;
+    # grids from the one the exact sum takes (g = e - bits, 2**e above the
+    # largest magnitude) to coarser ones
+    from skrank._exact import max_abs, split_level
+
+    rng = np.random.default_rng(n)
+    x = (rng.random(n) - 0.5) * 10.0 ** rng.integers(-20, 3, n)
+    x[::7] = 0.0
+    top = float(np.abs(x).max()) if n else 0.0
+    assert max_abs(x) == top
+    bits = 52 - max(n.bit_length(), 1)
+    e = math.frexp(top)[1]
+    for g in (e - bits, e - bits + 9, e):
+        c = 1.5 * 2.0 ** (g + 52)
+        r = x.copy()
+        hi = (x + c) - c
+        level, left = split_level(r, c)
+        np.testing.assert_array_equal(r, x - hi)
+        assert Fraction(level) == sum(Fraction(float(h)) for h in hi)
+        assert left == (float(np.abs(x - hi).max()) if n else 0.0)
+
+
+def test_exact_sum_of_values_spread_over_many_levels():
+    # magnitudes from 1e-250 to 1e250 (tens of levels, below the 2**1800
+    # the sum keeps exactly) with values that cancel, and subnormals beside
+    # ordinary numbers: the integer is the Fraction sum's
+    rng = np.random.default_rng(11)
+    x = (rng.random(3000) - 0.5) * 10.0 ** rng.integers(-250, 250, 3000)
+    x[3:5] = [1e250, -1e250]
+    small = np.array([5e-324, -5e-324, 2.5e-320, 1.0, 3.0, 1e-310])
+    for values in (x, small):
+        exact = sum(Fraction(float(a)) for a in values)
+        assert Fraction(exact_sum(values), 1 << EXACT_SCALE) == exact
