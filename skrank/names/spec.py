@@ -109,7 +109,7 @@ class MetricSpec:
     True
     """
 
-    __slots__ = ("measure", "k", "params", "_explicit", "zero_undefined")
+    __slots__ = ("measure", "k", "params", "_explicit", "zero_undefined", "_name")
 
     def __init__(
         self, measure: Measure, k=None, params=None, explicit=(), zero_undefined=False
@@ -124,6 +124,7 @@ class MetricSpec:
                 full[p.keyword] = p.convert(full[p.keyword])
         self.params = full
         self._explicit = frozenset(explicit)
+        self._name = None
 
     @property
     def name(self) -> str:
@@ -133,6 +134,13 @@ class MetricSpec:
         --------
         get_metric : Parse any spelling.
         """
+        # spelled once: a spec does not change (every copy is a new spec),
+        # and its name is its hash and its equality
+        if self._name is None:
+            self._name = self._spelled()
+        return self._name
+
+    def _spelled(self) -> str:
         m = self.measure
         shown = []
         for p in m.params:
@@ -260,4 +268,5 @@ def _rebuilt(key, k, params, explicit, zero_undefined) -> MetricSpec:
     spec.params = params
     spec._explicit = frozenset(explicit)
     spec.zero_undefined = zero_undefined
+    spec._name = None
     return spec
