@@ -158,3 +158,99 @@ def test_score_functions_on_threads_equal_scikit_learn(monkeypatch, threads):
     with _threads.use_threads(threads):
         got = skrank.ndcg_score(y, s, k=10)
     np.testing.assert_allclose(got, sklearn.metrics.ndcg_score(y, s, k=10), rtol=1e-12)
+
+
+# --------------------------------------------------------------------------
+# The pools kept from call to call
+# --------------------------------------------------------------------------
+
+
+def _run_with_timeout(func, seconds=30):
+    """func() on a thread; its result, or a failure when it has not ended
+    after ``seconds`` (a deadlock)."""
+    import threading
+
+    out = {}
+    thread = threading.Thread(target=lambda: out.setdefault("r", func()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"did not end within {seconds} s"
+    return out["r"]
+
+
+def test_pools_are_kept_and_run_at_most_their_threads():
+    import threading
+    import time
+
+    assert _threads.pool(1) is None
+    assert _threads.pool(2) is _threads.pool(2)
+    lock = threading.Lock()
+    running, most, seen = [0], [0], set()
+
+    def work(x):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            seen.add(threading.get_ident())
+        time.sleep(0.01)
+        with lock:
+            running[0] -= 1
+        return x
+
+    for _ in range(2):
+        assert list(_threads.map_in_order(work, range(12), 2)) == list(range(12))
+    assert most[0] <= 2
+    # the same two threads served both calls
+    assert len(seen) <= 2
+    assert threading.get_ident() not in seen
+
+
+def test_work_split_again_on_a_pool_thread_runs_there():
+    # each of the two parts on the pool of two splits its work again: were
+    # those parts given to the same pool, both threads would wait for parts
+    # that no thread is free to run
+    import threading
+
+    def inner(x):
+        return threading.get_ident()
+
+    def outer(x):
+        here = threading.get_ident()
+        idents = list(_threads.map_in_order(inner, range(4), 2))
+        return idents == [here] * 4
+
+    got = _run_with_timeout(lambda: list(_threads.map_in_order(outer, range(6), 2)))
+    assert got == [True] * 6
+
+
+def test_no_part_runs_after_the_results_are_left():
+    import time
+
+    finished = []
+
+    def slow(x):
+        time.sleep(0.02)
+        finished.append(x)
+        return x
+
+    results = _threads.map_in_order(slow, range(20), 2)
+    assert next(results) == 0
+    results.close()  # the caller moves on (an error where results are used)
+    done = len(finished)
+    time.sleep(0.2)
+    assert len(finished) == done < 20
+
+
+def test_a_forked_process_starts_its_own_pools():
+    import multiprocessing
+
+    list(_threads.map_in_order(abs, range(8), 2))  # the parent's pool
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(
+        target=lambda: queue.put(list(_threads.map_in_order(abs, range(-4, 4), 2)))
+    )
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) == [4, 3, 2, 1, 0, 1, 2, 3]
