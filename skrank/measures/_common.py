@@ -89,7 +89,7 @@ def _divide(values, denom, undefined):
         isinstance(undefined, np.ndarray)
         and np.shape(values) == undefined.shape
         and not undefined.any()
-        and np.all(denom)
+        and (denom.all() if isinstance(denom, np.ndarray) else np.all(denom))
     ):
         # every query defined, no denominator 0: the quotients as they are
         return values / denom

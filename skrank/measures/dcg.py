@@ -13,7 +13,7 @@ from scipy.special import gammaln
 
 from .. import _trec_gains
 from .._engine import Ranking, discount, gain_values
-from .._engine.ranking import cumulative_discount
+from .._engine.ranking import cumulative_discount, cumulative_steps
 from .._trec_gains import TrecGainTable
 from .._validation import COMMON_CONSTRAINTS, InvalidParameterError, Options, gain_table
 from ._base import _REL, Measure, ParamSpec, _always_full, _gain_bound, _shared
@@ -29,7 +29,7 @@ def _dcg(r: Ranking, k, gain, log_base):
         return head_sums(r.position_gain(gain), r, r.cutoff(k), cum, positions=True)
     if r.cuts(k):  # no ties: every position its own group, the first k
         depth = r.cutoff(k)
-        return r.position_gain(gain)[:, :depth] @ np.diff(cum[: depth + 1])
+        return r.position_gain(gain)[:, :depth] @ cumulative_steps(depth, log_base)
     T = r.start
     weight = cum[T + r.in_cutoff(k)] - cum[T]
     return r.row_sum(r.gain(gain) / r.size * weight)
