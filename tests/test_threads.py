@@ -254,3 +254,37 @@ def test_a_forked_process_starts_its_own_pools():
     child.join(60)
     assert child.exitcode == 0
     assert queue.get(timeout=5) == [4, 3, 2, 1, 0, 1, 2, 3]
+
+
+def test_calls_from_several_threads_share_the_pools():
+    # four callers at once, each splitting its work over the pool of two:
+    # every result is the one of the call alone (computed first, on the
+    # calling thread: use_threads(1))
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    import skrank
+    from skrank._engine import layout
+
+    rng = np.random.default_rng(5)
+    qid = np.repeat(np.arange(300), 40)
+    y = rng.integers(0, 4, qid.shape[0]).astype(float)
+    s = rng.integers(0, 30, qid.shape[0]).astype(float)
+    metrics = ["ndcg@10", "map", "mrr@5"]
+    with _threads.use_threads(1):
+        want = skrank.evaluate(y, s, metrics, qid=qid, average=None)
+    original = layout.SLICE_VALUES
+    try:
+        layout.SLICE_VALUES = 1000  # many slices: the callers' parts interleave
+        with ThreadPoolExecutor(max_workers=4) as callers:
+            runs = [
+                callers.submit(skrank.evaluate, y, s, metrics, qid=qid, average=None)
+                for _ in range(8)
+            ]
+            got = [_run_with_timeout(run.result) for run in runs]
+    finally:
+        layout.SLICE_VALUES = original
+    for result in got:
+        for name in metrics:
+            np.testing.assert_array_equal(result[name], want[name])
