@@ -161,7 +161,7 @@ def test_score_functions_on_threads_equal_scikit_learn(monkeypatch, threads):
 
 
 # --------------------------------------------------------------------------
-# The pools kept from call to call
+# Work on threads: at most the threads asked for, none left running
 # --------------------------------------------------------------------------
 
 
@@ -178,49 +178,32 @@ def _run_with_timeout(func, seconds=30):
     return out["r"]
 
 
-def test_pools_are_kept_and_run_at_most_their_threads():
+def test_at_most_the_threads_asked_for_run_at_once():
     import threading
     import time
 
-    assert _threads.pool(1) is None
-    assert _threads.pool(2) is _threads.pool(2)
     lock = threading.Lock()
-    running, most, seen = [0], [0], set()
+    running, most = [0], [0]
 
     def work(x):
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
-            seen.add(threading.get_ident())
         time.sleep(0.01)
         with lock:
             running[0] -= 1
         return x
 
-    for _ in range(2):
-        assert list(_threads.map_in_order(work, range(12), 2)) == list(range(12))
-    assert most[0] <= 2
-    # the same two threads served both calls
-    assert len(seen) <= 2
-    assert threading.get_ident() not in seen
+    assert list(_threads.map_in_order(work, range(12), 2)) == list(range(12))
+    assert most[0] == 2
 
 
-def test_work_split_again_on_a_pool_thread_runs_there():
-    # each of the two parts on the pool of two splits its work again: were
-    # those parts given to the same pool, both threads would wait for parts
-    # that no thread is free to run
-    import threading
-
-    def inner(x):
-        return threading.get_ident()
-
+def test_work_split_again_inside_a_part_ends():
     def outer(x):
-        here = threading.get_ident()
-        idents = list(_threads.map_in_order(inner, range(4), 2))
-        return idents == [here] * 4
+        return list(_threads.map_in_order(abs, range(-x, x), 2))
 
     got = _run_with_timeout(lambda: list(_threads.map_in_order(outer, range(6), 2)))
-    assert got == [True] * 6
+    assert got == [[abs(v) for v in range(-x, x)] for x in range(6)]
 
 
 def test_no_part_runs_after_the_results_are_left():
@@ -238,26 +221,12 @@ def test_no_part_runs_after_the_results_are_left():
     results.close()  # the caller moves on (an error where results are used)
     done = len(finished)
     time.sleep(0.2)
-    assert len(finished) == done < 20
+    # the parts not started were cancelled: at most the two running ended
+    assert len(finished) == done <= 3
 
 
-def test_a_forked_process_starts_its_own_pools():
-    import multiprocessing
-
-    list(_threads.map_in_order(abs, range(8), 2))  # the parent's pool
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    child = ctx.Process(
-        target=lambda: queue.put(list(_threads.map_in_order(abs, range(-4, 4), 2)))
-    )
-    child.start()
-    child.join(60)
-    assert child.exitcode == 0
-    assert queue.get(timeout=5) == [4, 3, 2, 1, 0, 1, 2, 3]
-
-
-def test_calls_from_several_threads_share_the_pools():
-    # four callers at once, each splitting its work over the pool of two:
+def test_calls_from_several_threads_at_once():
+    # four callers at once, each splitting its work over two threads:
     # every result is the one of the call alone (computed first, on the
     # calling thread: use_threads(1))
     from concurrent.futures import ThreadPoolExecutor

@@ -14,12 +14,12 @@ from __future__ import annotations
 import mmap
 import sys
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
-from .._threads import pool
 from . import _grouping, _placing
 from .layout import kernel_buffer
 
@@ -137,10 +137,10 @@ def _parts(n: int, n_parts: int) -> list:
 def _side_by_side(func, n: int) -> list:
     """``[func(0), ..., func(n - 1)]``, on ``n`` threads when ``n > 1`` (the
     kernels release the GIL)."""
-    executor = pool(n)
-    if executor is None:
+    if n <= 1:
         return [func(t) for t in range(n)]
-    return list(executor.map(func, range(n)))
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        return list(pool.map(func, range(n)))
 
 
 def _split(n: int, threads: int) -> int:

@@ -5,9 +5,10 @@ when several are allowed."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
-from .._threads import pool
 from .layout import SLICE_VALUES, Block, _pack
 
 
@@ -75,20 +76,12 @@ class StagedBlocks:
             for group in groups:
                 yield from self._build(group)
             return
-        # one group built ahead, on a thread of the pool the slices are
-        # ranked on (the kernels and numpy release the GIL)
-        helper = pool(self.threads)
-        if helper is None:  # on a pool's thread: built there, in turn
-            for group in groups:
-                yield from self._build(group)
-            return
-        ahead = helper.submit(self._build, groups[0])
-        try:
+        # one group built ahead, on another thread (the kernels and numpy
+        # release the GIL)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            ahead = pool.submit(self._build, groups[0])
             for group in groups[1:]:
                 blocks = ahead.result()
-                ahead = helper.submit(self._build, group)
+                ahead = pool.submit(self._build, group)
                 yield from blocks
             yield from ahead.result()
-        finally:
-            if not ahead.cancel():
-                ahead.exception()  # waits: nothing is built after the caller moved on

@@ -323,10 +323,8 @@ def test_metrics_read_every_form(form, tmp_path):
 
 #: Each engine module and the skrank modules it loads, alone: only the
 #: modules before it (layout, then ranking, then order; staged, then
-#: grouping, after layout), its compiled kernels and, for the modules that
-#: run parts on threads, the package's pools of threads (``skrank._threads``,
-#: which loads the standard library only); never the package's __init__.
-THREADED = {"staged", "counting", "grouping"}
+#: grouping, after layout) and its compiled kernels, never the package's
+#: __init__.
 ENGINE_IMPORTS = {
     "layout": set(),
     "ranking": {"layout", "_ranking"},
@@ -367,8 +365,6 @@ def test_engine_module_imports_alone(name):
     ).stdout
     loaded = set(json.loads(out))
     want = {f"skrank._engine.{m}" for m in ENGINE_IMPORTS[name] | {name}}
-    if name in THREADED:
-        want.add("skrank._threads")
     assert loaded == want | {"skrank._engine"}
 
 
