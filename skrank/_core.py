@@ -76,9 +76,10 @@ def _shape_error(caller, y, s):
     )
 
 
-def _check_nonnegative(caller, y, nonnegative):
-    """No negative relevance where a metric declares it needs none."""
-    if nonnegative and y.min() < 0:
+def _check_nonnegative(caller, low, nonnegative):
+    """No negative relevance (``low``: its smallest value) where a metric
+    declares it needs none."""
+    if nonnegative and low < 0:
         raise InvalidParameterError(
             f"{caller} should not be used on negative y_true values."
         )
@@ -112,7 +113,11 @@ def prepare(
     needs and the metric it is needed for (scikit-learn's rule for nDCG).
     ``stacklevel`` is the warning's, counted from this function.
     """
-    y = as_numeric_array(y_true, "y_true", caller)
+    low = None
+    if nonnegative:  # the smallest value found as the values are checked
+        y, low = as_numeric_array(y_true, "y_true", caller, minimum=True)
+    else:
+        y = as_numeric_array(y_true, "y_true", caller)
     s = _scores(y_score, caller)
     if y.ndim > 2 or s.ndim > 2:
         raise InvalidParameterError(
@@ -129,7 +134,7 @@ def prepare(
             )
         if y.shape != s.shape:
             raise _shape_error(caller, y, s)
-        _check_nonnegative(caller, y, nonnegative)
+        _check_nonnegative(caller, low, nonnegative)
         need, metric = min_items
         if y.shape[1] < need:
             raise InvalidParameterError(
@@ -159,7 +164,7 @@ def prepare(
         )
     if y.shape != s.shape:
         raise _shape_error(caller, y, s)
-    _check_nonnegative(caller, y, nonnegative)
+    _check_nonnegative(caller, low, nonnegative)
     q = check_qid(qid, y.shape[0], caller)
     layout = grouped_layout(
         y, s, q, compact_relevance=True, lazy=True, threads=thread_limit()

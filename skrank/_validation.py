@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._options import GAINS, NONPOSITIVE, TIES
+from ._passes import finite_minimum
 
 __all__ = [
     "InvalidParameterError",
@@ -323,8 +324,8 @@ def validate_params(caller: str, params: dict, constraints: dict | None = None):
 
 
 def as_numeric_array(
-    x, name: str, caller: str, keep_float32: bool = False
-) -> np.ndarray:
+    x, name: str, caller: str, keep_float32: bool = False, minimum: bool = False
+):
     """Convert ``x`` to a float64 ndarray, rejecting what cannot be a number.
 
     Booleans become 0/1 (a multilabel indicator matrix is a valid relevance
@@ -333,7 +334,10 @@ def as_numeric_array(
     modified; a float64 array is returned as it is (not copied). With
     ``keep_float32`` (scores, which the engine orders as float32), a float32
     array stays float32: returned as it is in native byte order, converted
-    once to native float32 in the other.
+    once to native float32 in the other. With ``minimum``, ``(array, low)``
+    is returned, ``low`` the smallest value (a float), found in the pass
+    that checks the values for NaN and infinity
+    (:func:`skrank._passes.finite_minimum`) where the array is contiguous.
     """
     if x is None:
         raise InvalidParameterError(f"{name} of {caller} must be array-like. Got None.")
@@ -379,6 +383,12 @@ def as_numeric_array(
             f"{name} of {caller} is empty (shape {arr.shape}); at least one "
             "query with one item is needed."
         )
+    if minimum and arr.dtype == np.float64 and arr.flags.c_contiguous:
+        # the check and the minimum in one compiled pass
+        low = finite_minimum(arr.reshape(-1))
+        if not math.isnan(low):
+            return arr, low
+        _not_finite(arr, name, caller)
     # NaN and infinity carry into a sum of squares, so one pass clears every
     # finite array whose sum of squares does not overflow, with no temporary
     # array; the rest are checked value by value. On contiguous input BLAS's
@@ -392,16 +402,21 @@ def as_numeric_array(
         else:
             total = np.add.reduce(arr, axis=None)
     if not np.isfinite(total) and not np.isfinite(arr).all():
-        bad = np.argwhere(~np.isfinite(arr))[0]
-        where = tuple(int(i) for i in bad)
-        value = arr[where]
-        what = "NaN" if np.isnan(value) else "infinity"
-        loc = where[0] if len(where) == 1 else where
-        raise InvalidParameterError(
-            f"{name} of {caller} must not contain NaN or infinity; found "
-            f"{what} at index {loc}."
-        )
-    return arr
+        _not_finite(arr, name, caller)
+    return (arr, float(arr.min())) if minimum else arr
+
+
+def _not_finite(arr, name, caller):
+    """Raise the error of the first NaN or infinity of ``arr``."""
+    bad = np.argwhere(~np.isfinite(arr))[0]
+    where = tuple(int(i) for i in bad)
+    value = arr[where]
+    what = "NaN" if np.isnan(value) else "infinity"
+    loc = where[0] if len(where) == 1 else where
+    raise InvalidParameterError(
+        f"{name} of {caller} must not contain NaN or infinity; found "
+        f"{what} at index {loc}."
+    )
 
 
 def ids_of_one_kind(source, arr: np.ndarray, name: str, caller: str) -> np.ndarray:

@@ -742,3 +742,51 @@ def test_nonpositive_options():
         r"\{'ordinary', 'not_retrieved'\}. Got 'zero' instead.",
     ):
         validate_params("f", {"nonpositive": "zero"})
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 16, 17, 1001])
+def test_finite_minimum_against_numpy(n):
+    # the compiled pass against numpy: the minimum of finite values (signed
+    # zeros, subnormals, the largest doubles), NaN for NaN or an infinity
+    # in each place of rows of every length around the kernel's eight lanes
+    from skrank._passes import finite_minimum
+
+    rng = np.random.default_rng(n)
+    x = rng.normal(0, 1e3, n)
+    specials = [5e-324, -0.0, 1.7976931348623157e308, -1.7976931348623157e308]
+    for i, v in zip(rng.permutation(n), specials, strict=False):
+        x[i] = v
+    assert finite_minimum(x) == x.min()
+    for at in range(n):
+        for bad in (np.nan, np.inf, -np.inf):
+            y = x.copy()
+            y[at] = bad
+            assert math.isnan(finite_minimum(y)), (at, bad)
+    assert finite_minimum(np.zeros(0)) == np.inf
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_minimum_is_found_with_the_check(layout):
+    # as_numeric_array(minimum=True) gives numpy's minimum, from the
+    # compiled pass (contiguous float64) or numpy's (other layouts), and
+    # the same error for a value that is not finite
+    y = np.array([[3.0, -0.5, 2.0], [1.0, 0.0, 4.0]])
+    if layout == "strided":
+        y = np.asfortranarray(y)
+    arr, low = as_numeric_array(y, "y_true", "f", minimum=True)
+    assert low == -0.5 and isinstance(low, float)
+    assert arr is y
+    for value, what, where in (
+        (np.nan, "NaN", "(1, 2)"),
+        (np.inf, "infinity", "(1, 2)"),
+    ):
+        bad = y.copy(order="K")
+        bad[1, 2] = value
+        with pytest.raises(
+            InvalidParameterError,
+            match=re.escape(
+                f"y_true of f must not contain NaN or infinity; found {what} at "
+                f"index {where}."
+            ),
+        ):
+            as_numeric_array(bad, "y_true", "f", minimum=True)
