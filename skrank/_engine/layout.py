@@ -107,6 +107,11 @@ class Block:
         relevance in TREC qrels, trec_eval's ``RELVALUE_UNJUDGED``); they
         are unjudged as well. infAP tells them from the items outside the
         pool. ``None``: there are none.
+    unjudged_zero : bool
+        Whether every unjudged item has relevance 0 or less, so that the
+        relevant items (``y > 0``) are the judged ones whether ``judged`` is
+        read or not (a TREC run's blocks: the documents without a judgment
+        are given relevance 0). Default False: nothing is assumed.
     """
 
     rows: np.ndarray
@@ -120,6 +125,7 @@ class Block:
     tiebreak: np.ndarray | None = None
     n_relevant: np.ndarray | None = None
     unassessed: np.ndarray | None = None
+    unjudged_zero: bool = False
 
 
 # The names of a Block's fields, read once (copies and slices of blocks name
@@ -282,9 +288,9 @@ def slices(blocks, size=None):
             yield _float_relevance(
                 Block(
                     **{
-                        name: None
-                        if getattr(block, name) is None
-                        else getattr(block, name)[part]
+                        name: getattr(block, name)[part]
+                        if isinstance(getattr(block, name), np.ndarray)
+                        else getattr(block, name)
                         for name in _BLOCK_FIELDS
                     }
                 )

@@ -65,9 +65,11 @@ def cumulative_steps(n: int, log_base: float = 2) -> np.ndarray:
 
 def counts_relevant(block: Block) -> bool:
     """Whether the tie groups of a block's ranking count their relevant
-    items (``y > 0``) as they are found: when it has neither padding nor
-    judgments (which :meth:`Ranking.relevant` would then have to read)."""
-    return block.n_items is None and block.judged is None
+    items (``y > 0``) as they are found: when it has no padding, and no
+    judgments or none that changes which items are relevant (its unjudged
+    items have relevance 0 or less, ``Block.unjudged_zero``), which
+    :meth:`Ranking.relevant` would then have to read."""
+    return block.n_items is None and (block.judged is None or block.unjudged_zero)
 
 
 def _per_row(k) -> bool:

@@ -222,6 +222,7 @@ def _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids, unassessed):
             pool_y=pool_y,
             pool_n=pool_n,
             tiebreak=np.arange(first, last).reshape(m, width) if with_ids else None,
+            unjudged_zero=True,  # y is 0 but at the judged cells
         )
 
 
@@ -255,4 +256,5 @@ def _general_blocks(rows, rel, s, codes, n_q, pools, with_ids, unassessed):
     layout = grouped_layout(y, s, codes, judged=judged, tiebreak=ids, unassessed=flags)
     for block in layout.blocks:
         block.pool_y, block.pool_n = pools.block(block.rows)
+        block.unjudged_zero = True  # y is 0 but at the judged rows
     return layout.blocks

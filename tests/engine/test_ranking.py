@@ -105,6 +105,40 @@ def test_relevant_and_judged_nonrelevant_count_real_judged_items():
     np.testing.assert_array_equal(r.n_items, [3, 5])
 
 
+@pytest.mark.parametrize("in_order", [False, True])
+def test_relevant_counts_of_blocks_whose_unjudged_items_are_not_relevant(in_order):
+    # a block whose unjudged items have relevance 0 (Block.unjudged_zero, as
+    # a TREC run's) counts its relevant items with the tie groups: the same
+    # counts as y > 0 of the judged items, group by group (naive groups
+    # written in the test); rows sorted by the kernels and rows already in
+    # rank order (a run written in rank order)
+    rng = np.random.default_rng(4)
+    m, w = 6, 9
+    y = rng.integers(0, 3, (m, w)).astype(float)
+    judged = rng.random((m, w)) < 0.6
+    y[~judged] = 0.0
+    s = rng.integers(0, 4, (m, w)).astype(float)
+    if in_order:
+        s = -np.sort(-s, axis=1)
+    block = dense_layout(y, s).blocks[0]
+    block.judged = judged
+    block.unjudged_zero = True
+    r = rank(block, "average")
+    assert ("rel", None) in r._cache  # counted with the groups
+    want = []
+    for i in range(m):
+        for start, _ in _naive_groups(s[i]):
+            value = np.sort(s[i])[::-1][start]
+            members = s[i] == value
+            want.append(int(((y[i] > 0) & judged[i] & members).sum()))
+    np.testing.assert_array_equal(r.relevant(), want)
+    # without the flag nothing is assumed: the judgments are read
+    block.unjudged_zero = False
+    r = rank(block, "average")
+    assert ("rel", None) not in r._cache
+    np.testing.assert_array_equal(r.relevant(), want)
+
+
 def test_gain_is_the_group_sum_of_gain_values(ranking):
     r = ranking
     for gain in GAINS:

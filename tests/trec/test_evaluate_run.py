@@ -440,3 +440,50 @@ def test_qrels_relevance_edited_in_place_is_read(tmp_path, order):
     )[1]
     assert after == fresh
     assert after != before
+
+
+@pytest.mark.parametrize("ragged", [False, True])
+def test_run_blocks_give_unjudged_documents_relevance_zero(monkeypatch, ragged):
+    # every block of a run gives its documents without a judgment relevance
+    # 0 (Block.unjudged_zero: the tie groups then count the relevant items
+    # without reading the judgments); the values are the same, bit for bit,
+    # when the judgments are read (the flag ignored). Queries of equal
+    # lengths (one width) and of ragged lengths (padded blocks); ties,
+    # graded and negative judgments, judged documents not retrieved.
+    import skrank._core as core
+    import skrank._engine.order as order
+    import skrank._engine.ranking as ranking
+
+    rng = np.random.default_rng(9)
+    qrels, run = {}, {}
+    for q in range(12):
+        n = int(rng.integers(3, 9)) if ragged else 6
+        docs = [f"d{q}_{j}" for j in range(n + 2)]
+        run[f"q{q}"] = {d: float(rng.integers(0, 3)) for d in docs[:n]}
+        qrels[f"q{q}"] = {
+            d: int(rng.integers(-1, 3)) for d in docs if rng.random() < 0.6
+        }
+    metrics = ["map", "ndcg@5", "P@3", "recall@4", "bpref", "mrr"]
+    seen = []
+    compute = core.compute
+
+    def spy(caller, specs, prepared, **kwargs):
+        blocks = list(prepared.layout.blocks)
+        seen.extend(blocks)
+        prepared.layout.blocks = blocks
+        return compute(caller, specs, prepared, **kwargs)
+
+    monkeypatch.setattr("skrank.trec._evaluation.compute", spy)
+    got = evaluate_run(qrels, run, metrics, return_per_query=True)[1]
+    assert seen and all(b.unjudged_zero for b in seen)
+    for b in seen:
+        assert (b.y[~b.judged] <= 0).all()
+
+    def old_rule(block):
+        return block.n_items is None and block.judged is None
+
+    monkeypatch.setattr(ranking, "counts_relevant", old_rule)
+    monkeypatch.setattr(order, "counts_relevant", old_rule)
+    want = evaluate_run(qrels, run, metrics, return_per_query=True)[1]
+    for name in metrics:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
