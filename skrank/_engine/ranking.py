@@ -245,6 +245,11 @@ class Ranking:
             self._cache[key] = np.flatnonzero(self.start < k)
         return self._cache[key]
 
+    def reads_whole(self, k):
+        """Whether a cutoff ``k`` reads every row to its end: None, or one
+        cutoff for all at least the width."""
+        return k is None or (not _per_row(k) and int(k) >= self.width)
+
     def holds_all(self, k):
         """Whether the top ``k`` of every row (None: the whole list) holds
         every item its query counts in R: the rows are the queries' whole
@@ -257,7 +262,7 @@ class Ranking:
             and b.pool_y is None
             and b.n_relevant is None
             and self.width == b.y.shape[1]
-            and (k is None or (not _per_row(k) and int(k) >= self.width))
+            and self.reads_whole(k)
         )
 
     def cuts(self, k):

@@ -65,7 +65,7 @@ def _hits(r: Ranking, k, level):
         return r.relevant(level)[:, : r.cutoff(k)].sum(axis=1)
     if r.holds_all(k):  # every item of every query inside: R
         return r.n_relevant(level).astype(np.float64)
-    if not r.tied and (k is None or (np.ndim(k) == 0 and int(k) >= r.width)):
+    if not r.tied and r.reads_whole(k):
         # no ties, every position inside: the relevant items of each row
         return r.row_sum(r.relevant(level))
     inside = r.in_cutoff(k)
