@@ -1,6 +1,7 @@
 # The byte-level kernels of the TREC readers, shared by their Cython modules
 # (declared here only: no module of this name is imported at run time):
-# reading a few bytes as a word, the 40-bit hash of an id
+# reading a few bytes as a word (little-endian, or big-endian for keys that
+# order as the bytes do), the 40-bit hash of an id
 # (skrank.trec._io._hash40 states it in numpy), the multiplicative spread of
 # a 64-bit key that places it in a hash table, and the exact parser of plain
 # decimal numbers.
@@ -44,6 +45,23 @@ cdef inline uint64_t _word(const unsigned char *p, Py_ssize_t k) noexcept nogil:
         return w
     for i in range(k - 1, -1, -1):
         w = (w << 8) | p[i]
+    return w
+
+
+cdef inline uint64_t _big_word(const unsigned char *p, Py_ssize_t k) noexcept nogil:
+    """The ``k`` bytes at ``p`` (at most 8; none when ``k <= 0``) as the high
+    bytes of a big-endian word, the rest zero."""
+    cdef uint64_t w = 0
+    cdef Py_ssize_t i
+    if k == 8:
+        return (
+            (<uint64_t>p[0] << 56) | (<uint64_t>p[1] << 48)
+            | (<uint64_t>p[2] << 40) | (<uint64_t>p[3] << 32)
+            | (<uint64_t>p[4] << 24) | (<uint64_t>p[5] << 16)
+            | (<uint64_t>p[6] << 8) | <uint64_t>p[7]
+        )
+    for i in range(8):
+        w = (w << 8) | (p[i] if i < k else 0)
     return w
 
 

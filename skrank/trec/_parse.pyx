@@ -35,7 +35,7 @@ from libc.stdlib cimport free, realloc
 from libc.string cimport memchr, memcmp, memcpy, memmove, memset
 
 from .._engine._shared cimport prefetch as _prefetch
-from ._bytes cimport _hash40, _number, _word
+from ._bytes cimport _big_word, _hash40, _number, _word
 
 cnp.import_array()
 
@@ -408,23 +408,6 @@ def id_words(
         raise ValueError(
             f"id_words: at[{bad}] = {at[bad]} is not a row of the {n_ids} ids"
         )
-
-
-cdef inline uint64_t _big_word(const unsigned char *p, Py_ssize_t k) noexcept nogil:
-    """The ``k`` bytes at ``p`` (at most 8; none when ``k <= 0``) as the high
-    bytes of a big-endian word, the rest zero."""
-    cdef uint64_t w = 0
-    cdef Py_ssize_t i
-    if k == 8:
-        return (
-            (<uint64_t>p[0] << 56) | (<uint64_t>p[1] << 48)
-            | (<uint64_t>p[2] << 40) | (<uint64_t>p[3] << 32)
-            | (<uint64_t>p[4] << 24) | (<uint64_t>p[5] << 16)
-            | (<uint64_t>p[6] << 8) | <uint64_t>p[7]
-        )
-    for i in range(8):
-        w = (w << 8) | (p[i] if i < k else 0)
-    return w
 
 
 # --------------------------------------------------------------------------
