@@ -328,80 +328,114 @@ cdef enum:
     MAX_GRADE = 6
 
 
-# The grades of one row counted: with SSE2 (every x86-64), four values at a
-# time, each converted to an int32 lane, checked for being an integer in
-# 0 .. MAX_GRADE (converted back and compared; NaN, infinities and values
-# out of range fail the comparison or the range) and counted by a comparison
-# with each grade in its own lanes; the rest of the row one value at a
-# time, as small_integer reads it.
+# The grades of one row counted: with SSE2 (every x86-64), sixteen values
+# at a time, each converted to an int32 lane and checked for being an
+# integer (converted back and compared: NaN, infinities and fractions fail),
+# the sixteen packed with signed saturation into bytes (out of range stays
+# out of range: the largest byte, read unsigned, is checked against
+# MAX_GRADE) and counted by a comparison with each grade in byte counters,
+# added up (_mm_sad_epu8) before they can overflow. The rest of a row (fewer
+# than sixteen values) is read as the row's last sixteen values with those
+# counted already masked to zero (from a copy padded with zeros when the row
+# is shorter): zeros count in no grade. Elsewhere one value at a time, as
+# small_integer reads it.
 cdef extern from *:
     """
     #include <stdint.h>
     #include <stddef.h>
+    #include <string.h>
     #if defined(__SSE2__) || defined(_M_X64)
     #include <emmintrin.h>
-    static inline int64_t skrank_lanes(__m128i v)
+    /* the sixteen values at p as bytes (saturated), and whether each is an
+       integer folded into *exact */
+    static inline __m128i skrank_grade_bytes(const double *p, __m128d *exact)
     {
-        int32_t a[4];
-        _mm_storeu_si128((__m128i *)a, v);
-        return (int64_t)a[0] + a[1] + a[2] + a[3];
+        __m128i q[8];
+        __m128d e = *exact;
+        int i;
+        for (i = 0; i < 8; i++) {
+            __m128d a = _mm_loadu_pd(p + 2 * i);
+            q[i] = _mm_cvttpd_epi32(a);
+            e = _mm_and_pd(e, _mm_cmpeq_pd(_mm_cvtepi32_pd(q[i]), a));
+        }
+        *exact = e;
+        return _mm_packs_epi16(
+            _mm_packs_epi32(_mm_unpacklo_epi64(q[0], q[1]), _mm_unpacklo_epi64(q[2], q[3])),
+            _mm_packs_epi32(_mm_unpacklo_epi64(q[4], q[5]), _mm_unpacklo_epi64(q[6], q[7])));
     }
+    static const unsigned char skrank_last_bytes[32] = {
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        255, 255, 255, 255, 255, 255, 255, 255,
+        255, 255, 255, 255, 255, 255, 255, 255};
     #endif
     /* above[g - 1] += the values >= g of row[0 .. n) for g = 1 .. 6;
        returns 1 when a value is not an integer in 0 .. 6, else 0 */
     static int skrank_count_grades(const double *row, ptrdiff_t n, int64_t *above)
     {
-        ptrdiff_t j = 0;
-        int bad = 0, g, t;
     #if defined(__SSE2__) || defined(_M_X64)
-        const __m128i zero = _mm_setzero_si128();
-        const __m128i sign = _mm_set1_epi32((int32_t)0x80000000u);
-        const __m128i top = _mm_set1_epi32((int32_t)(0x80000000u + 6u));
-        const __m128i k0 = _mm_set1_epi32(0), k1 = _mm_set1_epi32(1);
-        const __m128i k2 = _mm_set1_epi32(2), k3 = _mm_set1_epi32(3);
-        const __m128i k4 = _mm_set1_epi32(4), k5 = _mm_set1_epi32(5);
-        __m128i wrong = zero;
+        const __m128i zero = _mm_setzero_si128(), six = _mm_set1_epi8(6);
+        __m128i c[6], sum[6], big = zero, v;
         __m128d exact = _mm_castsi128_pd(_mm_set1_epi32(-1));
-        while (n - j >= 4) {
-            /* at most 2**28 values a lane before the int32 counters are
-               emptied */
-            ptrdiff_t end = j + ((n - j) & ~(ptrdiff_t)3);
-            if (end - j > ((ptrdiff_t)1 << 30))
-                end = j + ((ptrdiff_t)1 << 30);
-            __m128i c1 = zero, c2 = zero, c3 = zero, c4 = zero, c5 = zero,
-                    c6 = zero;
-            for (; j < end; j += 4) {
-                __m128d a = _mm_loadu_pd(row + j), b = _mm_loadu_pd(row + j + 2);
-                __m128i ia = _mm_cvttpd_epi32(a), ib = _mm_cvttpd_epi32(b);
-                exact = _mm_and_pd(exact, _mm_cmpeq_pd(_mm_cvtepi32_pd(ia), a));
-                exact = _mm_and_pd(exact, _mm_cmpeq_pd(_mm_cvtepi32_pd(ib), b));
-                __m128i v = _mm_unpacklo_epi64(ia, ib);
-                /* unsigned v > 6: negative values too */
-                wrong = _mm_or_si128(
-                    wrong, _mm_cmpgt_epi32(_mm_xor_si128(v, sign), top));
-                c1 = _mm_sub_epi32(c1, _mm_cmpgt_epi32(v, k0));
-                c2 = _mm_sub_epi32(c2, _mm_cmpgt_epi32(v, k1));
-                c3 = _mm_sub_epi32(c3, _mm_cmpgt_epi32(v, k2));
-                c4 = _mm_sub_epi32(c4, _mm_cmpgt_epi32(v, k3));
-                c5 = _mm_sub_epi32(c5, _mm_cmpgt_epi32(v, k4));
-                c6 = _mm_sub_epi32(c6, _mm_cmpgt_epi32(v, k5));
+        double tail[16];
+        ptrdiff_t j = 0, end, full = n - n % 16, rem = n % 16;
+        int g;
+        for (g = 0; g < 6; g++)
+            sum[g] = zero;
+        while (j < full || rem) {
+            /* at most 255 blocks (the last row's rest among them) before
+               the byte counters are added up */
+            end = full - j > 254 * 16 ? j + 254 * 16 : full;
+            for (g = 0; g < 6; g++)
+                c[g] = zero;
+            for (; j < end; j += 16) {
+                v = skrank_grade_bytes(row + j, &exact);
+                big = _mm_max_epu8(big, v);
+                for (g = 0; g < 6; g++)
+                    c[g] = _mm_sub_epi8(c[g], _mm_cmpgt_epi8(v, _mm_set1_epi8((char)g)));
             }
-            above[0] += skrank_lanes(c1);
-            above[1] += skrank_lanes(c2);
-            above[2] += skrank_lanes(c3);
-            above[3] += skrank_lanes(c4);
-            above[4] += skrank_lanes(c5);
-            above[5] += skrank_lanes(c6);
+            if (j == full && rem) {
+                if (n >= 16) {
+                    /* the last sixteen values, those counted already
+                       masked to zero */
+                    v = _mm_and_si128(
+                        skrank_grade_bytes(row + n - 16, &exact),
+                        _mm_loadu_si128((const __m128i *)(skrank_last_bytes + rem)));
+                } else {
+                    memset(tail, 0, sizeof(tail));
+                    memcpy(tail, row, (size_t)n * sizeof(double));
+                    v = skrank_grade_bytes(tail, &exact);
+                }
+                big = _mm_max_epu8(big, v);
+                for (g = 0; g < 6; g++)
+                    c[g] = _mm_sub_epi8(c[g], _mm_cmpgt_epi8(v, _mm_set1_epi8((char)g)));
+                rem = 0;
+            }
+            for (g = 0; g < 6; g++)
+                sum[g] = _mm_add_epi64(sum[g], _mm_sad_epu8(c[g], zero));
         }
-        bad = (_mm_movemask_pd(exact) != 3) | (_mm_movemask_epi8(wrong) != 0);
-    #endif
-        for (; j < n; j++) {
+        for (g = 0; g < 6; g += 2) {
+            /* the two halves of grades g and g + 1 added, beside each other */
+            __m128i both = _mm_add_epi64(
+                _mm_unpacklo_epi64(sum[g], sum[g + 1]),
+                _mm_unpackhi_epi64(sum[g], sum[g + 1]));
+            _mm_storeu_si128(
+                (__m128i *)(above + g),
+                _mm_add_epi64(_mm_loadu_si128((const __m128i *)(above + g)), both));
+        }
+        /* negative or saturated values are bytes above 6, read unsigned */
+        return (_mm_movemask_pd(exact) != 3)
+            | (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(big, six), big)) != 0xFFFF);
+    #else
+        ptrdiff_t j;
+        int bad = 0, g, t;
+        for (j = 0; j < n; j++) {
             g = skrank_small_integer(row[j], 6);
             bad |= g < 0;
             for (t = 0; t < g; t++)
                 above[t] += 1;
         }
         return bad;
+    #endif
     }
     """
     int count_grades "skrank_count_grades" (

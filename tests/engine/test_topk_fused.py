@@ -108,6 +108,33 @@ def test_grade_counts_against_numpy(n):
 
 
 @pytest.mark.parametrize(
+    "n", [254 * 16 - 1, 254 * 16, 254 * 16 + 1, 254 * 16 + 15, 255 * 16, 508 * 16 + 7]
+)
+def test_grade_counts_of_long_rows_of_the_top_grade(n):
+    # every value counted in every grade: the kernel's byte counters reach
+    # their largest count (255) before they are added up, around the
+    # bounds of its 254 blocks of sixteen values and a row's last values
+    y = np.full((3, n), 6.0)
+    y[1, ::7] = 0.0
+    np.testing.assert_array_equal(_grade_counts(y), ref_grade_counts(y))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 15, 16, 17, 31, 33])
+def test_grade_counts_check_every_position_of_short_rows(n):
+    # rows shorter than sixteen values (read from a padded copy) and the
+    # last values of longer ones (read again under a mask): a value that is
+    # not a grade is found wherever it is
+    rng = np.random.default_rng(n)
+    y = rng.integers(0, 7, (4, n)).astype(np.float64)
+    np.testing.assert_array_equal(_grade_counts(y), ref_grade_counts(y))
+    for at in range(n):
+        for bad in (0.5, 7.0, -1.0, np.nan):
+            z = y.copy()
+            z[2, at] = bad
+            assert _grade_counts(z) is None
+
+
+@pytest.mark.parametrize(
     "bad", [np.nan, np.inf, -np.inf, 0.5, 6.5, 7.0, -1.0, 70000.0, 2.0**31, 1e300]
 )
 @pytest.mark.parametrize("at", [0, 9, 16, 47, 99])
