@@ -28,9 +28,13 @@ system time against 0.03-0.1 s for each later read, the user time alike; a
 profile (``perf``, cpu-clock) puts the difference in the kernel clearing pages
 that the process touches for the first time (32 % of the first read's samples,
 11 % of a later one's): the heap that its allocator then keeps, the worker
-threads' stacks. Without that read the table's first row, the reading on two
-threads, would carry these costs alone (with ``--repeat 1``) while the rows
-after it read warm. The table gives the best wall time of ``--repeat`` runs
+threads' stacks. The line of that read gives its system time and, measured
+in a new process, how long writing as much fresh memory as the read's peak
+growth takes (one byte a page): the operating system's share of a first
+read, which on a virtual machine whose host takes back the guest's free
+memory can be most of it. Without that read the table's first row, the
+reading on two threads, would carry these costs alone (with ``--repeat 1``)
+while the rows after it read warm. The table gives the best wall time of ``--repeat`` runs
 (skrank's rows interleaved, so that a slow spell of a shared machine falls on
 all of them; with ``--repeat 2`` or more, ranx's just-in-time compilation falls
 out of its best time), its ratio to skrank's reading alone on as many threads
@@ -62,6 +66,8 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -283,6 +289,42 @@ def _once(func, args):
     return elapsed, cpu, growth, dict(result)
 
 
+_TOUCH = """
+import mmap, sys, time
+n = int(sys.argv[1])
+region = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+if hasattr(mmap, "MADV_HUGEPAGE"):
+    region.madvise(mmap.MADV_HUGEPAGE)
+view = memoryview(region)
+t0 = time.perf_counter()
+for i in range(0, n, 4096):
+    view[i] = 1
+print(time.perf_counter() - t0)
+"""
+
+
+def first_touch(nbytes):
+    """Seconds a new process takes to write one byte into each 4 KiB page
+    of ``nbytes`` of memory it has not touched before (mapped as the
+    reader's columns are, on transparent huge pages where offered): the
+    part of a first read that is the operating system's (and, on a virtual
+    machine, the host's) fault-in of fresh memory, which no later read
+    pays again while the process keeps its pages. A separate process, so
+    that the pages of this one are not warmed; NaN where it cannot run."""
+    nbytes = max(int(nbytes), 4096)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _TOUCH, str(nbytes)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=True,
+        )
+        return float(done.stdout.strip())
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return float("nan")
+
+
 def measure(funcs, args, repeat, trace):
     """Each of ``funcs`` run ``repeat`` times, the runs interleaved: per
     function the best wall time, the CPU time of that run, the largest peak
@@ -325,10 +367,15 @@ def bench(distribution, n_queries, args):
         )
         print(f"metrics: {', '.join(METRICS)}; best of {args.repeat}\n", flush=True)
         # the first read of the process, untimed in the table (see above)
-        wall, cpu, _, _ = _once(read_skrank, (qrels_path, run_path))
+        sys0 = resource.getrusage(resource.RUSAGE_SELF).ru_stime
+        wall, cpu, growth, _ = _once(read_skrank, (qrels_path, run_path))
+        system = resource.getrusage(resource.RUSAGE_SELF).ru_stime - sys0
+        touch = first_touch(growth * 2**20)
         print(
             f"first read (untimed): {wall:.2f} s, CPU {cpu:.2f} s "
-            f"({size / cpu:,.0f} MB/s/core)",
+            f"(system {system:.2f} s; {size / cpu:,.0f} MB/s/core); "
+            f"fresh memory: a new process writes its peak growth "
+            f"({growth:,.0f} MiB) into pages it never touched in {touch:.2f} s",
             flush=True,
         )
         # (label, function, the reading it is compared with)
