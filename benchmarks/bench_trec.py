@@ -28,23 +28,23 @@ system time against 0.03-0.1 s for each later read, the user time alike; a
 profile (``perf``, cpu-clock) puts the difference in the kernel clearing pages
 that the process touches for the first time (32 % of the first read's samples,
 11 % of a later one's): the heap that its allocator then keeps, the worker
-threads' stacks. The line of that read gives its system time and, measured
-in a new process, how long writing as much fresh memory as the read's peak
-growth takes (one byte a page): the operating system's share of a first
-read, which on a virtual machine whose host takes back the guest's free
-memory can be most of it. Without that read the table's first row, the
-reading on two threads, would carry these costs alone (with ``--repeat 1``)
-while the rows after it read warm. The table gives the best wall time of ``--repeat`` runs
-(skrank's rows interleaved, so that a slow spell of a shared machine falls on
-all of them; with ``--repeat 2`` or more, ranx's just-in-time compilation falls
-out of its best time), its ratio to skrank's reading alone on as many threads
-("x read") and to skrank's default mode ("x skrank"), the CPU time of the
-process (all its threads) in the best run, the reading speed in megabytes of
-the two files per second of CPU time ("MB/s/core": the speed of one core, which
-a loaded machine does not change much where it does change the wall time), and
-the growth of the process's peak resident memory during the tool's run (Linux:
-the peak is reset before each run through ``/proc/self/clear_refs``), also as a
-multiple of the two files' size.
+threads' stacks. The line of that read gives its system time and, measured in a
+new process, how long writing as much fresh memory as the read's peak growth
+takes (one byte a page): the operating system's share of a first read, which on
+a virtual machine whose host takes back the guest's free memory can be most of
+it. Without that read the table's first row, the reading on two threads, would
+carry these costs alone (with ``--repeat 1``) while the rows after it read
+warm. The table gives the best wall time of ``--repeat`` runs (skrank's rows
+interleaved, so that a slow spell of a shared machine falls on all of them;
+with ``--repeat 2`` or more, ranx's just-in-time compilation falls out of its
+best time), its ratio to skrank's reading alone on as many threads ("x read")
+and to skrank's default mode ("x skrank"), the CPU time of the process (all its
+threads) in the best run, the reading speed in megabytes of the two files per
+second of CPU time ("MB/s/core": the speed of one core, which a loaded machine
+does not change much where it does change the wall time), and the growth of the
+process's peak resident memory during the tool's run (Linux: the peak is reset
+before each run through ``/proc/self/clear_refs``), also as a multiple of the
+two files' size.
 The targets: reading and evaluating at most 1.3x the reading alone, reading
 at 300 MB/s or more per core, a peak at most 1.2x the files' size, and at
 least 10x faster than ranx and pytrec_eval. ``--tracemalloc`` adds
