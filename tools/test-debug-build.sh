@@ -23,7 +23,7 @@ SKRANK_DEBUG_BUILD=1 \
     "$PY" -m pytest -c ../setup.cfg -q -p no:cacheprovider \
     engine measures/test_kernels.py common/test_properties.py \
     common/test_input_forms.py common/test_ties.py trec/test_readers_fuzz.py \
-    trec/test_parse_kernel.py trec/test_dict_kernel.py \
+    trec/test_parse_kernel.py trec/test_dict_kernel.py trec/test_group_table.py \
     names/test_grammar_fuzz.py recsys/test_selection_speed_paths.py \
     fusion/test_fusion_kernels.py fusion/test_fusion_reductions.py fusion/test_fusion_join.py \
     fusion/test_fusion_sorted_ranks.py \

@@ -280,6 +280,12 @@ def fixed_equal(
     return out_a
 
 
+# keys filtered at a time by their marks before the keys that pass are
+# probed
+cdef enum:
+    SCAN_KEYS = 1024
+
+
 cdef Py_ssize_t _group_scan(
     caller,
     const uint64_t[::1] slot_keys,
@@ -296,50 +302,68 @@ cdef Py_ssize_t _group_scan(
     of key ``i`` to ``pos[i]`` (-1 where it is absent); else only the keys
     found, their indexes to ``at`` and positions to ``pos`` (both as long
     as the keys, the entries past the count untouched). Returns how many
-    entries were written."""
+    entries were written.
+
+    The keys come grouped by query; up to ``SCAN_KEYS`` keys of a query at
+    a time are first filtered by their mark bits without a branch (most
+    keys of a run, the documents nobody judged, stop there), then those
+    that pass are probed: the branches of the probes are taken for those
+    keys only."""
     cdef Py_ssize_t n_groups = offsets.shape[0] - 1, size = slot_keys.shape[0]
-    cdef Py_ssize_t n = keys.shape[0], i, c = 0, g, last = -1, home
+    cdef Py_ssize_t n = keys.shape[0], i, c = 0, g, a = 0, b, j, n_cand
     cdef int64_t found
-    cdef uint64_t key, spread, mask = 0
-    cdef int shift = 64, low = 61
-    cdef bint live = False, hits = at != NULL
-    cdef const uint64_t *tk = NULL
-    cdef const int32_t *tp = NULL
-    cdef const cnp.uint8_t *tm = NULL
+    cdef uint64_t key, spread, mask
+    cdef int shift, low
+    cdef bint hits = at != NULL
+    cdef const uint64_t *tk
+    cdef const int32_t *tp
+    cdef const cnp.uint8_t *tm
+    cdef Py_ssize_t cand[SCAN_KEYS]
     if n_groups < 0 or slot_pos.shape[0] != size or marks.shape[0] != size or offsets[n_groups] != size or bits.shape[0] < n_groups:
         raise ValueError(f"{caller}: the table's arrays do not fit together ({size} slots, {slot_pos.shape[0]} positions, {marks.shape[0]} marks, {offsets.shape[0]} offsets, {bits.shape[0]} sizes).")
     if size == 0:  # no query has a table: every key is absent
         n_groups = 0
     with nogil:
-        for i in range(n):
-            key = keys[i]
-            g = <Py_ssize_t>(key >> 40)
-            if g != last:
-                # the keys come grouped by query: the query's table is
-                # looked up when the query changes, not at every key
-                last = g
-                live = g < n_groups
-                if live:
-                    tk = &slot_keys[0] + offsets[g]
-                    tp = &slot_pos[0] + offsets[g]
-                    tm = &marks[0] + offsets[g]
-                    shift = 64 - bits[g]
-                    low = 61 - bits[g]
-                    mask = (<uint64_t>1 << bits[g]) - 1
-            found = -1
-            if live:
-                spread = _spread(key)
-                home = <Py_ssize_t>(spread >> shift)
+        while a < n:
+            g = <Py_ssize_t>(keys[a] >> 40)
+            b = a
+            if g >= n_groups:
+                # a query beyond the table's: its keys are absent
+                while b < n and <Py_ssize_t>(keys[b] >> 40) == g:
+                    if not hits:
+                        pos[b] = -1
+                    b += 1
+                a = b
+                continue
+            tk = &slot_keys[0] + offsets[g]
+            tp = &slot_pos[0] + offsets[g]
+            tm = &marks[0] + offsets[g]
+            shift = 64 - bits[g]
+            low = 61 - bits[g]
+            mask = (<uint64_t>1 << bits[g]) - 1
+            n_cand = 0
+            while b < n and b - a < SCAN_KEYS:
+                key = keys[b]
+                if <Py_ssize_t>(key >> 40) != g:
+                    break
+                if not hits:
+                    pos[b] = -1
                 # no key of the table has this first slot and bit: absent
-                if (tm[home] >> ((spread >> low) & 7)) & 1:
-                    found = _slot_of(tk, tp, key, shift, mask)
-            if hits:
-                # written always, kept (the count moved on) when found
-                at[c] = i
-                pos[c] = found
-                c += found >= 0
-            else:
-                pos[i] = found
+                spread = _spread(key)
+                cand[n_cand] = b
+                n_cand += (tm[spread >> shift] >> ((spread >> low) & 7)) & 1
+                b += 1
+            for j in range(n_cand):
+                i = cand[j]
+                found = _slot_of(tk, tp, keys[i], shift, mask)
+                if hits:
+                    # written always, kept (the count moved on) when found
+                    at[c] = i
+                    pos[c] = found
+                    c += found >= 0
+                else:
+                    pos[i] = found
+            a = b
     return c if hits else n
 
 

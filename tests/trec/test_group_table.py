@@ -40,6 +40,35 @@ def test_probe_finds_what_a_dict_finds(seed):
     assert got.tolist() == flat.tolist()
 
 
+@pytest.mark.parametrize("per_query", [1, 1023, 1024, 1025, 3000])
+def test_long_runs_of_one_query_find_what_a_dict_finds(per_query):
+    # a run's keys: each query's documents together, many more of them than
+    # its judged ones (the kernel filters up to 1024 keys of a query at a
+    # time, then probes those that pass), and queries the table lacks
+    rng = np.random.default_rng(per_query)
+    n_groups = 4
+    judged = np.unique(
+        _keys(rng.integers(0, n_groups, 400), rng.integers(0, 1 << 40, 400))
+    )
+    table = tables.group_table(judged, n_groups)
+    where = {int(k): i for i, k in enumerate(judged.tolist())}
+    parts = []
+    for g in [0, 1, 5, 2, 3, 6]:  # 5 and 6: no table
+        mine = judged[(judged >> np.uint64(40)) == g]
+        docs = _keys(np.full(per_query, g), rng.integers(0, 1 << 40, per_query))
+        hit = rng.random(per_query) < 0.3
+        if mine.size:  # judged documents among them
+            docs[hit] = rng.choice(mine, int(hit.sum()))
+        parts.append(docs)
+    probes = np.concatenate(parts)
+    want = [where.get(int(k), -1) for k in probes.tolist()]
+    got = tables.group_probe(*table, probes)
+    assert got.tolist() == want
+    at, pos = tables.group_hits(*table, probes)
+    assert at.tolist() == np.flatnonzero(np.array(want) >= 0).tolist()
+    assert pos.tolist() == [w for w in want if w >= 0]
+
+
 def test_tables_are_small_powers_of_two():
     keys = _keys([0, 0, 0, 2], [5, 6, 7, 8])
     slot_keys, slot_pos, offsets, bits, marks = tables.group_table(keys, 3)
