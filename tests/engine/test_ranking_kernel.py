@@ -171,6 +171,28 @@ def test_tie_groups_without_ties():
     assert not _ranked(s, np.zeros(s.shape)).tied
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_count_groups_against_numpy(dtype):
+    # rows of 1 .. 41 scores in rank order (every rest after the kernel's
+    # lanes of two doubles or four floats): runs of equal scores, signed
+    # zeros (equal), infinities, and NaN, which != finds unequal to
+    # everything (a group of its own, as in fill_groups)
+    rng = np.random.default_rng(3)
+    for w in range(1, 42):
+        s = -np.sort(-rng.integers(0, 4, (6, w)), axis=1).astype(dtype)
+        s[1] = 0.0
+        s[2, : w // 2] = -0.0
+        s[3, 0] = np.inf
+        s[4, -1] = -np.inf
+        s[5, w // 2] = np.nan
+        s = np.ascontiguousarray(s)
+        want = s.shape[0] + int(np.count_nonzero(s[:, 1:] != s[:, :-1]))
+        assert _ranking.count_groups(s) == want
+        size = ranking.tie_groups(s)
+        if size:
+            assert size[0].shape[0] == want
+
+
 def test_segment_sums_of_flags_count_each_run():
     # boolean values are counted per run (hand counts of the runs below)
     x = np.array([1, 0, 1, 1, 0, 0, 1, 1, 1], dtype=bool)
@@ -288,8 +310,8 @@ def test_grade_counts_in_every_lane(n):
 
 
 def test_grade_counts_of_long_rows():
-    # rows longer than the kernel's blocks of counters (510 values), with
-    # one grade filling whole blocks
+    # rows of several of the kernel's blocks of sixteen values and a rest,
+    # with one grade filling whole blocks
     rng = np.random.default_rng(6)
     y = rng.integers(0, 7, (3, 2_000)).astype(float)
     y[0] = 6.0
@@ -303,10 +325,9 @@ def test_grade_counts_of_long_rows():
     "bad", [np.nan, np.inf, -np.inf, 1e300, -1.0, 7.0, 6.5, -0.5, 2.0**31, -(2.0**31)]
 )
 def test_grade_counts_find_a_bad_value_at_every_position(bad):
-    # rows counted four values at a time and the rest one at a time: a
-    # value that is not a grade 0 .. 6 at each position of rows of 1 .. 13
-    # values (every place in a group of four and in the rest of the row),
-    # and a row of valid grades before it
+    # a value that is not a grade 0 .. 6 at each position of rows of 1 .. 13
+    # values (rows shorter than the kernel's sixteen values, read from a
+    # padded copy), and a row of valid grades before it
     rng = np.random.default_rng(8)
     for n in range(1, 14):
         for at in range(n):
@@ -318,8 +339,9 @@ def test_grade_counts_find_a_bad_value_at_every_position(bad):
 
 
 def test_grade_counts_of_rows_of_every_length():
-    # against numpy: rows of 1 .. 21 values (every remainder after the
-    # groups of four), signed zeros, every grade
+    # against numpy: rows of 1 .. 21 values (shorter than the kernel's
+    # sixteen values and longer, the rest read again under a mask), signed
+    # zeros, every grade
     rng = np.random.default_rng(9)
     for n in range(1, 22):
         y = rng.integers(0, 7, (5, n)).astype(float)
