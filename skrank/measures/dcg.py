@@ -27,8 +27,9 @@ def _dcg(r: Ranking, k, gain, log_base):
         # the gains of their positions, summed by the kernel for those
         # groups alone
         return head_sums(r.position_gain(gain), r, r.cutoff(k), cum, positions=True)
-    if r.cuts(k):  # no ties: every position its own group, the first k
-        depth = r.cutoff(k)
+    if not r.tied and (r.cuts(k) or r.reads_whole(k)):
+        # no ties: every position its own group, the first k (or all)
+        depth = r.width if k is None else r.cutoff(k)
         return r.position_gain(gain)[:, :depth] @ cumulative_steps(depth, log_base)
     T = r.start
     weight = cum[T + r.in_cutoff(k)] - cum[T]
