@@ -368,8 +368,12 @@ class Ranking:
         k = self.cutoff(k)
         if not self.tied:
             found = (r if k is None else r[:, :k]) > 0
-            rows = np.flatnonzero(found.any(axis=1))
-            first = np.argmax(found[rows], axis=1)
+            # each row's first relevant position, where the row has one
+            if found.shape[1] == 0:  # no position: no row has one
+                found = np.zeros((found.shape[0], 1), dtype=bool)
+            first = np.argmax(found, axis=1)
+            rows = np.flatnonzero(found[np.arange(found.shape[0]), first])
+            first = first[rows]
             return rows, (first + 1.0)[:, None], np.ones((rows.shape[0], 1))
         rows, g = first_hits(r, self, k if head else None)
         t = self.size[g].astype(np.float64)

@@ -57,17 +57,24 @@ def head_sums(a, r: Ranking, k: int, table=None, positions=False) -> np.ndarray:
     return out
 
 
+def _count_rows(counts: np.ndarray) -> np.ndarray:
+    """The sum of each row of a matrix of counts (whole numbers in float64):
+    a product with ones, which adds them exactly in any order and reads a
+    matrix of short rows several times faster than ``sum(axis=1)``."""
+    return counts @ np.ones(counts.shape[1])
+
+
 def _hits(r: Ranking, k, level):
     """Expected number of relevant items in the top k: sum of r * n / t."""
     if r.head(k):  # only the groups that start before k
         return head_sums(r.relevant(level), r, r.cutoff(k))
     if r.cuts(k):  # no ties: every position its own group, the first k
-        return r.relevant(level)[:, : r.cutoff(k)].sum(axis=1)
+        return _count_rows(r.relevant(level)[:, : r.cutoff(k)])
     if r.holds_all(k):  # every item of every query inside: R
         return r.n_relevant(level).astype(np.float64)
     if not r.tied and r.reads_whole(k):
         # no ties, every position inside: the relevant items of each row
-        return r.row_sum(r.relevant(level))
+        return _count_rows(r.relevant(level))
     inside = r.in_cutoff(k)
     if inside is r.size:  # every group wholly inside: r * t / t is r
         return r.row_sum(r.relevant(level))

@@ -210,6 +210,10 @@ def test_first_relevant_without_ties_is_the_first_relevant_rank():
     np.testing.assert_array_equal(rows, [0, 1])
     rows, _, _ = r.first_relevant(level=2)
     np.testing.assert_array_equal(rows, [3])
+    # rows of no position have no relevant item
+    empty = _dense(np.zeros((3, 0)), np.zeros((3, 0)), "first")
+    rows, ranks, prob = empty.first_relevant()
+    assert rows.shape == (0,) and ranks.shape == prob.shape == (0, 1)
 
 
 # --------------------------------------------------------------------------
