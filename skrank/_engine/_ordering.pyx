@@ -19,7 +19,7 @@ from libc.string cimport memcpy, memmove, memset
 
 from ._ranking cimport check_shape, check_size, count_row, fill_row, is_float32
 from ._shared cimport prefetch, score_t
-from ._sort cimport INSERTION_RUN, insertion_sort, stable_sort, word_keys
+from ._sort cimport INSERTION_RUN, comes_first, insertion_sort, stable_sort, word_keys
 
 
 # --------------------------------------------------------------------------
@@ -505,6 +505,7 @@ def segment_order(starts, keys):
 def _segment_order(const int64_t[::1] starts, const uint64_t[:, ::1] keys):
     """:func:`segment_order` on its buffers."""
     cdef Py_ssize_t n = keys.shape[0], g, n_seg, i, a, b, longest = 0
+    cdef int64_t swap
     if starts.shape[0] < 1 or starts[0] != 0 or starts[starts.shape[0] - 1] != n:
         raise ValueError(
             f"segment_order: starts must run from 0 to the {n} keys; got "
@@ -540,8 +541,56 @@ def _segment_order(const int64_t[::1] starts, const uint64_t[:, ::1] keys):
             b = starts[g + 1]
             if b - a < 2:
                 continue
-            if b - a <= INSERTION_RUN:
+            if b - a == 2:
+                # two items (most groups of tied scores): swapped when the
+                # second comes first, without a branch on the keys
+                swap = comes_first(by_words, a + 1, a)
+                perm[a] = a + swap
+                perm[a + 1] = a + 1 - swap
+            elif b - a <= INSERTION_RUN:
                 insertion_sort(by_words, &perm[a], b - a)
             else:
                 stable_sort(by_words, &perm[a], &tmp[0], b - a)
     return out
+
+
+def place_tied(
+    const int64_t[::1] flat,
+    const int64_t[::1] tied,
+    const int64_t[::1] within,
+    int64_t[::1] pos,
+    const double[::1] y,
+    double[::1] y_sorted,
+):
+    """The items of tie groups put in their new order, with their relevance:
+    for each ``j``, item ``tied[within[j]]`` to place ``flat[j]`` of the
+    flat ranking ``pos`` and its relevance ``y[item]`` to ``y_sorted`` at
+    the same place (``tied`` the items at ``flat`` before, ``within`` their
+    new order, :func:`segment_order`'s). Every index is checked as it is
+    read; ValueError (the places written so far written) where one is out
+    of range."""
+    cdef Py_ssize_t n = flat.shape[0], j
+    cdef uint64_t n_pos = <uint64_t>pos.shape[0], n_y = <uint64_t>y.shape[0]
+    cdef int64_t w, item, at
+    cdef bint bad = False
+    if tied.shape[0] != n or within.shape[0] != n or y_sorted.shape[0] != pos.shape[0]:
+        raise ValueError(
+            f"place_tied: {n} places need as many items and orders and a "
+            f"ranking and relevance of one length; got {tied.shape[0]}, "
+            f"{within.shape[0]}, {pos.shape[0]} and {y_sorted.shape[0]}"
+        )
+    with nogil:
+        for j in range(n):
+            w = within[j]
+            if <uint64_t>w >= <uint64_t>n:
+                bad = True
+                break
+            item = tied[w]
+            at = flat[j]
+            if (<uint64_t>item >= n_y) | (<uint64_t>at >= n_pos):
+                bad = True
+                break
+            pos[at] = item
+            y_sorted[at] = y[item]
+    if bad:
+        raise ValueError("place_tied: an index is out of range")

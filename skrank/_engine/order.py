@@ -57,7 +57,7 @@ def _stable_desc(keys):
 
 
 def _ties_by_key(pos, ss, ids, secondary, n_items):
-    """Order the tie groups of ranked rows by a secondary key, in place.
+    """The order of the tie groups of ranked rows by a secondary key.
 
     ``pos``: ``(m, w)`` flat positions (into ``ids``, the items' ids) of
     each row's items by descending score; ``ss``: their scores. The items of
@@ -68,8 +68,10 @@ def _ties_by_key(pos, ss, ids, secondary, n_items):
     items. The keys are uint64: one per item, or ``(n, W)`` words compared
     word by word, the first the most significant; each group is ordered by
     :func:`~skrank._engine._ordering.segment_order` (equal keys keep the
-    order of ``pos``). Returns the flat indices into ``pos`` of the items
-    in tie groups (None: there is no tie).
+    order of ``pos``). Returns ``(flat, tied, within)`` for
+    :func:`~skrank._engine._ordering.place_tied`: the flat indices into
+    ``pos`` of the items in tie groups, the items there, and their new
+    order; None when there is no tie.
     """
     found = _ordering.tie_members(
         score_buffer(ss), None if n_items is None else kernel_buffer(n_items, np.int64)
@@ -85,8 +87,7 @@ def _ties_by_key(pos, ss, ids, secondary, n_items):
     within = _ordering.segment_order(
         starts, kernel_buffer(keys, np.uint64)
     )  # each tie group by key, descending
-    flat_pos[flat] = tied[within]
-    return flat
+    return flat, tied, within
 
 
 def _by_key(block: Block, k, secondary):
@@ -96,7 +97,8 @@ def _by_key(block: Block, k, secondary):
     the rows, the ``k`` best items and the whole tie group at rank ``k``
     selected (:func:`top_order`; rows shorter than that end in -1, 0 and
     ``-inf``), in both ties in input order; then each tie group is ordered
-    by key (:func:`_ties_by_key`) and its relevance gathered again."""
+    by key (:func:`_ties_by_key`), and its items and their relevance are
+    put in their new places by one kernel."""
     y = kernel_buffer(block.y, np.float64)
     if selects_candidates(k, y.shape[1], "trec_eval"):
         pos, y_sorted, s_sorted = top_order(
@@ -108,11 +110,15 @@ def _by_key(block: Block, k, secondary):
             block.s, y, _stable_desc, positions=True, ties="first"
         )
         n_items = block.n_items
-    flat = _ties_by_key(pos, s_sorted, block.tiebreak, secondary, n_items)
-    if flat is not None:
-        if np.shares_memory(y_sorted, y):  # rows in rank order: y itself
-            y_sorted = y_sorted.copy()
-        y_sorted.reshape(-1)[flat] = np.take(y.reshape(-1), pos.reshape(-1)[flat])
+    found = _ties_by_key(pos, s_sorted, block.tiebreak, secondary, n_items)
+    if found is not None:
+        # each tie group's items and their relevance in their new places
+        if np.shares_memory(y_sorted, y) or not y_sorted.flags.c_contiguous:
+            y_sorted = np.array(y_sorted, order="C")  # rows in rank order: y
+        pos = kernel_buffer(pos, np.int64)
+        _ordering.place_tied(
+            *found, pos.reshape(-1), y.reshape(-1), y_sorted.reshape(-1)
+        )
     ranked = (pos, y_sorted, s_sorted)
     if k is not None and k < pos.shape[1]:
         ranked = tuple(a[:, :k] for a in ranked)

@@ -316,6 +316,59 @@ def test_segment_order_against_lexsort(words):
         np.testing.assert_array_equal(got, ref_segment_order(starts, keys))
 
 
+@pytest.mark.parametrize("words", [1, 3])
+def test_segment_order_of_pairs_against_lexsort(words):
+    # segments of two items (most groups of tied scores; swapped without a
+    # branch when the second comes first) among others: keys in order, in
+    # reverse, equal (kept in input order) and equal but in the last word
+    rng = np.random.default_rng(words)
+    lengths = rng.choice([2, 2, 2, 1, 3, 0], size=400)
+    starts = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    n = int(starts[-1])
+    keys = rng.integers(0, 4, size=(n, words), dtype=np.uint64)
+    if words > 1:
+        keys[::2, :-1] = 7
+    got = _ordering.segment_order(starts, keys)
+    np.testing.assert_array_equal(got, ref_segment_order(starts, keys))
+
+
+def test_place_tied_is_numpys_scatter():
+    # item tied[within[j]] to place flat[j], and its relevance beside it:
+    # numpy's fancy indexing of the same arrays
+    rng = np.random.default_rng(5)
+    pos = rng.permutation(60).astype(np.int64)
+    y = rng.random(60)
+    y_sorted = y[pos]
+    flat = np.sort(rng.choice(60, 25, replace=False)).astype(np.int64)
+    tied = pos[flat]
+    within = rng.permutation(25).astype(np.int64)
+    want_pos, want_y = pos.copy(), y_sorted.copy()
+    want_pos[flat] = tied[within]
+    want_y[flat] = y[tied[within]]
+    _ordering.place_tied(flat, tied, within, pos, y, y_sorted)
+    np.testing.assert_array_equal(pos, want_pos)
+    np.testing.assert_array_equal(y_sorted, want_y)
+
+
+def test_place_tied_refuses_indices_out_of_range():
+    pos, y, ys = np.arange(4, dtype=np.int64), np.zeros(4), np.zeros(4)
+    one = np.zeros(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="1 places need as many items"):
+        _ordering.place_tied(one, np.zeros(2, np.int64), one, pos, y, ys)
+    with pytest.raises(ValueError, match="ranking and relevance of one length"):
+        _ordering.place_tied(one, one, one, pos, y, np.zeros(3))
+    for flat, tied, within in (([4], [0], [0]), ([0], [-1], [0]), ([0], [0], [1])):
+        with pytest.raises(ValueError, match="an index is out of range"):
+            _ordering.place_tied(
+                np.array(flat, np.int64),
+                np.array(tied, np.int64),
+                np.array(within, np.int64),
+                pos,
+                y,
+                ys,
+            )
+
+
 def test_segment_order_refuses_bad_segments():
     keys = np.zeros((4, 1), dtype=np.uint64)
     for starts, rule in (
