@@ -17,6 +17,7 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcmp, memcpy, memset
 
+from .._engine._shared cimport prefetch
 from ._bytes cimport _spread
 
 cnp.import_array()
@@ -237,6 +238,11 @@ def group_table(const uint64_t[::1] keys, Py_ssize_t n_groups):
     return tk_a, tp_a, off_a, bits_a, marks_a
 
 
+# pairs of ids asked for ahead of their comparison
+cdef enum:
+    _AHEAD = 16
+
+
 def fixed_equal(
     const cnp.uint8_t[:, ::1] a,
     const int64_t[::1] a_rows,
@@ -261,6 +267,14 @@ def fixed_equal(
     cdef cnp.uint8_t[::1] out = out_a.view(np.uint8)
     with nogil:
         for i in range(n):
+            if i + _AHEAD < n:
+                # the ids of a later pair asked for now: the rows are far
+                # apart, each a read from memory
+                ra = a_rows[i + _AHEAD]
+                rb = b_rows[i + _AHEAD]
+                if 0 <= ra < na and 0 <= rb < nb and wa and wb:
+                    prefetch(&a[ra, 0])
+                    prefetch(&b[rb, 0])
             ra = a_rows[i]
             rb = b_rows[i]
             if ra < 0 or ra >= na or rb < 0 or rb >= nb:
