@@ -28,23 +28,23 @@ system time against 0.03-0.1 s for each later read, the user time alike; a
 profile (``perf``, cpu-clock) puts the difference in the kernel clearing pages
 that the process touches for the first time (32 % of the first read's samples,
 11 % of a later one's): the heap that its allocator then keeps, the worker
-threads' stacks. The line of that read gives its system time and, measured in a
-new process, how long writing as much fresh memory as the read's peak growth
-takes (one byte a page): the operating system's share of a first read, which on
-a virtual machine whose host takes back the guest's free memory can be most of
-it. Without that read the table's first row, the reading on two threads, would
-carry these costs alone (with ``--repeat 1``) while the rows after it read
-warm. The table gives the best wall time of ``--repeat`` runs (skrank's rows
-interleaved, so that a slow spell of a shared machine falls on all of them;
-with ``--repeat 2`` or more, ranx's just-in-time compilation falls out of its
-best time), its ratio to skrank's reading alone on as many threads ("x read")
-and to skrank's default mode ("x skrank"), the CPU time of the process (all its
-threads) in the best run, the reading speed in megabytes of the two files per
-second of CPU time ("MB/s/core": the speed of one core, which a loaded machine
-does not change much where it does change the wall time), and the growth of the
-process's peak resident memory during the tool's run (Linux: the peak is reset
-before each run through ``/proc/self/clear_refs``), also as a multiple of the
-two files' size.
+threads' stacks. The line of that read gives its system time and how long a new
+process takes to write as much fresh memory as the files' size (one byte a
+page; the pages held while the first read runs, so that the read is not given
+them): the operating system's share of a first read, which on a virtual machine
+whose host takes back the guest's free memory can be most of it. Without that
+read the table's first row, the reading on two threads, would carry these costs
+alone (with ``--repeat 1``) while the rows after it read warm. The table gives
+the best wall time of ``--repeat`` runs (skrank's rows interleaved, so that a
+slow spell of a shared machine falls on all of them; with ``--repeat 2`` or
+more, ranx's just-in-time compilation falls out of its best time), its ratio to
+skrank's reading alone on as many threads ("x read") and to skrank's default
+mode ("x skrank"), the CPU time of the process (all its threads) in the best
+run, the reading speed in megabytes of the two files per second of CPU time
+("MB/s/core": the speed of one core, which a loaded machine does not change
+much where it does change the wall time), and the growth of the process's peak
+resident memory during the tool's run (Linux: the peak is reset before each run
+through ``/proc/self/clear_refs``), also as a multiple of the two files' size.
 The targets: reading and evaluating at most 1.3x the reading alone, reading
 at 300 MB/s or more per core, a peak at most 1.2x the files' size, and at
 least 10x faster than ranx and pytrec_eval. ``--tracemalloc`` adds
@@ -299,30 +299,43 @@ view = memoryview(region)
 t0 = time.perf_counter()
 for i in range(0, n, 4096):
     view[i] = 1
-print(time.perf_counter() - t0)
+print(time.perf_counter() - t0, flush=True)
+sys.stdin.read()  # the pages held until the caller closes the pipe
 """
 
 
-def first_touch(nbytes):
-    """Seconds a new process takes to write one byte into each 4 KiB page
-    of ``nbytes`` of memory it has not touched before (mapped as the
-    reader's columns are, on transparent huge pages where offered): the
-    part of a first read that is the operating system's (and, on a virtual
-    machine, the host's) fault-in of fresh memory, which no later read
-    pays again while the process keeps its pages. A separate process, so
-    that the pages of this one are not warmed; NaN where it cannot run."""
-    nbytes = max(int(nbytes), 4096)
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", _TOUCH, str(nbytes)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=True,
-        )
-        return float(done.stdout.strip())
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return float("nan")
+class FirstTouch:
+    """A new process that writes one byte into each 4 KiB page of
+    ``nbytes`` of memory it has not touched before (mapped as the reader's
+    columns are, on transparent huge pages where offered) and holds the
+    pages until :meth:`close`: ``seconds`` is the operating system's (and,
+    on a virtual machine, the host's) fault-in of that much fresh memory,
+    the part of a first read that no later read pays again while the
+    process keeps its pages. Held while the first read runs, so that the
+    read is not given the pages just touched; ``seconds`` is NaN where the
+    process cannot run."""
+
+    def __init__(self, nbytes):
+        self.seconds = float("nan")
+        self._proc = None
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-c", _TOUCH, str(max(int(nbytes), 4096))],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            self.seconds = float(self._proc.stdout.readline())
+        except (OSError, ValueError):
+            self.close()
+
+    def close(self):
+        if self._proc is not None:
+            try:
+                self._proc.communicate(timeout=600)
+            except (OSError, ValueError, subprocess.SubprocessError):
+                self._proc.kill()
+            self._proc = None
 
 
 def measure(funcs, args, repeat, trace):
@@ -366,16 +379,20 @@ def bench(distribution, n_queries, args):
             f"{n_queries:,} queries; generated in {time.perf_counter() - t0:.1f} s"
         )
         print(f"metrics: {', '.join(METRICS)}; best of {args.repeat}\n", flush=True)
-        # the first read of the process, untimed in the table (see above)
-        sys0 = resource.getrusage(resource.RUSAGE_SELF).ru_stime
-        wall, cpu, growth, _ = _once(read_skrank, (qrels_path, run_path))
-        system = resource.getrusage(resource.RUSAGE_SELF).ru_stime - sys0
-        touch = first_touch(growth * 2**20)
+        # the first read of the process, untimed in the table (see above),
+        # beside a process holding as much fresh memory as the files' size
+        touch = FirstTouch(size * 1e6)
+        try:
+            sys0 = resource.getrusage(resource.RUSAGE_SELF).ru_stime
+            wall, cpu, _, _ = _once(read_skrank, (qrels_path, run_path))
+            system = resource.getrusage(resource.RUSAGE_SELF).ru_stime - sys0
+        finally:
+            touch.close()
         print(
             f"first read (untimed): {wall:.2f} s, CPU {cpu:.2f} s "
             f"(system {system:.2f} s; {size / cpu:,.0f} MB/s/core); "
-            f"fresh memory: a new process writes its peak growth "
-            f"({growth:,.0f} MiB) into pages it never touched in {touch:.2f} s",
+            f"a new process writes as much fresh memory as the files' size "
+            f"in {touch.seconds:.2f} s",
             flush=True,
         )
         # (label, function, the reading it is compared with)
