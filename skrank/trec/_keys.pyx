@@ -28,13 +28,35 @@ cnp.import_array()
 # --------------------------------------------------------------------------
 
 
+# A group's hash set has at least four slots a key while that takes at most
+# this many slots (few collisions, in the fastest caches), else two.
+cdef enum:
+    _ROOMY_SLOTS = 1 << 16
+
+
+cdef inline int _set_bits(Py_ssize_t count) noexcept nogil:
+    """The bits of the slots of a hash set of ``count`` keys: a power of two
+    at least four times ``count`` while that is at most ``_ROOMY_SLOTS``,
+    else at least twice ``count``."""
+    cdef int bits = 1
+    while (<Py_ssize_t>1 << bits) < 4 * count:
+        bits += 1
+    if (<Py_ssize_t>1 << bits) > _ROOMY_SLOTS:
+        bits = 1
+        while (<Py_ssize_t>1 << bits) < 2 * count:
+            bits += 1
+    return bits
+
+
 def repeated_keys(const uint64_t[::1] keys, const int64_t[::1] bounds):
     """The keys that occur more than once within a group of ``keys``: group
     ``g`` is ``keys[bounds[g] : bounds[g + 1]]`` (``bounds`` from 0 to the
     number of keys, never decreasing). Each group goes through a hash set of
-    its own, sized to it; the result may repeat a key (not sorted)."""
+    its own, sized to it (see :func:`_set_bits`), whose empty slots hold 0
+    (the key 0 is counted apart); the result may repeat a key (not
+    sorted)."""
     cdef Py_ssize_t n = keys.shape[0], n_groups = bounds.shape[0] - 1
-    cdef Py_ssize_t g, i, a, b, largest = 0, size, slot, n_found = 0
+    cdef Py_ssize_t g, i, a, b, largest = 0, size, slot, n_found = 0, zeros
     if n_groups < 0 or bounds[0] != 0 or bounds[n_groups] != n:
         raise ValueError(f"repeated_keys: bounds must run from 0 to {n}; got {bounds.shape[0]} bounds.")
     for g in range(n_groups):
@@ -42,52 +64,52 @@ def repeated_keys(const uint64_t[::1] keys, const int64_t[::1] bounds):
             raise ValueError(f"repeated_keys: bounds must never decrease; bound {g + 1} is {bounds[g + 1]} after {bounds[g]}.")
         if bounds[g + 1] - bounds[g] > largest:
             largest = bounds[g + 1] - bounds[g]
-    cdef int bits = 1
-    while (<Py_ssize_t>1 << bits) < 2 * largest:
-        bits += 1
-    cdef cnp.ndarray[uint64_t, ndim=1] table_a = np.empty(<Py_ssize_t>1 << bits, dtype=np.uint64)
-    cdef cnp.ndarray[cnp.uint8_t, ndim=1] used_a = np.zeros(<Py_ssize_t>1 << bits, dtype=np.uint8)
+    cdef cnp.ndarray[uint64_t, ndim=1] table_a = np.empty(<Py_ssize_t>1 << _set_bits(largest), dtype=np.uint64)
     cdef uint64_t[::1] table = table_a
-    cdef cnp.uint8_t[::1] used = used_a
     cdef uint64_t *found = NULL
     cdef uint64_t *grown
     cdef Py_ssize_t cap = 0
-    cdef uint64_t key, mask
+    cdef uint64_t key, held, mask
     cdef int shift
-    cdef bint failed = False
+    cdef bint failed = False, repeated
     with nogil:
         for g in range(n_groups):
             a = bounds[g]
             b = bounds[g + 1]
             if b - a < 2:
                 continue
-            shift = 1
-            while (<Py_ssize_t>1 << shift) < 2 * (b - a):
-                shift += 1
+            shift = _set_bits(b - a)
             size = <Py_ssize_t>1 << shift
             mask = <uint64_t>(size - 1)
-            memset(&used[0], 0, size)
+            memset(&table[0], 0, size * sizeof(uint64_t))
+            zeros = 0
             for i in range(a, b):
                 key = keys[i]
-                slot = <Py_ssize_t>((_spread(key) >> (64 - shift)) & mask)
-                while used[slot]:
-                    if table[slot] == key:
-                        if n_found == cap:
-                            cap = 2 * cap + 64
-                            grown = <uint64_t *>realloc(found, cap * sizeof(uint64_t))
-                            if grown == NULL:
-                                failed = True
-                                break
-                            found = grown
-                        found[n_found] = key
-                        n_found += 1
-                        break
-                    slot = <Py_ssize_t>((slot + 1) & mask)
+                repeated = False
+                if key == 0:  # the empty slots' value: counted apart
+                    zeros += 1
+                    repeated = zeros == 2
                 else:
-                    used[slot] = 1
-                    table[slot] = key
-                if failed:
-                    break
+                    slot = <Py_ssize_t>(_spread(key) >> (64 - shift))
+                    while True:
+                        held = table[slot]
+                        if held == 0:
+                            table[slot] = key
+                            break
+                        if held == key:
+                            repeated = True
+                            break
+                        slot = <Py_ssize_t>((slot + 1) & mask)
+                if repeated:
+                    if n_found == cap:
+                        cap = 2 * cap + 64
+                        grown = <uint64_t *>realloc(found, cap * sizeof(uint64_t))
+                        if grown == NULL:
+                            failed = True
+                            break
+                        found = grown
+                    found[n_found] = key
+                    n_found += 1
             if failed:
                 break
     try:

@@ -358,13 +358,24 @@ class _Table:
         if self._pairs_distinct:
             return
         if isinstance(self, Run):
-            # a hash set of each query's keys (grouped by query), nothing kept
+            # a hash set of each query's keys (grouped by query), nothing
+            # kept; the queries in slices of about _STEP keys, on threads
             _, codes, keys = self._grouping()
+            keys = np.ascontiguousarray(keys, dtype=np.uint64)
             bounds = np.searchsorted(
                 codes, np.arange(self.n_queries + 1, dtype=codes.dtype)
-            )
-            found = _keys.repeated_keys(
-                np.ascontiguousarray(keys, dtype=np.uint64), bounds.astype(np.int64)
+            ).astype(np.int64)
+            cuts = np.searchsorted(bounds, np.arange(_STEP, keys.shape[0], _STEP))
+            edges = np.unique(np.concatenate([[0], cuts, [self.n_queries]]))
+
+            def repeated(span):
+                qa, qb = span
+                a, b = bounds[qa], bounds[qb]
+                return _keys.repeated_keys(keys[a:b], bounds[qa : qb + 1] - a)
+
+            spans = zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)
+            found = np.concatenate(
+                [np.zeros(0, dtype=np.uint64), *_in_order(repeated, spans)]
             )
             suspects = np.unique(found) if found.shape[0] else None
         else:

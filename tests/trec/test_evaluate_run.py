@@ -361,6 +361,32 @@ def test_repeated_keys_of_the_sorted_slices_equal_np_unique(layout, monkeypatch)
     np.testing.assert_array_equal(np.sort(repeated), values[times > 1])
 
 
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_a_repeated_document_is_found_in_any_slice_of_queries(monkeypatch, n_threads):
+    """A run's duplicate check in slices of queries of about 64 keys (on
+    one and two threads): a document given twice for a late query, the
+    first query or a query longer than a slice is reported; the same run
+    without it reads."""
+    from skrank.trec import _tables
+
+    monkeypatch.setattr(_tables, "_STEP", 64)
+    lengths = [25] * 30 + [150] + [25] * 9
+    lines = [
+        f"q{i:02d} Q0 d{j} {j + 1} {100 - j} r"
+        for i, n in enumerate(lengths)
+        for j in range(n)
+    ]
+    text = "\n".join(lines) + "\n"
+    with use_threads(n_threads):
+        assert len(read_run(io.BytesIO(text.encode()))) == sum(lengths)
+        for q, d in (("q37", "d3"), ("q00", "d0"), ("q30", "d149")):
+            extra = f"{q} Q0 {d} 999 0 r\n"
+            with pytest.raises(
+                ValueError, match=f"Document '{d}' appears twice for query '{q}'"
+            ):
+                read_run(io.BytesIO((text + extra).encode()))
+
+
 # -- tables edited in place ---------------------------------------------------
 
 

@@ -367,6 +367,35 @@ def test_repeated_keys_match_counting(seed):
     assert got == want
 
 
+def test_repeated_keys_count_the_key_zero_apart():
+    # 0 marks an empty slot of the kernel's sets: the key 0 is counted
+    # apart, repeated from its second time in a group (by hand)
+    keys = np.array([0, 5, 0, 0, 7, 0, 5, 9], dtype=np.uint64)
+    bounds = np.array([0, 2, 4, 6, 8], dtype=np.int64)
+    # groups [0, 5], [0, 0], [7, 0], [5, 9]: only [0, 0] repeats a key
+    assert _keys.repeated_keys(keys, bounds).tolist() == [0]
+    bounds = np.array([0, 8], dtype=np.int64)
+    got = _keys.repeated_keys(keys, bounds).tolist()
+    assert set(got) == {0, 5} and got.count(5) == 1
+
+
+@pytest.mark.parametrize("size", [16383, 16384, 16385, 70000])
+def test_repeated_keys_of_groups_around_the_roomy_sets(size):
+    # sets of four slots a key up to 2**16 slots, two beyond: groups
+    # around that size, with keys repeated at random places, against
+    # np.unique's counts
+    rng = np.random.default_rng(size)
+    keys = rng.integers(1, 2**63, size=size, dtype=np.uint64)
+    at = rng.choice(size, 40, replace=False)
+    keys[at[:20]] = keys[at[20:]]
+    bounds = np.array([0, size // 3, size], dtype=np.int64)
+    want = set()
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        values, counts = np.unique(keys[a:b], return_counts=True)
+        want |= set(values[counts > 1].tolist())
+    assert set(_keys.repeated_keys(keys, bounds).tolist()) == want
+
+
 def test_repeated_keys_checks_bounds():
     keys = np.arange(4, dtype=np.uint64)
     with pytest.raises(ValueError, match="from 0 to 4"):
