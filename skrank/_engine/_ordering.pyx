@@ -567,8 +567,8 @@ def place_tied(
     flat ranking ``pos`` and its relevance ``y[item]`` to ``y_sorted`` at
     the same place (``tied`` the items at ``flat`` before, ``within`` their
     new order, :func:`segment_order`'s). Every index is checked as it is
-    read; ValueError (the places written so far written) where one is out
-    of range."""
+    read: ValueError where one is out of range (the places before it are
+    written)."""
     cdef Py_ssize_t n = flat.shape[0], j
     cdef uint64_t n_pos = <uint64_t>pos.shape[0], n_y = <uint64_t>y.shape[0]
     cdef int64_t w, item, at

@@ -382,8 +382,8 @@ cdef extern from *:
         for (g = 0; g < 6; g++)
             sum[g] = zero;
         while (j < full || rem) {
-            /* at most 255 blocks (the last row's rest among them) before
-               the byte counters are added up */
+            /* at most 255 blocks (the row's rest among them) before the
+               byte counters are added up */
             end = full - j > 254 * 16 ? j + 254 * 16 : full;
             for (g = 0; g < 6; g++)
                 c[g] = zero;
