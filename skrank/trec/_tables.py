@@ -365,15 +365,13 @@ class _Table:
             bounds = np.searchsorted(
                 codes, np.arange(self.n_queries + 1, dtype=codes.dtype)
             ).astype(np.int64)
-            cuts = np.searchsorted(bounds, np.arange(_STEP, keys.shape[0], _STEP))
-            edges = np.unique(np.concatenate([[0], cuts, [self.n_queries]]))
 
             def repeated(span):
                 qa, qb = span
                 a, b = bounds[qa], bounds[qb]
                 return _keys.repeated_keys(keys[a:b], bounds[qa : qb + 1] - a)
 
-            spans = zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True)
+            spans = _query_spans(bounds[:-1], keys.shape[0])
             found = np.concatenate(
                 [np.zeros(0, dtype=np.uint64), *_in_order(repeated, spans)]
             )
@@ -407,6 +405,15 @@ def _key_sort(keys, codes, n_queries, grouped=False):
     """The order of ``keys`` ascending (not a ranking: keys sorted for a
     join), as int32 when the rows allow; see :func:`_sort_keys`."""
     return _sort_keys(keys, codes, n_queries, grouped)[0]
+
+
+def _query_spans(start, n):
+    """Slices of whole queries of about ``_STEP`` rows each, for the passes
+    that take a slice at a time: ``(first, stop)`` query numbers, ``start``
+    the first row of each query in grouped order (``n`` rows in all)."""
+    cuts = np.searchsorted(start, np.arange(_STEP, n, _STEP))
+    edges = np.unique(np.concatenate([[0], cuts, [start.shape[0]]])).tolist()
+    return list(zip(edges[:-1], edges[1:], strict=True))
 
 
 def _repeated(ordered):
@@ -451,8 +458,6 @@ def _sort_keys(keys, codes, n_queries, grouped=False):
     g = keys if rows is None else np.take(keys, rows)
     end = np.cumsum(counts)
     start = end - counts
-    cuts = np.searchsorted(start, np.arange(_STEP, n, _STEP))
-    bounds = np.unique(np.concatenate([[0], cuts, [n_queries]])).tolist()
     out = np.empty(n, dtype=kind)
 
     def sort_slice(span):
@@ -482,7 +487,7 @@ def _sort_keys(keys, codes, n_queries, grouped=False):
         out[a:b] = local if rows is None else rows[local]
         return found
 
-    spans = zip(bounds[:-1], bounds[1:], strict=True)
+    spans = _query_spans(start, n)
     found = [f for f in _in_order(sort_slice, spans) if f is not None]
     return out, (np.concatenate(found) if found else None)
 
