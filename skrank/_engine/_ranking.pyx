@@ -363,6 +363,15 @@ cdef extern from *:
             _mm_packs_epi32(_mm_unpacklo_epi64(q[0], q[1]), _mm_unpacklo_epi64(q[2], q[3])),
             _mm_packs_epi32(_mm_unpacklo_epi64(q[4], q[5]), _mm_unpacklo_epi64(q[6], q[7])));
     }
+    /* sixteen grades (bytes) added to the counters c[g] of the values
+       above g, and the largest byte kept in *big */
+    static inline void skrank_add_grades(__m128i v, __m128i *c, __m128i *big)
+    {
+        int g;
+        *big = _mm_max_epu8(*big, v);
+        for (g = 0; g < 6; g++)
+            c[g] = _mm_sub_epi8(c[g], _mm_cmpgt_epi8(v, _mm_set1_epi8((char)g)));
+    }
     static const unsigned char skrank_last_bytes[32] = {
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         255, 255, 255, 255, 255, 255, 255, 255,
@@ -387,12 +396,8 @@ cdef extern from *:
             end = full - j > 254 * 16 ? j + 254 * 16 : full;
             for (g = 0; g < 6; g++)
                 c[g] = zero;
-            for (; j < end; j += 16) {
-                v = skrank_grade_bytes(row + j, &exact);
-                big = _mm_max_epu8(big, v);
-                for (g = 0; g < 6; g++)
-                    c[g] = _mm_sub_epi8(c[g], _mm_cmpgt_epi8(v, _mm_set1_epi8((char)g)));
-            }
+            for (; j < end; j += 16)
+                skrank_add_grades(skrank_grade_bytes(row + j, &exact), c, &big);
             if (j == full && rem) {
                 if (n >= 16) {
                     /* the last sixteen values, those counted already
@@ -405,9 +410,7 @@ cdef extern from *:
                     memcpy(tail, row, (size_t)n * sizeof(double));
                     v = skrank_grade_bytes(tail, &exact);
                 }
-                big = _mm_max_epu8(big, v);
-                for (g = 0; g < 6; g++)
-                    c[g] = _mm_sub_epi8(c[g], _mm_cmpgt_epi8(v, _mm_set1_epi8((char)g)));
+                skrank_add_grades(v, c, &big);
                 rem = 0;
             }
             for (g = 0; g < 6; g++)
