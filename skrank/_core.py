@@ -22,7 +22,7 @@ from ._engine import (
     grouped_layout,
     not_retrieved,
     rank,
-    ranking_slices,
+    ranking_parts,
 )
 from ._exact import max_abs, split_level
 from ._threads import map_in_order
@@ -289,7 +289,9 @@ def compute(
     slices are ranked on up to ``threads`` threads at once (None: the
     current limit, :func:`~skrank._threads.threads`; numpy and the kernels
     release the GIL in their loops), an input of one slice on the calling
-    thread. ``secondary`` is the tie key of ``ties="trec_eval"`` (see
+    thread; blocks built a group at a time are built on the thread that
+    ranks them (:func:`~skrank._engine.order.ranking_parts`).
+    ``secondary`` is the tie key of ``ties="trec_eval"`` (see
     :func:`~skrank._engine.rank`). With ``nonpositive="not_retrieved"`` the
     items scored ``<= 0`` are never hits, their relevance still counting in
     R and the ideal DCG (see :func:`~skrank._engine.not_retrieved`); a
@@ -336,12 +338,16 @@ def compute(
                 out.append(spec.measure.compute(rankings[mode], spec.k, **spec.params))
         return block.rows, out
 
-    parts = ranking_slices(layout.blocks, depth, ties, layout.slice_values)
-    for rows, results in map_in_order(one, parts, threads):
-        for i, (v, u) in enumerate(results):
-            values[i][rows] = v
-            if u is not None:
-                undefined[i][rows] = u
+    def ranked(part):
+        return [one(block) for block in part()]
+
+    parts = ranking_parts(layout.blocks, depth, ties, layout.slice_values)
+    for done in map_in_order(ranked, parts, threads):
+        for rows, results in done:
+            for i, (v, u) in enumerate(results):
+                values[i][rows] = v
+                if u is not None:
+                    undefined[i][rows] = u
     prepared.bounds_checked.update(specs)  # every block has met them
     for spec, v, u in zip(specs, values, undefined, strict=True):
         bad = ~np.isfinite(v) & ~u & ~trec_nan(spec.params, v)

@@ -52,7 +52,7 @@ from .layout import (
     not_retrieved,
     slices,
 )
-from .order import finite_scores, rank, ranking_slices
+from .order import finite_scores, rank, ranking_parts, ranking_slices
 from .ranking import Ranking, discount, gain_values
 
 __all__ = [
@@ -74,6 +74,7 @@ __all__ = [
     "kernel_buffer",
     "not_retrieved",
     "rank",
+    "ranking_parts",
     "ranking_slices",
     "slices",
     "stable_group_order",

@@ -16,6 +16,8 @@ are ordered by numpy's sorts.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from . import _ordering, _ranking, _topk, layout
@@ -194,6 +196,32 @@ def ranking_slices(blocks, k, ties: str, size=None):
         return base
 
     return slices(blocks, size_of)
+
+
+def ranking_parts(blocks, k, ties: str, size=None):
+    """The slices of :func:`ranking_slices` as parts of work for threads:
+    callables, each returning a list of slices to rank.
+
+    Blocks built lazily a group at a time
+    (:class:`~skrank._engine.staged.StagedBlocks`) give one part per
+    group, which builds the group's blocks itself: the building runs on
+    the thread that ranks them, not on a thread of its own beside the
+    ranking threads. Other blocks give one part per slice.
+    """
+    builders = getattr(blocks, "builders", None)
+    if builders is None:
+        return (
+            partial(_listed, part) for part in ranking_slices(blocks, k, ties, size)
+        )
+    return (partial(_slices_of, build, k, ties, size) for build in builders())
+
+
+def _listed(part) -> list:
+    return [part]
+
+
+def _slices_of(build, k, ties, size) -> list:
+    return list(ranking_slices(build(), k, ties, size))
 
 
 def rank(

@@ -6,6 +6,7 @@ when several are allowed."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 
@@ -69,6 +70,14 @@ class StagedBlocks:
         for block in blocks:
             block.rows = block.rows + query
         return blocks
+
+    def builders(self) -> list:
+        """One callable per group of digits (see :meth:`groups`), building
+        and returning the group's blocks: for a caller that builds each
+        group on the thread that then reads its blocks
+        (:func:`~skrank._engine.order.ranking_parts`), the blocks of
+        :meth:`__iter__` group by group."""
+        return [partial(self._build, group) for group in self.groups()]
 
     def __iter__(self):
         groups = self.groups()

@@ -446,3 +446,36 @@ def test_grouped_layout_on_threads_gives_the_same_blocks(monkeypatch, lengths):
         qid,
         judged,
     )
+
+
+@pytest.mark.parametrize("k", [None, 5])
+def test_ranking_parts_build_each_group_of_staged_blocks(monkeypatch, k):
+    """The parts of work of lazily built blocks: one part per group of
+    digits (each building its group when called), their slices those of
+    the blocks read in order; blocks in a list give one part per slice."""
+    from skrank._engine import counting, grouping
+    from skrank._engine.order import ranking_parts, ranking_slices
+
+    monkeypatch.setattr(counting, "_DIGIT_ROWS", 1000)
+    y, s, qid, _ = _ragged(5, [1, 3, 40, 2, 7, 7, 300] * 40)
+    layout = grouping.grouped_layout(y, s, qid, compact_relevance=True, lazy=True)
+    layout.blocks.size = 2000
+    built = []
+    original = layout.blocks._build
+    monkeypatch.setattr(
+        layout.blocks, "_build", lambda group: built.append(group) or original(group)
+    )
+    parts = list(ranking_parts(layout.blocks, k, "average", 500))
+    assert built == []  # nothing built before a part is called
+    assert len(parts) == len(layout.blocks.groups()) > 2
+    got = [piece for part in parts for piece in part()]
+    assert built == layout.blocks.groups()
+    want = list(ranking_slices(list(layout.blocks), k, "average", 500))
+    assert len(got) == len(want) > len(parts)
+    for a, b in zip(want, got, strict=True):
+        np.testing.assert_array_equal(a.rows, b.rows)
+        np.testing.assert_array_equal(a.y, b.y)
+        assert a.y.dtype == b.y.dtype == np.float64
+        np.testing.assert_array_equal(a.s, b.s)
+    listed = list(ranking_parts(list(layout.blocks), k, "average", 500))
+    assert [len(part()) for part in listed] == [1] * len(want)
