@@ -15,6 +15,7 @@ import mmap
 import sys
 import weakref
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -134,13 +135,17 @@ def _parts(n: int, n_parts: int) -> list:
     return list(zip(cuts[:-1], cuts[1:], strict=True))
 
 
-def _side_by_side(func, n: int) -> list:
-    """``[func(0), ..., func(n - 1)]``, on ``n`` threads when ``n > 1`` (the
-    kernels release the GIL)."""
+@contextmanager
+def _side_by_side(n: int):
+    """A function ``side(func)`` giving ``[func(0), ..., func(n - 1)]``, on
+    ``n`` threads when ``n > 1`` (the kernels release the GIL): one pool of
+    threads for every call in the block (a pool's threads take about 0.2 ms
+    to start on a virtual machine of two cores), shut down at its end."""
     if n <= 1:
-        return [func(t) for t in range(n)]
+        yield lambda func: [func(t) for t in range(n)]
+        return
     with ThreadPoolExecutor(max_workers=n) as pool:
-        return list(pool.map(func, range(n)))
+        yield lambda func: list(pool.map(func, range(n)))
 
 
 def _split(n: int, threads: int) -> int:
@@ -326,110 +331,113 @@ def stage_by_code(
     # the rows split in parts moved side by side, each part's rows of a
     # digit after those of the parts before it (so rows keep their order)
     parts = _parts(n, n_parts)
-    # 1. the rows of each high digit (of each code in one phase), part by
-    # part: the rows of each code are then counted as they move (a pass
-    # over the codes less; a few counters of digits stay in the fastest
-    # cache)
-    part_digits = np.empty((len(parts), n_digits), dtype=np.int64)
+    with _side_by_side(len(parts)) as side:
+        # 1. the rows of each high digit (of each code in one phase), part by
+        # part: the rows of each code are then counted as they move (a pass
+        # over the codes less; a few counters of digits stay in the fastest
+        # cache)
+        part_digits = np.empty((len(parts), n_digits), dtype=np.int64)
 
-    def count(t):
-        a, b = parts[t]
-        return _grouping.count_codes(codes[a:b], lo, shift, n_codes, part_digits[t])
+        def count(t):
+            a, b = parts[t]
+            return _grouping.count_codes(codes[a:b], lo, shift, n_codes, part_digits[t])
 
-    if not all(_side_by_side(count, len(parts))):
-        raise ValueError("group_by_code: a code is out of range")
-    by_digit = part_digits.sum(axis=0)
-    # the rows of each code, counted as they move (every code of the last
-    # digit, present or not, has a counter; one set of counters a part)
-    part_counts = (
-        np.zeros((len(parts), n_digits << shift), dtype=np.int64) if shift else None
-    )
-    bounds = np.zeros(n_digits + 1, dtype=np.int64)
-    np.cumsum(by_digit, out=bounds[1:])
-    span = n + n_digits * skew
-    low_type = np.min_scalar_type((1 << shift) - 1)
-    # tags: a grade byte below the low digit
-    tags = bool(tags) and compact and 0 < shift <= 24
-    types = [c.dtype for c in columns]
-    if tags:
-        types[0] = np.dtype(np.uint16 if shift <= 8 else np.uint32)
-    elif compact:
-        types[0] = np.dtype(np.uint8)
-    sizes = [t.itemsize for t in types]
-    outputs = [empty(span, t) for t in types]
-    low = empty(span, low_type) if shift and not tags else None
-    # where each part's rows of each digit start
-    part_starts = np.cumsum(part_digits, axis=0) - part_digits
-    part_starts += bounds[:-1] + np.arange(n_digits, dtype=np.int64) * skew
-    # placeholders of the arguments a move does without
-    no_low, no_counts = np.zeros(1, np.uint8), np.zeros(1, np.int64)
-
-    def move_part(t, columns, outputs, convert, low, counts):
-        """The rows of part ``t`` of columns to their digits; whether
-        relevance held grades."""
-        a, b = parts[t]
-        part_codes = codes[a:b]
-        columns = [c[a:b] for c in columns]
-        grades = True
-        pair = len(columns) >= 2 and (convert or columns[0].dtype.itemsize == 8)
-        pair = pair and columns[1].dtype.itemsize in (4, 8)
-        rest = list(zip(columns, outputs, strict=True))
-        if pair:
-            (y, y_out), (s, s_out), *rest = rest
-            args = (part_codes, lo, shift, part_starts[t].copy())
-            s, s_out = _items(s), _items(s_out)
-            if convert and y_out.dtype.itemsize in (2, 4):  # tags
-                return _grouping.move_tags(*args, y, s, y_out, s_out, counts)
-            grades = _grouping.move_pair(
-                *args,
-                _items(y),
-                s,
-                _items(y_out),
-                s_out,
-                no_low if low is None else low,
-                low is not None,
-                no_counts if counts is None else counts,
-                counts is not None,
-            )
-        elif counts is not None:
-            _grouping.count_by_code(part_codes, lo, shift, n_digits, counts)
-        for column, out in rest:
-            _grouping.move_column(
-                part_codes,
-                lo,
-                shift,
-                part_starts[t].copy(),
-                _items(column),
-                _items(out),
-            )
-        if not pair and low is not None:
-            _grouping.move_low_digits(part_codes, lo, shift, part_starts[t].copy(), low)
-        return grades
-
-    def move(columns, outputs, convert, low, counts=None):
-        """Columns to their digits, the parts side by side; whether
-        relevance held grades."""
-
-        def one(t):
-            part = None if counts is None else counts[t]
-            return move_part(t, columns, outputs, convert, low, part)
-
-        return all(_side_by_side(one, len(parts)))
-
-    grades = move(columns, outputs, compact, low, part_counts)
-    if part_counts is None:
-        counts = by_digit
-    else:
-        counts = part_counts[:, :n_codes].sum(axis=0)
-    if not grades and compact:
-        # not grades: relevance moved again, as it is (with the low digits
-        # apart, if they were in tags)
-        outputs[0] = empty(span, np.float64)
-        sizes[0] = 8
+        if not all(side(count)):
+            raise ValueError("group_by_code: a code is out of range")
+        by_digit = part_digits.sum(axis=0)
+        # the rows of each code, counted as they move (every code of the last
+        # digit, present or not, has a counter; one set of counters a part)
+        part_counts = (
+            np.zeros((len(parts), n_digits << shift), dtype=np.int64) if shift else None
+        )
+        bounds = np.zeros(n_digits + 1, dtype=np.int64)
+        np.cumsum(by_digit, out=bounds[1:])
+        span = n + n_digits * skew
+        low_type = np.min_scalar_type((1 << shift) - 1)
+        # tags: a grade byte below the low digit
+        tags = bool(tags) and compact and 0 < shift <= 24
+        types = [c.dtype for c in columns]
         if tags:
-            low = empty(span, low_type)
-        move(columns[:1], outputs[:1], False, low if tags else None)
-    return Staged(counts, bounds, shift, skew, outputs, sizes, low)
+            types[0] = np.dtype(np.uint16 if shift <= 8 else np.uint32)
+        elif compact:
+            types[0] = np.dtype(np.uint8)
+        sizes = [t.itemsize for t in types]
+        outputs = [empty(span, t) for t in types]
+        low = empty(span, low_type) if shift and not tags else None
+        # where each part's rows of each digit start
+        part_starts = np.cumsum(part_digits, axis=0) - part_digits
+        part_starts += bounds[:-1] + np.arange(n_digits, dtype=np.int64) * skew
+        # placeholders of the arguments a move does without
+        no_low, no_counts = np.zeros(1, np.uint8), np.zeros(1, np.int64)
+
+        def move_part(t, columns, outputs, convert, low, counts):
+            """The rows of part ``t`` of columns to their digits; whether
+            relevance held grades."""
+            a, b = parts[t]
+            part_codes = codes[a:b]
+            columns = [c[a:b] for c in columns]
+            grades = True
+            pair = len(columns) >= 2 and (convert or columns[0].dtype.itemsize == 8)
+            pair = pair and columns[1].dtype.itemsize in (4, 8)
+            rest = list(zip(columns, outputs, strict=True))
+            if pair:
+                (y, y_out), (s, s_out), *rest = rest
+                args = (part_codes, lo, shift, part_starts[t].copy())
+                s, s_out = _items(s), _items(s_out)
+                if convert and y_out.dtype.itemsize in (2, 4):  # tags
+                    return _grouping.move_tags(*args, y, s, y_out, s_out, counts)
+                grades = _grouping.move_pair(
+                    *args,
+                    _items(y),
+                    s,
+                    _items(y_out),
+                    s_out,
+                    no_low if low is None else low,
+                    low is not None,
+                    no_counts if counts is None else counts,
+                    counts is not None,
+                )
+            elif counts is not None:
+                _grouping.count_by_code(part_codes, lo, shift, n_digits, counts)
+            for column, out in rest:
+                _grouping.move_column(
+                    part_codes,
+                    lo,
+                    shift,
+                    part_starts[t].copy(),
+                    _items(column),
+                    _items(out),
+                )
+            if not pair and low is not None:
+                _grouping.move_low_digits(
+                    part_codes, lo, shift, part_starts[t].copy(), low
+                )
+            return grades
+
+        def move(columns, outputs, convert, low, counts=None):
+            """Columns to their digits, the parts side by side; whether
+            relevance held grades."""
+
+            def one(t):
+                part = None if counts is None else counts[t]
+                return move_part(t, columns, outputs, convert, low, part)
+
+            return all(side(one))
+
+        grades = move(columns, outputs, compact, low, part_counts)
+        if part_counts is None:
+            counts = by_digit
+        else:
+            counts = part_counts[:, :n_codes].sum(axis=0)
+        if not grades and compact:
+            # not grades: relevance moved again, as it is (with the low digits
+            # apart, if they were in tags)
+            outputs[0] = empty(span, np.float64)
+            sizes[0] = 8
+            if tags:
+                low = empty(span, low_type)
+            move(columns[:1], outputs[:1], False, low if tags else None)
+        return Staged(counts, bounds, shift, skew, outputs, sizes, low)
 
 
 def group_by_code(codes, lo, n_codes, columns, compact=False, threads=1):
