@@ -144,6 +144,68 @@ def test_arrays_of_several_slices_are_ranked_on_the_threads(monkeypatch):
         skrank.unregister_metric("top_relevance_threads")
 
 
+def test_shuffled_rows_are_grouped_on_the_ranking_threads(monkeypatch):
+    """Rows of shuffled queries, grouped a group of queries at a time: with
+    two threads each group is built on a thread that ranks (a registered
+    metric sees the same threads), and the values equal those of one
+    thread and of the same rows given query by query, to the last bit."""
+    import threading
+
+    import numpy as np
+
+    import skrank
+    from skrank._engine import counting, staged
+
+    monkeypatch.setattr(counting, "_SPLIT_ROWS", 1 << 10)
+    monkeypatch.setattr(counting, "_DIGIT_ROWS", 1000)
+    monkeypatch.setattr(staged, "SLICE_VALUES", 1 << 13)
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 4, 40_000).astype(float)
+    s = np.round(y + rng.normal(0.0, 2.0, y.shape), 1)  # ties, graded labels
+    qid = np.repeat(np.arange(400), 100)
+    perm = np.random.default_rng(3).permutation(qid.shape[0])
+    ranking, building = set(), []
+    build = staged.StagedBlocks._build
+
+    def recorded(self, group):
+        building.append(threading.get_ident())
+        return build(self, group)
+
+    monkeypatch.setattr(staged.StagedBlocks, "_build", recorded)
+
+    def top_relevance(ranked, k):
+        ranking.add(threading.get_ident())
+        return ranked.relevance[:, 0] / 3.0
+
+    skrank.register_metric(top_relevance, "top_relevance_grouped", cutoff=False)
+    try:
+        metrics = ["ndcg@10", "map", "P@5", "top_relevance_grouped"]
+        y, s, qid = y[perm], s[perm], qid[perm]
+        args = (y, s, metrics)
+        with _threads.use_threads(1):
+            one = skrank.evaluate(*args, qid=qid, ties="first", average=None)
+        assert ranking == set(building) == {threading.get_ident()}
+        ranking.clear()
+        building.clear()
+        with _threads.use_threads(2):
+            two = skrank.evaluate(*args, qid=qid, ties="first", average=None)
+        assert len(building) > 4  # several groups of queries
+        assert set(building) <= ranking
+        if _threads.threads() >= 2:
+            assert len(ranking) >= 2
+        # the rows given query by query, each query's rows in input order
+        # (the order ties="first" keeps)
+        by = np.argsort(qid, kind="stable")
+        given = skrank.evaluate(
+            y[by], s[by], metrics, qid=qid[by], ties="first", average=None
+        )
+        for name in metrics:
+            np.testing.assert_array_equal(one[name], two[name])
+            np.testing.assert_array_equal(one[name], given[name])
+    finally:
+        skrank.unregister_metric("top_relevance_grouped")
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_score_functions_on_threads_equal_scikit_learn(monkeypatch, threads):
     """ndcg_score of an input of several slices, tie-averaged, under one
