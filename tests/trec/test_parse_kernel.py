@@ -444,19 +444,23 @@ def _padded_big_endian(ids):
     return m.view(">u8").astype(np.uint64)
 
 
-@pytest.mark.parametrize("width", [1, 3, 7, 8, 9, 15, 16, 17, 31, 32])
-def test_id_words_against_numpy(width):
+@pytest.mark.parametrize("n_ids", [1, 50])
+@pytest.mark.parametrize("width", [1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32])
+def test_id_words_against_numpy(width, n_ids):
     # ids of every length up to the width (zero-padded), bytes above 127,
-    # ids equal but for their last byte; gathered in any order, repeats too
+    # ids equal but for their last byte; gathered in any order, repeats too,
+    # the last rows among them (ids of up to 8 bytes are read as one load
+    # of 8 bytes, except where those 8 bytes run past the buffer's end)
     rng = np.random.default_rng(width)
-    n_ids = 50
     raw = rng.integers(1, 256, (n_ids, width), dtype=np.uint8)
     lengths = rng.integers(0, width + 1, n_ids)
     raw[np.arange(width)[None, :] >= lengths[:, None]] = 0
-    raw[1] = raw[0]
-    raw[1, -1] ^= 1
+    if n_ids > 1:
+        raw[1] = raw[0]
+        raw[1, -1] ^= 1
     ids = raw.reshape(-1).view(f"S{width}")
     at = rng.integers(0, n_ids, 200).astype(np.int64)
+    at[:8] = np.arange(n_ids - 8, n_ids) % n_ids
     out = np.empty((200, -(-width // 8)), dtype=np.uint64)
     _parse.id_words(raw, at, out)
     want = _padded_big_endian(ids[at])
