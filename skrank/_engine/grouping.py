@@ -8,10 +8,10 @@ contiguous need no sort, and rows in long runs of one query are grouped by
 ordering the runs. :func:`grouped_layout` lays the grouped rows out as
 blocks (:func:`skrank._engine.layout._pack`), at once or, with ``lazy``, a
 group of high digits at a time as the blocks are read
-(:class:`~skrank._engine.staged.StagedBlocks`). Given several threads, the
-first phase moves parts of the rows side by side and the lazy blocks of the
-next group of digits are built while those of a group are read; the layout
-is the same.
+(:class:`~skrank._engine.staged.StagedBlocks`, each group built on the
+thread that ranks it, see :func:`~skrank._engine.order.ranking_parts`).
+Given several threads, the first phase moves parts of the rows side by
+side; the layout is the same.
 """
 
 from __future__ import annotations
@@ -316,7 +316,7 @@ def grouped_layout(
 
         n_queries = uniques.shape[0]
         if staged is not None:
-            blocks = StagedBlocks(staged, threads=threads)
+            blocks = StagedBlocks(staged)
             return Layout(n_queries, blocks, uniques, row_codes)
 
     if grouped is not None:

@@ -1,11 +1,10 @@
 """The lazy blocks of rows staged by the grouping's first phase
 (:func:`skrank._engine.counting.stage_by_code`): built a group of high
-digits at a time as the blocks are read, the next group on another thread
-when several are allowed."""
+digits at a time as the blocks are read, or group by group by the callers
+that rank them on their threads (:meth:`StagedBlocks.builders`)."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import numpy as np
@@ -20,14 +19,12 @@ class StagedBlocks:
     :data:`~skrank._engine.SLICE_VALUES`) each time they are iterated: their
     rows moved to their queries' places, then laid out as
     :func:`~skrank._engine.layout._pack` does, with the queries' numbers in
-    the whole layout. With ``threads > 1``, the blocks of the next group of
-    digits are built on another thread while those of a group are read (the
-    same blocks, in the same order)."""
+    the whole layout. :meth:`builders` gives the same blocks a group at a
+    time, for a caller that builds each group on the thread that reads it."""
 
-    def __init__(self, staged, size=None, threads=1):
+    def __init__(self, staged, size=None):
         self.staged = staged
         self.size = SLICE_VALUES if size is None else size
-        self.threads = int(threads)
         self._groups = None
 
     def groups(self):
@@ -80,17 +77,5 @@ class StagedBlocks:
         return [partial(self._build, group) for group in self.groups()]
 
     def __iter__(self):
-        groups = self.groups()
-        if self.threads <= 1 or len(groups) < 2:
-            for group in groups:
-                yield from self._build(group)
-            return
-        # one group built ahead, on another thread (the kernels and numpy
-        # release the GIL)
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            ahead = pool.submit(self._build, groups[0])
-            for group in groups[1:]:
-                blocks = ahead.result()
-                ahead = pool.submit(self._build, group)
-                yield from blocks
-            yield from ahead.result()
+        for build in self.builders():
+            yield from build()

@@ -340,7 +340,7 @@ def test_split_in_head_proves_queries_are_not_contiguous():
 
 
 # --------------------------------------------------------------------------
-# The first phase split in parts, the blocks built ahead on another thread
+# The first phase split in parts; the blocks built on the ranking threads
 # --------------------------------------------------------------------------
 
 
@@ -404,9 +404,9 @@ def test_stage_by_code_in_parts_refuses_a_code_out_of_range():
 
 @pytest.mark.parametrize("lengths", [[100] * 300, [1, 3, 40, 2, 7, 7, 300] * 40])
 def test_grouped_layout_on_threads_gives_the_same_blocks(monkeypatch, lengths):
-    """Rows moved in parts on two threads and blocks built ahead on another
-    thread: the blocks of one thread, in the same order (small parts and
-    groups, so that there are several of each)."""
+    """Rows moved in parts on two threads: the blocks of one thread, in the
+    same order (small parts and groups, so that there are several of
+    each)."""
     from skrank._engine import counting, grouping
     from skrank._engine.layout import Block
 
