@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 
 import pytest
 
@@ -109,6 +110,28 @@ def _many_slices(monkeypatch, n_queries=300, n_items=1000, seed=0):
     return y, s
 
 
+@contextmanager
+def _thread_recording_metric(name):
+    """A metric registered as ``name`` for the block (each query's top
+    relevance / 3) that records the threads calling it: yields the set of
+    their ids, then unregisters the metric."""
+    import threading
+
+    import skrank
+
+    seen = set()
+
+    def top_relevance(ranked, k):
+        seen.add(threading.get_ident())
+        return ranked.relevance[:, 0] / 3.0
+
+    skrank.register_metric(top_relevance, name, cutoff=False)
+    try:
+        yield seen
+    finally:
+        skrank.unregister_metric(name)
+
+
 def test_arrays_of_several_slices_are_ranked_on_the_threads(monkeypatch):
     """The blocks of an array input go to the thread limit: a registered
     metric sees the calls of more than one thread with two threads and of
@@ -121,14 +144,7 @@ def test_arrays_of_several_slices_are_ranked_on_the_threads(monkeypatch):
     import skrank
 
     y, s = _many_slices(monkeypatch)
-    seen = set()
-
-    def top_relevance(ranked, k):
-        seen.add(threading.get_ident())
-        return ranked.relevance[:, 0] / 3.0
-
-    skrank.register_metric(top_relevance, "top_relevance_threads", cutoff=False)
-    try:
+    with _thread_recording_metric("top_relevance_threads") as seen:
         metrics = ["ndcg@10", "map", "P@5", "top_relevance_threads"]
         with _threads.use_threads(1):
             one = skrank.evaluate(y, s, metrics, ties="first", average=None)
@@ -140,8 +156,6 @@ def test_arrays_of_several_slices_are_ranked_on_the_threads(monkeypatch):
             assert len(seen) >= 2
         for name in metrics:
             np.testing.assert_array_equal(one[name], two[name])
-    finally:
-        skrank.unregister_metric("top_relevance_threads")
 
 
 def test_shuffled_rows_are_grouped_on_the_ranking_threads(monkeypatch):
@@ -164,7 +178,7 @@ def test_shuffled_rows_are_grouped_on_the_ranking_threads(monkeypatch):
     s = np.round(y + rng.normal(0.0, 2.0, y.shape), 1)  # ties, graded labels
     qid = np.repeat(np.arange(400), 100)
     perm = np.random.default_rng(3).permutation(qid.shape[0])
-    ranking, building = set(), []
+    building = []
     build = staged.StagedBlocks._build
 
     def recorded(self, group):
@@ -172,13 +186,7 @@ def test_shuffled_rows_are_grouped_on_the_ranking_threads(monkeypatch):
         return build(self, group)
 
     monkeypatch.setattr(staged.StagedBlocks, "_build", recorded)
-
-    def top_relevance(ranked, k):
-        ranking.add(threading.get_ident())
-        return ranked.relevance[:, 0] / 3.0
-
-    skrank.register_metric(top_relevance, "top_relevance_grouped", cutoff=False)
-    try:
+    with _thread_recording_metric("top_relevance_grouped") as ranking:
         metrics = ["ndcg@10", "map", "P@5", "top_relevance_grouped"]
         y, s, qid = y[perm], s[perm], qid[perm]
         args = (y, s, metrics)
@@ -202,8 +210,6 @@ def test_shuffled_rows_are_grouped_on_the_ranking_threads(monkeypatch):
         for name in metrics:
             np.testing.assert_array_equal(one[name], two[name])
             np.testing.assert_array_equal(one[name], given[name])
-    finally:
-        skrank.unregister_metric("top_relevance_grouped")
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -449,8 +449,8 @@ def _padded_big_endian(ids):
 def test_id_words_against_numpy(width, n_ids):
     # ids of every length up to the width (zero-padded), bytes above 127,
     # ids equal but for their last byte; gathered in any order, repeats too,
-    # the last rows among them (ids of up to 8 bytes are read as one load
-    # of 8 bytes, except where those 8 bytes run past the buffer's end)
+    # the rows at the buffer's end always among them (a read past the end
+    # of the ids is what the debug build's address checks would catch)
     rng = np.random.default_rng(width)
     raw = rng.integers(1, 256, (n_ids, width), dtype=np.uint8)
     lengths = rng.integers(0, width + 1, n_ids)
