@@ -76,16 +76,17 @@ def _score_keys(
 
 
 # rows are checked for order in runs of this many neighbours, without a
-# branch each; the check stops after the first run that holds a rise
+# branch each (a loop the compiler turns into vector compares); the check
+# stops after the first run that holds a rise
 cdef enum:
-    ORDER_RUN = 16
+    ORDER_RUN = 64
 
 
 def in_rank_order(s, ties):
     """Whether every row of the scores ``s`` is already in descending order:
     never rising (``ties`` true: equal neighbours allowed, tied items then
-    in input order) or always falling (``ties`` false). The check of the
-    rows stops at the first rise (or tie)."""
+    in input order) or always falling (``ties`` false); a NaN breaks the
+    order. The check of the rows stops at the first rise (or tie)."""
     if is_float32(s):
         return _in_rank_order["float"](s, ties)
     return _in_rank_order["double"](s, ties)
@@ -93,21 +94,26 @@ def in_rank_order(s, ties):
 
 def _in_rank_order(const score_t[:, ::1] s, bint ties):
     """:func:`in_rank_order` of one score type."""
-    cdef Py_ssize_t m = s.shape[0], L = s.shape[1], r, j, end
-    cdef int ok = 1
+    cdef Py_ssize_t m = s.shape[0], L = s.shape[1], r, j, a, end
+    cdef int bad = 0
     cdef const score_t *row
     with nogil:
         for r in range(m):
             row = &s[r, 0] if L else NULL
-            j = 1
-            while j < L and ok:
-                end = j + ORDER_RUN if j + ORDER_RUN < L else L
-                while j < end:
-                    ok &= (row[j - 1] > row[j]) | (ties & (row[j - 1] == row[j]))
-                    j += 1
-            if not ok:
+            a = 1
+            while a < L and not bad:
+                end = a + ORDER_RUN if a + ORDER_RUN < L else L
+                # one loop per rule, each a plain reduction of compares
+                if ties:
+                    for j in range(a, end):
+                        bad |= not (row[j - 1] >= row[j])
+                else:
+                    for j in range(a, end):
+                        bad |= not (row[j - 1] > row[j])
+                a = end
+            if bad:
                 break
-    return bool(ok)
+    return not bad
 
 
 # rows ahead of the one gathered whose relevance and scores are asked for
@@ -566,18 +572,25 @@ def place_tied(
     for each ``j``, item ``tied[within[j]]`` to place ``flat[j]`` of the
     flat ranking ``pos`` and its relevance ``y[item]`` to ``y_sorted`` at
     the same place (``tied`` the items at ``flat`` before, ``within`` their
-    new order, :func:`segment_order`'s). Every index is checked as it is
-    read: ValueError where one is out of range (the places before it are
-    written)."""
+    new order, :func:`segment_order`'s). ``pos`` None: the relevance only
+    (the caller builds the positions if it needs them). Every index is
+    checked as it is read: ValueError where one is out of range (the places
+    before it are written)."""
     cdef Py_ssize_t n = flat.shape[0], j
-    cdef uint64_t n_pos = <uint64_t>pos.shape[0], n_y = <uint64_t>y.shape[0]
+    cdef bint with_pos = pos is not None
+    cdef uint64_t n_pos = <uint64_t>y_sorted.shape[0], n_y = <uint64_t>y.shape[0]
     cdef int64_t w, item, at
     cdef bint bad = False
-    if tied.shape[0] != n or within.shape[0] != n or y_sorted.shape[0] != pos.shape[0]:
+    if (
+        tied.shape[0] != n
+        or within.shape[0] != n
+        or (with_pos and y_sorted.shape[0] != pos.shape[0])
+    ):
         raise ValueError(
             f"place_tied: {n} places need as many items and orders and a "
             f"ranking and relevance of one length; got {tied.shape[0]}, "
-            f"{within.shape[0]}, {pos.shape[0]} and {y_sorted.shape[0]}"
+            f"{within.shape[0]}, {pos.shape[0] if with_pos else None} and "
+            f"{y_sorted.shape[0]}"
         )
     with nogil:
         for j in range(n):
@@ -590,7 +603,8 @@ def place_tied(
             if (<uint64_t>item >= n_y) | (<uint64_t>at >= n_pos):
                 bad = True
                 break
-            pos[at] = item
+            if with_pos:
+                pos[at] = item
             y_sorted[at] = y[item]
     if bad:
         raise ValueError("place_tied: an index is out of range")

@@ -62,7 +62,8 @@ def _ties_by_key(pos, ss, ids, secondary, n_items):
     """The order of the tie groups of ranked rows by a secondary key.
 
     ``pos``: ``(m, w)`` flat positions (into ``ids``, the items' ids) of
-    each row's items by descending score; ``ss``: their scores. The items of
+    each row's items by descending score (None: the rows are in rank
+    order, the positions ``row * w + column``); ``ss``: their scores. The items of
     each group of equal scores (the first ``n_items[i]`` of row ``i``: the
     rest is padding) are put in descending order of ``secondary(ids) ->
     keys``, which is given the ids of the tied items only, so that keys that
@@ -81,8 +82,8 @@ def _ties_by_key(pos, ss, ids, secondary, n_items):
     if found is None:
         return None
     flat, starts = found  # rank positions inside tie groups, group starts
-    flat_pos = pos.reshape(-1)
-    tied = flat_pos[flat]
+    # pos None: rows in rank order, each item at its own place
+    tied = flat if pos is None else pos.reshape(-1)[flat]
     keys = np.asarray(secondary(ids.reshape(-1)[tied]))
     if keys.ndim == 1:  # one word per item
         keys = keys.reshape(-1, 1)
@@ -117,14 +118,31 @@ def _by_key(block: Block, k, secondary):
         # each tie group's items and their relevance in their new places
         if np.shares_memory(y_sorted, y) or not y_sorted.flags.c_contiguous:
             y_sorted = np.array(y_sorted, order="C")  # rows in rank order: y
-        pos = kernel_buffer(pos, np.int64)
-        _ordering.place_tied(
-            *found, pos.reshape(-1), y.reshape(-1), y_sorted.reshape(-1)
-        )
-    ranked = (pos, y_sorted, s_sorted)
-    if k is not None and k < pos.shape[1]:
-        ranked = tuple(a[:, :k] for a in ranked)
-    return ranked
+        if pos is None:
+            # rows in rank order: the relevance placed now, the positions
+            # built only if a metric reads the flags (see _ranking_at)
+            _ordering.place_tied(*found, None, y.reshape(-1), y_sorted.reshape(-1))
+            pos = partial(_placed_positions, y.shape, k, *found)
+        else:
+            pos = kernel_buffer(pos, np.int64)
+            _ordering.place_tied(
+                *found, pos.reshape(-1), y.reshape(-1), y_sorted.reshape(-1)
+            )
+    if k is not None and k < y_sorted.shape[1]:
+        pos = pos if pos is None or callable(pos) else pos[:, :k]
+        return pos, y_sorted[:, :k], s_sorted[:, :k]
+    return pos, y_sorted, s_sorted
+
+
+def _placed_positions(shape, k, flat, tied, within):
+    """The flat positions of rows that were in rank order (``row * L +
+    column``, ``shape`` ``(m, L)``) once their tie groups' items are in
+    their new order (:func:`_ties_by_key`'s ``(flat, tied, within)``),
+    cut at ``k``."""
+    pos = np.arange(shape[0] * shape[1], dtype=np.intp)
+    pos[flat] = tied[within]
+    pos = pos.reshape(shape)
+    return pos if k is None or k >= shape[1] else pos[:, :k]
 
 
 def _order(s, y, ties, raw_score=None):
@@ -319,8 +337,10 @@ def _ranking_at(block: Block, ranked, ties, padded=True, groups=None) -> Ranking
     """The :class:`Ranking` of a block from :func:`top_order` or
     :func:`descending_rows`: the flat positions of its
     ranked items (``-1``: no item; such positions are padding: relevance 0,
-    score ``-inf``, neither judged nor unassessed;
-    None when the block has neither judged nor unassessed flags to read;
+    score ``-inf``, neither judged nor unassessed; a callable that builds
+    them when a metric first reads the flags; None when the rows were in
+    rank order already, or when the block has neither judged nor
+    unassessed flags to read;
     ``padded`` False: there is no ``-1``, and no row leaves an item out
     but past its width) and their relevance and scores
     (None when ``groups``, the tie groups found as the rows were ordered,
@@ -330,12 +350,15 @@ def _ranking_at(block: Block, ranked, ties, padded=True, groups=None) -> Ranking
 
     def take(a):
         a = np.ascontiguousarray(a).reshape(-1)
-        if not padded:  # every position an item: one gather
-            return np.take(a, idx)
+        if idx is None:  # rows in rank order: the flags as they are
+            return a.reshape(y_sorted.shape[0], -1)[:, : y_sorted.shape[1]]
         if not where:
-            fill = idx < 0
-            where.extend((np.where(fill, 0, idx), fill))
+            at = idx() if callable(idx) else idx
+            fill = (at < 0) if padded else None
+            where.extend((at if fill is None else np.where(fill, 0, at), fill))
         at, fill = where
+        if fill is None:  # every position an item: one gather
+            return np.take(a, at)
         out = np.take(a, at)
         out[fill] = False
         return out
@@ -406,7 +429,8 @@ def descending_rows(
     in descending order.
 
     Returns ``(pos, y_sorted, s_sorted)``: the flat positions (``row * L +
-    column``) of the items in rank order (None without ``positions``) and
+    column``) of the items in rank order (None without ``positions``, and
+    None when every row is in rank order already: the identity) and
     their relevance and scores (``s_sorted`` of the type ``s`` is read
     as; when every row is in rank order already, ``y_sorted`` and
     ``s_sorted`` are the buffers of ``y`` and ``s`` themselves). Tied
@@ -446,9 +470,9 @@ def descending_rows(
         return pos, np.empty((m, L)), np.empty((m, L), dtype=s.dtype), *unfound
     if _ordering.in_rank_order(s, ties != "last"):
         # the rows are in rank order already (a run written by a retrieval
-        # system, ties in input order): the scores and relevance as they are
-        pos = np.arange(m * L, dtype=np.intp).reshape(m, L) if positions else None
-        return pos, y, s, *unfound
+        # system, ties in input order): the scores and relevance as they
+        # are, the positions (the identity) not built
+        return None, y, s, *unfound
     bits = max(1, (L - 1).bit_length())
     if bits > _KEY_BITS:
         return *_descending_argsort(s, y, positions, ties), *unfound

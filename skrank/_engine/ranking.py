@@ -282,11 +282,13 @@ class Ranking:
             return None
         return np.arange(self.width)[None, :] < self.block.n_items[:, None]
 
-    def _mask(self, values):
+    def _mask(self, values, judged=True):
+        """``values`` of the real items (not padding) and, with ``judged``,
+        of the judged ones only."""
         valid = self._valid()
         if valid is not None:
             values &= valid
-        if self.judged_sorted is not None:
+        if judged and self.judged_sorted is not None:
             values &= self.judged_sorted
         return values
 
@@ -295,7 +297,10 @@ class Ranking:
         key = ("rel", level)
         if key not in self._cache:
             rel = self.y > 0 if level is None else self.y >= level
-            self._cache[key] = self.group_sum(self._mask(rel))
+            # relevance above 0 is judged where the unjudged hold 0: the
+            # judged flags (gathered in rank order) need not be read
+            implied = self.block.unjudged_zero and (level is None or level > 0)
+            self._cache[key] = self.group_sum(self._mask(rel, not implied))
         return self._cache[key]
 
     def judged_nonrelevant(self, level=None) -> np.ndarray:

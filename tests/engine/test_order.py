@@ -106,6 +106,46 @@ def test_rank_with_cutoff_gives_the_first_k_positions(ties, k, tied):
     )
 
 
+@pytest.mark.parametrize("k", [None, 3, 15, 40])
+@pytest.mark.parametrize("ties", ["average", "first", "trec_eval"])
+def test_rank_rows_in_rank_order_read_their_flags(ties, k, tied):
+    # rows already in rank order (tie groups among them) are ranked without
+    # their positions being built: the judged and unassessed flags read
+    # with each item must still be its own. Reference: a naive row sort
+    # (np.lexsort) of the same rows, ties="trec_eval" ordering each tie group
+    # by the secondary key of its items' ids, descending (equal keys in
+    # input order); ties="average" keeps rows in rank order as they are
+    y, s = tied
+    order = np.argsort(-s, axis=1, kind="stable")
+    y, s = np.take_along_axis(y, order, 1), np.take_along_axis(s, order, 1)
+    m, L = s.shape
+    ids = np.arange(m * L).reshape(m, L)
+    judged = (ids * 5) % 7 != 0
+    unassessed = (ids * 3) % 11 == 0
+
+    def secondary(at):
+        return ((np.asarray(at) * 7919) % 13).astype(np.uint64)
+
+    block = dense_layout(y, s).blocks[0]
+    block.judged, block.unassessed, block.tiebreak = judged, unassessed, ids
+    r = rank(block, ties, k, secondary if ties == "trec_eval" else None)
+    pos = np.arange(L)
+    for i in range(m):
+        if ties == "trec_eval":
+            want = np.lexsort((pos, -secondary(ids[i]).astype(np.int64), -s[i]))
+        else:  # in rank order already: as they are
+            want = pos
+        # the first k ranks (a cutoff by selection keeps, under "average",
+        # the whole tie group at rank k: padding past it in shorter rows)
+        w = min(k or L, L)
+        assert r.width >= w
+        np.testing.assert_array_equal(r.y[i, :w], y[i][want][:w])
+        np.testing.assert_array_equal(r.judged_sorted[i, :w], judged[i][want][:w])
+        np.testing.assert_array_equal(
+            r.unassessed_sorted[i, :w], unassessed[i][want][:w]
+        )
+
+
 @pytest.mark.parametrize("k", [1, 3, 10, 15, 39])
 def test_rank_average_with_cutoff_keeps_the_whole_tie_group_at_k(k, tied):
     y, s = tied

@@ -64,6 +64,17 @@ def test_top_order_rows_without_items():
     assert pos.shape == ys.shape == ss.shape == (0, 0)
 
 
+def _identity_if_none(pos, s, ties):
+    """The positions of descending_rows, read as the identity where they are
+    None: rows found in rank order already (and only those) come back
+    without positions."""
+    if pos is None:
+        assert _ordering.in_rank_order(s, ties != "last")
+        m, L = s.shape
+        return np.arange(m * L).reshape(m, L)
+    return pos
+
+
 @pytest.mark.parametrize("ties", [None, "first", "last"])
 @pytest.mark.parametrize("L", [1, 2, 3, 100, 129, 4096, 4097, 5000])
 def test_descending_rows_against_numpy(ties, L):
@@ -76,6 +87,8 @@ def test_descending_rows_against_numpy(ties, L):
     y = rng.integers(0, 5, (m, L)).astype(float)
     for positions in (True, False):
         pos, ys, ss = descending_rows(s, y, _exact(ties), positions, ties)
+        if positions:
+            pos = _identity_if_none(pos, s, ties)
         if ties is None:
             # ties in any order: the scores in descending order, relevance
             # and positions of the same items
@@ -198,6 +211,7 @@ def test_rows_already_in_order_against_numpy(ties, n_sorted):
         s[n_sorted] = np.sort(rng.random(L))  # ascending, no ties
     y = rng.integers(0, 5, (m, L)).astype(float)
     pos, ys, ss = descending_rows(s, y, _exact(ties), True, ties)
+    pos = _identity_if_none(pos, s, ties)
     want = ref_descending_order(s, "first" if ties is None else ties)
     if ties is None:  # any order of ties: the scores and items agree
         np.testing.assert_array_equal(ss, np.take_along_axis(s, want, axis=1))
@@ -214,29 +228,40 @@ def test_rows_already_in_order_against_numpy(ties, n_sorted):
 def test_in_rank_order_against_numpy(dtype):
     # rows never rising (ties allowed) or always falling, against np.diff;
     # a rise or a tie at each position of a row, in each row of a block
+    # (rows of 37 and 150 items: within the first run of 64 neighbours that
+    # the kernel checks at a time, and across runs); a NaN breaks the order
+    # (np.diff gives NaN, which is neither <= 0 nor < 0)
     rng = np.random.default_rng(3)
-    base = -np.sort(-rng.random((4, 37)), axis=1).astype(dtype)
-    cases = [base, np.ascontiguousarray(base[:, :1]), base[:0]]
-    for r in range(4):
-        for j in range(1, 37):
-            rise = base.copy()
-            rise[r, j] = rise[r, j - 1] + 1
-            tie = base.copy()
-            tie[r, j] = tie[r, j - 1]
-            cases += [rise, tie]
-    for s in cases:
-        d = np.diff(s.astype(np.float64), axis=1)
-        assert _ordering.in_rank_order(s, True) is bool((d <= 0).all())
-        assert _ordering.in_rank_order(s, False) is bool((d < 0).all())
+    for width in (37, 150):
+        base = -np.sort(-rng.random((4, width)), axis=1).astype(dtype)
+        cases = [base, np.ascontiguousarray(base[:, :1]), base[:0]]
+        for r in range(4):
+            for j in range(1, width):
+                rise = base.copy()
+                rise[r, j] = rise[r, j - 1] + 1
+                tie = base.copy()
+                tie[r, j] = tie[r, j - 1]
+                cases += [rise, tie]
+            for j in (0, 1, width - 1):
+                nan = base.copy()
+                nan[r, j] = np.nan
+                cases.append(nan)
+        for s in cases:
+            d = np.diff(s.astype(np.float64), axis=1)
+            assert _ordering.in_rank_order(s, True) is bool((d <= 0).all())
+            assert _ordering.in_rank_order(s, False) is bool((d < 0).all())
 
 
 @pytest.mark.parametrize("ties", [None, "first", "last"])
 def test_rows_in_rank_order_come_back_as_they_are(ties):
-    # every row already in rank order: the positions in input order and the
-    # buffers themselves; a tie under "last" needs the order reversed
+    # every row already in rank order: the buffers themselves, and no
+    # positions (None: the identity); a tie under "last" needs the order
+    # reversed (positions built)
     s = np.array([[3.0, 2.0, 2.0, -0.0, 0.0], [5.0, 4.0, 3.0, 2.0, 1.0]])
     y = np.arange(10.0).reshape(2, 5)
     pos, ys, ss = descending_rows(s, y, _exact(ties), True, ties)
+    assert (pos is None) == (ties != "last")
+    pos = _identity_if_none(pos, s, ties)
     want = ref_descending_order(s, "first" if ties is None else ties)
     np.testing.assert_array_equal(pos, want + np.arange(2)[:, None] * 5)
     np.testing.assert_array_equal(ys, np.take_along_axis(y, want, axis=1))

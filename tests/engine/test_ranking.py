@@ -139,6 +139,43 @@ def test_relevant_counts_of_blocks_whose_unjudged_items_are_not_relevant(in_orde
     np.testing.assert_array_equal(r.relevant(), want)
 
 
+@pytest.mark.parametrize("ties", ["first", "trec_eval"])
+def test_relevant_items_of_blocks_whose_unjudged_items_are_not_relevant(ties):
+    # under a rule that orders every item (each a group of its own), a block
+    # whose unjudged items have relevance 0 (Block.unjudged_zero) counts its
+    # relevant items at a level above 0 without gathering its judged flags
+    # (relevance above 0 is judged); at a level of 0 or below the flags are
+    # read. Reference: y >= level of the judged items in a naive stable
+    # row sort (np.lexsort), ties="trec_eval" by descending key
+    rng = np.random.default_rng(8)
+    m, w = 5, 12
+    y = rng.integers(0, 3, (m, w)).astype(float)
+    judged = rng.random((m, w)) < 0.6
+    y[~judged] = 0.0
+    s = -np.sort(-rng.integers(0, 4, (m, w)).astype(float), axis=1)
+    ids = np.arange(m * w).reshape(m, w)
+
+    def secondary(at):
+        return ((np.asarray(at) * 31) % 7).astype(np.uint64)
+
+    col = np.arange(w)
+    key = secondary(ids).astype(np.int64)
+    order = [
+        np.lexsort((col, -key[i], -s[i]) if ties == "trec_eval" else (col, -s[i]))
+        for i in range(m)
+    ]
+    for level in (None, 1, 2, 0, -1):
+        block = dense_layout(y, s).blocks[0]
+        block.judged, block.tiebreak, block.unjudged_zero = judged, ids, True
+        r = rank(block, ties, None, secondary if ties == "trec_eval" else None)
+        got = r.relevant(level).reshape(m, w)
+        for i in range(m):
+            yi, ji = y[i][order[i]], judged[i][order[i]]
+            rel = yi > 0 if level is None else yi >= level
+            np.testing.assert_array_equal(got[i], rel & ji)
+        assert callable(r._judged) == (level is None or level > 0)
+
+
 def test_gain_is_the_group_sum_of_gain_values(ranking):
     r = ranking
     for gain in GAINS:
