@@ -76,10 +76,9 @@ def _score_keys(
 
 
 # rows are checked for order in runs of this many neighbours, without a
-# branch each (a loop the compiler turns into vector compares); the check
-# stops after the first run that holds a rise
+# branch each; the check stops after the first run that holds a rise
 cdef enum:
-    ORDER_RUN = 64
+    ORDER_RUN = 16
 
 
 def in_rank_order(s, ties):
@@ -94,26 +93,21 @@ def in_rank_order(s, ties):
 
 def _in_rank_order(const score_t[:, ::1] s, bint ties):
     """:func:`in_rank_order` of one score type."""
-    cdef Py_ssize_t m = s.shape[0], L = s.shape[1], r, j, a, end
-    cdef int bad = 0
+    cdef Py_ssize_t m = s.shape[0], L = s.shape[1], r, j, end
+    cdef int ok = 1
     cdef const score_t *row
     with nogil:
         for r in range(m):
             row = &s[r, 0] if L else NULL
-            a = 1
-            while a < L and not bad:
-                end = a + ORDER_RUN if a + ORDER_RUN < L else L
-                # one loop per rule, each a plain reduction of compares
-                if ties:
-                    for j in range(a, end):
-                        bad |= not (row[j - 1] >= row[j])
-                else:
-                    for j in range(a, end):
-                        bad |= not (row[j - 1] > row[j])
-                a = end
-            if bad:
+            j = 1
+            while j < L and ok:
+                end = j + ORDER_RUN if j + ORDER_RUN < L else L
+                while j < end:
+                    ok &= (row[j - 1] > row[j]) | (ties & (row[j - 1] == row[j]))
+                    j += 1
+            if not ok:
                 break
-    return not bad
+    return bool(ok)
 
 
 # rows ahead of the one gathered whose relevance and scores are asked for

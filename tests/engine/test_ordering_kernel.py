@@ -228,9 +228,9 @@ def test_rows_already_in_order_against_numpy(ties, n_sorted):
 def test_in_rank_order_against_numpy(dtype):
     # rows never rising (ties allowed) or always falling, against np.diff;
     # a rise or a tie at each position of a row, in each row of a block
-    # (rows of 37 and 150 items: within the first run of 64 neighbours that
-    # the kernel checks at a time, and across runs); a NaN breaks the order
-    # (np.diff gives NaN, which is neither <= 0 nor < 0)
+    # (rows of 37 and 150 items: several of the runs of neighbours that the
+    # kernel checks at a time); a NaN breaks the order (np.diff gives NaN,
+    # which is neither <= 0 nor < 0)
     rng = np.random.default_rng(3)
     for width in (37, 150):
         base = -np.sort(-rng.random((4, width)), axis=1).astype(dtype)
