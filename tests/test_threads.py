@@ -246,6 +246,72 @@ def _run_with_timeout(func, seconds=30):
     return out["r"]
 
 
+def _blas_threads():
+    """The threads of each BLAS library that skrank's threaded calls keep
+    on one thread (threadpoolctl reads them from the libraries)."""
+    from threadpoolctl import threadpool_info
+
+    mine = {lib.filepath for lib in _threads._blas_controller().lib_controllers}
+    return [d["num_threads"] for d in threadpool_info() if d["filepath"] in mine]
+
+
+def test_blas_runs_on_one_thread_while_work_runs_on_threads():
+    # BLAS set to two threads for the test (whatever the environment says):
+    # inside the parts of a call on two threads every BLAS library reports
+    # one thread; after it, two again. Calls that overlap (two calls whose
+    # results are read in turn) restore the setting when the last one ends,
+    # and so does a call whose part fails; a call on one thread changes
+    # nothing
+    from threadpoolctl import threadpool_limits
+
+    def seen(_):
+        return _blas_threads()
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        outside = _blas_threads()
+        assert outside and all(n == 2 for n in outside)
+        inside = list(_threads.map_in_order(seen, range(4), 2))
+        assert all(n == 1 for got in inside for n in got)
+        assert _blas_threads() == outside
+        a = _threads.map_in_order(seen, range(6), 2)
+        b = _threads.map_in_order(seen, range(6), 2)
+        next(a)
+        next(b)
+        list(a)  # a ends while b runs: still one thread
+        assert all(n == 1 for n in _blas_threads())
+        list(b)
+        assert _blas_threads() == outside
+
+        def fail(x):
+            if x == 3:
+                raise RuntimeError("part 3 failed")
+            return x
+
+        with pytest.raises(RuntimeError, match="part 3 failed"):
+            list(_threads.map_in_order(fail, range(6), 2))
+        assert _blas_threads() == outside
+        assert list(_threads.map_in_order(seen, range(3), 1)) == [outside] * 3
+        # a metric call on threads (its input checked with a dot product of
+        # BLAS, its blocks ranked on two threads) leaves the setting as given
+        import numpy as np
+
+        import skrank
+        from skrank._engine import layout
+
+        rng = np.random.default_rng(0)
+        qid = np.repeat(np.arange(200), 30)
+        y = rng.integers(0, 3, qid.shape[0]).astype(float)
+        s = rng.random(qid.shape[0])
+        original = layout.SLICE_VALUES
+        try:
+            layout.SLICE_VALUES = 600  # several slices: ranked on the threads
+            with _threads.use_threads(2):
+                skrank.evaluate(y, s, ["ndcg@10", "map"], qid=qid)
+        finally:
+            layout.SLICE_VALUES = original
+        assert _blas_threads() == outside
+
+
 def test_at_most_the_threads_asked_for_run_at_once():
     import threading
     import time
