@@ -99,10 +99,13 @@ def _blas_controller():
 
 
 @contextmanager
-def blas_on_one_thread():
+def blas_on_one_thread(when: bool = True):
     """BLAS kept on one thread while the block runs (see the module's
     notes); calls may nest and overlap: the setting found before the first
-    is restored when the last one ends."""
+    is restored when the last one ends. ``when`` false: nothing done."""
+    if not when:
+        yield
+        return
     with _BLAS_LOCK:
         if _BLAS["running"] == 0:
             controller = _blas_controller()

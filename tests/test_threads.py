@@ -291,6 +291,8 @@ def test_blas_runs_on_one_thread_while_work_runs_on_threads():
             list(_threads.map_in_order(fail, range(6), 2))
         assert _blas_threads() == outside
         assert list(_threads.map_in_order(seen, range(3), 1)) == [outside] * 3
+        with _threads.blas_on_one_thread(False):  # asked not to: unchanged
+            assert _blas_threads() == outside
         # a metric call on threads (its input checked with a dot product of
         # BLAS, its blocks ranked on two threads) leaves the setting as given
         import numpy as np
