@@ -17,11 +17,12 @@ runs on up to :func:`threads` threads:
 The results never depend on the number of threads: each part is computed
 as it would be alone, and the parts are put together in their order.
 
-While work runs on several threads, BLAS (the dot products of numpy that
-some metrics use) is kept on one thread of its own, through threadpoolctl
-(a dependency of scikit-learn): BLAS's own threads would otherwise compete
-with skrank's for the same cores (``evaluate`` of 2M rows on two threads of
-a 2-core machine took 21 ms with OpenBLAS on two threads, 12 ms with it on
+While work runs on ``n`` threads, BLAS (the dot products of numpy that
+some metrics use) runs on at most ``cpus // n`` threads of its own (one on
+a machine of ``n`` cores), through threadpoolctl (a dependency of
+scikit-learn): BLAS's own threads would otherwise compete with skrank's
+for the same cores (``evaluate`` of 2M rows on two threads of a 2-core
+machine took 18-21 ms with OpenBLAS on two threads, 11-12 ms with it on
 one). Its setting is restored when the last such work ends.
 """
 
@@ -99,20 +100,23 @@ def _blas_controller():
 
 
 @contextmanager
-def blas_on_one_thread(when: bool = True):
-    """BLAS kept on one thread while the block runs (see the module's
-    notes); calls may nest and overlap: the setting found before the first
-    is restored when the last one ends. ``when`` false: nothing done."""
-    if not when:
+def blas_beside(n: int):
+    """BLAS on at most ``cpus // n`` threads (at least one) while the block
+    runs beside ``n`` threads of skrank's work (see the module's notes);
+    ``n`` of 1 or less: nothing done. Calls may nest and overlap: the
+    first sets the limit, and the setting found before it is restored when
+    the last one ends."""
+    if n <= 1:
         yield
         return
     with _BLAS_LOCK:
         if _BLAS["running"] == 0:
             controller = _blas_controller()
+            limit = max(1, _cpus() // n)
             if controller and any(
-                lib.num_threads > 1 for lib in controller.lib_controllers
+                lib.num_threads > limit for lib in controller.lib_controllers
             ):
-                _BLAS["limiter"] = controller.limit(limits=1)
+                _BLAS["limiter"] = controller.limit(limits=limit)
         _BLAS["running"] += 1
     try:
         yield
@@ -152,8 +156,8 @@ def map_in_order(func, items, threads: int = 1):
     cancelled and the running ones waited for: no part runs after the
     caller has moved on.
 
-    BLAS runs on one thread while the threads run
-    (:func:`blas_on_one_thread`). The threads are started for the call and
+    BLAS runs on at most ``cpus // threads`` threads while the threads
+    run (:func:`blas_beside`). The threads are started for the call and
     end with it. Threads kept
     from call to call were measured slower on a virtual machine of two
     cores whenever the calls had a pause between them (the scheduler woke
@@ -167,7 +171,7 @@ def map_in_order(func, items, threads: int = 1):
         return
     pool = ThreadPoolExecutor(max_workers=threads)
     try:
-        with blas_on_one_thread():
+        with blas_beside(threads):
             pending = deque()
             for item in itertools.chain(head, items):
                 pending.append(pool.submit(func, item))

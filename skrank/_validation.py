@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from ._options import GAINS, NONPOSITIVE, TIES
 from ._passes import finite_minimum
-from ._threads import blas_on_one_thread, threads
+from ._threads import blas_beside, threads
 
 __all__ = [
     "InvalidParameterError",
@@ -394,15 +394,16 @@ def as_numeric_array(
     # finite array whose sum of squares does not overflow, with no temporary
     # array; the rest are checked value by value. On contiguous input BLAS's
     # dot product is that pass, 3-5x faster than numpy's sum; where skrank's
-    # work may run on several threads it runs on one thread of BLAS (see
-    # skrank._threads.blas_on_one_thread): BLAS's threads, which wait for
-    # work a while after a call, would compete with the threads that then
-    # rank (evaluate of 2M rows on two threads: 18-19 ms after a dot on two
-    # threads of OpenBLAS, 14 ms after one on one).
+    # work may run on several threads it runs on the BLAS threads that leave
+    # the cores to them (one on a machine of as many cores; see
+    # skrank._threads.blas_beside): BLAS's threads, which wait for work a
+    # while after a call, would compete with the threads that then rank
+    # (evaluate of 2M rows on two threads of a 2-core machine: 18-19 ms after
+    # a dot on two threads of OpenBLAS, 14 ms after one on one).
     with np.errstate(over="ignore", invalid="ignore"):
         if arr.flags.c_contiguous:
             flat = arr.reshape(-1)
-            with blas_on_one_thread(threads() > 1):
+            with blas_beside(threads()):
                 total = np.dot(flat, flat)
         else:
             total = np.add.reduce(arr, axis=None)

@@ -255,30 +255,34 @@ def _blas_threads():
     return [d["num_threads"] for d in threadpool_info() if d["filepath"] in mine]
 
 
-def test_blas_runs_on_one_thread_while_work_runs_on_threads():
-    # BLAS set to two threads for the test (whatever the environment says):
-    # inside the parts of a call on two threads every BLAS library reports
-    # one thread; after it, two again. Calls that overlap (two calls whose
-    # results are read in turn) restore the setting when the last one ends,
-    # and so does a call whose part fails; a call on one thread changes
-    # nothing
+@pytest.mark.parametrize(("cpus", "blas", "limit"), [(2, 2, 1), (8, 8, 4), (8, 3, 3)])
+def test_blas_leaves_the_cores_to_work_on_threads(monkeypatch, cpus, blas, limit):
+    # BLAS set to `blas` threads for the test (whatever the environment
+    # says), the machine taken to have `cpus` cores: inside the parts of a
+    # call on two threads every BLAS library runs on at most cpus // 2
+    # threads (`limit`; a setting already within it is left as it is);
+    # after it, as set. Calls that overlap (two calls whose results are
+    # read in turn) restore the setting when the last one ends, and so does
+    # a call whose part fails; a call on one thread changes nothing
     from threadpoolctl import threadpool_limits
+
+    monkeypatch.setattr(_threads, "_cpus", lambda: cpus)
 
     def seen(_):
         return _blas_threads()
 
-    with threadpool_limits(limits=2, user_api="blas"):
+    with threadpool_limits(limits=blas, user_api="blas"):
         outside = _blas_threads()
-        assert outside and all(n == 2 for n in outside)
+        assert outside and all(n == blas for n in outside)
         inside = list(_threads.map_in_order(seen, range(4), 2))
-        assert all(n == 1 for got in inside for n in got)
+        assert all(n == limit for got in inside for n in got)
         assert _blas_threads() == outside
         a = _threads.map_in_order(seen, range(6), 2)
         b = _threads.map_in_order(seen, range(6), 2)
         next(a)
         next(b)
-        list(a)  # a ends while b runs: still one thread
-        assert all(n == 1 for n in _blas_threads())
+        list(a)  # a ends while b runs: still limited
+        assert all(n == limit for n in _blas_threads())
         list(b)
         assert _blas_threads() == outside
 
@@ -291,7 +295,7 @@ def test_blas_runs_on_one_thread_while_work_runs_on_threads():
             list(_threads.map_in_order(fail, range(6), 2))
         assert _blas_threads() == outside
         assert list(_threads.map_in_order(seen, range(3), 1)) == [outside] * 3
-        with _threads.blas_on_one_thread(False):  # asked not to: unchanged
+        with _threads.blas_beside(1):  # one thread of work: unchanged
             assert _blas_threads() == outside
         # a metric call on threads (its input checked with a dot product of
         # BLAS, its blocks ranked on two threads) leaves the setting as given
