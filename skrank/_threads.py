@@ -169,9 +169,11 @@ def map_in_order(func, items, threads: int = 1):
     if threads <= 1 or len(head) < 2:
         yield from map(func, itertools.chain(head, items))
         return
-    pool = ThreadPoolExecutor(max_workers=threads)
-    try:
-        with blas_beside(threads):
+    # BLAS's setting is restored only once no part runs any more (after the
+    # pool's shutdown), never under a part's BLAS call
+    with blas_beside(threads):
+        pool = ThreadPoolExecutor(max_workers=threads)
+        try:
             pending = deque()
             for item in itertools.chain(head, items):
                 pending.append(pool.submit(func, item))
@@ -179,5 +181,5 @@ def map_in_order(func, items, threads: int = 1):
                     yield pending.popleft().result()
             while pending:
                 yield pending.popleft().result()
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)

@@ -318,6 +318,34 @@ def test_blas_leaves_the_cores_to_work_on_threads(monkeypatch, cpus, blas, limit
         assert _blas_threads() == outside
 
 
+def test_blas_is_restored_only_after_the_running_parts_end(monkeypatch):
+    # the caller leaves after the first result (an error where results are
+    # used): the parts still running read BLAS's threads after a pause, and
+    # every one of them still sees the limit (the setting is restored after
+    # the pool's shutdown, not under a part's BLAS call); then it is
+    # restored
+    import time
+
+    from threadpoolctl import threadpool_limits
+
+    monkeypatch.setattr(_threads, "_cpus", lambda: 2)
+    seen = []
+
+    def slow(x):
+        time.sleep(0.05)
+        seen.append(_blas_threads())
+        return x
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        outside = _blas_threads()
+        results = _threads.map_in_order(slow, range(10), 2)
+        assert next(results) == 0
+        results.close()
+        assert len(seen) >= 2  # the first part and those running at close
+        assert all(n == 1 for got in seen for n in got)
+        assert _blas_threads() == outside
+
+
 def test_at_most_the_threads_asked_for_run_at_once():
     import threading
     import time
