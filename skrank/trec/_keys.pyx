@@ -203,6 +203,14 @@ def probe(
 # --------------------------------------------------------------------------
 
 
+cdef inline unsigned int _mark_bit(uint64_t spread, int bits, int which) noexcept nogil:
+    """The number (0 to 7) of mark bit ``which`` (0 or 1) of a key of spread
+    hash ``spread`` in the mark byte of its first slot, in a table of
+    ``2**bits`` slots: the ``which``-th group of three bits of the hash
+    after those of the slot."""
+    return <unsigned int>((spread >> (61 - 3 * which - bits)) & 7)
+
+
 def group_table(const uint64_t[::1] keys, Py_ssize_t n_groups):
     """A hash table of distinct sorted ``keys`` (fewer than 2**31) whose 24
     high bits are a query code below ``n_groups``: one table per query,
@@ -255,8 +263,8 @@ def group_table(const uint64_t[::1] keys, Py_ssize_t n_groups):
             spread = _spread(keys[i])
             slot = <Py_ssize_t>(spread >> (64 - bits[g]))
             marks[off[g] + slot] |= <cnp.uint8_t>(
-                (1 << ((spread >> (61 - bits[g])) & 7))
-                | (1 << ((spread >> (58 - bits[g])) & 7))
+                (1 << _mark_bit(spread, bits[g], 0))
+                | (1 << _mark_bit(spread, bits[g], 1))
             )
             while tp[off[g] + slot] >= 0:
                 slot = <Py_ssize_t>((slot + 1) & mask)
@@ -355,7 +363,7 @@ cdef Py_ssize_t _group_scan(
     cdef int64_t found
     cdef uint64_t key, spread, mask
     cdef unsigned int mark
-    cdef int shift, low
+    cdef int shift, nbits
     cdef bint hits = at != NULL
     cdef const uint64_t *tk
     cdef const int32_t *tp
@@ -380,8 +388,8 @@ cdef Py_ssize_t _group_scan(
             tk = &slot_keys[0] + offsets[g]
             tp = &slot_pos[0] + offsets[g]
             tm = &marks[0] + offsets[g]
-            shift = 64 - bits[g]
-            low = 61 - bits[g]
+            nbits = bits[g]
+            shift = 64 - nbits
             mask = (<uint64_t>1 << bits[g]) - 1
             n_cand = 0
             while b < n and b - a < SCAN_KEYS:
@@ -390,11 +398,16 @@ cdef Py_ssize_t _group_scan(
                     break
                 if not hits:
                     pos[b] = -1
-                # no key of the table has this first slot and bit: absent
+                # no key of the table has this first slot and both its
+                # bits: absent
                 spread = _spread(key)
                 cand[n_cand] = b
                 mark = tm[spread >> shift]
-                n_cand += (mark >> ((spread >> low) & 7)) & (mark >> ((spread >> (low - 3)) & 7)) & 1
+                n_cand += (
+                    (mark >> _mark_bit(spread, nbits, 0))
+                    & (mark >> _mark_bit(spread, nbits, 1))
+                    & 1
+                )
                 b += 1
             for j in range(n_cand):
                 i = cand[j]
