@@ -105,6 +105,16 @@ def test_relevant_and_judged_nonrelevant_count_real_judged_items():
     np.testing.assert_array_equal(r.n_items, [3, 5])
 
 
+def _unjudged_at_zero(seed, m, w):
+    """Relevance 0-2 whose unjudged items (about 40 %) hold 0, the judged
+    flags, and coarse scores (ties) in input order: ``(y, judged, s)``."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, (m, w)).astype(float)
+    judged = rng.random((m, w)) < 0.6
+    y[~judged] = 0.0
+    return y, judged, rng.integers(0, 4, (m, w)).astype(float)
+
+
 @pytest.mark.parametrize("in_order", [False, True])
 def test_relevant_counts_of_blocks_whose_unjudged_items_are_not_relevant(in_order):
     # a block whose unjudged items have relevance 0 (Block.unjudged_zero, as
@@ -112,12 +122,8 @@ def test_relevant_counts_of_blocks_whose_unjudged_items_are_not_relevant(in_orde
     # counts as y > 0 of the judged items, group by group (naive groups
     # written in the test); rows sorted by the kernels and rows already in
     # rank order (a run written in rank order)
-    rng = np.random.default_rng(4)
     m, w = 6, 9
-    y = rng.integers(0, 3, (m, w)).astype(float)
-    judged = rng.random((m, w)) < 0.6
-    y[~judged] = 0.0
-    s = rng.integers(0, 4, (m, w)).astype(float)
+    y, judged, s = _unjudged_at_zero(4, m, w)
     if in_order:
         s = -np.sort(-s, axis=1)
     block = dense_layout(y, s).blocks[0]
@@ -147,12 +153,9 @@ def test_relevant_items_of_blocks_whose_unjudged_items_are_not_relevant(ties):
     # (relevance above 0 is judged); at a level of 0 or below the flags are
     # read. Reference: y >= level of the judged items in a naive stable
     # row sort (np.lexsort), ties="trec_eval" by descending key
-    rng = np.random.default_rng(8)
     m, w = 5, 12
-    y = rng.integers(0, 3, (m, w)).astype(float)
-    judged = rng.random((m, w)) < 0.6
-    y[~judged] = 0.0
-    s = -np.sort(-rng.integers(0, 4, (m, w)).astype(float), axis=1)
+    y, judged, s = _unjudged_at_zero(8, m, w)
+    s = -np.sort(-s, axis=1)
     ids = np.arange(m * w).reshape(m, w)
 
     def secondary(at):
