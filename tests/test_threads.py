@@ -247,8 +247,8 @@ def _run_with_timeout(func, seconds=30):
 
 
 def _blas_threads():
-    """The threads of each BLAS library that skrank's threaded calls keep
-    on one thread (threadpoolctl reads them from the libraries)."""
+    """The threads of each BLAS library that skrank's threaded calls hold
+    to a limit (threadpoolctl reads them from the libraries)."""
     from threadpoolctl import threadpool_info
 
     mine = {lib.filepath for lib in _threads._blas_controller().lib_controllers}
@@ -298,23 +298,12 @@ def test_blas_leaves_the_cores_to_work_on_threads(monkeypatch, cpus, blas, limit
         with _threads.blas_beside(1):  # one thread of work: unchanged
             assert _blas_threads() == outside
         # a metric call on threads (its input checked with a dot product of
-        # BLAS, its blocks ranked on two threads) leaves the setting as given
-        import numpy as np
-
+        # BLAS, its slices ranked on two threads) leaves the setting as given
         import skrank
-        from skrank._engine import layout
 
-        rng = np.random.default_rng(0)
-        qid = np.repeat(np.arange(200), 30)
-        y = rng.integers(0, 3, qid.shape[0]).astype(float)
-        s = rng.random(qid.shape[0])
-        original = layout.SLICE_VALUES
-        try:
-            layout.SLICE_VALUES = 600  # several slices: ranked on the threads
-            with _threads.use_threads(2):
-                skrank.evaluate(y, s, ["ndcg@10", "map"], qid=qid)
-        finally:
-            layout.SLICE_VALUES = original
+        y, s = _many_slices(monkeypatch)
+        with _threads.use_threads(2):
+            skrank.evaluate(y, s, ["ndcg@10", "map"])
         assert _blas_threads() == outside
 
 
