@@ -67,6 +67,16 @@ def _head_sums_reference(a, start, size, row, m, k, table=None, w=0):
     return np.bincount(row[g], weights=terms, minlength=m)
 
 
+def _relevant_before(rel, row, m):
+    """The relevant items of the earlier groups of each group's row (groups
+    of ``m`` rows in row order, ``row`` the row of each)."""
+    before = np.zeros_like(rel)
+    for r in range(m):
+        g = row == r
+        before[g] = np.cumsum(rel[g]) - rel[g]
+    return before
+
+
 def _random_groups(seed, m, longest, k=None):
     """Tie groups of ``m`` rows of 0 to ``longest`` items (rows without any
     among them), sizes from 1 to tens of items, relevant counts 0 .. t:
@@ -90,10 +100,7 @@ def _random_groups(seed, m, longest, k=None):
         np.array(size, np.int64),
     )
     row, first = np.array(row, np.int64), np.array(first, np.int64)
-    before = np.zeros_like(rel)
-    for r in range(m):  # the relevant items of the earlier groups of each row
-        g = row == r
-        before[g] = np.cumsum(rel[g]) - rel[g]
+    before = _relevant_before(rel, row, m)
     inside = size.copy() if k is None else np.clip(k - start, 0, size)
     return rel, before, start, size, inside, row, first, longest
 
@@ -179,10 +186,7 @@ def test_ap_sums_of_few_relevant_groups_equal_those_of_many(k):
     rng = np.random.default_rng(9)
     rel[rng.random(rel.shape[0]) < 0.95] = 0.0
     assert 8 * np.count_nonzero(rel) <= rel.shape[0]
-    before = np.zeros_like(rel)
-    for r in range(50):
-        g = row == r
-        before[g] = np.cumsum(rel[g]) - rel[g]
+    before = _relevant_before(rel, row, 50)
     H = _harmonic(width)
     none = np.zeros(0, np.int64)
     few = np.empty(50)
