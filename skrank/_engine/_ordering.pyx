@@ -11,13 +11,12 @@ against it.
 
 import numpy as np
 
-from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
 from libc.math cimport HUGE_VAL
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memcpy, memmove, memset
 
-from ._ranking cimport check_shape, check_size, count_row, fill_row, is_float32
+from ._ranking cimport check_shape, check_size, is_float32
 from ._shared cimport prefetch, score_t
 from ._sort cimport INSERTION_RUN, comes_first, insertion_sort, stable_sort, word_keys
 
@@ -120,22 +119,27 @@ def descending_keys(
 ):
     """Each row of the sorted keys of :func:`score_keys`, read backwards:
     the relevance and scores of its columns in descending order of score
-    into ``y_out`` and ``s_out`` (or, ``s_out`` None with ``groups``, into
-    scratch, only to find the groups) and (``pos`` not None) their flat
-    positions ``row * L + column``. ``exact[r]`` is 0 for a row where two
-    adjacent keys agree above the low bits while their scores differ (the
-    keys did not order them), else 1. Returns ``(inexact, n_groups)``: the
-    number of such rows, and the number of tie groups of the other rows
-    (runs of equal scores, as
+    into ``y_out`` and ``s_out`` (``s_out`` None with ``groups``: the
+    scores only compared, to find the groups) and (``pos`` not None) their flat
+    positions ``row * L + column``. ``exact[r]`` is 0 for a row whose
+    gathered scores rise somewhere (or hold NaN): two scores that agree but
+    for the bits the keys dropped, which the keys ordered by column the
+    wrong way; else 1 (equal scores always share their keys' high bits, so
+    a row that never rises is in rank order under the keys' tie rule).
+    Returns ``(inexact, n_groups)``: the number of such rows, and the number
+    of tie groups of the other rows (runs of equal scores, as
     :func:`~skrank._engine._ranking.count_groups` counts them), found in
-    the pass that checks the order.
+    the pass that gathers them.
 
     ``groups``: None, or the buffers ``(size, start, row_first, last,
     relevant)`` of :func:`~skrank._engine._ranking.fill_groups` (``relevant``
     None: not counted), each with room for ``m * L`` groups: when no row is
     inexact and some row holds a tie, the tie groups are written there as
     the rows are gathered (``fill_groups`` of the sorted scores and
-    relevance, the same values); otherwise they are left unwritten.
+    relevance, the same values); otherwise they are left unwritten. With
+    ``groups``, the pass stops at the first inexact row (``inexact`` is
+    then 1, and ``exact`` of the rows after it unwritten): the caller
+    orders the block again with the scores kept.
     ``s_out`` has the type of ``s`` (float32 or float64)."""
     args = (keys, bits, backwards, y, s, y_out, s_out, pos, exact)
     size = start = row_first = last = relevant = None
@@ -176,6 +180,147 @@ cdef inline Py_ssize_t _single_groups(
     return found
 
 
+cdef inline uint64_t _column(
+    uint64_t key, uint64_t low, bint backwards, Py_ssize_t L, int *wrong
+) noexcept nogil:
+    """The column of a row of ``L`` items that ``key`` holds in its low
+    bits ``low`` (numbered backwards with ``backwards``); a column out of
+    range sets ``wrong`` and is read as 0."""
+    cdef uint64_t c = key & low
+    if backwards:
+        c = <uint64_t>L - 1 - c
+    if c >= <uint64_t>L:
+        wrong[0] = 1
+        c = 0
+    return c
+
+
+cdef inline Py_ssize_t _gather_row(
+    const uint64_t *key,
+    uint64_t low,
+    bint backwards,
+    Py_ssize_t L,
+    const double *y,
+    const score_t *s,
+    double *y_out,
+    score_t *s_out,
+    int *wrong,
+) noexcept nogil:
+    """One row of :func:`descending_keys` (``L >= 1`` items) without its
+    groups: the relevance (and, ``s_out`` not NULL, the scores) of the
+    columns of its sorted keys ``key`` read backwards. Returns the number
+    of changes of the keys' high bits along the row (below ``L - 1``: the
+    row holds two keys that agree there, tied scores or scores that agree
+    but for the bits the keys dropped); sets ``wrong`` where a key holds a
+    column out of range."""
+    cdef Py_ssize_t j, changes = 0
+    cdef uint64_t c
+    for j in range(L):
+        c = _column(key[L - 1 - j], low, backwards, L, wrong)
+        y_out[j] = y[c]
+        if s_out != NULL:
+            s_out[j] = s[c]
+    for j in range(1, L):
+        changes += ((key[j] ^ key[j - 1]) & ~low) != 0
+    return changes
+
+
+cdef inline Py_ssize_t _scan_row(const score_t *x, Py_ssize_t L, int *rise) noexcept nogil:
+    """The changes of score along ``L >= 1`` gathered scores ``x``; sets
+    ``rise`` where one rises over the one before it (or either is NaN)."""
+    cdef Py_ssize_t j, changes = 0
+    cdef int up = 0
+    for j in range(1, L):
+        changes += x[j] != x[j - 1]
+        up |= not (x[j] <= x[j - 1])
+    rise[0] |= up
+    return changes
+
+
+cdef inline Py_ssize_t _gather_groups(
+    const uint64_t *key,
+    uint64_t low,
+    bint backwards,
+    Py_ssize_t L,
+    const double *y,
+    const score_t *s,
+    double *y_out,
+    Py_ssize_t found,
+    int64_t *size,
+    int64_t *start,
+    double *relevant,
+    uint8_t *last,
+    int *rise,
+    int *wrong,
+) noexcept nogil:
+    """One row of :func:`descending_keys` (``L >= 1`` items) with its tie
+    groups: the relevance of the columns of its sorted keys ``key`` read
+    backwards into ``y_out`` and, in the same pass, the runs of equal
+    gathered scores numbered from ``found`` as :func:`fill_row` numbers
+    them (``relevant`` NULL: not counted; ``last``: the row's ``L``
+    bytes). Returns the number of the group after the row's last; sets
+    ``rise`` as :func:`_scan_row` does and ``wrong`` as :func:`_gather_row`
+    does. The buffers have room for ``found + L`` groups (``start`` and
+    ``relevant`` one more)."""
+    cdef Py_ssize_t j, g = found
+    cdef uint64_t c
+    cdef score_t v, before
+    cdef double x
+    cdef int up = 0, begins
+    cdef int64_t count
+    c = _column(key[L - 1], low, backwards, L, wrong)
+    before = s[c]
+    x = y[c]
+    y_out[0] = x
+    start[found] = 0
+    count = x > 0
+    found += 1
+    if relevant != NULL:
+        relevant[g] = 0.0
+        for j in range(1, L):
+            c = _column(key[L - 1 - j], low, backwards, L, wrong)
+            v = s[c]
+            x = y[c]
+            y_out[j] = x
+            # each position writes its rank as its group's start (and the
+            # relevant items before it), kept only where a group begins
+            start[found] = j
+            relevant[found] = <double>count
+            count += x > 0
+            begins = v != before
+            up |= not (v <= before)
+            last[j - 1] = <uint8_t>begins
+            found += begins
+            before = v
+    else:
+        for j in range(1, L):
+            c = _column(key[L - 1 - j], low, backwards, L, wrong)
+            v = s[c]
+            y_out[j] = y[c]
+            start[found] = j
+            begins = v != before
+            up |= not (v <= before)
+            last[j - 1] = <uint8_t>begins
+            found += begins
+            before = v
+    rise[0] |= up
+    last[L - 1] = 1
+    # the row's groups g .. found - 1, the entry at found standing for the
+    # end of the row
+    start[found] = L
+    if relevant != NULL:
+        relevant[found] = <double>count
+        while g < found:
+            size[g] = start[g + 1] - start[g]
+            relevant[g] = relevant[g + 1] - relevant[g]
+            g += 1
+    else:
+        while g < found:
+            size[g] = start[g + 1] - start[g]
+            g += 1
+    return found
+
+
 def _descending_keys(
     const uint64_t[:, ::1] keys,
     int bits,
@@ -194,14 +339,13 @@ def _descending_keys(
 ):
     """:func:`descending_keys` of one score type."""
     cdef Py_ssize_t m = keys.shape[0], L = keys.shape[1], r, j
-    cdef Py_ssize_t inexact = 0, n_groups = 0, row_groups, key_groups
-    cdef Py_ssize_t next_found
+    cdef Py_ssize_t inexact = 0, n_groups = 0, row_groups, next_found
     cdef uint64_t low, c
-    cdef int64_t base, wrong
+    cdef int64_t base
+    cdef int rise, wrong = 0
     cdef bint with_pos = pos is not None
     cdef bint filling = size is not None
     cdef bint counted = relevant is not None
-    cdef bint bad = False
     if not 1 <= bits <= 32 or L > ((<Py_ssize_t>1) << bits):
         raise ValueError(
             f"descending_keys: bits must be in 1 .. 32 and number the {L} columns; "
@@ -236,12 +380,13 @@ def _descending_keys(
             f"descending_keys: the group buffers must hold the {cap} groups of "
             f"{m} rows of {L} items (start and relevant one more)"
         )
+    if m == 0 or L == 0:
+        return 0, 0
     low = ((<uint64_t>1) << bits) - 1
     cdef Py_ssize_t ahead, line
     cdef Py_ssize_t y_line = 64 // sizeof(double), s_line = 64 // sizeof(score_t)
-    # each row's sorted scores: s_out's row, or scratch reused row by row
-    cdef score_t *scratch = NULL
-    cdef score_t *srow
+    # groups are written from the first row with a tie on (the rows before
+    # it then numbered one group a position), while every row is ordered
     cdef bint tied = False
     cdef Py_ssize_t found = 0
     cdef int64_t *sz = NULL
@@ -249,95 +394,82 @@ def _descending_keys(
     cdef int64_t *rf = NULL
     cdef uint8_t *lp = NULL
     cdef double *rp = NULL
-    # the block's gathered relevance, row by row, for the groups' counts
-    cdef const double *rows_y = NULL
-    if filling and cap:
+    cdef score_t *so = NULL
+    if filling:
         sz, st, rf, lp = &size[0], &start[0], &row_first[0], &last[0]
         if counted:
             rp = &relevant[0]
-            rows_y = &y_out[0, 0]
-    if s_out is None and L:
-        scratch = <score_t *>PyMem_RawMalloc(L * sizeof(score_t))
-        if scratch == NULL:
-            raise MemoryError()
-    try:
-        with nogil:
-            for r in range(m):
+    with nogil:
+        for r in range(m):
+            # the relevance and scores of a later row asked for now: each
+            # row's items are read in the order of its scores, which the
+            # hardware does not foresee
+            ahead = r + GATHER_AHEAD
+            if ahead < m:
+                line = 0
+                while line < L:
+                    prefetch(&y[ahead, line])
+                    line += y_line
+                line = 0
+                while line < L:
+                    prefetch(&s[ahead, line])
+                    line += s_line
+            rise = 0
+            if filling and tied:
+                rf[r] = found
+                row_groups = _gather_groups(
+                    &keys[r, 0], low, backwards, L, &y[r, 0], &s[r, 0],
+                    &y_out[r, 0], found, sz, st, rp, lp + r * L, &rise, &wrong,
+                ) - found
+                found += row_groups
+            else:
+                if s_out is not None:
+                    so = &s_out[r, 0]
+                row_groups = 1 + _gather_row(
+                    &keys[r, 0], low, backwards, L, &y[r, 0], &s[r, 0],
+                    &y_out[r, 0], so, &wrong,
+                )
+                # keys that differ above the low bits hold different scores
+                # in order: only a row where two agree there may hold ties,
+                # or scores the keys did not order
+                if row_groups < L and not filling:
+                    row_groups = 1 + _scan_row(so, L, &rise)
+                elif row_groups < L:
+                    # the first row with a tie: the rows before it, one
+                    # group a position, then this row's groups (the row
+                    # gathered again, in the pass that finds them)
+                    found = _single_groups(
+                        &y_out[0, 0] if counted else NULL,
+                        0, r, L, 0, sz, st, rf, lp, rp,
+                    )
+                    tied = True
+                    rf[r] = found
+                    next_found = _gather_groups(
+                        &keys[r, 0], low, backwards, L, &y[r, 0], &s[r, 0],
+                        &y_out[r, 0], found, sz, st, rp, lp + r * L, &rise, &wrong,
+                    )
+                    row_groups = next_found - found
+                    found = next_found
+            if wrong:
+                break
+            if with_pos:
                 base = <int64_t>(r * L)
-                srow = scratch if scratch != NULL else &s_out[r, 0]
-                # the relevance and scores of a later row asked for now:
-                # each row's items are read in the order of its scores,
-                # which the hardware does not foresee
-                ahead = r + GATHER_AHEAD
-                if ahead < m:
-                    line = 0
-                    while line < L:
-                        prefetch(&y[ahead, line])
-                        line += y_line
-                    line = 0
-                    while line < L:
-                        prefetch(&s[ahead, line])
-                        line += s_line
-                # the gathers: a column out of range is flagged, and read
-                # as 0
-                wrong = 0
                 for j in range(L):
-                    c = keys[r, L - 1 - j] & low
-                    if backwards:
-                        c = <uint64_t>L - 1 - c
-                    if c >= <uint64_t>L:
-                        wrong = 1
-                        c = 0
-                    y_out[r, j] = y[r, c]
-                    srow[j] = s[r, c]
-                if wrong:
-                    bad = True
+                    c = _column(keys[r, L - 1 - j], low, backwards, L, &wrong)
+                    pos[r, j] = base + <int64_t>c
+            # a score that rises over the one before it: the keys did not
+            # order the row (two scores agreeing but for the bits the keys
+            # dropped, in the wrong order)
+            exact[r] = <uint8_t>(not rise)
+            if rise:
+                inexact += 1
+                if filling:
+                    # the groups are not used: the caller orders the rows
+                    # again, with the scores kept
                     break
-                if with_pos:
-                    for j in range(L):
-                        c = keys[r, L - 1 - j] & low
-                        if backwards:
-                            c = <uint64_t>L - 1 - c
-                        pos[r, j] = base + <int64_t>c
-                # the row's groups by its keys: where their high bits
-                # change, the scores change too; where they agree, the
-                # scores are tied, or differ in the bits the keys dropped
-                # (the keys did not order them). The scores' own groups are
-                # then counted (found, when filling): as many as the keys'
-                # in a row the keys ordered, more in the others
-                key_groups = 1 if L else 0
-                for j in range(1, L):
-                    key_groups += ((keys[r, L - 1 - j] ^ keys[r, L - j]) & ~low) != 0
-                row_groups = key_groups
-                if key_groups < L:
-                    if filling and not inexact:
-                        if not tied:
-                            # the first row with a tie: the rows before it,
-                            # one group a position, then every row's groups
-                            # as found
-                            found = _single_groups(
-                                rows_y, 0, r, L, 0, sz, st, rf, lp, rp
-                            )
-                            tied = True
-                        rf[r] = found
-                        next_found = fill_row(
-                            srow, &y_out[r, 0] if counted else NULL, L, found, cap,
-                            sz, st, rp, lp + r * L,
-                        )
-                        row_groups = next_found - found
-                        found = next_found
-                    else:
-                        row_groups = count_row(srow, L)
-                elif filling and tied and not inexact:
-                    found = _single_groups(rows_y, r, r + 1, L, found, sz, st, rf, lp, rp)
-                exact[r] = <uint8_t>(row_groups == key_groups)
-                if row_groups == key_groups:
-                    n_groups += row_groups
-                else:
-                    inexact += 1
-    finally:
-        PyMem_RawFree(scratch)
-    if bad:
+            else:
+                n_groups += row_groups
+    if wrong:
         raise ValueError("descending_keys: a key holds a column out of range")
     if filling and tied and not inexact and found != n_groups:
         raise ValueError(  # pragma: no cover - the two counts are of one pass

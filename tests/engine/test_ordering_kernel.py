@@ -125,11 +125,21 @@ def test_descending_rows_find_the_tie_groups(dtype, ties):
     for L in (1, 2, 7, 100, 129):
         one_tie = rng.random((6, L)).astype(dtype)
         one_tie[4, -1] = one_tie[4, 0]
+        # scores 2**-52 apart (float64: one key, which orders them by
+        # column), in pairs of equal scores, put in columns where the keys'
+        # order is the right one: the row is kept, its groups those of the
+        # scores (not of the keys), beside a tied row
+        close = 1.0 + (np.arange(L) // 2) * 2.0**-52
+        if ties == "first":
+            close = close[::-1]
+        close[0] = 0.5
+        close = np.stack([close, np.round(rng.random(L), 1)]).astype(dtype)
         for s in (
             rng.integers(0, 4, (5, L)).astype(dtype),
             np.where(rng.random((5, L)) < 0.5, -0.0, 0.0).astype(dtype),
             rng.random((5, L)).astype(dtype),
             one_tie,
+            close,
         ):
             y = rng.integers(0, 3, s.shape).astype(float)
             want_s = np.sort(s, axis=1)[:, ::-1]
@@ -150,11 +160,14 @@ def test_descending_rows_find_the_tie_groups(dtype, ties):
 
 
 def test_descending_rows_keep_the_scores_of_rows_ordered_again():
-    # scores 1e-15 apart share their keys' high bits: the row is ordered
-    # again by the exact order, so the sorted scores are kept and the groups
-    # left to tie_groups (None); long rows go through numpy's argsort, which
-    # does not find groups either
-    close = [1.0, 1.0 + 2e-16 * 5, 1.0 + 2e-16 * 3, 0.5]
+    # scores at most 3 units in the last place apart share their keys' high
+    # bits (the lowest 2 bits hold the column of 4), which order them by
+    # column, here the wrong way (the gathered scores rise): the row is
+    # ordered again by the exact order, so the sorted scores are kept and
+    # the groups left to tie_groups (None); long rows go through numpy's
+    # argsort, which does not find groups either
+    u = 2.0**-52
+    close = [1.0 + 2 * u, 1.0 + 3 * u, 1.0, 0.5]
     for s in (
         np.array([close, [2.0, 1.0, 2.0, 0.0]]),
         # a tied row, an untied one, then the row the keys cannot order
