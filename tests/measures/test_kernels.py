@@ -176,6 +176,70 @@ def test_ap_sums_without_ties_add_each_row_in_rank_order(m):
         assert out[r] == acc
 
 
+def _ap_row_sum(rel, start, size, inside, H, cut):
+    """One row's average-precision sum in Python floats (the same IEEE
+    operations as the kernel's scalar term, in its order): each group's
+    term with ``1 / t`` and ``1 / (t - 1)`` as reciprocals, added in group
+    order from 0.0."""
+    before = acc = 0.0
+    groups = zip(
+        rel.tolist(), start.tolist(), size.tolist(), inside.tolist(), strict=True
+    )
+    for x, T, t, n in groups:
+        single = 0.0 if cut and n <= 0 else x * (before + 1.0) / (float(T) + 1.0)
+        d = (x - 1.0) * (1.0 / (t - 1) if t > 1 else 0.0)
+        c = (before + 1.0) - ((float(T) + 1.0) * d)
+        tied = (x * (1.0 / t)) * ((c * (H[T + n] - H[T])) + (d * float(n)))
+        acc = acc + (tied if t > 1 else single)
+        before = before + x
+    return acc
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 8, 41])
+@pytest.mark.parametrize("single", [0.5, 0.995])
+@pytest.mark.parametrize("k", [None, 10])
+def test_ap_sums_of_tie_groups_add_each_row_in_rank_order(m, single, k):
+    # rows of tie groups summed two at a time in vector lanes give, bit for
+    # bit, the sums of one row at a time in group order: rows of different
+    # numbers of groups (none among them), an odd last row, one-item groups
+    # at half the groups and at nearly all of them (then taken alone
+    # behind a branch), relevant counts and fractions
+    rng = np.random.default_rng(m)
+    rel, start, size, row, first = [], [], [], [], []
+    for r in range(m):
+        first.append(len(size))
+        T, length = 0, int(rng.integers(0, 90)) if r else 90
+        while T < length:
+            t = 1 if rng.random() < single else int(rng.integers(2, 9))
+            t = min(t, length - T)
+            size.append(t)
+            start.append(T)
+            row.append(r)
+            rel.append(
+                float(rng.integers(0, t + 1)) * (rng.random() if r % 3 == 1 else 1.0)
+            )
+            T += t
+    rel, start, size = (
+        np.array(rel),
+        np.array(start, np.int64),
+        np.array(size, np.int64),
+    )
+    first, row = np.array(first, np.int64), np.array(row, np.int64)
+    inside = size.copy() if k is None else np.clip(k - start, 0, size)
+    if m >= 8:  # the kernel's rule for the branch: 15 positions in 16 alone
+        assert (16 * size.shape[0] >= 15 * size.sum()) == (single > 0.9)
+    H = _harmonic(90)
+    out = np.empty(m)
+    measure_kernels.ap_sums(
+        rel, start, size, inside, first, H, k is not None, 0, np.zeros(0, np.int64), out
+    )
+    for r in range(m):
+        g = row == r
+        assert out[r] == _ap_row_sum(
+            rel[g], start[g], size[g], inside[g], H, k is not None
+        )
+
+
 @pytest.mark.parametrize("k", [None, 1, 10, 200])
 def test_ap_sums_of_few_relevant_groups_equal_those_of_many(k):
     # at most one tie group in eight relevant: the groups without a relevant
