@@ -195,7 +195,20 @@ cdef inline uint64_t _column(
     return c
 
 
-cdef inline Py_ssize_t _gather_row(
+cdef inline Py_ssize_t _key_changes(
+    const uint64_t *key, uint64_t low, Py_ssize_t L
+) noexcept nogil:
+    """The changes of the high bits (above ``low``) along ``L >= 1``
+    sorted keys: ``L - 1`` when every two differ there, whose scores then
+    differ and are in order; fewer when two agree there (tied scores, or
+    scores that agree but for the bits the keys dropped)."""
+    cdef Py_ssize_t j, changes = 0
+    for j in range(1, L):
+        changes += ((key[j] ^ key[j - 1]) & ~low) != 0
+    return changes
+
+
+cdef inline void _gather_row(
     const uint64_t *key,
     uint64_t low,
     bint backwards,
@@ -208,21 +221,15 @@ cdef inline Py_ssize_t _gather_row(
 ) noexcept nogil:
     """One row of :func:`descending_keys` (``L >= 1`` items) without its
     groups: the relevance (and, ``s_out`` not NULL, the scores) of the
-    columns of its sorted keys ``key`` read backwards. Returns the number
-    of changes of the keys' high bits along the row (below ``L - 1``: the
-    row holds two keys that agree there, tied scores or scores that agree
-    but for the bits the keys dropped); sets ``wrong`` where a key holds a
-    column out of range."""
-    cdef Py_ssize_t j, changes = 0
+    columns of its sorted keys ``key`` read backwards; sets ``wrong`` where
+    a key holds a column out of range."""
+    cdef Py_ssize_t j
     cdef uint64_t c
     for j in range(L):
         c = _column(key[L - 1 - j], low, backwards, L, wrong)
         y_out[j] = y[c]
         if s_out != NULL:
             s_out[j] = s[c]
-    for j in range(1, L):
-        changes += ((key[j] ^ key[j - 1]) & ~low) != 0
-    return changes
 
 
 cdef inline Py_ssize_t _scan_row(const score_t *x, Py_ssize_t L, int *rise) noexcept nogil:
@@ -415,41 +422,44 @@ def _descending_keys(
                     prefetch(&s[ahead, line])
                     line += s_line
             rise = 0
-            if filling and tied:
-                rf[r] = found
-                row_groups = _gather_groups(
-                    &keys[r, 0], low, backwards, L, &y[r, 0], &s[r, 0],
-                    &y_out[r, 0], found, sz, st, rp, lp + r * L, &rise, &wrong,
-                ) - found
-                found += row_groups
-            else:
-                if s_out is not None:
-                    so = &s_out[r, 0]
-                row_groups = 1 + _gather_row(
+            if s_out is not None:
+                so = &s_out[r, 0]
+            if _key_changes(&keys[r, 0], low, L) == L - 1:
+                # every key differs above the low bits: no tie, the row in
+                # order; with groups (from the first row with a tie on),
+                # one a position
+                _gather_row(
                     &keys[r, 0], low, backwards, L, &y[r, 0], &s[r, 0],
                     &y_out[r, 0], so, &wrong,
                 )
-                # keys that differ above the low bits hold different scores
-                # in order: only a row where two agree there may hold ties,
-                # or scores the keys did not order
-                if row_groups < L and not filling:
-                    row_groups = 1 + _scan_row(so, L, &rise)
-                elif row_groups < L:
+                row_groups = L
+                if tied:
+                    found = _single_groups(
+                        &y_out[0, 0] if counted else NULL,
+                        r, r + 1, L, found, sz, st, rf, lp, rp,
+                    )
+            elif filling:
+                if not tied:
                     # the first row with a tie: the rows before it, one
-                    # group a position, then this row's groups (the row
-                    # gathered again, in the pass that finds them)
+                    # group a position
                     found = _single_groups(
                         &y_out[0, 0] if counted else NULL,
                         0, r, L, 0, sz, st, rf, lp, rp,
                     )
                     tied = True
-                    rf[r] = found
-                    next_found = _gather_groups(
-                        &keys[r, 0], low, backwards, L, &y[r, 0], &s[r, 0],
-                        &y_out[r, 0], found, sz, st, rp, lp + r * L, &rise, &wrong,
-                    )
-                    row_groups = next_found - found
-                    found = next_found
+                rf[r] = found
+                next_found = _gather_groups(
+                    &keys[r, 0], low, backwards, L, &y[r, 0], &s[r, 0],
+                    &y_out[r, 0], found, sz, st, rp, lp + r * L, &rise, &wrong,
+                )
+                row_groups = next_found - found
+                found = next_found
+            else:
+                _gather_row(
+                    &keys[r, 0], low, backwards, L, &y[r, 0], &s[r, 0],
+                    &y_out[r, 0], so, &wrong,
+                )
+                row_groups = 1 + _scan_row(so, L, &rise)
             if wrong:
                 break
             if with_pos:
