@@ -129,16 +129,18 @@ cdef extern from *:
                 int64_t a = ga + i, b = gb + i;
                 int64_t Ta = start[a], Tb = start[b], ta = size[a], tb = size[b];
                 int64_t na = inside[a], nb = inside[b];
-                if (skrank_group_bad(Ta, ta, na, nh) | skrank_group_bad(Tb, tb, nb, nh))
+                int singles = split & (ta == 1) & (tb == 1);
+                if (singles ? skrank_group_bad(Ta, 1, na, nh) | skrank_group_bad(Tb, 1, nb, nh)
+                            : skrank_group_bad(Ta, ta, na, nh) | skrank_group_bad(Tb, tb, nb, nh))
                     return 1;
                 __m128d x = _mm_set_pd(rel[b], rel[a]);
                 __m128d T1 = _mm_add_pd(_mm_set_pd((double)Tb, (double)Ta), one);
-                __m128d zero_single = _mm_castsi128_pd(_mm_set_epi64x(
-                    -(int64_t)(cut & (nb <= 0)), -(int64_t)(cut & (na <= 0))));
                 __m128d b1 = _mm_add_pd(vb, one);
-                __m128d single = _mm_andnot_pd(
-                    zero_single, _mm_div_pd(_mm_mul_pd(x, b1), T1));
-                if (split && (ta == 1) & (tb == 1)) {
+                __m128d single = _mm_div_pd(_mm_mul_pd(x, b1), T1);
+                if (cut)
+                    single = _mm_andnot_pd(_mm_castsi128_pd(_mm_set_epi64x(
+                        -(int64_t)(nb <= 0), -(int64_t)(na <= 0))), single);
+                if (singles) {
                     va = _mm_add_pd(va, single);
                     vb = _mm_add_pd(vb, x);
                     continue;
@@ -187,11 +189,18 @@ cdef extern from *:
                                  const double *inv, int cut, int split,
                                  double *out)
     {
+        /* each combination compiled on its own, its tests folded */
+        if (split && cut)
+            return skrank_group_rows_of(rel, start, size, inside, row_first, m,
+                                        G, nh, H, inv, 1, 1, out);
         if (split)
             return skrank_group_rows_of(rel, start, size, inside, row_first, m,
-                                        G, nh, H, inv, cut, 1, out);
+                                        G, nh, H, inv, 0, 1, out);
+        if (cut)
+            return skrank_group_rows_of(rel, start, size, inside, row_first, m,
+                                        G, nh, H, inv, 1, 0, out);
         return skrank_group_rows_of(rel, start, size, inside, row_first, m, G,
-                                    nh, H, inv, cut, 0, out);
+                                    nh, H, inv, 0, 0, out);
     }
     """
     double _single_term "skrank_single_term" (
