@@ -453,8 +453,9 @@ def descending_rows(
     column number needs) replaced by the column: numpy sorts integers much
     faster than it finds the order of floats. Two different scores that
     agree but for those bits (a relative difference below about 1e-12) are
-    then ordered by column; the rows where that happens are found and
-    ordered again by ``exact_order``. Longer rows are ordered by numpy's
+    then ordered by column; the rows where that puts a larger score after a
+    smaller one (the gathered scores rise) are found and ordered again by
+    ``exact_order``. Longer rows are ordered by numpy's
     argsort (stable under a tie rule). A block whose rows are all in rank
     order already (the rows of a run that a retrieval system wrote in rank
     order) is not sorted: :func:`in_rank_order

@@ -79,9 +79,9 @@ cdef extern from *:
     static inline int skrank_group_bad(int64_t T, int64_t t, int64_t n,
                                        ptrdiff_t nh)
     {
-        return ((uint64_t)(t - 1) >= (uint64_t)nh)
+        return ((uint64_t)t - 1 >= (uint64_t)nh)
                | ((uint64_t)n > (uint64_t)t)
-               | ((uint64_t)T >= (uint64_t)(nh - n));
+               | ((uint64_t)T >= (uint64_t)nh - (uint64_t)n);
     }
     /* groups g .. e - 1 of one row, from its running sums; whether one
        cannot be read */
@@ -205,6 +205,9 @@ cdef extern from *:
     """
     double _single_term "skrank_single_term" (
         double x, double before, int64_t T
+    ) noexcept nogil
+    bint group_bad "skrank_group_bad" (
+        int64_t T, int64_t t, int64_t n, Py_ssize_t nh
     ) noexcept nogil
     double _term "skrank_ap_term" (
         double x, double before, int64_t T, int64_t t, int64_t n,
@@ -381,7 +384,7 @@ def ap_terms(
             )
 
 
-cdef inline bint _group_sums(
+cdef inline bint _sparse_sums(
     const double *rel,
     const int64_t *start,
     const int64_t *size,
@@ -393,18 +396,17 @@ cdef inline bint _group_sums(
     const double *iv,
     bint cut,
     bint split,
-    bint sparse,
     double *out,
 ) noexcept nogil:
-    """The tied rows of :func:`ap_sums` (``G >= 1`` groups); whether a
-    group is inconsistent (the rows after it are left unwritten). With
-    ``split``, a one-item group takes its term alone behind a branch,
-    else every group computes both terms and chooses one without a
-    branch (the same values: what :func:`_term` chooses). With
-    ``sparse`` (few groups hold a relevant item), a group without one is
-    passed over behind a branch: its term is 0 (or -0.0, which leaves a
-    sum begun at 0.0 as it is) and it adds nothing to R_before, so the
-    sums are the same to the last bit."""
+    """The tied rows of :func:`ap_sums` (``G >= 1`` groups) where few
+    groups hold a relevant item; whether a group is inconsistent (the rows
+    after it are left unwritten). A group without one is passed over
+    behind a branch: its term is 0 (or -0.0, which leaves a sum begun at
+    0.0 as it is) and it adds nothing to R_before, so the sums are those
+    of :func:`group_rows` to the last bit. With ``split``, a one-item
+    group takes its term alone behind a branch, else every group computes
+    both terms and chooses one without a branch (the same values: what
+    :func:`_term` chooses)."""
     cdef Py_ssize_t m = row_first.shape[0], r
     cdef int64_t g, end, T, t, n
     cdef double x, before, acc
@@ -418,17 +420,11 @@ cdef inline bint _group_sums(
             T = start[g]
             t = size[g]
             n = inside[g]
-            # the groups are checked as they are read, with one branch: as
-            # unsigned numbers, t - 1 < nh is 1 <= t <= nh, then n <= t is
-            # 0 <= n <= t, then T < nh - n is 0 <= T and T + n < nh
-            if (
-                (<uint64_t>(t - 1) >= <uint64_t>nh)
-                | (<uint64_t>n > <uint64_t>t)
-                | (<uint64_t>T >= <uint64_t>(nh - n))
-            ):
+            # the groups are checked as they are read, with one branch
+            if group_bad(T, t, n, nh):
                 out[r] = acc
                 return True
-            if sparse and x == 0.0:
+            if x == 0.0:
                 g += 1
                 continue
             if split and t == 1:
@@ -529,10 +525,10 @@ def ap_sums(
                 g += step
             sparse = 8 * n_relevant <= n_sampled
         if w == 0 and sparse:
-            bad = _group_sums(
-                rp, sp, zp, ip, row_first, G, nh, H, iv, cut, few_tied, True, op
+            bad = _sparse_sums(
+                rp, sp, zp, ip, row_first, G, nh, H, iv, cut, few_tied, op
             )
-        elif w == 0:
+        elif w == 0 and m:
             bad = group_rows(
                 rp, sp, zp, ip, &row_first[0], m, G, nh, H, iv, cut, few_tied, op
             )

@@ -240,6 +240,30 @@ def test_ap_sums_of_tie_groups_add_each_row_in_rank_order(m, single, k):
         )
 
 
+def test_ap_sums_of_no_rows_and_of_rows_without_groups():
+    # no rows: nothing to read or write; rows without groups (no group at
+    # all, or none in the rows of a pair): an empty sum, 0.0
+    H = _harmonic(4)
+    none = np.zeros(0, np.int64)
+    out = np.empty(0)
+    measure_kernels.ap_sums(np.zeros(0), none, none, none, none, H, False, 0, none, out)
+    for cut in (False, True):
+        out = np.full(3, 7.0)
+        first = np.zeros(3, np.int64)
+        measure_kernels.ap_sums(
+            np.zeros(0), none, none, none, first, H, cut, 0, none, out
+        )
+        np.testing.assert_array_equal(out, 0.0)
+        # one row of one relevant item at rank 0 between two rows without
+        # groups: 1 * (0 + 1) / (0 + 1) (a hand computation)
+        out = np.full(3, 7.0)
+        one = np.ones(1, np.int64)
+        zero = np.zeros(1, np.int64)
+        first = np.array([0, 0, 1])
+        measure_kernels.ap_sums(np.ones(1), zero, one, one, first, H, cut, 0, none, out)
+        np.testing.assert_array_equal(out, [0.0, 1.0, 0.0])
+
+
 @pytest.mark.parametrize("k", [None, 1, 10, 200])
 def test_ap_sums_of_few_relevant_groups_equal_those_of_many(k):
     # at most one tie group in eight relevant: the groups without a relevant
