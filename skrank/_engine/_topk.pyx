@@ -20,7 +20,7 @@ from libc.stdlib cimport qsort
 from libc.string cimport memcpy, memmove, memset
 
 from ._ranking cimport check_shape, check_size, is_float32
-from ._shared cimport score_t
+from ._shared cimport prefetch, score_t
 from ._sort cimport (
     TIES_BY_POSITION,
     TIES_LARGER_FIRST,
@@ -45,6 +45,8 @@ cdef enum:
     FAN = 16
     # candidates ranked by counting: above this many, they are sorted
     MAX_COUNTED = 64
+    # rows ahead of the one ranked whose relevance is asked for
+    RELEVANCE_AHEAD = 4
 
 
 cdef void insertion_desc(double *a, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
@@ -404,6 +406,14 @@ def _top_order(
                 break
             row = sp + r * L
             krow = yp + r * L
+            # the relevance of a later row asked for now: a row's first
+            # ranks read it at columns the hardware does not foresee,
+            # a few cache lines of the row each, from memory
+            if r + RELEVANCE_AHEAD < m:
+                j = 0
+                while j < L:
+                    prefetch(krow + RELEVANCE_AHEAD * L + j)
+                    j += 8
             n = n_items[r] if has_n else L
             if n > L:
                 n = L
