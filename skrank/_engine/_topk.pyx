@@ -162,6 +162,69 @@ cdef inline void ce(score_t *mx, int i, int j) noexcept nogil:
     mx[j] = a if a < b else b
 
 
+# The maxima of FAN strided columns: each column's maximum ``m`` becomes
+# ``m if m > x else x`` for each of its scores ``x`` (the processor's maximum
+# instruction as it is: the second operand where the comparison is false),
+# two doubles or four floats an SSE2 instruction (every x86-64), else one by
+# one; ``n`` a multiple of FAN.
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    static inline void skrank_fan_max_d(const double *x, ptrdiff_t n, double *mx)
+    {
+        __m128d m0 = _mm_loadu_pd(mx), m1 = _mm_loadu_pd(mx + 2);
+        __m128d m2 = _mm_loadu_pd(mx + 4), m3 = _mm_loadu_pd(mx + 6);
+        __m128d m4 = _mm_loadu_pd(mx + 8), m5 = _mm_loadu_pd(mx + 10);
+        __m128d m6 = _mm_loadu_pd(mx + 12), m7 = _mm_loadu_pd(mx + 14);
+        for (ptrdiff_t j = 0; j < n; j += 16) {
+            m0 = _mm_max_pd(m0, _mm_loadu_pd(x + j));
+            m1 = _mm_max_pd(m1, _mm_loadu_pd(x + j + 2));
+            m2 = _mm_max_pd(m2, _mm_loadu_pd(x + j + 4));
+            m3 = _mm_max_pd(m3, _mm_loadu_pd(x + j + 6));
+            m4 = _mm_max_pd(m4, _mm_loadu_pd(x + j + 8));
+            m5 = _mm_max_pd(m5, _mm_loadu_pd(x + j + 10));
+            m6 = _mm_max_pd(m6, _mm_loadu_pd(x + j + 12));
+            m7 = _mm_max_pd(m7, _mm_loadu_pd(x + j + 14));
+        }
+        _mm_storeu_pd(mx, m0); _mm_storeu_pd(mx + 2, m1);
+        _mm_storeu_pd(mx + 4, m2); _mm_storeu_pd(mx + 6, m3);
+        _mm_storeu_pd(mx + 8, m4); _mm_storeu_pd(mx + 10, m5);
+        _mm_storeu_pd(mx + 12, m6); _mm_storeu_pd(mx + 14, m7);
+    }
+    static inline void skrank_fan_max_f(const float *x, ptrdiff_t n, float *mx)
+    {
+        __m128 m0 = _mm_loadu_ps(mx), m1 = _mm_loadu_ps(mx + 4);
+        __m128 m2 = _mm_loadu_ps(mx + 8), m3 = _mm_loadu_ps(mx + 12);
+        for (ptrdiff_t j = 0; j < n; j += 16) {
+            m0 = _mm_max_ps(m0, _mm_loadu_ps(x + j));
+            m1 = _mm_max_ps(m1, _mm_loadu_ps(x + j + 4));
+            m2 = _mm_max_ps(m2, _mm_loadu_ps(x + j + 8));
+            m3 = _mm_max_ps(m3, _mm_loadu_ps(x + j + 12));
+        }
+        _mm_storeu_ps(mx, m0); _mm_storeu_ps(mx + 4, m1);
+        _mm_storeu_ps(mx + 8, m2); _mm_storeu_ps(mx + 12, m3);
+    }
+    #else
+    static inline void skrank_fan_max_d(const double *x, ptrdiff_t n, double *mx)
+    {
+        for (ptrdiff_t j = 0; j < n; j += 16)
+            for (int c = 0; c < 16; c++)
+                mx[c] = mx[c] > x[j + c] ? mx[c] : x[j + c];
+    }
+    static inline void skrank_fan_max_f(const float *x, ptrdiff_t n, float *mx)
+    {
+        for (ptrdiff_t j = 0; j < n; j += 16)
+            for (int c = 0; c < 16; c++)
+                mx[c] = mx[c] > x[j + c] ? mx[c] : x[j + c];
+    }
+    #endif
+    """
+    void fan_max_d "skrank_fan_max_d" (const double *x, Py_ssize_t n, double *mx) noexcept nogil
+    void fan_max_f "skrank_fan_max_f" (const float *x, Py_ssize_t n, float *mx) noexcept nogil
+
+
 cdef double fan_bound(const score_t *row, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
     """A lower bound of the value at rank ``k`` (0-based, descending, ``k <
     FAN``) of ``row[0 .. n)``: the row is dealt into FAN strided columns,
@@ -169,16 +232,12 @@ cdef double fan_bound(const score_t *row, Py_ssize_t n, Py_ssize_t k) noexcept n
     largest value. The maxima are kept in the scores' own type (exact:
     a float32 score's float64 is the same value, in the same order).
 
-    Every column's maximum is indexed by a constant (the last, partial
-    block of the row is read from a copy padded with ``-inf``), so that
-    the compiler keeps the maxima in registers; ``m if m > x else x`` is
-    the processor's maximum instruction as it is (one instruction per
-    score, reading it from memory). The scores are finite, so the
-    maximum is the same as ``x if x > m else m`` (the sign of a zero
-    aside, which no comparison sees)."""
+    The columns' maxima are kept in vector registers (:func:`fan_max_d`,
+    the last, partial block of the row read from a copy padded with
+    ``-inf``). The scores are finite, so the maximum is the same as ``x if
+    x > m else m`` (the sign of a zero aside, which no comparison sees)."""
     cdef score_t mx[FAN]
     cdef score_t tail[FAN]
-    cdef const score_t *at
     cdef Py_ssize_t j = 0, full = n - n % FAN
     cdef int c
     for c in range(FAN):
@@ -186,12 +245,12 @@ cdef double fan_bound(const score_t *row, Py_ssize_t n, Py_ssize_t k) noexcept n
         tail[c] = <score_t>-HUGE_VAL
     for j in range(full, n):
         tail[j - full] = row[j]
-    j = 0
-    while j <= full:
-        at = row + j if j < full else tail
-        for c in range(FAN):
-            mx[c] = mx[c] if mx[c] > at[c] else at[c]
-        j += FAN
+    if score_t is double:
+        fan_max_d(row, full, mx)
+        fan_max_d(tail, FAN, mx)
+    else:
+        fan_max_f(row, full, mx)
+        fan_max_f(tail, FAN, mx)
     # Batcher's odd-even merge sort network for 16 inputs (63 comparators;
     # Knuth, TAOCP vol. 3, 5.3.4), descending
     ce(mx, 0, 1); ce(mx, 2, 3); ce(mx, 0, 2); ce(mx, 1, 3)
