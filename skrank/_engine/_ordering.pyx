@@ -195,17 +195,46 @@ cdef inline uint64_t _column(
     return c
 
 
-cdef inline Py_ssize_t _key_changes(
-    const uint64_t *key, uint64_t low, Py_ssize_t L
-) noexcept nogil:
-    """The changes of the high bits (above ``low``) along ``L >= 1``
-    sorted keys: ``L - 1`` when every two differ there, whose scores then
-    differ and are in order; fewer when two agree there (tied scores, or
-    scores that agree but for the bits the keys dropped)."""
-    cdef Py_ssize_t j, changes = 0
-    for j in range(1, L):
-        changes += ((key[j] ^ key[j - 1]) & ~low) != 0
-    return changes
+# Whether every two adjacent sorted keys of a row differ above their low
+# bits: two keys at a time with SSE2 (every x86-64; a 64-bit equality as
+# the two 32-bit halves' equalities both true), the run stopping at the
+# first block of 16 keys that holds two agreeing; else one by one.
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #include <stdint.h>
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    #endif
+    static inline int skrank_keys_differ(const uint64_t *key, ptrdiff_t L,
+                                         uint64_t high)
+    {
+        ptrdiff_t j = 1;
+        int same = 0;
+    #if defined(__SSE2__) || defined(_M_X64)
+        const __m128i h = _mm_set1_epi64x((long long)high);
+        const __m128i zero = _mm_setzero_si128();
+        __m128i acc = zero;
+        while (j + 2 <= L && !same) {
+            ptrdiff_t end = j + 16 < L ? j + 16 : L;
+            for (; j + 2 <= end; j += 2) {
+                __m128i a = _mm_loadu_si128((const __m128i *)(key + j));
+                __m128i b = _mm_loadu_si128((const __m128i *)(key + j - 1));
+                __m128i z = _mm_cmpeq_epi32(_mm_and_si128(_mm_xor_si128(a, b), h), zero);
+                acc = _mm_or_si128(acc, _mm_and_si128(
+                    z, _mm_shuffle_epi32(z, _MM_SHUFFLE(2, 3, 0, 1))));
+            }
+            same = _mm_movemask_epi8(acc) != 0;
+        }
+    #endif
+        for (; j < L && !same; j++)
+            same = ((key[j] ^ key[j - 1]) & high) == 0;
+        return !same;
+    }
+    """
+    bint keys_differ "skrank_keys_differ" (
+        const uint64_t *key, Py_ssize_t L, uint64_t high
+    ) noexcept nogil
 
 
 cdef inline void _gather_row(
@@ -424,7 +453,7 @@ def _descending_keys(
             rise = 0
             if s_out is not None:
                 so = &s_out[r, 0]
-            if _key_changes(&keys[r, 0], low, L) == L - 1:
+            if keys_differ(&keys[r, 0], L, ~low):
                 # every key differs above the low bits: no tie, the row in
                 # order; with groups (from the first row with a tie on),
                 # one a position

@@ -159,6 +159,31 @@ def test_descending_rows_find_the_tie_groups(dtype, ties):
                     np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("L", [3, 16, 17, 18, 33, 100])
+def test_descending_rows_find_one_tie_at_every_rank(L):
+    # rows of distinct scores but one tied pair, the pair at every rank of
+    # the row in turn (first, inside and past each block of 16 keys that
+    # the check of the keys reads at once, the last): every row's groups
+    # are those tie_groups finds in the scores sorted by numpy, the tied
+    # pair one group of two
+    rng = np.random.default_rng(L)
+    rows = []
+    for rank in range(L - 1):
+        s = np.sort(rng.permutation(L).astype(float))[::-1] + 0.5
+        s[rank + 1] = s[rank]
+        rows.append(rng.permutation(s))
+    s = np.array(rows)
+    y = rng.integers(0, 3, s.shape).astype(float)
+    pos, ys, ss, found = descending_rows(s, y, _exact(None), True, None, True, True)
+    want_s = np.sort(s, axis=1)[:, ::-1]
+    np.testing.assert_array_equal(s.reshape(-1)[pos], want_s)
+    want = tie_groups(want_s, ys)
+    assert len(found) == len(want)
+    for a, b in zip(found, want, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert found[0].shape[0] == s.size - s.shape[0]  # one pair a row
+
+
 def test_descending_rows_keep_the_scores_of_rows_ordered_again():
     # scores at most 3 units in the last place apart share their keys' high
     # bits (the lowest 2 bits hold the column of 4), which order them by
