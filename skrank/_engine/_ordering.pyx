@@ -16,7 +16,7 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memcpy, memmove, memset
 
-from ._ranking cimport check_shape, check_size, is_float32
+from ._ranking cimport check_shape, check_size, close_row, is_float32
 from ._shared cimport prefetch, score_t
 from ._sort cimport INSERTION_RUN, comes_first, insertion_sort, stable_sort, word_keys
 
@@ -340,20 +340,7 @@ cdef inline Py_ssize_t _gather_groups(
             found += begins
             before = v
     rise[0] |= up
-    last[L - 1] = 1
-    # the row's groups g .. found - 1, the entry at found standing for the
-    # end of the row
-    start[found] = L
-    if relevant != NULL:
-        relevant[found] = <double>count
-        while g < found:
-            size[g] = start[g + 1] - start[g]
-            relevant[g] = relevant[g + 1] - relevant[g]
-            g += 1
-    else:
-        while g < found:
-            size[g] = start[g + 1] - start[g]
-            g += 1
+    close_row(g, found, L, count, size, start, relevant, last)
     return found
 
 

@@ -76,6 +76,36 @@ cdef inline Py_ssize_t count_row(const score_t *x, Py_ssize_t w) noexcept nogil:
         return 1 + changes_f(x, w)
 
 
+cdef inline void close_row(
+    Py_ssize_t g,
+    Py_ssize_t found,
+    Py_ssize_t w,
+    int64_t count,
+    int64_t *size,
+    int64_t *start,
+    double *relevant,
+    uint8_t *last,
+) noexcept nogil:
+    """The end of a row of ``w`` positions whose groups ``g .. found - 1``
+    were numbered by each position writing its rank as its group's start
+    (and, ``relevant`` not NULL, the relevant items before it): its last
+    position ends a group, the entry at ``found`` stands for the end of the
+    row (``count`` relevant items), and the groups' sizes (and counts) are
+    the differences of consecutive entries."""
+    last[w - 1] = 1
+    start[found] = w
+    if relevant != NULL:
+        relevant[found] = <double>count
+        while g < found:
+            size[g] = start[g + 1] - start[g]
+            relevant[g] = relevant[g + 1] - relevant[g]
+            g += 1
+    else:
+        while g < found:
+            size[g] = start[g + 1] - start[g]
+            g += 1
+
+
 cdef inline Py_ssize_t fill_row(
     const score_t *x,
     const double *y,
@@ -129,18 +159,5 @@ cdef inline Py_ssize_t fill_row(
             j += 1
     if found > G:
         return G + 1
-    last[w - 1] = 1
-    # the row's groups g .. found - 1, the scratch entry at found standing
-    # for the end of the row
-    start[found] = w
-    if y != NULL:
-        relevant[found] = <double>count
-        while g < found:
-            size[g] = start[g + 1] - start[g]
-            relevant[g] = relevant[g + 1] - relevant[g]
-            g += 1
-    else:
-        while g < found:
-            size[g] = start[g + 1] - start[g]
-            g += 1
+    close_row(g, found, w, count, size, start, relevant if y != NULL else NULL, last)
     return found
