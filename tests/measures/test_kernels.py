@@ -77,10 +77,12 @@ def _relevant_before(rel, row, m):
     return before
 
 
-def _random_groups(seed, m, longest, k=None):
+def _random_groups(seed, m, longest, k=None, group_size=None, fractions=False):
     """Tie groups of ``m`` rows of 0 to ``longest`` items (rows without any
-    among them), sizes from 1 to tens of items, relevant counts 0 .. t:
-    ``(rel, before, start, size, inside, row, row_first, width)``."""
+    among them), sizes from 1 to tens of items (``group_size(rng)``: drawn
+    by it), relevant counts 0 .. t (with ``fractions``, every third row's
+    times a fraction): ``(rel, before, start, size, inside, row, row_first,
+    width)``."""
     rng = np.random.default_rng(seed)
     rel, start, size, row, first = [], [], [], [], []
     for r in range(m):
@@ -88,11 +90,16 @@ def _random_groups(seed, m, longest, k=None):
         length = int(rng.integers(0, longest + 1))
         T = 0
         while T < length:
-            t = int(min(length - T, rng.choice([1, 1, 2, 3, rng.integers(4, 40)])))
+            if group_size is None:
+                t = rng.choice([1, 1, 2, 3, rng.integers(4, 40)])
+            else:
+                t = group_size(rng)
+            t = int(min(length - T, t))
             size.append(t)
             start.append(T)
             row.append(r)
-            rel.append(float(rng.integers(0, t + 1)))
+            x = float(rng.integers(0, t + 1))
+            rel.append(x * rng.random() if fractions and r % 3 == 1 else x)
             T += t
     rel, start, size = (
         np.array(rel),
@@ -204,28 +211,14 @@ def test_ap_sums_of_tie_groups_add_each_row_in_rank_order(m, single, k):
     # numbers of groups (none among them), an odd last row, one-item groups
     # at half the groups and at nearly all of them (then taken alone
     # behind a branch), relevant counts and fractions
-    rng = np.random.default_rng(m)
-    rel, start, size, row, first = [], [], [], [], []
-    for r in range(m):
-        first.append(len(size))
-        T, length = 0, int(rng.integers(0, 90)) if r else 90
-        while T < length:
-            t = 1 if rng.random() < single else int(rng.integers(2, 9))
-            t = min(t, length - T)
-            size.append(t)
-            start.append(T)
-            row.append(r)
-            rel.append(
-                float(rng.integers(0, t + 1)) * (rng.random() if r % 3 == 1 else 1.0)
-            )
-            T += t
-    rel, start, size = (
-        np.array(rel),
-        np.array(start, np.int64),
-        np.array(size, np.int64),
+    rel, _, start, size, inside, row, first, _ = _random_groups(
+        m,
+        m,
+        90,
+        k,
+        group_size=lambda rng: 1 if rng.random() < single else int(rng.integers(2, 9)),
+        fractions=True,
     )
-    first, row = np.array(first, np.int64), np.array(row, np.int64)
-    inside = size.copy() if k is None else np.clip(k - start, 0, size)
     if m >= 8:  # the kernel's rule for the branch: 15 positions in 16 alone
         assert (16 * size.shape[0] >= 15 * size.sum()) == (single > 0.9)
     H = _harmonic(90)
