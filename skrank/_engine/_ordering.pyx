@@ -11,10 +11,8 @@ against it.
 
 import numpy as np
 
-from libc.math cimport HUGE_VAL
 from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.stdlib cimport qsort
-from libc.string cimport memcpy, memmove, memset
+from libc.string cimport memcpy
 
 from ._ranking cimport check_shape, check_size, close_row, is_float32
 from ._shared cimport prefetch, score_t
