@@ -284,10 +284,12 @@ def rank(
     keyed = ties in _KEY_ORDERS and not (
         ties == "sklearn" and block.raw_score is not None
     )
-    if keyed and (k is None or k >= L or ties != "average"):
+    if keyed:
         # whole rows sorted by the kernels, relevance and scores gathered
         # with them (the positions only to read judged and unassessed
-        # flags); a deterministic rule's rows cut at k afterwards
+        # flags); a deterministic rule's rows cut at k afterwards, the
+        # average's kept whole (a cutoff above a quarter of the row sorts
+        # whole rows anyway, and its tie group at rank k is in them)
         average = ties == "average"
         ranked = descending_rows(
             s,

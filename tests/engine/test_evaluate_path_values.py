@@ -116,3 +116,28 @@ def test_relevant_counts_buffer_checked():
     # hand count: each row one group of three items, all relevant
     np.testing.assert_array_equal(relevant[:2], [3.0, 3.0])
     np.testing.assert_array_equal(size, [3, 3])
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.parametrize("levels", [2, 3, 50])
+def test_cutoffs_between_a_quarter_and_the_whole_padded_row_equal_brute_force(
+    shuffle, levels
+):
+    # queries of 5 to 8 items in padded rows, each cutoff above a quarter of
+    # the row and below its end: whole rows sorted under tie averaging, the
+    # padding's relevance counted with the groups; reference.brute_force
+    sizes = [6, 8, 5, 7, 8]
+    y, s, qid = _queries(20 + levels, sizes, levels)
+    cases = _shuffled(y, s, qid, 7) if shuffle else (y, s, qid)
+    metrics = {"ndcg@3": ("ndcg", 3), "map@4": ("map", 4), "mrr@3": ("mrr", 3)}
+    metrics |= {"P@3": ("precision", 3), "recall@4": ("recall", 4)}
+    got = skrank.evaluate(*cases[:2], list(metrics), qid=cases[2], average=None)
+    for name, (oracle, k) in metrics.items():
+        for q in range(len(sizes)):
+            rows = qid == q
+            ref = brute_force(oracle, y[rows], s[rows], k)
+            want = 0.0 if ref is None else ref[0]  # undefined: 0.0 (the default)
+            assert got[name][q] == pytest.approx(want, rel=1e-12, abs=1e-15), (
+                name,
+                q,
+            )
