@@ -65,11 +65,13 @@ def cumulative_steps(n: int, log_base: float = 2) -> np.ndarray:
 
 def counts_relevant(block: Block) -> bool:
     """Whether the tie groups of a block's ranking count their relevant
-    items (``y > 0``) as they are found: when it has no padding, and no
-    judgments or none that changes which items are relevant (its unjudged
-    items have relevance 0 or less, ``Block.unjudged_zero``), which
-    :meth:`Ranking.relevant` would then have to read."""
-    return block.n_items is None and (block.judged is None or block.unjudged_zero)
+    items (``y > 0``) as they are found: when it has no judgments or none
+    that changes which items are relevant (its unjudged items have
+    relevance 0 or less, ``Block.unjudged_zero``), which
+    :meth:`Ranking.relevant` would then have to read. Padding has
+    relevance 0 (see :class:`~skrank._engine.layout.Block`): it is never
+    relevant, so the padding of a block changes no count."""
+    return block.judged is None or block.unjudged_zero
 
 
 def _per_row(k) -> bool:
@@ -282,10 +284,11 @@ class Ranking:
             return None
         return np.arange(self.width)[None, :] < self.block.n_items[:, None]
 
-    def _mask(self, values, judged=True):
-        """``values`` of the real items (not padding) and, with ``judged``,
-        of the judged ones only."""
-        valid = self._valid()
+    def _mask(self, values, judged=True, padding=True):
+        """``values`` of the real items (not padding: unless ``padding`` is
+        False, for values false at every padding position) and, with
+        ``judged``, of the judged ones only."""
+        valid = self._valid() if padding else None
         if valid is not None:
             values &= valid
         if judged and self.judged_sorted is not None:
@@ -299,8 +302,12 @@ class Ranking:
             rel = self.y > 0 if level is None else self.y >= level
             # relevance above 0 is judged where the unjudged hold 0: the
             # judged flags (gathered in rank order) need not be read
-            implied = self.block.unjudged_zero and (level is None or level > 0)
-            self._cache[key] = self.group_sum(self._mask(rel, not implied))
+            above = level is None or level > 0
+            implied = self.block.unjudged_zero and above
+            # padding (relevance 0) is relevant at no level above 0
+            self._cache[key] = self.group_sum(
+                self._mask(rel, not implied, padding=not above)
+            )
         return self._cache[key]
 
     def judged_nonrelevant(self, level=None) -> np.ndarray:
@@ -475,8 +482,7 @@ class Ranking:
         key = ("idcg", k, gain, log_base)
         if key in self._cache:
             return self._cache[key]
-        y = self._ideal_pool()
-        n = y.shape[1]
+        n = self._pool_width()
         depth = n if k is None else min(int(k), n)
         counts = None
         if gain in ("linear", "exponential"):
@@ -505,15 +511,28 @@ class Ranking:
             self._cache["grade_counts"] = _grade_counts(self._ideal_pool())
         return self._cache["grade_counts"]
 
+    def _pool_width(self) -> int:
+        """The width of :meth:`_ideal_pool`'s rows."""
+        b = self.block
+        return (b.y if b.pool_y is None else b.pool_y).shape[1]
+
     def _ideal_pool(self):
-        """Each query's judged relevance values (0 for padding and unjudged)."""
-        y, valid, judged = self._pool()
-        if valid is not None or judged is not None:
-            keep = np.ones(y.shape, dtype=bool) if valid is None else valid
-            if judged is not None:
-                keep = keep & judged
-            y = np.where(keep, y, 0.0)
-        return y
+        """Each query's judged relevance values (0 for padding and unjudged),
+        built once."""
+        if "ideal_pool" not in self._cache:
+            b = self.block
+            if b.pool_y is None:
+                # the block's padding has relevance 0 already
+                y, valid, judged = b.y, None, b.judged
+            else:
+                y, valid, judged = self._pool()
+            if valid is not None or judged is not None:
+                keep = np.ones(y.shape, dtype=bool) if valid is None else valid
+                if judged is not None:
+                    keep = keep & judged
+                y = np.where(keep, y, 0.0)
+            self._cache["ideal_pool"] = y
+        return self._cache["ideal_pool"]
 
     def ideal_relevance(self, k=None) -> np.ndarray:
         """The ``min(k, P)`` largest relevance values of each query, descending."""
