@@ -9,15 +9,29 @@ of each run of equal scores, the tie groups of that order. A row's rank is
 then its position in its segment, and a tie group's rows share the mean
 over its positions (McSherry & Najork 2008), with no sort.
 
+:func:`pad_segments` lays segments out as the rows of a padded block (the
+engine's layout of queries of different lengths), one copy of each
+segment and the padding written after it, in one pass.
+
 :func:`check_segments` is the one check of ``starts`` for every kernel
 that reads segments (``cimport`` it from :mod:`skrank._engine._segments`).
 What :func:`descending_ties` computes is stated in plain numpy in
-``tests/engine/test_sorted_segments.py``, which checks the kernel against it.
+``tests/engine/test_sorted_segments.py``, which checks the kernel against it;
+:func:`pad_segments`' layout in ``tests/engine/test_layout.py``.
 """
 
 import numpy as np
 
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+
+# the cells pad_segments copies, by their size: any array type viewed as
+# unsigned integers of its item size (copying moves bits, it reads no value)
+ctypedef fused cell_t:
+    uint8_t
+    uint16_t
+    uint32_t
+    uint64_t
 
 
 cdef int check_segments(str fn, const int64_t[::1] starts, Py_ssize_t n) except -1:
@@ -61,3 +75,37 @@ def descending_ties(const double[::1] score, const int64_t[::1] starts):
                 break
             last[end - 1] = 1
     return None if rises else last_a
+
+
+def pad_segments(
+    const cell_t[::1] values,
+    const int64_t[::1] first,
+    const int64_t[::1] length,
+    cell_t[:, ::1] out,
+    cell_t pad,
+):
+    """Row ``i`` of ``out`` (``(m, W)``) is ``values[first[i] : first[i] +
+    length[i]]`` followed by ``pad`` to the width ``W``. Every segment is
+    checked to lie in ``values`` and to fit in a row before anything is
+    written."""
+    cdef Py_ssize_t n = values.shape[0], m = out.shape[0], w = out.shape[1]
+    cdef Py_ssize_t i, j, a, L
+    if first.shape[0] != m or length.shape[0] != m:
+        raise ValueError(
+            f"pad_segments: first and length must hold one entry per row of "
+            f"out ({m}); got {first.shape[0]} and {length.shape[0]}"
+        )
+    for i in range(m):
+        a, L = first[i], length[i]
+        if L < 0 or L > w or a < 0 or a > n or L > n - a:
+            raise ValueError(
+                f"pad_segments: segment {i} (first {a}, length {L}) must lie "
+                f"in the {n} values and fit in a row of {w}"
+            )
+    with nogil:
+        for i in range(m):
+            L = length[i]
+            if L:
+                memcpy(&out[i, 0], &values[first[i]], L * sizeof(cell_t))
+            for j in range(L, w):
+                out[i, j] = pad

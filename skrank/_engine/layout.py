@@ -9,7 +9,8 @@ the number of blocks grows with the logarithm of the longest query, never
 with the number of queries. :func:`slices` cuts blocks into row slices that
 are ranked one at a time.
 
-It is the leaf of the engine (it imports no other engine module), and holds
+It is the leaf of the engine (it imports no other engine module but the
+kernel that pads rows, :mod:`skrank._engine._segments`), and holds
 :func:`kernel_buffer`, the one conversion of an array into the buffer a
 compiled kernel declares.
 """
@@ -19,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 import numpy as np
+
+from . import _segments
 
 # Values ranked at a time: blocks are cut into row slices of about this many
 # values, so that the temporaries of each step stay small (in cache, and
@@ -180,58 +183,67 @@ def _buckets(lengths: np.ndarray):
     return [q for q in np.split(order, bounds[:-1]) if q.size]
 
 
-def _fill(a, rows, shape, dest, pad, dtype=np.float64):
-    """Rows ``rows`` of ``a`` (all when None) laid out as an ``shape`` block.
+# The unsigned integer type of each item size: pad_segments copies any
+# array's cells viewed as these.
+_CELLS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
-    With ``dest`` None the rows fill the block exactly (a reshape, no copy);
-    otherwise row ``i`` goes to flat position ``dest[i]`` and the rest is
-    ``pad``.
-    """
-    values = a if rows is None else np.take(a, rows)
-    if dest is None:
-        return values.reshape(shape)
-    out = np.full(shape, pad, dtype=dtype)
-    out.reshape(-1)[dest] = values
+
+def _padded(a, first, lengths, width, pad, dtype):
+    """Segments of ``a`` (``first`` and ``lengths`` per row) laid out as the
+    rows of an ``(m, width)`` block of ``dtype``, each padded with ``pad``
+    (one pass: :func:`~skrank._engine._segments.pad_segments`)."""
+    a = kernel_buffer(a, dtype)
+    out = np.empty((first.shape[0], width), dtype=a.dtype)
+    cell = _CELLS[a.dtype.itemsize]
+    _segments.pad_segments(
+        a.view(cell),
+        kernel_buffer(first, np.int64),
+        kernel_buffer(lengths, np.int64),
+        out.view(cell),
+        np.array(pad, dtype=a.dtype).view(cell)[()],
+    )
     return out
+
+
+def _laid_out(a, rows, pad, dtype):
+    """A per-row array ``a`` (None: None) as a block's rows ``(first,
+    lengths, width, whole)``: reshaped when ``whole`` (every query, all of
+    the block's width, in order), else padded (:func:`_padded`; ``dtype``
+    None: the type of ``a``)."""
+    if a is None:
+        return None
+    first, lengths, width, whole = rows
+    if whole:
+        return a.reshape(lengths.shape[0], width)
+    return _padded(a, first, lengths, width, pad, a.dtype if dtype is None else dtype)
 
 
 def _pack(lengths, y, s, judged, tiebreak=None, unassessed=None):
     """Lay out rows grouped by query (in query order) as padded blocks.
 
-    One block per length bucket; a block whose queries all have the same
-    length is a reshape of the rows, without a copy.
+    One block per length bucket; a block of every query, all of the same
+    length, is a reshape of the rows, without a copy.
     """
     starts = np.cumsum(lengths) - lengths
+    # relevance as grades (one byte each) stays so, padded with grade 0
+    relevance = np.uint8 if y.dtype == np.uint8 else np.float64
     blocks = []
     for queries in _buckets(lengths):
         m = queries.shape[0]
         q_len = lengths[queries]
         width = int(q_len.max())
-        total = int(q_len.sum())
-        offsets = np.cumsum(q_len) - q_len
-        rows = None  # every query: all rows, in order
-        if m != lengths.shape[0]:
-            rows = np.arange(total) + np.repeat(starts[queries] - offsets, q_len)
         full = bool(np.all(q_len == width))
-        dest = None
-        if not full:
-            dest = np.arange(total) + np.repeat(np.arange(m) * width - offsets, q_len)
-        shape = (m, width)
+        whole = full and m == lengths.shape[0]  # the rows as they are
+        rows = (starts[queries], q_len, width, whole)
         blocks.append(
             Block(
                 rows=queries,
-                y=_fill(y, rows, shape, dest, 0.0),
-                s=_fill(s, rows, shape, dest, -np.inf, _score_type(s)),
+                y=_laid_out(y, rows, 0, relevance),
+                s=_laid_out(s, rows, -np.inf, _score_type(s)),
                 n_items=None if full else q_len,
-                judged=None
-                if judged is None
-                else _fill(judged, rows, shape, dest, False, bool),
-                tiebreak=None
-                if tiebreak is None
-                else _fill(tiebreak, rows, shape, dest, 0, tiebreak.dtype),
-                unassessed=None
-                if unassessed is None
-                else _fill(unassessed, rows, shape, dest, False, bool),
+                judged=_laid_out(judged, rows, False, bool),
+                tiebreak=_laid_out(tiebreak, rows, 0, None),
+                unassessed=_laid_out(unassessed, rows, False, bool),
             )
         )
     return blocks

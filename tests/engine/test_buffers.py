@@ -323,15 +323,16 @@ def test_metrics_read_every_form(form, tmp_path):
 
 #: Each engine module and the skrank modules it loads, alone: only the
 #: modules before it (layout, then ranking, then order; staged, then
-#: grouping, after layout) and its compiled kernels, never the package's
-#: __init__.
+#: grouping, after layout) and its compiled kernels (layout's: the kernel
+#: that pads rows, _segments), never the package's __init__.
+_LAYOUT = {"layout", "_segments"}
 ENGINE_IMPORTS = {
-    "layout": set(),
-    "ranking": {"layout", "_ranking"},
-    "order": {"layout", "ranking", "_ordering", "_ranking", "_topk"},
-    "staged": {"layout"},
-    "counting": {"layout", "_grouping", "_placing"},
-    "grouping": {"layout", "staged", "counting", "_grouping", "_placing"},
+    "layout": {"_segments"},
+    "ranking": _LAYOUT | {"_ranking"},
+    "order": _LAYOUT | {"ranking", "_ordering", "_ranking", "_topk"},
+    "staged": _LAYOUT,
+    "counting": _LAYOUT | {"_grouping", "_placing"},
+    "grouping": _LAYOUT | {"staged", "counting", "_grouping", "_placing"},
 }
 
 _IMPORT_ALONE = """

@@ -9,12 +9,15 @@ or from scikit-learn run in the test.
 from dataclasses import fields
 
 import numpy as np
+import pytest
 
 from skrank._engine import (
     SLICE_VALUES,
     Block,
+    _segments,
     slices,
 )
+from skrank._engine.layout import _padded
 
 # --------------------------------------------------------------------------
 # slices
@@ -94,3 +97,66 @@ def test_ranking_slices_are_larger_for_blocks_ranked_by_selection(monkeypatch):
     assert rows(50) == rows(None) == [10] * 9 + [5]
     assert rows(10, "sklearn") == [10] * 9 + [5]
     assert rows(10, size=3000) == [30, 30, 30, 5]
+
+
+# --------------------------------------------------------------------------
+# pad_segments: segments laid out as padded rows
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "dtype, pad",
+    [
+        (np.float64, -np.inf),
+        (np.float32, -np.inf),
+        (np.uint8, 0),
+        (np.bool_, False),
+        (np.int64, -1),
+        (np.int16, 7),
+    ],
+)
+def test_padded_rows_hold_each_segment_then_the_pad(dtype, pad):
+    # against a plain Python loop over the rows: the segment, then the pad
+    rng = np.random.default_rng(3)
+    values = rng.integers(-5, 200, 60).astype(dtype)
+    first = np.array([0, 7, 7, 30, 59, 60])
+    length = np.array([7, 0, 9, 5, 1, 0])
+    out = _padded(values, first, length, 9, pad, dtype)
+    assert out.dtype == dtype and out.shape == (6, 9)
+    for i, (a, n) in enumerate(zip(first, length, strict=True)):
+        want = list(values[a : a + n]) + [pad] * (9 - n)
+        np.testing.assert_array_equal(out[i], np.array(want, dtype=dtype))
+
+
+def test_padded_rows_of_another_type_and_layout_are_converted_first():
+    # uint8 grades read as float64, a strided view: the values, converted
+    values = np.arange(20, dtype=np.uint8)[::2]
+    out = _padded(values, np.array([1, 4]), np.array([2, 3]), 4, 0.0, np.float64)
+    np.testing.assert_array_equal(out, [[2, 4, 0, 0], [8, 10, 12, 0]])
+
+
+@pytest.mark.parametrize(
+    "first, length, width, match",
+    [
+        ([0, 5], [3, 6], 5, "segment 1 .first 5, length 6."),
+        ([0, 8], [3, 3], 5, "segment 1 .first 8, length 3."),
+        ([-1], [2], 5, "segment 0 .first -1, length 2."),
+        ([0], [-1], 5, "segment 0 .first 0, length -1."),
+        ([0, 1], [2], 5, "one entry per row of out .2.; got 2 and 1"),
+    ],
+)
+def test_pad_segments_refuses_segments_outside_the_values_or_a_row(
+    first, length, width, match
+):
+    # float64 cells, viewed as the kernel copies them (uint64)
+    values = np.arange(10, dtype=np.float64)
+    out = np.full((len(first), width), 99.0)
+    with pytest.raises(ValueError, match=match):
+        _segments.pad_segments(
+            values.view(np.uint64),
+            np.array(first, dtype=np.int64),
+            np.array(length, dtype=np.int64),
+            out.view(np.uint64),
+            np.uint64(0),
+        )
+    assert np.all(out == 99.0)  # nothing written
