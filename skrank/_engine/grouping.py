@@ -21,7 +21,7 @@ import numpy as np
 from . import _grouping
 from .counting import _paired, _split, group_by_code, stage_by_code
 from .layout import Layout, _pack
-from .staged import StagedBlocks
+from .staged import PaddedBlocks, StagedBlocks
 
 # Integers of larger magnitude than this are not all exact as float64.
 _FLOAT_EXACT = 2**53
@@ -243,6 +243,10 @@ def grouped_layout(
     ``blocks`` (then an iterable, not a list) are read: each block is built
     from rows just moved, still in cache, into memory reused block after
     block (:func:`stage_by_code`); reading them again moves them again.
+    Queries of different lengths (and no ``judged``, ``tiebreak`` or
+    ``unassessed``) are then padded a slice of queries at a time, each from
+    its run of rows (:class:`~skrank._engine.staged.PaddedBlocks`), not
+    laid out at once.
 
     Rows that must be moved are moved by the high digit of their code on up
     to ``threads`` threads (:func:`stage_by_code`); the layout does not
@@ -319,6 +323,13 @@ def grouped_layout(
             blocks = StagedBlocks(staged)
             return Layout(n_queries, blocks, uniques, row_codes)
 
+    padded = lazy and len(columns) == 2 and not np.all(lengths == lengths[0])
+    if padded and grouped is None:
+        # each query one run of the rows as given: padded from its run,
+        # slice by slice, with no copy of the rows in query order first
+        first = np.empty(n_queries, dtype=np.int64)
+        first[run_codes] = starts
+        return Layout(n_queries, PaddedBlocks(first, lengths, y, s), uniques, row_codes)
     if grouped is not None:
         y, s, *rest = grouped
         judged = None if judged is None else rest.pop(0)
@@ -337,5 +348,8 @@ def grouped_layout(
         judged = None if judged is None else np.take(judged, order)
         tiebreak = None if tiebreak is None else np.take(tiebreak, order)
         unassessed = None if unassessed is None else np.take(unassessed, order)
+    if padded:
+        first = np.cumsum(lengths) - lengths
+        return Layout(n_queries, PaddedBlocks(first, lengths, y, s), uniques, row_codes)
     blocks = _pack(lengths, y, s, judged, tiebreak, unassessed)
     return Layout(n_queries, blocks, uniques, row_codes)

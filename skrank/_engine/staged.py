@@ -1,7 +1,10 @@
-"""The lazy blocks of rows staged by the grouping's first phase
-(:func:`skrank._engine.counting.stage_by_code`): built a group of high
-digits at a time as the blocks are read, or group by group by the callers
-that rank them on their threads (:meth:`StagedBlocks.builders`)."""
+"""Lazy blocks, built a part at a time as they are read, or part by part by
+the callers that rank them on their threads (``builders()``): the rows
+staged by the grouping's first phase
+(:func:`skrank._engine.counting.stage_by_code`), a group of high digits
+at a time (:class:`StagedBlocks`), and queries of different lengths whose
+rows lie in runs, padded a slice of queries at a time (:class:`PaddedBlocks`).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,8 @@ from functools import partial
 
 import numpy as np
 
-from .layout import SLICE_VALUES, Block, _pack
+from . import layout
+from .layout import SLICE_VALUES, Block, _pack, _padded, _score_type
 
 
 class StagedBlocks:
@@ -75,6 +79,80 @@ class StagedBlocks:
         (:func:`~skrank._engine.order.ranking_parts`), the blocks of
         :meth:`__iter__` group by group."""
         return [partial(self._build, group) for group in self.groups()]
+
+    def __iter__(self):
+        for build in self.builders():
+            yield from build()
+
+
+class PaddedBlocks:
+    """Queries whose rows lie in runs (query ``q``'s ``lengths[q]`` rows
+    from row ``first[q]`` of the per-row arrays, in input order) as padded
+    blocks, built a slice of queries at a time as they are read (see
+    :meth:`builders`): the padded copy of each slice is made where it is
+    ranked, in memory reused slice after slice, not for the whole input at
+    once. Queries are taken in order of length, so that a slice's queries
+    are of about one length and little is padded; a block's rows are its
+    queries' numbers (``rows``), as in :func:`~skrank._engine.layout._pack`,
+    whose blocks these are but for their cut. ``size``: about how many
+    values a block holds (None: :data:`~skrank._engine.SLICE_VALUES`, read
+    when the blocks are cut).
+    """
+
+    def __init__(self, first, lengths, y, s, size=None):
+        self.first = np.asarray(first, dtype=np.int64)
+        self.lengths = np.asarray(lengths, dtype=np.int64)
+        self.y, self.s = y, s
+        self.size = size
+        self._parts = None
+
+    def parts(self) -> list:
+        """The queries of each block (computed once): in order of length,
+        a block's queries as many as hold, padded to the longest of them,
+        at most about ``size`` values (at least one query)."""
+        if self._parts is None:
+            size = layout.SLICE_VALUES if self.size is None else self.size
+            by_length = np.argsort(self.lengths, kind="stable")
+            ordered = self.lengths[by_length]
+            n = by_length.shape[0]
+            parts, lo = [], 0
+            while lo < n:
+                # the most queries from lo whose rows, as wide as the last
+                # (the longest), hold at most size values: a bisection, the
+                # values held growing with the queries taken
+                a, b = lo + 1, n
+                while a < b:
+                    mid = (a + b + 1) // 2
+                    if (mid - lo) * int(ordered[mid - 1]) <= size:
+                        a = mid
+                    else:
+                        b = mid - 1
+                parts.append(by_length[lo:a])
+                lo = a
+            self._parts = parts
+        return self._parts
+
+    def _build(self, queries) -> list:
+        """The block of the queries ``queries``."""
+        lengths = self.lengths[queries]
+        width = max(int(lengths.max()), 1)
+        first = self.first[queries]
+        relevance = np.uint8 if self.y.dtype == np.uint8 else np.float64
+        full = bool(np.all(lengths == width))
+        return [
+            Block(
+                rows=queries,
+                y=_padded(self.y, first, lengths, width, 0, relevance),
+                s=_padded(self.s, first, lengths, width, -np.inf, _score_type(self.s)),
+                n_items=None if full else lengths,
+            )
+        ]
+
+    def builders(self) -> list:
+        """One callable per block, building and returning it (as a list of
+        one): for a caller that builds each block on the thread that then
+        ranks it (:func:`~skrank._engine.order.ranking_parts`)."""
+        return [partial(self._build, queries) for queries in self.parts()]
 
     def __iter__(self):
         for build in self.builders():

@@ -274,6 +274,58 @@ def test_grouped_layout_of_shuffled_integer_ids_at_the_edges_of_their_range(ids)
     _check_layout(grouped_layout(y, s, qid, judged), y, s, qid, judged)
 
 
+def _check_padded_layout(layout, y, s, qid, size):
+    """Every query once, in a block of at most ``size`` values (or of one
+    query), its rows in input order then padding (relevance 0, score
+    -inf); the blocks' queries by length (plain numpy per query)."""
+    uniques = np.unique(qid)
+    np.testing.assert_array_equal(layout.qid_values, uniques)
+    seen, widths = [], []
+    for block in layout.blocks:
+        m, width = block.y.shape
+        assert m == 1 or m * width <= size
+        for i, q in enumerate(block.rows):
+            mine = np.flatnonzero(qid == uniques[q])
+            n = mine.shape[0]
+            np.testing.assert_array_equal(block.y[i, :n], y[mine])
+            np.testing.assert_array_equal(block.s[i, :n], s[mine])
+            assert np.all(block.s[i, n:] == -np.inf)
+            assert np.all(block.y[i, n:] == 0)
+            assert n == (width if block.n_items is None else block.n_items[i])
+        seen.extend(block.rows.tolist())
+        widths.append(width)
+    assert sorted(seen) == list(range(layout.n_queries))
+    assert widths == sorted(widths)
+
+
+@pytest.mark.parametrize("size", [1, 40, 300, 10_000])
+@pytest.mark.parametrize("order", ["in order", "runs out of order"])
+def test_lazy_layout_pads_queries_of_varied_lengths_a_slice_at_a_time(
+    order, size, monkeypatch
+):
+    # contiguous queries (shuffled rows are staged, see StagedBlocks)
+    from skrank._engine import layout as layout_module
+    from skrank._engine.staged import PaddedBlocks
+
+    monkeypatch.setattr(layout_module, "SLICE_VALUES", size)
+    lengths = [1, 3, 40, 2, 7, 7, 300, 16, 17, 5, 1]
+    y, s, qid, _ = _ragged(3, lengths, shuffle=False)
+    if order == "runs out of order":
+        qid = -qid  # the runs' ids decrease
+    layout = grouped_layout(y, s, qid, lazy=True)
+    assert isinstance(layout.blocks, PaddedBlocks)
+    _check_padded_layout(layout, y, s, qid, size)
+    _check_padded_layout(layout, y, s, qid, size)  # read again: the same
+
+
+def test_lazy_layout_of_queries_of_one_length_is_the_rows_reshaped():
+    # every query of 4 rows, contiguous and in order: one block, no copy
+    y, s, qid, _ = _ragged(4, [4, 4, 4], shuffle=False)
+    (block,) = grouped_layout(y, s, qid, lazy=True).blocks
+    assert np.shares_memory(block.y, y) and np.shares_memory(block.s, s)
+    assert block.n_items is None and block.y.shape == (3, 4)
+
+
 def test_grouped_layout_contiguous_runs_out_of_query_order():
     # runs of query ids 30, 10, 20: contiguous, but not sorted
     qid = np.array([30, 30, 30, 10, 10, 20, 20, 20, 20])
