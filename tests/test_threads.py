@@ -97,7 +97,7 @@ def test_a_bad_limit_in_the_environment_does_not_stop_the_command_line():
 def _many_slices(monkeypatch, n_queries=300, n_items=1000, seed=0):
     """Dense ties and graded labels spanning several of the engine's row
     slices (SLICE_VALUES values each, set to 2**15 here to keep the input
-    small; four times as many when ranked by selection at a cutoff)."""
+    small; a few times as many when ranked by selection at a cutoff)."""
     import numpy as np
 
     from skrank._engine import layout

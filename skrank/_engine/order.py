@@ -195,8 +195,9 @@ def selects_candidates(k, L: int, ties: str) -> bool:
 # layout.SLICE_VALUES: their rows are read once and what a slice computes is
 # k wide, so that larger slices cost no cache and less work per slice in
 # Python (ndcg@10 of 20,000 x 100 float32 scores on one thread: 5 % faster
-# with slices of 2**19 values than of 2**17; 2**21 no faster).
-_SELECTION_SLICES = 4
+# with slices of 2**19 values than of 2**17; 2**20 2-4 % slower than 2**19
+# on every distribution).
+_SELECTION_SLICES = 2
 
 
 def ranking_slices(blocks, k, ties: str, size=None):

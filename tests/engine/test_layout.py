@@ -81,7 +81,11 @@ def test_ranking_slices_are_larger_for_blocks_ranked_by_selection(monkeypatch):
     # rows of 100 items: k=10 is selected (below a quarter of the row),
     # k=50 and whole lists are sorted; a layout's own size wins
     from skrank._engine import layout
-    from skrank._engine.order import ranking_slices, selects_candidates
+    from skrank._engine.order import (
+        _SELECTION_SLICES,
+        ranking_slices,
+        selects_candidates,
+    )
 
     monkeypatch.setattr(layout, "SLICE_VALUES", 1000)
     y = np.zeros((95, 100))
@@ -93,7 +97,9 @@ def test_ranking_slices_are_larger_for_blocks_ranked_by_selection(monkeypatch):
     assert selects_candidates(10, 100, "average")
     assert not selects_candidates(50, 100, "average")
     assert not selects_candidates(10, 100, "sklearn")
-    assert rows(10) == [40, 40, 15]  # 4 x 1000 values: 40 rows
+    # _SELECTION_SLICES x 1000 values: 10 rows each time
+    per = _SELECTION_SLICES * 10
+    assert rows(10) == [per] * (95 // per) + [95 % per]
     assert rows(50) == rows(None) == [10] * 9 + [5]
     assert rows(10, "sklearn") == [10] * 9 + [5]
     assert rows(10, size=3000) == [30, 30, 30, 5]

@@ -391,7 +391,7 @@ def test_dcg_accepts_negative_relevance_and_one_column():
 @pytest.mark.parametrize("ignore_ties", [False, True])
 def test_large_input_ranked_in_slices_matches_sklearn(ignore_ties, monkeypatch):
     """3,000 x 100 values: more than one slice of rows is ranked (slices of
-    2**15 values, four times as many ranked by selection at k=5, so that the
+    2**15 values, a few times as many ranked by selection at k=5, so that the
     input stays small enough for scikit-learn's loop over rows)."""
     from skrank._engine import layout
 
