@@ -23,6 +23,15 @@ nDCG@10, MAP@100, MRR@10, P@10 and recall@100. Rows, per distribution:
 ranx and pytrec_eval break ties in their own ways, so their means differ
 from the tie-averaged ones in the last digits.
 
+With ``--lengths varied`` (or ``both``, the default), each distribution is
+run again on queries of varied lengths: 20,000 queries of 5 to 195 items
+(uniform; about 2,000,000 rows), rows contiguous per query and shuffled.
+Its floor is a row ``argsort`` of the scores laid out as a matrix of rows
+as long as the longest query, padded with ``-inf`` (what sorting these
+queries as a numpy matrix costs); the varied lengths have no target of
+their own, and the table gives skrank's time on them against the fixed
+lengths' (the same number of rows).
+
 A memory section then runs skrank alone on 20 million shuffled rows
 (200,000 queries x 100 items, realistic scores) and on one query of 5
 million items, with the peak extra memory as a multiple of the input arrays
@@ -35,7 +44,8 @@ and than pytrec_eval's evaluate alone, rows contiguous and shuffled; peak
 extra memory at most 2x the input in the memory section.
 
 Usage: ``python benchmarks/bench_evaluate.py [--queries 20000] [--items 100]
-[--distribution realistic] [--no-peers] [--no-memory]``
+[--distribution realistic] [--lengths fixed|varied|both] [--no-peers]
+[--no-memory]``
 """
 
 from __future__ import annotations
@@ -196,6 +206,83 @@ def run_distribution(name, n_q, n_i, repeat, with_peers):
     print(f"contiguous and shuffled means equal (1e-12): {same}")
 
 
+VARIED_FLOOR = "numpy argsort of the -inf-padded rows (floor)"
+VARIED = "skrank evaluate, varied lengths, contiguous qid"
+VARIED_SHUFFLED = "skrank evaluate, varied lengths, shuffled qid"
+
+
+def run_varied(name, n_q, n_i, repeat, with_peers):
+    """skrank on queries of 5 to 2 * n_i - 5 items, against the padded floor
+    and the fixed lengths (``n_q * n_i`` rows), and the peers."""
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(5, 2 * n_i - 4, n_q)
+    n = int(lengths.sum())
+    y = rng.integers(0, 5, n).astype(np.float64)
+    s = make_scores(name, y, rng)
+    qid = np.repeat(np.arange(n_q), lengths)
+    perm = rng.permutation(n)
+    ys, ss, qs = y[perm], s[perm], qid[perm]
+    width = int(lengths.max())
+    padded = np.full((n_q, width), -np.inf, dtype=s.dtype)
+    padded[np.arange(width) < lengths[:, None]] = s
+    fy = rng.integers(0, 5, n_q * n_i).astype(np.float64)
+    fs = make_scores(name, fy, rng)
+    fq = np.repeat(np.arange(n_q), n_i)
+    input_bytes = y.nbytes + s.nbytes + qid.nbytes
+    print(
+        f"\n[{name}, varied lengths] {n:,} rows ({n_q} queries of "
+        f"{lengths.min()} to {lengths.max()} items); input "
+        f"{input_bytes / 1e6:.0f} MB (y_true, y_score, qid)"
+    )
+    runs = [(VARIED, (y, s, qid)), (VARIED_SHUFFLED, (ys, ss, qs))]
+    fixed = "skrank evaluate, fixed lengths, contiguous qid"
+    timed = measure_interleaved(
+        [(lambda: np.argsort(padded, axis=1), repeat)]
+        + [
+            (lambda a=a, b=b, q=q: skrank.evaluate(a, b, METRICS, qid=q), repeat)
+            for _, (a, b, q) in runs
+        ]
+        + [(lambda: skrank.evaluate(fy, fs, METRICS, qid=fq), repeat)]
+    )
+    seconds, peak, _ = timed[0]
+    rows = [(VARIED_FLOOR, seconds, peak, None, padded.nbytes)]
+    values = []
+    for label, (seconds, peak, res) in zip(
+        [label for label, _ in runs] + [fixed], timed[1:], strict=True
+    ):
+        rows.append((label, seconds, peak, res["ndcg@10"]))
+        values.append(res)
+        print(f"  {label}: " + ", ".join(f"{k}={v:.6f}" for k, v in res.items()))
+    same = all(abs(values[0][m] - values[1][m]) <= 1e-12 for m in METRICS)
+    if with_peers:
+        rows += peers(ys, ss, qs, repeat)
+    print_table(
+        f"[{name}, varied lengths] evaluate: " + ", ".join(METRICS),
+        rows,
+        VARIED_FLOOR,
+        input_bytes=input_bytes,
+    )
+    t = {row[0]: row[1] for row in rows}
+    ours, shuffled = t[VARIED], t[VARIED_SHUFFLED]
+    print()
+    for label, ratio in (
+        ("skrank varied, contiguous / padded floor", ours / t[VARIED_FLOOR]),
+        ("skrank varied / fixed lengths, contiguous", ours / t[fixed]),
+        ("skrank varied, shuffled / contiguous", shuffled / ours),
+    ):
+        print(f"{label:52s} {ratio:6.2f}x")
+    for peer in (
+        "ranx evaluate (prebuilt Qrels/Run)",
+        "pytrec_eval evaluate (prebuilt evaluator)",
+    ):
+        if peer in t:
+            print(
+                f"{'speed-up over ' + peer:52s} {t[peer] / ours:6.1f}x contiguous, "
+                f"{t[peer] / shuffled:5.1f}x shuffled"
+            )
+    print(f"contiguous and shuffled means equal (1e-12): {same}")
+
+
 def run_memory(repeat):
     """Peak extra memory of evaluate on 20M shuffled rows and one 5M-item query."""
     rows = []
@@ -242,13 +329,24 @@ def main(argv=None):
         choices=list(DISTRIBUTIONS),
         help="score distribution (repeatable; default: all)",
     )
+    parser.add_argument(
+        "--lengths",
+        choices=["fixed", "varied", "both"],
+        default="both",
+        help="queries of --items items each, of 5 to 2 x --items - 5, or both",
+    )
     parser.add_argument("--no-peers", action="store_true", help="skrank and floor only")
     parser.add_argument(
         "--no-memory", action="store_true", help="leave out the memory section"
     )
     args = parser.parse_args(argv)
     for name in args.distribution or DISTRIBUTIONS:
-        run_distribution(name, args.queries, args.items, args.repeat, not args.no_peers)
+        if args.lengths != "varied":
+            run_distribution(
+                name, args.queries, args.items, args.repeat, not args.no_peers
+            )
+        if args.lengths != "fixed":
+            run_varied(name, args.queries, args.items, args.repeat, not args.no_peers)
     if not args.no_memory:
         run_memory(max(1, args.repeat // 2))
 
