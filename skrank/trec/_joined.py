@@ -182,13 +182,13 @@ class _Pools:
 
 
 def run_slice_values():
-    """About how many values a block of a run holds when it is ranked: twice
-    the engine's row slices (:data:`~skrank._engine.SLICE_VALUES`). A run's
-    rows usually come in rank order already and are then not sorted, so
-    that the metrics' per-block work in Python weighs more than the cache:
-    at 20 million lines, 2**18 values per block ranked 20 % faster on two
-    threads than 2**17 and as fast as 2**19."""
-    return 2 * SLICE_VALUES
+    """About how many values a block of a run holds when it is ranked: the
+    engine's row slices (:data:`~skrank._engine.SLICE_VALUES`, 2**18
+    values). A run's rows usually come in rank order already and are then
+    not sorted, so that the metrics' per-block work in Python weighs more
+    than the cache: at 20 million lines, 2**18 values per block ranked 20 %
+    faster on two threads than 2**17 and as fast as 2**19."""
+    return SLICE_VALUES
 
 
 def _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids, unassessed):
