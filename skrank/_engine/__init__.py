@@ -50,6 +50,7 @@ from .layout import (
     dense_layout,
     kernel_buffer,
     not_retrieved,
+    padded_rows,
     slices,
 )
 from .order import finite_scores, rank, ranking_parts, ranking_slices
@@ -73,6 +74,7 @@ __all__ = [
     "grouped_layout",
     "kernel_buffer",
     "not_retrieved",
+    "padded_rows",
     "rank",
     "ranking_parts",
     "ranking_slices",

@@ -243,10 +243,9 @@ def grouped_layout(
     ``blocks`` (then an iterable, not a list) are read: each block is built
     from rows just moved, still in cache, into memory reused block after
     block (:func:`stage_by_code`); reading them again moves them again.
-    Queries of different lengths (and no ``judged``, ``tiebreak`` or
-    ``unassessed``) are then padded a slice of queries at a time, each from
-    its run of rows (:class:`~skrank._engine.staged.PaddedBlocks`), not
-    laid out at once.
+    Queries of different lengths are then padded a slice of queries at a
+    time, each from its run of rows
+    (:class:`~skrank._engine.staged.PaddedBlocks`), not laid out at once.
 
     Rows that must be moved are moved by the high digit of their code on up
     to ``threads`` threads (:func:`stage_by_code`); the layout does not
@@ -323,13 +322,14 @@ def grouped_layout(
             blocks = StagedBlocks(staged)
             return Layout(n_queries, blocks, uniques, row_codes)
 
-    padded = lazy and len(columns) == 2 and not np.all(lengths == lengths[0])
+    padded = lazy and not np.all(lengths == lengths[0])
     if padded and grouped is None:
         # each query one run of the rows as given: padded from its run,
         # slice by slice, with no copy of the rows in query order first
         first = np.empty(n_queries, dtype=np.int64)
         first[run_codes] = starts
-        return Layout(n_queries, PaddedBlocks(first, lengths, y, s), uniques, row_codes)
+        blocks = PaddedBlocks(first, lengths, y, s, judged, tiebreak, unassessed)
+        return Layout(n_queries, blocks, uniques, row_codes)
     if grouped is not None:
         y, s, *rest = grouped
         judged = None if judged is None else rest.pop(0)
@@ -350,6 +350,7 @@ def grouped_layout(
         unassessed = None if unassessed is None else np.take(unassessed, order)
     if padded:
         first = np.cumsum(lengths) - lengths
-        return Layout(n_queries, PaddedBlocks(first, lengths, y, s), uniques, row_codes)
+        blocks = PaddedBlocks(first, lengths, y, s, judged, tiebreak, unassessed)
+        return Layout(n_queries, blocks, uniques, row_codes)
     blocks = _pack(lengths, y, s, judged, tiebreak, unassessed)
     return Layout(n_queries, blocks, uniques, row_codes)

@@ -190,10 +190,11 @@ def _buckets(lengths: np.ndarray):
 _CELLS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-def _padded(a, first, lengths, width, pad, dtype):
+def padded_rows(a, first, lengths, width, pad, dtype):
     """Segments of ``a`` (``first`` and ``lengths`` per row) laid out as the
-    rows of an ``(m, width)`` block of ``dtype``, each padded with ``pad``
-    (one pass: :func:`~skrank._engine._segments.pad_segments`)."""
+    rows of an ``(m, width)`` block of ``dtype`` (None: the type of ``a``),
+    each padded with ``pad`` (one pass:
+    :func:`~skrank._engine._segments.pad_segments`)."""
     a = kernel_buffer(a, dtype)
     out = np.empty((first.shape[0], width), dtype=a.dtype)
     cell = _CELLS[a.dtype.itemsize]
@@ -210,14 +211,14 @@ def _padded(a, first, lengths, width, pad, dtype):
 def _laid_out(a, rows, pad, dtype):
     """A per-row array ``a`` (None: None) as a block's rows ``(first,
     lengths, width, whole)``: reshaped when ``whole`` (every query, all of
-    the block's width, in order), else padded (:func:`_padded`; ``dtype``
+    the block's width, in order), else padded (:func:`padded_rows`; ``dtype``
     None: the type of ``a``)."""
     if a is None:
         return None
     first, lengths, width, whole = rows
     if whole:
         return a.reshape(lengths.shape[0], width)
-    return _padded(a, first, lengths, width, pad, a.dtype if dtype is None else dtype)
+    return padded_rows(a, first, lengths, width, pad, dtype)
 
 
 def _pack(lengths, y, s, judged, tiebreak=None, unassessed=None):

@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 
 from . import layout
-from .layout import SLICE_VALUES, Block, _pack, _padded, _score_type
+from .layout import SLICE_VALUES, Block, _pack, _score_type, padded_rows
 
 
 class StagedBlocks:
@@ -93,16 +93,33 @@ class PaddedBlocks:
     ranked, in memory reused slice after slice, not for the whole input at
     once. Queries are taken in order of length, so that a slice's queries
     are of about one length and little is padded; a block's rows are its
-    queries' numbers (``rows``), as in :func:`~skrank._engine.layout._pack`,
-    whose blocks these are but for their cut. ``size``: about how many
-    values a block holds (None: :data:`~skrank._engine.SLICE_VALUES`, read
-    when the blocks are cut).
+    queries' numbers (``rows``), and its fields those of
+    :func:`~skrank._engine.layout._pack`'s blocks: ``y`` and ``s``, and
+    ``judged``, ``tiebreak`` and ``unassessed`` where given (per-row arrays
+    of the same rows). ``size``: about how many values a block holds (None:
+    :data:`~skrank._engine.SLICE_VALUES`, read when the blocks are cut).
     """
 
-    def __init__(self, first, lengths, y, s, size=None):
+    def __init__(
+        self,
+        first,
+        lengths,
+        y,
+        s,
+        judged=None,
+        tiebreak=None,
+        unassessed=None,
+        size=None,
+    ):
         self.first = np.asarray(first, dtype=np.int64)
         self.lengths = np.asarray(lengths, dtype=np.int64)
         self.y, self.s = y, s
+        # the other fields: (array, padding, type); None where not given
+        self.fields = {
+            "judged": None if judged is None else (judged, False, bool),
+            "tiebreak": None if tiebreak is None else (tiebreak, 0, tiebreak.dtype),
+            "unassessed": None if unassessed is None else (unassessed, False, bool),
+        }
         self.size = size
         self._parts = None
 
@@ -137,16 +154,24 @@ class PaddedBlocks:
         lengths = self.lengths[queries]
         width = max(int(lengths.max()), 1)
         first = self.first[queries]
+
+        def pad(a, value, dtype):
+            return padded_rows(a, first, lengths, width, value, dtype)
+
         relevance = np.uint8 if self.y.dtype == np.uint8 else np.float64
         full = bool(np.all(lengths == width))
-        return [
-            Block(
-                rows=queries,
-                y=_padded(self.y, first, lengths, width, 0, relevance),
-                s=_padded(self.s, first, lengths, width, -np.inf, _score_type(self.s)),
-                n_items=None if full else lengths,
-            )
-        ]
+        others = {
+            name: None if given is None else pad(*given)
+            for name, given in self.fields.items()
+        }
+        block = Block(
+            rows=queries,
+            y=pad(self.y, 0, relevance),
+            s=pad(self.s, -np.inf, _score_type(self.s)),
+            n_items=None if full else lengths,
+            **others,
+        )
+        return [block]
 
     def builders(self) -> list:
         """One callable per block, building and returning it (as a list of

@@ -14,6 +14,7 @@ from .._engine import (
     SLICE_VALUES,
     Block,
     grouped_layout,
+    padded_rows,
     stable_group_order,
 )
 from ._ids import _Ids
@@ -155,30 +156,15 @@ class _Pools:
         # else grouped by query already (qrels written query by query)
         self.q = pool_q
         self.y = pool_y.astype(np.float64)
-        self.size = np.bincount(self.q, minlength=n_q)
+        self.size = np.bincount(pool_q, minlength=n_q)
         self.start = np.cumsum(self.size) - self.size
-        self.slot = np.arange(self.q.shape[0]) - self.start[self.q]
-        self.n_q = n_q
 
     def block(self, queries):
-        """``(pool_y, pool_n)`` for the queries of a block."""
-        m = queries.shape[0]
+        """``(pool_y, pool_n)`` for the queries of a block (any of them, in
+        any order): each query's run of judged documents, padded with 0."""
         size = self.size[queries]
         width = max(int(size.max()), 1)
-        if m and (queries[1:] == queries[:-1] + 1).all():
-            lo = self.start[queries[0]]
-            hi = self.start[queries[-1]] + size[-1]
-            q, y, slot = self.q[lo:hi], self.y[lo:hi], self.slot[lo:hi]
-            local = q - queries[0]
-        else:
-            where = np.full(self.n_q, -1, dtype=np.intp)
-            where[queries] = np.arange(m)
-            local = where[self.q]
-            keep = local >= 0
-            local, y, slot = local[keep], self.y[keep], self.slot[keep]
-        pool_y = np.zeros((m, width))
-        pool_y.reshape(-1)[local * width + slot] = y
-        return pool_y, size
+        return padded_rows(self.y, self.start[queries], size, width, 0.0, None), size
 
 
 def run_slice_values():
@@ -228,7 +214,10 @@ def _uniform_blocks(rows, rel, s, width, n_q, pools, with_ids, unassessed):
 
 def _general_blocks(rows, rel, s, codes, n_q, pools, with_ids, unassessed):
     """The grouped layout's blocks for rows of any order and queries of any
-    length, with their pools (``unassessed``: the rows judged below 0)."""
+    length, with their pools (``unassessed``: the rows judged below 0),
+    built as they are read (queries of different lengths padded a slice
+    of queries at a time, see :func:`~skrank._engine.grouping.grouped_layout`
+    with ``lazy``)."""
     n = codes.shape[0]
     y = np.zeros(n)
     y[rows] = rel
@@ -253,8 +242,16 @@ def _general_blocks(rows, rel, s, codes, n_q, pools, with_ids, unassessed):
             flags = np.concatenate([flags, np.zeros(k, dtype=bool)])
         if with_ids:
             ids = np.concatenate([ids, np.full(k, -1)])
-    layout = grouped_layout(y, s, codes, judged=judged, tiebreak=ids, unassessed=flags)
-    for block in layout.blocks:
+    layout = grouped_layout(
+        y, s, codes, judged=judged, tiebreak=ids, unassessed=flags, lazy=True
+    )
+    return _pooled(layout.blocks, pools)
+
+
+def _pooled(blocks, pools):
+    """``blocks`` with their pools, as they are read (blocks laid out a
+    slice of queries at a time are built as they are read too)."""
+    for block in blocks:
         block.pool_y, block.pool_n = pools.block(block.rows)
         block.unjudged_zero = True  # y is 0 but at the judged rows
-    return layout.blocks
+        yield block

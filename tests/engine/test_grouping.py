@@ -274,7 +274,7 @@ def test_grouped_layout_of_shuffled_integer_ids_at_the_edges_of_their_range(ids)
     _check_layout(grouped_layout(y, s, qid, judged), y, s, qid, judged)
 
 
-def _check_padded_layout(layout, y, s, qid, size):
+def _check_padded_layout(layout, y, s, qid, size, judged=None, ids=None):
     """Every query once, in a block of at most ``size`` values (or of one
     query), its rows in input order then padding (relevance 0, score
     -inf); the blocks' queries by length (plain numpy per query)."""
@@ -292,6 +292,14 @@ def _check_padded_layout(layout, y, s, qid, size):
             assert np.all(block.s[i, n:] == -np.inf)
             assert np.all(block.y[i, n:] == 0)
             assert n == (width if block.n_items is None else block.n_items[i])
+            if judged is None:
+                assert block.judged is None and block.tiebreak is None
+            else:  # the other per-row fields laid out with the rows
+                np.testing.assert_array_equal(block.judged[i, :n], judged[mine])
+                np.testing.assert_array_equal(block.tiebreak[i, :n], ids[mine])
+                np.testing.assert_array_equal(block.unassessed[i, :n], ~judged[mine])
+                assert not block.judged[i, n:].any()
+                assert not block.unassessed[i, n:].any()
         seen.extend(block.rows.tolist())
         widths.append(width)
     assert sorted(seen) == list(range(layout.n_queries))
@@ -309,13 +317,20 @@ def test_lazy_layout_pads_queries_of_varied_lengths_a_slice_at_a_time(
 
     monkeypatch.setattr(layout_module, "SLICE_VALUES", size)
     lengths = [1, 3, 40, 2, 7, 7, 300, 16, 17, 5, 1]
-    y, s, qid, _ = _ragged(3, lengths, shuffle=False)
+    y, s, qid, judged = _ragged(3, lengths, shuffle=False)
     if order == "runs out of order":
         qid = -qid  # the runs' ids decrease
     layout = grouped_layout(y, s, qid, lazy=True)
     assert isinstance(layout.blocks, PaddedBlocks)
     _check_padded_layout(layout, y, s, qid, size)
     _check_padded_layout(layout, y, s, qid, size)  # read again: the same
+    # judged flags, tie-break ids and unassessed flags (a TREC run's)
+    ids = np.arange(qid.shape[0], dtype=np.int64) * 3 - 7
+    layout = grouped_layout(
+        y, s, qid, judged, tiebreak=ids, unassessed=~judged, lazy=True
+    )
+    assert isinstance(layout.blocks, PaddedBlocks)
+    _check_padded_layout(layout, y, s, qid, size, judged, ids)
 
 
 def test_lazy_layout_of_queries_of_one_length_is_the_rows_reshaped():

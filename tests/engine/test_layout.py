@@ -17,7 +17,7 @@ from skrank._engine import (
     _segments,
     slices,
 )
-from skrank._engine.layout import _padded
+from skrank._engine.layout import padded_rows
 
 # --------------------------------------------------------------------------
 # slices
@@ -127,7 +127,7 @@ def test_padded_rows_hold_each_segment_then_the_pad(dtype, pad):
     values = rng.integers(-5, 200, 60).astype(dtype)
     first = np.array([0, 7, 7, 30, 59, 60])
     length = np.array([7, 0, 9, 5, 1, 0])
-    out = _padded(values, first, length, 9, pad, dtype)
+    out = padded_rows(values, first, length, 9, pad, dtype)
     assert out.dtype == dtype and out.shape == (6, 9)
     for i, (a, n) in enumerate(zip(first, length, strict=True)):
         want = list(values[a : a + n]) + [pad] * (9 - n)
@@ -137,7 +137,7 @@ def test_padded_rows_hold_each_segment_then_the_pad(dtype, pad):
 def test_padded_rows_of_another_type_and_layout_are_converted_first():
     # uint8 grades read as float64, a strided view: the values, converted
     values = np.arange(20, dtype=np.uint8)[::2]
-    out = _padded(values, np.array([1, 4]), np.array([2, 3]), 4, 0.0, np.float64)
+    out = padded_rows(values, np.array([1, 4]), np.array([2, 3]), 4, 0.0, np.float64)
     np.testing.assert_array_equal(out, [[2, 4, 0, 0], [8, 10, 12, 0]])
 
 

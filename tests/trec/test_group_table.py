@@ -206,3 +206,14 @@ def test_pools_of_grouped_and_interleaved_judgments_agree():
         assert grouped.y[grouped.q == g].tolist() == y[q == g].tolist()
     pool_y, pool_n = interleaved.block(np.array([1, 3, 6]))
     assert pool_n.tolist() == np.bincount(q, minlength=7)[[1, 3, 6]].tolist()
+    # queries of a block in any order (a block of queries by length): each
+    # row its query's judgments in input order, then 0 (a plain loop)
+    for queries in ([6, 1, 3], [4, 0], [2], [5, 4, 3, 2, 1, 0]):
+        for pools, order in ((grouped, np.arange(40)), (interleaved, perm)):
+            pool_y, pool_n = pools.block(np.array(queries))
+            width = max(1, max(int((q == g).sum()) for g in queries))
+            assert pool_y.shape == (len(queries), width)
+            for i, g in enumerate(queries):
+                mine = y[order][q[order] == g].tolist()
+                assert pool_y[i].tolist() == mine + [0.0] * (width - len(mine))
+                assert pool_n[i] == len(mine)
