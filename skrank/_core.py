@@ -181,19 +181,46 @@ def prepare(
     weights = None
     if sample_weight is not None:
         w = check_weights(sample_weight, y.shape[0], caller, "row")
-        codes = layout.codes()
-        weights = np.empty(layout.n_queries)
-        weights[codes] = w
-        varying = weights[codes] != w
-        if varying.any():
-            row = int(np.flatnonzero(varying)[0])
-            raise InvalidParameterError(
-                f"sample_weight of {caller} must be constant within each query "
-                f"(one weight per query, repeated on its rows); query "
-                f"{plain(layout.qid_values[codes[row]])} has weights "
-                f"{plain(w[row])} and {plain(weights[codes[row]])}."
-            )
+        weights = _query_weights(caller, layout, w)
     return Prepared(layout, weights)
+
+
+def _query_weights(caller, layout, w):
+    """One weight per query of a grouped layout from the per-row weights
+    ``w``, refusing weights that vary within a query."""
+    weights = np.empty(layout.n_queries)
+    if isinstance(layout.row_codes, tuple):
+        # each query one run of rows: its weight is its first row's, and a
+        # row weighted unlike the row before it must start a run (one pass
+        # over the weights, no code per row)
+        run_codes, run_lengths = layout.row_codes
+        starts = np.cumsum(run_lengths) - run_lengths
+        weights[run_codes] = w[starts]
+        change = np.flatnonzero(w[1:] != w[:-1]) + 1
+        at = np.minimum(np.searchsorted(starts, change), starts.shape[0] - 1)
+        inside = change[starts[at] != change]
+        if inside.shape[0]:
+            row = int(inside[0])
+            code = run_codes[np.searchsorted(starts, row, side="right") - 1]
+            _varying(caller, layout, row, w[row], weights[code])
+        return weights
+    codes = layout.codes()
+    weights[codes] = w
+    varying = weights[codes] != w
+    if varying.any():
+        row = int(np.flatnonzero(varying)[0])
+        _varying(caller, layout, row, w[row], weights[codes[row]])
+    return weights
+
+
+def _varying(caller, layout, row, weight, other):
+    code = layout.codes()[row]
+    raise InvalidParameterError(
+        f"sample_weight of {caller} must be constant within each query "
+        f"(one weight per query, repeated on its rows); query "
+        f"{plain(layout.qid_values[code])} has weights {plain(weight)} and "
+        f"{plain(other)}."
+    )
 
 
 def tie_rule(caller, ties, ignore_ties=False):

@@ -249,6 +249,31 @@ def test_grouped_sample_weight_is_per_row_constant_within_query():
         skrank.ndcg_score(y, s, qid=qid, sample_weight=[2, 1, 1, 1, 1])
 
 
+@pytest.mark.parametrize("shuffle", [False, True], ids=["contiguous", "shuffled"])
+def test_grouped_sample_weight_one_per_query_of_runs_in_any_order(shuffle):
+    # queries 7, 3, 5 in runs out of query order (or the rows shuffled): the
+    # weighted mean of the per-query values by hand; a weight that changes
+    # inside a query (at its third row), not at its first, is refused with
+    # the query's id and both weights
+    y = np.array([1, 0, 0, 1, 1, 0, 2, 1, 0])
+    s = np.array([0.1, 0.2, 0.9, 0.3, 0.1, 0.5, 0.4, 0.3, 0.2])
+    qid = np.array([7, 7, 7, 3, 3, 5, 5, 5, 5])
+    w = np.array([2.0, 2.0, 2.0, 0.5, 0.5, 3.0, 3.0, 3.0, 3.0])
+    bad = w.copy()
+    bad[2] = 4.0
+    if shuffle:
+        perm = np.random.default_rng(0).permutation(9)
+        y, s, qid, w, bad = y[perm], s[perm], qid[perm], w[perm], bad[perm]
+    per_query = skrank.ndcg_score(y, s, qid=qid, average=None)  # queries 3, 5, 7
+    got = skrank.ndcg_score(y, s, qid=qid, sample_weight=w)
+    want = (0.5 * per_query[0] + 3 * per_query[1] + 2 * per_query[2]) / 5.5
+    assert got == pytest.approx(want, rel=1e-14)
+    with pytest.raises(
+        ValueError, match=r"query 7 has weights (4.0 and 2.0|2.0 and 4.0)"
+    ):
+        skrank.ndcg_score(y, s, qid=qid, sample_weight=bad)
+
+
 # --------------------------------------------------------------------------
 # options
 # --------------------------------------------------------------------------
