@@ -233,6 +233,87 @@ def row_before(const double[::1] values, const int64_t[::1] row_first, double[::
                 acc += values[g]
 
 
+cdef inline bint _before(double a, double b, bint larger_first) noexcept nogil:
+    return a > b if larger_first else a < b
+
+
+cdef inline void _sift(
+    double *v, Py_ssize_t root, Py_ssize_t n, bint larger_first
+) noexcept nogil:
+    """Sift ``v[root]`` down the heap ``v[0 .. n)`` whose every parent comes
+    after its children in the order."""
+    cdef Py_ssize_t child
+    while 2 * root + 1 < n:
+        child = 2 * root + 1
+        if child + 1 < n and _before(v[child], v[child + 1], larger_first):
+            child += 1
+        if not _before(v[root], v[child], larger_first):
+            return
+        v[root], v[child] = v[child], v[root]
+        root = child
+
+
+cdef void _sort_run(double *v, Py_ssize_t n, bint larger_first) noexcept nogil:
+    """``v[0 .. n)`` in place, larger first or smaller first: insertion for
+    a few values, heapsort (no memory taken, n log n) for more."""
+    cdef Py_ssize_t i, j
+    cdef double x
+    if n <= 16:
+        for i in range(1, n):
+            x = v[i]
+            j = i
+            while j > 0 and _before(x, v[j - 1], larger_first):
+                v[j] = v[j - 1]
+                j -= 1
+            v[j] = x
+        return
+    for i in range(n // 2 - 1, -1, -1):
+        _sift(v, i, n, larger_first)
+    for i in range(n - 1, 0, -1):
+        v[0], v[i] = v[i], v[0]
+        _sift(v, 0, i, larger_first)
+
+
+def order_within_groups(
+    double[:, ::1] y,
+    const int64_t[::1] size,
+    const int64_t[::1] start,
+    const int64_t[::1] row_first,
+    bint larger_first,
+):
+    """The relevance of each tie group of rows in rank order ordered in
+    place, larger first (``larger_first``) or smaller first: the order of a
+    bound's tie rule (the optimistic or the pessimistic ranking) from the
+    groups of the exchangeable one. Groups are numbered row by row
+    (``row_first``, ascending from 0, the number of each row's first
+    group), ``start`` their first rank and ``size`` their positions; every
+    group is checked to lie in its row before anything is moved."""
+    cdef Py_ssize_t m = y.shape[0], w = y.shape[1], G = size.shape[0], r
+    cdef int64_t g, end
+    cdef bint ok = start.shape[0] == G and row_first.shape[0] == m
+    ok = ok and (m == 0 or row_first[0] == 0)
+    for r in range(1, m):
+        if not ok:
+            break
+        ok = row_first[r - 1] <= row_first[r] <= G
+    for g in range(G):
+        if not ok:
+            break
+        ok = start[g] >= 0 and 1 <= size[g] <= w - start[g]
+    if not ok:
+        raise ValueError(
+            f"order_within_groups: row_first must ascend from 0 to at most the "
+            f"{G} groups, one entry per row of y ({m}), and each group lie in "
+            f"a row of {w} positions (start >= 0, size >= 1)"
+        )
+    with nogil:
+        for r in range(m):
+            end = row_first[r + 1] if r + 1 < m else G
+            for g in range(row_first[r], end):
+                if size[g] > 1:
+                    _sort_run(&y[r, start[g]], size[g], larger_first)
+
+
 def first_hits(
     const double[::1] rel,
     const int64_t[::1] start,

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _ordering, _ranking, _topk, layout
 from .layout import Block, kernel_buffer, score_buffer, slices
-from .ranking import Ranking, counts_relevant
+from .ranking import Ranking, counts_relevant, tie_groups
 
 
 def finite_scores(s: np.ndarray) -> np.ndarray:
@@ -134,6 +134,37 @@ def _by_key(block: Block, k, secondary):
     return pos, y_sorted, s_sorted
 
 
+def _bound_rows(s, y, ties, k):
+    """Whole rows in rank order under a bound's tie rule (``"optimistic"``
+    or ``"pessimistic"``), for blocks without judged or unassessed flags
+    (items that must carry no flag but their relevance): the rows sorted
+    and their tie groups found as for tie averaging
+    (:func:`descending_rows`), then each group's relevance ordered, larger
+    or smaller first (:func:`~skrank._engine._ranking.order_within_groups`);
+    items of equal score and relevance are alike to every metric. Returns
+    ``(None, y_sorted, None)``, cut at ``k``."""
+    y = kernel_buffer(y, np.float64)
+    _, y_sorted, s_sorted, found = descending_rows(
+        s,
+        y,
+        lambda rows: _order(rows, None, "average"),
+        positions=False,
+        groups=True,
+    )
+    if found is None:  # groups not found as the rows were gathered
+        found = tie_groups(s_sorted)
+    if found:  # () when no two items tie
+        if np.shares_memory(y_sorted, y):  # rows in rank order: y itself
+            y_sorted = np.array(y_sorted)
+        size, start, row_first = found[:3]
+        _ranking.order_within_groups(
+            y_sorted, size, start, row_first, _BY_RELEVANCE[ties]
+        )
+    if k is not None and k < y_sorted.shape[1]:
+        y_sorted = y_sorted[:, :k]
+    return None, y_sorted, None
+
+
 def _placed_positions(shape, k, flat, tied, within):
     """The flat positions of rows that were in rank order (``row * L +
     column``, ``shape`` ``(m, L)``) once their tie groups' items are in
@@ -177,6 +208,11 @@ _TOP_ORDER_RELEVANCE = {
 # tied items are ordered there (None: any order); the rows the kernels' keys
 # cannot order are ordered by _order.
 _KEY_ORDERS = {"average": None, "first": "first", "sklearn": "last"}
+
+# The tie rules of the bounds, which order a tie group's items by relevance
+# (larger first: True); their whole rows are the exchangeable order's with
+# each group's relevance then ordered (_bound_rows).
+_BY_RELEVANCE = {"optimistic": True, "pessimistic": False}
 
 # Below this fraction of the row length, a cutoff selects candidates first.
 _CANDIDATE_FRACTION = 0.25
@@ -306,6 +342,8 @@ def rank(
         if k is not None and k < L and not average:
             ranked = tuple(None if a is None else a[:, :k] for a in ranked)
         return _ranking_at(block, ranked, ties, padded=False, groups=found)
+    if ties in _BY_RELEVANCE and judged is None and unassessed is None:
+        return _ranking_at(block, _bound_rows(s, y, ties, k), ties, padded=False)
     order = _order(s, y, ties, block.raw_score)
     if k is None or k >= L:
         width = L

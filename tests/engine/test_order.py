@@ -48,6 +48,44 @@ def test_rank_deterministic_rules_equal_a_naive_row_sort(ties, tied):
         np.testing.assert_array_equal(r.y[i], y[i][order])
 
 
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
+@pytest.mark.parametrize("layout", ["in rank order", "padded", "long rows"])
+def test_rank_bounds_equal_a_naive_row_sort_and_leave_the_input(ties, layout):
+    # rows already in rank order (the relevance is then the input's own
+    # buffer: ordered in a copy), padded rows of queries of 3 to 9 items,
+    # and rows longer than the keys serve (numpy's sort): the naive lexsort
+    # of each row (a cutoff at 5 cuts it), the input unchanged
+    rng = np.random.default_rng(9)
+    if layout == "long rows":
+        y = rng.integers(0, 4, (3, 5000)).astype(float)
+        s = rng.integers(0, 6, (3, 5000)).astype(float)
+    else:
+        y = rng.integers(0, 4, (20, 9)).astype(float)
+        s = rng.integers(0, 4, (20, 9)).astype(float)
+    if layout == "in rank order":
+        s = -np.sort(-s, axis=1)
+    before = (y.copy(), s.copy())
+    if layout == "padded":
+        lengths = rng.integers(3, 10, 20)
+        keep = np.arange(9)[None, :] < lengths[:, None]
+        qid = np.repeat(np.arange(20), lengths)
+        blocks = list(grouped_layout(y[keep], s[keep], qid, lazy=True).blocks)
+        rows = [(b, i, q) for b in blocks for i, q in enumerate(b.rows)]
+    else:
+        lengths = np.full(y.shape[0], y.shape[1])
+        blocks = [dense_layout(y, s).blocks[0]]
+        rows = [(blocks[0], i, i) for i in range(y.shape[0])]
+    for k in (None, 5):
+        ranked = {id(b): rank(b, ties, k) for b in blocks}
+        for block, i, q in rows:
+            n = lengths[q]
+            order = _naive_order(s[q, :n], y[q, :n], ties)
+            want = y[q, :n][order][: n if k is None else k]
+            np.testing.assert_array_equal(ranked[id(block)].y[i, : want.shape[0]], want)
+    np.testing.assert_array_equal(y, before[0])
+    np.testing.assert_array_equal(s, before[1])
+
+
 def test_rank_average_keeps_tie_groups(tied):
     y, s = tied
     r = _dense(y, s, "average")

@@ -193,6 +193,44 @@ def test_count_groups_against_numpy(dtype):
             assert size[0].shape[0] == want
 
 
+@pytest.mark.parametrize("larger_first", [True, False])
+@pytest.mark.parametrize("width, decimals", [(9, 0), (40, 0), (300, 0), (60, 2)])
+def test_order_within_groups_against_numpy(larger_first, width, decimals):
+    # groups of 1 to all positions (insertion below 17 values, heapsort
+    # above), relevance with repeats and negative values: each group's
+    # relevance equals numpy's sort of it, the groups' bounds unmoved
+    rng = np.random.default_rng(width + decimals)
+    ss = -np.sort(-np.round(rng.random((7, width)) * 3, decimals), axis=1)
+    ss[0] = 1.0  # one group the whole row
+    y = np.round(rng.normal(1.0, 2.0, (7, width)), 1)
+    groups = ref_tie_groups(ss)
+    size, start, row_first, _ = groups
+    got = y.copy()
+    _ranking.order_within_groups(got, size, start, row_first, larger_first)
+    rows = np.repeat(np.arange(7), np.diff(row_first, append=size.shape[0]))
+    assert size[0] == width  # the whole first row: heapsort from 17 items
+    for r, a, n in zip(rows, start, size, strict=True):
+        want = np.sort(y[r, a : a + n])
+        np.testing.assert_array_equal(
+            got[r, a : a + n], want[::-1] if larger_first else want
+        )
+
+
+def test_order_within_groups_refuses_groups_outside_their_rows():
+    y = np.arange(8, dtype=np.float64).reshape(2, 4)
+    size = np.array([2, 2, 3], dtype=np.int64)
+    row_first = np.array([0, 2], dtype=np.int64)
+    for start in ([0, 2, 2], [0, -1, 0], [0, 2, 0]):
+        # a group past its row's 4 positions, a negative start, and (last)
+        # a valid layout whose rows are then given in the wrong number
+        start = np.array(start, dtype=np.int64)
+        firsts = row_first if start[1] >= 0 and start[2] != 0 else row_first[:1]
+        before = y.copy()
+        with pytest.raises(ValueError, match="order_within_groups"):
+            _ranking.order_within_groups(y, size, start, firsts, True)
+        np.testing.assert_array_equal(y, before)  # nothing moved
+
+
 def test_segment_sums_of_flags_count_each_run():
     # boolean values are counted per run (hand counts of the runs below)
     x = np.array([1, 0, 1, 1, 0, 0, 1, 1, 1], dtype=bool)
