@@ -269,9 +269,8 @@ def grouped_layout(
         run_lengths = np.diff(starts, append=n)
         lengths = np.empty(n_queries, dtype=np.intp)
         lengths[run_codes] = run_lengths
-        if np.any(run_codes[1:] < run_codes[:-1]):
-            # runs out of query order: visit them in query order
-            order = _visit_runs(starts, run_lengths, np.argsort(run_codes))
+        # runs out of query order: visited in query order (below)
+        scattered = bool(np.any(run_codes[1:] < run_codes[:-1]))
         row_codes = (run_codes, run_lengths)
     else:
         span = _integer_span(qid)
@@ -323,13 +322,16 @@ def grouped_layout(
             return Layout(n_queries, blocks, uniques, row_codes)
 
     padded = lazy and not np.all(lengths == lengths[0])
-    if padded and grouped is None:
-        # each query one run of the rows as given: padded from its run,
-        # slice by slice, with no copy of the rows in query order first
+    if contiguous and (padded or (lazy and scattered)):
+        # each query one run of the rows as given: laid out (padded) from
+        # its run, slice by slice, with no copy of the rows in query order
+        # first
         first = np.empty(n_queries, dtype=np.int64)
         first[run_codes] = starts
         blocks = PaddedBlocks(first, lengths, y, s, judged, tiebreak, unassessed)
         return Layout(n_queries, blocks, uniques, row_codes)
+    if contiguous and scattered:
+        order = _visit_runs(starts, run_lengths, np.argsort(run_codes))
     if grouped is not None:
         y, s, *rest = grouped
         judged = None if judged is None else rest.pop(0)

@@ -333,6 +333,21 @@ def test_lazy_layout_pads_queries_of_varied_lengths_a_slice_at_a_time(
     _check_padded_layout(layout, y, s, qid, size, judged, ids)
 
 
+def test_lazy_layout_of_runs_of_one_length_out_of_query_order(monkeypatch):
+    # string ids whose order is not the rows' (q10 before q2): each query's
+    # run laid out from where it lies, no padding, a slice at a time
+    from skrank._engine import layout as layout_module
+    from skrank._engine.staged import PaddedBlocks
+
+    monkeypatch.setattr(layout_module, "SLICE_VALUES", 8)
+    y, s, _, _ = _ragged(5, [4] * 6, shuffle=False)
+    qid = np.repeat(np.array(["q3", "q10", "q2", "q5", "q1", "q0"]), 4)
+    layout = grouped_layout(y, s, qid, lazy=True)
+    assert isinstance(layout.blocks, PaddedBlocks)
+    _check_padded_layout(layout, y, s, qid, 8)
+    assert all(block.n_items is None for block in layout.blocks)
+
+
 def test_lazy_layout_of_queries_of_one_length_is_the_rows_reshaped():
     # every query of 4 rows, contiguous and in order: one block, no copy
     y, s, qid, _ = _ragged(4, [4, 4, 4], shuffle=False)
