@@ -484,6 +484,66 @@ def test_ids_of_one_kind_converts_lists_and_object_arrays():
     assert out.shape == (2, 1) and out.dtype.kind == "U"
 
 
+def test_ids_in_runs_of_strings_are_the_strings_of_every_value():
+    # object arrays of str in runs (a query's rows one after another): the
+    # same ids as converting every value (numpy's astype(str))
+    rng = np.random.default_rng(4)
+    names = np.array([f"query-{i}" for i in rng.permutation(50)], dtype=object)
+    lengths = rng.integers(1, 9, 50)
+    for values in (np.repeat(names, lengths), np.repeat(names[:1], 7)):
+        out = _ids(values)
+        assert out.dtype.kind == "U"
+        np.testing.assert_array_equal(out, values.astype(str))
+    # a run broken by a value of another type, or values that do not
+    # compare: every value read (the general path's error or conversion)
+    with _raises(
+        "qid of f must hold only integers or only strings; got values of "
+        "types ['int', 'str']."
+    ):
+        _ids(np.array(["a", "a", "a", 3, 3, 3], dtype=object))
+    mixed = np.empty(6, dtype=object)
+    mixed[:] = [np.arange(2)] * 3 + ["b"] * 3
+    with pytest.raises(InvalidParameterError, match="only integers or only strings"):
+        _ids(mixed)
+    # numpy's own str type in runs: read value by value, as before runs
+    # were read (the general path's rule: Python str and int only)
+    with _raises(
+        "qid of f must hold only integers or only strings; got values of "
+        "types ['str_']."
+    ):
+        _ids(np.array([np.str_("x")] * 4 + [np.str_("y")] * 4, dtype=object))
+
+
+@pytest.mark.parametrize("kind", ["str", "object", "category", "index", "ints"])
+def test_qid_of_pandas_text_and_categories_equals_its_values(kind):
+    # a pandas column of query ids (pandas' text type, objects, categories,
+    # an Index, integer categories), read through its own factorization:
+    # the ids numpy reads from the same values
+    pd = pytest.importorskip("pandas")
+    values = np.repeat(np.array(["q10", "q2", "q7"], dtype=object), [3, 1, 4])
+    if kind == "ints":
+        values = np.repeat(np.array([10, 2, 7]), [3, 1, 4])
+        source = pd.Categorical(values)
+    elif kind == "category":
+        source = pd.Categorical(values)
+    elif kind == "index":
+        source = pd.Index(values)
+    else:
+        source = pd.Series(values, dtype=object if kind == "object" else "str")
+    got = check_qid(source, 8, "f")
+    np.testing.assert_array_equal(got, check_qid(values, 8, "f"))
+    assert got.dtype.kind == ("i" if kind == "ints" else "U")
+
+
+def test_qid_of_pandas_with_missing_values_is_refused():
+    pd = pytest.importorskip("pandas")
+    source = pd.Series(["a", None, "b", None], dtype="str")
+    with _raises("qid of f must not hold missing values; got 2, the first at row 1."):
+        check_qid(source, 4, "f")
+    with _raises("qid of f must have one entry per row of y_true (5); got 4."):
+        check_qid(pd.Series(["a", "b", "b", "c"]), 5, "f")
+
+
 @pytest.mark.parametrize(
     "source, message",
     [
