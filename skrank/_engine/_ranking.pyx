@@ -160,6 +160,37 @@ def _fill_groups(
         )
 
 
+def rank_order_count(s):
+    """The number of tie groups of the ``(m, w)`` scores ``s`` (float32 or
+    float64) when every row is in rank order already (never rising; a NaN
+    breaks the order), or -1 as soon as a row rises: each row checked and
+    its groups counted while it is in cache, so that the rows of a run
+    ranked by its producer are read from memory once before their groups
+    are written (:func:`fill_groups`), not twice."""
+    if is_float32(s):
+        return _rank_order_count["float"](s)
+    return _rank_order_count["double"](s)
+
+
+def _rank_order_count(const score_t[:, ::1] s):
+    """:func:`rank_order_count` of one score type."""
+    cdef Py_ssize_t m = s.shape[0], w = s.shape[1], r, j
+    cdef Py_ssize_t groups = 0
+    cdef int ok = 1
+    cdef const score_t *row
+    if w == 0 or m == 0:
+        return 0
+    with nogil:
+        for r in range(m):
+            row = &s[r, 0]
+            for j in range(1, w):
+                ok &= row[j - 1] >= row[j]
+            if not ok:
+                break
+            groups += count_row(row, w)
+    return groups if ok else -1
+
+
 def segment_sums(const flag_or_double[::1] x, const uint8_t[::1] last, double[::1] out):
     """``x`` summed over runs of positions into ``out`` (one entry per run),
     ``last`` marking the last position of each run, each run added in

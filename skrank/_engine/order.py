@@ -484,10 +484,12 @@ def descending_rows(
     With ``groups``, a fourth value follows: the tie groups of the sorted
     rows as :func:`~skrank._engine.ranking.tie_groups` gives them (with the
     relevant items of each group when ``relevant``), found in the pass that
-    gathers the rows, and ``s_sorted`` is then None (the sorted scores are
-    not kept); or None, with ``s_sorted``, where that pass does not run
-    (rows already in rank order, rows sorted by numpy) or some row is
-    ordered again by ``exact_order``.
+    gathers the rows (or, for rows in rank order already and ``ties``
+    None, counted in the pass that checks their order), and ``s_sorted`` is
+    then None (the sorted scores are not kept); or None, with
+    ``s_sorted``, where that pass does not run (rows in rank order under a
+    tie rule, rows sorted by numpy) or some row is ordered again by
+    ``exact_order``.
 
     Rows of at most 4096 items are sorted as integer keys, each the score's
     bits in the order of the scores with its lowest bits (as many as a
@@ -510,7 +512,14 @@ def descending_rows(
     if m == 0 or L == 0:
         pos = np.empty((m, L), dtype=np.intp) if positions else None
         return pos, np.empty((m, L)), np.empty((m, L), dtype=s.dtype), *unfound
-    if _ordering.in_rank_order(s, ties != "last"):
+    if groups and ties is None:
+        # rows in rank order already: their groups counted in the pass that
+        # checks the order (-1: some row rises), then found
+        n_groups = _ranking.rank_order_count(s)
+        if n_groups >= 0:
+            found = tie_groups(s, y if relevant else None, n_groups)
+            return None, y, None, found
+    elif _ordering.in_rank_order(s, ties != "last"):
         # the rows are in rank order already (a run written by a retrieval
         # system, ties in input order): the scores and relevance as they
         # are, the positions (the identity) not built
@@ -529,16 +538,8 @@ def descending_rows(
     pos = np.empty((m, L), dtype=np.int64) if positions else None
     exact = np.empty(m, dtype=np.uint8)
     if groups:
-        # room for one group a position: a block's rows are few enough
         n = m * L
-        _ranking.check_size("descending_rows", 8, (n + 1,))
-        buffers = (
-            np.empty(n, dtype=np.int64),
-            np.empty(n + 1, dtype=np.int64),
-            np.empty(m, dtype=np.int64),
-            np.empty(n, dtype=np.uint8),
-            np.empty(n + 1) if relevant else None,
-        )
+        buffers = _group_buffers(m, L, relevant)
         inexact, n_groups = _ordering.descending_keys(
             keys, bits, backwards, y, s, y_sorted, None, pos, exact, buffers
         )
@@ -567,6 +568,22 @@ def descending_rows(
         y_sorted,
         s_sorted,
         *unfound,
+    )
+
+
+def _group_buffers(m, L, relevant):
+    """Buffers of the tie groups of ``(m, L)`` rows, room for one group a
+    position (a block's rows are few enough): sizes, starts, each row's
+    first group, the last-of-group flags and, with ``relevant``, the
+    relevant counts (see :func:`_group_views`)."""
+    n = m * L
+    _ranking.check_size("descending_rows", 8, (n + 1,))
+    return (
+        np.empty(n, dtype=np.int64),
+        np.empty(n + 1, dtype=np.int64),
+        np.empty(m, dtype=np.int64),
+        np.empty(n, dtype=np.uint8),
+        np.empty(n + 1) if relevant else None,
     )
 
 

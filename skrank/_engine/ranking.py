@@ -597,8 +597,9 @@ def gain_values(y: np.ndarray, gain) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-def tie_groups(s_sorted, y_sorted=None):
-    """The tie groups of rows of scores in rank order.
+def tie_groups(s_sorted, y_sorted=None, n_groups=None):
+    """The tie groups of rows of scores in rank order (``n_groups``: their
+    number, when counted already).
 
     Returns ``()`` when every position is a group of its own (no ties, or no
     position), else ``(size, start, row_first, last)``: int64 arrays of each
@@ -611,7 +612,8 @@ def tie_groups(s_sorted, y_sorted=None):
     """
     ss = score_buffer(s_sorted)  # float32 ties are ties of the float32 values
     m, w = ss.shape
-    n_groups = _ranking.count_groups(ss)
+    if n_groups is None:
+        n_groups = _ranking.count_groups(ss)
     if n_groups == m * w:
         return ()
     _ranking.check_size("tie_groups", 8, (n_groups + 1,))

@@ -148,7 +148,17 @@ def test_descending_rows_find_the_tie_groups(dtype, ties):
                     s, y, _exact(ties), True, ties, True, relevant
                 )
                 if _ordering.in_rank_order(s, ties != "last"):
-                    assert found is None and ss is s  # not gathered
+                    assert pos is None and ys is y  # not gathered
+                    if ties is not None:
+                        assert found is None and ss is s
+                        continue
+                    # under any order of ties, the groups found as the order
+                    # is checked
+                    assert ss is None
+                    want = tie_groups(s, y if relevant else None)
+                    assert len(found) == len(want)
+                    for a, b in zip(found, want, strict=True):
+                        np.testing.assert_array_equal(a, b)
                     continue
                 assert ss is None
                 np.testing.assert_array_equal(ys, y.reshape(-1)[pos])

@@ -231,6 +231,26 @@ def test_order_within_groups_refuses_groups_outside_their_rows():
         np.testing.assert_array_equal(y, before)  # nothing moved
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rank_order_count_against_numpy(dtype):
+    # rows in rank order (ties, signed zeros, one item): the number of runs
+    # of equal scores (numpy's comparison of neighbours); a row that rises
+    # anywhere, or holds a NaN, gives -1
+    rng = np.random.default_rng(11)
+    for w in (1, 2, 15, 16, 17, 300):
+        s = -np.sort(-np.round(rng.random((9, w)) * 4), axis=1).astype(dtype)
+        s[3] = np.where(np.arange(w) % 2, -0.0, 0.0)  # one group of zeros
+        want = int((s[:, 1:] != s[:, :-1]).sum()) + s.shape[0]
+        assert _ranking.rank_order_count(s) == want == _ranking.count_groups(s)
+        if w > 1:
+            for bad in (np.nan, np.inf):
+                broken = s.copy()
+                broken[5, w - 1] = bad  # the last position of a middle row
+                assert _ranking.rank_order_count(broken) == -1
+    assert _ranking.rank_order_count(np.zeros((0, 4))) == 0
+    assert _ranking.rank_order_count(np.zeros((3, 0))) == 0
+
+
 def test_segment_sums_of_flags_count_each_run():
     # boolean values are counted per run (hand counts of the runs below)
     x = np.array([1, 0, 1, 1, 0, 0, 1, 1, 1], dtype=bool)
