@@ -447,7 +447,7 @@ def ids_of_one_kind(source, arr: np.ndarray, name: str, caller: str) -> np.ndarr
         return runs
     values = arr.ravel().tolist()
     types = set(map(type, values))
-    if types <= {str}:
+    if all(issubclass(t, str) for t in types):  # numpy's str among them
         return arr.astype(str)
     if all(issubclass(t, numbers.Integral) and t is not bool for t in types):
         for dtype in (np.int64, np.uint64):
@@ -474,8 +474,8 @@ def ids_of_one_kind(source, arr: np.ndarray, name: str, caller: str) -> np.ndarr
 
 def _string_runs(arr: np.ndarray):
     """A 1-D object array of ids that lie in runs of equal values (each
-    query's rows one after another) whose first values are all ``str``, as
-    a str array: the runs' first values converted, each repeated over its
+    query's rows one after another) whose first values are all strings
+    (``str`` or a subclass, numpy's ``str_`` among them), as a str array: the runs' first values converted, each repeated over its
     run; None for any other array (the general path reads every value).
 
     Only the runs' first values are read as Python objects: a value equal
@@ -497,7 +497,7 @@ def _string_runs(arr: np.ndarray):
         return None  # runs of one or two rows: nothing to gain
     starts = np.concatenate(([0], starts))
     heads = arr[starts]
-    if not all(type(v) is str for v in heads.tolist()):
+    if not all(isinstance(v, str) for v in heads.tolist()):
         return None
     return np.repeat(heads.astype(str), np.diff(starts, append=n))
 

@@ -505,13 +505,15 @@ def test_ids_in_runs_of_strings_are_the_strings_of_every_value():
     mixed[:] = [np.arange(2)] * 3 + ["b"] * 3
     with pytest.raises(InvalidParameterError, match="only integers or only strings"):
         _ids(mixed)
-    # numpy's own str type in runs: read value by value, as before runs
-    # were read (the general path's rule: Python str and int only)
-    with _raises(
-        "qid of f must hold only integers or only strings; got values of "
-        "types ['str_']."
+    # numpy's own str type (a subclass of str), in runs and not: strings
+    for values in (
+        [np.str_("x")] * 4 + [np.str_("y")] * 4,
+        [np.str_("x"), "y", np.str_("x")],
     ):
-        _ids(np.array([np.str_("x")] * 4 + [np.str_("y")] * 4, dtype=object))
+        for source in (np.array(values, dtype=object), values):  # and a list
+            out = _ids(source)
+            assert out.dtype.kind == "U"
+            assert out.tolist() == [str(v) for v in values]
 
 
 @pytest.mark.parametrize("kind", ["str", "object", "category", "index", "ints"])
