@@ -14,7 +14,13 @@ import numpy as np
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.string cimport memcpy
 
-from ._ranking cimport check_shape, check_size, close_row, is_float32
+from ._ranking cimport (
+    check_shape,
+    check_size,
+    close_row,
+    is_float32,
+    row_in_rank_order,
+)
 from ._shared cimport prefetch, score_t
 from ._sort cimport INSERTION_RUN, comes_first, insertion_sort, stable_sort, word_keys
 
@@ -72,12 +78,6 @@ def _score_keys(
     return None
 
 
-# rows are checked for order in runs of this many neighbours, without a
-# branch each; the check stops after the first run that holds a rise
-cdef enum:
-    ORDER_RUN = 16
-
-
 def in_rank_order(s, ties):
     """Whether every row of the scores ``s`` is already in descending order:
     never rising (``ties`` true: equal neighbours allowed, tied items then
@@ -90,18 +90,11 @@ def in_rank_order(s, ties):
 
 def _in_rank_order(const score_t[:, ::1] s, bint ties):
     """:func:`in_rank_order` of one score type."""
-    cdef Py_ssize_t m = s.shape[0], L = s.shape[1], r, j, end
-    cdef int ok = 1
-    cdef const score_t *row
+    cdef Py_ssize_t m = s.shape[0], L = s.shape[1], r
+    cdef bint ok = True
     with nogil:
         for r in range(m):
-            row = &s[r, 0] if L else NULL
-            j = 1
-            while j < L and ok:
-                end = j + ORDER_RUN if j + ORDER_RUN < L else L
-                while j < end:
-                    ok &= (row[j - 1] > row[j]) | (ties & (row[j - 1] == row[j]))
-                    j += 1
+            ok = row_in_rank_order(&s[r, 0] if L else NULL, L, ties)
             if not ok:
                 break
     return bool(ok)

@@ -67,6 +67,29 @@ cdef extern from *:
     Py_ssize_t changes_f "skrank_changes_f" (const float *x, Py_ssize_t w) noexcept nogil
 
 
+# rows are checked for order in runs of this many neighbours, without a
+# branch each; the check stops after the first run that holds a rise
+cdef enum:
+    ORDER_RUN = 16
+
+
+cdef inline bint row_in_rank_order(
+    const score_t *row, Py_ssize_t L, bint ties
+) noexcept nogil:
+    """Whether the ``L`` scores ``row`` never rise (``ties`` true: equal
+    neighbours allowed) or always fall (``ties`` false); a NaN breaks the
+    order. Read ``ORDER_RUN`` neighbours at a time, stopping after the run
+    that holds a rise."""
+    cdef Py_ssize_t j = 1, end
+    cdef int ok = 1
+    while j < L and ok:
+        end = j + ORDER_RUN if j + ORDER_RUN < L else L
+        while j < end:
+            ok &= (row[j - 1] > row[j]) | (ties & (row[j - 1] == row[j]))
+            j += 1
+    return ok
+
+
 cdef inline Py_ssize_t count_row(const score_t *x, Py_ssize_t w) noexcept nogil:
     """The tie groups of one row of ``w >= 1`` scores ``x`` in rank order:
     its runs of equal scores (one more than its changes of score)."""

@@ -174,20 +174,17 @@ def rank_order_count(s):
 
 def _rank_order_count(const score_t[:, ::1] s):
     """:func:`rank_order_count` of one score type."""
-    cdef Py_ssize_t m = s.shape[0], w = s.shape[1], r, j
+    cdef Py_ssize_t m = s.shape[0], w = s.shape[1], r
     cdef Py_ssize_t groups = 0
-    cdef int ok = 1
-    cdef const score_t *row
+    cdef bint ok = True
     if w == 0 or m == 0:
         return 0
     with nogil:
         for r in range(m):
-            row = &s[r, 0]
-            for j in range(1, w):
-                ok &= row[j - 1] >= row[j]
+            ok = row_in_rank_order(&s[r, 0], w, True)
             if not ok:
                 break
-            groups += count_row(row, w)
+            groups += count_row(&s[r, 0], w)
     return groups if ok else -1
 
 
