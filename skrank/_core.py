@@ -202,24 +202,24 @@ def _query_weights(caller, layout, w):
         if inside.shape[0]:
             row = int(inside[0])
             code = run_codes[np.searchsorted(starts, row, side="right") - 1]
-            _varying(caller, layout, row, w[row], weights[code])
+            _varying(caller, layout.qid_values[code], w[row], weights[code])
         return weights
     codes = layout.codes()
     weights[codes] = w
     varying = weights[codes] != w
     if varying.any():
         row = int(np.flatnonzero(varying)[0])
-        _varying(caller, layout, row, w[row], weights[codes[row]])
+        code = codes[row]
+        _varying(caller, layout.qid_values[code], w[row], weights[code])
     return weights
 
 
-def _varying(caller, layout, row, weight, other):
-    code = layout.codes()[row]
+def _varying(caller, qid, weight, other):
+    """The error of a query ``qid`` given two weights."""
     raise InvalidParameterError(
         f"sample_weight of {caller} must be constant within each query "
-        f"(one weight per query, repeated on its rows); query "
-        f"{plain(layout.qid_values[code])} has weights {plain(weight)} and "
-        f"{plain(other)}."
+        f"(one weight per query, repeated on its rows); query {plain(qid)} "
+        f"has weights {plain(weight)} and {plain(other)}."
     )
 
 
