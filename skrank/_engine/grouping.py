@@ -322,15 +322,13 @@ def grouped_layout(
             return Layout(n_queries, blocks, uniques, row_codes)
 
     padded = lazy and not np.all(lengths == lengths[0])
+    first = None  # each query's first row, where laid out a slice at a time
     if contiguous and (padded or (lazy and scattered)):
         # each query one run of the rows as given: laid out (padded) from
-        # its run, slice by slice, with no copy of the rows in query order
-        # first
+        # its run, with no copy of the rows in query order first
         first = np.empty(n_queries, dtype=np.int64)
         first[run_codes] = starts
-        blocks = PaddedBlocks(first, lengths, y, s, judged, tiebreak, unassessed)
-        return Layout(n_queries, blocks, uniques, row_codes)
-    if contiguous and scattered:
+    elif contiguous and scattered:
         order = _visit_runs(starts, run_lengths, np.argsort(run_codes))
     if grouped is not None:
         y, s, *rest = grouped
@@ -350,8 +348,9 @@ def grouped_layout(
         judged = None if judged is None else np.take(judged, order)
         tiebreak = None if tiebreak is None else np.take(tiebreak, order)
         unassessed = None if unassessed is None else np.take(unassessed, order)
-    if padded:
+    if padded and first is None:  # the rows moved into query order
         first = np.cumsum(lengths) - lengths
+    if first is not None:
         blocks = PaddedBlocks(first, lengths, y, s, judged, tiebreak, unassessed)
         return Layout(n_queries, blocks, uniques, row_codes)
     blocks = _pack(lengths, y, s, judged, tiebreak, unassessed)

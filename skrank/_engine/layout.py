@@ -221,35 +221,60 @@ def _laid_out(a, rows, pad, dtype):
     return padded_rows(a, first, lengths, width, pad, dtype)
 
 
+def laid_out_block(
+    queries,
+    first,
+    lengths,
+    y,
+    s,
+    judged=None,
+    tiebreak=None,
+    unassessed=None,
+    every_query=False,
+) -> Block:
+    """The block of the queries ``queries`` (its ``rows``), query ``i``'s
+    ``lengths[i]`` rows lying from row ``first[i]`` of the per-row arrays:
+    each field's rows padded to the longest query (relevance 0, score
+    ``-inf``, neither judged nor unassessed, tie-break id 0), or, where
+    the queries are ``every_query`` of the arrays in order and all of one
+    length, the arrays reshaped without a copy. Relevance held as grades
+    (one byte each) stays so."""
+    width = max(int(lengths.max()), 1)
+    full = bool(np.all(lengths == width))
+    rows = (first, lengths, width, full and every_query)
+    relevance = np.uint8 if y.dtype == np.uint8 else np.float64
+    return Block(
+        rows=queries,
+        y=_laid_out(y, rows, 0, relevance),
+        s=_laid_out(s, rows, -np.inf, _score_type(s)),
+        n_items=None if full else lengths,
+        judged=_laid_out(judged, rows, False, bool),
+        tiebreak=_laid_out(tiebreak, rows, 0, None),
+        unassessed=_laid_out(unassessed, rows, False, bool),
+    )
+
+
 def _pack(lengths, y, s, judged, tiebreak=None, unassessed=None):
     """Lay out rows grouped by query (in query order) as padded blocks.
 
-    One block per length bucket; a block of every query, all of the same
-    length, is a reshape of the rows, without a copy.
+    One block per length bucket (:func:`laid_out_block`); a block of every
+    query, all of the same length, is a reshape of the rows, without a copy.
     """
     starts = np.cumsum(lengths) - lengths
-    # relevance as grades (one byte each) stays so, padded with grade 0
-    relevance = np.uint8 if y.dtype == np.uint8 else np.float64
-    blocks = []
-    for queries in _buckets(lengths):
-        m = queries.shape[0]
-        q_len = lengths[queries]
-        width = int(q_len.max())
-        full = bool(np.all(q_len == width))
-        whole = full and m == lengths.shape[0]  # the rows as they are
-        rows = (starts[queries], q_len, width, whole)
-        blocks.append(
-            Block(
-                rows=queries,
-                y=_laid_out(y, rows, 0, relevance),
-                s=_laid_out(s, rows, -np.inf, _score_type(s)),
-                n_items=None if full else q_len,
-                judged=_laid_out(judged, rows, False, bool),
-                tiebreak=_laid_out(tiebreak, rows, 0, None),
-                unassessed=_laid_out(unassessed, rows, False, bool),
-            )
+    return [
+        laid_out_block(
+            queries,
+            starts[queries],
+            lengths[queries],
+            y,
+            s,
+            judged,
+            tiebreak,
+            unassessed,
+            every_query=queries.shape[0] == lengths.shape[0],
         )
-    return blocks
+        for queries in _buckets(lengths)
+    ]
 
 
 def not_retrieved(block: Block) -> Block:

@@ -13,10 +13,24 @@ from functools import partial
 import numpy as np
 
 from . import layout
-from .layout import SLICE_VALUES, Block, _pack, _score_type, padded_rows
+from .layout import SLICE_VALUES, Block, _pack, laid_out_block
 
 
-class StagedBlocks:
+class _BuiltAsRead:
+    """Blocks built part by part: :meth:`builders` gives one callable per
+    part, for a caller that builds each part on the thread that then ranks
+    it (:func:`~skrank._engine.order.ranking_parts`); iterating builds the
+    parts in turn."""
+
+    def builders(self) -> list:  # pragma: no cover - each kind defines it
+        raise NotImplementedError
+
+    def __iter__(self):
+        for build in self.builders():
+            yield from build()
+
+
+class StagedBlocks(_BuiltAsRead):
     """The blocks of rows staged by
     :func:`~skrank._engine.counting.stage_by_code` (relevance and scores),
     built a few high digits at a time (about ``size`` rows, default
@@ -80,12 +94,8 @@ class StagedBlocks:
         :meth:`__iter__` group by group."""
         return [partial(self._build, group) for group in self.groups()]
 
-    def __iter__(self):
-        for build in self.builders():
-            yield from build()
 
-
-class PaddedBlocks:
+class PaddedBlocks(_BuiltAsRead):
     """Queries whose rows lie in runs (query ``q``'s ``lengths[q]`` rows
     from row ``first[q]`` of the per-row arrays, in input order) as padded
     blocks, built a slice of queries at a time as they are read (see
@@ -93,8 +103,8 @@ class PaddedBlocks:
     ranked, in memory reused slice after slice, not for the whole input at
     once. Queries are taken in order of length, so that a slice's queries
     are of about one length and little is padded; a block's rows are its
-    queries' numbers (``rows``), and its fields those of
-    :func:`~skrank._engine.layout._pack`'s blocks: ``y`` and ``s``, and
+    queries' numbers (``rows``), laid out as every padded block is
+    (:func:`~skrank._engine.layout.laid_out_block`): ``y`` and ``s``, and
     ``judged``, ``tiebreak`` and ``unassessed`` where given (per-row arrays
     of the same rows). ``size``: about how many values a block holds (None:
     :data:`~skrank._engine.SLICE_VALUES`, read when the blocks are cut).
@@ -113,13 +123,7 @@ class PaddedBlocks:
     ):
         self.first = np.asarray(first, dtype=np.int64)
         self.lengths = np.asarray(lengths, dtype=np.int64)
-        self.y, self.s = y, s
-        # the other fields: (array, padding, type); None where not given
-        self.fields = {
-            "judged": None if judged is None else (judged, False, bool),
-            "tiebreak": None if tiebreak is None else (tiebreak, 0, tiebreak.dtype),
-            "unassessed": None if unassessed is None else (unassessed, False, bool),
-        }
+        self.fields = (y, s, judged, tiebreak, unassessed)
         self.size = size
         self._parts = None
 
@@ -150,35 +154,11 @@ class PaddedBlocks:
         return self._parts
 
     def _build(self, queries) -> list:
-        """The block of the queries ``queries``."""
-        lengths = self.lengths[queries]
-        width = max(int(lengths.max()), 1)
-        first = self.first[queries]
-
-        def pad(a, value, dtype):
-            return padded_rows(a, first, lengths, width, value, dtype)
-
-        relevance = np.uint8 if self.y.dtype == np.uint8 else np.float64
-        full = bool(np.all(lengths == width))
-        others = {
-            name: None if given is None else pad(*given)
-            for name, given in self.fields.items()
-        }
-        block = Block(
-            rows=queries,
-            y=pad(self.y, 0, relevance),
-            s=pad(self.s, -np.inf, _score_type(self.s)),
-            n_items=None if full else lengths,
-            **others,
-        )
-        return [block]
+        """The block of the queries ``queries`` (as a list of one)."""
+        first, lengths = self.first[queries], self.lengths[queries]
+        return [laid_out_block(queries, first, lengths, *self.fields)]
 
     def builders(self) -> list:
         """One callable per block, building and returning it (as a list of
-        one): for a caller that builds each block on the thread that then
-        ranks it (:func:`~skrank._engine.order.ranking_parts`)."""
+        one)."""
         return [partial(self._build, queries) for queries in self.parts()]
-
-    def __iter__(self):
-        for build in self.builders():
-            yield from build()
