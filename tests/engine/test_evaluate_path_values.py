@@ -74,11 +74,19 @@ def test_evaluate_equals_brute_force_over_tie_orderings(dtype, shuffle, levels):
     got = skrank.evaluate(
         cases[0], cases[1].astype(dtype), METRICS, qid=cases[2], average=None
     )
-    for name, (_, oracle, k) in FACES.items():
-        for q in range(len(sizes)):
+    oracles = {name: (oracle, k) for name, (_, oracle, k) in FACES.items()}
+    _equal_brute_force(got, oracles, y, s, qid, len(sizes))
+
+
+def _equal_brute_force(got, oracles, y, s, qid, n_queries):
+    """Each query's value of each metric (``{name: (oracle, k)}``) equals
+    ``reference.brute_force`` over the orderings of its tied items (an
+    undefined value: 0.0, evaluate's default)."""
+    for name, (oracle, k) in oracles.items():
+        for q in range(n_queries):
             rows = qid == q
             ref = brute_force(oracle, y[rows], s[rows], k)
-            want = 0.0 if ref is None else ref[0]  # undefined: 0.0 (the default)
+            want = 0.0 if ref is None else ref[0]
             assert got[name][q] == pytest.approx(want, rel=1e-12, abs=1e-15), (
                 name,
                 q,
@@ -132,12 +140,4 @@ def test_cutoffs_between_a_quarter_and_the_whole_padded_row_equal_brute_force(
     metrics = {"ndcg@3": ("ndcg", 3), "map@4": ("map", 4), "mrr@3": ("mrr", 3)}
     metrics |= {"P@3": ("precision", 3), "recall@4": ("recall", 4)}
     got = skrank.evaluate(*cases[:2], list(metrics), qid=cases[2], average=None)
-    for name, (oracle, k) in metrics.items():
-        for q in range(len(sizes)):
-            rows = qid == q
-            ref = brute_force(oracle, y[rows], s[rows], k)
-            want = 0.0 if ref is None else ref[0]  # undefined: 0.0 (the default)
-            assert got[name][q] == pytest.approx(want, rel=1e-12, abs=1e-15), (
-                name,
-                q,
-            )
+    _equal_brute_force(got, metrics, y, s, qid, len(sizes))
