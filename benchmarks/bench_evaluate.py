@@ -139,6 +139,29 @@ def peers(y, s, qid, repeat):
     return rows
 
 
+def _evaluate(y, s, qid, ties="average"):
+    return skrank.evaluate(y, s, METRICS, qid=qid, ties=ties)
+
+
+def _timed(floor, floor_func, floor_bytes, runs, repeat):
+    """The floor and skrank's runs (``(label, func)``, the first two the
+    contiguous and shuffled rows of one input) timed interleaved: the
+    table's rows, each run's means printed, and whether the first two
+    runs' means agree to 1e-12."""
+    timed = measure_interleaved(
+        [(floor_func, repeat)] + [(func, repeat) for _, func in runs]
+    )
+    seconds, peak, _ = timed[0]
+    rows = [(floor, seconds, peak, None, floor_bytes)]
+    values = []
+    for (label, _), (seconds, peak, res) in zip(runs, timed[1:], strict=True):
+        rows.append((label, seconds, peak, res["ndcg@10"]))
+        values.append(res)
+        print(f"  {label}: " + ", ".join(f"{k}={v:.6f}" for k, v in res.items()))
+    same = all(abs(values[0][m] - values[1][m]) <= 1e-12 for m in METRICS)
+    return rows, same
+
+
 def run_distribution(name, n_q, n_i, repeat, with_peers):
     """Floor, skrank (contiguous, shuffled) and the peers on one distribution."""
     rng = np.random.default_rng(0)
@@ -160,24 +183,16 @@ def run_distribution(name, n_q, n_i, repeat, with_peers):
         ("skrank evaluate, shuffled qid, ties='first'", (ys, ss, qs), "first"),
     ]
 
-    def skrank_evaluate(a, b, q, ties):
-        return skrank.evaluate(a, b, METRICS, qid=q, ties=ties)
-
-    timed = measure_interleaved(
-        [(lambda: np.argsort(s_rows, axis=1), repeat)]
-        + [
-            (lambda a=a, b=b, q=q, t=ties: skrank_evaluate(a, b, q, t), repeat)
-            for _, (a, b, q), ties in runs
-        ]
+    rows, same = _timed(
+        FLOOR,
+        lambda: np.argsort(s_rows, axis=1),
+        s.nbytes,
+        [
+            (label, lambda a=a, b=b, q=q, t=ties: _evaluate(a, b, q, t))
+            for label, (a, b, q), ties in runs
+        ],
+        repeat,
     )
-    seconds, peak, _ = timed[0]
-    rows = [(FLOOR, seconds, peak, None, s.nbytes)]
-    values = []
-    for (label, *_), (seconds, peak, res) in zip(runs, timed[1:], strict=True):
-        rows.append((label, seconds, peak, res["ndcg@10"]))
-        values.append(res)
-        print(f"  {label}: " + ", ".join(f"{k}={v:.6f}" for k, v in res.items()))
-    same = all(abs(values[0][m] - values[1][m]) <= 1e-12 for m in METRICS)
     if with_peers:
         rows += peers(ys, ss, qs, repeat)
     print_table(
@@ -234,26 +249,22 @@ def run_varied(name, n_q, n_i, repeat, with_peers):
         f"{lengths.min()} to {lengths.max()} items); input "
         f"{input_bytes / 1e6:.0f} MB (y_true, y_score, qid)"
     )
-    runs = [(VARIED, (y, s, qid)), (VARIED_SHUFFLED, (ys, ss, qs))]
     fixed = "skrank evaluate, fixed lengths, contiguous qid"
-    timed = measure_interleaved(
-        [(lambda: np.argsort(padded, axis=1), repeat)]
-        + [
-            (lambda a=a, b=b, q=q: skrank.evaluate(a, b, METRICS, qid=q), repeat)
-            for _, (a, b, q) in runs
-        ]
-        + [(lambda: skrank.evaluate(fy, fs, METRICS, qid=fq), repeat)]
+    runs = [
+        (VARIED, (y, s, qid)),
+        (VARIED_SHUFFLED, (ys, ss, qs)),
+        (fixed, (fy, fs, fq)),
+    ]
+    rows, same = _timed(
+        VARIED_FLOOR,
+        lambda: np.argsort(padded, axis=1),
+        padded.nbytes,
+        [
+            (label, lambda a=a, b=b, q=q: _evaluate(a, b, q))
+            for label, (a, b, q) in runs
+        ],
+        repeat,
     )
-    seconds, peak, _ = timed[0]
-    rows = [(VARIED_FLOOR, seconds, peak, None, padded.nbytes)]
-    values = []
-    for label, (seconds, peak, res) in zip(
-        [label for label, _ in runs] + [fixed], timed[1:], strict=True
-    ):
-        rows.append((label, seconds, peak, res["ndcg@10"]))
-        values.append(res)
-        print(f"  {label}: " + ", ".join(f"{k}={v:.6f}" for k, v in res.items()))
-    same = all(abs(values[0][m] - values[1][m]) <= 1e-12 for m in METRICS)
     if with_peers:
         rows += peers(ys, ss, qs, repeat)
     print_table(
