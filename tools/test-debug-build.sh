@@ -27,4 +27,5 @@ SKRANK_DEBUG_BUILD=1 \
     names/test_grammar_fuzz.py recsys/test_selection_speed_paths.py \
     fusion/test_fusion_kernels.py fusion/test_fusion_reductions.py fusion/test_fusion_join.py \
     fusion/test_fusion_sorted_ranks.py \
-    compare/test_resampling_counts.py test_aggregate.py test_validation.py "$@"
+    compare/test_resampling_counts.py test_aggregate.py test_validation.py \
+    test_validation_ids.py "$@"
