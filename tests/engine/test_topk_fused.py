@@ -56,10 +56,11 @@ def test_top_order_is_the_stable_sort_cut_at_k(name, k):
     np.testing.assert_array_equal(ys, np.where(pos >= 0, y.ravel()[pos], 0.0))
 
 
-@pytest.mark.parametrize("n", [1, 7, 8, 9, 15, 16, 17, 31, 33, 100])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 33, 100])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_candidate_pass_reads_every_tail(n, dtype):
-    # row lengths around the vector steps (8 scores) and the fan (16)
+    # row lengths around the collection's steps (4 scores), the counting's
+    # (8) and the fan (16)
     rng = np.random.default_rng(n)
     s = np.round(rng.normal(size=(200, n)), 1).astype(dtype)
     y = rng.integers(0, 3, s.shape).astype(np.float64)
