@@ -22,6 +22,7 @@ from ._engine import (
     grouped_layout,
     not_retrieved,
     rank,
+    rank_rules,
     ranking_parts,
 )
 from ._exact import max_abs, split_level
@@ -307,6 +308,7 @@ def compute(
     secondary=None,
     nonpositive="ordinary",
     tool_sums=None,
+    also=None,
 ):
     """Rank every block once and compute each metric; one result per spec.
 
@@ -329,40 +331,63 @@ def compute(
     undefined values by 0 whatever ``replace_undefined_by``. Each metric's
     bound on the relevance (:attr:`~skrank.measures.Measure.max_relevance`)
     is checked on every block, once per input (``prepared.bounds_checked``).
+
+    ``also``: ``{rule: specs}``, metrics to compute under further tie rules
+    in the same pass, each block ranked under every rule at once
+    (:func:`~skrank._engine.order.rank_rules`: tie averaging and the two
+    bounds share one sort); the result is then ``(results, {rule:
+    results})``.
     """
     layout = prepared.layout
     if threads is None:
         threads = thread_limit()
-    need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in specs)
-    depth = None if need_full else max(spec.k for spec in specs)
+    # every (tie rule, metric) computed: ties' metrics first
+    jobs = [(ties, spec) for spec in specs]
+    for rule, more in (also or {}).items():
+        jobs += [(rule, spec) for spec in more]
+    rules = list(dict.fromkeys(rule for rule, _ in jobs))
+    all_specs = [spec for _, spec in jobs]
+    need_full = any(spec.measure.full_list(spec.k, spec.params) for spec in all_specs)
+    depth = None if need_full else max(spec.k for spec in all_specs)
+    distinct = list(dict.fromkeys(all_specs))  # a metric's bound read once
     bounds = [
         None
         if spec in prepared.bounds_checked
         else spec.measure.max_relevance(spec.params)
-        for spec in specs
+        for spec in distinct
     ]
     n = layout.n_queries
-    check_ties = tie_check(caller, specs, ties)
-    values = [np.empty(n) for _ in specs]
-    undefined = [np.zeros(n, dtype=bool) for _ in specs]
+    checks = {
+        rule: tie_check(caller, [spec for r, spec in jobs if r == rule], rule)
+        for rule in rules
+    }
+    values = [np.empty(n) for _ in jobs]
+    undefined = [np.zeros(n, dtype=bool) for _ in jobs]
 
     if isinstance(nonpositive, Mapping):  # a convention's, metric by metric
-        modes = [nonpositive.get(spec, "ordinary") for spec in specs]
+        modes = [nonpositive.get(spec, "ordinary") for spec in all_specs]
     else:
-        modes = [nonpositive] * len(specs)
+        modes = [nonpositive] * len(jobs)
+
+    def ranked_under(block):
+        if len(rules) == 1:
+            return {ties: rank(block, ties, depth, secondary)}
+        return rank_rules(block, rules, depth, secondary)
 
     def one(block):
-        _check_relevance_bounds(caller, specs, bounds, block)
-        rankings = {}  # one ranking per reading of scores <= 0 asked for
+        _check_relevance_bounds(caller, distinct, bounds, block)
+        rankings = {}  # the rankings of each reading of scores <= 0 asked for
         out = []
         # an overflow shows as a non-finite value, reported below
         with np.errstate(over="ignore", invalid="ignore"):
-            for spec, mode in zip(specs, modes, strict=True):
+            for (rule, spec), mode in zip(jobs, modes, strict=True):
                 if mode not in rankings:
                     seen = not_retrieved(block) if mode == "not_retrieved" else block
-                    rankings[mode] = rank(seen, ties, depth, secondary)
-                    check_ties(rankings[mode])
-                out.append(spec.measure.compute(rankings[mode], spec.k, **spec.params))
+                    rankings[mode] = ranked_under(seen)
+                    for r, ranking in rankings[mode].items():
+                        checks[r](ranking)
+                ranking = rankings[mode][rule]
+                out.append(spec.measure.compute(ranking, spec.k, **spec.params))
         return block.rows, out
 
     def ranked(part):
@@ -375,8 +400,8 @@ def compute(
                 values[i][rows] = v
                 if u is not None:
                     undefined[i][rows] = u
-    prepared.bounds_checked.update(specs)  # every block has met them
-    for spec, v, u in zip(specs, values, undefined, strict=True):
+    prepared.bounds_checked.update(all_specs)  # every block has met them
+    for spec, v, u in zip(all_specs, values, undefined, strict=True):
         bad = ~np.isfinite(v) & ~u & ~trec_nan(spec.params, v)
         if bad.any():
             raise InvalidParameterError(
@@ -386,7 +411,7 @@ def compute(
                 "lower grades)."
             )
     tool_sums = tool_sums or {}
-    return [
+    results = [
         aggregate(
             caller,
             spec.name,
@@ -397,8 +422,16 @@ def compute(
             0.0 if spec.zero_undefined else replace_undefined_by,
             tool_sums.get(spec),
         )
-        for spec, v, u in zip(specs, values, undefined, strict=True)
+        for spec, v, u in zip(all_specs, values, undefined, strict=True)
     ]
+    if also is None:
+        return results
+    first, at = results[: len(specs)], len(specs)
+    further = {}
+    for rule, more in also.items():
+        further[rule] = results[at : at + len(more)]
+        at += len(more)
+    return first, further
 
 
 def summary(measure, average):

@@ -107,7 +107,7 @@ def evaluate_request(
     if seen is not None:
         seen(prepared.layout)
 
-    def run(specs, ties):
+    def run(specs, ties, also=None):
         return compute(
             caller,
             specs,
@@ -117,9 +117,17 @@ def evaluate_request(
             replace_undefined_by=replace_undefined_by,
             nonpositive=nonpositive,
             tool_sums=tool_sums,
+            also=also,
         )
 
-    values = dict(zip(names, run(specs, ties), strict=True))
+    found = None
+    if tie_bounds:
+        # the bounds computed in the pass of the values (one sort of each
+        # block serves the values under tie averaging and both bounds)
+        computed, found = tie_bounds_with(names, specs, ties, run)
+    else:
+        computed = run(specs, ties)
+    values = dict(zip(names, computed, strict=True))
     results = {key: values[name] for key, name in keys}
     if average is not None:
         return results
@@ -129,7 +137,6 @@ def evaluate_request(
         qid_values = np.arange(layout.n_queries)
     bounds = None
     if tie_bounds:
-        found = tie_bounds_of(names, specs, run)
         bounds = {key: found[name] for key, name in keys if name in found}
     return QueryResults(results, qid_values, bounds)
 
@@ -335,13 +342,33 @@ def check_tie_bounds_output(caller, tie_bounds, average):
         )
 
 
+def _bounded(specs):
+    """The positions in ``specs`` of the metrics that have tie bounds."""
+    return [i for i, s in enumerate(specs) if s.measure.has_tie_bounds(s.params)]
+
+
 def tie_bounds_of(names, specs, run):
     """``{name: (pessimistic, optimistic)}`` of the metrics that have tie
     bounds; ``run(specs, ties)`` computes per-query values."""
-    bounded = [i for i, s in enumerate(specs) if s.measure.has_tie_bounds(s.params)]
+    bounded = _bounded(specs)
     if not bounded:
         return {}
     chosen = [specs[i] for i in bounded]
     low = run(chosen, "pessimistic")
     high = run(chosen, "optimistic")
     return {names[i]: (lo, hi) for i, lo, hi in zip(bounded, low, high, strict=True)}
+
+
+def tie_bounds_with(names, specs, ties, run):
+    """The per-query values of ``specs`` under ``ties`` and the
+    :func:`tie_bounds_of` the metrics that have them, in one pass:
+    ``run(specs, ties, also)`` is :func:`~skrank._core.compute`'s (``also``
+    the bounds' metrics by tie rule)."""
+    bounded = _bounded(specs)
+    if not bounded:
+        return run(specs, ties), {}
+    chosen = [specs[i] for i in bounded]
+    values, further = run(specs, ties, {"pessimistic": chosen, "optimistic": chosen})
+    low, high = further["pessimistic"], further["optimistic"]
+    found = {names[i]: (lo, hi) for i, lo, hi in zip(bounded, low, high, strict=True)}
+    return values, found

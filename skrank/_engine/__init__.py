@@ -53,7 +53,7 @@ from .layout import (
     padded_rows,
     slices,
 )
-from .order import finite_scores, rank, ranking_parts, ranking_slices
+from .order import finite_scores, rank, rank_rules, ranking_parts, ranking_slices
 from .ranking import Ranking, discount, gain_values
 
 __all__ = [
@@ -76,6 +76,7 @@ __all__ = [
     "not_retrieved",
     "padded_rows",
     "rank",
+    "rank_rules",
     "ranking_parts",
     "ranking_slices",
     "slices",

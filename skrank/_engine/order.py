@@ -139,10 +139,9 @@ def _bound_rows(s, y, ties, k):
     or ``"pessimistic"``), for blocks without judged or unassessed flags
     (items that must carry no flag but their relevance): the rows sorted
     and their tie groups found as for tie averaging
-    (:func:`descending_rows`), then each group's relevance ordered, larger
-    or smaller first (:func:`~skrank._engine._ranking.order_within_groups`);
-    items of equal score and relevance are alike to every metric. Returns
-    ``(None, y_sorted, None)``, cut at ``k``."""
+    (:func:`descending_rows`), then each group's relevance ordered
+    (:func:`_bound_order`). Returns ``(None, y_sorted, None)``, cut at
+    ``k``."""
     y = kernel_buffer(y, np.float64)
     _, y_sorted, s_sorted, found = descending_rows(
         s,
@@ -153,9 +152,19 @@ def _bound_rows(s, y, ties, k):
     )
     if found is None:  # groups not found as the rows were gathered
         found = tie_groups(s_sorted)
+    if np.shares_memory(y_sorted, y):  # rows in rank order: y itself
+        y_sorted = np.array(y_sorted)
+    return _bound_order(y_sorted, found, ties, k)
+
+
+def _bound_order(y_sorted, found, ties, k):
+    """The relevance ``y_sorted`` of rows sorted by score, their tie groups
+    ``found`` (:func:`tie_groups`), as a bound's ranking: each group's
+    relevance ordered in place, larger or smaller first
+    (:func:`~skrank._engine._ranking.order_within_groups`; items of equal
+    score and relevance are alike to every metric); ``(None, y_sorted,
+    None)``, cut at ``k``."""
     if found:  # () when no two items tie
-        if np.shares_memory(y_sorted, y):  # rows in rank order: y itself
-            y_sorted = np.array(y_sorted)
         size, start, row_first = found[:3]
         _ranking.order_within_groups(
             y_sorted, size, start, row_first, _BY_RELEVANCE[ties]
@@ -163,6 +172,52 @@ def _bound_rows(s, y, ties, k):
     if k is not None and k < y_sorted.shape[1]:
         y_sorted = y_sorted[:, :k]
     return None, y_sorted, None
+
+
+def rank_rules(block: Block, rules, k: int | None = None, secondary=None) -> dict:
+    """:func:`rank` of one block under each tie rule of ``rules``:
+    ``{rule: Ranking}``.
+
+    Tie averaging and the two bounds (``"optimistic"``, ``"pessimistic"``)
+    share one sort where all of them sort whole rows (no cutoff below a
+    quarter of the rows) of a block whose items carry no judged or
+    unassessed flag: the rows are sorted and their tie groups found once
+    (:func:`descending_rows`, as tie averaging sorts them), each bound's
+    ranking is a copy of the sorted relevance with every group ordered
+    (:func:`_bound_order`), and the averaging's ranking keeps the sorted
+    rows themselves. Every other rule, and any rule of another block, is
+    ranked on its own."""
+    rules = list(dict.fromkeys(rules))
+    shared = [rule for rule in rules if rule == "average" or rule in _BY_RELEVANCE]
+    if (
+        len(shared) < 2
+        or block.judged is not None
+        or block.unassessed is not None
+        or selects_candidates(k, block.y.shape[1], "average")
+    ):
+        return {rule: rank(block, rule, k, secondary) for rule in rules}
+    y = kernel_buffer(block.y, np.float64)
+    ranked = descending_rows(
+        block.s,
+        y,
+        lambda rows: _order(rows, None, "average"),
+        positions=False,
+        groups=True,
+        relevant=counts_relevant(block),
+    )
+    _, y_sorted, s_sorted, found = ranked
+    groups = tie_groups(s_sorted) if found is None else found
+    out = {}
+    for rule in rules:
+        if rule == "average":
+            out[rule] = _ranking_at(block, ranked[:3], rule, padded=False, groups=found)
+        elif rule in _BY_RELEVANCE:
+            # a copy: the sorted rows serve the averaging and the other bound
+            bound = _bound_order(np.array(y_sorted), groups, rule, k)
+            out[rule] = _ranking_at(block, bound, rule, padded=False)
+        else:
+            out[rule] = rank(block, rule, k, secondary)
+    return out
 
 
 def _placed_positions(shape, k, flat, tied, within):

@@ -454,8 +454,8 @@ def test_relevance_bounds_checked_once_per_input(monkeypatch):
     monkeypatch.setattr(core, "_check_relevance_bounds", spy)
     y = [[2, 0, 1, 0], [0, 1, 1, 2]]
     s = [[0.5, 0.5, 0.2, 0.1], [0.3, 0.3, 0.3, 0.9]]
-    # one block, three passes (the call's ties, pessimistic, optimistic):
-    # err's grade bound is read once
+    # one block, ranked under three tie rules (the call's, pessimistic,
+    # optimistic) in one pass: err's grade bound is read once
     res = evaluate(y, s, ["err@3", "P@2"], average=None, tie_bounds=True)
     assert checked == ["err@3"]
     low, high = res.tie_bounds["err@3"]

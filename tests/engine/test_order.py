@@ -16,6 +16,7 @@ from skrank._engine import (
     discount,
     grouped_layout,
     rank,
+    rank_rules,
 )
 
 DETERMINISTIC = ("first", "optimistic", "pessimistic")
@@ -82,6 +83,46 @@ def test_rank_bounds_equal_a_naive_row_sort_and_leave_the_input(ties, layout):
             order = _naive_order(s[q, :n], y[q, :n], ties)
             want = y[q, :n][order][: n if k is None else k]
             np.testing.assert_array_equal(ranked[id(block)].y[i, : want.shape[0]], want)
+    np.testing.assert_array_equal(y, before[0])
+    np.testing.assert_array_equal(s, before[1])
+
+
+@pytest.mark.parametrize("layout", ["in rank order", "padded", "long rows", "judged"])
+@pytest.mark.parametrize("k", [None, 5, 2])
+def test_rank_rules_equal_rank_of_each_rule(layout, k):
+    # one sort serving tie averaging and both bounds (whole rows of blocks
+    # without flags), or each rule ranked alone (judged flags; k = 2, a
+    # cutoff within a quarter of rows of 9 items, selects): every rule's
+    # ranking equals rank() of that rule alone, the bounds' relevance in
+    # buffers of their own, the input unchanged
+    rng = np.random.default_rng(13)
+    width = 5000 if layout == "long rows" else 9
+    y = rng.integers(0, 4, (20, width)).astype(float)
+    s = rng.integers(0, 4, (20, width)).astype(float)
+    y[3] = np.round(rng.normal(1.0, 2.0, width), 1)  # not grades
+    if layout == "in rank order":
+        s = -np.sort(-s, axis=1)
+    before = (y.copy(), s.copy())
+    if layout == "padded":
+        lengths = rng.integers(3, 10, 20)
+        keep = np.arange(9)[None, :] < lengths[:, None]
+        qid = np.repeat(np.arange(20), lengths)
+        blocks = list(grouped_layout(y[keep], s[keep], qid, lazy=True).blocks)
+    else:
+        blocks = [dense_layout(y, s).blocks[0]]
+        if layout == "judged":
+            blocks[0].judged = rng.random(y.shape) < 0.8
+    rules = ["average", "pessimistic", "optimistic", "first"]
+    for block in blocks:
+        got = rank_rules(block, rules, k)
+        assert list(got) == rules
+        for rule in rules:
+            want = rank(block, rule, k)
+            assert got[rule].width == want.width
+            np.testing.assert_array_equal(got[rule].y, want.y)
+            assert _groups(got[rule]) == _groups(want)
+        for rule in ("pessimistic", "optimistic"):  # ordered in copies
+            assert not np.shares_memory(got[rule].y, got["average"].y)
     np.testing.assert_array_equal(y, before[0])
     np.testing.assert_array_equal(s, before[1])
 
