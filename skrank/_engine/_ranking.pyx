@@ -10,8 +10,9 @@ each one computes is stated in plain numpy in the tests
 
 import numpy as np
 
+from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
 from libc.stdint cimport INT64_MAX, int64_t, uint8_t, uint64_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 from ._shared cimport score_t, small_integer
 
@@ -302,6 +303,106 @@ cdef void _sort_run(double *v, Py_ssize_t n, bint larger_first) noexcept nogil:
         _sift(v, 0, i, larger_first)
 
 
+# Grades ordered by counting: integer relevance 0 .. MAX_COUNTED_GRADE; a
+# group of at most PACKED_ITEMS items counts in one register (a byte per
+# grade)
+cdef enum:
+    MAX_COUNTED_GRADE = 7
+    PACKED_ITEMS = 255
+    SORTED_ITEMS = 6
+    # groups of two and three values listed before they are ordered
+    LISTED = 512
+
+
+cdef inline void _exchange(double *p, double *q, bint larger_first) noexcept nogil:
+    """``p[0]`` and ``q[0]`` in order, exchanged where the second comes
+    first (as the insertion of :func:`_sort_run` exchanges), without a
+    branch."""
+    cdef double a = p[0], b = q[0]
+    cdef bint swap = (b > a) if larger_first else (b < a)
+    p[0] = b if swap else a
+    q[0] = a if swap else b
+
+
+cdef void _order_small(
+    double **pairs, Py_ssize_t n2, double **triples, Py_ssize_t n3, bint larger_first
+) noexcept nogil:
+    """The groups of two values starting at ``pairs[0 .. n2)`` and of three
+    at ``triples[0 .. n3)`` ordered, each by a sorting network of
+    exchanges (one; three), without a branch."""
+    cdef Py_ssize_t i
+    cdef double *v
+    for i in range(n2):
+        _exchange(pairs[i], pairs[i] + 1, larger_first)
+    for i in range(n3):
+        v = triples[i]
+        _exchange(v, v + 1, larger_first)
+        _exchange(v + 1, v + 2, larger_first)
+        _exchange(v, v + 1, larger_first)
+
+
+cdef bint _order_grades(
+    double *v, Py_ssize_t n, bint larger_first, double *tmp
+) noexcept nogil:
+    """``v[0 .. n)`` ordered in place, larger first or smaller first, when
+    every value is an integer grade in ``0 .. MAX_COUNTED_GRADE``: the
+    grades counted (no branch but the loop's), then each grade written as
+    many times as it was counted, through ``tmp`` (``n + 4`` values: each
+    grade's run is written four values a step). Returns False, with
+    nothing written, when some value is not such a grade."""
+    cdef uint64_t packed = 0
+    cdef int64_t count[MAX_COUNTED_GRADE + 1]
+    cdef unsigned int seen = 0, bad = 0
+    cdef Py_ssize_t j, at = 0, c
+    cdef int g, lo, hi, step
+    cdef double x
+    if n <= PACKED_ITEMS:
+        for j in range(n):
+            g = small_integer(v[j], MAX_COUNTED_GRADE)
+            bad |= <unsigned int>(g < 0)
+            g &= MAX_COUNTED_GRADE  # -1 (refused) read as any grade
+            packed += (<uint64_t>1) << (8 * g)
+            seen |= 1u << g
+        if bad:
+            return False
+        for g in range(MAX_COUNTED_GRADE + 1):
+            count[g] = <int64_t>((packed >> (8 * g)) & 0xFF)
+    else:
+        memset(count, 0, sizeof(count))
+        for j in range(n):
+            g = small_integer(v[j], MAX_COUNTED_GRADE)
+            if g < 0:
+                return False
+            count[g] += 1
+            seen |= 1u << g
+    lo = 0
+    while not (seen >> lo) & 1:
+        lo += 1
+    hi = MAX_COUNTED_GRADE
+    while not (seen >> hi) & 1:
+        hi -= 1
+    if larger_first:
+        g, step = hi, -1
+    else:
+        g, step = lo, 1
+    while True:
+        x = <double>g
+        c = count[g]
+        j = 0
+        while j < c:
+            tmp[at + j] = x
+            tmp[at + j + 1] = x
+            tmp[at + j + 2] = x
+            tmp[at + j + 3] = x
+            j += 4
+        at += c
+        if g == (lo if larger_first else hi):
+            break
+        g += step
+    memcpy(v, tmp, <size_t>n * sizeof(double))
+    return True
+
+
 def order_within_groups(
     double[:, ::1] y,
     const int64_t[::1] size,
@@ -334,12 +435,45 @@ def order_within_groups(
             f"{G} groups, one entry per row of y ({m}), and each group lie in "
             f"a row of {w} positions (start >= 0, size >= 1)"
         )
+    if m == 0 or w == 0:
+        return
+    cdef double *tmp = NULL
+    cdef double *v
+    cdef double *pairs[LISTED]
+    cdef double *triples[LISTED]
+    cdef Py_ssize_t n2 = 0, n3 = 0
+    cdef int64_t n
+    cdef bint failed = False
+    check_size("order_within_groups", 8, (w + 4,))
     with nogil:
-        for r in range(m):
-            end = row_first[r + 1] if r + 1 < m else G
-            for g in range(row_first[r], end):
-                if size[g] > 1:
-                    _sort_run(&y[r, start[g]], size[g], larger_first)
+        tmp = <double *>PyMem_RawMalloc(<size_t>(w + 4) * sizeof(double))
+        failed = tmp == NULL
+        if not failed:
+            for r in range(m):
+                end = row_first[r + 1] if r + 1 < m else G
+                for g in range(row_first[r], end):
+                    # groups of two and three listed without a branch (their
+                    # sizes mix unpredictably with groups of one), then
+                    # ordered a list at a time; larger groups at once
+                    n = size[g]
+                    v = &y[r, start[g]]
+                    pairs[n2] = v
+                    n2 += n == 2
+                    triples[n3] = v
+                    n3 += n == 3
+                    if n > 3:
+                        if n < SORTED_ITEMS or not _order_grades(
+                            v, n, larger_first, tmp
+                        ):
+                            _sort_run(v, n, larger_first)
+                    if n2 == LISTED or n3 == LISTED:
+                        _order_small(pairs, n2, triples, n3, larger_first)
+                        n2 = 0
+                        n3 = 0
+            _order_small(pairs, n2, triples, n3, larger_first)
+            PyMem_RawFree(tmp)
+    if failed:
+        raise MemoryError(f"order_within_groups: no memory for a row of {w} values")
 
 
 def first_hits(

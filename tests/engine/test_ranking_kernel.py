@@ -195,14 +195,26 @@ def test_count_groups_against_numpy(dtype):
 
 @pytest.mark.parametrize("larger_first", [True, False])
 @pytest.mark.parametrize("width, decimals", [(9, 0), (40, 0), (300, 0), (60, 2)])
-def test_order_within_groups_against_numpy(larger_first, width, decimals):
-    # groups of 1 to all positions (insertion below 17 values, heapsort
-    # above), relevance with repeats and negative values: each group's
-    # relevance equals numpy's sort of it, the groups' bounds unmoved
+@pytest.mark.parametrize("relevance", ["decimals", "grades", "grades and others"])
+def test_order_within_groups_against_numpy(larger_first, width, decimals, relevance):
+    # groups of 1 to all positions (a pair exchanged or not, insertion
+    # below 6 values, grades 0 .. 7 counted in a register up to 255 values
+    # and in an array above, other values by insertion below 17 values and
+    # heapsort above), relevance with repeats and negative values, or
+    # grades with now and then a value that is not one (the group then
+    # sorted): each group's relevance equals numpy's sort of it, the
+    # groups' bounds unmoved
     rng = np.random.default_rng(width + decimals)
     ss = -np.sort(-np.round(rng.random((7, width)) * 3, decimals), axis=1)
     ss[0] = 1.0  # one group the whole row
-    y = np.round(rng.normal(1.0, 2.0, (7, width)), 1)
+    if relevance == "decimals":
+        y = np.round(rng.normal(1.0, 2.0, (7, width)), 1)
+    else:
+        y = rng.integers(0, 8, (7, width)).astype(np.float64)
+        if relevance == "grades and others":
+            others = rng.random((7, width)) < 0.02
+            y[others] = rng.choice([-1.0, 8.0, 2.5, -0.5, 1e300], int(others.sum()))
+            y[0, width // 2] = 8.0  # the whole row's group holds one
     groups = ref_tie_groups(ss)
     size, start, row_first, _ = groups
     got = y.copy()
