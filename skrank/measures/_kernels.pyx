@@ -1,5 +1,6 @@
 """The compiled loops of the measures: average precision's tie terms and
-their row sums, and the sums over the tie groups that start before a cutoff.
+their row sums, bpref's row sums, and the sums over the tie groups that
+start before a cutoff.
 
 Each kernel reads exactly the buffers it declares (C-contiguous, native
 byte order, ``float64`` or ``int64``): the typed memoryviews refuse anything
@@ -540,6 +541,65 @@ def ap_sums(
 
 
 # rows ahead of the one summed whose first groups are asked for
+def bpref_sums(
+    const double[::1] rel,
+    const double[::1] u,
+    const int64_t[::1] row_first,
+    const double[::1] n_rel,
+    const double[::1] denom,
+    Py_ssize_t w,
+    double[::1] out,
+):
+    """Per row, the sum of bpref's terms over its groups, in group order: a
+    group of ``rel`` relevant and ``u`` judged non-relevant items, ``a``
+    judged non-relevant items in the earlier groups of its row (added in
+    group order from 0.0), adds ``rel * (1 - capped / ((u + 1) * denom))``
+    with ``c = min(max(R - a, -1), u)`` and ``capped = (c + 1) a + c (c +
+    1) / 2 + (u - c) R``, where ``R = n_rel`` and ``denom`` are the row's
+    (no penalty where ``denom`` is 0).
+
+    With ``w = 0``, ``rel`` and ``u`` hold one entry per tie group and
+    ``row_first`` the number of each row's first group. With ``w > 0`` the
+    ranking has no ties: ``rel`` and ``u`` are its ``(m, w)`` matrices (row
+    by row), every position a group of one item; ``row_first`` is not read.
+    """
+    cdef Py_ssize_t m = out.shape[0], G = rel.shape[0], r
+    cdef int64_t g, first, end
+    cdef double a, acc, c, R, d, x, uu, capped, penalty
+    cdef bint ok = (
+        w >= 0 and u.shape[0] == G and n_rel.shape[0] == m and denom.shape[0] == m
+    )
+    if ok and w == 0:
+        ok = row_first.shape[0] == m and _rows_ascend(row_first, G)
+    elif ok:
+        ok = m <= G // w and G == m * w
+    if not ok:
+        raise ValueError("bpref_sums: inconsistent buffers")
+    with nogil:
+        for r in range(m):
+            if w == 0:
+                first = row_first[r]
+                end = row_first[r + 1] if r + 1 < m else G
+            else:
+                first = r * w
+                end = first + w
+            R = n_rel[r]
+            d = denom[r]
+            a = 0.0
+            acc = 0.0
+            for g in range(first, end):
+                x = rel[g]
+                uu = u[g]
+                c = R - a
+                c = c if c > -1.0 else -1.0
+                c = c if c < uu else uu
+                capped = (c + 1.0) * a + c * (c + 1.0) / 2.0 + (uu - c) * R
+                penalty = capped / ((uu + 1.0) * d) if d > 0 else 0.0
+                acc = acc + x * (1.0 - penalty)
+                a = a + uu
+            out[r] = acc
+
+
 cdef enum:
     HEAD_AHEAD = 4
 

@@ -257,20 +257,38 @@ def _bpref_compute(r, k, relevance_level):
     """bpref per group: the judged non-relevant items of its own group ranked
     above a given relevant item are uniform on 0..u, so a relevant item of a
     group with a such items before it scores
-    1 - mean_{x=0..u} min(a + x, R) / min(R, N)."""
+    1 - mean_{x=0..u} min(a + x, R) / min(R, N); the groups' terms summed
+    per row in group order by :func:`skrank.measures._kernels.bpref_sums`."""
     n_rel = r.n_relevant(relevance_level).astype(np.float64)
     n_nonrel = r.n_judged_nonrelevant(relevance_level).astype(np.float64)
     undefined = n_rel == 0
     rel = r.relevant(relevance_level)
     u = r.judged_nonrelevant(relevance_level)
-    a = r.before(u)
-    R = n_rel[r.row]
-    c = np.clip(R - a, -1.0, u)  # x = 0..c keep a + x <= R
-    capped = (c + 1.0) * a + c * (c + 1.0) / 2.0 + (u - c) * R
-    denom = np.minimum(n_rel, n_nonrel)[r.row]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        penalty = np.where(denom > 0, capped / ((u + 1.0) * denom), 0.0)
-    return _divide(r.row_sum(rel * (1.0 - penalty)), n_rel, undefined), undefined
+    denom = np.minimum(n_rel, n_nonrel)
+    sums = np.zeros(r.m)
+    if r.tied:
+        _kernels.bpref_sums(
+            kernel_buffer(rel, np.float64),
+            kernel_buffer(u, np.float64),
+            kernel_buffer(r.row_first, np.int64),
+            n_rel,
+            denom,
+            0,
+            sums,
+        )
+    elif r.width:
+        # every position its own group: the (m, W) matrices, row by row
+        shape = (r.m, r.width)
+        _kernels.bpref_sums(
+            kernel_buffer(np.broadcast_to(rel, shape), np.float64).reshape(-1),
+            kernel_buffer(np.broadcast_to(u, shape), np.float64).reshape(-1),
+            np.zeros(0, dtype=np.int64),
+            n_rel,
+            denom,
+            r.width,
+            sums,
+        )
+    return _divide(sums, n_rel, undefined), undefined
 
 
 BPREF = Measure(

@@ -3,8 +3,8 @@
 Each hot loop of skrank has one implementation, a Cython kernel: the
 grouping of rows by query (skrank._engine._grouping), the orders and the
 tie groups of a ranking (skrank._engine._ordering and _ranking), and
-average precision's terms and sums and the sums over the groups before a
-cutoff (skrank.measures._kernels). The rest of the suite checks the
+average precision's terms and sums, bpref's sums and the sums over the
+groups before a cutoff (skrank.measures._kernels). The rest of the suite checks the
 metrics they serve against scikit-learn, trec_eval and brute-force
 enumeration of tie orderings; here each kernel is checked against a plain
 numpy statement of what it computes (numpy's stable argsort of the codes
@@ -417,6 +417,78 @@ def test_metrics_at_a_cutoff_read_the_head_groups(k, gain):
             g.reshape(-1), r.start, r.size, r.row, r.m, k, cum, r.width
         )
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+
+
+def _bpref_reference(rel, u, row_first, n_rel, denom):
+    """bpref's row sums, one group at a time: a group of x relevant and u
+    judged non-relevant items with a judged non-relevant items before it in
+    its row adds x (1 - capped / ((u + 1) denom)), c = clip(R - a, -1, u),
+    capped = (c + 1) a + c (c + 1) / 2 + (u - c) R (no penalty where denom
+    is 0), added in group order."""
+    G, m = rel.shape[0], n_rel.shape[0]
+    ends = np.append(row_first[1:], G)
+    out = np.zeros(m)
+    for r in range(m):
+        a, acc, R = 0.0, 0.0, n_rel[r]
+        for g in range(row_first[r], ends[r]):
+            c = float(np.clip(R - a, -1.0, u[g]))
+            capped = (c + 1.0) * a + c * (c + 1.0) / 2.0 + (u[g] - c) * R
+            penalty = capped / ((u[g] + 1.0) * denom[r]) if denom[r] > 0 else 0.0
+            acc = acc + rel[g] * (1.0 - penalty)
+            a = a + u[g]
+        out[r] = acc
+    return out
+
+
+@pytest.mark.parametrize("tied", [True, False])
+def test_bpref_sums_equal_their_statement_group_by_group(tied):
+    # rows of 0 to 12 groups of 1 to 4 items (relevant, judged non-relevant
+    # and unjudged), R from 0 up, rows whose denominator is 0; without ties
+    # the (m, w) matrices: the same sums, bit for bit
+    rng = np.random.default_rng(5)
+    m, w = 300, 12
+    if tied:
+        n_groups = rng.integers(0, w + 1, m)
+        row_first = np.concatenate(([0], np.cumsum(n_groups)[:-1])).astype(np.int64)
+        G = int(n_groups.sum())
+        size = rng.integers(1, 5, G).astype(float)
+    else:
+        row_first = np.arange(0, m * w, w, dtype=np.int64)
+        G = m * w
+        size = np.ones(G)
+    rel = rng.binomial(size.astype(np.int64), 0.3).astype(float)
+    u = rng.binomial((size - rel).astype(np.int64), 0.5).astype(float)
+    n_rel = rng.integers(0, 6, m).astype(float)
+    n_rel[::7] = 0.0
+    denom = np.minimum(n_rel, rng.integers(0, 20, m).astype(float))
+    got = np.empty(m)
+    measure_kernels.bpref_sums(
+        rel,
+        u,
+        row_first if tied else np.zeros(0, np.int64),
+        n_rel,
+        denom,
+        0 if tied else w,
+        got,
+    )
+    want = _bpref_reference(rel, u, row_first, n_rel, denom)
+    np.testing.assert_array_equal(got, want)
+    assert (want != 0).sum() > m // 3  # the sums are not all empty
+
+
+def test_bpref_sums_refuse_inconsistent_buffers():
+    one, first = np.zeros(4), np.array([0, 2], dtype=np.int64)
+    two, none = np.zeros(2), np.zeros(0, np.int64)
+    for args in (
+        (one, np.zeros(3), first, two, two, 0),  # u of another length
+        (one, one, np.array([2, 0], dtype=np.int64), two, two, 0),  # rows descend
+        (one, one, np.array([0, 5], dtype=np.int64), two, two, 0),  # past G
+        (one, one, first, np.zeros(3), two, 0),  # R of another length
+        (one, one, none, two, two, 3),  # 4 positions are not 2 rows of 3
+        (one, one, first, two, two, -1),
+    ):
+        with pytest.raises(ValueError, match="bpref_sums: inconsistent"):
+            measure_kernels.bpref_sums(*args, np.empty(2))
 
 
 def test_measure_kernels_reject_inconsistent_buffers():
