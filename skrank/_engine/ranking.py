@@ -175,6 +175,17 @@ class Ranking:
             self._row = np.repeat(np.arange(self.m, dtype=np.intp), counts)
         return self._row
 
+    def shared(self, key: tuple, build):
+        """``build()``, computed once per ranking: a quantity that several
+        metrics of one call derive alike from the ranking (the recall levels
+        of interpolated precision read one precision curve), named by
+        ``key``, a tuple of the measure's name and the parameters it
+        depends on."""
+        key = ("shared", *key)
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
     # -- group arithmetic ---------------------------------------------------
     # Group arrays have shape (G,) when groups are tied, else (m, W).
 

@@ -33,27 +33,21 @@ def _interpolated_precision(r: Ranking, levels, relevance_level, rounding):
     is. Under ties, the exact expectation over the orderings of tied items
     (:func:`_iprec_expected`).
     """
+    n_rel = r.n_relevant(relevance_level)
     if r.tied:
-        rel = r.relevant(relevance_level)
-        n_rel = r.n_relevant(relevance_level)
+        groups = r.shared(
+            ("iprec_groups", relevance_level),
+            lambda: _iprec_groups(r, r.relevant(relevance_level)),
+        )
         out = np.zeros((r.m, len(levels)))
         for i, level in enumerate(levels):  # the recall levels, not queries
             need = _recall_cutoffs(level, n_rel, rounding)
-            out[:, i] = _iprec_expected(r, rel, need)
+            out[:, i] = _iprec_expected(r, groups, need)
         return out
-    rel = r.relevant(relevance_level)  # (m, W), one position per group
-    rel = np.broadcast_to(rel, (r.m, r.width))
-    found = np.cumsum(rel, axis=1)
-    ranks = np.arange(1, r.width + 1)
-    precision = found / ranks
-    # Int_Prec(j) = max over j' >= j of Prec(j'): a reversed running maximum
-    best_after = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
-    retrieved = found[:, -1].astype(np.intp) if r.width else np.zeros(r.m, np.intp)
-    n_rel = r.n_relevant(relevance_level)
-    # rank (0-based) of the j-th relevant item, j = 1 .. width
-    position = np.full((r.m, r.width + 1), r.width, dtype=np.intp)
-    rows, cols = np.nonzero(rel > 0)
-    position[rows, found[rows, cols].astype(np.intp)] = cols
+    # the precision curve, the same at every level (built once per ranking)
+    best_after, position, retrieved = r.shared(
+        ("iprec_curve", relevance_level), lambda: _iprec_curve(r, relevance_level)
+    )
     out = np.zeros((r.m, len(levels)))
     at = np.arange(r.m)
     for i, level in enumerate(levels):  # the recall levels, not queries
@@ -63,6 +57,42 @@ def _interpolated_precision(r: Ranking, levels, relevance_level, rounding):
         col = np.minimum(position[at, j], max(r.width - 1, 0))
         out[:, i] = np.where(ok, best_after[at, col], 0.0)
     return out
+
+
+def _iprec_curve(r: Ranking, relevance_level):
+    """The interpolated precision curve of a ranking without ties:
+    ``(best_after, position, retrieved)``, the largest precision at or
+    after each rank, the rank (0-based) of the j-th relevant item for j = 1
+    .. width (``width`` past the last), and the number of relevant items
+    retrieved of each row."""
+    rel = r.relevant(relevance_level)  # (m, W), one position per group
+    rel = np.broadcast_to(rel, (r.m, r.width))
+    found = np.cumsum(rel, axis=1)
+    ranks = np.arange(1, r.width + 1)
+    precision = found / ranks
+    # Int_Prec(j) = max over j' >= j of Prec(j'): a reversed running maximum
+    best_after = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+    retrieved = found[:, -1].astype(np.intp) if r.width else np.zeros(r.m, np.intp)
+    position = np.full((r.m, r.width + 1), r.width, dtype=np.intp)
+    rows, cols = np.nonzero(rel > 0)
+    position[rows, found[rows, cols].astype(np.intp)] = cols
+    return best_after, position, retrieved
+
+
+def _iprec_groups(r: Ranking, rel):
+    """What :func:`_iprec_expected` reads of a tied ranking at every recall
+    level: per group its relevant items ``k`` (float64), the relevant items
+    of the earlier groups of its row ``b``, its largest and smallest
+    possible precision ``top`` and ``low``; per row the relevant items
+    retrieved ``H``."""
+    k = np.asarray(rel, dtype=np.float64)
+    b = r.before(k)
+    H = r.row_sum(k)
+    t, T = r.size, r.start
+    with np.errstate(divide="ignore", invalid="ignore"):
+        top = (b + k) / (T + k)
+        low = (b + k) / (T + t)
+    return k, b, H, top, low
 
 
 #: The most work (see :func:`_iprec_expected`) that the exact expectation of
@@ -75,8 +105,9 @@ IPREC_MAX_WORK = 1 << 30
 IPREC_CHUNK_CELLS = 1 << 20
 
 
-def _iprec_expected(r: Ranking, rel, need):
-    """Expected interpolated precision over the orderings of tied items.
+def _iprec_expected(r: Ranking, groups, need):
+    """Expected interpolated precision over the orderings of tied items, the
+    ranking's groups read as :func:`_iprec_groups` gives them.
 
     For one ordering the value is V = max_{j >= c} j / rank_j (c = max(need,
     1), rank_j the rank of the j-th relevant item), or 0 when fewer than
@@ -119,15 +150,10 @@ def _iprec_expected(r: Ranking, rel, need):
     t = r.size
     T = r.start
     row = r.row
-    k = np.asarray(rel, dtype=np.float64)
-    b = r.before(k)
-    H = r.row_sum(k)
+    k, b, H, top, low = groups  # the same at every level (_iprec_groups)
     ok = (need <= H) & (H > 0)
     c = np.maximum(need, 1)[row]
     enters = ok[row] & (k > 0) & (b + k >= c)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        top = (b + k) / (T + k)
-        low = (b + k) / (T + t)
     fixed = enters & ((t == 1) | (k == t))
     random = enters & ~fixed
     L = np.zeros(m)

@@ -164,6 +164,28 @@ def test_chunks_equal_one_pass(monkeypatch):
     np.testing.assert_array_equal(whole, chunked)
 
 
+@pytest.mark.parametrize("ties", ["average", "first"])
+def test_levels_evaluated_together_equal_each_level_alone(ties):
+    """The recall levels of one evaluation share what they read of a
+    ranking (the precision curve, the tie groups' counts), computed once
+    per ranking and per relevance level: every level, at two relevance
+    levels and beside the 11-point average, equals its own evaluation
+    alone, bit for bit."""
+    cases = list(_cases(seed=17, n_cases=60, max_items=12, grades=4))
+    y, s, qid = _grouped(cases)
+    names = [f"iprec_at_recall(level={v})" for v in LEVELS]
+    names += [f"iprec_at_recall(level={v}, rel=2)" for v in LEVELS]
+    names += ["iprec_11pt_avg", "iprec_11pt_avg(rel=2)"]
+    together = skrank.evaluate(y, s, names, qid=qid, ties=ties, average=None)
+    for name in names:
+        alone = skrank.evaluate(y, s, [name], qid=qid, ties=ties, average=None)
+        np.testing.assert_array_equal(together[name], alone[name], err_msg=name)
+    assert not np.array_equal(
+        together["iprec_at_recall(level=0.5)"],
+        together["iprec_at_recall(level=0.5, rel=2)"],
+    )
+
+
 def test_queries_without_ties_keep_their_value_next_to_tied_ones():
     """A block with a tied query computes the untied ones through the tie
     path: they equal the value of their one ordering (brute force)."""
