@@ -81,18 +81,22 @@ def _iprec_curve(r: Ranking, relevance_level):
 
 def _iprec_groups(r: Ranking, rel):
     """What :func:`_iprec_expected` reads of a tied ranking at every recall
-    level: per group its relevant items ``k`` (float64), the relevant items
-    of the earlier groups of its row ``b``, its largest and smallest
-    possible precision ``top`` and ``low``; per row the relevant items
-    retrieved ``H``."""
+    level, for the groups that hold a relevant item (no other group enters
+    the maximum): each one's row, its relevant items ``k`` (float64), the
+    relevant items of the earlier groups of its row ``b``, its size ``t``
+    and first rank ``T``, its largest and smallest possible precision
+    ``top`` and ``low``, and whether it takes one value only (one item, or
+    every item relevant); per row, the relevant items retrieved ``H``."""
     k = np.asarray(rel, dtype=np.float64)
     b = r.before(k)
     H = r.row_sum(k)
-    t, T = r.size, r.start
+    g = np.flatnonzero(k > 0)
+    k, b, t, T = k[g], b[g], r.size[g], r.start[g]
     with np.errstate(divide="ignore", invalid="ignore"):
         top = (b + k) / (T + k)
         low = (b + k) / (T + t)
-    return k, b, H, top, low
+    single = (t == 1) | (k == t)
+    return r.row[g], k, b, t, T, top, low, single, H
 
 
 #: The most work (see :func:`_iprec_expected`) that the exact expectation of
@@ -147,15 +151,13 @@ def _iprec_expected(r: Ranking, groups, need):
     positions and chunks, never over queries.
     """
     m = r.m
-    t = r.size
-    T = r.start
-    row = r.row
-    k, b, H, top, low = groups  # the same at every level (_iprec_groups)
+    # the groups with a relevant item, the same at every level
+    row, k, b, t, T, top, low, single, H = groups
     ok = (need <= H) & (H > 0)
     c = np.maximum(need, 1)[row]
-    enters = ok[row] & (k > 0) & (b + k >= c)
-    fixed = enters & ((t == 1) | (k == t))
-    random = enters & ~fixed
+    enters = ok[row] & (b + k >= c)
+    fixed = enters & single
+    random = enters & ~single
     L = np.zeros(m)
     g = np.flatnonzero(enters)
     np.maximum.at(L, row[g], np.where(fixed[g], top[g], low[g]))
