@@ -377,6 +377,31 @@ def test_evaluate_tie_bounds_equal_the_pessimistic_and_optimistic_runs(grouped):
     assert skrank.evaluate(y, s, names, average=None, **kw).tie_bounds == {}
 
 
+@pytest.mark.parametrize("ties", ["average", "first"])
+@pytest.mark.parametrize("nonpositive", ["ordinary", "not_retrieved"])
+def test_evaluate_tie_bounds_in_one_pass_equal_separate_runs(ties, nonpositive):
+    # the values and both bounds computed in one pass over the blocks (one
+    # sort for the expectation and the bounds): queries of 1 to 29 items,
+    # scores tied and below 0, graded labels; each bound equals its own
+    # evaluation under ties="pessimistic" / "optimistic", bit for bit
+    rng = np.random.default_rng(3)
+    qid = np.repeat(np.arange(50), rng.integers(1, 30, 50))
+    y = rng.integers(0, 4, qid.shape[0]).astype(float)
+    s = np.round(rng.normal(size=qid.shape[0]), 1)
+    names = ["ndcg@5", "map", "P@3", "mrr", "err@5", "bpref"]
+    kw = dict(qid=qid, average=None, nonpositive=nonpositive)
+    res = skrank.evaluate(y, s, names, ties=ties, tie_bounds=True, **kw)
+    alone = skrank.evaluate(y, s, names, ties=ties, **kw)
+    low = skrank.evaluate(y, s, names, ties="pessimistic", **kw)
+    high = skrank.evaluate(y, s, names, ties="optimistic", **kw)
+    assert list(res.tie_bounds) == names
+    for name in names:
+        np.testing.assert_array_equal(res[name], alone[name])
+        np.testing.assert_array_equal(res.tie_bounds[name][0], low[name])
+        np.testing.assert_array_equal(res.tie_bounds[name][1], high[name])
+    assert (low["map"] < high["map"]).any()
+
+
 def test_evaluate_tie_bounds_bad_values():
     with pytest.raises(ValueError, match=r"'tie_bounds' parameter of evaluate must "
                        r"be a bool\. Got 'yes'"):  # fmt: skip
