@@ -117,6 +117,16 @@ def _ap_sums(r: Ranking, rel, k):
     return out
 
 
+def _shared_ap_sums(r: Ranking, relevance_level, k):
+    """:func:`_ap_sums` of the relevant items at ``relevance_level``, summed
+    once per ranking for every metric that reads them (MAP, its geometric
+    mean, yaap) where the cutoff is one for all rows."""
+    if k is not None and not isinstance(k, (int, np.integer)):
+        return _ap_sums(r, r.relevant(relevance_level), k)  # one per row
+    key = ("ap_sums", relevance_level, None if k is None else int(k))
+    return r.shared(key, lambda: _ap_sums(r, r.relevant(relevance_level), k))
+
+
 def _ap_over_hits(r: Ranking, k, rel):
     """E[sum_{j<=k, rel_j} hits@j/j / hits@k]; 0 when nothing is retrieved.
 
@@ -173,10 +183,10 @@ def _ap_compute(r, k, relevance_level, denominator="R"):
     hits@k (whose expectation is taken jointly, see :func:`_ap_over_hits`)."""
     n_rel = r.n_relevant(relevance_level)
     undefined = n_rel == 0
-    rel = r.relevant(relevance_level)
     if denominator == "hits":
+        rel = r.relevant(relevance_level)
         return np.where(undefined, 0.0, _ap_over_hits(r, k, rel)), undefined
-    total = _ap_sums(r, rel, k)
+    total = _shared_ap_sums(r, relevance_level, k)
     if denominator == "min_r_k" and k is not None:
         if np.ndim(k):
             denom = np.minimum(n_rel, k)
@@ -230,7 +240,7 @@ def _yaap_compute(r, k, relevance_level):
     first / last in each tie group give its largest / smallest values; its
     expectation over the orderings (that of a log) has no closed form."""
     n_rel = r.n_relevant(relevance_level)
-    total = _ap_sums(r, r.relevant(relevance_level), None)
+    total = _shared_ap_sums(r, relevance_level, None)
     return np.log((1.0 + total) / (1.0 + n_rel - total)), None
 
 

@@ -455,3 +455,25 @@ def test_judged_and_unjudged_by_hand():
     assert skrank.rbp_residual_score(y, s, p=0.5, **opts) == pytest.approx(
         0.5 * 0.375 + 0.0625, rel=1e-15
     )
+
+
+@pytest.mark.parametrize("ties", ["average", "first"])
+def test_ap_family_evaluated_together_equals_each_alone(ties):
+    # MAP, its geometric mean, yaap and MAP@k read one sum per ranking,
+    # relevance level and cutoff (summed once): each equals its evaluation
+    # alone, bit for bit, beside the others at two relevance levels and
+    # two cutoffs, and MAP@R (a cutoff per row) beside them
+    rng = np.random.default_rng(21)
+    qid = np.repeat(np.arange(80), rng.integers(1, 25, 80))
+    y = rng.integers(0, 4, qid.shape[0]).astype(float)
+    s = np.round(rng.random(qid.shape[0]), 1)
+    names = ["map", "gm_map", "map@5", "map@10", "map(rel=2)", "map(rel=2)@5"]
+    names += ["gm_map(rel=2)", "map_at_r", "map(denominator=min_r_k)@5"]
+    if ties == "first":
+        names += ["yaap", "yaap(rel=2)"]  # no expectation under ties
+    together = skrank.evaluate(y, s, names, qid=qid, ties=ties, average=None)
+    for name in names:
+        alone = skrank.evaluate(y, s, [name], qid=qid, ties=ties, average=None)
+        np.testing.assert_array_equal(together[name], alone[name], err_msg=name)
+    assert not np.array_equal(together["map@5"], together["map"])
+    assert not np.array_equal(together["map(rel=2)"], together["map"])
