@@ -24,7 +24,7 @@ from .._engine import (
     kernel_buffer,
     rank,
 )
-from .._evaluate import check_tie_bounds, tie_bounds_of
+from .._evaluate import check_tie_bounds, tie_bounds_with
 from .._progress import VERBOSE_CONSTRAINTS, progress, tracked
 from .._results import QueryResults
 from .._threads import threads
@@ -578,7 +578,7 @@ def evaluate_settled_run(
     def ascending_keys(ids):
         return ~docno_keys(ids)  # every word's bits: the reverse order
 
-    def one_pass(specs, ties, dtype, ids, pools):
+    def one_pass(specs, ties, dtype, ids, pools, also=None):
         # blocks are built as they are ranked: anew for every pass
         s = scores_in(dtype)
         if width is not None:
@@ -589,7 +589,9 @@ def evaluate_settled_run(
             blocks = _general_blocks(
                 rows, rel, s, run_q, n_q, pools, with_ids, unassessed
             )
-        bar.note(f"ranking pass (ties={ties!r}): {', '.join(sp.name for sp in specs)}")
+        bounds = " and their tie bounds" if also else ""
+        names = ", ".join(sp.name for sp in specs)
+        bar.note(f"ranking pass (ties={ties!r}): {names}{bounds}")
         blocks = tracked(blocks, bar, lambda b: b.rows.shape[0])
         return compute(
             caller,
@@ -603,11 +605,14 @@ def evaluate_settled_run(
                 ids if ties == "trec_eval" else None
             ),
             nonpositive=nonpositive,
+            also=also,
         )
 
-    def run(specs, ties):
+    def run(specs, ties, also=None):
         # one pass per order: the metrics a convention ranks apart (its
-        # own_order) in theirs, the others in the one of the call
+        # own_order) in theirs, the others in the one of the call; with
+        # ``also`` ({rule: specs}, a subset of specs), those metrics under
+        # further tie rules in the same passes (see compute)
         passes = {}
         usual = ("descending", score_dtype)
         for i, spec in enumerate(specs):
@@ -616,32 +621,44 @@ def evaluate_settled_run(
             passes.setdefault((*order, borrows), []).append(i)
         bar.add_total(n_q * len(passes))
         values = [None] * len(specs)
+        further = {rule: [None] * len(more) for rule, more in (also or {}).items()}
         for (ids, dtype, borrows), at in passes.items():
             used = borrowed_pools if borrows else pools
-            got = one_pass([specs[i] for i in at], ties, dtype, ids, used)
+            chosen = [specs[i] for i in at]
+            extra = None
+            if also:
+                extra = {
+                    rule: [spec for spec in more if spec in chosen]
+                    for rule, more in also.items()
+                }
+            got = one_pass(chosen, ties, dtype, ids, used, extra)
+            if also:
+                got, got_further = got
+                for rule, more in also.items():
+                    for spec, v in zip(extra[rule], got_further[rule], strict=True):
+                        further[rule][more.index(spec)] = fixed(spec, v)
             for i, v in zip(at, got, strict=True):
-                values[i] = v
+                values[i] = fixed(specs[i], v)
+        return values if also is None else (values, further)
+
+    def fixed(spec, v):
         # a query of the qrels that the run misses (queries="qrels", trec_eval
         # -c) holds a placeholder document in the blocks; it retrieved
         # nothing, so every metric that reads the list is 0 where defined
         # (every metric, where the convention says so)
-        for spec, v in zip(specs, values, strict=True):
-            if options.missing_queries == "zero":
-                v[empty] = 0.0
-                continue
-            keeps = spec.measure.keeps_placeholder
-            if (
-                placeholder
-                and keeps is not None
-                and (spec.name in dotted or keeps(spec.params))
-            ):
-                continue  # trec_eval's placeholder ranking, as it computes it
-            gain = spec.params.get("gain")
-            if placeholder and isinstance(gain, TrecGainTable) and gain.gains_unjudged:
-                continue  # the placeholder, outside the judgments, gains
-            if spec.measure.reads_list:
-                v[empty & ~np.isnan(v)] = 0.0
-        return values
+        if options.missing_queries == "zero":
+            v[empty] = 0.0
+            return v
+        keeps = spec.measure.keeps_placeholder
+        if placeholder and keeps is not None:
+            if spec.name in dotted or keeps(spec.params):
+                return v  # trec_eval's placeholder ranking, as it computes it
+        gain = spec.params.get("gain")
+        if placeholder and isinstance(gain, TrecGainTable) and gain.gains_unjudged:
+            return v  # the placeholder, outside the judgments, gains
+        if spec.measure.reads_list:
+            v[empty & ~np.isnan(v)] = 0.0
+        return v
 
     def replacement(spec):
         # XGBoost's "ndcg@10-": 0 whatever replace_undefined_by
@@ -654,13 +671,16 @@ def evaluate_settled_run(
         )
 
     with progress(verbose, 0, desc=caller, unit="queries") as bar:
-        values = run(specs, ties)
         bounds = {}
         if tie_bounds:
+            # the bounds computed in the passes of the values
             names = [spec.name for spec in specs]
             by_name = {spec.name: spec for spec in specs}
-            for name, pair in tie_bounds_of(names, specs, run).items():
+            values, found = tie_bounds_with(names, specs, ties, run)
+            for name, pair in found.items():
                 bounds[name] = tuple(per_query_values(by_name[name], v) for v in pair)
+        else:
+            values = run(specs, ties)
     heads = None
     if head is not None:
         if ties == "average":

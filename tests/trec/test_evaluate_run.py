@@ -513,3 +513,40 @@ def test_run_blocks_give_unjudged_documents_relevance_zero(monkeypatch, ragged):
     want = evaluate_run(qrels, run, metrics, return_per_query=True)[1]
     for name in metrics:
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"ties": "trec_eval"},
+        {"queries": "qrels"},
+        {"convention": "trec_eval", "queries": "qrels"},
+        {"depth": 6},
+    ],
+    ids=["average", "trec_eval ties", "qrels queries", "trec_eval", "one length"],
+)
+def test_tie_bounds_in_the_passes_of_the_values_equal_separate_runs(options):
+    # the bounds computed in the passes of the values (each block built
+    # once and ranked under the three rules): every bound equals its own
+    # evaluation under ties="pessimistic" / "optimistic", bit for bit, with
+    # unjudged, unassessed and unretrieved documents, queries the run
+    # misses (a placeholder under trec_eval's convention) and lists of one
+    # length; the values equal their evaluation without bounds
+    options = dict(options)
+    depth = options.pop("depth", None)
+    qrels, run = _random_case(41, n_queries=12, depth=depth)
+    qrels["only_judged"] = {"dX": 1, "dY": 0}  # a query the run misses
+    names = ["map", "ndcg@5", "bpref", "P@3", "recall@4", "err@5", "mrr"]
+    kw = dict(return_per_query=True, **options)
+    _, got = evaluate_run(qrels, run, names, tie_bounds=True, **kw)
+    _, alone = evaluate_run(qrels, run, names, **kw)
+    bound_kw = {k: v for k, v in kw.items() if k != "ties"}
+    _, low = evaluate_run(qrels, run, names, ties="pessimistic", **bound_kw)
+    _, high = evaluate_run(qrels, run, names, ties="optimistic", **bound_kw)
+    assert list(got.tie_bounds) == names
+    for name in names:
+        np.testing.assert_array_equal(got[name], alone[name], err_msg=name)
+        np.testing.assert_array_equal(got.tie_bounds[name][0], low[name])
+        np.testing.assert_array_equal(got.tie_bounds[name][1], high[name])
+    assert (low["map"] < high["map"]).any()
