@@ -7,6 +7,7 @@ import numpy as np
 
 from .._engine import Ranking
 from .._validation import Interval, InvalidParameterError
+from . import _kernels
 from ._base import Measure, ParamSpec, _grade_bound
 
 #: Below a stop probability of 2**-100, 1 - R is 1 to far below rounding and
@@ -38,6 +39,19 @@ _ERR_BLOCK = 32
 _ERR_BLOCK_CELLS = 1 << 20
 
 
+#: Tie groups of at most this many items take the compiled loop
+#: (:func:`skrank.measures._kernels.err_tied_small`), whose work grows as
+#: the square of the group's size.
+_ERR_SMALL = 64
+
+
+#: Grades below this are read from tables by :func:`_stop_continue`.
+_TABLE_GRADES = 64
+
+#: Arrays of at least this many values are read from the tables.
+_TABLE_SIZE = 4096
+
+
 def _stop_continue(y, max_grade):
     """Stop probabilities ``R = (2**y - 1) / 2**max_grade`` (Chapelle et al.,
     2009), continuation probabilities ``1 - R`` and their logarithms, each to
@@ -48,9 +62,43 @@ def _stop_continue(y, max_grade):
     rounding and its logarithm ``log1p(-R)``; from 1/2 up, ``1 - R = (2**max_grade
     - 2**y + 1) / 2**max_grade``, whose difference is exact (the two powers
     are within a factor of two of each other), and its logarithm ``log``.
+
+    Where ``y`` holds integer grades below :data:`_TABLE_GRADES` (labels),
+    the three are computed once per grade and ``max_grade`` and read from
+    those tables: the same values, without the powers and logarithms of
+    every item.
     """
     y = np.asarray(y, dtype=np.float64)
     top = np.asarray(max_grade, dtype=np.int64)
+    if y.size >= _TABLE_SIZE:
+        low, high = y.min(), y.max()
+        if low >= 0 and high < _TABLE_GRADES:  # NaN: neither holds
+            grades = y.astype(np.int64)
+            if np.array_equal(grades, y):
+                return _from_tables(grades, int(high) + 1, top)
+    return _stop_continue_of(y, top)
+
+
+def _from_tables(grades, n, top):
+    """:func:`_stop_continue` of the integer ``grades`` (``0 .. n - 1``),
+    read from tables of every grade under each distinct ``max_grade`` of
+    ``top`` (broadcast against ``grades``). A grade above a table's
+    ``max_grade`` has no probability (it is never read: the relevance is
+    checked against the bound first)."""
+    shape = np.broadcast_shapes(grades.shape, top.shape)
+    tops, which = np.unique(top, return_inverse=True)
+    which = which.reshape(top.shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        tables = _stop_continue_of(
+            np.arange(n, dtype=np.float64)[None, :], tops[:, None]
+        )
+    at = np.broadcast_to(which * n, shape) + grades
+    return tuple(np.take(t.reshape(-1), at) for t in tables)
+
+
+def _stop_continue_of(y, top):
+    """:func:`_stop_continue` of float64 ``y`` and int64 ``top``, computed
+    value by value."""
     raw = np.exp2(y)
     stop = np.ldexp(raw - 1.0, -top)
     high = stop >= 0.5
@@ -186,16 +234,40 @@ def _err_tied(t, L, T, n, stop, cont):
     L = np.asarray(L).astype(np.int64)
     T = np.asarray(T).astype(np.int64)
     n = n.astype(np.int64)
-    mode, lo, width, bucket = _err_tied_plan(t, n, stop, cont)
     out = np.empty(t.shape[0])
+    # groups of a few items one at a time by the compiled loop (each all its
+    # counts: a few steps), the others in buckets of similar sizes
+    small = t <= _ERR_SMALL
+    if small.any():
+        at = np.flatnonzero(small)
+        part = np.empty(at.shape[0])
+        _kernels.err_tied_small(
+            t[at],
+            L[at],
+            T[at],
+            np.ascontiguousarray(n[at]),
+            np.ascontiguousarray(stop[at], dtype=np.float64),
+            np.ascontiguousarray(cont[at], dtype=np.float64),
+            part,
+        )
+        out[at] = part
+        if small.all():
+            return out
+        large = np.flatnonzero(~small)
+        t, L, T, n, stop, cont = (a[large] for a in (t, L, T, n, stop, cont))
+    else:
+        large = slice(None)
+    mode, lo, width, bucket = _err_tied_plan(t, n, stop, cont)
+    rest = np.empty(t.shape[0])
     for b in np.unique(bucket):
         rows = np.flatnonzero(bucket == b)
-        out[rows] = _err_tied_bucket(
+        rest[rows] = _err_tied_bucket(
             t[rows],
             L[rows],
             T[rows],
             [a[rows] for a in (n, stop, cont, mode, lo, width)],
         )
+    out[large] = rest
     return out
 
 

@@ -266,3 +266,68 @@ def test_work_limit_refuses_before_working(monkeypatch):
     # its four grades' count distributions
     assert "the limit is 10000 cells of work and this input needs" in message
     assert "'pessimistic'" in message
+
+
+@pytest.mark.parametrize("top", ["one", "per row", "lifted"])
+def test_stop_probabilities_of_labels_read_from_tables_equal_each_computed(top):
+    # labels 0 .. 4 of 3,000 x 100 items: the stop and continuation
+    # probabilities and their logarithms read from tables of each grade
+    # under each max_grade equal those computed item by item, bit for bit;
+    # values that are not integer grades, and small arrays, are computed
+    # item by item
+    from skrank.measures import err
+
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 5, (3000, 100)).astype(float)
+    grades = {
+        "one": np.int64(4),
+        "per row": rng.integers(4, 9, (3000, 1)),
+        "lifted": rng.integers(4, 1024, (3000, 1)),
+    }[top]
+    got = err._stop_continue(y, grades)
+    want = err._stop_continue_of(y, np.asarray(grades, dtype=np.int64))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+        assert g.shape == y.shape
+    y[5, 7] = 2.5  # not a label: every value computed
+    got = err._stop_continue(y, grades)
+    want = err._stop_continue_of(y, np.asarray(grades, dtype=np.int64))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("path", ["compiled", "buckets"])
+@pytest.mark.parametrize("max_grade", [1, 4, 57, 1023])
+def test_both_paths_of_the_tie_expectation_match_brute_force(
+    monkeypatch, path, max_grade
+):
+    """Groups of up to 64 items take the compiled loop (one group at a
+    time), larger ones the buckets of similar sizes: each path, forced on
+    small queries with ties, against the exact mean over every ordering."""
+    monkeypatch.setattr(err_family, "_ERR_SMALL", 64 if path == "compiled" else 0)
+    rng = np.random.default_rng(100 + max_grade)
+    scale = sorted({0, 1, min(3, max_grade), max_grade - 1, max_grade})
+    worst = 0.0
+    for _ in range(15):
+        n = int(rng.integers(2, 7))
+        y = [int(g) for g in rng.choice(scale, n)]
+        s = [float(v) for v in rng.integers(0, 3, n)]
+        if not any(y):
+            y[0] = max_grade
+        for k in (None, 2):
+            at = "" if k is None else f"@{k}"
+            name = f"err(max_grade={max_grade}){at}"
+            got = skrank.evaluate([y], [s], [name])[name]
+            worst = max(worst, _rel_error(got, _exact_expectation(y, s, max_grade, k)))
+    assert worst < 1e-15
+
+
+@pytest.mark.parametrize("max_grade, k", [(4, None), (4, 120), (57, 7), (60, None)])
+def test_compiled_loop_on_a_medium_tie_group_matches_exact_computation(
+    monkeypatch, max_grade, k
+):
+    """The compiled loop forced on 250 tied items of four grades (every
+    count of each grade, no window): the exact term, as the buckets give it
+    (test_medium_tie_group_matches_exact_computation)."""
+    monkeypatch.setattr(err_family, "_ERR_SMALL", 1000)
+    test_medium_tie_group_matches_exact_computation(max_grade, k)

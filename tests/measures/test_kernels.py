@@ -658,3 +658,40 @@ def test_ap_sums_read_groups_at_the_edges_of_the_rule():
         want = np.empty(1)
         measure_kernels.ap_terms(args[0], np.zeros(1), *args[1:], H, False, want)
         assert got[0] == want[0]
+
+
+def test_err_tied_small_refuses_inconsistent_buffers():
+    # ERR's compiled loop over small tie groups (its values are checked
+    # against exact orderings in test_err.py): counts above the group's
+    # size, negative counts, empty groups and buffers of other lengths
+    t = np.array([3, 2], dtype=np.int64)
+    L = T = np.array([1, 1], dtype=np.int64)
+    probs = np.full((2, 2), 0.5)
+    good = np.array([[1, 1], [1, 0]], dtype=np.int64)
+    out = np.empty(2)
+    measure_kernels.err_tied_small(t, L, T, good, probs, probs, out)
+    assert np.isfinite(out).all()
+    # by hand: two items of R = 1/2 at ranks 1 and 2 (any order): 1/2 / 1 +
+    # (1 - 1/2) 1/2 / 2 = 0.625; with the cutoff at rank 1, 0.5
+    two = np.array([2], dtype=np.int64)
+    for inside, want in ((2, 0.625), (1, 0.5)):
+        got = np.empty(1)
+        measure_kernels.err_tied_small(
+            two,
+            np.array([inside], dtype=np.int64),
+            np.array([0], dtype=np.int64),
+            np.array([[2]], dtype=np.int64),
+            np.array([[0.5]]),
+            np.array([[0.5]]),
+            got,
+        )
+        assert got[0] == want
+    for args in (
+        (t, L, T, np.array([[2, 2], [1, 0]], dtype=np.int64), probs, probs),
+        (t, L, T, np.array([[-1, 1], [1, 0]], dtype=np.int64), probs, probs),
+        (np.array([0, 2], dtype=np.int64), L, T, good * 0, probs, probs),
+        (t, L[:1], T, good, probs, probs),
+        (t, L, T, good, probs[:, :1].copy(), probs),
+    ):
+        with pytest.raises(ValueError, match="err_tied_small: inconsistent"):
+            measure_kernels.err_tied_small(*args, np.empty(2))
