@@ -7,6 +7,8 @@ t = size, r = relevant items, n = positions inside the cutoff.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from scipy.special import gammaln
 
@@ -137,8 +139,43 @@ def _hypergeometric(size, c, s):
     return x, prob, feasible
 
 
+#: Counts below this read their log factorials from a table (_log_comb),
+#: in arrays of at least _TABLE_FROM values (the checks of a few values
+#: cost more than their gammaln).
+_LOG_FACTORIAL_TABLE = 1 << 20
+_TABLE_FROM = 256
+
+
+@lru_cache(maxsize=8)
+def _log_factorials(size: int) -> np.ndarray:
+    """``gammaln(i + 1)`` for ``i = 0 .. size - 1`` (read-only, cached)."""
+    out = gammaln(np.arange(size, dtype=np.float64) + 1.0)
+    out.setflags(write=False)
+    return out
+
+
 def _log_comb(n, j):
-    return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
+    """``log C(n, j)`` as ``gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j +
+    1)``. Where ``n``, ``j`` and ``n - j`` are whole numbers ``0 ..`` below
+    :data:`_LOG_FACTORIAL_TABLE` (counts of items: every caller's), the
+    three are read from a table of those values (the same numbers,
+    without a ``gammaln`` per value)."""
+    n = np.asarray(n, dtype=np.float64)
+    j = np.asarray(j, dtype=np.float64)
+    k = n - j
+    whole = []
+    for a in (n, j, k) if max(n.size, j.size) >= _TABLE_FROM else ():
+        if a.size == 0 or not (a.min() >= 0 and a.max() < _LOG_FACTORIAL_TABLE):
+            break  # NaN fails both
+        ai = a.astype(np.intp)
+        if not np.array_equal(ai, a):
+            break
+        whole.append(ai)
+    if len(whole) < 3:
+        return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(k + 1.0)
+    size = 1 << max(int(max(a.max() for a in whole)).bit_length(), 6)
+    table = _log_factorials(size)
+    return table[whole[0]] - table[whole[1]] - table[whole[2]]
 
 
 def _depth(r: Ranking, k):

@@ -441,3 +441,28 @@ def test_rbp_graded_gains_equal_enumeration():
     assert skrank.rbp_score(
         [[3, 0, 1]], [[3, 2, 1]], p=0.5, gain="graded"
     ) == pytest.approx(0.5 * (1 + 0.25 / 3), rel=1e-15)
+
+
+def test_log_comb_reads_whole_counts_from_a_table_with_the_same_values():
+    # log C(n, j) of counts (the tie expectations' hypergeometric and
+    # binomial weights): read from a table of gammaln(i + 1) where n, j and
+    # n - j are whole and the arrays large, else computed by gammaln; either
+    # way the value of gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j + 1)
+    from scipy.special import gammaln
+
+    from skrank.measures import _common
+
+    def plain(n, j):
+        n, j = np.asarray(n, dtype=float), np.asarray(j, dtype=float)
+        return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
+
+    rng = np.random.default_rng(4)
+    n = rng.integers(0, 5000, (300, 40)).astype(float)
+    j = np.floor(n * rng.random((300, 40)))
+    for args in ((n, j), (n[:, :1], j), (n[:3, :3], j[:3, :3])):
+        np.testing.assert_array_equal(_common._log_comb(*args), plain(*args))
+    for bad in (0.5, -1.0, np.nan, 2.0**21):  # not a count of the table
+        m = n.copy()
+        m[7, 3] = bad
+        with np.errstate(invalid="ignore"):  # j > n: inf - inf
+            np.testing.assert_array_equal(_common._log_comb(m, j), plain(m, j))
