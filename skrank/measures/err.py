@@ -392,8 +392,11 @@ def _err_scaled(r: Ranking, k, grades):
 def _grade_counts_of(r: Ranking, groups):
     """For the given tie groups (indices, ascending), the number of their
     items of each positive grade: ``(counts, grades)``, both (len(groups),
-    U), U the most distinct positive grades in one of them (padded with
-    count 0 and grade 0)."""
+    U), each row's grades ascending. Integer grades below
+    :data:`_TABLE_GRADES` are counted in one pass, U the number of grades
+    present in any group (a count of 0 where a group has none of one);
+    other values are sorted, U the most distinct grades in one group
+    (padded with count 0 and grade 0)."""
     size = r.size[groups]
     # the positions of the groups, in the flat (m, W) order
     starts = np.concatenate([[0], np.cumsum(r.size)[:-1]])[groups]
@@ -403,6 +406,20 @@ def _grade_counts_of(r: Ranking, groups):
     y = r.y.reshape(-1)[pos]
     keep = y > 0
     owner, y = owner[keep], y[keep]
+    if y.size and y.max() < _TABLE_GRADES:
+        labels = y.astype(np.int64)
+        if np.array_equal(labels, y):
+            # integer grades: counted per group and grade, each grade a
+            # column in ascending order (a count of 0 where a group has none)
+            present = np.flatnonzero(np.bincount(labels, minlength=_TABLE_GRADES))
+            column = np.zeros(_TABLE_GRADES, dtype=np.int64)
+            column[present] = np.arange(present.shape[0])
+            width = present.shape[0]
+            n = np.bincount(
+                owner * width + column[labels], minlength=groups.shape[0] * width
+            ).reshape(groups.shape[0], width)
+            values = np.broadcast_to(present.astype(np.float64), n.shape)
+            return n.astype(np.float64), np.ascontiguousarray(values)
     grades, code = np.unique(y, return_inverse=True)
     pairs, counts = np.unique(
         owner.astype(np.int64) * grades.shape[0] + code, return_counts=True

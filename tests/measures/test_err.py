@@ -331,3 +331,21 @@ def test_compiled_loop_on_a_medium_tie_group_matches_exact_computation(
     (test_medium_tie_group_matches_exact_computation)."""
     monkeypatch.setattr(err_family, "_ERR_SMALL", 1000)
     test_medium_tie_group_matches_exact_computation(max_grade, k)
+
+
+def test_grade_counts_of_labels_give_the_values_of_sorted_grades(monkeypatch):
+    """Integer labels counted per tie group in one pass (a column per grade
+    present anywhere, counts of 0 included) give the values of the grades
+    sorted group by group, bit for bit: groups of 2 to 30 items with
+    different sets of grades, cutoffs inside and across them, with and
+    without the tables (a limit of 0 grades sends everything through the
+    sorted path)."""
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, 5, (300, 30)).astype(float)
+    s = np.round(rng.random((300, 30)), 1)
+    names = ["err", "err@5", "nerr@10", "err(max_grade=4)@20"]
+    fast = skrank.evaluate(y, s, names, average=None)
+    monkeypatch.setattr(err_family, "_TABLE_GRADES", 0)
+    sorted_path = skrank.evaluate(y, s, names, average=None)
+    for name in names:
+        np.testing.assert_array_equal(fast[name], sorted_path[name])
