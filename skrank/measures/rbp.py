@@ -12,6 +12,16 @@ from ._common import _depth, _log_comb, _straddling
 RBP_GAINS = ("binary", "graded")
 
 
+def _rank_weights(p, r, inside):
+    """``p**T - p**(T + n)`` of each group (T its first rank, n its positions
+    inside the cutoff), the powers read from ``np.power(p, 0 .. width)``:
+    the values ``np.power`` gives each, computed once per width."""
+    powers = np.power(p, np.arange(r.width + 1, dtype=np.int64))
+    T = np.asarray(r.start)
+    end = T + inside
+    return np.take(powers, T) - np.take(powers, end)
+
+
 def _rbp_compute(r, k, p, relevance_level, gain="binary", arithmetic="skrank"):
     """(1 - p) sum_j g_j p^(j-1): a group adds (g/t) (p^T - p^(T+n)), g its
     total gain: its relevant items (``gain="binary"``), or with
@@ -21,7 +31,6 @@ def _rbp_compute(r, k, p, relevance_level, gain="binary", arithmetic="skrank"):
     ignores ``-l``). ``arithmetic="trec_eval"`` adds the same terms as
     trec_eval's ``te_calc_rbp`` does, rank by rank, ``p^(j-1)`` a running
     product (for an ordering without ties; under ties the exact form)."""
-    T = r.start
     if gain == "graded":
         top = r.ideal_relevance(1)[:, 0] if r.width else np.zeros(r.m)
         scale = np.where(top > 1, top, 1.0)
@@ -42,7 +51,7 @@ def _rbp_compute(r, k, p, relevance_level, gain="binary", arithmetic="skrank"):
             g = np.where(inside, np.broadcast_to(g, (r.m, r.width)), 0.0)
             terms = np.where(g != 0, g * powers, 0.0)
             return (1.0 - p) * np.cumsum(terms, axis=1)[:, -1], None
-    weight = np.power(p, T) - np.power(p, T + r.in_cutoff(k))
+    weight = _rank_weights(p, r, r.in_cutoff(k))
     return r.row_sum(g / r.size * weight), None
 
 
@@ -85,7 +94,6 @@ def _rbp_residual_compute(r, k, p):
     (0, 1), which only trec_eval's reading of ``rbp_resid.p=...`` gives,
     is summed as ``te_calc_rbp_resid`` sums, rank by rank, ``p^(j-1)`` a
     running product (an ordering without ties)."""
-    T = r.start
     unj = r.unjudged()
     if not r.tied and not 0.0 < p < 1.0:
         n = _depth(r, k)
@@ -98,7 +106,7 @@ def _rbp_residual_compute(r, k, p):
             value = powers[n] + (1.0 - p) * total
         return np.where(hit.any(axis=1), value, 0.0), None
     inside = r.in_cutoff(k)
-    weight = np.power(p, T) - np.power(p, T + inside)
+    weight = _rank_weights(p, r, inside)
     spread = r.row_sum(unj / r.size * weight)
     whole = r.row_sum(np.where(inside == r.size, unj, 0.0)) > 0
     _, size, u, s, _ = _straddling(r, inside, unj)

@@ -466,3 +466,23 @@ def test_log_comb_reads_whole_counts_from_a_table_with_the_same_values():
         m[7, 3] = bad
         with np.errstate(invalid="ignore"):  # j > n: inf - inf
             np.testing.assert_array_equal(_common._log_comb(m, j), plain(m, j))
+
+
+@pytest.mark.parametrize("ties", ["average", "first"])
+@pytest.mark.parametrize("k", [None, 3, 40])
+def test_rbp_rank_weights_equal_numpys_powers_of_each_group(ties, k):
+    # p**T - p**(T + n) of every group (first rank T, n positions inside
+    # the cutoff), read from a table of np.power(p, 0 .. width): np.power
+    # of each group's own exponents, bit for bit, tied groups and not
+    from skrank._engine import dense_layout, rank
+    from skrank.measures import rbp
+
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 3, (200, 60)).astype(float)
+    s = np.round(rng.random((200, 60)), 1)
+    r = rank(dense_layout(y, s).blocks[0], ties, k)
+    inside = r.in_cutoff(k)
+    for p in (0.5, 0.8, 0.95, 0.999):
+        got = rbp._rank_weights(p, r, inside)
+        want = np.power(p, r.start) - np.power(p, r.start + inside)
+        np.testing.assert_array_equal(got, want)
