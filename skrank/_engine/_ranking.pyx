@@ -319,7 +319,7 @@ cdef inline void _exchange(double *p, double *q, bint larger_first) noexcept nog
     first (as the insertion of :func:`_sort_run` exchanges), without a
     branch."""
     cdef double a = p[0], b = q[0]
-    cdef bint swap = (b > a) if larger_first else (b < a)
+    cdef bint swap = _before(b, a, larger_first)
     p[0] = b if swap else a
     q[0] = a if swap else b
 

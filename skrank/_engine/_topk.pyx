@@ -310,19 +310,21 @@ cdef extern from *:
     int count_above "skrank_count_above" (const double *a, int n, double x) noexcept nogil
 
 
-# The columns of row[0 .. n) at or above a bound, in input order, written to
-# cand; returns their number. Four scores a step are compared (two SSE2
-# comparisons of two doubles, or one of four floats); the 4-bit mask of
-# those that pass picks a row of SKRANK_NIB_AT (the passing positions first)
-# that is written whole at cand + c, and c advances by the mask's count: no
-# branch, and the count's chain is one add per four scores. The writes stay
-# below cand[n]: c <= j and j + 4 <= n. The rest of the row, one by one.
+# The columns of row[0 .. n4) at or above a bound, in input order, written to
+# cand, n4 a multiple of 4; returns their number. Four scores a step are
+# compared (two SSE2 comparisons of two doubles, or one of four floats); the
+# 4-bit mask of those that pass picks a row of SKRANK_NIB_AT (the passing
+# positions first) that is written whole at cand + c, and c advances by the
+# mask's count: no branch, and the count's chain is one add per four scores.
+# The writes stay below cand[n4]: c <= j and j + 4 <= n4. Without SSE2 the
+# steps take no score (SKRANK_COLLECT_STEP is 0): collect reads them all.
 cdef extern from *:
     """
     #include <stddef.h>
     #include <stdint.h>
     #if defined(__SSE2__) || defined(_M_X64)
     #include <emmintrin.h>
+    #define SKRANK_COLLECT_STEP 4
     static const int64_t skrank_nib_at[16][4] = {
         {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0},
         {2, 0, 0, 0}, {0, 2, 0, 0}, {1, 2, 0, 0}, {0, 1, 2, 0},
@@ -340,63 +342,39 @@ cdef extern from *:
         return c + skrank_nib_count[mask];
     }
     static inline ptrdiff_t skrank_collect_d(
-        const double *row, ptrdiff_t n, double bound, int64_t *cand)
+        const double *row, ptrdiff_t n4, double bound, int64_t *cand)
     {
-        ptrdiff_t c = 0, j = 0;
+        ptrdiff_t c = 0;
         __m128d b = _mm_set1_pd(bound);
-        for (; j + 4 <= n; j += 4) {
+        for (ptrdiff_t j = 0; j < n4; j += 4) {
             int mask = _mm_movemask_pd(_mm_cmpge_pd(_mm_loadu_pd(row + j), b))
                 | (_mm_movemask_pd(_mm_cmpge_pd(_mm_loadu_pd(row + j + 2), b)) << 2);
             c = skrank_nib_write(cand, c, mask, j);
         }
-        for (; j < n; j++) {
-            cand[c] = j;
-            c += row[j] >= bound;
-        }
         return c;
     }
     static inline ptrdiff_t skrank_collect_f(
-        const float *row, ptrdiff_t n, float bound, int64_t *cand)
+        const float *row, ptrdiff_t n4, float bound, int64_t *cand)
     {
-        ptrdiff_t c = 0, j = 0;
+        ptrdiff_t c = 0;
         __m128 b = _mm_set1_ps(bound);
-        for (; j + 4 <= n; j += 4)
+        for (ptrdiff_t j = 0; j < n4; j += 4)
             c = skrank_nib_write(
                 cand, c, _mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(row + j), b)), j);
-        for (; j < n; j++) {
-            cand[c] = j;
-            c += row[j] >= bound;
-        }
         return c;
     }
     #else
-    static inline ptrdiff_t skrank_collect_d(
-        const double *row, ptrdiff_t n, double bound, int64_t *cand)
-    {
-        ptrdiff_t c = 0;
-        for (ptrdiff_t j = 0; j < n; j++) {
-            cand[c] = j;
-            c += row[j] >= bound;
-        }
-        return c;
-    }
-    static inline ptrdiff_t skrank_collect_f(
-        const float *row, ptrdiff_t n, float bound, int64_t *cand)
-    {
-        ptrdiff_t c = 0;
-        for (ptrdiff_t j = 0; j < n; j++) {
-            cand[c] = j;
-            c += row[j] >= bound;
-        }
-        return c;
-    }
+    #define SKRANK_COLLECT_STEP 0
+    #define skrank_collect_d(row, n4, bound, cand) ((ptrdiff_t)0)
+    #define skrank_collect_f(row, n4, bound, cand) ((ptrdiff_t)0)
     #endif
     """
+    Py_ssize_t COLLECT_STEP "SKRANK_COLLECT_STEP"
     Py_ssize_t collect_d "skrank_collect_d" (
-        const double *row, Py_ssize_t n, double bound, int64_t *cand
+        const double *row, Py_ssize_t n4, double bound, int64_t *cand
     ) noexcept nogil
     Py_ssize_t collect_f "skrank_collect_f" (
-        const float *row, Py_ssize_t n, float bound, int64_t *cand
+        const float *row, Py_ssize_t n4, float bound, int64_t *cand
     ) noexcept nogil
 
 
@@ -405,15 +383,21 @@ cdef inline Py_ssize_t collect(
 ) noexcept nogil:
     """The items of ``row[0 .. n)`` at or above ``bound``, in input order:
     their columns to ``cand`` and their scores (as float64) to ``work``;
-    returns their number. The columns are collected without a branch
-    (:func:`collect_d`, four scores a step); the scores of the few passed
-    are read afterwards. The bound is a score of the row (from
-    :func:`fan_bound`), compared in the scores' own type."""
+    returns their number. The columns are collected without a branch: four
+    scores a step (:func:`collect_d`), then the rest of the row one by one,
+    every column written and passed only when its score is at or above the
+    bound; the scores of the few passed are read afterwards. The bound is a
+    score of the row (from :func:`fan_bound`), compared in the scores' own
+    type."""
     cdef Py_ssize_t c, j
+    cdef Py_ssize_t n4 = n - n % 4 if COLLECT_STEP else 0
     if score_t is double:
-        c = collect_d(row, n, bound, cand)
+        c = collect_d(row, n4, bound, cand)
     else:
-        c = collect_f(row, n, bound, cand)
+        c = collect_f(row, n4, bound, cand)
+    for j in range(n4, n):
+        cand[c] = j
+        c += row[j] >= bound
     for j in range(c):
         work[j] = row[cand[j]]
     return c
