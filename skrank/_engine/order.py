@@ -134,29 +134,6 @@ def _by_key(block: Block, k, secondary):
     return pos, y_sorted, s_sorted
 
 
-def _bound_rows(s, y, ties, k):
-    """Whole rows in rank order under a bound's tie rule (``"optimistic"``
-    or ``"pessimistic"``), for blocks without judged or unassessed flags
-    (items that must carry no flag but their relevance): the rows sorted
-    and their tie groups found as for tie averaging
-    (:func:`descending_rows`), then each group's relevance ordered
-    (:func:`_bound_order`). Returns ``(None, y_sorted, None)``, cut at
-    ``k``."""
-    y = kernel_buffer(y, np.float64)
-    _, y_sorted, s_sorted, found = descending_rows(
-        s,
-        y,
-        lambda rows: _order(rows, None, "average"),
-        positions=False,
-        groups=True,
-    )
-    if found is None:  # groups not found as the rows were gathered
-        found = tie_groups(s_sorted)
-    if np.shares_memory(y_sorted, y):  # rows in rank order: y itself
-        y_sorted = np.array(y_sorted)
-    return _bound_order(y_sorted, found, ties, k)
-
-
 def _bound_order(y_sorted, found, ties, k):
     """The relevance ``y_sorted`` of rows sorted by score, their tie groups
     ``found`` (:func:`tie_groups`), as a bound's ranking: each group's
@@ -181,12 +158,8 @@ def rank_rules(block: Block, rules, k: int | None = None, secondary=None) -> dic
     Tie averaging and the two bounds (``"optimistic"``, ``"pessimistic"``)
     share one sort where all of them sort whole rows (no cutoff below a
     quarter of the rows) of a block whose items carry no judged or
-    unassessed flag: the rows are sorted and their tie groups found once
-    (:func:`descending_rows`, as tie averaging sorts them), each bound's
-    ranking is a copy of the sorted relevance with every group ordered
-    (:func:`_bound_order`), and the averaging's ranking keeps the sorted
-    rows themselves. Every other rule, and any rule of another block, is
-    ranked on its own."""
+    unassessed flag (:func:`_sorted_once`). Every other rule, and any rule
+    of another block, is ranked on its own."""
     rules = list(dict.fromkeys(rules))
     shared = [rule for rule in rules if rule == "average" or rule in _BY_RELEVANCE]
     if (
@@ -196,27 +169,46 @@ def rank_rules(block: Block, rules, k: int | None = None, secondary=None) -> dic
         or selects_candidates(k, block.y.shape[1], "average")
     ):
         return {rule: rank(block, rule, k, secondary) for rule in rules}
+    out = _sorted_once(block, shared, k)
+    return {
+        rule: out[rule] if rule in out else rank(block, rule, k, secondary)
+        for rule in rules
+    }
+
+
+def _sorted_once(block: Block, rules, k) -> dict:
+    """The rankings of a block without judged or unassessed flags under
+    ``rules`` (tie averaging, the bounds), whole rows sorted once: the rows
+    sorted and their tie groups found as tie averaging sorts them
+    (:func:`descending_rows`); the averaging's ranking keeps the sorted
+    rows, and each bound's is the sorted relevance with every group
+    ordered (:func:`_bound_order`), in a copy where the sorted rows serve
+    another rule or are the block's own relevance (rows in rank order).
+    Bounds are cut at ``k``."""
     y = kernel_buffer(block.y, np.float64)
+    average = "average" in rules
+    relevant = average and counts_relevant(block)
     ranked = descending_rows(
         block.s,
         y,
         lambda rows: _order(rows, None, "average"),
         positions=False,
         groups=True,
-        relevant=counts_relevant(block),
+        relevant=relevant,
     )
     _, y_sorted, s_sorted, found = ranked
-    groups = tie_groups(s_sorted) if found is None else found
+    if found is None:  # groups not found as the rows were gathered
+        found = tie_groups(s_sorted, y_sorted if relevant else None)
     out = {}
-    for rule in rules:
-        if rule == "average":
-            out[rule] = _ranking_at(block, ranked[:3], rule, padded=False, groups=found)
-        elif rule in _BY_RELEVANCE:
-            # a copy: the sorted rows serve the averaging and the other bound
-            bound = _bound_order(np.array(y_sorted), groups, rule, k)
-            out[rule] = _ranking_at(block, bound, rule, padded=False)
-        else:
-            out[rule] = rank(block, rule, k, secondary)
+    if average:
+        out["average"] = _ranking_at(
+            block, ranked[:3], "average", padded=False, groups=found
+        )
+    bounds = [rule for rule in rules if rule in _BY_RELEVANCE]
+    for rule in bounds:
+        own = len(rules) == 1 and not np.shares_memory(y_sorted, y)
+        bound = _bound_order(y_sorted if own else np.array(y_sorted), found, rule, k)
+        out[rule] = _ranking_at(block, bound, rule, padded=False)
     return out
 
 
@@ -266,7 +258,7 @@ _KEY_ORDERS = {"average": None, "first": "first", "sklearn": "last"}
 
 # The tie rules of the bounds, which order a tie group's items by relevance
 # (larger first: True); their whole rows are the exchangeable order's with
-# each group's relevance then ordered (_bound_rows).
+# each group's relevance then ordered (_sorted_once).
 _BY_RELEVANCE = {"optimistic": True, "pessimistic": False}
 
 # Below this fraction of the row length, a cutoff selects candidates first.
@@ -398,7 +390,7 @@ def rank(
             ranked = tuple(None if a is None else a[:, :k] for a in ranked)
         return _ranking_at(block, ranked, ties, padded=False, groups=found)
     if ties in _BY_RELEVANCE and judged is None and unassessed is None:
-        return _ranking_at(block, _bound_rows(s, y, ties, k), ties, padded=False)
+        return _sorted_once(block, [ties], k)[ties]
     order = _order(s, y, ties, block.raw_score)
     if k is None or k >= L:
         width = L
