@@ -154,6 +154,15 @@ def _log_factorials(size: int) -> np.ndarray:
     return out
 
 
+def _whole(a, below):
+    """``a`` (float64) as int64 when every value is a whole number in ``0 ..
+    below - 1`` (a count, a grade), else None (NaN is none)."""
+    if a.size == 0 or not (a.min() >= 0 and a.max() < below):
+        return None
+    ints = a.astype(np.int64)
+    return ints if np.array_equal(ints, a) else None
+
+
 def _log_comb(n, j):
     """``log C(n, j)`` as ``gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j +
     1)``. Where ``n``, ``j`` and ``n - j`` are whole numbers ``0 ..`` below
@@ -165,12 +174,10 @@ def _log_comb(n, j):
     k = n - j
     whole = []
     for a in (n, j, k) if max(n.size, j.size) >= _TABLE_FROM else ():
-        if a.size == 0 or not (a.min() >= 0 and a.max() < _LOG_FACTORIAL_TABLE):
-            break  # NaN fails both
-        ai = a.astype(np.intp)
-        if not np.array_equal(ai, a):
+        ints = _whole(a, _LOG_FACTORIAL_TABLE)
+        if ints is None:
             break
-        whole.append(ai)
+        whole.append(ints)
     if len(whole) < 3:
         return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(k + 1.0)
     size = 1 << max(int(max(a.max() for a in whole)).bit_length(), 6)

@@ -1,7 +1,6 @@
 """The compiled loops of the measures: average precision's tie terms and
-their row sums, bpref's row sums, ERR's expectation over the orderings of
-small tie groups, and the sums over the tie groups that start before a
-cutoff.
+their row sums, bpref's row sums, and the sums over the tie groups that
+start before a cutoff.
 
 Each kernel reads exactly the buffers it declares (C-contiguous, native
 byte order, ``float64`` or ``int64``): the typed memoryviews refuse anything
@@ -14,8 +13,6 @@ rank (0-based, ``T``), ``size[g]`` its number of items (``t``) and
 ``row_first[r]`` the number of row ``r``'s first group.
 """
 
-from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
-from libc.math cimport floor
 from libc.stdint cimport int64_t, uint64_t
 
 from .._engine._shared cimport prefetch
@@ -543,7 +540,6 @@ def ap_sums(
         raise ValueError("ap_sums: inconsistent buffers")
 
 
-# rows ahead of the one summed whose first groups are asked for
 def bpref_sums(
     const double[::1] rel,
     const double[::1] u,
@@ -603,115 +599,7 @@ def bpref_sums(
             out[r] = acc
 
 
-def err_tied_small(
-    const int64_t[::1] t,
-    const int64_t[::1] L,
-    const int64_t[::1] T,
-    const int64_t[:, ::1] n,
-    const double[:, ::1] stop,
-    const double[:, ::1] cont,
-    double[::1] out,
-):
-    """ERR's expected terms of tie groups (:func:`skrank.measures.err._err_tied`:
-    group ``h`` of ``t`` items at ranks ``T ..``, ``L`` inside the cutoff,
-    ``n[h, u]`` of stop probability ``stop[h, u]``), a group at a time: the
-    number ``F`` of items that stop the user has the convolution of the
-    grades' binomial distributions (each over all its counts, products of
-    the ratios of consecutive probabilities outward from its mode, scaled
-    to a largest value of 1), ``h(f)`` follows ``_err_tied``'s recurrence
-    from ``f = t`` down, and the term is ``sum_f P(F = f) h(f)`` over the
-    scaled probabilities' sum. Work grows as ``t**2``: for small groups."""
-    cdef Py_ssize_t H = t.shape[0], U = n.shape[1], h, u, f, i, a
-    cdef int64_t tmax = 0, nu, size, mode
-    cdef double p, q, big, x, hf, acc, total, rho, tau, back, tf, Tf, Lf
-    cdef double *dist = NULL, *rel = NULL, *conv = NULL, *rhos = NULL
-    cdef bint ok = (
-        L.shape[0] == H and T.shape[0] == H and n.shape[0] == H
-        and stop.shape[0] == H and cont.shape[0] == H and out.shape[0] == H
-        and stop.shape[1] == U and cont.shape[1] == U
-    )
-    for h in range(H):
-        if not ok:
-            break
-        size = 0
-        for u in range(U):
-            size += n[h, u]
-            ok = ok and n[h, u] >= 0
-        ok = ok and t[h] >= 1 and size <= t[h] and L[h] >= 0 and T[h] >= 0
-        if t[h] > tmax:
-            tmax = t[h]
-    if not ok:
-        raise ValueError("err_tied_small: inconsistent buffers")
-    with nogil:
-        dist = <double *>PyMem_RawMalloc(<size_t>(tmax + 2) * sizeof(double))
-        rel = <double *>PyMem_RawMalloc(<size_t>(tmax + 2) * sizeof(double))
-        conv = <double *>PyMem_RawMalloc(<size_t>(tmax + 2) * sizeof(double))
-        rhos = <double *>PyMem_RawMalloc(<size_t>(tmax + 2) * sizeof(double))
-        ok = dist != NULL and rel != NULL and conv != NULL and rhos != NULL
-        for h in range(H if ok else 0):
-            # the distribution of F over 0 .. a - 1, scaled
-            dist[0] = 1.0
-            a = 1
-            for u in range(U):
-                nu = n[h, u]
-                if nu == 0:
-                    continue
-                p = stop[h, u]
-                q = cont[h, u]
-                mode = <int64_t>floor((nu + 1.0) * p)
-                mode = 0 if mode < 0 else (nu if mode > nu else mode)
-                rel[mode] = 1.0
-                for f in range(mode + 1, nu + 1):
-                    rel[f] = rel[f - 1] * (((nu - f + 1) * p) / (f * q))
-                for f in range(mode - 1, -1, -1):
-                    rel[f] = rel[f + 1] * (((f + 1) * q) / ((nu - f) * p))
-                for f in range(a + nu):
-                    conv[f] = 0.0
-                for i in range(nu + 1):
-                    x = rel[i]
-                    for f in range(a):
-                        conv[f + i] += x * dist[f]
-                a += nu
-                big = 0.0
-                for f in range(a):
-                    if conv[f] > big:
-                        big = conv[f]
-                for f in range(a):
-                    dist[f] = conv[f] / big
-            # P(J <= L | f) for f = 0 .. t (1 for every f >= 1 without a cut)
-            tf = <double>t[h]
-            Tf = <double>T[h]
-            Lf = <double>L[h]
-            rhos[0] = 0.0
-            rho = 0.0
-            tau = 1.0
-            for f in range(t[h]):
-                if L[h] < t[h]:
-                    rho = rho + tau * Lf / (tf - f)
-                    x = tf - Lf - f
-                    tau = tau * ((x if x > 0 else 0.0) / (tf - f))
-                else:
-                    rho = 1.0
-                rhos[f + 1] = rho
-            hf = 0.0
-            acc = 0.0
-            total = 0.0
-            for f in range(a):
-                total += dist[f]
-            for f in range(t[h], 0, -1):
-                back = Tf + (tf - f) + 1.0
-                hf = rhos[f] / back + (f * (tf - f) / ((f + 1.0) * back)) * hf
-                if f < a:
-                    acc += dist[f] * hf
-            out[h] = acc / total
-        PyMem_RawFree(dist)
-        PyMem_RawFree(rel)
-        PyMem_RawFree(conv)
-        PyMem_RawFree(rhos)
-    if not ok:
-        raise MemoryError(f"err_tied_small: no memory for groups of {tmax} items")
-
-
+# rows ahead of the one summed whose first groups are asked for
 cdef enum:
     HEAD_AHEAD = 4
 

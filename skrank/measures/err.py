@@ -7,8 +7,9 @@ import numpy as np
 
 from .._engine import Ranking
 from .._validation import Interval, InvalidParameterError
-from . import _kernels
+from . import _err_kernel
 from ._base import Measure, ParamSpec, _grade_bound
+from ._common import _whole
 
 #: Below a stop probability of 2**-100, 1 - R is 1 to far below rounding and
 #: ERR is linear in the stop probabilities: a row whose largest grade lies
@@ -40,7 +41,7 @@ _ERR_BLOCK_CELLS = 1 << 20
 
 
 #: Tie groups of at most this many items take the compiled loop
-#: (:func:`skrank.measures._kernels.err_tied_small`), whose work grows as
+#: (:func:`skrank.measures._err_kernel.err_tied_small`), whose work grows as
 #: the square of the group's size.
 _ERR_SMALL = 64
 
@@ -70,21 +71,19 @@ def _stop_continue(y, max_grade):
     """
     y = np.asarray(y, dtype=np.float64)
     top = np.asarray(max_grade, dtype=np.int64)
-    if y.size >= _TABLE_SIZE:
-        low, high = y.min(), y.max()
-        if low >= 0 and high < _TABLE_GRADES:  # NaN: neither holds
-            grades = y.astype(np.int64)
-            if np.array_equal(grades, y):
-                return _from_tables(grades, int(high) + 1, top)
+    grades = _whole(y, _TABLE_GRADES) if y.size >= _TABLE_SIZE else None
+    if grades is not None:
+        return _from_tables(grades, top)
     return _stop_continue_of(y, top)
 
 
-def _from_tables(grades, n, top):
-    """:func:`_stop_continue` of the integer ``grades`` (``0 .. n - 1``),
-    read from tables of every grade under each distinct ``max_grade`` of
-    ``top`` (broadcast against ``grades``). A grade above a table's
-    ``max_grade`` has no probability (it is never read: the relevance is
-    checked against the bound first)."""
+def _from_tables(grades, top):
+    """:func:`_stop_continue` of the integer ``grades`` (``0 ..
+    _TABLE_GRADES - 1``), read from tables of every grade under each
+    distinct ``max_grade`` of ``top`` (broadcast against ``grades``). A
+    grade above a table's ``max_grade`` has no probability (it is never
+    read: the relevance is checked against the bound first)."""
+    n = _TABLE_GRADES
     shape = np.broadcast_shapes(grades.shape, top.shape)
     tops, which = np.unique(top, return_inverse=True)
     which = which.reshape(top.shape)
@@ -241,7 +240,7 @@ def _err_tied(t, L, T, n, stop, cont):
     if small.any():
         at = np.flatnonzero(small)
         part = np.empty(at.shape[0])
-        _kernels.err_tied_small(
+        _err_kernel.err_tied_small(
             t[at],
             L[at],
             T[at],
@@ -406,20 +405,19 @@ def _grade_counts_of(r: Ranking, groups):
     y = r.y.reshape(-1)[pos]
     keep = y > 0
     owner, y = owner[keep], y[keep]
-    if y.size and y.max() < _TABLE_GRADES:
-        labels = y.astype(np.int64)
-        if np.array_equal(labels, y):
-            # integer grades: counted per group and grade, each grade a
-            # column in ascending order (a count of 0 where a group has none)
-            present = np.flatnonzero(np.bincount(labels, minlength=_TABLE_GRADES))
-            column = np.zeros(_TABLE_GRADES, dtype=np.int64)
-            column[present] = np.arange(present.shape[0])
-            width = present.shape[0]
-            n = np.bincount(
-                owner * width + column[labels], minlength=groups.shape[0] * width
-            ).reshape(groups.shape[0], width)
-            values = np.broadcast_to(present.astype(np.float64), n.shape)
-            return n.astype(np.float64), np.ascontiguousarray(values)
+    labels = _whole(y, _TABLE_GRADES)
+    if labels is not None:
+        # integer grades: counted per group and grade, each grade a column
+        # in ascending order (a count of 0 where a group has none)
+        present = np.flatnonzero(np.bincount(labels, minlength=_TABLE_GRADES))
+        column = np.zeros(_TABLE_GRADES, dtype=np.int64)
+        column[present] = np.arange(present.shape[0])
+        width = present.shape[0]
+        n = np.bincount(
+            owner * width + column[labels], minlength=groups.shape[0] * width
+        ).reshape(groups.shape[0], width)
+        values = np.broadcast_to(present.astype(np.float64), n.shape)
+        return n.astype(np.float64), np.ascontiguousarray(values)
     grades, code = np.unique(y, return_inverse=True)
     pairs, counts = np.unique(
         owner.astype(np.int64) * grades.shape[0] + code, return_counts=True

@@ -17,9 +17,7 @@ def _rank_weights(p, r, inside):
     inside the cutoff), the powers read from ``np.power(p, 0 .. width)``:
     the values ``np.power`` gives each, computed once per width."""
     powers = np.power(p, np.arange(r.width + 1, dtype=np.int64))
-    T = np.asarray(r.start)
-    end = T + inside
-    return np.take(powers, T) - np.take(powers, end)
+    return np.take(powers, r.start) - np.take(powers, r.start + inside)
 
 
 def _rbp_compute(r, k, p, relevance_level, gain="binary", arithmetic="skrank"):

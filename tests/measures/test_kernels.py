@@ -20,6 +20,7 @@ import skrank
 from skrank import _engine
 from skrank.measures import MEASURES
 from skrank.measures import _common as measures_common
+from skrank.measures import _err_kernel as err_kernel
 from skrank.measures import _kernels as measure_kernels
 
 # -- the measures' kernels (skrank.measures._kernels) -------------------------
@@ -669,14 +670,14 @@ def test_err_tied_small_refuses_inconsistent_buffers():
     probs = np.full((2, 2), 0.5)
     good = np.array([[1, 1], [1, 0]], dtype=np.int64)
     out = np.empty(2)
-    measure_kernels.err_tied_small(t, L, T, good, probs, probs, out)
+    err_kernel.err_tied_small(t, L, T, good, probs, probs, out)
     assert np.isfinite(out).all()
     # by hand: two items of R = 1/2 at ranks 1 and 2 (any order): 1/2 / 1 +
     # (1 - 1/2) 1/2 / 2 = 0.625; with the cutoff at rank 1, 0.5
     two = np.array([2], dtype=np.int64)
     for inside, want in ((2, 0.625), (1, 0.5)):
         got = np.empty(1)
-        measure_kernels.err_tied_small(
+        err_kernel.err_tied_small(
             two,
             np.array([inside], dtype=np.int64),
             np.array([0], dtype=np.int64),
@@ -694,4 +695,4 @@ def test_err_tied_small_refuses_inconsistent_buffers():
         (t, L, T, good, probs[:, :1].copy(), probs),
     ):
         with pytest.raises(ValueError, match="err_tied_small: inconsistent"):
-            measure_kernels.err_tied_small(*args, np.empty(2))
+            err_kernel.err_tied_small(*args, np.empty(2))
