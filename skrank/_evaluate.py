@@ -342,29 +342,14 @@ def check_tie_bounds_output(caller, tie_bounds, average):
         )
 
 
-def _bounded(specs):
-    """The positions in ``specs`` of the metrics that have tie bounds."""
-    return [i for i, s in enumerate(specs) if s.measure.has_tie_bounds(s.params)]
-
-
-def tie_bounds_of(names, specs, run):
-    """``{name: (pessimistic, optimistic)}`` of the metrics that have tie
-    bounds; ``run(specs, ties)`` computes per-query values."""
-    bounded = _bounded(specs)
-    if not bounded:
-        return {}
-    chosen = [specs[i] for i in bounded]
-    low = run(chosen, "pessimistic")
-    high = run(chosen, "optimistic")
-    return {names[i]: (lo, hi) for i, lo, hi in zip(bounded, low, high, strict=True)}
-
-
 def tie_bounds_with(names, specs, ties, run):
-    """The per-query values of ``specs`` under ``ties`` and the
-    :func:`tie_bounds_of` the metrics that have them, in one pass:
-    ``run(specs, ties, also)`` is :func:`~skrank._core.compute`'s (``also``
-    the bounds' metrics by tie rule)."""
-    bounded = _bounded(specs)
+    """The per-query values of ``specs`` under ``ties`` and ``{name:
+    (pessimistic, optimistic)}`` of the metrics that have tie bounds.
+    ``run(specs, ties, also)`` computes per-query values, with ``also``
+    (``{rule: specs}``) returning ``(values, {rule: values})``: the further
+    rules in the same pass (:func:`~skrank._core.compute`'s) or in passes
+    of their own."""
+    bounded = [i for i, s in enumerate(specs) if s.measure.has_tie_bounds(s.params)]
     if not bounded:
         return run(specs, ties), {}
     chosen = [specs[i] for i in bounded]

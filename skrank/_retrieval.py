@@ -30,7 +30,7 @@ import numpy as np
 
 from ._core import aggregate, tie_check
 from ._engine import Block, factorize, rank, slices
-from ._evaluate import check_tie_bounds_output, tie_bounds_of
+from ._evaluate import check_tie_bounds_output, tie_bounds_with
 from ._results import QueryResults
 from ._validation import (
     BOOL,
@@ -711,7 +711,11 @@ def evaluate_neighbors(caller, a):
         check_k(caller, spec.k, lookup, what=f"The cutoff of {spec.name!r}")
     r_text = f"the number of index items of the query's class{_less_one(drop, loo)}"
 
-    def run(chosen, ties):
+    def run(chosen, ties, also=None):
+        # the bounds' rules (also) each in a pass of its own
+        if also is not None:
+            further = {rule: run(more, rule) for rule, more in also.items()}
+            return run(chosen, ties), further
         return score(
             caller,
             lookup,
@@ -728,8 +732,12 @@ def evaluate_neighbors(caller, a):
         )
 
     names = [spec.name for spec in specs]
-    results = dict(zip(names, run(specs, a["ties"]), strict=True))
+    bounds = None
+    if a["tie_bounds"]:
+        computed, bounds = tie_bounds_with(names, specs, a["ties"], run)
+    else:
+        computed = run(specs, a["ties"])
+    results = dict(zip(names, computed, strict=True))
     if a["average"] is not None:
         return results
-    bounds = tie_bounds_of(names, specs, run) if a["tie_bounds"] else None
     return QueryResults(results, np.arange(lookup.match.shape[0]), bounds)
