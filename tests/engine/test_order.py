@@ -49,6 +49,18 @@ def test_rank_deterministic_rules_equal_a_naive_row_sort(ties, tied):
         np.testing.assert_array_equal(r.y[i], y[i][order])
 
 
+def _laid_out(y, s, padded, rng):
+    """The blocks of ``(n_queries, width)`` rows ``y``, ``s`` and each
+    query's length: the dense layout of whole rows, or (``padded``) the
+    grouped layout of queries of 3 to 9 items, built a block at a time."""
+    if not padded:
+        return [dense_layout(y, s).blocks[0]], np.full(y.shape[0], y.shape[1])
+    lengths = rng.integers(3, 10, y.shape[0])
+    keep = np.arange(y.shape[1])[None, :] < lengths[:, None]
+    qid = np.repeat(np.arange(y.shape[0]), lengths)
+    return list(grouped_layout(y[keep], s[keep], qid, lazy=True).blocks), lengths
+
+
 @pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
 @pytest.mark.parametrize("layout", ["in rank order", "padded", "long rows"])
 def test_rank_bounds_equal_a_naive_row_sort_and_leave_the_input(ties, layout):
@@ -66,16 +78,8 @@ def test_rank_bounds_equal_a_naive_row_sort_and_leave_the_input(ties, layout):
     if layout == "in rank order":
         s = -np.sort(-s, axis=1)
     before = (y.copy(), s.copy())
-    if layout == "padded":
-        lengths = rng.integers(3, 10, 20)
-        keep = np.arange(9)[None, :] < lengths[:, None]
-        qid = np.repeat(np.arange(20), lengths)
-        blocks = list(grouped_layout(y[keep], s[keep], qid, lazy=True).blocks)
-        rows = [(b, i, q) for b in blocks for i, q in enumerate(b.rows)]
-    else:
-        lengths = np.full(y.shape[0], y.shape[1])
-        blocks = [dense_layout(y, s).blocks[0]]
-        rows = [(blocks[0], i, i) for i in range(y.shape[0])]
+    blocks, lengths = _laid_out(y, s, layout == "padded", rng)
+    rows = [(b, i, q) for b in blocks for i, q in enumerate(b.rows)]
     for k in (None, 5):
         ranked = {id(b): rank(b, ties, k) for b in blocks}
         for block, i, q in rows:
@@ -103,15 +107,9 @@ def test_rank_rules_equal_rank_of_each_rule(layout, k):
     if layout == "in rank order":
         s = -np.sort(-s, axis=1)
     before = (y.copy(), s.copy())
-    if layout == "padded":
-        lengths = rng.integers(3, 10, 20)
-        keep = np.arange(9)[None, :] < lengths[:, None]
-        qid = np.repeat(np.arange(20), lengths)
-        blocks = list(grouped_layout(y[keep], s[keep], qid, lazy=True).blocks)
-    else:
-        blocks = [dense_layout(y, s).blocks[0]]
-        if layout == "judged":
-            blocks[0].judged = rng.random(y.shape) < 0.8
+    blocks, _ = _laid_out(y, s, layout == "padded", rng)
+    if layout == "judged":
+        blocks[0].judged = rng.random(y.shape) < 0.8
     rules = ["average", "pessimistic", "optimistic", "first"]
     for block in blocks:
         got = rank_rules(block, rules, k)

@@ -88,10 +88,14 @@ def _rel_error(got, exact):
 MAX_GRADES = [1, 4, 54, 55, 57, 60, 1023]
 
 
+@pytest.mark.parametrize("path", ["compiled", "buckets"])
 @pytest.mark.parametrize("max_grade", MAX_GRADES)
-def test_tie_expectation_matches_brute_force_exactly(max_grade):
+def test_tie_expectation_matches_brute_force_exactly(monkeypatch, max_grade, path):
     """Small queries with ties, grades low, middling and at max_grade, against
-    the exact mean over every ordering."""
+    the exact mean over every ordering. Groups of up to 64 items take the
+    compiled loop (one group at a time), larger ones the buckets of similar
+    sizes: each path is forced on these small groups."""
+    monkeypatch.setattr(err_family, "_ERR_SMALL", 64 if path == "compiled" else 0)
     rng = np.random.default_rng(max_grade)
     scale = sorted({0, 1, min(3, max_grade), max_grade - 1, max_grade})
     worst = 0.0
@@ -294,32 +298,6 @@ def test_stop_probabilities_of_labels_read_from_tables_equal_each_computed(top):
     want = err._stop_continue_of(y, np.asarray(grades, dtype=np.int64))
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
-
-
-@pytest.mark.parametrize("path", ["compiled", "buckets"])
-@pytest.mark.parametrize("max_grade", [1, 4, 57, 1023])
-def test_both_paths_of_the_tie_expectation_match_brute_force(
-    monkeypatch, path, max_grade
-):
-    """Groups of up to 64 items take the compiled loop (one group at a
-    time), larger ones the buckets of similar sizes: each path, forced on
-    small queries with ties, against the exact mean over every ordering."""
-    monkeypatch.setattr(err_family, "_ERR_SMALL", 64 if path == "compiled" else 0)
-    rng = np.random.default_rng(100 + max_grade)
-    scale = sorted({0, 1, min(3, max_grade), max_grade - 1, max_grade})
-    worst = 0.0
-    for _ in range(15):
-        n = int(rng.integers(2, 7))
-        y = [int(g) for g in rng.choice(scale, n)]
-        s = [float(v) for v in rng.integers(0, 3, n)]
-        if not any(y):
-            y[0] = max_grade
-        for k in (None, 2):
-            at = "" if k is None else f"@{k}"
-            name = f"err(max_grade={max_grade}){at}"
-            got = skrank.evaluate([y], [s], [name])[name]
-            worst = max(worst, _rel_error(got, _exact_expectation(y, s, max_grade, k)))
-    assert worst < 1e-15
 
 
 @pytest.mark.parametrize("max_grade, k", [(4, None), (4, 120), (57, 7), (60, None)])
