@@ -9,15 +9,22 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import gammaln
 
 from .. import _trec_gains
 from .._engine import Ranking, discount, gain_values
 from .._engine.ranking import cumulative_discount, cumulative_steps
 from .._trec_gains import TrecGainTable
 from .._validation import COMMON_CONSTRAINTS, InvalidParameterError, Options, gain_table
+from . import _gain_kernel
 from ._base import _REL, Measure, ParamSpec, _always_full, _gain_bound, _shared
-from ._common import _divide, _hypergeometric, _log_comb, _straddling, head_sums
+from ._common import (
+    _divide,
+    _hypergeometric,
+    _log_comb,
+    _log_factorials,
+    _straddling,
+    head_sums,
+)
 
 
 def _dcg(r: Ranking, k, gain, log_base):
@@ -472,44 +479,87 @@ NORMALIZED_GAIN = Measure(
 )
 
 
+#: The most work (steps of :func:`skrank.measures._gain_kernel.
+#: normalized_gain_groups`, (n1 + t) (n1 + 1) (S + 1) for a tie group of t
+#: items, n1 of positive gain, S their gains) that G's expectation under ties
+#: may take for one tie group; beyond it, ``ties="average"`` raises an error.
+G_MAX_WORK = 1 << 31
+
+#: Whole-number gains and ideal costs below this are read by the compiled
+#: loop (from a table of ``1 / log2`` of that length); others by the
+#: enumeration of compositions.
+_G_TABLE = 1 << 22
+
+
 def _normalized_gain_tied(r: Ranking, g, C):
     """Per tie group, the expected sum of G's terms of its items (see
     :func:`_normalized_gain_compute`); ``g`` the gains by position, ``C``
-    the cumulative costs by position."""
-    G_sum = r.group_sum(g)
-    Sb = r.before(G_sum)
+    the cumulative costs by position.
+
+    The term of the p-th position of a group of t items, Y the gains of its
+    first p items, is g_p / log2(2 + C - S - Y) (S the gains of the earlier
+    groups); given the set of the first p items, the p-th is any of them
+    alike, so its expectation is that of (Y / p) / log2(2 + C - S - Y), Y
+    the sum of a uniformly random p-subset of the group. With whole-number
+    gains Y's distribution is built by the compiled loop
+    (:func:`~skrank.measures._gain_kernel.normalized_gain_groups`), whose
+    work is bounded by :data:`G_MAX_WORK` per group; with others the
+    compositions of the p-subsets by gain value are enumerated
+    (:func:`_normalized_gain_cells`), at most :data:`MAX_COMPOSITIONS`."""
     t = r.size
     T = r.start
-    contrib = np.zeros(t.shape[0])
-    # one item: no one of its group above it
-    one = t == 1
-    cost = C[r.row[one], T[one]]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        contrib[one] = np.where(
-            G_sum[one] != 0,
-            G_sum[one] / np.log2(2.0 + cost - Sb[one] - G_sum[one]),
-            0.0,
+    top = C[:, -1].max() if C.size else 0.0  # the costs rise along a row
+    if top < _G_TABLE - 3:
+        with np.errstate(divide="ignore"):
+            inv_log = 1.0 / np.log2(np.arange(int(top) + 3.0))
+        out = np.empty(t.shape[0])
+        status = _gain_kernel.normalized_gain_groups(
+            np.ascontiguousarray(g, dtype=np.float64),
+            np.ascontiguousarray(C, dtype=np.float64),
+            np.asarray(r.row_first, dtype=np.int64),
+            np.asarray(T, dtype=np.int64),
+            np.asarray(t, dtype=np.int64),
+            inv_log,
+            _log_factorials(int(t.max()) + 1),
+            float(G_MAX_WORK),
+            out,
         )
+        if status == -1:
+            return out
+        if status >= 0:
+            size = int(t[status])
+            row, first = int(r.row[status]), int(T[status])
+            n1 = int(np.count_nonzero(g[row, first : first + size] > 0))
+            raise InvalidParameterError(
+                "G is exact under ties by the distribution of the gains of "
+                "the subsets of a tie group; this input needs more than the "
+                f"limit of {G_MAX_WORK} steps for one group (a tie group of "
+                f"{size} items, {n1} of positive gain). Use a deterministic "
+                "tie rule (ties='first', 'optimistic' or 'pessimistic', or "
+                "'trec_eval' for TREC runs)."
+            )
+    # gains that are not whole numbers: their compositions enumerated
+    G_sum = r.group_sum(g)
+    Sb = r.before(G_sum)
+    contrib = np.zeros(t.shape[0])
+    pick = np.flatnonzero(G_sum != 0)  # groups of no gain add nothing
     values = np.unique(g)  # the gain values present (0 among them)
     counts = np.stack([r.group_sum(g == v) for v in values], axis=1)  # (G, U)
-    pick = np.flatnonzero(~one & (counts[:, values != 0].sum(axis=1) > 0))
-    if not pick.size:
-        return contrib
     for size in np.unique(t[pick]):  # the sizes of tied groups, not queries
         part = pick[t[pick] == size]
-        cnt = counts[part]
 
         def refuse(size=size):
             raise InvalidParameterError(
                 "G is exact under ties by enumerating the compositions by gain "
-                "of the items of a tie group above each item; this input needs "
+                "of the subsets of a tie group; this input needs "
                 f"more than {MAX_COMPOSITIONS} of them (a tie group of "
                 f"{int(size)} items). Use a deterministic tie rule "
                 "(ties='first', 'optimistic' or 'pessimistic', or 'trec_eval' "
                 "for TREC runs)."
             )
 
-        V = _compositions(cnt.max(axis=0), int(size) - 1, refuse)  # (K, U)
+        V = _compositions(counts[part].max(axis=0), int(size), refuse)  # (K, U)
+        V = V[V.sum(axis=1) > 0]  # p-subsets, p >= 1
         step = max(1, (1 << 20) // max(1, V.shape[0] * values.shape[0]))
         for lo in range(0, part.shape[0], step):  # chunks of groups
             g_idx = part[lo : lo + step]
@@ -522,36 +572,22 @@ def _normalized_gain_tied(r: Ranking, g, C):
 
 def _normalized_gain_cells(cnt, size, T, rows, Sb, V, values, C):
     """The expected G terms of tie groups of ``size`` items with gain counts
-    ``cnt`` (n, U), over the compositions ``V`` (K, U) of the items above
-    an item (see :func:`_normalized_gain_tied`).
-
-    An item of gain value u sits under the composition v of the others with
-    probability prod_w C(c_w - [w = u], v_w) / C(t - 1, o), which is
-    prod_w C(c_w, v_w) / C(t - 1, o) times (c_u - v_u) / c_u; summed over
-    the c_u items of value u and their offset (1/t each), a composition
-    weighs prod_w C(c_w, v_w) / C(t - 1, o) / t and adds
-    sum_u (c_u - v_u) g_u / log2(2 + C_{T+o} - S - g_u - X(v)).
-    """
-    cnt = cnt.astype(np.intp)
-    lf = gammaln(np.arange(int(size) + 1) + 1.0)  # log j!
-    o = V.sum(axis=1)
-    X = V @ values
-    fits = (V[None, :, :] <= cnt[:, None, :]).all(axis=2)  # (n, K)
-    rest = np.maximum(cnt[:, None, :] - V[None, :, :], 0)  # c_w - v_w
-    log_w = (lf[cnt][:, None, :] - lf[V][None, :, :] - lf[rest]).sum(axis=2)
-    n_top = int(size) - 1
-    log_w -= (lf[n_top] - lf[o] - lf[n_top - o])[None, :]
-    weight = np.where(fits, np.exp(np.where(fits, log_w, 0.0)), 0.0) / size
-    pos = np.minimum(T[:, None] + o[None, :], C.shape[1] - 1)
-    base = 2.0 + C[rows[:, None], pos] - Sb[:, None] - X[None, :]  # (n, K)
-    inner = np.zeros(base.shape)
-    for u in np.flatnonzero(values != 0):  # the gain values, not groups
-        gu = values[u]
-        here = fits & (rest[:, :, u] > 0)  # an item of value u is left
-        with np.errstate(divide="ignore", invalid="ignore"):
-            term = np.where(here, gu / np.log2(base - gu), 0.0)
-        inner += rest[:, :, u] * term
-    return (weight * inner).sum(axis=1)
+    ``cnt`` (n, U), over the compositions ``V`` (K, U) of their p-subsets,
+    p >= 1 (see :func:`_normalized_gain_tied`): a composition v has the
+    probability prod_w C(c_w, v_w) / C(t, p) and adds (Y / p) / log2(2 +
+    C_{T+p} - S - Y), Y = sum_w v_w g_w."""
+    cnt = cnt[:, None, :]
+    p = V.sum(axis=1)
+    Y = V @ values
+    fits = (V[None, :, :] <= cnt).all(axis=2)  # (n, K)
+    log_w = _log_comb(cnt, np.minimum(V[None, :, :], cnt)).sum(axis=2)
+    log_w -= _log_comb(size, p)[None, :]
+    weight = np.where(fits, np.exp(np.where(fits, log_w, 0.0)), 0.0)
+    pos = np.minimum(T[:, None] + p[None, :] - 1, C.shape[1] - 1)
+    base = 2.0 + C[rows[:, None], pos] - Sb[:, None] - Y[None, :]  # (n, K)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(fits & (Y != 0), Y / p / np.log2(base), 0.0)
+    return (weight * term).sum(axis=1)
 
 
 def _ideal_dcg_prefix(ideal_w):

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._engine import Ranking
 from .._validation import Interval, InvalidParameterError, Options
+from . import _iprec_kernel
 from ._base import _REL, Measure, ParamSpec, _always_full
 
 #: How a recall level becomes a number of relevant items (``rounding=``):
@@ -82,31 +83,31 @@ def _iprec_curve(r: Ranking, relevance_level):
 def _iprec_groups(r: Ranking, rel):
     """What :func:`_iprec_expected` reads of a tied ranking at every recall
     level, for the groups that hold a relevant item (no other group enters
-    the maximum): each one's row, its relevant items ``k`` (float64), the
-    relevant items of the earlier groups of its row ``b``, its size ``t``
-    and first rank ``T``, its largest and smallest possible precision
-    ``top`` and ``low``, and whether it takes one value only (one item, or
-    every item relevant); per row, the relevant items retrieved ``H``."""
+    the maximum), as int64: each one's relevant items ``k``, the relevant
+    items of the earlier groups of its row ``b``, its size ``t`` and first
+    rank ``T``; its least possible precision (its one value when it is one
+    item or all relevant) and its largest (-1 when it takes one value);
+    where each row's groups begin (``m + 1`` entries); per row, the
+    relevant items retrieved ``H``."""
     k = np.asarray(rel, dtype=np.float64)
     b = r.before(k)
-    H = r.row_sum(k)
+    H = r.row_sum(k).astype(np.int64)
     g = np.flatnonzero(k > 0)
-    k, b, t, T = k[g], b[g], r.size[g], r.start[g]
+    first = np.zeros(r.m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r.row[g], minlength=r.m), out=first[1:])
+    k, b, t, T = (np.asarray(a[g], dtype=np.int64) for a in (k, b, r.size, r.start))
     with np.errstate(divide="ignore", invalid="ignore"):
         top = (b + k) / (T + k)
         low = (b + k) / (T + t)
+    # a group of one item or all relevant takes one value, top
     single = (t == 1) | (k == t)
-    return r.row[g], k, b, t, T, top, low, single, H
+    return k, b, t, T, np.where(single, top, low), np.where(single, -1.0, top), first, H
 
 
 #: The most work (see :func:`_iprec_expected`) that the exact expectation of
 #: interpolated precision under ties may take for one query; beyond it,
 #: ``ties="average"`` raises an error.
 IPREC_MAX_WORK = 1 << 30
-
-
-#: The (pair, relevant count) cells of that expectation computed at a time.
-IPREC_CHUNK_CELLS = 1 << 20
 
 
 def _iprec_expected(r: Ranking, groups, need):
@@ -138,135 +139,37 @@ def _iprec_expected(r: Ranking, groups, need):
     by one (position p holds a relevant item with probability (k - h) /
     (t - p + 1) when h are above it), never place relevant item i >= i0 at
     a p with (b + i) / (o + p) > x: a dynamic program over the positions
-    with the number of relevant items above as state, for each pair of a
-    group and a value of x.
+    with the number of relevant items above as state. It is a step
+    function of x, found at each of the group's own values from the
+    largest one at most L up; P(V <= x) at a point x reads each group's
+    at its largest own value at most x. The compiled loop
+    (:func:`skrank.measures._iprec_kernel.iprec_expected`) takes a query
+    at a time.
 
-    Cost: per query, O(P * sum_g (k_g + 1) t_g) with P the number of values
-    (at most 1 + sum_g k_g (t_g - k_g + 1) over the groups that can move
-    V), so O(k^2 t^2) for one tie group of t items with k relevant. The
-    dynamic program holds at most :data:`IPREC_CHUNK_CELLS` cells at a
-    time; the values and the (group, value) pairs take memory linear in
-    their number. A query whose bound exceeds :data:`IPREC_MAX_WORK` raises
-    an error. The loops run over the (size, relevant count) of the groups,
-    positions and chunks, never over queries.
+    Cost: per query, sum_g n_g (k_g + 1) t_g steps of the dynamic program
+    for the n_g = (k_g - i0_g + 1) (t_g - k_g + 1) values of each group
+    that can move V, so O(k^2 t^2) for one tie group of t items with k
+    relevant, and (1 + sum_g n_g) G products for its G groups; memory for
+    2 sum_g n_g values of the query. A query whose steps exceed
+    :data:`IPREC_MAX_WORK` raises an error before any is taken.
     """
-    m = r.m
-    # the groups with a relevant item, the same at every level
-    row, k, b, t, T, top, low, single, H = groups
-    ok = (need <= H) & (H > 0)
-    c = np.maximum(need, 1)[row]
-    enters = ok[row] & (b + k >= c)
-    fixed = enters & single
-    random = enters & ~single
-    L = np.zeros(m)
-    g = np.flatnonzero(enters)
-    np.maximum.at(L, row[g], np.where(fixed[g], top[g], low[g]))
-    value = np.where(ok, L, 0.0)
-    g = np.flatnonzero(random & (top > L[row]))
-    if g.size == 0:
-        return value
-    # the groups that can move V (sorted by row: groups are numbered row by
-    # row), with integer parameters
-    row_g = row[g]
-    t_g = t[g].astype(np.int64)
-    k_g = k[g].astype(np.int64)
-    o_g = T[g].astype(np.int64)
-    b_g = b[g]
-    i0 = np.maximum(c[g] - b_g.astype(np.int64), 1)
-    n_x = (k_g - i0 + 1) * (t_g - k_g + 1)
-    bound = np.bincount(row_g, weights=n_x.astype(np.float64), minlength=m) + 1.0
-    bound *= np.bincount(
-        row_g, weights=((k_g + 1) * t_g).astype(np.float64), minlength=m
-    )
-    if bound.max() > IPREC_MAX_WORK:
-        q = int(np.argmax(bound))
-        big = np.flatnonzero(row_g == q)
-        big = big[np.argmax(t_g[big])]
+    k, b, t, T, least, reach, first, H = groups
+    out = np.empty(r.m)
+    q = _iprec_kernel.iprec_expected(
+        first, t, k, T, b, least, reach, need.astype(np.int64), H,
+        float(IPREC_MAX_WORK), out,
+    )  # fmt: skip
+    if q >= 0:
+        big = first[q] + int(np.argmax(t[first[q] : first[q + 1]]))
         raise InvalidParameterError(
             "Interpolated precision under ties='average' is exact by "
             "evaluating the distribution of a maximum over the tie groups; a "
-            f"query of this input needs about {bound.max():.3g} steps, more "
-            f"than the limit of {IPREC_MAX_WORK} (a tie group of "
-            f"{int(t_g[big])} items with {int(k_g[big])} relevant). Use a "
-            "deterministic tie rule (ties='first', 'optimistic' or "
-            "'pessimistic', the bounds)."
+            f"query of this input needs more than the limit of {IPREC_MAX_WORK} "
+            f"steps (a tie group of {int(t[big])} items with {int(k[big])} "
+            "relevant). Use a deterministic tie rule (ties='first', "
+            "'optimistic' or 'pessimistic', the bounds)."
         )
-    # the values each group's maximum can take, above the query's floor L
-    gid = np.repeat(np.arange(g.shape[0]), n_x)
-    local = np.arange(gid.shape[0]) - np.repeat(np.cumsum(n_x) - n_x, n_x)
-    span = (t_g - k_g + 1)[gid]
-    i = i0[gid] + local // span
-    x = (b_g[gid] + i) / (o_g[gid] + i + local % span)
-    above = x > L[row_g[gid]]
-    has = np.unique(row_g)
-    point_row = np.concatenate([has, row_g[gid[above]]])
-    point_x = np.concatenate([L[has], x[above]])
-    order = np.lexsort((point_x, point_row))
-    point_row, point_x = point_row[order], point_x[order]
-    keep = np.ones(point_x.shape[0], dtype=bool)
-    keep[1:] = (point_row[1:] != point_row[:-1]) | (point_x[1:] != point_x[:-1])
-    point_row, point_x = point_row[keep], point_x[keep]
-    # pairs (value, group of its query) with the value below the group's top
-    first_g = np.searchsorted(row_g, point_row)
-    n_g = np.searchsorted(row_g, point_row, side="right") - first_g
-    pair_point = np.repeat(np.arange(point_x.shape[0]), n_g)
-    pair_g = np.arange(pair_point.shape[0]) - np.repeat(np.cumsum(n_g) - n_g, n_g)
-    pair_g += first_g[pair_point]
-    below = point_x[pair_point] < top[g][pair_g]
-    pair_point, pair_g = pair_point[below], pair_g[below]
-    F = np.ones(point_x.shape[0])
-    shape = t_g[pair_g] * (int(k_g.max()) + 1) + k_g[pair_g]
-    for key in np.unique(shape):  # the distinct (size, relevant) of those groups
-        pick = np.flatnonzero(shape == key)
-        size, n_rel = divmod(int(key), int(k_g.max()) + 1)
-        step = max(1, IPREC_CHUNK_CELLS // (n_rel + 1))
-        for lo in range(0, pick.shape[0], step):
-            p = pick[lo : lo + step]
-            gp = pair_g[p]
-            prob = _iprec_group_cdf(
-                size, n_rel, o_g[gp], b_g[gp], i0[gp], point_x[pair_point[p]]
-            )
-            np.multiply.at(F, pair_point[p], prob)
-    # E[V] = sum_x x (F(x) - F(x-)), F = 0 below the first value of a query
-    previous = np.zeros(F.shape[0])
-    previous[1:] = F[:-1]
-    previous[np.r_[True, point_row[1:] != point_row[:-1]]] = 0.0
-    total = np.bincount(point_row, weights=point_x * (F - previous), minlength=m)
-    value[has] = total[has]
-    return value
-
-
-def _iprec_group_cdf(t, k, o, b, i0, x):
-    """P(max_{i >= i0} (b + i) / (o + p_i) <= x) for pairs of a tie group of
-    ``t`` items, ``k`` of them relevant (o items and b relevant ones before
-    it, per pair), and a value ``x``: the dynamic program of
-    :func:`_iprec_expected` over the group's positions, vectorised over the
-    pairs."""
-    n = x.shape[0]
-    i = np.arange(1, k + 1, dtype=np.float64)[None, :]
-    num = b[:, None] + i
-    # the first in-group position at which relevant item i may sit:
-    # (b + i) / (o + p) <= x, decided by the same division as x itself
-    first = np.ceil(num / x[:, None]) - o[:, None]
-    for _ in range(2):  # correct the estimate by one either way
-        first = np.where(
-            num / (o[:, None] + first - 1.0) <= x[:, None], first - 1.0, first
-        )
-        first = np.where(num / (o[:, None] + first) > x[:, None], first + 1.0, first)
-    first = np.where(i < i0[:, None], 0.0, first).T  # (k, pairs)
-    state = np.zeros((k + 1, n))  # mass by the number of relevant items above
-    state[0] = 1.0
-    h = np.arange(k + 1, dtype=np.float64)[:, None]
-    for p in range(1, t + 1):  # in-group positions
-        # states with mass before position p: lo .. hi relevant items above
-        lo, hi = max(0, k - (t - p + 1)), min(p - 1, k - 1)
-        if hi >= lo:
-            q = (k - h[lo : hi + 1]) / float(t - p + 1)
-            moved = state[lo : hi + 1] * q
-            moved *= first[lo : hi + 1] <= p
-            state[lo : hi + 1] *= 1.0 - q
-            state[lo + 1 : hi + 2] += moved
-    return state[k]
+    return out
 
 
 def _iprec_compute(r, k, level, relevance_level, rounding="nearest"):

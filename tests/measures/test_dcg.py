@@ -198,17 +198,26 @@ def test_ndcg_ideal_retrieved_refuses_too_many_compositions():
     assert 0 < skrank.ndcg_score([y], [s], k=200, ideal="retrieved", ties="first")
 
 
-@pytest.mark.parametrize("name", ["ndcg(ideal=retrieved)@50000", "normalized_gain"])
-def test_compositions_are_counted_before_they_are_made(name):
+@pytest.mark.parametrize(
+    ("name", "scale", "refusal"),
+    [
+        ("ndcg(ideal=retrieved)@50000", 1.0, "more than 100000 of them"),
+        ("normalized_gain", 1.0, "more than the limit of 2147483648"),
+        ("normalized_gain", 1.5, "more than 100000 of them"),
+    ],
+)
+def test_compositions_are_counted_before_they_are_made(name, scale, refusal):
     """100,000 tied items of four grades: the compositions of the 50,000
-    inside the cutoff (of the items above an item, for G) number about
-    C(50003, 3), far more than 100,000. They are counted, and refused, before
-    any is made: enumerating the first two grades alone would have meant
-    25,001**2 candidate rows (a MemoryError before the count was checked)."""
-    y = np.arange(100_000.0) % 4
+    inside the cutoff number about C(50003, 3), far more than 100,000. They
+    are counted, and refused, before any is made: enumerating the first two
+    grades alone would have meant 25,001**2 candidate rows (a MemoryError
+    before the count was checked). G's compiled loop (whole-number gains)
+    bounds its steps before it takes memory (about 2e15 here); other gains
+    (grades 0, 1.5, 3 and 4.5) take the enumeration and its limit."""
+    y = np.arange(100_000.0) % 4 * scale
     s = np.ones(100_000)
     peak, error = _peak_memory(lambda: skrank.evaluate([y], [s], [name]))
-    assert "more than 100000 of them" in str(error)
+    assert refusal in str(error)
     assert "'first', 'optimistic' or 'pessimistic'" in str(error)
     assert peak < 40_000_000  # the input's few 800 kB arrays and their copies
 

@@ -11,7 +11,6 @@ from reference import brute_force, value
 
 import skrank
 from skrank._validation import InvalidParameterError
-from skrank.measures import iprec
 
 TIES = ("average", "optimistic", "pessimistic", "first")
 LEVELS = (0.0, 0.1, 0.3, 0.5, 1.0)
@@ -152,16 +151,6 @@ def test_large_tie_groups_equal_enumeration_of_placements():
         assert got == pytest.approx(want, rel=1e-12)
     got = skrank.eleven_point_precision_score([y], [s])
     assert got == pytest.approx(_by_arrangements(y, s, "iprec_11pt_avg"), rel=1e-12)
-
-
-def test_chunks_equal_one_pass(monkeypatch):
-    """The cells computed at a time do not change the value."""
-    cases = list(_cases(seed=13, n_cases=40, max_items=8, grades=2))
-    y, s, qid = _grouped(cases)
-    whole = skrank.eleven_point_precision_score(y, s, qid=qid, average=None)
-    monkeypatch.setattr(iprec, "IPREC_CHUNK_CELLS", 3)
-    chunked = skrank.eleven_point_precision_score(y, s, qid=qid, average=None)
-    np.testing.assert_array_equal(whole, chunked)
 
 
 @pytest.mark.parametrize("ties", ["average", "first"])

@@ -21,6 +21,8 @@ from skrank import _engine
 from skrank.measures import MEASURES
 from skrank.measures import _common as measures_common
 from skrank.measures import _err_kernel as err_kernel
+from skrank.measures import _gain_kernel as gain_kernel
+from skrank.measures import _iprec_kernel as iprec_kernel
 from skrank.measures import _kernels as measure_kernels
 
 # -- the measures' kernels (skrank.measures._kernels) -------------------------
@@ -696,3 +698,97 @@ def test_err_tied_small_refuses_inconsistent_buffers():
     ):
         with pytest.raises(ValueError, match="err_tied_small: inconsistent"):
             err_kernel.err_tied_small(*args, np.empty(2))
+
+
+def test_normalized_gain_groups_by_hand_and_refuses_inconsistent_buffers():
+    # G's compiled loop (its values are checked against every ordering in
+    # test_trec_eval.py): grades [2, 0, 1, 1], the middle two tied, ideal
+    # costs 2, 3, 4, 5 (m_G.c's max(ideal gain, 1) summed). By hand: 2 /
+    # log2(2 + 2 - 2); the tied pair 0 then 1 adds 1 / log2(2 + 4 - 3), 1
+    # then 0 adds 1 / log2(2 + 3 - 3); the last item 1 / log2(2 + 5 - 4)
+    gain = np.array([[2.0, 0.0, 1.0, 1.0]])
+    cost = np.array([[2.0, 3.0, 4.0, 5.0]])
+    row_first = np.zeros(1, dtype=np.int64)
+    start = np.array([0, 1, 3], dtype=np.int64)
+    size = np.array([1, 2, 1], dtype=np.int64)
+    with np.errstate(divide="ignore"):
+        inv_log = 1.0 / np.log2(np.arange(10.0))
+    log_fact = measures_common._log_factorials(8)
+    args = (gain, cost, row_first, start, size, inv_log, log_fact, 100.0)
+    out = np.empty(3)
+    assert gain_kernel.normalized_gain_groups(*args, out) == -1
+    want = [2.0, (1.0 + 1.0 / np.log2(3.0)) / 2.0, 1.0 / np.log2(3.0)]
+    np.testing.assert_allclose(out, want, rtol=1e-15)
+    # the work of the tied pair, (1 + 2) (1 + 1) (1 + 1) = 12 steps, above
+    # a limit of 11: its number, nothing computed
+    out[:] = 7.0
+    assert gain_kernel.normalized_gain_groups(*args[:-1], 11.0, out) == 1
+    # gains or costs that are not whole numbers 0 .. 2**52 - 1
+    for bad in (0.5, -1.0, 2.0**53, np.nan):
+        changed = gain.copy()
+        changed[0, 2] = bad
+        assert gain_kernel.normalized_gain_groups(changed, *args[1:], out) == -2
+        assert gain_kernel.normalized_gain_groups(gain, changed, *args[2:], out) == -2
+    assert np.all(out == 7.0)
+    rest = args[5:]
+    inconsistent = [
+        (gain, cost, row_first, start + 1, size, *rest),  # a group past its row
+        (gain, cost, row_first + 1, start, size, *rest),  # a row of no group
+        (gain, cost - 1.0, row_first, start, size, *rest),  # too much gain
+        (gain, cost, row_first, start, size, inv_log[:3], *rest[1:]),  # short
+        (gain, cost, row_first, start, size, inv_log, log_fact[:2], 100.0),
+        (gain, cost, row_first, start[:2], size, *rest),
+        (gain, cost[:, :3].copy(), row_first, start, size, *rest),
+    ]
+    for case in inconsistent:
+        with pytest.raises(ValueError, match="normalized_gain_groups: inconsistent"):
+            gain_kernel.normalized_gain_groups(*case, np.empty(3))
+
+
+def test_iprec_expected_by_hand_and_refuses_inconsistent_buffers():
+    # interpolated precision's compiled loop (its values are checked against
+    # every ordering in test_iprec.py): one tie group of three items, two
+    # relevant, at positions (1, 2), (1, 3) or (2, 3) alike. One relevant
+    # item needed: the best precision 1, 1, 2/3, mean 8/9; both needed: 1,
+    # 2/3, 2/3, mean 7/9; three needed: 0 (more than are retrieved). A
+    # query of no relevant group: 0. A relevant item (a group of its own)
+    # before the group (b = 1, o = 1) with one needed: its precision 1
+    # bounds V below, and the group cannot pass it: 1
+    first = np.array([0, 1, 1, 2, 3, 5], dtype=np.int64)
+    t = np.array([3, 3, 3, 1, 3], dtype=np.int64)
+    k = np.array([2, 2, 2, 1, 2], dtype=np.int64)
+    o = np.array([0, 0, 0, 0, 1], dtype=np.int64)
+    b = np.array([0, 0, 0, 0, 1], dtype=np.int64)
+    need = np.array([1, 1, 2, 3, 1], dtype=np.int64)
+    retrieved = np.array([2, 0, 2, 2, 3], dtype=np.int64)
+    single = (t == 1) | (k == t)  # one value only
+    least = np.where(single, (b + k) / (o + k), (b + k) / (o + t))
+    reach = np.where(single, -1.0, (b + k) / (o + k))
+    out = np.empty(5)
+
+    def run(max_work, first=first, t=t, k=k, o=o, b=b, need=need, reach=reach):
+        return iprec_kernel.iprec_expected(
+            first, t, k, o, b, least, reach, need, retrieved, max_work, out
+        )
+
+    assert run(1e6) == -1
+    np.testing.assert_allclose(out, [8 / 9, 0, 7 / 9, 0, 1], rtol=1e-15)
+    # the limit: the group's 2 x 2 values, 3 x 3 steps each, and (1 + 4) x 1
+    # products, 41 steps: above a limit of 40, the first query's number
+    assert run(41.0) == -1
+    assert run(40.0) == 0
+    inconsistent = [
+        {"k": 4 * k},  # more relevant than items
+        {"k": 0 * k},  # a group of no relevant item
+        {"o": o - 1},  # negative offsets
+        {"b": b - 1},
+        {"first": first + 1},  # a group of no query
+        {"first": np.array([0, 1, 3, 2, 3, 5], dtype=np.int64)},
+        {"first": first[:5]},
+        {"k": k[:4]},
+        {"reach": reach[:4]},
+        {"need": need[:4]},
+    ]
+    for case in inconsistent:
+        with pytest.raises(ValueError, match="iprec_expected: inconsistent"):
+            run(1e6, **case)

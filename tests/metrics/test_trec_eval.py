@@ -188,10 +188,14 @@ def test_dense_input_matches_brute_force_with_cutoffs():
                 assert got[name][i] == pytest.approx(want, rel=1e-12, abs=1e-12)
 
 
-@pytest.mark.parametrize("gain", ["exponential", [0, 2, 5, 6], [0, 0, 3, 3]])
+@pytest.mark.parametrize(
+    "gain", ["exponential", [0, 2, 5, 6], [0, 0, 3, 3], [0, 0.5, 1.25, 3]]
+)
 def test_gains_of_g_ndcg_rel_and_r_ndcg_match_brute_force(gain):
     """A gain table (trec_eval's grade=gain pairs) or exponential gains, on
-    graded relevance 0..3, every tie rule G takes."""
+    graded relevance 0..3, every tie rule G takes. Whole-number gains take
+    G's compiled loop under ties, the gains 0.5 and 1.25 its enumeration of
+    compositions."""
     rng = np.random.default_rng(5)
     y = rng.integers(0, 4, (40, 6)).astype(float)
     s = rng.integers(0, 3, (40, 6)).astype(float)
@@ -235,17 +239,63 @@ def test_g_under_ties_by_hand_and_its_limit():
     # distinct scores: the one ordering
     got = skrank.evaluate(y, [[4, 3, 2, 1]], "normalized_gain")["normalized_gain"]
     assert got == pytest.approx((2 + 2 / math.log2(3)) / 4, rel=1e-15)
-    # a tie group too large to enumerate: a clear error, and the way out
+    # a tie group too large for the exact expectation (3,000 items of grades
+    # 0..3: about 5e10 steps): a clear error, and the way out
     rng = np.random.default_rng(0)
-    y = rng.integers(0, 4, (1, 300))
-    s = np.zeros((1, 300))
-    with pytest.raises(InvalidParameterError, match="Use a deterministic tie"):
+    y = rng.integers(0, 4, (1, 3000))
+    s = np.zeros((1, 3000))
+    with pytest.raises(
+        InvalidParameterError, match="more than the limit.*Use a deterministic tie"
+    ):
         skrank.evaluate(y, s, "normalized_gain")
     assert (
         0
         < skrank.evaluate(y, s, "normalized_gain", ties="first")["normalized_gain"]
         < 1
     )
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential", [0, 3, 5, 9, 10]])
+def test_g_compiled_loop_equals_the_enumeration_of_compositions(gain, monkeypatch):
+    """G under ties two ways: the distribution of a random subset's gains
+    built item by item (the compiled loop) and the enumeration of the
+    subsets' compositions by gain value (forced by leaving no whole gain to
+    the loop), on tie groups of 1 to 60 items of grades 0..4 with some
+    grades missing, groups of no gain, and padded queries of the grouped
+    layout."""
+    from skrank.measures import dcg
+
+    rng = np.random.default_rng(11)
+    # grades, and the sizes of tie groups (the enumeration's limit of 100,000
+    # compositions allows 60 items of two grades, 20 of five)
+    cases = [
+        ([0, 1, 2, 3, 4], (1, 2, 3, 7, 20)),
+        ([0, 4], (2, 7, 60)),
+        ([2, 3], (3, 60)),
+        ([0], (5,)),
+    ]
+    text = gain if isinstance(gain, str) else "[" + ",".join(map(str, gain)) + "]"
+    name = f"normalized_gain(gain={text})"
+
+    def run(grades, sizes):
+        y = np.concatenate([rng.choice(grades, 80) for _ in sizes]).astype(float)
+        # one tie group of `size` items among items of distinct scores
+        s = np.concatenate(
+            [np.r_[np.zeros(n), np.arange(1.0, 81.0 - n)] for n in sizes]
+        )
+        qid = np.repeat(np.arange(len(sizes)), 80)
+        keep = rng.random(qid.shape[0]) < 0.9  # queries of different lengths
+        y, s, qid = y[keep], s[keep], qid[keep]
+        compiled = skrank.evaluate(y, s, name, qid=qid, average=None)[name]
+        with monkeypatch.context() as patch:
+            patch.setattr(dcg, "_G_TABLE", 0)
+            enumerated = skrank.evaluate(y, s, name, qid=qid, average=None)[name]
+        return compiled, enumerated
+
+    for grades, sizes in cases:
+        compiled, enumerated = run(grades, sizes)
+        np.testing.assert_allclose(compiled, enumerated, rtol=1e-13, atol=0)
+        assert np.all(compiled > 0) == (grades != [0])
 
 
 def test_by_hand_on_one_query():

@@ -1,0 +1,224 @@
+"""The compiled loop of trec_eval's normalized gain G under ties
+(:func:`skrank.measures.dcg._normalized_gain_tied`), one tie group at a
+time, for whole-number gains.
+
+The kernel reads exactly the buffers it declares (C-contiguous, native
+byte order, ``int64`` or ``float64``), checks them and the size of its work
+memory before it takes any, and runs without the GIL. Its values are
+checked against every ordering of tied items in ``tests/metrics/
+test_trec_eval.py`` and ``tests/measures/test_dcg.py``.
+"""
+
+from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
+from libc.math cimport exp
+from libc.stdint cimport int64_t
+from libc.string cimport memset
+
+from .._engine._ranking cimport check_size
+
+
+# gains and costs up to this are read as whole numbers (exact in float64
+# and in int64 alike)
+cdef double WHOLE_LIMIT = 4503599627370496.0  # 2**52
+
+
+cdef inline bint is_whole(double x) noexcept nogil:
+    """Whether ``x`` is a whole number 0 .. 2**52 - 1."""
+    return 0.0 <= x < WHOLE_LIMIT and <double><int64_t>x == x
+
+
+cdef double middle_positions(
+    const double *gr,
+    const double *cr,
+    int64_t t,
+    int64_t n1,
+    int64_t total,
+    int64_t B,
+    double *P,
+    const double[::1] inv_log,
+    const double[::1] log_fact,
+) noexcept nogil:
+    """The expected terms of positions 2 .. t - 2 of a tie group of ``t >= 4``
+    items (gains ``gr``, costs ``cr``, ``n1`` items of positive gain, their
+    gains ``total``, ``B`` those of the earlier groups of the row), in the
+    work buffer ``P`` of (n1 + 1) (total + 1) values (see
+    :func:`normalized_gain_groups`)."""
+    cdef Py_ssize_t i, j = 0, q, s, p, lo, hi = 0, base, top
+    cdef int64_t g, c0 = t - n1
+    cdef double keep, take, w, acc = 0.0, dot
+    cdef double *row_q
+    cdef double *row_prev
+    # P[q][s]: a random q-subset of the items of positive gain has the sum s
+    memset(P, 0, <size_t>((n1 + 1) * (total + 1)) * sizeof(double))
+    P[0] = 1.0
+    for i in range(t):
+        g = <int64_t>gr[i]
+        if g == 0:
+            continue
+        j += 1
+        hi += g  # the largest sum of the items so far
+        for q in range(j, 0, -1):
+            keep = (j - q) / <double>j
+            take = q / <double>j
+            row_q = P + q * (total + 1)
+            row_prev = row_q - (total + 1)
+            for s in range(hi, g - 1, -1):
+                row_q[s] = row_q[s] * keep + row_prev[s - g] * take
+            for s in range(g - 1, -1, -1):
+                row_q[s] = row_q[s] * keep
+    for p in range(2, t - 1):
+        base = 2 + <int64_t>cr[p - 1] - B
+        top = total if total < base - 2 else base - 2
+        lo = p - c0 if p - c0 > 1 else 1
+        # the hypergeometric probability that q = lo of the first p items
+        # have positive gain, then of each next q by the ratio of
+        # consecutive ones
+        w = exp(
+            log_fact[n1] - log_fact[lo] - log_fact[n1 - lo]
+            + log_fact[c0] - log_fact[p - lo] - log_fact[c0 - p + lo]
+            - log_fact[t] + log_fact[p] + log_fact[t - p]
+        )
+        for q in range(lo, (p if p < n1 else n1) + 1):
+            row_q = P + q * (total + 1)
+            dot = 0.0
+            for s in range(q, top + 1):
+                dot += row_q[s] * s * inv_log[base - s]
+            acc += w * dot / p
+            w *= (n1 - q) * (p - q) / ((q + 1.0) * (c0 - p + q + 1.0))
+    return acc
+
+
+def normalized_gain_groups(
+    const double[:, ::1] gain,
+    const double[:, ::1] cost,
+    const int64_t[::1] row_first,
+    const int64_t[::1] start,
+    const int64_t[::1] size,
+    const double[::1] inv_log,
+    const double[::1] log_fact,
+    double max_work,
+    double[::1] out,
+):
+    """The expected sum of G's terms of each tie group ``h`` (the ``size[h]``
+    positions from ``start[h]`` of its row; the groups of row ``i`` are
+    ``row_first[i]`` up to the next row's first), for whole-number gains:
+    ``gain`` and ``cost`` are the gains and the cumulative ideal costs by
+    position, ``inv_log[n]`` is ``1 / log2(n)`` and ``log_fact[j]`` is
+    ``log j!``.
+
+    The term of position p of a group (1-based) is g / log2(2 + cost - B -
+    Y), B the gains of the earlier groups of its row and Y those of its
+    first p items; given the set of those items, the p-th is any of them
+    alike, so the term's expectation is that of (Y / p) / log2(2 + cost - B
+    - Y) over a uniformly random p-subset of the group. Y's distribution: a
+    random q-subset of the group's ``n1`` items of positive gain has the sum
+    s with probability P[q][s], built item by item (P[q][s] (j - q) / j +
+    P[q - 1][s - g] q / j on the j-th item), and q of the p items have
+    positive gain with the hypergeometric probability C(n1, q) C(t - n1,
+    p - q) / C(t, p).
+
+    A group of more than one item takes (n1 + t) (n1 + 1) (S + 1) steps for
+    S its gains and memory for (n1 + 1) (S + 1) values. Returns -1 when every group is
+    computed; -2, computing none, when a gain or a cost is not a whole
+    number 0 .. 2**52 - 1; else, computing none, the first group whose work
+    exceeds ``max_work``."""
+    cdef Py_ssize_t G = size.shape[0], m = gain.shape[0], W = gain.shape[1]
+    cdef Py_ssize_t n_inv = inv_log.shape[0], n_fact = log_fact.shape[0]
+    cdef Py_ssize_t r, h, end, i, base
+    cdef int64_t t, n1, g, total, B, cells, most = 1, highest
+    cdef double acc, keep, x
+    cdef double *P = NULL
+    cdef const double *gr
+    cdef const double *cr
+    cdef bint ok = (
+        row_first.shape[0] == m and start.shape[0] == G and out.shape[0] == G
+        and cost.shape[0] == m and cost.shape[1] == W
+        # every group in a row
+        and (row_first[0] == 0 if m else G == 0)
+    )
+    # whole gains and costs; every group inside its row, its work bounded;
+    # the largest work buffer
+    for r in range(m):
+        if not ok:
+            break
+        h = row_first[r]
+        end = row_first[r + 1] if r + 1 < m else G
+        ok = 0 <= h <= end <= G
+        B = 0
+        while ok and h < end:
+            ok = size[h] >= 1 and start[h] >= 0 and start[h] + size[h] <= W
+            ok = ok and size[h] < n_fact
+            if not ok:
+                break
+            n1 = 0
+            total = 0
+            highest = 0
+            for i in range(start[h], start[h] + size[h]):
+                x = gain[r, i]
+                if not (is_whole(x) and is_whole(cost[r, i])):
+                    return -2
+                n1 += x > 0
+                total += <int64_t>x
+                highest = max(highest, <int64_t>cost[r, i])
+            # the group reads inv_log at 2 + cost - B - s for the sums s
+            # from 1 up to cost - B (no p items of the group hold more gain
+            # than the ideal costs up to its p-th position, which the last
+            # position's cost must cover for the whole group): 2 .. 1 +
+            # cost - B
+            i = start[h] + size[h] - 1
+            ok = <int64_t>cost[r, i] - B - total >= 0 and 1 + highest - B < n_inv
+            if size[h] > 1:  # one item: its term alone
+                if (n1 + size[h]) * (n1 + 1.0) * (total + 1.0) > max_work:
+                    return h
+                cells = (n1 + 1) * (total + 1)
+                if cells > most:
+                    most = cells
+            B += total
+            h += 1
+    if not ok:
+        raise ValueError("normalized_gain_groups: inconsistent buffers")
+    check_size("normalized_gain_groups", 8, (most,))
+    with nogil:
+        P = <double *>PyMem_RawMalloc(<size_t>most * sizeof(double))
+        ok = P != NULL
+        for r in range(m if ok else 0):
+            B = 0
+            end = row_first[r + 1] if r + 1 < m else G
+            for h in range(row_first[r], end):
+                t = size[h]
+                gr = &gain[r, start[h]]
+                cr = &cost[r, start[h]]
+                n1 = 0
+                total = 0
+                for i in range(t):
+                    n1 += gr[i] > 0
+                    total += <int64_t>gr[i]
+                if n1 == 0:
+                    out[h] = 0.0
+                    continue
+                # the first position (any one item), the last (all of them)
+                # and, t >= 3, the last but one (all but any one item)
+                acc = 0.0
+                base = 2 + <int64_t>cr[0] - B
+                for i in range(t):
+                    g = <int64_t>gr[i]
+                    if g:
+                        acc += g * inv_log[base - g]
+                acc /= t
+                if t > 1:
+                    acc += total * inv_log[2 + <int64_t>cr[t - 1] - B - total] / t
+                if t > 2:
+                    base = 2 + <int64_t>cr[t - 2] - B - total
+                    keep = 0.0
+                    for i in range(t):
+                        g = <int64_t>gr[i]
+                        keep += (total - g) * inv_log[base + g]
+                    acc += keep / (t * (t - 1.0))
+                if t > 3:
+                    acc += middle_positions(gr, cr, t, n1, total, B, P, inv_log, log_fact)
+                out[h] = acc
+                B += total
+        PyMem_RawFree(P)
+    if not ok:
+        raise MemoryError("normalized_gain_groups: no memory for the work buffer")
+    return -1
