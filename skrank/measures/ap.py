@@ -14,14 +14,14 @@ import numpy as np
 
 from .._engine import Ranking, kernel_buffer
 from .._validation import InvalidParameterError, Options
-from . import _kernels
+from . import _infap_kernel, _kernels
 from ._base import _REL, Measure, ParamSpec, _always_full
 from ._common import (
     _depth,
     _divide,
     _hits,
     _hypergeometric,
-    _log_comb,
+    _log_factorials,
     _straddling,
 )
 
@@ -358,11 +358,6 @@ MAP_AT_R = Measure(
 INFAP_EPSILON = 1e-5
 
 
-#: The (offset, relevant, non-relevant) cells that infAP's exact expectation
-#: under ties enumerates at a time (memory bound).
-INFAP_CHUNK_CELLS = 1 << 21
-
-
 #: The most (group, offset, judged-above) cells that infAP's exact
 #: expectation under ties enumerates for one block of queries (work bound).
 INFAP_MAX_WORK = 1 << 28
@@ -387,8 +382,8 @@ def _infap_compute(r, k, relevance_level):
     u, q+o), and the unassessed ones among the other x - b - n have mean
     (x - b - n) q / (q + o), entering the term linearly; given b + n the
     term is linear in b as well. The expectation sums over the offset and
-    b + n: O(t^2) work per tied group holding relevant items, in chunks of
-    bounded memory.
+    b + n: O(t^2) work per tied group holding relevant items
+    (:func:`_infap_tied`), with no memory beyond the groups' own.
     """
     n_rel = r.n_relevant(relevance_level)
     undefined = n_rel == 0
@@ -444,90 +439,35 @@ def _infap_window(t, c, u):
 
 
 def _infap_tied(t, c, u, q, T, B0, N0, Q0):
-    """Expected sum of infAP terms of the relevant items of tied groups.
-
-    Groups of one size are enumerated together, in chunks of groups and of
-    in-group offsets of at most :data:`INFAP_CHUNK_CELLS` cells, so that
-    memory stays bounded whatever the sizes (one large tie group does not
-    pad the small ones); the loops run over group sizes and chunks, never
-    over queries. The judged items above an item are read over all their
-    counts, or over the window of :func:`_infap_window` when it is
-    narrower; the cells to enumerate are counted first, and more than
-    :data:`INFAP_MAX_WORK` is an error before any is made.
-    """
-    out = np.zeros(t.shape[0])
+    """Expected sum of infAP terms of the relevant items of tied groups, by
+    the compiled loop :func:`skrank.measures._infap_kernel.infap_tied`: for
+    each in-group offset x of a relevant item, the judged items above it,
+    hypergeometric, over all their counts or over the window of
+    :func:`_infap_window` when it is narrower. The (offset, count) cells
+    are counted first; more than :data:`INFAP_MAX_WORK` is an error before
+    any is read."""
+    t, c, u, q, T = (np.asarray(a, dtype=np.int64) for a in (t, c, u, q, T))
     half = _infap_window(t, c, u)
-    plan = []
-    work = 0
-    for size in np.unique(t):  # the distinct sizes of tied groups
-        pick = np.flatnonzero(t == size)
-        full = int((c[pick] - 1 + u[pick]).max()) + 1
-        d = int(half[pick].max())
-        M, d = (full, None) if full <= 2 * d + 2 else (2 * d + 2, d)
-        plan.append((size, pick, M, d))
-        work += pick.shape[0] * int(size) * M
+    full = c + u  # the counts 0 .. J of judged others, J = c - 1 + u
+    half = np.where(full > 2 * half + 2, half, -1)
+    work = float(np.sum(t * np.where(half < 0, full, 2 * half + 2), dtype=np.float64))
     if work > INFAP_MAX_WORK:
         raise InvalidParameterError(
             "infAP is exact under ties by enumerating, for each offset of a "
             "relevant item in its tie group, the number of judged items above "
             f"it; the limit is {INFAP_MAX_WORK} cells of work and this input "
-            f"needs {work} (tie groups of up to {int(t.max())} items). Break the "
-            "ties in y_score, evaluate fewer queries at once, or use a "
+            f"needs {int(work)} (tie groups of up to {int(t.max())} items). Break "
+            "the ties in y_score, evaluate fewer queries at once, or use a "
             "deterministic tie rule (ties='first', 'optimistic' or "
             "'pessimistic', or 'trec_eval' for TREC runs)."
         )
-    for size, pick, M, d in plan:
-        step_x = int(max(1, min(size, INFAP_CHUNK_CELLS // M)))
-        step_g = int(max(1, INFAP_CHUNK_CELLS // (M * step_x)))
-        for lo in range(0, pick.shape[0], step_g):
-            g = pick[lo : lo + step_g]
-            args = (t[g], c[g], u[g], q[g], T[g], B0[g], N0[g], Q0[g])
-            for x0 in range(0, int(size), step_x):
-                out[g] += _infap_cells(*args, x0, min(x0 + step_x, int(size)), M, d)
+    out = np.empty(t.shape[0])
+    _infap_kernel.infap_tied(
+        t, c, u, q, T,
+        *(np.ascontiguousarray(a, dtype=np.float64) for a in (B0, N0, Q0)),
+        half, _log_factorials(int(t.max()) + 1), INFAP_EPSILON, out,
+    )  # fmt: skip
     return out
-
-
-def _infap_cells(t, c, u, q, T, B0, N0, Q0, x0, x1, M, d=None):
-    """The part of :func:`_infap_tied` over the in-group offsets x0 .. x1-1.
-
-    Given the offset x of a relevant item, the judged items of its group
-    above it number m, hypergeometric (m of the J = c - 1 + u judged others
-    among x of the t - 1 others); given m, the term is linear in the
-    relevant ones among them (mean m (c - 1) / J) and in the unassessed ones
-    among the x - m others (mean (x - m) q / (t - c - u)), so the sum runs
-    over (x, m) only: O(t^2) per group, or t times the window of ``M``
-    counts from ``floor(x J / (t - 1)) - d`` when ``d`` is given (see
-    :func:`_infap_window`).
-    """
-    sh = (-1, 1, 1)
-    t, c, u, q, T, B0, N0, Q0 = (
-        np.asarray(a, dtype=np.float64).reshape(sh) for a in (t, c, u, q, T, B0, N0, Q0)
-    )
-    x = np.arange(x0, x1, dtype=np.float64).reshape(1, -1, 1)
-    J = c - 1.0 + u  # judged others
-    m = np.arange(M, dtype=np.float64).reshape(1, 1, -1)
-    if d is not None:  # the window around the mean count, x J / (t - 1)
-        m = m + (np.floor(x * J / np.maximum(t - 1.0, 1.0)) - d)
-    other = t - c - u  # unassessed and outside the pool
-    rest = x - m
-    feasible = (x < t) & (m >= 0) & (m <= J) & (rest >= 0) & (rest <= other)
-    log_p = (
-        _log_comb(J, np.clip(m, 0, J))
-        + _log_comb(other, np.clip(rest, 0, other))
-        - _log_comb(t - 1, np.minimum(x, t - 1))
-    )
-    prob = np.where(feasible, np.exp(np.where(feasible, log_p, 0.0)), 0.0)
-    eps = INFAP_EPSILON
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel_share = np.where(J > 0, (c - 1.0) / J, 0.0)
-        unas_share = np.where(other > 0, q / other, 0.0)
-        pooled = B0 + N0 + m + Q0 + rest * unas_share
-        term = (
-            1.0 + pooled * (B0 + m * rel_share + eps) / (B0 + N0 + m + 2.0 * eps)
-        ) / (T + x + 1.0)
-    total = (prob * np.where(feasible, term, 0.0)).sum(axis=(1, 2))
-    # each of the c relevant items: offset uniform on 0 .. t-1
-    return c.ravel() / t.ravel() * total
 
 
 def _set_map_compute(r, k, relevance_level):

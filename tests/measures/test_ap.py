@@ -8,6 +8,7 @@ items with the naive definitions of ``reference.py``.
 """
 
 from fractions import Fraction
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -372,7 +373,7 @@ def test_infap_work_limit_refuses_before_enumerating(monkeypatch):
         raise AssertionError("cells enumerated")
 
     monkeypatch.setattr(ap, "INFAP_MAX_WORK", 1_000_000)
-    monkeypatch.setattr(ap, "_infap_cells", never)
+    monkeypatch.setattr(ap, "_infap_kernel", SimpleNamespace(infap_tied=never))
     peak, error = _peak_memory(
         lambda: _flagged_compute("infap", y, s, judged, unassessed)
     )
@@ -402,27 +403,55 @@ def test_infap_by_hand():
     assert got == pytest.approx(expected * 3 / 2, rel=1e-15)
 
 
-def test_infap_chunks_equal_one_pass(monkeypatch):
-    """The exact expectation is enumerated in chunks of bounded memory: tiny
-    chunks give the values of one pass, on tie groups of several sizes
-    (one large group among small ones) with unjudged and unassessed items."""
-    import skrank.measures.ap as M
+def test_infap_tied_equals_its_statement_with_scipy_hypergeometric():
+    """infAP's compiled loop over tie groups against its statement: for each
+    offset x of a relevant item, the judged items above it m ~
+    scipy.stats.hypergeom(t - 1, J, x), and the term of (x, m) (the
+    relevant and unassessed items among them at their mean shares), summed
+    and weighed by c / t. Groups of 2 to 1,000 items, the largest read over
+    the window of judged counts (its rest below 2 exp(-66))."""
+    from scipy.stats import hypergeom
 
-    rng = np.random.default_rng(3)
-    n = 60
-    y = rng.integers(0, 2, (8, n)).astype(float)
-    s = np.where(np.arange(n) < 40, 1.0, rng.integers(2, 6, n))[None, :].repeat(8, 0)
-    state = rng.integers(0, 3, (8, n))
-    block = dense_layout(np.where(state == 0, y, 0.0), s).blocks[0]
-    block.judged = state == 0
-    block.unassessed = state == 2
-    measure = BY_NAME["infap"]
-    params = _defaults(measure)
-    one_pass, _ = measure.compute(rank(block, "average"), None, **params)
-    monkeypatch.setattr(M, "INFAP_CHUNK_CELLS", 7)
-    chunked, _ = measure.compute(rank(block, "average"), None, **params)
-    np.testing.assert_allclose(chunked, one_pass, rtol=1e-13)
-    # a 5-item tie group of the same kind against enumeration
+    from skrank.measures import ap
+    from skrank.measures._common import _log_factorials
+
+    groups = [  # t, c, u, q, T, B0, N0, Q0
+        (2, 1, 1, 0, 0, 0.0, 0.0, 0.0),
+        (2, 2, 0, 0, 3, 1.0, 1.0, 1.0),
+        (7, 2, 2, 2, 2, 1.0, 0.0, 1.0),
+        (20, 5, 6, 4, 10, 3.0, 2.0, 1.0),
+        (60, 30, 20, 0, 0, 0.0, 0.0, 0.0),
+        (60, 1, 0, 59, 5, 2.0, 1.0, 2.0),
+        (1000, 300, 300, 200, 40, 10.0, 12.0, 9.0),
+    ]
+    t, c, u, q, T = (np.array([g[i] for g in groups]) for i in range(5))
+    B0, N0, Q0 = (np.array([g[i] for g in groups]) for i in range(5, 8))
+    half = ap._infap_window(t, c, u)
+    half = np.where(c + u > 2 * half + 2, half, -1)
+    assert half[-1] > 0 and np.all(half[:-1] < 0)
+    out = np.empty(len(groups))
+    ap._infap_kernel.infap_tied(
+        t, c, u, q, T, B0, N0, Q0, half, _log_factorials(1001), 1e-5, out
+    )
+    for i, (tg, cg, ug, qg, Tg, b0, n0, q0) in enumerate(groups):
+        J, other = cg - 1 + ug, tg - cg - ug
+        total = 0.0
+        for x in range(tg):
+            m = np.arange(0, min(x, J) + 1)
+            p = hypergeom(tg - 1, J, x).pmf(m)
+            rel = m * ((cg - 1) / J if J else 0.0)
+            unas = (x - m) * (qg / other if other else 0.0)
+            pooled = b0 + n0 + m + q0 + unas
+            term = (1 + pooled * (b0 + rel + 1e-5) / (b0 + n0 + m + 2e-5)) / (
+                Tg + x + 1
+            )
+            total += float(np.sum(p * term))
+        assert out[i] == pytest.approx(cg / tg * total, rel=1e-12), groups[i]
+
+
+def test_infap_small_and_large_tie_groups():
+    """A 5-item tie group with unjudged and unassessed items against
+    enumeration; a 500-item one between the bounds."""
     ref = brute_force_flagged(
         "infap", [1, 0, 1, 0, 1, 0], [3, 2, 2, 2, 2, 2],
         [1, 1, 0, 1, 1, 0], [0, 0, 1, 0, 0, 1],

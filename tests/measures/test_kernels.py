@@ -22,6 +22,7 @@ from skrank.measures import MEASURES
 from skrank.measures import _common as measures_common
 from skrank.measures import _err_kernel as err_kernel
 from skrank.measures import _gain_kernel as gain_kernel
+from skrank.measures import _infap_kernel as infap_kernel
 from skrank.measures import _iprec_kernel as iprec_kernel
 from skrank.measures import _kernels as measure_kernels
 
@@ -792,3 +793,34 @@ def test_iprec_expected_by_hand_and_refuses_inconsistent_buffers():
     for case in inconsistent:
         with pytest.raises(ValueError, match="iprec_expected: inconsistent"):
             run(1e6, **case)
+
+
+def test_infap_tied_by_hand_and_refuses_inconsistent_buffers():
+    # infAP's compiled loop over tie groups (its values are checked against
+    # every ordering and against scipy's hypergeometric in test_ap.py): two
+    # tied relevant items at ranks 1 and 2 alike. The first adds 1; the
+    # second, one judged relevant item above it: 1/2 + (1/2)(1/1)(1 + e) /
+    # (1 + 2e), e the epsilon
+    e = 1e-5
+    one = np.ones(1, dtype=np.int64)
+    zero = np.zeros(1)
+    args = [2 * one, 2 * one, 0 * one, 0 * one, 0 * one, zero, zero, zero, -one]
+    out = np.empty(1)
+    log_fact = measures_common._log_factorials(8)
+    infap_kernel.infap_tied(*args, log_fact, e, out)
+    want = 1.0 + (0.5 + 0.5 * (1 + e) / (1 + 2 * e))
+    assert out[0] == pytest.approx(want, rel=1e-15)
+    bad = [
+        {0: one},  # two relevant items in a group of one
+        {1: 0 * one},  # no relevant item
+        {2: -one},  # negative counts
+        {3: 5 * one},  # more items than the group holds
+        {4: -one},  # a negative rank
+        {0: 20 * one},  # a group past the log-factorial table
+        {5: np.zeros(2)},
+        {8: np.array([-1, -1], dtype=np.int64)},
+    ]
+    for change in bad:
+        case = [change.get(i, a) for i, a in enumerate(args)]
+        with pytest.raises(ValueError, match="infap_tied: inconsistent"):
+            infap_kernel.infap_tied(*case, log_fact, e, np.empty(1))
