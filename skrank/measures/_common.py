@@ -15,8 +15,11 @@ from scipy.special import gammaln
 from .._engine import Ranking, kernel_buffer
 from . import _kernels
 
+#: No cutoff per row (see :func:`head_sums`).
+_NO_CUTOFFS = np.zeros(0, dtype=np.int64)
 
-def head_sums(a, r: Ranking, k: int, table=None, positions=False) -> np.ndarray:
+
+def head_sums(a, r: Ranking, k, table=None, positions=False) -> np.ndarray:
     """Per row of the tied ranking ``r``, a sum over its groups that start
     before rank ``k``.
 
@@ -33,8 +36,9 @@ def head_sums(a, r: Ranking, k: int, table=None, positions=False) -> np.ndarray:
         groups read only.
     r : Ranking
         A ranking with tie groups.
-    k : int
-        The cutoff, below the ranking's width.
+    k : int or ndarray of shape (m,)
+        The cutoff, below the ranking's width, or one per row, at most the
+        width.
     table : ndarray of shape (W + 1,) or None, default=None
         The cumulative weights of the ranks.
     positions : bool, default=False
@@ -45,12 +49,14 @@ def head_sums(a, r: Ranking, k: int, table=None, positions=False) -> np.ndarray:
     ndarray of shape (m,)
     """
     out = np.empty(r.m)
+    each = np.ndim(k) > 0
     _kernels.head_sums(
         kernel_buffer(a, np.float64).reshape(-1),
         kernel_buffer(r.start, np.int64),
         kernel_buffer(r.size, np.int64),
         kernel_buffer(r.row_first, np.int64),
-        int(k),
+        0 if each else int(k),
+        kernel_buffer(k, np.int64) if each else _NO_CUTOFFS,
         kernel_buffer(np.zeros(0) if table is None else table, np.float64),
         table is not None,
         r.width if positions else 0,

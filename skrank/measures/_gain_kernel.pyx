@@ -222,3 +222,93 @@ def normalized_gain_groups(
     if not ok:
         raise MemoryError("normalized_gain_groups: no memory for the work buffer")
     return -1
+
+
+def ndcg_rel_sums(
+    const double[:, ::1] gain,
+    const double[:, ::1] ideal,
+    const double[::1] disc,
+    const double[::1] cum,
+    const int64_t[::1] row_first,
+    const int64_t[::1] start,
+    const int64_t[::1] size,
+    bint tied,
+    double[::1] inside,
+    double[::1] dcg_end,
+    double[::1] found,
+):
+    """Per row of ``gain`` (the gains by position), the sums that trec_eval's
+    ``ndcg_rel`` reads (:func:`skrank.measures.dcg._ndcg_rel_compute`): the
+    expected DCG@i / IDCG@i summed over the positions i of positive gain
+    (``inside``; IDCG@i from ``ideal``, the ideal gains by position, and
+    the discounts ``disc``), the expected DCG of the whole list
+    (``dcg_end``) and the items of positive gain (``found``). ``cum[i]`` is
+    the sum of the discounts before rank i + 1 (``cum`` holds W + 1
+    values). With ``tied``, the positions of row ``r`` are cut into the tie
+    groups ``row_first[r]`` up to the next row's first (``size`` positions
+    from ``start``), else each position is a group of its own.
+
+    A group of t items, p of positive gain, G their gains and G+ those of
+    its items of positive gain, after groups of expected DCG A, adds (p / t)
+    A Q1 + (G+ / t) Q2 + (p G - G+) / (t (t - 1)) (Q3 - cum[T] Q1), Q1, Q2
+    and Q3 the sums over its positions i of 1 / IDCG@i, d_i / IDCG@i and
+    cum[i] / IDCG@i (0 where IDCG@i is 0), and G (cum[T + t] - cum[T]) / t
+    to A."""
+    cdef Py_ssize_t m = gain.shape[0], W = gain.shape[1], G = size.shape[0]
+    cdef Py_ssize_t r, h, end, i, t, T
+    cdef double idcg, q1, Q1, Q2, Q3, p, Gs, Gp, A, total, x
+    cdef bint ok = (
+        ideal.shape[0] == m and ideal.shape[1] == W and disc.shape[0] >= W
+        and cum.shape[0] >= W + 1 and inside.shape[0] == m
+        and dcg_end.shape[0] == m and found.shape[0] == m
+    )
+    if tied:
+        ok = ok and row_first.shape[0] == m and start.shape[0] == G
+        ok = ok and (row_first[0] == 0 if m else G == 0)
+        for r in range(m):
+            if not ok:
+                break
+            end = row_first[r + 1] if r + 1 < m else G
+            ok = row_first[r] <= end <= G
+            # the row's groups one after another from its first position
+            i = 0
+            for h in range(row_first[r] if ok else 0, end if ok else 0):
+                ok = ok and size[h] >= 1 and start[h] == i and i + size[h] <= W
+                i += size[h]
+    if not ok:
+        raise ValueError("ndcg_rel_sums: inconsistent buffers")
+    with nogil:
+        for r in range(m):
+            h = row_first[r] if tied else 0
+            end = (row_first[r + 1] if r + 1 < m else G) if tied else W
+            idcg = 0.0
+            A = 0.0
+            total = 0.0
+            found[r] = 0.0
+            i = 0
+            while h < end:
+                T = start[h] if tied else h
+                t = size[h] if tied else 1
+                Q1 = Q2 = Q3 = p = Gs = Gp = 0.0
+                # the ideal DCG up to each position, as the positions come
+                while i < T + t:
+                    idcg = idcg + ideal[r, i] * disc[i]
+                    if i >= T:
+                        q1 = 1.0 / idcg if idcg > 0 else 0.0
+                        Q1 += q1
+                        Q2 += q1 * disc[i]
+                        Q3 += q1 * cum[i]
+                        x = gain[r, i]
+                        Gs += x
+                        if x > 0:
+                            p += 1.0
+                            Gp += x
+                    i += 1
+                total += p / t * A * Q1 + Gp / t * Q2
+                if t > 1:
+                    total += (p * Gs - Gp) / (t * (t - 1.0)) * (Q3 - cum[T] * Q1)
+                A += Gs / t * (cum[T + t] - cum[T])
+                found[r] += p
+                h += 1
+            inside[r] = total
+            dcg_end[r] = A

@@ -610,14 +610,16 @@ def head_sums(
     const int64_t[::1] size,
     const int64_t[::1] row_first,
     Py_ssize_t k,
+    const int64_t[::1] cutoffs,
     const double[::1] table,
     bint weighted,
     Py_ssize_t w,
     double[::1] out,
 ):
-    """Per row, the sum over its tie groups that start before rank ``k`` of
-    a group's value times its part of a per-rank weight, in group order
-    from 0.0.
+    """Per row, the sum over its tie groups that start before rank ``k`` (or
+    ``cutoffs[r]`` of row ``r``, when ``cutoffs`` holds one per row) of a
+    group's value times its part of a per-rank weight, in group order from
+    0.0.
 
     With T a group's first rank, t its size and n = min(k - T, t) its
     positions inside the cutoff, a group adds (a / t) * (table[T + n] -
@@ -633,15 +635,21 @@ def head_sums(
     cdef int64_t g, end, T, t, n, j
     cdef double v, acc
     cdef bint bad = False
+    cdef bint each = cutoffs.shape[0] > 0
     cdef bint ok = (
-        k >= 0
-        and w >= 0
+        w >= 0
         and size.shape[0] == G
         and out.shape[0] == m
-        and (not weighted or table.shape[0] > k)
         and (m <= a.shape[0] // w if w else True)
         and a.shape[0] == (m * w if w else G)
+        and (cutoffs.shape[0] == m if each else True)
     )
+    # the largest cutoff (each one at least 0) below the weights' length
+    for r in range(m if each and ok else 0):
+        ok = ok and cutoffs[r] >= 0
+        if cutoffs[r] > k:
+            k = cutoffs[r]
+    ok = ok and k >= 0 and (not weighted or table.shape[0] > k)
     ok = ok and _rows_ascend(row_first, G)
     if not ok:
         raise ValueError("head_sums: inconsistent buffers")
@@ -662,6 +670,8 @@ def head_sums(
                     prefetch(&a[(r + HEAD_AHEAD) * w])
             acc = 0.0
             g = row_first[r]
+            if each:
+                k = cutoffs[r]
             while g < end and start[g] < k:
                 T = start[g]
                 t = size[g]

@@ -408,14 +408,16 @@ def _judged_dcg(r: Ranking, k, cache=None, gain="linear"):
     """Expected DCG@k (log2 discount) of the gains of judged grades: a
     group adds its mean gain times the discounts of its ranks in the cutoff
     (``k``: None, an int or one per row). ``cache`` (a dict) keeps the
-    group means and discount sums between calls on one ranking."""
+    group sums and discount sums between calls on one ranking."""
     cache = {} if cache is None else cache
-    if "mean" not in cache:
+    if "sum" not in cache:
         cache["cum"] = cumulative_discount(r.width)
-        cache["mean"] = r.group_sum(_position_gains(r, gain)) / r.size
+        cache["sum"] = r.group_sum(_position_gains(r, gain))
     cum, T = cache["cum"], r.start
+    if r.tied and np.ndim(k):  # the groups before each row's cutoff
+        return head_sums(cache["sum"], r, np.minimum(k, r.width), cum)
     weight = cum[T + r.in_cutoff(k)] - cum[T]
-    return r.row_sum(cache["mean"] * weight)
+    return r.row_sum(cache["sum"] / r.size * weight)
 
 
 def _ideal_by_position(r: Ranking, width, gain="linear"):
@@ -477,6 +479,10 @@ NORMALIZED_GAIN = Measure(
     tie_bounds=False,
     max_relevance=_gain_bound,
 )
+
+
+#: The group buffers of the compiled loops of an untied ranking (none).
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 #: The most work (steps of :func:`skrank.measures._gain_kernel.
@@ -590,11 +596,6 @@ def _normalized_gain_cells(cnt, size, T, rows, Sb, V, values, C):
     return (weight * term).sum(axis=1)
 
 
-def _ideal_dcg_prefix(ideal_w):
-    """IDCG over ranks 1 .. i+1 for every position i, shape (m, W)."""
-    return np.cumsum(ideal_w * discount(ideal_w.shape[1]), axis=1)
-
-
 def _ndcg_rel_compute(r, k, gain="linear"):
     """trec_eval's ``ndcg_rel`` (``m_ndcg_rel.c``, ``te_calc_ndcg_rel``): nDCG
     at the rank of each retrieved item of positive gain, DCG@i / IDCG@i,
@@ -611,36 +612,29 @@ def _ndcg_rel_compute(r, k, gain="linear"):
     E[1{g_i > 0} DCG@i] = (p/t) A + d_i G+/t + (D_i - D_T) (p G - G+)/(t(t-1)),
     A the expected DCG of the earlier groups, d_i the discount of i and D
     the discounts summed before a rank: pairwise expectations over the
-    orderings, so exact.
+    orderings, so exact. The groups' terms are summed by one compiled pass
+    over the positions (:func:`skrank.measures._gain_kernel.ndcg_rel_sums`).
     """
     g = _position_gains(r, gain)
     W = r.width
     ideal_w, ideal = _ideal_by_position(r, W, gain)
     P = np.count_nonzero(ideal > 0, axis=1)
     undefined = P == 0
-    idcg_at = _ideal_dcg_prefix(ideal_w)
-    disc = discount(W)
-    cum = cumulative_discount(W)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q1 = np.where(idcg_at > 0, 1.0 / idcg_at, 0.0)
-    q2 = q1 * disc[None, :]
-    q3 = q1 * cum[None, :W]
-    Q1, Q2, Q3 = r.group_sum(q1), r.group_sum(q2), r.group_sum(q3)
-    t = r.size.astype(np.float64)
-    T = r.start
-    positive = r.group_sum(g > 0)
-    G = r.group_sum(g)
-    # the gains of the items of positive gain (G when no gain is negative)
-    Gp = r.group_sum(np.where(g > 0, g, 0.0))
-    group_dcg = G / t * (cum[T + r.size] - cum[T])
-    A = r.before(group_dcg)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cross = np.where(t > 1, (positive * G - Gp) / (t * (t - 1.0)), 0.0)
-    terms = positive / t * A * Q1 + Gp / t * Q2 + cross * (Q3 - cum[T] * Q1)
-    inside = r.row_sum(terms)
-    dcg_end = r.row_sum(group_dcg)
+    inside, dcg_end, found = np.empty(r.m), np.empty(r.m), np.empty(r.m)
+    groups = (r.row_first, r.start, r.size) if r.tied else (_NONE,) * 3
+    _gain_kernel.ndcg_rel_sums(
+        np.ascontiguousarray(g, dtype=np.float64),
+        np.ascontiguousarray(ideal_w, dtype=np.float64),
+        discount(W),
+        cumulative_discount(W),
+        *(np.asarray(a, dtype=np.int64) for a in groups),
+        r.tied,
+        inside,
+        dcg_end,
+        found,
+    )
     idcg = ideal @ discount(ideal.shape[1])
-    missing = P - r.row_sum(positive)
+    missing = P - found
     with np.errstate(divide="ignore", invalid="ignore"):
         tail = np.where(idcg > 0, missing * dcg_end / idcg, 0.0)
     total = inside + tail

@@ -54,6 +54,10 @@ def _ap_terms_reference(rel, before, start, size, inside, harmonic, cut):
     return terms
 
 
+#: No cutoff per row (head_sums' empty buffer).
+NONE = np.zeros(0, dtype=np.int64)
+
+
 def _head_sums_reference(a, start, size, row, m, k, table=None, w=0):
     """Per row, the sum over the groups starting before rank ``k`` of
     (a/t) (table[T+n] - table[T]), or (a n)/t without a table; with ``w``,
@@ -373,10 +377,18 @@ def test_head_sums_equal_their_numpy_statement(k, weighted):
     a, _, start, size, _, row, first, width = _random_groups(6, 50, 80)
     table = np.cumsum(np.r_[0.0, 1.0 / np.log2(np.arange(2.0, width + 2.0))])
     out = np.empty(50)
-    measure_kernels.head_sums(
-        a, start, size, first, k, table if weighted else np.zeros(0), weighted, 0, out
-    )
+    weights = table if weighted else np.zeros(0)
+    measure_kernels.head_sums(a, start, size, first, k, NONE, weights, weighted, 0, out)
     want = _head_sums_reference(a, start, size, row, 50, k, table if weighted else None)
+    np.testing.assert_allclose(out, want, rtol=1e-14, atol=0)
+    # a cutoff per row, 0 .. the width: the reference at each group's row's
+    cutoffs = np.random.default_rng(k).integers(0, width + 1, 50)
+    measure_kernels.head_sums(
+        a, start, size, first, 0, cutoffs, weights, weighted, 0, out
+    )
+    want = _head_sums_reference(
+        a, start, size, row, 50, cutoffs[row], table if weighted else None
+    )
     np.testing.assert_allclose(out, want, rtol=1e-14, atol=0)
 
 
@@ -391,7 +403,9 @@ def test_head_sums_of_positions_equal_their_numpy_statement(k):
     a = rng.integers(0, 16, (30, w)).astype(float)
     table = np.cumsum(np.r_[0.0, 1.0 / np.log2(np.arange(2.0, w + 2.0))])
     out = np.empty(30)
-    measure_kernels.head_sums(a.reshape(-1), start, size, first, k, table, True, w, out)
+    measure_kernels.head_sums(
+        a.reshape(-1), start, size, first, k, NONE, table, True, w, out
+    )
     want = _head_sums_reference(a.reshape(-1), start, size, row, 30, k, table, w)
     np.testing.assert_allclose(out, want, rtol=1e-14, atol=0)
 
@@ -499,9 +513,10 @@ def test_measure_kernels_reject_inconsistent_buffers():
     start, size = np.array([0, 2], dtype=np.int64), np.array([2, 2], dtype=np.int64)
     first = np.array([0], dtype=np.int64)
     table = np.zeros(5)
+    ints = np.array([0, 1], dtype=np.int64)
     with pytest.raises(ValueError, match="head_sums: inconsistent"):  # past its row
         measure_kernels.head_sums(
-            np.zeros(3), start, size, first, 4, table, True, 3, np.empty(1)
+            np.zeros(3), start, size, first, 4, NONE, table, True, 3, np.empty(1)
         )
     with pytest.raises(ValueError, match="head_sums: inconsistent"):  # empty group
         measure_kernels.head_sums(
@@ -510,15 +525,18 @@ def test_measure_kernels_reject_inconsistent_buffers():
             np.zeros(2, np.int64),
             first,
             4,
+            NONE,
             table,
             True,
             0,
             np.empty(1),
         )
-    with pytest.raises(ValueError, match="head_sums: inconsistent"):  # table short
-        measure_kernels.head_sums(
-            np.zeros(2), start, size, first, 5, table, True, 0, np.empty(1)
-        )
+    for k, cutoffs in ((5, NONE), (0, np.array([5])), (0, np.array([-1])), (0, ints)):
+        # the table short of the cutoff, a negative cutoff, one per group
+        with pytest.raises(ValueError, match="head_sums: inconsistent"):
+            measure_kernels.head_sums(
+                np.zeros(2), start, size, first, k, cutoffs, table, True, 0, np.empty(1)
+            )
     one = np.ones(2)
     ints = np.array([0, 1], dtype=np.int64)
     H = np.array([0.0, 1.0, 1.5])
@@ -558,7 +576,7 @@ def _measure_kernel_calls():
     return {
         "ap_terms": [rel, before, start, size, inside, H, True, np.empty(len(rel))],
         "ap_sums": [rel, start, size, inside, first, H, True, 0, none, np.empty(5)],
-        "head_sums": [rel, start, size, first, 4, H, True, 0, np.empty(5)],
+        "head_sums": [rel, start, size, first, 4, NONE, H, True, 0, np.empty(5)],
     }
 
 
@@ -824,3 +842,54 @@ def test_infap_tied_by_hand_and_refuses_inconsistent_buffers():
         case = [change.get(i, a) for i, a in enumerate(args)]
         with pytest.raises(ValueError, match="infap_tied: inconsistent"):
             infap_kernel.infap_tied(*case, log_fact, e, np.empty(1))
+
+
+def test_ndcg_rel_sums_by_hand_and_refuses_inconsistent_buffers():
+    # trec_eval's ndcg_rel's compiled pass (its values are checked against
+    # every ordering in test_trec_eval.py): gains [1, 0, 2] by position,
+    # ideal gains [2, 1, 0]: IDCG@1 = 2, IDCG@2 = IDCG@3 = 2 + 1 / log2(3).
+    # In this order: DCG@1 / IDCG@1 + DCG@3 / IDCG@3 = 1/2 + 2 / IDCG@3; the
+    # last two tied: the gain 2 at rank 2 or 3 alike, (1 + 2 / log2(3)) /
+    # IDCG@2 or 2 / IDCG@3. The whole list's DCG: 2 in this order, 1 + 2 /
+    # log2(3) in the other
+    from skrank._engine.ranking import cumulative_discount, discount
+
+    gain = np.array([[1.0, 0.0, 2.0]])
+    ideal = np.array([[2.0, 1.0, 0.0]])
+    best = 2.0 + 1.0 / np.log2(3.0)
+    none = np.zeros(0, dtype=np.int64)
+    groups = (
+        np.zeros(1, dtype=np.int64),
+        np.array([0, 1], dtype=np.int64),
+        np.array([1, 2], dtype=np.int64),
+    )
+    for tied, want, whole in (
+        (False, 0.5 + 2.0 / best, 2.0),
+        (True, 0.5 + (1.0 + 2.0 / np.log2(3.0) + 2.0) / 2.0 / best,
+         (2.0 + 1.0 + 2.0 / np.log2(3.0)) / 2.0),
+    ):  # fmt: skip
+        inside, dcg_end, found = np.empty(1), np.empty(1), np.empty(1)
+        measure_args = groups if tied else (none, none, none)
+        gain_kernel.ndcg_rel_sums(
+            gain, ideal, discount(3), cumulative_discount(3), *measure_args,
+            tied, inside, dcg_end, found,
+        )  # fmt: skip
+        assert inside[0] == pytest.approx(want, rel=1e-15)
+        assert dcg_end[0] == pytest.approx(whole, rel=1e-15)
+        assert found[0] == 2.0
+    bad = [
+        (gain, ideal[:, :2].copy(), discount(3), cumulative_discount(3), *groups),
+        (gain, ideal, discount(2), cumulative_discount(3), *groups),
+        (gain, ideal, discount(3), cumulative_discount(2), *groups),
+        (gain, ideal, discount(3), cumulative_discount(3), groups[0] + 1, *groups[1:]),
+        # groups that do not follow one another, or pass the row's end
+        (gain, ideal, discount(3), cumulative_discount(3), groups[0],
+         np.array([0, 2], dtype=np.int64), groups[2]),
+        (gain, ideal, discount(3), cumulative_discount(3), groups[0], groups[1],
+         np.array([1, 3], dtype=np.int64)),
+    ]  # fmt: skip
+    for case in bad:
+        with pytest.raises(ValueError, match="ndcg_rel_sums: inconsistent"):
+            gain_kernel.ndcg_rel_sums(
+                *case, True, np.empty(1), np.empty(1), np.empty(1)
+            )
