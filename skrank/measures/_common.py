@@ -15,8 +15,10 @@ from scipy.special import gammaln
 from .._engine import Ranking, kernel_buffer
 from . import _kernels
 
-#: No cutoff per row (see :func:`head_sums`).
-_NO_CUTOFFS = np.zeros(0, dtype=np.int64)
+#: An empty int64 buffer: the argument a kernel is told not to read (no
+#: cutoff per row, no tie groups of an untied ranking).
+_UNREAD = np.zeros(0, dtype=np.int64)
+_UNREAD.setflags(write=False)
 
 
 def head_sums(a, r: Ranking, k, table=None, positions=False) -> np.ndarray:
@@ -56,7 +58,7 @@ def head_sums(a, r: Ranking, k, table=None, positions=False) -> np.ndarray:
         kernel_buffer(r.size, np.int64),
         kernel_buffer(r.row_first, np.int64),
         0 if each else int(k),
-        kernel_buffer(k, np.int64) if each else _NO_CUTOFFS,
+        kernel_buffer(k, np.int64) if each else _UNREAD,
         kernel_buffer(np.zeros(0) if table is None else table, np.float64),
         table is not None,
         r.width if positions else 0,

@@ -17,6 +17,7 @@ from .._validation import InvalidParameterError, Options
 from . import _infap_kernel, _kernels
 from ._base import _REL, Measure, ParamSpec, _always_full
 from ._common import (
+    _UNREAD,
     _depth,
     _divide,
     _hits,
@@ -71,7 +72,6 @@ def _ap_sums(r: Ranking, rel, k):
     by :func:`skrank.measures._kernels.ap_sums`. The positions inside are
     read from :meth:`~skrank._engine.Ranking.in_cutoff`."""
     out = np.empty(r.m)
-    none = np.zeros(0, dtype=np.int64)
     harmonic = _harmonic(r.width)
     inside = r.in_cutoff(k)
     if r.tied:
@@ -84,7 +84,7 @@ def _ap_sums(r: Ranking, rel, k):
             harmonic,
             inside is not r.size,
             0,
-            none,
+            _UNREAD,
             out,
         )
         return out
@@ -104,10 +104,10 @@ def _ap_sums(r: Ranking, rel, k):
         rel = np.broadcast_to(rel, (r.m, r.width))
     _kernels.ap_sums(
         kernel_buffer(rel, np.float64).reshape(-1),
-        none,
-        none,
-        none,
-        none,
+        _UNREAD,
+        _UNREAD,
+        _UNREAD,
+        _UNREAD,
         harmonic,
         k is not None,
         r.width,
@@ -292,7 +292,7 @@ def _bpref_compute(r, k, relevance_level):
         _kernels.bpref_sums(
             kernel_buffer(np.broadcast_to(rel, shape), np.float64).reshape(-1),
             kernel_buffer(np.broadcast_to(u, shape), np.float64).reshape(-1),
-            np.zeros(0, dtype=np.int64),
+            _UNREAD,
             n_rel,
             denom,
             r.width,
@@ -425,7 +425,7 @@ INFAP = Measure(
 
 def _infap_window(t, c, u):
     """Per tie group, the half-width ``d`` of the window of judged items
-    above an item that :func:`_infap_cells` reads: ``13 sd + 60``, sd the
+    above an item that :func:`_infap_tied` reads: ``13 sd + 60``, sd the
     standard deviation of a binomial count of ``t - 1`` draws with the
     judged share of the others, ``J / (t - 1)``. The count given the item's
     offset x is hypergeometric, which is more concentrated than the binomial

@@ -18,6 +18,7 @@ from .._validation import COMMON_CONSTRAINTS, InvalidParameterError, Options, ga
 from . import _gain_kernel
 from ._base import _REL, Measure, ParamSpec, _always_full, _gain_bound, _shared
 from ._common import (
+    _UNREAD,
     _divide,
     _hypergeometric,
     _log_comb,
@@ -481,10 +482,6 @@ NORMALIZED_GAIN = Measure(
 )
 
 
-#: The group buffers of the compiled loops of an untied ranking (none).
-_NONE = np.zeros(0, dtype=np.int64)
-
-
 #: The most work (steps of :func:`skrank.measures._gain_kernel.
 #: normalized_gain_groups`, (n1 + t) (n1 + 1) (S + 1) for a tie group of t
 #: items, n1 of positive gain, S their gains) that G's expectation under ties
@@ -621,7 +618,7 @@ def _ndcg_rel_compute(r, k, gain="linear"):
     P = np.count_nonzero(ideal > 0, axis=1)
     undefined = P == 0
     inside, dcg_end, found = np.empty(r.m), np.empty(r.m), np.empty(r.m)
-    groups = (r.row_first, r.start, r.size) if r.tied else (_NONE,) * 3
+    groups = (r.row_first, r.start, r.size) if r.tied else (_UNREAD,) * 3
     _gain_kernel.ndcg_rel_sums(
         np.ascontiguousarray(g, dtype=np.float64),
         np.ascontiguousarray(ideal_w, dtype=np.float64),
