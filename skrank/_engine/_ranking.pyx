@@ -262,6 +262,34 @@ def row_before(const double[::1] values, const int64_t[::1] row_first, double[::
                 acc += values[g]
 
 
+def head_counts(
+    const int64_t[::1] start, const int64_t[::1] row_first, int64_t k, int64_t[::1] out
+):
+    """Per row, the number of its tie groups that start before rank ``k``
+    (its first groups: a row's starts ascend), read from each row's first
+    group on, groups numbered row by row and ``row_first`` (ascending from
+    0) the number of each row's first group."""
+    cdef Py_ssize_t G = start.shape[0], m = row_first.shape[0], r
+    cdef int64_t g, end
+    cdef bint ok = out.shape[0] == m and (m == 0 or row_first[0] == 0)
+    for r in range(1, m):
+        if not ok:
+            break
+        ok = row_first[r - 1] <= row_first[r] <= G
+    if not ok:
+        raise ValueError(
+            f"head_counts: row_first must ascend from 0 to at most the {G} groups, "
+            f"and out hold one entry per row ({out.shape[0]} given)"
+        )
+    with nogil:
+        for r in range(m):
+            end = row_first[r + 1] if r + 1 < m else G
+            g = row_first[r]
+            while g < end and start[g] < k:
+                g += 1
+            out[r] = g - row_first[r]
+
+
 cdef inline bint _before(double a, double b, bint larger_first) noexcept nogil:
     return a > b if larger_first else a < b
 

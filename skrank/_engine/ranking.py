@@ -251,11 +251,23 @@ class Ranking:
 
     def groups_before(self, k):
         """Of a tied ranking, the groups that start before rank ``k`` (int
-        below the width): the only ones with positions in the top ``k``.
-        Returns their indices, ascending (so grouped by row)."""
+        below the width): the only ones with positions in the top ``k``, the
+        first groups of each row. Returns their indices, ascending (so
+        grouped by row), and the place of each row's first among them; each
+        row's groups are read up to its first past ``k`` only."""
         key = ("groups_before", k)
         if key not in self._cache:
-            self._cache[key] = np.flatnonzero(self.start < k)
+            counts = np.empty(self.m, dtype=np.int64)
+            _ranking.head_counts(
+                kernel_buffer(self.start, np.int64),
+                kernel_buffer(self.row_first, np.int64),
+                int(k),
+                counts,
+            )
+            first = np.cumsum(counts) - counts
+            index = np.arange(int(counts.sum()), dtype=np.int64)
+            index += np.repeat(self.row_first - first, counts)
+            self._cache[key] = index, first
         return self._cache[key]
 
     def reads_whole(self, k):

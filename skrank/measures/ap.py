@@ -70,9 +70,28 @@ def _ap_sums(r: Ranking, rel, k):
     """Per row, the sum of :func:`_ap_terms` over its groups inside the
     cutoff ``k`` (None: all; an int, or one per row), added in rank order
     by :func:`skrank.measures._kernels.ap_sums`. The positions inside are
-    read from :meth:`~skrank._engine.Ranking.in_cutoff`."""
+    read from :meth:`~skrank._engine.Ranking.in_cutoff`, or, for one cutoff
+    that leaves whole groups of a tied ranking out, from the groups before
+    it alone (:meth:`~skrank._engine.Ranking.groups_before`)."""
     out = np.empty(r.m)
     harmonic = _harmonic(r.width)
+    if r.head(k):  # the groups that start before k: each row's first ones
+        k = r.cutoff(k)
+        g, first = r.groups_before(k)
+        start, size = r.start[g], r.size[g]
+        _kernels.ap_sums(
+            kernel_buffer(np.asarray(rel)[g], np.float64),
+            kernel_buffer(start, np.int64),
+            kernel_buffer(size, np.int64),
+            kernel_buffer(np.minimum(k - start, size), np.int64),
+            first,
+            harmonic,
+            True,
+            0,
+            _UNREAD,
+            out,
+        )
+        return out
     inside = r.in_cutoff(k)
     if r.tied:
         _kernels.ap_sums(

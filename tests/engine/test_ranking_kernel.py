@@ -157,6 +157,12 @@ def test_tie_groups_against_numpy(shape, decimals):
     assert r.tied
     np.testing.assert_array_equal(r.group_sum(y), ref_segment_sums(y.ravel(), last))
     np.testing.assert_array_equal(r.before(values), ref_row_before(values, row_first))
+    # the groups that start before k: numpy's flatnonzero of start < k, and
+    # the place of each row's first among them
+    for k in (1, 3, shape[1] // 2, shape[1] - 1):
+        index, first = r.groups_before(k)
+        np.testing.assert_array_equal(index, np.flatnonzero(start < k))
+        np.testing.assert_array_equal(first, np.searchsorted(index, row_first))
     rel = r.relevant()
     for k in (None, 1, 3, shape[1]):
         rows, groups = ranking.first_hits(rel, r, k)
@@ -290,6 +296,12 @@ def test_tie_group_kernels_reject_inconsistent_buffers():
         _ranking.segment_sums(np.zeros(2), np.array([0, 0, 1], np.uint8), np.empty(1))
     with pytest.raises(ValueError, match="row_first must ascend"):
         _ranking.row_before(np.zeros(2), np.array([0, 3], np.int64), np.empty(2))
+    for first, out in (([0, 3], 2), ([1, 1], 2), ([0, 1], 1)):
+        with pytest.raises(ValueError, match="head_counts: row_first must ascend"):
+            _ranking.head_counts(
+                np.zeros(2, np.int64), np.array(first, np.int64), 1,
+                np.empty(out, np.int64),
+            )  # fmt: skip
     with pytest.raises(ValueError, match="row_first ascend"):
         _ranking.first_hits(
             np.zeros(2), np.zeros(2, np.int64), np.array([1, 0], np.int64), -1, small

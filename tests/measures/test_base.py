@@ -169,7 +169,9 @@ def test_better_is_higher_or_lower():
 def test_average_precision_reads_its_cutoffs_through_the_ranking(ties):
     # a view of a ranking (the retrieval's neighbours, which record how
     # deep each metric reads) sees the cutoffs AP reads as they are given:
-    # MAP@R's one per row (R = 3 relevant items here) and AP@k's
+    # MAP@R's one per row (R = 3 relevant items here) and AP@k's (under
+    # ties, one cutoff that leaves groups out is read as the groups before
+    # it)
     y = np.array([[1.0, 0, 1, 1]])
     s = np.array([[0.4, 0.3, 0.3, 0.1]])
     r = rank(dense_layout(y, s).blocks[0], ties, None)
@@ -182,6 +184,10 @@ def test_average_precision_reads_its_cutoffs_through_the_ranking(ties):
         def in_cutoff(self, k):
             seen.append(k)
             return r.in_cutoff(k)
+
+        def groups_before(self, k):
+            seen.append(k)
+            return r.groups_before(k)
 
     values, _ = BY_NAME["map_at_r"].compute(View(), None, None)
     assert any(np.ndim(k) == 1 and k[0] == 3 for k in seen)
