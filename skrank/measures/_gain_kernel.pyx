@@ -118,14 +118,14 @@ def normalized_gain_groups(
     p - q) / C(t, p).
 
     A group of more than one item takes (n1 + t) (n1 + 1) (S + 1) steps for
-    S its gains and memory for (n1 + 1) (S + 1) values. Returns -1 when every group is
-    computed; -2, computing none, when a gain or a cost is not a whole
-    number 0 .. 2**52 - 1; else, computing none, the first group whose work
-    exceeds ``max_work``."""
+    S its gains and memory for (n1 + 1) (S + 1) values. Returns -1 when
+    every group is computed; -2, computing none, when a gain or a cost is
+    not a whole number 0 .. 2**52 - 1; else, computing none, the first
+    group whose work exceeds ``max_work``."""
     cdef Py_ssize_t G = size.shape[0], m = gain.shape[0], W = gain.shape[1]
     cdef Py_ssize_t n_inv = inv_log.shape[0], n_fact = log_fact.shape[0]
     cdef Py_ssize_t r, h, end, i, base
-    cdef int64_t t, n1, g, total, B, cells, most = 1, highest
+    cdef int64_t t, n1, g, total, B, cells, most = 1, highest, g_max, g_min
     cdef double acc, keep, x
     cdef double *P = NULL
     cdef const double *gr
@@ -153,20 +153,28 @@ def normalized_gain_groups(
             n1 = 0
             total = 0
             highest = 0
+            g_max = 0
+            g_min = -1
             for i in range(start[h], start[h] + size[h]):
                 x = gain[r, i]
                 if not (is_whole(x) and is_whole(cost[r, i])):
                     return -2
                 n1 += x > 0
                 total += <int64_t>x
+                g_max = max(g_max, <int64_t>x)
+                g_min = <int64_t>x if g_min < 0 else min(g_min, <int64_t>x)
                 highest = max(highest, <int64_t>cost[r, i])
-            # the group reads inv_log at 2 + cost - B - s for the sums s
-            # from 1 up to cost - B (no p items of the group hold more gain
-            # than the ideal costs up to its p-th position, which the last
-            # position's cost must cover for the whole group): 2 .. 1 +
-            # cost - B
+            # the group reads inv_log at 2 + cost - B - s for sums s of its
+            # first p items up to cost - B: no p items hold more gain than
+            # the ideal costs up to the p-th position (for p = 1 the largest
+            # gain, for t - 1 all but the least, for t all; p between them
+            # reads no sum above cost - B), so 2 .. 2 + cost - B
+            i = start[h]
+            ok = <int64_t>cost[r, i] - B >= g_max
             i = start[h] + size[h] - 1
-            ok = <int64_t>cost[r, i] - B - total >= 0 and 1 + highest - B < n_inv
+            ok = ok and <int64_t>cost[r, i] - B >= total and 2 + highest - B < n_inv
+            if size[h] > 2:
+                ok = ok and <int64_t>cost[r, i - 1] - B >= total - g_min
             if size[h] > 1:  # one item: its term alone
                 if (n1 + size[h]) * (n1 + 1.0) * (total + 1.0) > max_work:
                     return h

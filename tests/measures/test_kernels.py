@@ -762,6 +762,21 @@ def test_normalized_gain_groups_by_hand_and_refuses_inconsistent_buffers():
     for case in inconsistent:
         with pytest.raises(ValueError, match="normalized_gain_groups: inconsistent"):
             gain_kernel.normalized_gain_groups(*case, np.empty(3))
+    # costs below the gains they must cover: three tied items of gain 1
+    # with costs 1, 1, 3 (the first two items need 2 by the second
+    # position), and the tied pair after a cost of 2 at its first position
+    # (2 before it, its largest gain 1)
+    one_group = (np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([3]))
+    lower = cost.copy()
+    lower[0, 1] = 2.0
+    for case in (
+        (np.ones((1, 3)), np.array([[1.0, 1.0, 3.0]]), *one_group, *rest),
+        (gain, lower, row_first, start, size, *rest),
+    ):
+        with pytest.raises(ValueError, match="normalized_gain_groups: inconsistent"):
+            gain_kernel.normalized_gain_groups(*case, np.empty(case[3].shape[0]))
+    ok = (np.ones((1, 3)), np.array([[1.0, 2.0, 3.0]]), *one_group, *rest)
+    assert gain_kernel.normalized_gain_groups(*ok, np.empty(1)) == -1
 
 
 def test_iprec_expected_by_hand_and_refuses_inconsistent_buffers():
