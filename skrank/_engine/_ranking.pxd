@@ -1,13 +1,14 @@
 # Size and shape checks of the engine's kernels, shared by its Cython modules.
 
+from libc.stdint cimport int64_t, uint8_t
+
 cpdef int check_size(object what, Py_ssize_t itemsize, tuple factors) except -1
 cdef int check_shape(
     str what, str name, Py_ssize_t m, Py_ssize_t n, Py_ssize_t got_m, Py_ssize_t got_n
 ) except -1
 cdef bint is_float32(object a)
+cdef bint rows_from_zero(const int64_t[::1] row_first, Py_ssize_t G) noexcept nogil
 
-
-from libc.stdint cimport int64_t, uint8_t
 
 from ._shared cimport score_t
 

@@ -69,6 +69,21 @@ cdef bint is_float32(object a):
     return isinstance(a, np.ndarray) and a.dtype == np.float32
 
 
+cdef bint rows_from_zero(const int64_t[::1] row_first, Py_ssize_t G) noexcept nogil:
+    """Whether ``row_first``, the number of each row's first tie group
+    (groups numbered row by row), ascends from 0 to at most the ``G``
+    groups: then every group lies in a row (with no row, there is none)."""
+    cdef Py_ssize_t m = row_first.shape[0], r
+    if m == 0:
+        return G == 0
+    if row_first[0] != 0:
+        return False
+    for r in range(1, m):
+        if not row_first[r - 1] <= row_first[r] <= G:
+            return False
+    return True
+
+
 def count_groups(s):
     """The number of tie groups of the ``(m, w)`` scores ``s`` (float32 or
     float64), each row in rank order: runs of equal scores within a row
@@ -243,11 +258,7 @@ def row_before(const double[::1] values, const int64_t[::1] row_first, double[::
     cdef Py_ssize_t G = values.shape[0], m = row_first.shape[0], r
     cdef int64_t g, end
     cdef double acc
-    cdef bint ok = out.shape[0] == G and (m == 0 or row_first[0] == 0)
-    for r in range(1, m):
-        if not ok:
-            break
-        ok = row_first[r - 1] <= row_first[r] <= G
+    cdef bint ok = out.shape[0] == G and rows_from_zero(row_first, G)
     if not ok:
         raise ValueError(
             f"row_before: row_first must ascend from 0 to at most the {G} groups, "
@@ -271,11 +282,7 @@ def head_counts(
     0) the number of each row's first group."""
     cdef Py_ssize_t G = start.shape[0], m = row_first.shape[0], r
     cdef int64_t g, end
-    cdef bint ok = out.shape[0] == m and (m == 0 or row_first[0] == 0)
-    for r in range(1, m):
-        if not ok:
-            break
-        ok = row_first[r - 1] <= row_first[r] <= G
+    cdef bint ok = out.shape[0] == m and rows_from_zero(row_first, G)
     if not ok:
         raise ValueError(
             f"head_counts: row_first must ascend from 0 to at most the {G} groups, "
@@ -448,11 +455,7 @@ def order_within_groups(
     cdef Py_ssize_t m = y.shape[0], w = y.shape[1], G = size.shape[0], r
     cdef int64_t g, end
     cdef bint ok = start.shape[0] == G and row_first.shape[0] == m
-    ok = ok and (m == 0 or row_first[0] == 0)
-    for r in range(1, m):
-        if not ok:
-            break
-        ok = row_first[r - 1] <= row_first[r] <= G
+    ok = ok and rows_from_zero(row_first, G)
     for g in range(G):
         if not ok:
             break
@@ -518,10 +521,7 @@ def first_hits(
     cdef int64_t g, end, found
     cdef int64_t limit = INT64_MAX if k < 0 else k
     cdef bint ok = start.shape[0] == G and out.shape[0] == m
-    for r in range(m):
-        if not ok:
-            break
-        ok = 0 <= row_first[r] <= G and (r == 0 or row_first[r] >= row_first[r - 1])
+    ok = ok and rows_from_zero(row_first, G)
     if not ok:
         raise ValueError(
             "first_hits: start must hold one entry per group, out one per row, "

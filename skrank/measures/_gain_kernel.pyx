@@ -14,7 +14,7 @@ from libc.math cimport exp
 from libc.stdint cimport int64_t
 from libc.string cimport memset
 
-from .._engine._ranking cimport check_size
+from .._engine._ranking cimport check_size, rows_from_zero
 
 
 # gains and costs up to this are read as whole numbers (exact in float64
@@ -133,8 +133,7 @@ def normalized_gain_groups(
     cdef bint ok = (
         row_first.shape[0] == m and start.shape[0] == G and out.shape[0] == G
         and cost.shape[0] == m and cost.shape[1] == W
-        # every group in a row
-        and (row_first[0] == 0 if m else G == 0)
+        and rows_from_zero(row_first, G)
     )
     # whole gains and costs; every group inside its row, its work bounded;
     # the largest work buffer
@@ -143,7 +142,6 @@ def normalized_gain_groups(
             break
         h = row_first[r]
         end = row_first[r + 1] if r + 1 < m else G
-        ok = 0 <= h <= end <= G
         B = 0
         while ok and h < end:
             ok = size[h] >= 1 and start[h] >= 0 and start[h] + size[h] <= W
@@ -272,15 +270,14 @@ def ndcg_rel_sums(
     )
     if tied:
         ok = ok and row_first.shape[0] == m and start.shape[0] == G
-        ok = ok and (row_first[0] == 0 if m else G == 0)
+        ok = ok and rows_from_zero(row_first, G)
         for r in range(m):
             if not ok:
                 break
             end = row_first[r + 1] if r + 1 < m else G
-            ok = row_first[r] <= end <= G
             # the row's groups one after another from its first position
             i = 0
-            for h in range(row_first[r] if ok else 0, end if ok else 0):
+            for h in range(row_first[r], end):
                 ok = ok and size[h] >= 1 and start[h] == i and i + size[h] <= W
                 i += size[h]
     if not ok:

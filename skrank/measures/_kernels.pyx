@@ -15,6 +15,7 @@ rank (0-based, ``T``), ``size[g]`` its number of items (``t``) and
 
 from libc.stdint cimport int64_t, uint64_t
 
+from .._engine._ranking cimport rows_from_zero
 from .._engine._shared cimport prefetch
 
 import numpy as np
@@ -291,20 +292,6 @@ cdef extern from *:
     ) noexcept nogil
 
 
-cdef bint _rows_ascend(const int64_t[::1] row_first, Py_ssize_t G):
-    """Whether each row's first group ``row_first[r]`` is in ``0 .. G`` and
-    not before the previous row's."""
-    cdef Py_ssize_t r
-    for r in range(row_first.shape[0]):
-        if not (
-            row_first[r] >= 0
-            and row_first[r] <= G
-            and (r == 0 or row_first[r] >= row_first[r - 1])
-        ):
-            return False
-    return True
-
-
 cdef uint64_t _positions(
     const int64_t[::1] start,
     const int64_t[::1] size,
@@ -312,7 +299,7 @@ cdef uint64_t _positions(
     Py_ssize_t G,
 ) noexcept nogil:
     """The number of ranked positions of the tie groups: per row, the end
-    of its last group (rows that :func:`_rows_ascend` accepts)."""
+    of its last group (rows that ``rows_from_zero`` accepts)."""
     cdef Py_ssize_t m = row_first.shape[0], r
     cdef int64_t g
     cdef uint64_t total = 0  # wraps, never overflows, on any buffers
@@ -482,7 +469,7 @@ def ap_sums(
             and inside.shape[0] == G
             and row_first.shape[0] == m
         )
-        ok = ok and _rows_ascend(row_first, G)
+        ok = ok and rows_from_zero(row_first, G)
     elif ok:
         ok = m <= G // w and G == m * w and depth.shape[0] == m
         if ok:
@@ -569,7 +556,7 @@ def bpref_sums(
         w >= 0 and u.shape[0] == G and n_rel.shape[0] == m and denom.shape[0] == m
     )
     if ok and w == 0:
-        ok = row_first.shape[0] == m and _rows_ascend(row_first, G)
+        ok = row_first.shape[0] == m and rows_from_zero(row_first, G)
     elif ok:
         ok = m <= G // w and G == m * w
     if not ok:
@@ -650,7 +637,7 @@ def head_sums(
         if cutoffs[r] > k:
             k = cutoffs[r]
     ok = ok and k >= 0 and (not weighted or table.shape[0] > k)
-    ok = ok and _rows_ascend(row_first, G)
+    ok = ok and rows_from_zero(row_first, G)
     if not ok:
         raise ValueError("head_sums: inconsistent buffers")
     with nogil:
