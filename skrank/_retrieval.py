@@ -514,6 +514,9 @@ class _Neighbours:
             np.maximum(self.past, np.where(k > self._given, k, 0), out=self.past)
         return k
 
+    def cutoff(self, k):
+        return self._ranking.cutoff(self._read(k))
+
     def in_cutoff(self, k):
         return self._ranking.in_cutoff(self._read(k))
 

@@ -13,6 +13,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._engine import Ranking, kernel_buffer
+from .._engine.ranking import _per_row
 from . import _kernels
 
 #: An empty int64 buffer: the argument a kernel is told not to read (no
@@ -74,21 +75,43 @@ def _count_rows(counts: np.ndarray) -> np.ndarray:
     return counts @ np.ones(counts.shape[1])
 
 
+def _first_columns_sum(a: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Per row of the ``(m, W)`` matrix ``a``, the sum of its first ``k[row]``
+    columns (``k`` in ``0 .. W``): its running sum read at each row's
+    cutoff."""
+    total = np.cumsum(a, axis=1, dtype=np.float64)
+    out = np.take_along_axis(total, np.maximum(k - 1, 0)[:, None], axis=1)[:, 0]
+    out[k == 0] = 0.0
+    return out
+
+
+def top_sums(r: Ranking, counts, k) -> np.ndarray:
+    """Per row, the expected sum of per-group ``counts`` (items of a kind in
+    each tie group) over the top ``k`` (int, None or one per row): ``counts
+    * n / t`` over the groups, ``n`` of a group's ``t`` positions inside.
+    Linear in the counts, so exact under ties."""
+    if r.head(k):  # only the groups that start before k
+        return head_sums(counts, r, r.cutoff(k))
+    if _per_row(k):
+        k = r.cutoff(np.asarray(k))
+        if r.tied:  # each row's groups up to its own cutoff
+            return head_sums(counts, r, k)
+        return _first_columns_sum(counts, k)  # each row's first k[row]
+    if r.cuts(k):  # no ties: every position its own group, the first k
+        return _count_rows(counts[:, : r.cutoff(k)])
+    if not r.tied and r.reads_whole(k):  # no ties, every position inside
+        return _count_rows(counts)
+    inside = r.in_cutoff(k)
+    if inside is r.size:  # every group wholly inside: c * t / t is c
+        return r.row_sum(counts)
+    return r.row_sum(counts * inside / r.size)
+
+
 def _hits(r: Ranking, k, level):
     """Expected number of relevant items in the top k: sum of r * n / t."""
-    if r.head(k):  # only the groups that start before k
-        return head_sums(r.relevant(level), r, r.cutoff(k))
-    if r.cuts(k):  # no ties: every position its own group, the first k
-        return _count_rows(r.relevant(level)[:, : r.cutoff(k)])
     if r.holds_all(k):  # every item of every query inside: R
         return r.n_relevant(level).astype(np.float64)
-    if not r.tied and r.reads_whole(k):
-        # no ties, every position inside: the relevant items of each row
-        return _count_rows(r.relevant(level))
-    inside = r.in_cutoff(k)
-    if inside is r.size:  # every group wholly inside: r * t / t is r
-        return r.row_sum(r.relevant(level))
-    return r.row_sum(r.relevant(level) * inside / r.size)
+    return top_sums(r, r.relevant(level), k)
 
 
 def _hit_fraction(r: Ranking, k, level, depth=None):

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._validation import Options
 from ._base import _REL, Measure, ParamSpec
+from ._common import top_sums
 from .cutoff import _P_DENOMINATOR
 
 #: How ``judged`` counts an item in the judgment pool but not assessed
@@ -31,7 +32,7 @@ def _judged_compute(r, k, denominator="k", unassessed="unjudged"):
     judged = r.judged()
     if unassessed == "judged":
         judged = judged + r.unassessed()
-    return r.row_sum(judged * r.in_cutoff(k) / r.size) / depth, None
+    return top_sums(r, judged, k) / depth, None
 
 
 _UNASSESSED = ParamSpec(
@@ -56,7 +57,7 @@ JUDGED = Measure(
 
 def _unjudged_compute(r, k):
     """Unjudged items in the top k (trec_eval's ``unj`` is this over k)."""
-    return r.row_sum(r.unjudged() * r.in_cutoff(k) / r.size), None
+    return top_sums(r, r.unjudged(), k), None
 
 
 UNJUDGED = Measure(
@@ -75,7 +76,7 @@ def _num_nonrel_judged_ret_compute(r, k, relevance_level):
     """trec_eval's ``num_nonrel_judged_ret`` (``m_num_nonrel_judged_ret.c``):
     judged non-relevant items in the top k; linear in the per-group counts."""
     nonrel = r.judged_nonrelevant(relevance_level)
-    return r.row_sum(nonrel * r.in_cutoff(k) / r.size), None
+    return top_sums(r, nonrel, k), None
 
 
 NUM_NONREL_JUDGED_RET = Measure(
@@ -99,7 +100,7 @@ def _unjudged_rate_compute(r, k):
     judged items (k is the list length without a cutoff); linear in the
     per-group counts, so exact under ties."""
     depth = r.n_items if k is None else float(k)
-    return r.row_sum(r.unjudged() * r.in_cutoff(k) / r.size) / depth, None
+    return top_sums(r, r.unjudged(), k) / depth, None
 
 
 UNJUDGED_RATE = Measure(
