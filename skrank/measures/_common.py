@@ -23,12 +23,14 @@ _UNREAD.setflags(write=False)
 
 
 def head_sums(a, r: Ranking, k, table=None, positions=False) -> np.ndarray:
-    """Per row of the tied ranking ``r``, a sum over its groups that start
+    """Per row of the ranking ``r``, a sum over its tie groups that start
     before rank ``k``.
 
     A group (first rank ``T``, size ``t``, ``n`` positions inside the
     cutoff) adds ``(a / t) * (table[T + n] - table[T])`` with a cumulative
-    weight ``table``, or ``(a * n) / t`` without one, in group order.
+    weight ``table``, or ``(a * n) / t`` without one, in group order. A
+    ranking without ties has a group at each position: a row adds its
+    first ``k`` values, each times its rank's weight.
 
     Parameters
     ----------
@@ -36,9 +38,9 @@ def head_sums(a, r: Ranking, k, table=None, positions=False) -> np.ndarray:
         One value per group, or with ``positions`` one per position of the
         ``(m, W)`` ranking, summed over each group's positions in rank
         order (as :meth:`~skrank._engine.Ranking.group_sum` adds) for the
-        groups read only.
+        groups read only (the same without ties).
     r : Ranking
-        A ranking with tie groups.
+        A ranking.
     k : int or ndarray of shape (m,)
         The cutoff, below the ranking's width, or one per row, at most the
         width.
@@ -53,16 +55,21 @@ def head_sums(a, r: Ranking, k, table=None, positions=False) -> np.ndarray:
     """
     out = np.empty(r.m)
     each = np.ndim(k) > 0
+    if r.tied:
+        groups = (r.start, r.size, r.row_first)
+        a = kernel_buffer(a, np.float64).reshape(-1)
+    else:
+        groups = (_UNREAD, _UNREAD, _UNREAD)
+        a = kernel_buffer(np.broadcast_to(a, (r.m, r.width)), np.float64).reshape(-1)
     _kernels.head_sums(
-        kernel_buffer(a, np.float64).reshape(-1),
-        kernel_buffer(r.start, np.int64),
-        kernel_buffer(r.size, np.int64),
-        kernel_buffer(r.row_first, np.int64),
+        a,
+        *(kernel_buffer(g, np.int64) for g in groups),
         0 if each else int(k),
         kernel_buffer(k, np.int64) if each else _UNREAD,
         kernel_buffer(np.zeros(0) if table is None else table, np.float64),
         table is not None,
-        r.width if positions else 0,
+        r.width if positions or not r.tied else 0,
+        not r.tied,
         out,
     )
     return out
@@ -75,16 +82,6 @@ def _count_rows(counts: np.ndarray) -> np.ndarray:
     return counts @ np.ones(counts.shape[1])
 
 
-def _first_columns_sum(a: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Per row of the ``(m, W)`` matrix ``a``, the sum of its first ``k[row]``
-    columns (``k`` in ``0 .. W``): its running sum read at each row's
-    cutoff."""
-    total = np.cumsum(a, axis=1, dtype=np.float64)
-    out = np.take_along_axis(total, np.maximum(k - 1, 0)[:, None], axis=1)[:, 0]
-    out[k == 0] = 0.0
-    return out
-
-
 def top_sums(r: Ranking, counts, k) -> np.ndarray:
     """Per row, the expected sum of per-group ``counts`` (items of a kind in
     each tie group) over the top ``k`` (int, None or one per row): ``counts
@@ -92,11 +89,8 @@ def top_sums(r: Ranking, counts, k) -> np.ndarray:
     Linear in the counts, so exact under ties."""
     if r.head(k):  # only the groups that start before k
         return head_sums(counts, r, r.cutoff(k))
-    if _per_row(k):
-        k = r.cutoff(np.asarray(k))
-        if r.tied:  # each row's groups up to its own cutoff
-            return head_sums(counts, r, k)
-        return _first_columns_sum(counts, k)  # each row's first k[row]
+    if _per_row(k):  # each row's groups up to its own cutoff
+        return head_sums(counts, r, r.cutoff(np.asarray(k)))
     if r.cuts(k):  # no ties: every position its own group, the first k
         return _count_rows(counts[:, : r.cutoff(k)])
     if not r.tied and r.reads_whole(k):  # no ties, every position inside

@@ -1,4 +1,5 @@
-"""The compiled loop of infAP's exact expectation under ties
+"""The compiled loops of infAP: each row's sum of its terms, group by group
+(:func:`infap_sums`), and the exact expectation of a tied group's terms
 (:func:`skrank.measures.ap._infap_tied`), one tie group at a time.
 
 The kernel reads exactly the buffers it declares (C-contiguous, native
@@ -9,6 +10,8 @@ tied items in ``tests/measures/test_ap.py``.
 
 from libc.math cimport exp, floor
 from libc.stdint cimport int64_t
+
+from .._engine._ranking cimport rows_from_zero
 
 
 cdef inline double term(
@@ -24,6 +27,79 @@ cdef inline double term(
     return (
         1.0 + pooled * (B0 + m * rel_share + eps) / (B0 + N0 + m + 2.0 * eps)
     ) / (T + x + 1.0)
+
+
+def infap_sums(
+    const double[::1] rel,
+    const double[::1] non,
+    const double[::1] unas,
+    const int64_t[::1] start,
+    const int64_t[::1] row_first,
+    Py_ssize_t w,
+    bint untied,
+    const int64_t[::1] given_at,
+    const double[::1] given,
+    double eps,
+    double[::1] out,
+):
+    """Per row, the sum of trec_eval's infAP terms of its groups, in group
+    order from 0.0: a group of ``rel`` relevant items at rank T, after B
+    relevant, N judged non-relevant and Q unassessed items of the earlier
+    groups of its row, adds ``rel`` times the term of an item at offset 0 of
+    a one-item group (:func:`term`: ``(1 + (B + N + Q) (B + eps) / (B + N +
+    2 eps)) / (T + 1)``), or ``given[i]`` when it is group ``given_at[i]`` (the
+    expectations of tied groups; ``given_at`` ascending).
+
+    The groups are ``rel``, ``non`` and ``unas`` (their relevant, judged
+    non-relevant and unassessed items) with their first ranks ``start`` and
+    each row's first group ``row_first`` (the rows of ``out``); with
+    ``untied``, ``start`` and ``row_first`` are empty and each position of
+    the ``(m, w)`` matrices is a group of its own, at its column's rank.
+    """
+    cdef Py_ssize_t m = out.shape[0]
+    cdef Py_ssize_t G = rel.shape[0]
+    cdef Py_ssize_t n_given = given_at.shape[0]
+    cdef Py_ssize_t r, g, first, end, i = 0
+    cdef double b, n, q, x, T, acc
+    cdef bint ok = (
+        non.shape[0] == G
+        and unas.shape[0] == G
+        and given.shape[0] == n_given
+        and w >= 0
+    )
+    if untied:
+        ok = ok and start.shape[0] == 0 and row_first.shape[0] == 0 and G == m * w
+    else:
+        ok = ok and start.shape[0] == G and row_first.shape[0] == m
+        ok = ok and rows_from_zero(row_first, G)
+    for g in range(n_given if ok else 0):
+        ok = ok and 0 <= given_at[g] < G and (g == 0 or given_at[g - 1] < given_at[g])
+    if not ok:
+        raise ValueError("infap_sums: inconsistent buffers")
+    with nogil:
+        for r in range(m):
+            if untied:
+                first = r * w
+                end = first + w
+            else:
+                first = row_first[r]
+                end = row_first[r + 1] if r + 1 < m else G
+            b = 0.0
+            n = 0.0
+            q = 0.0
+            acc = 0.0
+            for g in range(first, end):
+                x = rel[g]
+                if i < n_given and given_at[i] == g:
+                    acc = acc + given[i]
+                    i = i + 1
+                elif x != 0.0:
+                    T = <double>(g - first) if untied else <double>start[g]
+                    acc = acc + x * term(0.0, 0.0, b, n, q, T, 0.0, 0.0, eps)
+                b = b + x
+                n = n + non[g]
+                q = q + unas[g]
+            out[r] = acc
 
 
 def infap_tied(

@@ -244,3 +244,53 @@ def iprec_expected(
     if not ok:
         raise MemoryError("iprec_expected: no memory for the work buffers")
     return -1
+
+
+def precision_after(
+    const double[::1] rel,
+    Py_ssize_t w,
+    const int64_t[::1] first,
+    double[::1] best,
+):
+    """The interpolated precision at each relevant item of a ranking without
+    ties: per row of the ``(m, w)`` relevant counts ``rel`` (row by row),
+    the precision at each position holding a relevant item (the running
+    sum of ``rel`` up to it over its rank, 1-based), then each replaced by
+    the largest from it on (precision after the last relevant item only
+    falls, so this is the largest at or after its rank). Row ``r``'s values
+    go to ``best[first[r]:first[r + 1]]``, which must be as many as its
+    positions with ``rel`` not 0 (``first``: ``m + 1`` offsets ascending
+    from 0 to the length of ``best``).
+    """
+    cdef Py_ssize_t m = first.shape[0] - 1
+    cdef Py_ssize_t r, j, i, end
+    cdef double found, x
+    cdef bint bad = False
+    cdef bint ok = m >= 0 and w >= 0 and rel.shape[0] == m * w
+    ok = ok and first[0] == 0 and first[m] == best.shape[0]
+    for r in range(m if ok else 0):
+        ok = ok and first[r] <= first[r + 1]
+    if not ok:
+        raise ValueError("precision_after: inconsistent buffers")
+    with nogil:
+        for r in range(m):
+            i = first[r]
+            end = first[r + 1]
+            found = 0.0
+            for j in range(w):
+                x = rel[r * w + j]
+                found = found + x
+                if x != 0.0:
+                    if i == end:
+                        bad = True
+                        break
+                    best[i] = found / (j + 1.0)
+                    i = i + 1
+            if bad or i != end:
+                bad = True
+                break
+            for i in range(end - 2, first[r] - 1, -1):
+                if best[i + 1] > best[i]:
+                    best[i] = best[i + 1]
+    if bad:
+        raise ValueError("precision_after: inconsistent buffers")

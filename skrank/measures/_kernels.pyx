@@ -601,6 +601,7 @@ def head_sums(
     const double[::1] table,
     bint weighted,
     Py_ssize_t w,
+    bint untied,
     double[::1] out,
 ):
     """Per row, the sum over its tie groups that start before rank ``k`` (or
@@ -614,10 +615,14 @@ def head_sums(
     than ``k``), else (a * n) / t. ``a`` holds one value per group when
     ``w`` is 0, else one per position of the ``(m, w)`` ranking (row by
     row), a group's value then being the sum of its positions' values in
-    rank order from 0.0.
+    rank order from 0.0. With ``untied`` (a ranking without ties: ``start``,
+    ``size`` and ``row_first`` empty, ``m`` the length of ``out``), every
+    position of the ``(m, w)`` values ``a`` is a group of its own: a row adds
+    its first ``min(k, w)`` values, each times its rank's weight
+    (``table[j + 1] - table[j]``) when ``weighted``.
     """
     cdef Py_ssize_t G = start.shape[0]
-    cdef Py_ssize_t m = row_first.shape[0]
+    cdef Py_ssize_t m = out.shape[0] if untied else row_first.shape[0]
     cdef Py_ssize_t r
     cdef int64_t g, end, T, t, n, j
     cdef double v, acc
@@ -628,18 +633,35 @@ def head_sums(
         and size.shape[0] == G
         and out.shape[0] == m
         and (m <= a.shape[0] // w if w else True)
-        and a.shape[0] == (m * w if w else G)
+        and a.shape[0] == (m * w if w or untied else G)
         and (cutoffs.shape[0] == m if each else True)
+        and (G == 0 and row_first.shape[0] == 0 if untied else True)
     )
     # the largest cutoff (each one at least 0) below the weights' length
     for r in range(m if each and ok else 0):
         ok = ok and cutoffs[r] >= 0
         if cutoffs[r] > k:
             k = cutoffs[r]
+    if untied and k > w:  # no row reads past its w positions
+        k = w
     ok = ok and k >= 0 and (not weighted or table.shape[0] > k)
-    ok = ok and rows_from_zero(row_first, G)
+    ok = ok and (untied or rows_from_zero(row_first, G))
     if not ok:
         raise ValueError("head_sums: inconsistent buffers")
+    if untied:
+        with nogil:
+            for r in range(m):
+                n = cutoffs[r] if each else k
+                n = n if n < w else w
+                acc = 0.0
+                if weighted:
+                    for j in range(n):
+                        acc += a[r * w + j] * (table[j + 1] - table[j])
+                else:
+                    for j in range(n):
+                        acc += a[r * w + j]
+                out[r] = acc
+        return
     with nogil:
         for r in range(m):
             end = row_first[r + 1] if r + 1 < m else G

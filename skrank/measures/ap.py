@@ -382,15 +382,6 @@ INFAP_EPSILON = 1e-5
 INFAP_MAX_WORK = 1 << 28
 
 
-def _infap_term(j, B, N, Q):
-    """trec_eval's infAP term of a relevant item at 0-based rank ``j`` with B
-    relevant, N judged non-relevant and Q pooled-but-unassessed items above
-    it: 1/(j+1) + (j/(j+1)) ((B+N+Q)/j) ((B+eps)/(B+N+2 eps)), which is 1 at
-    j = 0."""
-    eps = INFAP_EPSILON
-    return (1.0 + (B + N + Q) * (B + eps) / (B + N + 2.0 * eps)) / (j + 1.0)
-
-
 def _infap_compute(r, k, relevance_level):
     """Inferred AP (Yilmaz & Aslam, 2006) as trec_eval's ``m_infap.c``.
 
@@ -409,17 +400,31 @@ def _infap_compute(r, k, relevance_level):
     rel = r.relevant(relevance_level)
     non = r.judged_nonrelevant(relevance_level)
     unas = r.unassessed()
-    B0, N0, Q0 = r.before(rel), r.before(non), r.before(unas)
-    T = np.broadcast_to(r.start, np.shape(rel)).astype(np.float64)
-    terms = rel * _infap_term(T, B0, N0, Q0)
+    given_at, given = _UNREAD, np.zeros(0)
     if r.tied:
         g = np.flatnonzero((r.size > 1) & (rel > 0))
         if g.size:
-            terms = terms.copy()
-            terms[g] = _infap_tied(
-                r.size[g], rel[g], non[g], unas[g], T[g], B0[g], N0[g], Q0[g]
-            )
-    return _divide(r.row_sum(terms), n_rel, undefined), undefined
+            B0, N0, Q0 = (r.before(a)[g] for a in (rel, non, unas))
+            T = r.start[g].astype(np.float64)
+            given_at = g.astype(np.int64)
+            given = _infap_tied(r.size[g], rel[g], non[g], unas[g], T, B0, N0, Q0)
+        groups = (r.start, r.row_first)
+    else:
+        groups = (_UNREAD, _UNREAD)
+        shape = (r.m, r.width)
+        rel, non, unas = (np.broadcast_to(a, shape) for a in (rel, non, unas))
+    sums = np.empty(r.m)
+    _infap_kernel.infap_sums(
+        *(kernel_buffer(a, np.float64).reshape(-1) for a in (rel, non, unas)),
+        *(kernel_buffer(a, np.int64) for a in groups),
+        0 if r.tied else r.width,
+        not r.tied,
+        given_at,
+        kernel_buffer(given, np.float64),
+        INFAP_EPSILON,
+        sums,
+    )
+    return _divide(sums, n_rel, undefined), undefined
 
 
 INFAP = Measure(

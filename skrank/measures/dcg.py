@@ -415,7 +415,7 @@ def _judged_dcg(r: Ranking, k, cache=None, gain="linear"):
         cache["cum"] = cumulative_discount(r.width)
         cache["sum"] = r.group_sum(_position_gains(r, gain))
     cum, T = cache["cum"], r.start
-    if r.tied and np.ndim(k):  # the groups before each row's cutoff
+    if np.ndim(k):  # the groups (positions) before each row's cutoff
         return head_sums(cache["sum"], r, np.minimum(k, r.width), cum)
     weight = cum[T + r.in_cutoff(k)] - cum[T]
     return r.row_sum(cache["sum"] / r.size * weight)

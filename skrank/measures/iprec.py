@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._engine import Ranking
+from .._engine import Ranking, kernel_buffer
 from .._validation import Interval, InvalidParameterError, Options
 from . import _iprec_kernel
 from ._base import _REL, Measure, ParamSpec, _always_full
@@ -45,39 +45,39 @@ def _interpolated_precision(r: Ranking, levels, relevance_level, rounding):
             need = _recall_cutoffs(level, n_rel, rounding)
             out[:, i] = _iprec_expected(r, groups, need)
         return out
-    # the precision curve, the same at every level (built once per ranking)
-    best_after, position, retrieved = r.shared(
+    # the interpolated precision at each relevant item, the same at every
+    # level (built once per ranking)
+    best, first, retrieved = r.shared(
         ("iprec_curve", relevance_level), lambda: _iprec_curve(r, relevance_level)
     )
     out = np.zeros((r.m, len(levels)))
-    at = np.arange(r.m)
+    if not best.shape[0]:  # no relevant item retrieved: 0 at every level
+        return out
     for i, level in enumerate(levels):  # the recall levels, not queries
         need = _recall_cutoffs(level, n_rel, rounding)
         ok = (need <= retrieved) & (retrieved > 0)
-        j = np.clip(np.maximum(need, 1), 1, r.width)
-        col = np.minimum(position[at, j], max(r.width - 1, 0))
-        out[:, i] = np.where(ok, best_after[at, col], 0.0)
+        # the max(need, 1)-th relevant item of each row that has it
+        at = np.where(ok, first[:-1] + np.maximum(need, 1) - 1, 0)
+        out[:, i] = np.where(ok, best[at], 0.0)
     return out
 
 
 def _iprec_curve(r: Ranking, relevance_level):
-    """The interpolated precision curve of a ranking without ties:
-    ``(best_after, position, retrieved)``, the largest precision at or
-    after each rank, the rank (0-based) of the j-th relevant item for j = 1
-    .. width (``width`` past the last), and the number of relevant items
-    retrieved of each row."""
-    rel = r.relevant(relevance_level)  # (m, W), one position per group
-    rel = np.broadcast_to(rel, (r.m, r.width))
-    found = np.cumsum(rel, axis=1)
-    ranks = np.arange(1, r.width + 1)
-    precision = found / ranks
-    # Int_Prec(j) = max over j' >= j of Prec(j'): a reversed running maximum
-    best_after = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
-    retrieved = found[:, -1].astype(np.intp) if r.width else np.zeros(r.m, np.intp)
-    position = np.full((r.m, r.width + 1), r.width, dtype=np.intp)
-    rows, cols = np.nonzero(rel > 0)
-    position[rows, found[rows, cols].astype(np.intp)] = cols
-    return best_after, position, retrieved
+    """The interpolated precision curve of a ranking without ties at its
+    relevant items: ``(best, first, retrieved)``, the largest precision at
+    or after the rank of each relevant item (row by row, row ``i``'s at
+    ``best[first[i]:first[i + 1]]``, by
+    :func:`skrank.measures._iprec_kernel.precision_after`) and the number
+    of relevant items retrieved of each row."""
+    rel = kernel_buffer(
+        np.broadcast_to(r.relevant(relevance_level), (r.m, r.width)), np.float64
+    )
+    retrieved = np.count_nonzero(rel, axis=1)
+    first = np.zeros(r.m + 1, dtype=np.int64)
+    np.cumsum(retrieved, out=first[1:])
+    best = np.empty(int(first[-1]))
+    _iprec_kernel.precision_after(rel.reshape(-1), r.width, first, best)
+    return best, first, retrieved
 
 
 def _iprec_groups(r: Ranking, rel):

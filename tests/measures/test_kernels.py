@@ -378,18 +378,61 @@ def test_head_sums_equal_their_numpy_statement(k, weighted):
     table = np.cumsum(np.r_[0.0, 1.0 / np.log2(np.arange(2.0, width + 2.0))])
     out = np.empty(50)
     weights = table if weighted else np.zeros(0)
-    measure_kernels.head_sums(a, start, size, first, k, NONE, weights, weighted, 0, out)
+    measure_kernels.head_sums(
+        a, start, size, first, k, NONE, weights, weighted, 0, False, out
+    )
     want = _head_sums_reference(a, start, size, row, 50, k, table if weighted else None)
     np.testing.assert_allclose(out, want, rtol=1e-14, atol=0)
     # a cutoff per row, 0 .. the width: the reference at each group's row's
     cutoffs = np.random.default_rng(k).integers(0, width + 1, 50)
     measure_kernels.head_sums(
-        a, start, size, first, 0, cutoffs, weights, weighted, 0, out
+        a, start, size, first, 0, cutoffs, weights, weighted, 0, False, out
     )
     want = _head_sums_reference(
         a, start, size, row, 50, cutoffs[row], table if weighted else None
     )
     np.testing.assert_allclose(out, want, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_head_sums_without_ties_equal_their_numpy_statement(weighted):
+    # a ranking without ties: each position of the (m, w) values its own
+    # group, a row adding its first min(k, w) values (each times its rank's
+    # weight), in rank order from 0.0: the numpy statement below, at one
+    # cutoff (0, inside, the width, past it) and at one per row
+    rng = np.random.default_rng(9)
+    m, w = 40, 17
+    a = rng.integers(0, 4, (m, w)).astype(float) / 3.0
+    table = np.cumsum(np.r_[0.0, 1.0 / np.log2(np.arange(2.0, w + 2.0))])
+    weights = table if weighted else np.zeros(0)
+    steps = np.diff(table) if weighted else np.ones(w)
+    out = np.empty(m)
+
+    def want(cut):
+        keep = np.arange(w)[None, :] < np.minimum(cut, w)[:, None]
+        return np.where(keep, a * steps, 0.0).sum(axis=1)
+
+    for k in (0, 1, 6, w, w + 3):
+        measure_kernels.head_sums(
+            a.reshape(-1), NONE, NONE, NONE, k, NONE, weights, weighted, w, True, out
+        )
+        np.testing.assert_allclose(out, want(np.full(m, k)), rtol=1e-14, atol=1e-15)
+    cutoffs = rng.integers(0, w + 1, m)
+    measure_kernels.head_sums(
+        a.reshape(-1), NONE, NONE, NONE, 0, cutoffs, weights, weighted, w, True, out
+    )
+    np.testing.assert_allclose(out, want(cutoffs), rtol=1e-14, atol=1e-15)
+    # refused: groups given, values of another shape, a negative cutoff, a
+    # table short of the positions read
+    ones = np.ones(1, np.int64)
+    for args in (
+        (a.reshape(-1), ones, ones, NONE, 3, NONE, table, True, w),
+        (a.reshape(-1)[:-1], NONE, NONE, NONE, 3, NONE, table, True, w),
+        (a.reshape(-1), NONE, NONE, NONE, 0, -cutoffs - 1, table, True, w),
+        (a.reshape(-1), NONE, NONE, NONE, w, NONE, table[:w], True, w),
+    ):
+        with pytest.raises(ValueError, match="head_sums: inconsistent"):
+            measure_kernels.head_sums(*args, True, out)
 
 
 @pytest.mark.parametrize("k", [1, 5, 33])
@@ -404,7 +447,7 @@ def test_head_sums_of_positions_equal_their_numpy_statement(k):
     table = np.cumsum(np.r_[0.0, 1.0 / np.log2(np.arange(2.0, w + 2.0))])
     out = np.empty(30)
     measure_kernels.head_sums(
-        a.reshape(-1), start, size, first, k, NONE, table, True, w, out
+        a.reshape(-1), start, size, first, k, NONE, table, True, w, False, out
     )
     want = _head_sums_reference(a.reshape(-1), start, size, row, 30, k, table, w)
     np.testing.assert_allclose(out, want, rtol=1e-14, atol=0)
@@ -550,7 +593,7 @@ def test_measure_kernels_reject_inconsistent_buffers():
     ints = np.array([0, 1], dtype=np.int64)
     with pytest.raises(ValueError, match="head_sums: inconsistent"):  # past its row
         measure_kernels.head_sums(
-            np.zeros(3), start, size, first, 4, NONE, table, True, 3, np.empty(1)
+            np.zeros(3), start, size, first, 4, NONE, table, True, 3, False, np.empty(1)
         )
     with pytest.raises(ValueError, match="head_sums: inconsistent"):  # empty group
         measure_kernels.head_sums(
@@ -563,13 +606,24 @@ def test_measure_kernels_reject_inconsistent_buffers():
             table,
             True,
             0,
+            False,
             np.empty(1),
         )
     for k, cutoffs in ((5, NONE), (0, np.array([5])), (0, np.array([-1])), (0, ints)):
         # the table short of the cutoff, a negative cutoff, one per group
         with pytest.raises(ValueError, match="head_sums: inconsistent"):
             measure_kernels.head_sums(
-                np.zeros(2), start, size, first, k, cutoffs, table, True, 0, np.empty(1)
+                np.zeros(2),
+                start,
+                size,
+                first,
+                k,
+                cutoffs,
+                table,
+                True,
+                0,
+                False,
+                np.empty(1),
             )
     one = np.ones(2)
     ints = np.array([0, 1], dtype=np.int64)
@@ -610,7 +664,7 @@ def _measure_kernel_calls():
     return {
         "ap_terms": [rel, before, start, size, inside, H, True, np.empty(len(rel))],
         "ap_sums": [rel, start, size, inside, first, H, True, 0, none, np.empty(5)],
-        "head_sums": [rel, start, size, first, 4, NONE, H, True, 0, np.empty(5)],
+        "head_sums": [rel, start, size, first, 4, NONE, H, True, 0, False, np.empty(5)],
     }
 
 
@@ -891,6 +945,86 @@ def test_infap_tied_by_hand_and_refuses_inconsistent_buffers():
         case = [change.get(i, a) for i, a in enumerate(args)]
         with pytest.raises(ValueError, match="infap_tied: inconsistent"):
             infap_kernel.infap_tied(*case, log_fact, e, np.empty(1))
+
+
+def test_precision_after_equals_its_numpy_statement_and_refuses_buffers():
+    # interpolated precision at each relevant item of rankings without ties:
+    # by hand, relevant at ranks 2 and 3 of 4: precisions 1/2 and 2/3, the
+    # largest from each on 2/3 and 2/3; then rows of 0 to 30 relevant items
+    # against numpy (running sum over rank, a reversed running maximum, read
+    # at the relevant positions)
+    best = np.empty(2)
+    first = np.array([0, 2], dtype=np.int64)
+    iprec_kernel.precision_after(np.array([0.0, 1, 1, 0]), 4, first, best)
+    np.testing.assert_array_equal(best, [2 / 3, 2 / 3])
+    rng = np.random.default_rng(4)
+    m, w = 60, 30
+    rel = (rng.random((m, w)) < rng.random((m, 1))).astype(float)
+    counts = np.count_nonzero(rel, axis=1)
+    first = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    best = np.empty(int(first[-1]))
+    iprec_kernel.precision_after(rel.reshape(-1), w, first, best)
+    precision = np.cumsum(rel, axis=1) / np.arange(1, w + 1)
+    after = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+    np.testing.assert_array_equal(best, after[rel > 0])
+    # refused: fewer or more places than relevant items, offsets not from 0
+    # or not ascending, values of another length
+    for args in (
+        (rel.reshape(-1), w, first, best[:-1]),
+        (rel.reshape(-1), w, first + 1, best),
+        (rel.reshape(-1), w - 1, first, best),
+        (rel.reshape(-1), w, np.r_[first[:-1], first[-1] - 1, first[-1]], best),
+        (rel.reshape(-1), w, np.r_[0, first[2], first[1], first[3:]], best),
+    ):
+        with pytest.raises(ValueError, match="precision_after: inconsistent"):
+            iprec_kernel.precision_after(*args)
+
+
+def test_infap_sums_by_hand_and_refuses_inconsistent_buffers():
+    # infAP's row sums (trec_eval's m_infap.c, its values checked against
+    # pytrec_eval and every ordering in test_ap.py and test_trec_eval.py):
+    # a row ranked relevant, judged non-relevant, unassessed, relevant,
+    # unjudged, relevant. The first adds 1; the one at rank 4 (j = 3, one
+    # relevant, one judged non-relevant and one unassessed above) 1/4 +
+    # (3/4)(3/3)(1 + e) / (2 + 2e) = (1 + 3 (1 + e) / (2 + 2 e)) / 4; the
+    # one at rank 6 (two relevant, one non-relevant, one unassessed above)
+    # (1 + 4 (2 + e) / (3 + 2 e)) / 6
+    e = 1e-5
+    rel = np.array([1.0, 0, 0, 1, 0, 1])
+    non = np.array([0.0, 1, 0, 0, 0, 0])
+    unas = np.array([0.0, 0, 1, 0, 0, 0])
+    none, empty = np.zeros(0, dtype=np.int64), np.zeros(0)
+    terms = [
+        1.0,
+        (1 + 3 * (1 + e) / (2 + 2 * e)) / 4,
+        (1 + 4 * (2 + e) / (3 + 2 * e)) / 6,
+    ]
+    out = np.empty(1)
+    infap_kernel.infap_sums(rel, non, unas, none, none, 6, True, none, empty, e, out)
+    assert out[0] == pytest.approx(sum(terms), rel=1e-15)
+    # the same row as six groups of one, the fourth given its term: the
+    # given value replaces the group's own
+    start = np.arange(6, dtype=np.int64)
+    first = np.zeros(1, dtype=np.int64)
+    at = np.array([3], dtype=np.int64)
+    infap_kernel.infap_sums(
+        rel, non, unas, start, first, 0, False, at, np.array([0.5]), e, out
+    )
+    assert out[0] == pytest.approx(terms[0] + 0.5 + terms[2], rel=1e-15)
+    args = [rel, non, unas, start, first, 0, False, at, np.array([0.5]), e]
+    bad = [
+        {1: non[:5]},  # counts of another length
+        {3: start[:5]},  # first ranks of another length
+        {4: np.array([1], dtype=np.int64)},  # the first row not at group 0
+        {7: np.array([6], dtype=np.int64)},  # a given group past the groups
+        {7: np.array([3, 2], dtype=np.int64), 8: np.zeros(2)},  # not ascending
+        {8: np.zeros(2)},  # given values of another length
+        {3: none, 4: none, 6: True, 5: 4},  # untied rows of 4 from 6 values
+    ]
+    for change in bad:
+        case = [change.get(i, a) for i, a in enumerate(args)]
+        with pytest.raises(ValueError, match="infap_sums: inconsistent"):
+            infap_kernel.infap_sums(*case, np.empty(1))
 
 
 def test_ndcg_rel_sums_by_hand_and_refuses_inconsistent_buffers():
