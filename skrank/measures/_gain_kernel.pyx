@@ -1,6 +1,8 @@
-"""The compiled loop of trec_eval's normalized gain G under ties
-(:func:`skrank.measures.dcg._normalized_gain_tied`), one tie group at a
-time, for whole-number gains.
+"""The compiled loops of trec_eval's gain measures: normalized gain G under
+ties (:func:`skrank.measures.dcg._normalized_gain_tied`), one tie group at
+a time, for whole-number gains, and without ties (:func:`normalized_gain_rows`);
+``binG`` (:func:`binary_g_sums`) and ``ndcg_rel`` (:func:`ndcg_rel_sums`),
+row by row.
 
 The kernel reads exactly the buffers it declares (C-contiguous, native
 byte order, ``int64`` or ``float64``), checks them and the size of its work
@@ -10,7 +12,7 @@ test_trec_eval.py`` and ``tests/measures/test_dcg.py``.
 """
 
 from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
-from libc.math cimport exp
+from libc.math cimport exp, log2
 from libc.stdint cimport int64_t
 from libc.string cimport memset
 
@@ -317,3 +319,101 @@ def ndcg_rel_sums(
                 h += 1
             inside[r] = total
             dcg_end[r] = A
+
+
+def normalized_gain_rows(
+    const double[::1] g,
+    const double[::1] ideal,
+    Py_ssize_t w,
+    double[::1] out,
+):
+    """trec_eval's G summed over each row of a ranking without ties: with
+    the ``(m, w)`` gains ``g`` by rank and the ideal gains ``ideal`` by rank
+    (0 past the ideal list), a rank of gain not 0 adds ``g / log2(2 + C -
+    S)``, C the sum of ``max(ideal, 1)`` and S the gains up to and including
+    it, in rank order from 0.0."""
+    cdef Py_ssize_t m = out.shape[0]
+    cdef Py_ssize_t r, j
+    cdef double C, S, x, acc
+    if not (w >= 0 and g.shape[0] == m * w and ideal.shape[0] == m * w):
+        raise ValueError("normalized_gain_rows: inconsistent buffers")
+    with nogil:
+        for r in range(m):
+            C = 0.0
+            S = 0.0
+            acc = 0.0
+            for j in range(r * w, (r + 1) * w):
+                x = ideal[j]
+                C = C + (x if x > 1.0 else 1.0)
+                x = g[j]
+                S = S + x
+                if x != 0.0:
+                    acc = acc + x / log2(2.0 + C - S)
+            out[r] = acc
+
+
+def binary_g_sums(
+    const double[::1] rel,
+    const int64_t[::1] size,
+    const int64_t[::1] start,
+    const int64_t[::1] row_first,
+    Py_ssize_t w,
+    bint untied,
+    const double[::1] F,
+    double[::1] out,
+):
+    """trec_eval's binG summed over each row's tie groups, in group order
+    from 0.0: a group of t items at rank T, ``rel`` of them relevant and u =
+    t - rel not, after b relevant items of its row (so B = T - b
+    non-relevant ones), adds ``rel / (u + 1) (F[min(B + u + 1, w + 1)] -
+    F[B])``, ``F`` the sums of ``1 / log2(2 + i)`` before each count (at
+    least ``w + 2`` of them, ``w`` the ranking's width). With ``untied``,
+    ``size``, ``start`` and ``row_first`` are empty and each position of
+    the ``(m, w)`` counts ``rel`` is a group of its own (the rows of
+    ``out``)."""
+    cdef Py_ssize_t m = out.shape[0]
+    cdef Py_ssize_t G = rel.shape[0]
+    cdef Py_ssize_t r, first, end, gi
+    cdef int64_t B, top
+    cdef double b, x, u, acc
+    cdef bint bad = False
+    cdef bint ok = w >= 0 and F.shape[0] >= w + 2
+    if untied:
+        ok = ok and G == m * w and size.shape[0] == 0 and start.shape[0] == 0
+        ok = ok and row_first.shape[0] == 0
+    else:
+        ok = ok and size.shape[0] == G and start.shape[0] == G
+        ok = ok and row_first.shape[0] == m and rows_from_zero(row_first, G)
+    if not ok:
+        raise ValueError("binary_g_sums: inconsistent buffers")
+    with nogil:
+        for r in range(m):
+            if untied:
+                first = r * w
+                end = first + w
+            else:
+                first = row_first[r]
+                end = row_first[r + 1] if r + 1 < m else G
+            b = 0.0
+            acc = 0.0
+            for gi in range(first, end):
+                x = rel[gi]
+                if x != 0.0:
+                    if untied:
+                        u = 1.0 - x
+                        B = <int64_t>(<double>(gi - first) - b)
+                    else:
+                        u = <double>size[gi] - x
+                        B = <int64_t>(<double>start[gi] - b)
+                    top = B + <int64_t>u + 1
+                    top = top if top < w + 1 else w + 1
+                    if B < 0 or B > w + 1 or u < 0.0 or top < B:
+                        bad = True
+                        break
+                    acc = acc + x / (u + 1.0) * (F[top] - F[B])
+                b = b + x
+            out[r] = acc
+            if bad:
+                break
+    if bad:
+        raise ValueError("binary_g_sums: inconsistent buffers")

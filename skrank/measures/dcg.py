@@ -11,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import _trec_gains
-from .._engine import Ranking, discount, gain_values
+from .._engine import Ranking, discount, gain_values, kernel_buffer
 from .._engine.ranking import cumulative_discount, cumulative_steps
 from .._trec_gains import TrecGainTable
 from .._validation import COMMON_CONSTRAINTS, InvalidParameterError, Options, gain_table
@@ -371,11 +371,20 @@ def _binary_g_compute(r, k, relevance_level):
     n_rel = r.n_relevant(relevance_level)
     undefined = n_rel == 0
     rel = r.relevant(relevance_level)
-    u = r.size - rel
-    B = (r.start - r.before(rel)).astype(np.intp)
-    F = _log2_prefix(r.width + 1)
-    span = F[np.minimum(B + u.astype(np.intp) + 1, r.width + 1)] - F[B]
-    total = r.row_sum(rel / (u + 1.0) * span)
+    if r.tied:
+        groups = (r.size, r.start, r.row_first)
+    else:
+        groups = (_UNREAD,) * 3
+        rel = np.broadcast_to(rel, (r.m, r.width))
+    total = np.empty(r.m)
+    _gain_kernel.binary_g_sums(
+        kernel_buffer(rel, np.float64).reshape(-1),
+        *(kernel_buffer(a, np.int64) for a in groups),
+        r.width,
+        not r.tied,
+        _log2_prefix(r.width + 1),
+        total,
+    )
     return _divide(total, n_rel, undefined), undefined
 
 
@@ -451,12 +460,16 @@ def _normalized_gain_compute(r, k, gain="linear"):
     ideal_w, ideal = _ideal_by_position(r, r.width, gain)
     total = ideal.sum(axis=1)
     undefined = total == 0
+    if not r.tied:  # one pass over each row's ranks
+        sums = np.empty(r.m)
+        _gain_kernel.normalized_gain_rows(
+            kernel_buffer(g, np.float64).reshape(-1),
+            kernel_buffer(ideal_w, np.float64).reshape(-1),
+            r.width,
+            sums,
+        )
+        return _divide(sums, total, undefined), undefined
     C = np.cumsum(np.maximum(ideal_w, 1.0), axis=1)
-    if not r.tied:
-        S = np.cumsum(g, axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            terms = np.where(g != 0, g / np.log2(2.0 + C - S), 0.0)
-        return _divide(terms.sum(axis=1), total, undefined), undefined
     contrib = _normalized_gain_tied(r, g, C)
     return _divide(r.row_sum(contrib), total, undefined), undefined
 

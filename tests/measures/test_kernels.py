@@ -1027,6 +1027,90 @@ def test_infap_sums_by_hand_and_refuses_inconsistent_buffers():
             infap_kernel.infap_sums(*case, np.empty(1))
 
 
+def test_normalized_gain_rows_equal_their_numpy_statement():
+    # trec_eval's G without ties (m_G.c), by hand: gains [0, 2, 1] ranked,
+    # ideal [2, 1, 0]: the costs run 2, 3, 4, the gains 0, 2, 3, so the
+    # gains 2 and 1 add 2 / log2(2 + 3 - 2) + 1 / log2(2 + 4 - 3); then
+    # random rows against the numpy statement (running sums, every rank)
+    out = np.empty(1)
+    gain_kernel.normalized_gain_rows(
+        np.array([0.0, 2, 1]), np.array([2.0, 1, 0]), 3, out
+    )
+    assert out[0] == pytest.approx(2 / np.log2(3) + 1 / np.log2(3), rel=1e-15)
+    rng = np.random.default_rng(6)
+    m, w = 50, 40
+    # the ideal list: the row's gains and more, largest first (rows of no
+    # gain among them)
+    g = rng.integers(0, 4, (m, w)) * (rng.random((m, 1)) < 0.9).astype(float)
+    ideal = -np.sort(-np.maximum(g, rng.integers(0, 4, (m, w))), axis=1)
+    C = np.cumsum(np.maximum(ideal, 1.0), axis=1)
+    S = np.cumsum(g, axis=1)
+    want = np.where(g != 0, g / np.log2(2.0 + C - S), 0.0).sum(axis=1)
+    out = np.empty(m)
+    gain_kernel.normalized_gain_rows(g.reshape(-1), ideal.reshape(-1), w, out)
+    np.testing.assert_allclose(out, want, rtol=1e-14, atol=0)
+    for args in ((g.reshape(-1)[:-1], ideal.reshape(-1)), (g.reshape(-1), ideal[0])):
+        with pytest.raises(ValueError, match="normalized_gain_rows: inconsistent"):
+            gain_kernel.normalized_gain_rows(*args, w, out)
+
+
+def test_binary_g_sums_equal_their_numpy_statement():
+    # trec_eval's binG (m_binG.c): a relevant item after b non-relevant ones
+    # adds 1 / log2(2 + b). By hand, ranks [rel, non, non, rel]: 1 / log2(2)
+    # + 1 / log2(4) = 1.5; the same as one tie group of the last three (one
+    # relevant of three, B = 0 non-relevant before it, uniform on 0 .. 2
+    # above it): 1 + (F[3] - F[0]) / 3. Then the engine's rankings of
+    # random rows, tied and not, against the numpy statement
+    from skrank.measures.dcg import _log2_prefix
+
+    F = _log2_prefix(5)
+    none = np.zeros(0, dtype=np.int64)
+    out = np.empty(1)
+    gain_kernel.binary_g_sums(
+        np.array([1.0, 0, 0, 1]), none, none, none, 4, True, F, out
+    )
+    assert out[0] == pytest.approx(1.5, rel=1e-15)
+    size, start = np.array([1, 3], dtype=np.int64), np.array([0, 1], dtype=np.int64)
+    first = np.zeros(1, dtype=np.int64)
+    gain_kernel.binary_g_sums(np.array([1.0, 1]), size, start, first, 4, False, F, out)
+    assert out[0] == pytest.approx(1 + (F[3] - F[0]) / 3, rel=1e-15)
+    rng = np.random.default_rng(8)
+    y = np.round(rng.random((40, 30)) * 2)
+    for s in (rng.random((40, 30)), np.round(rng.random((40, 30)), 1)):
+        r = _engine.rank(_engine.dense_layout(y, s).blocks[0], "average", None)
+        rel = r.relevant(None)
+        u = r.size - rel
+        B = (r.start - r.before(rel)).astype(np.intp)
+        F = _log2_prefix(r.width + 1)
+        span = F[np.minimum(B + u.astype(np.intp) + 1, r.width + 1)] - F[B]
+        want = r.row_sum(rel / (u + 1.0) * span)
+        got = np.empty(r.m)
+        if r.tied:
+            groups = (r.size, r.start, r.row_first)
+        else:
+            groups, rel = (none,) * 3, np.broadcast_to(rel, (r.m, r.width))
+        gain_kernel.binary_g_sums(
+            np.ascontiguousarray(rel, dtype=float).reshape(-1),
+            *(np.asarray(a, dtype=np.int64) for a in groups),
+            r.width,
+            not r.tied,
+            F,
+            got,
+        )
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+    # refused: a table too short, groups of another length, a first row not
+    # at group 0, more relevant items than a group holds
+    two = np.array([1.0, 1])
+    for args in (
+        (two, size, start, first, 4, False, F[:5]),
+        (two, size[:1], start, first, 4, False, F),
+        (two, size, start, first + 1, 4, False, F),
+        (np.array([2.0, 1]), size, start, first, 4, False, F),
+    ):
+        with pytest.raises(ValueError, match="binary_g_sums: inconsistent"):
+            gain_kernel.binary_g_sums(*args, np.empty(1))
+
+
 def test_ndcg_rel_sums_by_hand_and_refuses_inconsistent_buffers():
     # trec_eval's ndcg_rel's compiled pass (its values are checked against
     # every ordering in test_trec_eval.py): gains [1, 0, 2] by position,
