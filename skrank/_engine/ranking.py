@@ -303,9 +303,15 @@ class Ranking:
     # -- per-group counts ---------------------------------------------------
 
     def _valid(self):
+        """Which positions hold real items (not padding), (m, W) and read
+        only; None when every one does."""
         if self.block.n_items is None:
             return None
-        return np.arange(self.width)[None, :] < self.block.n_items[:, None]
+        if "valid" not in self._cache:
+            valid = np.arange(self.width)[None, :] < self.block.n_items[:, None]
+            valid.setflags(write=False)
+            self._cache["valid"] = valid
+        return self._cache["valid"]
 
     def _mask(self, values, judged=True, padding=True):
         """``values`` of the real items (not padding: unless ``padding`` is

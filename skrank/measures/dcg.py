@@ -408,10 +408,18 @@ BINARY_G = Measure(
 def _position_gains(r: Ranking, gain="linear"):
     """Gains by position, shape (m, W): the gain of the grade of judged
     items, 0 for unjudged items and padding (trec_eval's ``get_gain`` of
-    levels below 0)."""
+    levels below 0). Found once per ranking and gain (G, ``ndcg_rel`` and
+    ``Rndcg`` read them alike), read only."""
     if isinstance(gain, TrecGainTable):
         return _trec_gains.position_gains(r, gain)
-    return gain_values(np.where(r._mask(np.ones(r.y.shape, bool)), r.y, 0.0), gain)
+
+    def build():
+        judged = r._mask(np.ones(r.y.shape, bool))
+        gains = gain_values(np.where(judged, r.y, 0.0), gain)
+        gains.setflags(write=False)
+        return gains
+
+    return r.shared(("judged_position_gains", gain), build)
 
 
 def _judged_dcg(r: Ranking, k, cache=None, gain="linear"):
