@@ -54,9 +54,22 @@ severalfold, and it does not see their C++ or numba allocations. The
 means of the tools are printed side by side, so the timings are of equal
 work.
 
+``--all-trec`` adds a second table: trec_eval's whole default set of
+measures (``all_trec``: 98 values, among them G, infAP, binG, ``ndcg_rel``,
+interpolated precision and R-precision's multiples, which the five metrics
+above do not reach) read from the same files and evaluated by skrank
+(``evaluate_run(..., {"all_trec"})``, tie-aware and in trec_eval mode, on two
+threads and on one) and by pytrec_eval (``RelevanceEvaluator`` with every
+measure it supports), against skrank's reading alone; then the largest
+difference between pytrec_eval and skrank's ``convention="trec_eval9"``
+(pytrec_eval carries trec_eval 9.0.x, whose recall levels of interpolated
+precision round otherwise than trec_eval 10's) over the measures both report
+(arithmetic means; the geometric means and the counts left out).
+
 Usage::
 
     python benchmarks/bench_trec.py            # 20 million lines
+    python benchmarks/bench_trec.py --scale 0.1 --all-trec
     python benchmarks/bench_trec.py --scale 0.05 --repeat 3
     python benchmarks/bench_trec.py --distribution some --distribution sparse
 """
@@ -255,6 +268,80 @@ def run_pytrec_eval(qrels_path, run_path):
     }
 
 
+def run_skrank_all(qrels_path, run_path, ties="average"):
+    from skrank.trec import evaluate_run
+
+    return evaluate_run(qrels_path, run_path, {"all_trec"}, ties=ties)
+
+
+def run_skrank_all_trec_eval(qrels_path, run_path):
+    return run_skrank_all(qrels_path, run_path, ties="trec_eval")
+
+
+def run_skrank_all_one_thread(qrels_path, run_path, ties="average"):
+    from skrank._threads import use_threads
+
+    with use_threads(1):
+        return run_skrank_all(qrels_path, run_path, ties=ties)
+
+
+def run_skrank_all_trec_eval_one_thread(qrels_path, run_path):
+    return run_skrank_all_one_thread(qrels_path, run_path, ties="trec_eval")
+
+
+def run_pytrec_eval_all(qrels_path, run_path):
+    import pytrec_eval
+
+    with open(qrels_path) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    with open(run_path) as f:
+        run = pytrec_eval.parse_run(f)
+    measures = set(pytrec_eval.supported_measures) - {"relstring", "runid"}
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    names = next(iter(per_query.values())).keys()
+    return {n: float(np.mean([q[n] for q in per_query.values()])) for n in names}
+
+
+def bench_all_trec(size, paths, args):
+    """The table of trec_eval's ``all_trec`` set on the files ``paths``."""
+    print(f"\ntrec_eval's all_trec set; best of {args.repeat}", flush=True)
+    skrank = [
+        ("read only (2 threads)", read_skrank, None),
+        ("all_trec (ties=average)", run_skrank_all, 0),
+        ("all_trec (ties=trec_eval)", run_skrank_all_trec_eval, 0),
+        ("read only (1 thread)", read_skrank_one_thread, None),
+        ("all_trec (average, 1 th.)", run_skrank_all_one_thread, 3),
+        ("all_trec (trec_eval, 1 th.)", run_skrank_all_trec_eval_one_thread, 3),
+    ]
+    got = measure([t[1] for t in skrank], paths, args.repeat, False)
+    rows = [(t[0], g[0], g[4], t[2]) for t, g in zip(skrank, got, strict=True)]
+    if "pytrec_eval" not in args.skip:
+        (g,) = measure([run_pytrec_eval_all], paths, args.peer_repeat, False)
+        rows.append(("pytrec_eval (all measures)", g[0], g[4], 0))
+    print(f"{'tool':28s} {'time (s)':>9s} {'x read':>7s} {'MB/s':>7s}")
+    for label, t, _, ref in rows:
+        ratio = "" if ref is None else f"{t / rows[ref][1]:7.2f}"
+        print(f"{label:28s} {t:9.2f} {ratio:>7s} {size / t:7.0f}")
+    if len(rows) > 6:
+        peer = rows[6]
+        print(
+            f"skrank's all_trec is {peer[1] / rows[1][1]:.1f}x faster than "
+            f"{peer[0]}; in trec_eval mode {peer[1] / rows[2][1]:.1f}x."
+        )
+        # trec_eval 9's numbers (pytrec_eval carries trec_eval 9.0.x: float32
+        # scores, its rounding of recall levels), computed once more, untimed
+        from skrank.trec import evaluate_run
+
+        ours = evaluate_run(*paths, {"all_trec"}, convention="trec_eval9")
+        theirs = peer[2]
+        common = [n for n in ours if n in theirs and not n.startswith(("gm_", "num_"))]
+        worst = max(common, key=lambda n: abs(ours[n] - theirs[n]))
+        print(
+            f"{len(common)} means in both; the largest difference from skrank's "
+            f'convention="trec_eval9": {worst} {abs(ours[worst] - theirs[worst]):.2e}'
+        )
+
+
 def _reset_peak_rss():
     """Reset the process's peak resident memory (Linux); False if unsupported."""
     try:
@@ -420,6 +507,9 @@ def bench(distribution, n_queries, args):
                 continue
             rows.append((label, *g, 0))
             print(f"  {label}: {g[0]:.2f} s", flush=True)
+        if args.all_trec:
+            bench_all_trec(size, (qrels_path, run_path), args)
+            print()
     base = rows[1][1]
     mib = size * 1e6 / 2**20
     print(
@@ -480,6 +570,11 @@ def main(argv=None):
         "--tracemalloc",
         action="store_true",
         help="also report tracemalloc's peak (one more run each)",
+    )
+    parser.add_argument(
+        "--all-trec",
+        action="store_true",
+        help="also time trec_eval's whole default set (all_trec) against pytrec_eval",
     )
     args = parser.parse_args(argv)
     n_queries = max(1, int(round(20_000 * args.scale)))
