@@ -82,23 +82,26 @@ def _count_rows(counts: np.ndarray) -> np.ndarray:
     return counts @ np.ones(counts.shape[1])
 
 
-def top_sums(r: Ranking, counts, k) -> np.ndarray:
-    """Per row, the expected sum of per-group ``counts`` (items of a kind in
-    each tie group) over the top ``k`` (int, None or one per row): ``counts
-    * n / t`` over the groups, ``n`` of a group's ``t`` positions inside.
-    Linear in the counts, so exact under ties."""
+def top_sums(r: Ranking, values, k, table=None) -> np.ndarray:
+    """Per row, the expected sum over the top ``k`` (int, None or one per
+    row) of per-group ``values`` (items of a kind, gains): a group of ``t``
+    positions, ``n`` of them inside, adds ``values * n / t``, or with
+    ``table`` (the cumulative weights of the ranks, ``W + 1`` of them)
+    ``values / t * (table[T + n] - table[T])``, T its first rank. Linear in
+    the values, so exact under ties."""
     if r.head(k):  # only the groups that start before k
-        return head_sums(counts, r, r.cutoff(k))
+        return head_sums(values, r, r.cutoff(k), table)
     if _per_row(k):  # each row's groups up to its own cutoff
-        return head_sums(counts, r, r.cutoff(np.asarray(k)))
-    if r.cuts(k):  # no ties: every position its own group, the first k
-        return _count_rows(counts[:, : r.cutoff(k)])
-    if not r.tied and r.reads_whole(k):  # no ties, every position inside
-        return _count_rows(counts)
-    inside = r.in_cutoff(k)
-    if inside is r.size:  # every group wholly inside: c * t / t is c
-        return r.row_sum(counts)
-    return r.row_sum(counts * inside / r.size)
+        return head_sums(values, r, r.cutoff(np.asarray(k)), table)
+    depth = r.width if k is None else r.cutoff(k)
+    if table is not None:
+        if r.tied:  # every group, each wholly inside
+            return head_sums(values, r, depth, table)
+        # no ties: each of the first k positions its rank's weight
+        return values[:, :depth] @ np.diff(table[: depth + 1])
+    if not r.tied:  # every position its own group, the first k (or all)
+        return _count_rows(values if depth == r.width else values[:, :depth])
+    return r.row_sum(values)  # every group wholly inside: c * t / t is c
 
 
 def _hits(r: Ranking, k, level):

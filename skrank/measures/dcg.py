@@ -25,6 +25,7 @@ from ._common import (
     _log_factorials,
     _straddling,
     head_sums,
+    top_sums,
 )
 
 
@@ -39,9 +40,7 @@ def _dcg(r: Ranking, k, gain, log_base):
         # no ties: every position its own group, the first k (or all)
         depth = r.width if k is None else r.cutoff(k)
         return r.position_gain(gain)[:, :depth] @ cumulative_steps(depth, log_base)
-    T = r.start
-    weight = cum[T + r.in_cutoff(k)] - cum[T]
-    return r.row_sum(r.gain(gain) / r.size * weight)
+    return top_sums(r, r.gain(gain), k, cum)
 
 
 def _dcg_compute(r, k, gain, log_base):
@@ -431,11 +430,7 @@ def _judged_dcg(r: Ranking, k, cache=None, gain="linear"):
     if "sum" not in cache:
         cache["cum"] = cumulative_discount(r.width)
         cache["sum"] = r.group_sum(_position_gains(r, gain))
-    cum, T = cache["cum"], r.start
-    if np.ndim(k):  # the groups (positions) before each row's cutoff
-        return head_sums(cache["sum"], r, np.minimum(k, r.width), cum)
-    weight = cum[T + r.in_cutoff(k)] - cum[T]
-    return r.row_sum(cache["sum"] / r.size * weight)
+    return top_sums(r, cache["sum"], k, cache["cum"])
 
 
 def _ideal_by_position(r: Ranking, width, gain="linear"):

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._validation import Options
 from ._base import _REL, _TREC_EVAL_ARITHMETIC, Measure, ParamSpec, _shared
-from ._common import _depth, _log_comb, _straddling
+from ._common import _depth, _log_comb, _straddling, top_sums
 
 #: Gains of RBP (``gain=``): binary relevance, or trec_eval 10's graded gains.
 RBP_GAINS = ("binary", "graded")
@@ -49,8 +49,9 @@ def _rbp_compute(r, k, p, relevance_level, gain="binary", arithmetic="skrank"):
             g = np.where(inside, np.broadcast_to(g, (r.m, r.width)), 0.0)
             terms = np.where(g != 0, g * powers, 0.0)
             return (1.0 - p) * np.cumsum(terms, axis=1)[:, -1], None
-    weight = _rank_weights(p, r, r.in_cutoff(k))
-    return r.row_sum(g / r.size * weight), None
+    # p**T - p**(T + n) of a group: the differences of -p**j
+    falling = -np.power(p, np.arange(r.width + 1, dtype=np.int64))
+    return top_sums(r, g, k, falling), None
 
 
 _P = _shared("p", "p", 0.8, float, always_shown=True)

@@ -482,12 +482,16 @@ def test_metrics_at_a_cutoff_read_the_head_groups(k, gain):
 
 @pytest.mark.parametrize("decimals", [1, None])
 def test_top_sums_equal_their_statement_at_every_kind_of_cutoff(decimals):
-    # the expected count of items of a kind in the top k, sum of c * n / t
-    # over the groups (n of a group's t positions inside), written here
-    # with numpy's bincount over every group: at one cutoff (inside, at and
-    # past the width, none) and at one cutoff per row (0 .. the width, the
-    # path of R-precision's multiples), on a tied ranking (scores rounded
-    # to 0.1) and on one without ties, for relevant and judged counts
+    # the expected sum of per-group values over the top k, c * n / t (n of
+    # a group's t positions inside), or with a table of cumulative rank
+    # weights c / t * (table[T + n] - table[T]), written here with numpy's
+    # bincount over every group: at one cutoff (inside, at and past the
+    # width, none) and at one cutoff per row (0 .. the width, the path of
+    # R-precision's multiples), on a tied ranking (scores rounded to 0.1)
+    # and on one without ties, for relevant and judged counts and gains,
+    # unweighted, with DCG's discounts and with RBP's powers
+    from skrank._engine.ranking import cumulative_discount
+
     rng = np.random.default_rng(21)
     y = np.round(rng.random((40, 30)) * 3)
     s = rng.random((40, 30))
@@ -497,21 +501,29 @@ def test_top_sums_equal_their_statement_at_every_kind_of_cutoff(decimals):
     block = _engine.Block(rows=np.arange(40), y=y, s=s, judged=judged)
     r = _engine.rank(block, "average", None)
     assert r.tied == (decimals is not None)
-    for counts in (r.relevant(None), r.judged()):
-        for k in (1, 7, r.width, 10**9, None, rng.integers(0, r.width + 1, r.m)):
-            got = measures_common.top_sums(r, counts, k)
-            cut = r.width if k is None else np.minimum(k, r.width)
-            if np.ndim(cut):  # each group's row's cutoff
-                cut = cut[r.row]
-            # group arrays: (G,) of a tied ranking, (m, W) of one without
-            T, t, rows = (
-                np.broadcast_to(a, counts.shape) for a in (r.start, r.size, r.row)
-            )
-            inside = np.clip(cut - T, 0, t)
-            terms = (counts * inside / t).ravel()
-            rows = rows.ravel()
-            want = np.bincount(rows, weights=terms, minlength=r.m)
-            np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
+    tables = (
+        None,
+        cumulative_discount(r.width),
+        -np.power(0.8, np.arange(r.width + 1)),
+    )
+    for values in (r.relevant(None), r.judged(), r.gain("exponential")):
+        for table in tables:
+            for k in (1, 7, r.width, 10**9, None, rng.integers(0, r.width + 1, r.m)):
+                got = measures_common.top_sums(r, values, k, table)
+                cut = r.width if k is None else np.minimum(k, r.width)
+                if np.ndim(cut):  # each group's row's cutoff
+                    cut = cut[r.row]
+                # group arrays: (G,) of a tied ranking, (m, W) of one without
+                T, t, rows = (
+                    np.broadcast_to(a, values.shape) for a in (r.start, r.size, r.row)
+                )
+                inside = np.clip(cut - T, 0, t)
+                if table is None:
+                    terms = values * inside / t
+                else:
+                    terms = values / t * (table[T + inside] - table[T])
+                want = np.bincount(rows.ravel(), weights=terms.ravel(), minlength=r.m)
+                np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
 
 
 def _bpref_reference(rel, u, row_first, n_rel, denom):
