@@ -48,21 +48,6 @@ def cumulative_discount(n: int, log_base: float = 2) -> np.ndarray:
     return _cumulative_table(int(n), float(log_base))
 
 
-@lru_cache(maxsize=64)
-def _step_table(n: int, log_base: float) -> np.ndarray:
-    table = np.diff(_cumulative_table(n, log_base))
-    table.setflags(write=False)
-    return table
-
-
-def cumulative_steps(n: int, log_base: float = 2) -> np.ndarray:
-    """The weight of each of the first ``n`` ranks as a group of one item
-    weighs it, ``cum[j + 1] - cum[j]`` of :func:`cumulative_discount`
-    (read-only, cached): the discounts as the tie formulas read them, to
-    the last bit."""
-    return _step_table(int(n), float(log_base))
-
-
 def counts_relevant(block: Block) -> bool:
     """Whether the tie groups of a block's ranking count their relevant
     items (``y > 0``) as they are found: when it has no judgments or none

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _trec_gains
 from .._engine import Ranking, discount, gain_values, kernel_buffer
-from .._engine.ranking import cumulative_discount, cumulative_steps
+from .._engine.ranking import cumulative_discount
 from .._trec_gains import TrecGainTable
 from .._validation import COMMON_CONSTRAINTS, InvalidParameterError, Options, gain_table
 from . import _gain_kernel
@@ -36,10 +36,6 @@ def _dcg(r: Ranking, k, gain, log_base):
         # the gains of their positions, summed by the kernel for those
         # groups alone
         return head_sums(r.position_gain(gain), r, r.cutoff(k), cum, positions=True)
-    if not r.tied and (r.cuts(k) or r.reads_whole(k)):
-        # no ties: every position its own group, the first k (or all)
-        depth = r.width if k is None else r.cutoff(k)
-        return r.position_gain(gain)[:, :depth] @ cumulative_steps(depth, log_base)
     return top_sums(r, r.gain(gain), k, cum)
 
 
@@ -436,15 +432,22 @@ def _judged_dcg(r: Ranking, k, cache=None, gain="linear"):
 def _ideal_by_position(r: Ranking, width, gain="linear"):
     """The ideal gains of each query (the gains of its judged grades, largest
     first; gains never decrease with the grade) at positions 0 .. width-1,
-    zeros past them, and the whole ideal list."""
-    if isinstance(gain, TrecGainTable):  # in the order of trec_eval's walk
-        ideal = _trec_gains.ideal_gains(r, gain)
-    else:
-        ideal = gain_values(np.maximum(r.ideal_relevance(None), 0.0), gain)
-    out = np.zeros((r.m, width))
-    n = min(width, ideal.shape[1])
-    out[:, :n] = ideal[:, :n]
-    return out, ideal
+    zeros past them, and the whole ideal list. Found once per ranking,
+    width and gain (G and ``ndcg_rel`` read them alike): both are read
+    only."""
+
+    def build():
+        if isinstance(gain, TrecGainTable):  # in the order of trec_eval's walk
+            ideal = _trec_gains.ideal_gains(r, gain)
+        else:
+            ideal = gain_values(np.maximum(r.ideal_relevance(None), 0.0), gain)
+        out = np.zeros((r.m, width))
+        n = min(width, ideal.shape[1])
+        out[:, :n] = ideal[:, :n]
+        out.setflags(write=False)
+        return out, ideal
+
+    return r.shared(("ideal_by_position", width, type(gain).__name__, gain), build)
 
 
 def _normalized_gain_compute(r, k, gain="linear"):
