@@ -105,10 +105,20 @@ def top_sums(r: Ranking, values, k, table=None) -> np.ndarray:
 
 
 def _hits(r: Ranking, k, level):
-    """Expected number of relevant items in the top k: sum of r * n / t."""
+    """Expected number of relevant items in the top k: sum of r * n / t.
+    At one cutoff for all rows, found once per ranking (precision, recall
+    and the relative precision at k read the same hits) and read only."""
     if r.holds_all(k):  # every item of every query inside: R
         return r.n_relevant(level).astype(np.float64)
-    return top_sums(r, r.relevant(level), k)
+    if _per_row(k):
+        return top_sums(r, r.relevant(level), k)
+
+    def build():
+        hits = top_sums(r, r.relevant(level), k)
+        hits.setflags(write=False)
+        return hits
+
+    return r.shared(("hits", level, None if k is None else int(k)), build)
 
 
 def _hit_fraction(r: Ranking, k, level, depth=None):
