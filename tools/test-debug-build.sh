@@ -21,7 +21,7 @@ ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 SKRANK_DEBUG_BUILD=1 \
     "$PY" -m pytest -c ../setup.cfg -q -p no:cacheprovider \
-    engine measures/test_kernels.py measures/test_err.py measures/test_iprec.py \
+    engine measures/test_kernels.py measures/test_trec_kernels.py measures/test_err.py measures/test_iprec.py \
     measures/test_ap.py \
     common/test_properties.py \
     common/test_input_forms.py common/test_ties.py trec/test_readers_fuzz.py \
