@@ -60,7 +60,8 @@ interpolated precision and R-precision's multiples, which the five metrics
 above do not reach) read from the same files and evaluated by skrank
 (``evaluate_run(..., {"all_trec"})``, tie-aware and in trec_eval mode, on two
 threads and on one) and by pytrec_eval (``RelevanceEvaluator`` with every
-measure it supports), against skrank's reading alone; then the largest
+measure it supports), against skrank's reading alone, with each run's peak
+memory growth as in the first table; then the largest
 difference between pytrec_eval and skrank's ``convention="trec_eval9"``
 (pytrec_eval carries trec_eval 9.0.x, whose recall levels of interpolated
 precision round otherwise than trec_eval 10's) over the measures both report
@@ -314,14 +315,21 @@ def bench_all_trec(size, paths, args):
         ("all_trec (trec_eval, 1 th.)", run_skrank_all_trec_eval_one_thread, 3),
     ]
     got = measure([t[1] for t in skrank], paths, args.repeat, False)
-    rows = [(t[0], g[0], g[4], t[2]) for t, g in zip(skrank, got, strict=True)]
+    rows = [(t[0], g[0], g[4], t[2], g[2]) for t, g in zip(skrank, got, strict=True)]
     if "pytrec_eval" not in args.skip:
         (g,) = measure([run_pytrec_eval_all], paths, args.peer_repeat, False)
-        rows.append(("pytrec_eval (all measures)", g[0], g[4], 0))
-    print(f"{'tool':28s} {'time (s)':>9s} {'x read':>7s} {'MB/s':>7s}")
-    for label, t, _, ref in rows:
+        rows.append(("pytrec_eval (all measures)", g[0], g[4], 0, g[2]))
+    mib = size * 1e6 / 2**20
+    print(
+        f"{'tool':28s} {'time (s)':>9s} {'x read':>7s} {'MB/s':>7s} "
+        f"{'peak RSS MiB':>13s} {'x files':>8s}"
+    )
+    for label, t, _, ref, rss in rows:
         ratio = "" if ref is None else f"{t / rows[ref][1]:7.2f}"
-        print(f"{label:28s} {t:9.2f} {ratio:>7s} {size / t:7.0f}")
+        print(
+            f"{label:28s} {t:9.2f} {ratio:>7s} {size / t:7.0f} {rss:13.0f} "
+            f"{rss / mib:8.2f}"
+        )
     if len(rows) > 6:
         peer = rows[6]
         print(
