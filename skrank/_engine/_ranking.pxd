@@ -8,6 +8,13 @@ cdef int check_shape(
 ) except -1
 cdef bint is_float32(object a)
 cdef bint rows_from_zero(const int64_t[::1] row_first, Py_ssize_t G) noexcept nogil
+cdef bint rows_fit(
+    const int64_t[::1] row_first, Py_ssize_t m, Py_ssize_t G, Py_ssize_t w, bint untied
+) noexcept nogil
+cdef void row_span(
+    const int64_t[::1] row_first, Py_ssize_t r, Py_ssize_t m, Py_ssize_t G,
+    Py_ssize_t w, bint untied, Py_ssize_t *first, Py_ssize_t *end
+) noexcept nogil
 
 
 from ._shared cimport score_t

@@ -84,6 +84,34 @@ cdef bint rows_from_zero(const int64_t[::1] row_first, Py_ssize_t G) noexcept no
     return True
 
 
+cdef bint rows_fit(
+    const int64_t[::1] row_first, Py_ssize_t m, Py_ssize_t G, Py_ssize_t w, bint untied
+) noexcept nogil:
+    """Whether ``G`` groups numbered row by row make ``m`` rows: each row's
+    first group in ``row_first`` (see :func:`rows_from_zero`), or with
+    ``untied`` (a ranking without ties: ``row_first`` empty) each of the
+    ``m`` rows ``w >= 0`` positions, every position a group of its own."""
+    if not untied:
+        return row_first.shape[0] == m and rows_from_zero(row_first, G)
+    if row_first.shape[0] != 0 or w < 0:
+        return False
+    return G == 0 if w == 0 else m <= G // w and G == m * w
+
+
+cdef void row_span(
+    const int64_t[::1] row_first, Py_ssize_t r, Py_ssize_t m, Py_ssize_t G,
+    Py_ssize_t w, bint untied, Py_ssize_t *first, Py_ssize_t *end
+) noexcept nogil:
+    """The groups ``first .. end - 1`` of row ``r`` of rows that
+    :func:`rows_fit`."""
+    if untied:
+        first[0] = r * w
+        end[0] = first[0] + w
+    else:
+        first[0] = row_first[r]
+        end[0] = row_first[r + 1] if r + 1 < m else G
+
+
 def count_groups(s):
     """The number of tie groups of the ``(m, w)`` scores ``s`` (float32 or
     float64), each row in rank order: runs of equal scores within a row

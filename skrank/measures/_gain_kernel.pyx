@@ -16,7 +16,7 @@ from libc.math cimport exp, log2
 from libc.stdint cimport int64_t
 from libc.string cimport memset
 
-from .._engine._ranking cimport check_size, rows_from_zero
+from .._engine._ranking cimport check_size, row_span, rows_fit, rows_from_zero
 
 
 # gains and costs up to this are read as whole numbers (exact in float64
@@ -377,23 +377,19 @@ def binary_g_sums(
     cdef int64_t B, top
     cdef double b, x, u, acc
     cdef bint bad = False
-    cdef bint ok = w >= 0 and F.shape[0] >= w + 2
-    if untied:
-        ok = ok and G == m * w and size.shape[0] == 0 and start.shape[0] == 0
-        ok = ok and row_first.shape[0] == 0
-    else:
-        ok = ok and size.shape[0] == G and start.shape[0] == G
-        ok = ok and row_first.shape[0] == m and rows_from_zero(row_first, G)
+    cdef Py_ssize_t n_groups = 0 if untied else G
+    cdef bint ok = (
+        w >= 0
+        and F.shape[0] >= w + 2
+        and size.shape[0] == n_groups
+        and start.shape[0] == n_groups
+        and rows_fit(row_first, m, G, w, untied)
+    )
     if not ok:
         raise ValueError("binary_g_sums: inconsistent buffers")
     with nogil:
         for r in range(m):
-            if untied:
-                first = r * w
-                end = first + w
-            else:
-                first = row_first[r]
-                end = row_first[r + 1] if r + 1 < m else G
+            row_span(row_first, r, m, G, w, untied, &first, &end)
             b = 0.0
             acc = 0.0
             for gi in range(first, end):

@@ -11,7 +11,7 @@ tied items in ``tests/measures/test_ap.py``.
 from libc.math cimport exp, floor
 from libc.stdint cimport int64_t
 
-from .._engine._ranking cimport rows_from_zero
+from .._engine._ranking cimport row_span, rows_fit
 
 
 cdef inline double term(
@@ -65,25 +65,16 @@ def infap_sums(
         non.shape[0] == G
         and unas.shape[0] == G
         and given.shape[0] == n_given
-        and w >= 0
+        and start.shape[0] == (0 if untied else G)
+        and rows_fit(row_first, m, G, w, untied)
     )
-    if untied:
-        ok = ok and start.shape[0] == 0 and row_first.shape[0] == 0 and G == m * w
-    else:
-        ok = ok and start.shape[0] == G and row_first.shape[0] == m
-        ok = ok and rows_from_zero(row_first, G)
     for g in range(n_given if ok else 0):
         ok = ok and 0 <= given_at[g] < G and (g == 0 or given_at[g - 1] < given_at[g])
     if not ok:
         raise ValueError("infap_sums: inconsistent buffers")
     with nogil:
         for r in range(m):
-            if untied:
-                first = r * w
-                end = first + w
-            else:
-                first = row_first[r]
-                end = row_first[r + 1] if r + 1 < m else G
+            row_span(row_first, r, m, G, w, untied, &first, &end)
             b = 0.0
             n = 0.0
             q = 0.0

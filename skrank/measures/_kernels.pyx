@@ -15,7 +15,7 @@ rank (0-based, ``T``), ``size[g]`` its number of items (``t``) and
 
 from libc.stdint cimport int64_t, uint64_t
 
-from .._engine._ranking cimport rows_from_zero
+from .._engine._ranking cimport row_span, rows_fit, rows_from_zero
 from .._engine._shared cimport prefetch
 
 import numpy as np
@@ -452,8 +452,8 @@ def ap_sums(
     entry per tie group and ``depth`` is not read. With ``w > 0`` the
     ranking has no ties: ``rel`` is its ``(m, w)`` matrix (row by row),
     every position a group of one item, and the first ``depth[r]``
-    positions of row ``r`` count; ``start``, ``size``, ``inside`` and
-    ``row_first`` are not read.
+    positions of row ``r`` count; ``row_first`` is empty and ``start``,
+    ``size`` and ``inside`` are not read.
     """
     cdef Py_ssize_t m = out.shape[0]
     cdef Py_ssize_t nh = harmonic.shape[0]
@@ -461,17 +461,11 @@ def ap_sums(
     cdef Py_ssize_t r, j
     cdef double x, before, acc
     cdef bint bad = False
-    cdef bint ok = w >= 0
+    cdef bint ok = w >= 0 and rows_fit(row_first, m, G, w, w > 0)
     if ok and w == 0:
-        ok = (
-            start.shape[0] == G
-            and size.shape[0] == G
-            and inside.shape[0] == G
-            and row_first.shape[0] == m
-        )
-        ok = ok and rows_from_zero(row_first, G)
+        ok = start.shape[0] == G and size.shape[0] == G and inside.shape[0] == G
     elif ok:
-        ok = m <= G // w and G == m * w and depth.shape[0] == m
+        ok = depth.shape[0] == m
         if ok:
             for r in range(m):
                 if not 0 <= depth[r] <= w:
@@ -547,28 +541,22 @@ def bpref_sums(
     With ``w = 0``, ``rel`` and ``u`` hold one entry per tie group and
     ``row_first`` the number of each row's first group. With ``w > 0`` the
     ranking has no ties: ``rel`` and ``u`` are its ``(m, w)`` matrices (row
-    by row), every position a group of one item; ``row_first`` is not read.
+    by row), every position a group of one item, and ``row_first`` is empty.
     """
-    cdef Py_ssize_t m = out.shape[0], G = rel.shape[0], r
-    cdef int64_t g, first, end
+    cdef Py_ssize_t m = out.shape[0], G = rel.shape[0], r, g, first, end
     cdef double a, acc, c, R, d, x, uu, capped, penalty
     cdef bint ok = (
-        w >= 0 and u.shape[0] == G and n_rel.shape[0] == m and denom.shape[0] == m
+        w >= 0
+        and u.shape[0] == G
+        and n_rel.shape[0] == m
+        and denom.shape[0] == m
+        and rows_fit(row_first, m, G, w, w > 0)
     )
-    if ok and w == 0:
-        ok = row_first.shape[0] == m and rows_from_zero(row_first, G)
-    elif ok:
-        ok = m <= G // w and G == m * w
     if not ok:
         raise ValueError("bpref_sums: inconsistent buffers")
     with nogil:
         for r in range(m):
-            if w == 0:
-                first = row_first[r]
-                end = row_first[r + 1] if r + 1 < m else G
-            else:
-                first = r * w
-                end = first + w
+            row_span(row_first, r, m, G, w, w > 0, &first, &end)
             R = n_rel[r]
             d = denom[r]
             a = 0.0

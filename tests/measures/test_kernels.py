@@ -590,6 +590,7 @@ def test_bpref_sums_refuse_inconsistent_buffers():
         (one, one, np.array([0, 5], dtype=np.int64), two, two, 0),  # past G
         (one, one, first, np.zeros(3), two, 0),  # R of another length
         (one, one, none, two, two, 3),  # 4 positions are not 2 rows of 3
+        (one, one, first, two, two, 2),  # rows without ties given groups
         (one, one, first, two, two, -1),
     ):
         with pytest.raises(ValueError, match="bpref_sums: inconsistent"):
