@@ -78,6 +78,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import resource
@@ -221,28 +222,30 @@ def read_skrank(qrels_path, run_path):
     return {}
 
 
-def read_skrank_one_thread(qrels_path, run_path):
-    from skrank._threads import use_threads
+def one_thread(func):
+    """``func`` run with skrank on one thread."""
 
-    with use_threads(1):
-        return read_skrank(qrels_path, run_path)
+    def run(*args):
+        from skrank._threads import use_threads
+
+        with use_threads(1):
+            return func(*args)
+
+    return run
 
 
-def run_skrank(qrels_path, run_path, ties="average"):
+def run_skrank(qrels_path, run_path, ties="average", metrics=tuple(METRICS)):
     from skrank.trec import evaluate_run
 
-    return evaluate_run(qrels_path, run_path, list(METRICS), ties=ties)
+    return evaluate_run(qrels_path, run_path, list(metrics), ties=ties)
 
 
-def run_skrank_trec_eval(qrels_path, run_path):
-    return run_skrank(qrels_path, run_path, ties="trec_eval")
-
-
-def run_skrank_one_thread(qrels_path, run_path):
-    from skrank._threads import use_threads
-
-    with use_threads(1):
-        return run_skrank(qrels_path, run_path)
+read_skrank_one_thread = one_thread(read_skrank)
+run_skrank_trec_eval = functools.partial(run_skrank, ties="trec_eval")
+run_skrank_one_thread = one_thread(run_skrank)
+# trec_eval's whole default set (--all-trec)
+run_skrank_all = functools.partial(run_skrank, metrics=("all_trec",))
+run_skrank_all_trec_eval = functools.partial(run_skrank_all, ties="trec_eval")
 
 
 def run_ranx(qrels_path, run_path):
@@ -269,27 +272,6 @@ def run_pytrec_eval(qrels_path, run_path):
     }
 
 
-def run_skrank_all(qrels_path, run_path, ties="average"):
-    from skrank.trec import evaluate_run
-
-    return evaluate_run(qrels_path, run_path, {"all_trec"}, ties=ties)
-
-
-def run_skrank_all_trec_eval(qrels_path, run_path):
-    return run_skrank_all(qrels_path, run_path, ties="trec_eval")
-
-
-def run_skrank_all_one_thread(qrels_path, run_path, ties="average"):
-    from skrank._threads import use_threads
-
-    with use_threads(1):
-        return run_skrank_all(qrels_path, run_path, ties=ties)
-
-
-def run_skrank_all_trec_eval_one_thread(qrels_path, run_path):
-    return run_skrank_all_one_thread(qrels_path, run_path, ties="trec_eval")
-
-
 def run_pytrec_eval_all(qrels_path, run_path):
     import pytrec_eval
 
@@ -311,8 +293,8 @@ def bench_all_trec(size, paths, args):
         ("all_trec (ties=average)", run_skrank_all, 0),
         ("all_trec (ties=trec_eval)", run_skrank_all_trec_eval, 0),
         ("read only (1 thread)", read_skrank_one_thread, None),
-        ("all_trec (average, 1 th.)", run_skrank_all_one_thread, 3),
-        ("all_trec (trec_eval, 1 th.)", run_skrank_all_trec_eval_one_thread, 3),
+        ("all_trec (average, 1 th.)", one_thread(run_skrank_all), 3),
+        ("all_trec (trec_eval, 1 th.)", one_thread(run_skrank_all_trec_eval), 3),
     ]
     got = measure([t[1] for t in skrank], paths, args.repeat, False)
     rows = [(t[0], g[0], g[4], t[2], g[2]) for t, g in zip(skrank, got, strict=True)]
