@@ -1,8 +1,7 @@
-"""The compiled loops of trec_eval's gain measures: normalized gain G under
-ties (:func:`skrank.measures.dcg._normalized_gain_tied`), one tie group at
-a time, for whole-number gains, and without ties (:func:`normalized_gain_rows`);
-``binG`` (:func:`binary_g_sums`) and ``ndcg_rel`` (:func:`ndcg_rel_sums`),
-row by row.
+"""The compiled loops of trec_eval's gain measures, row by row: normalized
+gain G under ties for whole-number gains (:func:`normalized_gain_sums`) and
+without ties (:func:`normalized_gain_rows`), ``binG``
+(:func:`binary_g_sums`) and ``ndcg_rel`` (:func:`ndcg_rel_sums`).
 
 The kernel reads exactly the buffers it declares (C-contiguous, native
 byte order, ``int64`` or ``float64``), checks them and the size of its work
@@ -11,12 +10,16 @@ checked against every ordering of tied items in ``tests/metrics/
 test_trec_eval.py`` and ``tests/measures/test_dcg.py``.
 """
 
-from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
+from cpython.mem cimport PyMem_RawFree, PyMem_RawRealloc
 from libc.math cimport exp, log2
 from libc.stdint cimport int64_t
 from libc.string cimport memset
 
 from .._engine._ranking cimport check_size, row_span, rows_fit, rows_from_zero
+
+
+cdef extern from "Python.h":
+    const Py_ssize_t PY_SSIZE_T_MAX
 
 
 # gains and costs up to this are read as whole numbers (exact in float64
@@ -29,24 +32,31 @@ cdef inline bint is_whole(double x) noexcept nogil:
     return 0.0 <= x < WHOLE_LIMIT and <double><int64_t>x == x
 
 
+cdef inline int64_t cost_of(double ideal) noexcept nogil:
+    """What an ideal gain adds to G's ideal cost (``m_G.c``): the gain, at
+    least 1 (a whole number, see :func:`is_whole`)."""
+    return <int64_t>ideal if ideal > 1.0 else 1
+
+
 cdef double middle_positions(
     const double *gr,
-    const double *cr,
+    const double *ir,
     int64_t t,
     int64_t n1,
     int64_t total,
     int64_t B,
+    int64_t C,
     double *P,
     const double[::1] inv_log,
     const double[::1] log_fact,
 ) noexcept nogil:
     """The expected terms of positions 2 .. t - 2 of a tie group of ``t >= 4``
-    items (gains ``gr``, costs ``cr``, ``n1`` items of positive gain, their
-    gains ``total``, ``B`` those of the earlier groups of the row), in the
-    work buffer ``P`` of (n1 + 1) (total + 1) values (see
-    :func:`normalized_gain_groups`)."""
+    items (gains ``gr``, ideal gains ``ir`` at its positions, ``n1`` items of
+    positive gain, their gains ``total``, ``B`` those of the earlier groups
+    of the row, ``C`` the ideal costs before it), in the work buffer ``P``
+    of (n1 + 1) (total + 1) values (see :func:`normalized_gain_sums`)."""
     cdef Py_ssize_t i, j = 0, q, s, p, lo, hi = 0, base, top
-    cdef int64_t g, c0 = t - n1
+    cdef int64_t g, c0 = t - n1, cost = C + cost_of(ir[0])
     cdef double keep, take, w, acc = 0.0, dot
     cdef double *row_q
     cdef double *row_prev
@@ -69,7 +79,8 @@ cdef double middle_positions(
             for s in range(g - 1, -1, -1):
                 row_q[s] = row_q[s] * keep
     for p in range(2, t - 1):
-        base = 2 + <int64_t>cr[p - 1] - B
+        cost += cost_of(ir[p - 1])  # the ideal costs up to the p-th position
+        base = 2 + cost - B
         top = total if total < base - 2 else base - 2
         lo = p - c0 if p - c0 > 1 else 1
         # the hypergeometric probability that q = lo of the first p items
@@ -90,9 +101,9 @@ cdef double middle_positions(
     return acc
 
 
-def normalized_gain_groups(
+def normalized_gain_sums(
     const double[:, ::1] gain,
-    const double[:, ::1] cost,
+    const double[:, ::1] ideal,
     const int64_t[::1] row_first,
     const int64_t[::1] start,
     const int64_t[::1] size,
@@ -101,12 +112,14 @@ def normalized_gain_groups(
     double max_work,
     double[::1] out,
 ):
-    """The expected sum of G's terms of each tie group ``h`` (the ``size[h]``
-    positions from ``start[h]`` of its row; the groups of row ``i`` are
-    ``row_first[i]`` up to the next row's first), for whole-number gains:
-    ``gain`` and ``cost`` are the gains and the cumulative ideal costs by
-    position, ``inv_log[n]`` is ``1 / log2(n)`` and ``log_fact[j]`` is
-    ``log j!``.
+    """The expected sum of G's terms over each row of a tied ranking, for
+    whole-number gains: the row's tie groups are ``row_first[r]`` up to the
+    next row's first, one after another from its first position (``size[h]``
+    positions from ``start[h]``); ``gain`` and ``ideal`` are the gains and
+    the ideal gains by position (0 past the ideal list), ``inv_log[n]`` is
+    ``1 / log2(n)`` and ``log_fact[j]`` is ``log j!``. The ideal cost of a
+    position is the sum of ``max(ideal gain, 1)`` up to it (``m_G.c``),
+    accumulated as the row is read.
 
     The term of position p of a group (1-based) is g / log2(2 + cost - B -
     Y), B the gains of the earlier groups of its row and Y those of its
@@ -117,119 +130,141 @@ def normalized_gain_groups(
     s with probability P[q][s], built item by item (P[q][s] (j - q) / j +
     P[q - 1][s - g] q / j on the j-th item), and q of the p items have
     positive gain with the hypergeometric probability C(n1, q) C(t - n1,
-    p - q) / C(t, p).
+    p - q) / C(t, p). A row adds its groups' terms in order, from 0.0.
 
     A group of more than one item takes (n1 + t) (n1 + 1) (S + 1) steps for
-    S its gains and memory for (n1 + 1) (S + 1) values. Returns -1 when
-    every group is computed; -2, computing none, when a gain or a cost is
-    not a whole number 0 .. 2**52 - 1; else, computing none, the first
-    group whose work exceeds ``max_work``."""
+    S its gains, and one of more than three memory for (n1 + 1) (S + 1)
+    values, whose size is checked before it is taken. Returns -1 when every
+    row is summed; -2 when a gain or an ideal gain is not a whole number 0
+    .. 2**52 - 1 (or the costs reach 2**52); else the first group whose work
+    exceeds ``max_work``. ``out`` is complete only for -1."""
     cdef Py_ssize_t G = size.shape[0], m = gain.shape[0], W = gain.shape[1]
     cdef Py_ssize_t n_inv = inv_log.shape[0], n_fact = log_fact.shape[0]
-    cdef Py_ssize_t r, h, end, i, base
-    cdef int64_t t, n1, g, total, B, cells, most = 1, highest, g_max, g_min
-    cdef double acc, keep, x
+    cdef Py_ssize_t r, h, first, end, i, pos, base
+    cdef Py_ssize_t status = -1
+    cdef int64_t t, n1, g, total, B, C, C0, g_max, g_min, c_first, c_prev, c_last
+    cdef double acc, keep, x, y, cells = 0.0, row_acc
     cdef double *P = NULL
+    cdef double *grown
+    cdef double capacity = 0.0  # the values P holds
     cdef const double *gr
-    cdef const double *cr
-    cdef bint ok = (
-        row_first.shape[0] == m and start.shape[0] == G and out.shape[0] == G
-        and cost.shape[0] == m and cost.shape[1] == W
-        and rows_from_zero(row_first, G)
-    )
-    # whole gains and costs; every group inside its row, its work bounded;
-    # the largest work buffer
-    for r in range(m):
-        if not ok:
-            break
-        h = row_first[r]
-        end = row_first[r + 1] if r + 1 < m else G
-        B = 0
-        while ok and h < end:
-            ok = size[h] >= 1 and start[h] >= 0 and start[h] + size[h] <= W
-            ok = ok and size[h] < n_fact
-            if not ok:
-                break
-            n1 = 0
-            total = 0
-            highest = 0
-            g_max = 0
-            g_min = -1
-            for i in range(start[h], start[h] + size[h]):
-                x = gain[r, i]
-                if not (is_whole(x) and is_whole(cost[r, i])):
-                    return -2
-                n1 += x > 0
-                total += <int64_t>x
-                g_max = max(g_max, <int64_t>x)
-                g_min = <int64_t>x if g_min < 0 else min(g_min, <int64_t>x)
-                highest = max(highest, <int64_t>cost[r, i])
-            # the group reads inv_log at 2 + cost - B - s for sums s of its
-            # first p items up to cost - B: no p items hold more gain than
-            # the ideal costs up to the p-th position (for p = 1 the largest
-            # gain, for t - 1 all but the least, for t all; p between them
-            # reads no sum above cost - B), so 2 .. 2 + cost - B
-            i = start[h]
-            ok = <int64_t>cost[r, i] - B >= g_max
-            i = start[h] + size[h] - 1
-            ok = ok and <int64_t>cost[r, i] - B >= total and 2 + highest - B < n_inv
-            if size[h] > 2:
-                ok = ok and <int64_t>cost[r, i - 1] - B >= total - g_min
-            if size[h] > 1:  # one item: its term alone
-                if (n1 + size[h]) * (n1 + 1.0) * (total + 1.0) > max_work:
-                    return h
-                cells = (n1 + 1) * (total + 1)
-                if cells > most:
-                    most = cells
-            B += total
-            h += 1
-    if not ok:
-        raise ValueError("normalized_gain_groups: inconsistent buffers")
-    check_size("normalized_gain_groups", 8, (most,))
+    cdef const double *ir
+    cdef bint bad = False, whole = True, too_big = False, no_memory = False
+    if not (
+        ideal.shape[0] == m and ideal.shape[1] == W and start.shape[0] == G
+        and out.shape[0] == m and rows_fit(row_first, m, G, W, False)
+    ):
+        raise ValueError("normalized_gain_sums: inconsistent buffers")
     with nogil:
-        P = <double *>PyMem_RawMalloc(<size_t>most * sizeof(double))
-        ok = P != NULL
-        for r in range(m if ok else 0):
+        for r in range(m):
+            row_span(row_first, r, m, G, W, False, &first, &end)
             B = 0
-            end = row_first[r + 1] if r + 1 < m else G
-            for h in range(row_first[r], end):
+            C = 0
+            pos = 0
+            row_acc = 0.0
+            h = first
+            while h < end:
                 t = size[h]
-                gr = &gain[r, start[h]]
-                cr = &cost[r, start[h]]
+                # the row's groups one after another from its first position
+                if not (1 <= t < n_fact and start[h] == pos and t <= W - pos):
+                    bad = True
+                    break
+                gr = &gain[r, pos]
+                ir = &ideal[r, pos]
                 n1 = 0
                 total = 0
+                g_max = 0
+                g_min = -1
+                C0 = C
+                c_first = c_prev = C
                 for i in range(t):
-                    n1 += gr[i] > 0
-                    total += <int64_t>gr[i]
+                    x = gr[i]
+                    y = ir[i]
+                    whole = is_whole(x) and is_whole(y)
+                    if not whole:
+                        break
+                    n1 += x > 0
+                    total += <int64_t>x
+                    g_max = max(g_max, <int64_t>x)
+                    g_min = <int64_t>x if g_min < 0 else min(g_min, <int64_t>x)
+                    c_prev = C
+                    C += cost_of(y)
+                    if i == 0:
+                        c_first = C
+                c_last = C
+                whole = whole and <double>C < WHOLE_LIMIT
+                if not whole:
+                    status = -2
+                    break
+                # the group reads inv_log at 2 + cost - B - s for sums s of
+                # its first p items up to cost - B: no p items hold more gain
+                # than the ideal costs up to the p-th position (for p = 1 the
+                # largest gain, for t - 1 all but the least, for t all; p
+                # between them reads no sum above cost - B), so 2 .. 2 +
+                # cost - B
+                bad = not (
+                    c_first - B >= g_max and c_last - B >= total
+                    and 2 + c_last - B < n_inv
+                    and (t <= 2 or c_prev - B >= total - g_min)
+                )
+                if bad:
+                    break
+                if t > 1 and (n1 + t) * (n1 + 1.0) * (total + 1.0) > max_work:
+                    status = h
+                    break
+                pos += t
+                h += 1
                 if n1 == 0:
-                    out[h] = 0.0
                     continue
                 # the first position (any one item), the last (all of them)
                 # and, t >= 3, the last but one (all but any one item)
                 acc = 0.0
-                base = 2 + <int64_t>cr[0] - B
+                base = 2 + c_first - B
                 for i in range(t):
                     g = <int64_t>gr[i]
                     if g:
                         acc += g * inv_log[base - g]
                 acc /= t
                 if t > 1:
-                    acc += total * inv_log[2 + <int64_t>cr[t - 1] - B - total] / t
+                    acc += total * inv_log[2 + c_last - B - total] / t
                 if t > 2:
-                    base = 2 + <int64_t>cr[t - 2] - B - total
+                    base = 2 + c_prev - B - total
                     keep = 0.0
                     for i in range(t):
                         g = <int64_t>gr[i]
                         keep += (total - g) * inv_log[base + g]
                     acc += keep / (t * (t - 1.0))
                 if t > 3:
-                    acc += middle_positions(gr, cr, t, n1, total, B, P, inv_log, log_fact)
-                out[h] = acc
+                    cells = (n1 + 1.0) * (total + 1.0)
+                    if cells > capacity:
+                        too_big = cells > <double>(PY_SSIZE_T_MAX // 8)
+                        if too_big:
+                            break
+                        grown = <double *>PyMem_RawRealloc(
+                            P, <size_t>cells * sizeof(double)
+                        )
+                        no_memory = grown == NULL
+                        if no_memory:
+                            break
+                        P = grown
+                        capacity = cells
+                    acc += middle_positions(
+                        gr, ir, t, n1, total, B, C0, P,
+                        inv_log, log_fact,
+                    )
+                row_acc += acc
                 B += total
+            out[r] = row_acc
+            if bad or status != -1 or too_big or no_memory:
+                break
         PyMem_RawFree(P)
-    if not ok:
-        raise MemoryError("normalized_gain_groups: no memory for the work buffer")
-    return -1
+    if bad:
+        raise ValueError("normalized_gain_sums: inconsistent buffers")
+    if too_big:
+        check_size("normalized_gain_sums", 8, (int(cells),))
+    if no_memory:
+        raise MemoryError("normalized_gain_sums: no memory for the work buffer")
+    return status
 
 
 def ndcg_rel_sums(

@@ -475,9 +475,7 @@ def _normalized_gain_compute(r, k, gain="linear"):
             sums,
         )
         return _divide(sums, total, undefined), undefined
-    C = np.cumsum(np.maximum(ideal_w, 1.0), axis=1)
-    contrib = _normalized_gain_tied(r, g, C)
-    return _divide(r.row_sum(contrib), total, undefined), undefined
+    return _divide(_normalized_gain_tied(r, g, ideal_w), total, undefined), undefined
 
 
 NORMALIZED_GAIN = Measure(
@@ -513,34 +511,36 @@ G_MAX_WORK = 1 << 31
 _G_TABLE = 1 << 22
 
 
-def _normalized_gain_tied(r: Ranking, g, C):
-    """Per tie group, the expected sum of G's terms of its items (see
-    :func:`_normalized_gain_compute`); ``g`` the gains by position, ``C``
-    the cumulative costs by position.
+def _normalized_gain_tied(r: Ranking, g, ideal_w):
+    """Per row, the expected sum of G's terms under ties (see
+    :func:`_normalized_gain_compute`); ``g`` the gains by position,
+    ``ideal_w`` the ideal gains by position.
 
     The term of the p-th position of a group of t items, Y the gains of its
-    first p items, is g_p / log2(2 + C - S - Y) (S the gains of the earlier
-    groups); given the set of the first p items, the p-th is any of them
-    alike, so its expectation is that of (Y / p) / log2(2 + C - S - Y), Y
-    the sum of a uniformly random p-subset of the group. With whole-number
-    gains Y's distribution is built by the compiled loop
-    (:func:`~skrank.measures._gain_kernel.normalized_gain_groups`), whose
-    work is bounded by :data:`G_MAX_WORK` per group; with others the
-    compositions of the p-subsets by gain value are enumerated
-    (:func:`_normalized_gain_cells`), at most :data:`MAX_COMPOSITIONS`."""
+    first p items, is g_p / log2(2 + C - S - Y) (C the ideal costs up to
+    it, S the gains of the earlier groups); given the set of the first p
+    items, the p-th is any of them alike, so its expectation is that of (Y
+    / p) / log2(2 + C - S - Y), Y the sum of a uniformly random p-subset of
+    the group. With whole-number gains Y's distribution is built by the
+    compiled loop (:func:`~skrank.measures._gain_kernel.
+    normalized_gain_sums`), whose work is bounded by :data:`G_MAX_WORK` per
+    group; with others the compositions of the p-subsets by gain value are
+    enumerated (:func:`_normalized_gain_cells`), at most
+    :data:`MAX_COMPOSITIONS`."""
     t = r.size
     T = r.start
-    top = C[:, -1].max() if C.size else 0.0  # the costs rise along a row
+    # the largest ideal cost, at the end of a row
+    top = np.maximum(ideal_w, 1.0).sum(axis=1).max() if ideal_w.size else 0.0
     if top < _G_TABLE - 3:
         with np.errstate(divide="ignore"):
             inv_log = 1.0 / np.log2(np.arange(int(top) + 3.0))
-        out = np.empty(t.shape[0])
-        status = _gain_kernel.normalized_gain_groups(
-            np.ascontiguousarray(g, dtype=np.float64),
-            np.ascontiguousarray(C, dtype=np.float64),
-            np.asarray(r.row_first, dtype=np.int64),
-            np.asarray(T, dtype=np.int64),
-            np.asarray(t, dtype=np.int64),
+        out = np.empty(r.m)
+        status = _gain_kernel.normalized_gain_sums(
+            kernel_buffer(g, np.float64),
+            kernel_buffer(ideal_w, np.float64),
+            kernel_buffer(r.row_first, np.int64),
+            kernel_buffer(T, np.int64),
+            kernel_buffer(t, np.int64),
             inv_log,
             _log_factorials(int(t.max()) + 1),
             float(G_MAX_WORK),
@@ -561,6 +561,7 @@ def _normalized_gain_tied(r: Ranking, g, C):
                 "'trec_eval' for TREC runs)."
             )
     # gains that are not whole numbers: their compositions enumerated
+    C = np.cumsum(np.maximum(ideal_w, 1.0), axis=1)  # the ideal costs
     G_sum = r.group_sum(g)
     Sb = r.before(G_sum)
     contrib = np.zeros(t.shape[0])
@@ -589,7 +590,7 @@ def _normalized_gain_tied(r: Ranking, g, C):
                 counts[g_idx], float(size), T[g_idx], r.row[g_idx], Sb[g_idx],
                 V, values, C,
             )  # fmt: skip
-    return contrib
+    return r.row_sum(contrib)
 
 
 def _normalized_gain_cells(cnt, size, T, rows, Sb, V, values, C):

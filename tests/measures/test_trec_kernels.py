@@ -61,64 +61,79 @@ def test_err_tied_small_refuses_inconsistent_buffers():
             err_kernel.err_tied_small(*args, np.empty(2))
 
 
-def test_normalized_gain_groups_by_hand_and_refuses_inconsistent_buffers():
+def test_normalized_gain_sums_by_hand_and_refuses_inconsistent_buffers():
     # G's compiled loop (its values are checked against every ordering in
     # test_trec_eval.py): grades [2, 0, 1, 1], the middle two tied, ideal
-    # costs 2, 3, 4, 5 (m_G.c's max(ideal gain, 1) summed). By hand: 2 /
-    # log2(2 + 2 - 2); the tied pair 0 then 1 adds 1 / log2(2 + 4 - 3), 1
-    # then 0 adds 1 / log2(2 + 3 - 3); the last item 1 / log2(2 + 5 - 4)
-    gain = np.array([[2.0, 0.0, 1.0, 1.0]])
-    cost = np.array([[2.0, 3.0, 4.0, 5.0]])
-    row_first = np.zeros(1, dtype=np.int64)
-    start = np.array([0, 1, 3], dtype=np.int64)
-    size = np.array([1, 2, 1], dtype=np.int64)
+    # gains [2, 1, 1, 0], so ideal costs 2, 3, 4, 5 (m_G.c's max(ideal gain,
+    # 1) summed). By hand: 2 / log2(2 + 2 - 2); the tied pair 0 then 1 adds
+    # 1 / log2(2 + 4 - 3), 1 then 0 adds 1 / log2(2 + 3 - 3); the last item
+    # 1 / log2(2 + 5 - 4). A second row, the first one's items untied.
+    gain = np.array([[2.0, 0.0, 1.0, 1.0]] * 2)
+    ideal = np.array([[2.0, 1.0, 1.0, 0.0]] * 2)
+    row_first = np.array([0, 3], dtype=np.int64)
+    start = np.array([0, 1, 3, 0, 1, 2, 3], dtype=np.int64)
+    size = np.array([1, 2, 1, 1, 1, 1, 1], dtype=np.int64)
     with np.errstate(divide="ignore"):
         inv_log = 1.0 / np.log2(np.arange(10.0))
     log_fact = measures_common._log_factorials(8)
-    args = (gain, cost, row_first, start, size, inv_log, log_fact, 100.0)
-    out = np.empty(3)
-    assert gain_kernel.normalized_gain_groups(*args, out) == -1
-    want = [2.0, (1.0 + 1.0 / np.log2(3.0)) / 2.0, 1.0 / np.log2(3.0)]
+    args = (gain, ideal, row_first, start, size, inv_log, log_fact, 100.0)
+    out = np.empty(2)
+    assert gain_kernel.normalized_gain_sums(*args, out) == -1
+    want = [
+        2.0 + (1.0 + 1.0 / np.log2(3.0)) / 2.0 + 1.0 / np.log2(3.0),
+        2.0 + 1.0 / np.log2(3.0) + 1.0 / np.log2(3.0),
+    ]
     np.testing.assert_allclose(out, want, rtol=1e-15)
     # the work of the tied pair, (1 + 2) (1 + 1) (1 + 1) = 12 steps, above
-    # a limit of 11: its number, nothing computed
-    out[:] = 7.0
-    assert gain_kernel.normalized_gain_groups(*args[:-1], 11.0, out) == 1
-    # gains or costs that are not whole numbers 0 .. 2**52 - 1
+    # a limit of 11: its number
+    assert gain_kernel.normalized_gain_sums(*args[:-1], 11.0, out) == 1
+    # gains or ideal gains that are not whole numbers 0 .. 2**52 - 1, and
+    # ideal costs that reach 2**52
     for bad in (0.5, -1.0, 2.0**53, np.nan):
         changed = gain.copy()
         changed[0, 2] = bad
-        assert gain_kernel.normalized_gain_groups(changed, *args[1:], out) == -2
-        assert gain_kernel.normalized_gain_groups(gain, changed, *args[2:], out) == -2
-    assert np.all(out == 7.0)
+        assert gain_kernel.normalized_gain_sums(changed, *args[1:], out) == -2
+        assert gain_kernel.normalized_gain_sums(gain, changed, *args[2:], out) == -2
     rest = args[5:]
+    one_group = (np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([3]))
+    huge = np.array([[2.0**51, 2.0**51, 0.0]])
+    assert (
+        gain_kernel.normalized_gain_sums(
+            np.ones((1, 3)), huge, *one_group, *rest, out[:1]
+        )
+        == -2
+    )
+    gap = start.copy()
+    gap[2] = 2  # a position of the first row in no group
     inconsistent = [
-        (gain, cost, row_first, start + 1, size, *rest),  # a group past its row
-        (gain, cost, row_first + 1, start, size, *rest),  # a row of no group
-        (gain, cost - 1.0, row_first, start, size, *rest),  # too much gain
-        (gain, cost, row_first, start, size, inv_log[:3], *rest[1:]),  # short
-        (gain, cost, row_first, start, size, inv_log, log_fact[:2], 100.0),
-        (gain, cost, row_first, start[:2], size, *rest),
-        (gain, cost[:, :3].copy(), row_first, start, size, *rest),
+        (gain, ideal, row_first, start + 1, size, *rest),  # a group past its row
+        (gain, ideal, row_first, gap, size, *rest),
+        (gain, ideal, row_first + 1, start, size, *rest),  # a row of no group
+        (gain, ideal - 1.0, row_first, start, size, *rest),  # too much gain
+        (gain, ideal, row_first, start, size, inv_log[:3], *rest[1:]),  # short
+        (gain, ideal, row_first, start, size, inv_log, log_fact[:2], 100.0),
+        (gain, ideal, row_first, start[:2], size, *rest),
+        (gain, ideal[:, :3].copy(), row_first, start, size, *rest),
     ]
     for case in inconsistent:
-        with pytest.raises(ValueError, match="normalized_gain_groups: inconsistent"):
-            gain_kernel.normalized_gain_groups(*case, np.empty(3))
-    # costs below the gains they must cover: three tied items of gain 1
-    # with costs 1, 1, 3 (the first two items need 2 by the second
-    # position), and the tied pair after a cost of 2 at its first position
-    # (2 before it, its largest gain 1)
-    one_group = (np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([3]))
-    lower = cost.copy()
-    lower[0, 1] = 2.0
+        with pytest.raises(ValueError, match="normalized_gain_sums: inconsistent"):
+            gain_kernel.normalized_gain_sums(*case, np.empty(2))
+    with pytest.raises(ValueError, match="normalized_gain_sums: inconsistent"):
+        gain_kernel.normalized_gain_sums(*args, np.empty(3))  # an output per group
+    # costs below the gains they must cover: three tied items of gain 2
+    # after costs 2, 3, 6 (the first two items need 4 by the second
+    # position), and the tied pair of gains 0 and 2 after a cost of 3 at its
+    # first position (2 before it)
+    higher = gain.copy()
+    higher[:, 2] = 2.0
     for case in (
-        (np.ones((1, 3)), np.array([[1.0, 1.0, 3.0]]), *one_group, *rest),
-        (gain, lower, row_first, start, size, *rest),
+        (np.full((1, 3), 2.0), np.array([[2.0, 0.0, 3.0]]), *one_group, *rest),
+        (higher, ideal, row_first, start, size, *rest),
     ):
-        with pytest.raises(ValueError, match="normalized_gain_groups: inconsistent"):
-            gain_kernel.normalized_gain_groups(*case, np.empty(case[3].shape[0]))
-    ok = (np.ones((1, 3)), np.array([[1.0, 2.0, 3.0]]), *one_group, *rest)
-    assert gain_kernel.normalized_gain_groups(*ok, np.empty(1)) == -1
+        with pytest.raises(ValueError, match="normalized_gain_sums: inconsistent"):
+            gain_kernel.normalized_gain_sums(*case, np.empty(case[2].shape[0]))
+    ok = (np.ones((1, 3)), np.ones((1, 3)), *one_group, *rest)
+    assert gain_kernel.normalized_gain_sums(*ok, np.empty(1)) == -1
 
 
 def test_iprec_expected_by_hand_and_refuses_inconsistent_buffers():
