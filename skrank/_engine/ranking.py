@@ -344,11 +344,14 @@ class Ranking:
     def unjudged(self) -> np.ndarray:
         """Number of real items in each group that are not judged, shape (G,)."""
         if "unjudged" not in self._cache:
-            items = np.ones(self.y.shape, dtype=bool)
-            valid = self._valid()
-            if valid is not None:
-                items &= valid
-            self._cache["unjudged"] = self.group_sum(items) - self.judged()
+            n = self.block.n_items
+            if not self.tied:
+                items = np.ones(self.y.shape) if n is None else self._valid()
+            elif n is None:
+                items = self.size
+            else:  # real items come first in a row: those of each group
+                items = np.clip(n[self.row] - self.start, 0, self.size)
+            self._cache["unjudged"] = items - self.judged()
         return self._cache["unjudged"]
 
     def unassessed(self) -> np.ndarray:

@@ -417,16 +417,25 @@ def _position_gains(r: Ranking, gain="linear"):
     return r.shared(("judged_position_gains", gain), build)
 
 
-def _judged_dcg(r: Ranking, k, cache=None, gain="linear"):
+def _judged_group_gains(r: Ranking, gain="linear"):
+    """The gains of judged grades summed over each group (see
+    :func:`_position_gains`), found once per ranking and gain (the judged
+    DCG of ``Rndcg`` and trec_eval's graded RBP read them alike), read
+    only."""
+
+    def build():
+        sums = r.group_sum(_position_gains(r, gain))
+        sums.setflags(write=False)
+        return sums
+
+    return r.shared(("judged_group_gains", gain), build)
+
+
+def _judged_dcg(r: Ranking, k, gain="linear"):
     """Expected DCG@k (log2 discount) of the gains of judged grades: a
     group adds its mean gain times the discounts of its ranks in the cutoff
-    (``k``: None, an int or one per row). ``cache`` (a dict) keeps the
-    group sums and discount sums between calls on one ranking."""
-    cache = {} if cache is None else cache
-    if "sum" not in cache:
-        cache["cum"] = cumulative_discount(r.width)
-        cache["sum"] = r.group_sum(_position_gains(r, gain))
-    return top_sums(r, cache["sum"], k, cache["cum"])
+    (``k``: None, an int or one per row)."""
+    return top_sums(r, _judged_group_gains(r, gain), k, cumulative_discount(r.width))
 
 
 def _ideal_by_position(r: Ranking, width, gain="linear"):
@@ -702,11 +711,10 @@ def _r_ndcg_compute(r, k, relevance_level, gain="linear"):
     at = np.arange(r.m)
     total = np.zeros(r.m)
     points = np.zeros(r.m)
-    cache = {}
     for value in np.unique(ideal[ideal > 0]):  # the gains present, not queries
         present = (ideal == value).any(axis=1)
         c = np.count_nonzero(ideal >= value, axis=1)
-        dcg = _judged_dcg(r, c, cache, gain)
+        dcg = _judged_dcg(r, c, gain)
         best = idcg_at[at, c]
         ok = present & (best > 0)
         total += np.where(ok, dcg / np.where(ok, best, 1.0), 0.0)
@@ -715,9 +723,7 @@ def _r_ndcg_compute(r, k, relevance_level, gain="linear"):
     n = r.n_items
     end = (P <= n - 2) & (P > 0)
     best = idcg_at[:, -1]
-    total += np.where(
-        end, _judged_dcg(r, None, cache, gain) / np.where(end, best, 1.0), 0.0
-    )
+    total += np.where(end, _judged_dcg(r, None, gain) / np.where(end, best, 1.0), 0.0)
     points += end
     return _divide(total, points, undefined | (points == 0)), undefined
 

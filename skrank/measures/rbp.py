@@ -7,17 +7,18 @@ import numpy as np
 from .._validation import Options
 from ._base import _REL, _TREC_EVAL_ARITHMETIC, Measure, ParamSpec, _shared
 from ._common import _depth, _log_comb, _straddling, top_sums
+from .dcg import _judged_group_gains
 
 #: Gains of RBP (``gain=``): binary relevance, or trec_eval 10's graded gains.
 RBP_GAINS = ("binary", "graded")
 
 
-def _rank_weights(p, r, inside):
-    """``p**T - p**(T + n)`` of each group (T its first rank, n its positions
-    inside the cutoff), the powers read from ``np.power(p, 0 .. width)``:
-    the values ``np.power`` gives each, computed once per width."""
-    powers = np.power(p, np.arange(r.width + 1, dtype=np.int64))
-    return np.take(powers, r.start) - np.take(powers, r.start + inside)
+def _falling_powers(p, width):
+    """``-p**j`` for ``j = 0 .. width`` (``np.power``'s values): their
+    differences ``p**T - p**(T + n)`` are ``(1 - p)`` times the sum of
+    ``p**(j - 1)`` over ranks ``T + 1 .. T + n``, the table of rank weights
+    that :func:`~skrank.measures._common.top_sums` reads."""
+    return -np.power(p, np.arange(width + 1, dtype=np.int64))
 
 
 def _rbp_compute(r, k, p, relevance_level, gain="binary", arithmetic="skrank"):
@@ -32,8 +33,7 @@ def _rbp_compute(r, k, p, relevance_level, gain="binary", arithmetic="skrank"):
     if gain == "graded":
         top = r.ideal_relevance(1)[:, 0] if r.width else np.zeros(r.m)
         scale = np.where(top > 1, top, 1.0)
-        g = r.group_sum(np.where(r._mask(np.ones(r.y.shape, bool)), r.y, 0.0))
-        g = np.maximum(g, 0.0) / scale[r.row]
+        g = np.maximum(_judged_group_gains(r), 0.0) / scale[r.row]
     else:
         g = r.relevant(relevance_level)
     if arithmetic == "trec_eval" and not r.tied:
@@ -49,9 +49,7 @@ def _rbp_compute(r, k, p, relevance_level, gain="binary", arithmetic="skrank"):
             g = np.where(inside, np.broadcast_to(g, (r.m, r.width)), 0.0)
             terms = np.where(g != 0, g * powers, 0.0)
             return (1.0 - p) * np.cumsum(terms, axis=1)[:, -1], None
-    # p**T - p**(T + n) of a group: the differences of -p**j
-    falling = -np.power(p, np.arange(r.width + 1, dtype=np.int64))
-    return top_sums(r, g, k, falling), None
+    return top_sums(r, g, k, _falling_powers(p, r.width)), None
 
 
 _P = _shared("p", "p", 0.8, float, always_shown=True)
@@ -86,10 +84,12 @@ def _rbp_residual_compute(r, k, p):
     RBP if every unjudged retrieved item had gain 1 and the list went on
     with relevant items, (1 - p) sum_{j unjudged} p^(j-1) + p^n, n the list
     length; 0 when no retrieved item is unjudged. The sum is linear in the
-    unjudged counts; the tail p^n counts when some unjudged item is in the
-    top k, whose probability under ties is that of hit rate: 1 when a group
-    entirely inside holds one, else 1 - C(t - u, s) / C(t, s) for the group
-    straddling rank k (t items, u unjudged, s inside). A ``p`` outside
+    unjudged counts, read as RBP reads gains (:func:`_falling_powers`); the
+    tail p^n counts when some unjudged item is in the top k, whose
+    probability under ties is that of hit rate: 1 when a group entirely
+    inside holds one (to the list's end every group is inside), else 1 -
+    C(t - u, s) / C(t, s) for the group straddling rank k (t items, u
+    unjudged, s inside). A ``p`` outside
     (0, 1), which only trec_eval's reading of ``rbp_resid.p=...`` gives,
     is summed as ``te_calc_rbp_resid`` sums, rank by rank, ``p^(j-1)`` a
     running product (an ordering without ties)."""
@@ -104,9 +104,11 @@ def _rbp_residual_compute(r, k, p):
             total = total[:, -1] if r.width else np.zeros(r.m)
             value = powers[n] + (1.0 - p) * total
         return np.where(hit.any(axis=1), value, 0.0), None
+    spread = top_sums(r, unj, k, _falling_powers(p, r.width))
+    if r.reads_whole(k):  # every group inside: some unjudged item or none
+        reached = r.row_sum(unj) > 0
+        return spread + np.where(reached, np.power(p, _depth(r, k)), 0.0), None
     inside = r.in_cutoff(k)
-    weight = _rank_weights(p, r, inside)
-    spread = r.row_sum(unj / r.size * weight)
     whole = r.row_sum(np.where(inside == r.size, unj, 0.0)) > 0
     _, size, u, s, _ = _straddling(r, inside, unj)
     size, u, s = size[:, 0], u[:, 0], s[:, 0]

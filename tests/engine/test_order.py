@@ -338,3 +338,31 @@ def test_unassessed_flags_follow_their_items_through_every_path():
                 assert unjudged[row, :depth].sum() == (~judged[mine][top]).sum()
                 seen += 1
     assert seen == 6
+
+
+def test_unjudged_counts_of_tied_groups_in_padded_rows():
+    """Ranking.unjudged of a tied ranking whose rows are padded (queries of
+    40, 7 and 60 items in one block; scores in tenths, so tied): each
+    group's real items (positions before the query's length) that are not
+    judged, against numpy's sums over the ranking's own groups."""
+    from skrank._engine import grouped_layout
+
+    rng = np.random.default_rng(13)
+    qid = np.repeat([3, 1, 2], [40, 7, 60])
+    y = rng.integers(0, 2, qid.shape[0]).astype(float)
+    s = np.round(rng.random(qid.shape[0]), 1)
+    judged = rng.random(qid.shape[0]) < 0.6
+    layout = grouped_layout(y, s, qid, judged=judged)
+    padded = 0
+    for block in layout.blocks:
+        ranking = rank(block, "average", None)
+        assert ranking.tied
+        width = ranking.width
+        lengths = np.full(ranking.m, width) if block.n_items is None else block.n_items
+        real = np.arange(width)[None, :] < lengths[:, None]
+        flags = real & ~ranking.judged_sorted
+        groups = zip(ranking.row, ranking.start, ranking.size, strict=True)
+        want = [flags[r, t : t + n].sum() for r, t, n in groups]
+        np.testing.assert_array_equal(ranking.unjudged(), want)
+        padded += int((~real).sum())
+    assert padded > 0

@@ -472,8 +472,9 @@ def test_log_comb_reads_whole_counts_from_a_table_with_the_same_values():
 @pytest.mark.parametrize("k", [None, 3, 40])
 def test_rbp_rank_weights_equal_numpys_powers_of_each_group(ties, k):
     # p**T - p**(T + n) of every group (first rank T, n positions inside
-    # the cutoff), read from a table of np.power(p, 0 .. width): np.power
-    # of each group's own exponents, bit for bit, tied groups and not
+    # the cutoff), the differences of the table of -np.power(p, 0 .. width)
+    # that top_sums reads: np.power of each group's own exponents, bit for
+    # bit, tied groups and not
     from skrank._engine import dense_layout, rank
     from skrank.measures import rbp
 
@@ -483,6 +484,7 @@ def test_rbp_rank_weights_equal_numpys_powers_of_each_group(ties, k):
     r = rank(dense_layout(y, s).blocks[0], ties, k)
     inside = r.in_cutoff(k)
     for p in (0.5, 0.8, 0.95, 0.999):
-        got = rbp._rank_weights(p, r, inside)
+        table = rbp._falling_powers(p, r.width)
+        got = table[r.start + inside] - table[r.start]
         want = np.power(p, r.start) - np.power(p, r.start + inside)
         np.testing.assert_array_equal(got, want)
