@@ -332,13 +332,27 @@ class Ranking:
             self._cache[key] = self.group_sum(self._mask(nonrel))
         return self._cache[key]
 
+    def judged_items(self):
+        """Which positions hold judged real items (not padding), (m, W) and
+        read only; None when every position does. Found once."""
+        if "judged_items" not in self._cache:
+            valid, judged = self._valid(), self.judged_sorted
+            if valid is None or judged is None:
+                items = judged if valid is None else valid
+            else:
+                items = valid & judged
+                items.setflags(write=False)
+            self._cache["judged_items"] = items
+        return self._cache["judged_items"]
+
     def judged(self) -> np.ndarray:
         """Number of judged items in each group, shape (G,) (padding is not
         an item and not judged)."""
         if "judged" not in self._cache:
-            self._cache["judged"] = self.group_sum(
-                self._mask(np.ones(self.y.shape, dtype=bool))
-            )
+            items = self.judged_items()
+            if items is None:
+                items = np.ones(self.y.shape, dtype=bool)
+            self._cache["judged"] = self.group_sum(items)
         return self._cache["judged"]
 
     def unjudged(self) -> np.ndarray:

@@ -300,23 +300,14 @@ def ndcg_rel_sums(
     cdef Py_ssize_t m = gain.shape[0], W = gain.shape[1], G = size.shape[0]
     cdef Py_ssize_t r, h, end, i, t, T
     cdef double idcg, q1, Q1, Q2, Q3, p, Gs, Gp, A, total, x
+    cdef bint bad = False
     cdef bint ok = (
         ideal.shape[0] == m and ideal.shape[1] == W and disc.shape[0] >= W
         and cum.shape[0] >= W + 1 and inside.shape[0] == m
         and dcg_end.shape[0] == m and found.shape[0] == m
+        and (not tied or (row_first.shape[0] == m and start.shape[0] == G))
+        and (not tied or rows_from_zero(row_first, G))
     )
-    if tied:
-        ok = ok and row_first.shape[0] == m and start.shape[0] == G
-        ok = ok and rows_from_zero(row_first, G)
-        for r in range(m):
-            if not ok:
-                break
-            end = row_first[r + 1] if r + 1 < m else G
-            # the row's groups one after another from its first position
-            i = 0
-            for h in range(row_first[r], end):
-                ok = ok and size[h] >= 1 and start[h] == i and i + size[h] <= W
-                i += size[h]
     if not ok:
         raise ValueError("ndcg_rel_sums: inconsistent buffers")
     with nogil:
@@ -331,29 +322,43 @@ def ndcg_rel_sums(
             while h < end:
                 T = start[h] if tied else h
                 t = size[h] if tied else 1
-                Q1 = Q2 = Q3 = p = Gs = Gp = 0.0
-                # the ideal DCG up to each position, as the positions come
-                while i < T + t:
-                    idcg = idcg + ideal[r, i] * disc[i]
-                    if i >= T:
+                # the row's groups one after another from its first position
+                if t < 1 or T != i or t > W - i:
+                    bad = True
+                    break
+                p = Gs = Gp = 0.0
+                for i in range(T, T + t):
+                    x = gain[r, i]
+                    Gs += x
+                    if x > 0:
+                        p += 1.0
+                        Gp += x
+                # the ideal DCG up to each position, as the positions come;
+                # a group of no positive gain adds no term (p = G+ = 0)
+                if p == 0.0:
+                    for i in range(T, T + t):
+                        idcg = idcg + ideal[r, i] * disc[i]
+                else:
+                    Q1 = Q2 = Q3 = 0.0
+                    for i in range(T, T + t):
+                        idcg = idcg + ideal[r, i] * disc[i]
                         q1 = 1.0 / idcg if idcg > 0 else 0.0
                         Q1 += q1
                         Q2 += q1 * disc[i]
                         Q3 += q1 * cum[i]
-                        x = gain[r, i]
-                        Gs += x
-                        if x > 0:
-                            p += 1.0
-                            Gp += x
-                    i += 1
-                total += p / t * A * Q1 + Gp / t * Q2
-                if t > 1:
-                    total += (p * Gs - Gp) / (t * (t - 1.0)) * (Q3 - cum[T] * Q1)
+                    total += p / t * A * Q1 + Gp / t * Q2
+                    if t > 1:
+                        total += (p * Gs - Gp) / (t * (t - 1.0)) * (Q3 - cum[T] * Q1)
                 A += Gs / t * (cum[T + t] - cum[T])
                 found[r] += p
+                i = T + t
                 h += 1
             inside[r] = total
             dcg_end[r] = A
+            if bad:
+                break
+    if bad:
+        raise ValueError("ndcg_rel_sums: inconsistent buffers")
 
 
 def normalized_gain_rows(

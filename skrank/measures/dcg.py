@@ -409,8 +409,11 @@ def _position_gains(r: Ranking, gain="linear"):
         return _trec_gains.position_gains(r, gain)
 
     def build():
-        judged = r._mask(np.ones(r.y.shape, bool))
-        gains = gain_values(np.where(judged, r.y, 0.0), gain)
+        judged = r.judged_items()
+        y = r.y if judged is None else np.where(judged, r.y, 0.0)
+        gains = gain_values(y, gain)
+        if gains is r.y:  # linear gains of every item: a copy to hold read only
+            gains = gains.copy()
         gains.setflags(write=False)
         return gains
 

@@ -364,5 +364,13 @@ def test_unjudged_counts_of_tied_groups_in_padded_rows():
         groups = zip(ranking.row, ranking.start, ranking.size, strict=True)
         want = [flags[r, t : t + n].sum() for r, t, n in groups]
         np.testing.assert_array_equal(ranking.unjudged(), want)
+        # the judged real items: the judged flags of real positions, read only
+        items = ranking.judged_items()
+        np.testing.assert_array_equal(items, real & ranking.judged_sorted)
+        assert not items.flags.writeable
         padded += int((~real).sum())
     assert padded > 0
+    # every position a judged real item: None
+    full = rank(grouped_layout(y[:40], s[:40], qid[:40]).blocks[0], "average", None)
+    assert full.judged_items() is None
+    assert full.judged().sum() == 40
