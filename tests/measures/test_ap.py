@@ -506,3 +506,43 @@ def test_ap_family_evaluated_together_equals_each_alone(ties):
         np.testing.assert_array_equal(together[name], alone[name], err_msg=name)
     assert not np.array_equal(together["map@5"], together["map"])
     assert not np.array_equal(together["map(rel=2)"], together["map"])
+
+
+def test_ap_sums_over_the_relevant_groups_alone_equal_every_groups_bit_for_bit(
+    monkeypatch,
+):
+    """At a cutoff of a tied ranking, AP's sums read the groups that hold a
+    relevant item alone where they are few (a run's rankings); the groups
+    without one add 0, so the sums are those over every group to the last
+    bit: padded rows of 3 to 120 items, one relevant item in 20, scores in
+    hundredths (groups of one item and tied ones), at cutoffs inside the
+    width and one cutoff per row (from 0 to past the width). The sums over
+    every group are the ones checked against every ordering of tied items
+    above."""
+    from skrank.measures import ap
+
+    rng = np.random.default_rng(17)
+    lengths = rng.integers(3, 121, 60)
+    qid = np.repeat(np.arange(60), lengths)
+    y = (rng.random(qid.shape[0]) < 0.05) * rng.integers(1, 3, qid.shape[0])
+    s = np.round(rng.random(qid.shape[0]), 2)
+    layout = grouped_layout(y.astype(float), s, qid)
+    assert layout.blocks[0].n_items is not None  # padded rows
+    read = 0
+    for block in layout.blocks:
+        r = rank(block, "average", None)
+        if not r.tied:  # a block of a few short rows: no group to leave out
+            continue
+        per_row = rng.integers(0, r.width + 2, r.m)
+        for k in (1, 7, r.width - 1, per_row):
+            sums = []
+            for every in (0, 10**9):  # the relevant groups alone; every group
+                monkeypatch.setattr(ap, "_FEW_EVERY", every)
+                r._cache.pop(("shared", "relevant_groups", None), None)
+                few = ap._relevant_groups(r, None)
+                sums.append(ap._ap_sums(r, r.relevant(None), k, few))
+                read_every = every > 0 and np.count_nonzero(r.relevant(None)) > 0
+                assert (few is None) == read_every
+            np.testing.assert_array_equal(*sums)
+            read += int(np.count_nonzero(sums[0]))
+    assert read > 0
