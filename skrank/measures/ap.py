@@ -24,6 +24,7 @@ from ._common import (
     _hypergeometric,
     _log_factorials,
     _straddling,
+    few_groups,
 )
 
 
@@ -66,53 +67,16 @@ def _ap_terms(r: Ranking, rel, inside):
     return out
 
 
-#: Relevant groups are few (AP reads them alone, see :func:`_relevant_groups`)
-#: when at most one in this many groups holds a relevant item, judged on up
-#: to :data:`_FEW_SAMPLE` groups evenly spaced.
-_FEW_EVERY = 8
-_FEW_SAMPLE = 1024
-
-
-def _relevant_groups(r: Ranking, relevance_level):
-    """The tie groups of the tied ranking ``r`` that hold an item relevant
-    at ``relevance_level``, as a ranking's groups of their own: ``(rel,
-    start, size, row_first, row)``, their relevant items, first ranks,
-    sizes, the place of each row's first among them and the row of each; or
-    None when they are not few (see :data:`_FEW_EVERY`). Found once per
-    ranking and level, read only.
-
-    A group without a relevant item adds 0 to AP's sums (or -0.0, which
-    leaves a sum begun at 0.0 as it is) and nothing to the relevant items
-    before the next one, so :func:`skrank.measures._kernels.ap_sums` of
-    these groups alone gives each row's sums to the last bit, at every
-    cutoff (a run's rankings: most retrieved documents are not relevant,
-    and trec_eval's ``map_cut`` reads nine cutoffs)."""
-
-    def build():
-        rel = r.relevant(relevance_level)
-        sample = rel[:: rel.shape[0] // _FEW_SAMPLE + 1]
-        if _FEW_EVERY * np.count_nonzero(sample) > sample.shape[0]:
-            return None
-        index = np.flatnonzero(rel)
-        row_first = np.searchsorted(index, r.row_first)
-        row = np.repeat(np.arange(r.m), np.diff(row_first, append=index.shape[0]))
-        found = (rel[index], r.start[index], r.size[index], row_first, row)
-        for a in found:
-            a.setflags(write=False)
-        return found
-
-    return r.shared(("relevant_groups", relevance_level), build)
-
-
 def _ap_sums(r: Ranking, rel, k, few=None):
     """Per row, the sum of :func:`_ap_terms` over its groups inside the
     cutoff ``k`` (None: all; an int, or one per row), added in rank order
     by :func:`skrank.measures._kernels.ap_sums`. ``few``: the groups that
-    hold a relevant item of ``rel`` (:func:`_relevant_groups`), read alone
-    at a cutoff of a tied ranking (the same sums). Otherwise the positions
-    inside are read from :meth:`~skrank._engine.Ranking.in_cutoff`, or, for
-    one cutoff that leaves whole groups of a tied ranking out, from the
-    groups before it alone (:meth:`~skrank._engine.Ranking.groups_before`)."""
+    hold a relevant item of ``rel`` (:func:`~skrank.measures._common.
+    few_groups`), read alone at a cutoff of a tied ranking (the same sums).
+    Otherwise the positions inside are read from
+    :meth:`~skrank._engine.Ranking.in_cutoff`, or, for one cutoff that
+    leaves whole groups of a tied ranking out, from the groups before it
+    alone (:meth:`~skrank._engine.Ranking.groups_before`)."""
     out = np.empty(r.m)
     harmonic = _harmonic(r.width)
     if few is not None and r.tied and not r.reads_whole(k):
@@ -198,14 +162,13 @@ def _shared_ap_sums(r: Ranking, relevance_level, k):
     once per ranking for every metric that reads them (MAP, its geometric
     mean, yaap) where the cutoff is one for all rows. At a cutoff of a tied
     ranking, over the groups that hold a relevant item alone where they are
-    few (:func:`_relevant_groups`)."""
+    few (:func:`~skrank.measures._common.few_groups`)."""
     rel = r.relevant(relevance_level)
 
     def sums():
-        cuts = r.tied and not r.reads_whole(k)
-        return _ap_sums(
-            r, rel, k, _relevant_groups(r, relevance_level) if cuts else None
-        )
+        key = ("relevant", relevance_level)
+        few = None if r.reads_whole(k) else few_groups(r, key, rel)
+        return _ap_sums(r, rel, k, few)
 
     if k is not None and not isinstance(k, (int, np.integer)):
         return sums()  # one per row

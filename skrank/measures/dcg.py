@@ -24,6 +24,7 @@ from ._common import (
     _log_comb,
     _log_factorials,
     _straddling,
+    few_groups,
     head_sums,
     top_sums,
 )
@@ -33,9 +34,14 @@ def _dcg(r: Ranking, k, gain, log_base):
     """A group adds its mean gain times the discounts of its ranks in the cutoff."""
     cum = cumulative_discount(r.width, log_base)
     if r.head(k):  # only the groups that start before k
-        # the gains of their positions, summed by the kernel for those
-        # groups alone
-        return head_sums(r.position_gain(gain), r, r.cutoff(k), cum, positions=True)
+        # the groups of some gain alone where they are few (judged on the
+        # gains by position), else the gains of the positions of every group
+        # before k, summed by the kernel for those groups alone
+        position_gain = r.position_gain(gain)
+        few = few_groups(r, ("gain", gain), lambda: r.gain(gain), position_gain)
+        if few is not None:
+            return head_sums(None, r, r.cutoff(k), cum, few=few)
+        return head_sums(position_gain, r, r.cutoff(k), cum, positions=True)
     return top_sums(r, r.gain(gain), k, cum)
 
 

@@ -519,7 +519,7 @@ def test_ap_sums_over_the_relevant_groups_alone_equal_every_groups_bit_for_bit(
     width and one cutoff per row (from 0 to past the width). The sums over
     every group are the ones checked against every ordering of tied items
     above."""
-    from skrank.measures import ap
+    from skrank.measures import _common, ap
 
     rng = np.random.default_rng(17)
     lengths = rng.integers(3, 121, 60)
@@ -537,9 +537,9 @@ def test_ap_sums_over_the_relevant_groups_alone_equal_every_groups_bit_for_bit(
         for k in (1, 7, r.width - 1, per_row):
             sums = []
             for every in (0, 10**9):  # the relevant groups alone; every group
-                monkeypatch.setattr(ap, "_FEW_EVERY", every)
-                r._cache.pop(("shared", "relevant_groups", None), None)
-                few = ap._relevant_groups(r, None)
+                monkeypatch.setattr(_common, "_FEW_EVERY", every)
+                r._cache.pop(("shared", "few_groups", "relevant", None), None)
+                few = _common.few_groups(r, ("relevant", None), r.relevant(None))
                 sums.append(ap._ap_sums(r, r.relevant(None), k, few))
                 read_every = every > 0 and np.count_nonzero(r.relevant(None)) > 0
                 assert (few is None) == read_every

@@ -488,3 +488,60 @@ def test_rbp_rank_weights_equal_numpys_powers_of_each_group(ties, k):
         got = table[r.start + inside] - table[r.start]
         want = np.power(p, r.start) - np.power(p, r.start + inside)
         np.testing.assert_array_equal(got, want)
+
+
+def test_sums_before_a_cutoff_over_the_groups_of_some_value_alone_bit_for_bit(
+    monkeypatch,
+):
+    """Where few groups of a tied ranking hold a relevant item (or a gain),
+    the sums before a cutoff read those groups alone (few_groups): a group of
+    value 0 adds 0, so the sums are those over every group to the last bit.
+    Padded rows of 3 to 120 items, one relevant item in 20 (grades 1, 2),
+    scores in hundredths: the hits at cutoffs inside the width and one per
+    row, and DCG@k (the gains of each group's positions summed in the
+    kernel, against their group sums read alone)."""
+    from skrank._engine import grouped_layout
+    from skrank._engine.ranking import cumulative_discount
+    from skrank.measures import _common, dcg
+
+    rng = np.random.default_rng(23)
+    lengths = rng.integers(3, 121, 60)
+    qid = np.repeat(np.arange(60), lengths)
+    y = (rng.random(qid.shape[0]) < 0.05) * rng.integers(1, 3, qid.shape[0])
+    s = np.round(rng.random(qid.shape[0]), 2)
+    tied = 0
+    for block in grouped_layout(y.astype(float), s, qid).blocks:
+        r = rank(block, "average", None)
+        if not r.tied:  # a block of a few short rows
+            continue
+        tied += 1
+        per_row = rng.integers(0, r.width + 1, r.m)
+        for k in (1, 7, r.width - 1, per_row):
+            hits, gains = [], []
+            for every in (0, 10**9):  # the groups of some value alone; every one
+                monkeypatch.setattr(_common, "_FEW_EVERY", every)
+                r._cache.clear()
+                few = _common.few_groups(r, ("relevant", None), r.relevant(None))
+                some = every > 0 and np.any(r.relevant(None))
+                assert (few is None) == some
+                hits.append(_common.top_sums(r, r.relevant(None), k, few=few))
+                if np.ndim(k) == 0:
+                    gains.append(dcg._dcg(r, k, "linear", 2))
+                    key = ("shared", "few_groups", "gain", "linear")
+                    assert (r._cache.get(key) is None) == some
+            np.testing.assert_array_equal(*hits)
+            if gains:
+                np.testing.assert_array_equal(*gains)
+            # and both against numpy's sum over every group inside
+            inside = r.in_cutoff(k)
+            want = np.bincount(r.row, r.relevant(None) * inside / r.size, r.m)
+            np.testing.assert_allclose(hits[0], want, rtol=1e-12, atol=1e-12)
+            if gains:
+                cum = cumulative_discount(r.width)
+                terms = (
+                    r.gain("linear") / r.size * (cum[r.start + inside] - cum[r.start])
+                )
+                np.testing.assert_allclose(
+                    gains[0], np.bincount(r.row, terms, r.m), rtol=1e-12
+                )
+    assert tied > 0
