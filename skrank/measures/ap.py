@@ -320,34 +320,40 @@ def _bpref_compute(r, k, relevance_level):
     1 - mean_{x=0..u} min(a + x, R) / min(R, N); the groups' terms summed
     per row in group order by :func:`skrank.measures._kernels.bpref_sums`."""
     n_rel = r.n_relevant(relevance_level).astype(np.float64)
-    n_nonrel = r.n_judged_nonrelevant(relevance_level).astype(np.float64)
     undefined = n_rel == 0
-    rel = r.relevant(relevance_level)
-    u = r.judged_nonrelevant(relevance_level)
-    denom = np.minimum(n_rel, n_nonrel)
-    sums = np.zeros(r.m)
-    if r.tied:
-        _kernels.bpref_sums(
-            kernel_buffer(rel, np.float64),
-            kernel_buffer(u, np.float64),
-            kernel_buffer(r.row_first, np.int64),
-            n_rel,
-            denom,
-            0,
-            sums,
-        )
-    elif r.width:
-        # every position its own group: the (m, W) matrices, row by row
-        shape = (r.m, r.width)
-        _kernels.bpref_sums(
-            kernel_buffer(np.broadcast_to(rel, shape), np.float64).reshape(-1),
-            kernel_buffer(np.broadcast_to(u, shape), np.float64).reshape(-1),
-            _UNREAD,
-            n_rel,
-            denom,
-            r.width,
-            sums,
-        )
+
+    def build():  # bpref and its geometric mean read the same sums
+        n_nonrel = r.n_judged_nonrelevant(relevance_level).astype(np.float64)
+        rel = r.relevant(relevance_level)
+        u = r.judged_nonrelevant(relevance_level)
+        denom = np.minimum(n_rel, n_nonrel)
+        sums = np.zeros(r.m)
+        if r.tied:
+            _kernels.bpref_sums(
+                kernel_buffer(rel, np.float64),
+                kernel_buffer(u, np.float64),
+                kernel_buffer(r.row_first, np.int64),
+                n_rel,
+                denom,
+                0,
+                sums,
+            )
+        elif r.width:
+            # every position its own group: the (m, W) matrices, row by row
+            shape = (r.m, r.width)
+            _kernels.bpref_sums(
+                kernel_buffer(np.broadcast_to(rel, shape), np.float64).reshape(-1),
+                kernel_buffer(np.broadcast_to(u, shape), np.float64).reshape(-1),
+                _UNREAD,
+                n_rel,
+                denom,
+                r.width,
+                sums,
+            )
+        sums.setflags(write=False)
+        return sums
+
+    sums = r.shared(("bpref_sums", relevance_level), build)
     return _divide(sums, n_rel, undefined), undefined
 
 
