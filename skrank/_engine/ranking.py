@@ -165,9 +165,12 @@ class Ranking:
         metrics of one call derive alike from the ranking (the recall levels
         of interpolated precision read one precision curve), named by
         ``key``, a tuple of the measure's name and the parameters it
-        depends on."""
+        depends on. ``build`` None: the quantity if some metric found it
+        already, else None."""
         key = ("shared", *key)
         if key not in self._cache:
+            if build is None:
+                return None
             self._cache[key] = build()
         return self._cache[key]
 

@@ -89,7 +89,7 @@ _FEW_EVERY = 8
 _FEW_SAMPLE = 1024
 
 
-def few_groups(r: Ranking, key, values, probe=None):
+def few_groups(r: Ranking, key, values, probe=None, cut=None):
     """The tie groups of the tied ranking ``r`` whose ``values`` (one per
     group, or a function that gives them) are not 0, as a ranking's groups
     of their own: ``(values, start, size, row_first, row)``, their values,
@@ -97,7 +97,10 @@ def few_groups(r: Ranking, key, values, probe=None):
     row of each; or None when they are not few (see :data:`_FEW_EVERY`),
     judged on ``probe`` (the values themselves by default; the values by
     position, say, which need no sum per group). Found once per ranking and
-    ``key`` (a tuple naming the values), read only.
+    ``key`` (a tuple naming the values), read only. With ``cut``, a cutoff
+    one per row or less than a quarter of the ranking's width (R-precision's
+    R, P@10: such cutoffs read few groups anyway), only if some metric found
+    them already.
 
     A group of value 0 adds 0 to the sums before a cutoff (:func:`head_sums`)
     and to AP's (or -0.0, which leaves a sum begun at 0.0 as it is), and
@@ -125,7 +128,8 @@ def few_groups(r: Ranking, key, values, probe=None):
 
     if not r.tied:
         return None
-    return r.shared(("few_groups", *key), build)
+    short = cut is not None and (_per_row(cut) or 4 * int(cut) < r.width)
+    return r.shared(("few_groups", *key), None if short else build)
 
 
 def _count_rows(counts: np.ndarray) -> np.ndarray:
@@ -171,7 +175,7 @@ def _hits(r: Ranking, k, level):
 
     def build():
         cuts = r.cuts(k) or _per_row(k)
-        few = few_groups(r, ("relevant", level), rel) if cuts else None
+        few = few_groups(r, ("relevant", level), rel, cut=k) if cuts else None
         return top_sums(r, rel, k, few=few)
 
     if _per_row(k):

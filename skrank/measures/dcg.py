@@ -38,7 +38,7 @@ def _dcg(r: Ranking, k, gain, log_base):
         # gains by position), else the gains of the positions of every group
         # before k, summed by the kernel for those groups alone
         position_gain = r.position_gain(gain)
-        few = few_groups(r, ("gain", gain), lambda: r.gain(gain), position_gain)
+        few = few_groups(r, ("gain", gain), lambda: r.gain(gain), position_gain, cut=k)
         if few is not None:
             return head_sums(None, r, r.cutoff(k), cum, few=few)
         return head_sums(position_gain, r, r.cutoff(k), cum, positions=True)

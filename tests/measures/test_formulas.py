@@ -499,7 +499,8 @@ def test_sums_before_a_cutoff_over_the_groups_of_some_value_alone_bit_for_bit(
     Padded rows of 3 to 120 items, one relevant item in 20 (grades 1, 2),
     scores in hundredths: the hits at cutoffs inside the width and one per
     row, and DCG@k (the gains of each group's positions summed in the
-    kernel, against their group sums read alone)."""
+    kernel, against their group sums read alone). A cutoff that reads few
+    groups (below a quarter of the width) builds no such groups itself."""
     from skrank._engine import grouped_layout
     from skrank._engine.ranking import cumulative_discount
     from skrank.measures import _common, dcg
@@ -524,11 +525,17 @@ def test_sums_before_a_cutoff_over_the_groups_of_some_value_alone_bit_for_bit(
                 few = _common.few_groups(r, ("relevant", None), r.relevant(None))
                 some = every > 0 and np.any(r.relevant(None))
                 assert (few is None) == some
+                some = every > 0 and np.any(r.gain("linear"))
                 hits.append(_common.top_sums(r, r.relevant(None), k, few=few))
                 if np.ndim(k) == 0:
+                    # a cutoff below a quarter of the width builds none; one
+                    # found already is read
+                    key = ("gain", "linear")
+                    if 4 * k < r.width:
+                        assert _common.few_groups(r, key, None, cut=k) is None
+                    found = _common.few_groups(r, key, r.gain("linear"))
+                    assert (found is None) == some
                     gains.append(dcg._dcg(r, k, "linear", 2))
-                    key = ("shared", "few_groups", "gain", "linear")
-                    assert (r._cache.get(key) is None) == some
             np.testing.assert_array_equal(*hits)
             if gains:
                 np.testing.assert_array_equal(*gains)
