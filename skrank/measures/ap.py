@@ -79,10 +79,19 @@ def _ap_sums(r: Ranking, rel, k, few=None):
     alone (:meth:`~skrank._engine.Ranking.groups_before`)."""
     out = np.empty(r.m)
     harmonic = _harmonic(r.width)
-    if few is not None and r.tied and not r.reads_whole(k):
-        rel, start, size, row_first, row = few
-        cut = r.cutoff(np.asarray(k) if np.ndim(k) else k)
-        inside = np.clip((cut[row] if np.ndim(cut) else cut) - start, 0, size)
+    if r.tied:
+        if few is not None and not r.reads_whole(k):
+            rel, start, size, row_first, row = few
+            cut = r.cutoff(np.asarray(k) if np.ndim(k) else k)
+            inside = np.clip((cut[row] if np.ndim(cut) else cut) - start, 0, size)
+        elif r.head(k):  # the groups that start before k: each row's first ones
+            k = r.cutoff(k)
+            g, row_first = r.groups_before(k)
+            rel, start, size = np.asarray(rel)[g], r.start[g], r.size[g]
+            inside = np.minimum(k - start, size)
+        else:
+            start, size, row_first = r.start, r.size, r.row_first
+            inside = r.in_cutoff(k)
         _kernels.ap_sums(
             kernel_buffer(rel, np.float64),
             kernel_buffer(start, np.int64),
@@ -90,44 +99,13 @@ def _ap_sums(r: Ranking, rel, k, few=None):
             kernel_buffer(inside, np.int64),
             kernel_buffer(row_first, np.int64),
             harmonic,
-            True,  # groups past the cutoff add nothing
-            0,
-            _UNREAD,
-            out,
-        )
-        return out
-    if r.head(k):  # the groups that start before k: each row's first ones
-        k = r.cutoff(k)
-        g, first = r.groups_before(k)
-        start, size = r.start[g], r.size[g]
-        _kernels.ap_sums(
-            kernel_buffer(np.asarray(rel)[g], np.float64),
-            kernel_buffer(start, np.int64),
-            kernel_buffer(size, np.int64),
-            kernel_buffer(np.minimum(k - start, size), np.int64),
-            first,
-            harmonic,
-            True,
+            inside is not r.size,  # a cutoff: groups past it add nothing
             0,
             _UNREAD,
             out,
         )
         return out
     inside = r.in_cutoff(k)
-    if r.tied:
-        _kernels.ap_sums(
-            kernel_buffer(rel, np.float64),
-            kernel_buffer(r.start, np.int64),
-            kernel_buffer(r.size, np.int64),
-            kernel_buffer(inside, np.int64),
-            kernel_buffer(r.row_first, np.int64),
-            harmonic,
-            inside is not r.size,
-            0,
-            _UNREAD,
-            out,
-        )
-        return out
     if r.width == 0:  # no positions: every sum is empty
         return np.zeros(r.m)
     # every position its own group: the (m, W) matrix, read to each row's
