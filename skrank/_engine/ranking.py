@@ -375,14 +375,15 @@ class Ranking:
         """Number of items of each group in the judgment pool but not assessed
         (see :class:`Block`), shape (G,)."""
         if "unassessed" not in self._cache:
-            if self.unassessed_sorted is None:
-                u = np.zeros(self.y.shape, dtype=bool)
+            if self.unassessed_sorted is None:  # none: no pass over positions
+                shape = self.size.shape if self.tied else self.y.shape
+                self._cache["unassessed"] = np.zeros(shape)
             else:
                 u = self.unassessed_sorted.copy()
-            valid = self._valid()
-            if valid is not None:
-                u &= valid
-            self._cache["unassessed"] = self.group_sum(u)
+                valid = self._valid()
+                if valid is not None:
+                    u &= valid
+                self._cache["unassessed"] = self.group_sum(u)
         return self._cache["unassessed"]
 
     def position_gain(self, gain: str = "linear") -> np.ndarray:
