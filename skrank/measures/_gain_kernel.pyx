@@ -270,6 +270,7 @@ def normalized_gain_sums(
 def ndcg_rel_sums(
     const double[:, ::1] gain,
     const double[:, ::1] ideal,
+    const int64_t[::1] ideal_len,
     const double[::1] disc,
     const double[::1] cum,
     const int64_t[::1] row_first,
@@ -283,8 +284,9 @@ def ndcg_rel_sums(
     """Per row of ``gain`` (the gains by position), the sums that trec_eval's
     ``ndcg_rel`` reads (:func:`skrank.measures.dcg._ndcg_rel_compute`): the
     expected DCG@i / IDCG@i summed over the positions i of positive gain
-    (``inside``; IDCG@i from ``ideal``, the ideal gains by position, and
-    the discounts ``disc``), the expected DCG of the whole list
+    (``inside``; IDCG@i from ``ideal``, the ideal gains by position, read
+    to ``ideal_len[r]`` of row ``r`` and 0 past it, and the discounts
+    ``disc``), the expected DCG of the whole list
     (``dcg_end``) and the items of positive gain (``found``). ``cum[i]`` is
     the sum of the discounts before rank i + 1 (``cum`` holds W + 1
     values). With ``tied``, the positions of row ``r`` are cut into the tie
@@ -298,16 +300,19 @@ def ndcg_rel_sums(
     cum[i] / IDCG@i (0 where IDCG@i is 0), and G (cum[T + t] - cum[T]) / t
     to A."""
     cdef Py_ssize_t m = gain.shape[0], W = gain.shape[1], G = size.shape[0]
-    cdef Py_ssize_t r, h, end, i, t, T
+    cdef Py_ssize_t r, h, end, i, t, T, n_ideal
     cdef double idcg, q1, Q1, Q2, Q3, p, Gs, Gp, A, total, x
     cdef bint bad = False
     cdef bint ok = (
-        ideal.shape[0] == m and ideal.shape[1] == W and disc.shape[0] >= W
+        ideal.shape[0] == m and ideal.shape[1] == W and ideal_len.shape[0] == m
+        and disc.shape[0] >= W
         and cum.shape[0] >= W + 1 and inside.shape[0] == m
         and dcg_end.shape[0] == m and found.shape[0] == m
         and (not tied or (row_first.shape[0] == m and start.shape[0] == G))
         and (not tied or rows_from_zero(row_first, G))
     )
+    for r in range(m if ok else 0):
+        ok = ok and 0 <= ideal_len[r] <= W
     if not ok:
         raise ValueError("ndcg_rel_sums: inconsistent buffers")
     with nogil:
@@ -318,6 +323,7 @@ def ndcg_rel_sums(
             A = 0.0
             total = 0.0
             found[r] = 0.0
+            n_ideal = ideal_len[r]
             i = 0
             while h < end:
                 T = start[h] if tied else h
@@ -333,15 +339,17 @@ def ndcg_rel_sums(
                     if x > 0:
                         p += 1.0
                         Gp += x
-                # the ideal DCG up to each position, as the positions come;
-                # a group of no positive gain adds no term (p = G+ = 0)
+                # the ideal DCG up to each position, as the positions come
+                # (past the ideal list it stays); a group of no positive
+                # gain adds no term (p = G+ = 0)
                 if p == 0.0:
-                    for i in range(T, T + t):
+                    for i in range(T, min(T + t, n_ideal)):
                         idcg = idcg + ideal[r, i] * disc[i]
                 else:
                     Q1 = Q2 = Q3 = 0.0
                     for i in range(T, T + t):
-                        idcg = idcg + ideal[r, i] * disc[i]
+                        if i < n_ideal:
+                            idcg = idcg + ideal[r, i] * disc[i]
                         q1 = 1.0 / idcg if idcg > 0 else 0.0
                         Q1 += q1
                         Q2 += q1 * disc[i]

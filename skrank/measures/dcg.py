@@ -660,6 +660,8 @@ def _ndcg_rel_compute(r, k, gain="linear"):
     _gain_kernel.ndcg_rel_sums(
         np.ascontiguousarray(g, dtype=np.float64),
         np.ascontiguousarray(ideal_w, dtype=np.float64),
+        # the ideal gains: positive first, zeros after them
+        kernel_buffer(np.minimum(P, W), np.int64),
         discount(W),
         cumulative_discount(W),
         *(np.asarray(a, dtype=np.int64) for a in groups),

@@ -392,6 +392,7 @@ def test_ndcg_rel_sums_by_hand_and_refuses_inconsistent_buffers():
 
     gain = np.array([[1.0, 0.0, 2.0]])
     ideal = np.array([[2.0, 1.0, 0.0]])
+    length = np.array([2], dtype=np.int64)  # the ideal list's positions
     best = 2.0 + 1.0 / np.log2(3.0)
     none = np.zeros(0, dtype=np.int64)
     groups = (
@@ -407,22 +408,39 @@ def test_ndcg_rel_sums_by_hand_and_refuses_inconsistent_buffers():
         inside, dcg_end, found = np.empty(1), np.empty(1), np.empty(1)
         measure_args = groups if tied else (none, none, none)
         gain_kernel.ndcg_rel_sums(
-            gain, ideal, discount(3), cumulative_discount(3), *measure_args,
-            tied, inside, dcg_end, found,
+            gain, ideal, length, discount(3), cumulative_discount(3),
+            *measure_args, tied, inside, dcg_end, found,
         )  # fmt: skip
         assert inside[0] == pytest.approx(want, rel=1e-15)
         assert dcg_end[0] == pytest.approx(whole, rel=1e-15)
         assert found[0] == 2.0
+        # the ideal gains past the length are read as 0: a length of 1
+        # leaves IDCG@2 = IDCG@3 = 2
+        again = np.empty(1), np.empty(1), np.empty(1)
+        gain_kernel.ndcg_rel_sums(
+            gain, ideal, length - 1, discount(3), cumulative_discount(3),
+            *measure_args, tied, *again,
+        )  # fmt: skip
+        short = (want - 0.5) * best / 2.0 + 0.5
+        assert again[0][0] == pytest.approx(short, rel=1e-15)
     bad = [
-        (gain, ideal[:, :2].copy(), discount(3), cumulative_discount(3), *groups),
-        (gain, ideal, discount(2), cumulative_discount(3), *groups),
-        (gain, ideal, discount(3), cumulative_discount(2), *groups),
-        (gain, ideal, discount(3), cumulative_discount(3), groups[0] + 1, *groups[1:]),
+        (gain, ideal[:, :2].copy(), length, discount(3), cumulative_discount(3),
+         *groups),
+        (gain, ideal, length, discount(2), cumulative_discount(3), *groups),
+        (gain, ideal, length, discount(3), cumulative_discount(2), *groups),
+        (gain, ideal, length, discount(3), cumulative_discount(3),
+         groups[0] + 1, *groups[1:]),
         # groups that do not follow one another, or pass the row's end
-        (gain, ideal, discount(3), cumulative_discount(3), groups[0],
+        (gain, ideal, length, discount(3), cumulative_discount(3), groups[0],
          np.array([0, 2], dtype=np.int64), groups[2]),
-        (gain, ideal, discount(3), cumulative_discount(3), groups[0], groups[1],
-         np.array([1, 3], dtype=np.int64)),
+        (gain, ideal, length, discount(3), cumulative_discount(3), groups[0],
+         groups[1], np.array([1, 3], dtype=np.int64)),
+        # an ideal list longer than the row, or of negative length, or a
+        # length for no row
+        (gain, ideal, length + 2, discount(3), cumulative_discount(3), *groups),
+        (gain, ideal, length - 3, discount(3), cumulative_discount(3), *groups),
+        (gain, ideal, np.zeros(2, np.int64), discount(3), cumulative_discount(3),
+         *groups),
     ]  # fmt: skip
     for case in bad:
         with pytest.raises(ValueError, match="ndcg_rel_sums: inconsistent"):
