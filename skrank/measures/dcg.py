@@ -658,13 +658,13 @@ def _ndcg_rel_compute(r, k, gain="linear"):
     inside, dcg_end, found = np.empty(r.m), np.empty(r.m), np.empty(r.m)
     groups = (r.row_first, r.start, r.size) if r.tied else (_UNREAD,) * 3
     _gain_kernel.ndcg_rel_sums(
-        np.ascontiguousarray(g, dtype=np.float64),
-        np.ascontiguousarray(ideal_w, dtype=np.float64),
+        kernel_buffer(g, np.float64),
+        kernel_buffer(ideal_w, np.float64),
         # the ideal gains: positive first, zeros after them
         kernel_buffer(np.minimum(P, W), np.int64),
         discount(W),
         cumulative_discount(W),
-        *(np.asarray(a, dtype=np.int64) for a in groups),
+        *(kernel_buffer(a, np.int64) for a in groups),
         r.tied,
         inside,
         dcg_end,

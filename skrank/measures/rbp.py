@@ -106,16 +106,16 @@ def _rbp_residual_compute(r, k, p):
         return np.where(hit.any(axis=1), value, 0.0), None
     spread = top_sums(r, unj, k, _falling_powers(p, r.width))
     if r.reads_whole(k):  # every group inside: some unjudged item or none
-        reached = r.row_sum(unj) > 0
-        return spread + np.where(reached, np.power(p, _depth(r, k)), 0.0), None
-    inside = r.in_cutoff(k)
-    whole = r.row_sum(np.where(inside == r.size, unj, 0.0)) > 0
-    _, size, u, s, _ = _straddling(r, inside, unj)
-    size, u, s = size[:, 0], u[:, 0], s[:, 0]
-    free = size - u
-    log_none = _log_comb(free, np.minimum(s, free)) - _log_comb(size, s)
-    none = np.where(s <= free, np.exp(log_none), 0.0)
-    reached = np.where(whole, 1.0, 1.0 - none)
+        reached = np.where(r.row_sum(unj) > 0, 1.0, 0.0)
+    else:
+        inside = r.in_cutoff(k)
+        whole = r.row_sum(np.where(inside == r.size, unj, 0.0)) > 0
+        _, size, u, s, _ = _straddling(r, inside, unj)
+        size, u, s = size[:, 0], u[:, 0], s[:, 0]
+        free = size - u
+        log_none = _log_comb(free, np.minimum(s, free)) - _log_comb(size, s)
+        none = np.where(s <= free, np.exp(log_none), 0.0)
+        reached = np.where(whole, 1.0, 1.0 - none)
     return spread + reached * np.power(p, _depth(r, k)), None
 
 
